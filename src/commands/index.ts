@@ -1,0 +1,19 @@
+import type { Command } from "commander";
+import { register as compare } from "./compare.js";
+import { register as comment } from "./comment.js";
+import { register as doctor } from "./doctor.js";
+import { register as list } from "./list.js";
+import { register as publish } from "./publish.js";
+import { register as report } from "./report.js";
+import { register as run } from "./run.js";
+
+/** Every subcommand; each module adds itself to the program. */
+export const commands: ReadonlyArray<(program: Command) => void> = [
+  run,
+  list,
+  doctor,
+  report,
+  compare,
+  publish,
+  comment,
+];
