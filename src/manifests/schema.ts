@@ -1,0 +1,128 @@
+import { z } from "zod";
+import { Engine, Load } from "../results/schema.js";
+
+/**
+ * Manifests: `proxies/<name>/proxy.yml` and `scenarios/<name>/scenario.yml`. Adding a proxy or
+ * a scenario means adding a folder; nothing in the code names one.
+ *
+ * Strings in `args`, `env` and config templates may use these placeholders, rendered per cell:
+ *   {{listenHost}} {{listenPort}}      where the proxy must listen
+ *   {{upstreamHost}} {{upstreamPort}}  the built-in upstream
+ *   {{cores}}                          how many cores the proxy is pinned to (its worker count)
+ *   {{cpuList}}                        those cores, comma separated
+ *   {{workdir}}                        a private, writable directory for this proxy instance
+ *   {{dir}}                            the manifest's own folder
+ */
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
+
+const Tuning = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+
+export const ProxyManifest = z
+  .object({
+    name,
+    description: z.string().min(1),
+    homepage: z.url().optional(),
+    /** `direct`: no process, the load goes straight to the upstream (the baseline). */
+    kind: z.enum(["proxy", "direct"]).default("proxy"),
+    native: z
+      .object({
+        /** Executable looked up on PATH, then /usr/sbin, /usr/local/sbin, /sbin. */
+        binary: z.string().min(1),
+        args: z.array(z.string()).default([]),
+        env: z.record(z.string(), z.string()).default({}),
+        /** Templates rendered into {{workdir}} before start. */
+        configs: z.array(z.object({ template: z.string(), output: z.string() })).default([]),
+        version: z.object({
+          args: z.array(z.string()),
+          /** First capture group is the version; matched against stdout + stderr. */
+          pattern: z.string(),
+        }),
+        /** Debian package that provides the binary, for `doctor`'s fix. */
+        package: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    image: z
+      .object({
+        dockerfile: z.string().default("Dockerfile"),
+        context: z.string().default("."),
+        buildArgs: z.record(z.string(), z.string()).default({}),
+        args: z.array(z.string()).default([]),
+        env: z.record(z.string(), z.string()).default({}),
+        /** Rendered config files bind-mounted into the container: output path -> container path. */
+        configs: z
+          .array(z.object({ template: z.string(), output: z.string(), mount: z.string() }))
+          .default([]),
+      })
+      .strict()
+      .optional(),
+    ready: z
+      .object({
+        /** Path requested through the proxy until it answers 2xx (the upstream serves /health). */
+        path: z.string().startsWith("/").default("/health"),
+        timeoutS: z.number().positive().default(20),
+      })
+      .strict()
+      .default({ path: "/health", timeoutS: 20 }),
+    /** Choices that keep proxies comparable; recorded in each cell and compared across proxies. */
+    tuning: Tuning.default({}),
+  })
+  .strict()
+  .refine((m) => m.kind === "direct" || m.native !== undefined || m.image !== undefined, {
+    message: "a proxy needs a 'native' section, an 'image' section, or both",
+    path: ["native"],
+  });
+export type ProxyManifest = z.infer<typeof ProxyManifest>;
+
+export const RequestSpec = z
+  .object({
+    method: z.enum(["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]).default("GET"),
+    /** May hold `{var}` placeholders, expanded with `vars` (one request per value). */
+    path: z.string().startsWith("/"),
+    vars: z.record(z.string(), z.array(z.string()).min(1)).default({}),
+    headers: z.record(z.string(), z.string()).default({}),
+    body: z.string().optional(),
+  })
+  .strict();
+export type RequestSpec = z.infer<typeof RequestSpec>;
+
+export const ScenarioManifest = z
+  .object({
+    name,
+    description: z.string().min(1),
+    /** Engine used unless `--engine` says otherwise. */
+    engine: Engine.default("k6"),
+    /** k6 script in the scenario folder. */
+    script: z.string().default("script.js"),
+    /** One iteration sends every request in order (expanded over their vars). */
+    requests: z.array(RequestSpec).min(1),
+    /** What the built-in upstream returns for these requests; the probe checks it before the load. */
+    upstream: z
+      .object({
+        latencyMs: z.number().nonnegative().default(0),
+        /** Serve at most this many requests per second (0: unlimited). */
+        maxRps: z.number().nonnegative().default(0),
+        contentType: z.string().optional(),
+        /** Approximate body size; the probe accepts +-25%. */
+        bodyBytes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .default({ latencyMs: 0, maxRps: 0 }),
+    /** What a correct response is. Any other response makes the cell invalid. */
+    check: z
+      .object({
+        status: z.array(z.number().int().min(100).max(599)).min(1).default([200]),
+        contentType: z.string().optional(),
+        bodyEquals: z.string().optional(),
+        bodyContains: z.string().optional(),
+      })
+      .strict()
+      .default({ status: [200] }),
+    /** Load levels; the first is the default. */
+    loads: z.array(Load).min(1),
+  })
+  .strict();
+export type ScenarioManifest = z.infer<typeof ScenarioManifest>;
