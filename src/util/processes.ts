@@ -1,0 +1,209 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { once } from "node:events";
+
+/**
+ * Every process proxybench starts goes through `startProcess`: it is pinned with taskset when
+ * cores are given, put in its own process group, logged to a file, and registered so that
+ * `stopAll` (on exit, error or Ctrl-C) leaves nothing behind.
+ */
+
+export interface StartOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Pin to these cores with `taskset -c`; empty or absent: not pinned. */
+  cpus?: number[];
+  /** stdout and stderr are appended here; absent: captured in memory (see `output()`). */
+  logFile?: string;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export class ManagedProcess {
+  readonly exited: Promise<ExitInfo>;
+  private exitInfo: ExitInfo | undefined;
+  private captured: Buffer[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+    readonly logFile: string | undefined,
+  ) {
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.exitInfo = { code, signal };
+        live.delete(this);
+        resolve(this.exitInfo);
+      });
+      child.once("error", () => {
+        this.exitInfo ??= { code: null, signal: null };
+        live.delete(this);
+        resolve(this.exitInfo);
+      });
+    });
+    if (!logFile) {
+      child.stdout?.on("data", (chunk: Buffer) => this.captured.push(chunk));
+      child.stderr?.on("data", (chunk: Buffer) => this.captured.push(chunk));
+    }
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  alive(): boolean {
+    return this.exitInfo === undefined && this.child.pid !== undefined;
+  }
+
+  /** What the process printed, when it was started without a log file. */
+  output(): string {
+    return Buffer.concat(this.captured).toString("utf8");
+  }
+
+  /** SIGTERM to the whole process group, then SIGKILL after `graceMs`; waits for the exit. */
+  async stop(graceMs = 3000): Promise<ExitInfo> {
+    if (!this.alive()) return this.exitInfo ?? (await this.exited);
+    signalGroup(this.child, "SIGTERM");
+    const timer = setTimeout(() => signalGroup(this.child, "SIGKILL"), graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** CPU time (user + system) used so far, in seconds, from /proc; undefined once exited. */
+  async cpuSeconds(): Promise<number | undefined> {
+    return this.pid === undefined ? undefined : processCpuSeconds(this.pid);
+  }
+}
+
+const live = new Set<ManagedProcess>();
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Builds the argv that pins `command` to `cpus` (pure; the runner's tests use it). */
+export function pinnedCommand(command: string, args: string[], cpus?: number[]): [string, string[]] {
+  if (!cpus || cpus.length === 0) return [command, args];
+  return ["taskset", ["-c", cpus.join(","), command, ...args]];
+}
+
+export async function startProcess(options: StartOptions): Promise<ManagedProcess> {
+  const [command, args] = pinnedCommand(options.command, options.args, options.cpus);
+  let stdio: ["ignore", "pipe" | number, "pipe" | number] = ["ignore", "pipe", "pipe"];
+  let log: ReturnType<typeof createWriteStream> | undefined;
+  if (options.logFile) {
+    log = createWriteStream(options.logFile, { flags: "a" });
+    await once(log, "open");
+    stdio = ["ignore", "pipe", "pipe"];
+  }
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio,
+    detached: true, // own process group: stop() reaches every child it forks
+  });
+  if (log) {
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once("exit", () => setTimeout(() => log.end(), 50));
+  }
+  const managed = new ManagedProcess(options.name, child, options.logFile);
+  live.add(managed);
+  installCleanup();
+  // A spawn failure (ENOENT) is reported by the 'error' event; surface it as an exit.
+  await new Promise<void>((resolve, reject) => {
+    child.once("spawn", () => resolve());
+    child.once("error", (err) =>
+      reject(new Error(`cannot start ${options.name} (${command}): ${err.message}`)),
+    );
+  });
+  return managed;
+}
+
+/** Runs a command to completion and returns its exit code and combined output. */
+export async function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ code: number | null; output: string }> {
+  const proc = await startProcess({ name: command, command, args, cwd: options.cwd, env: options.env });
+  const timer = options.timeoutMs ? setTimeout(() => void proc.stop(500), options.timeoutMs) : undefined;
+  const { code } = await proc.exited;
+  if (timer) clearTimeout(timer);
+  return { code, output: proc.output() };
+}
+
+/** Processes started and not yet exited. */
+export function liveProcesses(): ManagedProcess[] {
+  return [...live];
+}
+
+/** Stops every live process; used at the end of a run, on error and on signals. */
+export async function stopAll(graceMs = 3000): Promise<void> {
+  await Promise.all([...live].map((p) => p.stop(graceMs)));
+}
+
+let cleanupInstalled = false;
+function installCleanup(): void {
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  // Last resort when the event loop is gone: no grace, but nothing left running.
+  process.once("exit", () => {
+    for (const p of live) signalGroup(p.child, "SIGKILL");
+  });
+}
+
+/**
+ * Makes SIGINT and SIGTERM stop every child and then call `onSignal` (which should save what
+ * was measured and set the exit code). Returns a function that removes the handlers.
+ */
+export function onInterrupt(onSignal: (signal: NodeJS.Signals) => Promise<void> | void): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    void (async () => {
+      await stopAll(1000);
+      await onSignal(signal);
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    })();
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}
+
+/** utime + stime of a process and its reaped children, in seconds (Linux /proc). */
+export async function processCpuSeconds(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
+    return ticks / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** sysconf(_SC_CLK_TCK): 100 on every Linux that Node supports. */
+const CLOCK_TICKS = 100;

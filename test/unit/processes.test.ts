@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import {
+  liveProcesses,
+  pinnedCommand,
+  processCpuSeconds,
+  runCommand,
+  startProcess,
+} from "../../src/util/processes.js";
+
+/** Processes of a group that still run (zombies waiting for init to reap them do not count). */
+function pidsInGroup(pgid: number): number[] {
+  const out = execFileSync("ps", ["-e", "-o", "pid=,pgid=,stat="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, group, state]) => Number(group) === pgid && !state?.startsWith("Z"))
+    .map(([pid]) => Number(pid));
+}
+
+describe("pinnedCommand", () => {
+  it.each<[number[] | undefined, [string, string[]]]>([
+    [undefined, ["k6", ["run", "x.js"]]],
+    [[], ["k6", ["run", "x.js"]]],
+    [[0], ["taskset", ["-c", "0", "k6", "run", "x.js"]]],
+    [
+      [2, 3],
+      ["taskset", ["-c", "2,3", "k6", "run", "x.js"]],
+    ],
+  ])("cpus %j", (cpus, expected) => {
+    expect(pinnedCommand("k6", ["run", "x.js"], cpus)).toEqual(expected);
+  });
+});
+
+describe("startProcess", () => {
+  it("stops the whole process group, children included", async () => {
+    const proc = await startProcess({
+      name: "shell",
+      command: "sh",
+      args: ["-c", "sleep 30 & sleep 30 & wait"],
+      cpus: [0],
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pidsInGroup(proc.pid!).length).toBeGreaterThanOrEqual(3);
+    expect(liveProcesses()).toContain(proc);
+    await proc.stop(1000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(pidsInGroup(proc.pid!)).toEqual([]);
+    expect(liveProcesses()).not.toContain(proc);
+  });
+
+  it("reports a missing executable as an error naming it", async () => {
+    await expect(startProcess({ name: "ghost", command: "/nonexistent/ghost", args: [] })).rejects.toThrow(
+      /cannot start ghost/,
+    );
+  });
+
+  it("counts the CPU a busy process uses", async () => {
+    const proc = await startProcess({ name: "busy", command: "sh", args: ["-c", "while :; do :; done"] });
+    await new Promise((r) => setTimeout(r, 600));
+    const cpu = await processCpuSeconds(proc.pid!);
+    await proc.stop(500);
+    expect(cpu).toBeGreaterThan(0.2);
+  });
+
+  it("runCommand returns the exit code and output", async () => {
+    const { code, output } = await runCommand("sh", ["-c", "echo hello; exit 3"]);
+    expect(code).toBe(3);
+    expect(output).toContain("hello");
+  });
+});
