@@ -1,0 +1,47 @@
+import { access, constants } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The package root (where package.json, proxies/ and scenarios/ are). Works from src/ under
+ * vitest and from dist/src/ when built: both are found by walking up to package.json.
+ */
+export const PROJECT_ROOT: string = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (path.basename(dir) === "src" || path.basename(dir) === "dist") {
+      const parent = path.dirname(dir);
+      if (path.basename(parent) !== "dist") return parent;
+    }
+    dir = path.dirname(dir);
+  }
+  throw new Error("cannot locate the proxybench package root");
+})();
+
+/** Tools that scripts/setup.sh builds for the project (k6, actionlint, the upstream). */
+export const TOOLS_BIN = path.join(PROJECT_ROOT, ".tools", "bin");
+
+const SYSTEM_SBIN = ["/usr/local/sbin", "/usr/sbin", "/sbin"];
+
+/**
+ * Finds an executable: an absolute or relative path as given, else on PATH, then in the
+ * project's .tools/bin, then in the sbin folders (nginx and haproxy live there on Debian).
+ */
+export async function findExecutable(name: string): Promise<string | undefined> {
+  if (name.includes("/")) return (await isExecutable(name)) ? path.resolve(name) : undefined;
+  const dirs = [...(process.env.PATH ?? "").split(path.delimiter).filter(Boolean), TOOLS_BIN, ...SYSTEM_SBIN];
+  for (const dir of dirs) {
+    const candidate = path.join(dir, name);
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
