@@ -18,6 +18,8 @@ export interface ProcessSpec {
   logFile: string;
   /** Host files the process needs (docker bind-mounts them read-only at the same path). */
   files?: string[];
+  /** Host files mounted read-only at another path in the container (docker only). */
+  mounts?: Array<{ host: string; container: string }>;
 }
 
 export interface RunningProcess {

@@ -1,0 +1,234 @@
+import { access, readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import { z } from "zod";
+import { formatSchemaError, UserError } from "../util/errors.js";
+import { PROJECT_ROOT } from "../util/paths.js";
+import { ProxyManifest, ScenarioManifest } from "./schema.js";
+import { unknownPlaceholders } from "./template.js";
+
+/**
+ * Finds and validates manifests: `proxies/<name>/proxy.yml` and `scenarios/<name>/scenario.yml`
+ * in the built-in folders, then in user folders (`--proxies-dir`, `--scenarios-dir`), which
+ * override built-ins of the same name. Every problem names the file, the line and the field.
+ */
+
+export const BUILTIN_PROXIES_DIR = path.join(PROJECT_ROOT, "proxies");
+export const BUILTIN_SCENARIOS_DIR = path.join(PROJECT_ROOT, "scenarios");
+
+export interface Loaded<T> {
+  manifest: T;
+  /** The manifest's folder (absolute). */
+  dir: string;
+  /** The manifest file (absolute). */
+  file: string;
+  builtIn: boolean;
+}
+export type LoadedProxy = Loaded<ProxyManifest>;
+export type LoadedScenario = Loaded<ScenarioManifest>;
+
+export interface ManifestSet {
+  proxies: Map<string, LoadedProxy>;
+  scenarios: Map<string, LoadedScenario>;
+}
+
+export interface ManifestDirs {
+  proxiesDirs?: string[];
+  scenariosDirs?: string[];
+  /** Replace the built-in folders (tests). */
+  builtinProxiesDir?: string;
+  builtinScenariosDir?: string;
+}
+
+export async function loadManifests(dirs: ManifestDirs = {}): Promise<ManifestSet> {
+  const [proxies, scenarios] = await Promise.all([
+    loadKind("proxy", dirs.builtinProxiesDir ?? BUILTIN_PROXIES_DIR, dirs.proxiesDirs ?? []),
+    loadKind("scenario", dirs.builtinScenariosDir ?? BUILTIN_SCENARIOS_DIR, dirs.scenariosDirs ?? []),
+  ]);
+  return {
+    proxies: proxies as Map<string, LoadedProxy>,
+    scenarios: scenarios as Map<string, LoadedScenario>,
+  };
+}
+
+type Kind = "proxy" | "scenario";
+const FILE_NAME: Record<Kind, string> = { proxy: "proxy.yml", scenario: "scenario.yml" };
+
+async function loadKind(
+  kind: Kind,
+  builtin: string,
+  userDirs: string[],
+): Promise<Map<string, LoadedProxy | LoadedScenario>> {
+  const out = new Map<string, LoadedProxy | LoadedScenario>();
+  const roots: Array<{ root: string; builtIn: boolean }> = [{ root: builtin, builtIn: true }];
+  for (const dir of userDirs) {
+    const root = path.resolve(dir);
+    const info = await stat(root).catch(() => undefined);
+    if (!info?.isDirectory()) {
+      throw new UserError(`--${kind === "proxy" ? "proxies" : "scenarios"}-dir ${dir}: not a directory`);
+    }
+    roots.push({ root, builtIn: false });
+  }
+  const problems: string[] = [];
+  for (const { root, builtIn } of roots) {
+    const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (!entry.isDirectory()) continue;
+      const dir = path.join(root, entry.name);
+      const file = path.join(dir, FILE_NAME[kind]);
+      if (!(await exists(file))) continue;
+      try {
+        const loaded =
+          kind === "proxy" ? await loadProxyFile(file, builtIn) : await loadScenarioFile(file, builtIn);
+        out.set(loaded.manifest.name, loaded);
+      } catch (err) {
+        if (err instanceof UserError) problems.push(err.message);
+        else throw err;
+      }
+    }
+  }
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return out;
+}
+
+export async function loadProxyFile(file: string, builtIn = false): Promise<LoadedProxy> {
+  const text = await readText(file);
+  const manifest = parseManifest(ProxyManifest, text, file);
+  const dir = path.dirname(file);
+  const problems = [
+    ...checkFolderName(manifest.name, dir, file),
+    ...checkPlaceholdersInStrings(file, "native.args", manifest.native?.args ?? []),
+    ...checkPlaceholdersInStrings(file, "native.env", Object.values(manifest.native?.env ?? {})),
+    ...checkPlaceholdersInStrings(file, "image.args", manifest.image?.args ?? []),
+    ...checkPlaceholdersInStrings(file, "image.env", Object.values(manifest.image?.env ?? {})),
+  ];
+  const templates = [
+    ...(manifest.native?.configs ?? []).map((c, i) => ({
+      field: `native.configs[${i}].template`,
+      t: c.template,
+    })),
+    ...(manifest.image?.configs ?? []).map((c, i) => ({
+      field: `image.configs[${i}].template`,
+      t: c.template,
+    })),
+  ];
+  for (const { field, t } of templates) {
+    const templateFile = path.resolve(dir, t);
+    if (!(await exists(templateFile))) {
+      problems.push(`${file}: ${field}: template ${t} not found in ${dir}`);
+      continue;
+    }
+    const unknown = unknownPlaceholders(await readFile(templateFile, "utf8"));
+    if (unknown.length > 0) {
+      problems.push(`${templateFile}: unknown placeholder ${unknown.map((u) => `{{${u}}}`).join(", ")}`);
+    }
+  }
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return { manifest, dir, file, builtIn };
+}
+
+export async function loadScenarioFile(file: string, builtIn = false): Promise<LoadedScenario> {
+  const text = await readText(file);
+  const manifest = parseManifest(ScenarioManifest, text, file);
+  const dir = path.dirname(file);
+  const problems = checkFolderName(manifest.name, dir, file);
+  if (manifest.engine === "k6" && !(await exists(path.resolve(dir, manifest.script)))) {
+    problems.push(`${file}: script: ${manifest.script} not found in ${dir}`);
+  }
+  const labels = manifest.loads.map((l) => l.label);
+  const dup = labels.find((l, i) => labels.indexOf(l) !== i);
+  if (dup !== undefined) problems.push(`${file}: loads: label '${dup}' is used twice`);
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return { manifest, dir, file, builtIn };
+}
+
+/**
+ * Parses YAML text and validates it against `schema`. Errors read `file:line: field: message`.
+ * Pure (no file access): the loader's tests feed it text.
+ */
+export function parseManifest<S extends z.ZodType>(schema: S, text: string, file: string): z.infer<S> {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const lines = doc.errors.map((e) => {
+      const line = lineCounter.linePos(e.pos[0]).line;
+      return `${file}:${line}: invalid YAML: ${e.message.split("\n")[0] ?? ""}`;
+    });
+    throw new UserError(lines.join("\n"));
+  }
+  const data: unknown = doc.toJS();
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new UserError(`${file}:1: (root): expected a mapping of fields`);
+  }
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  // One issue per unrecognized key, its path ending with the key, so the line is the key's.
+  const issues = parsed.error.issues.flatMap((issue): z.core.$ZodIssue[] =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ ...issue, keys: [key], path: [...issue.path, key] }))
+      : [issue],
+  );
+  throw new UserError(
+    formatSchemaError(file, new z.ZodError(issues), (p) => lineOfPath(doc, lineCounter, p)),
+  );
+}
+
+/** Line of the deepest node of `fieldPath` present in the document (a key's own line for maps). */
+export function lineOfPath(
+  doc: Document,
+  lineCounter: LineCounter,
+  fieldPath: readonly PropertyKey[],
+): number | undefined {
+  let node: unknown = doc.contents;
+  let line = rangeLine(node, lineCounter);
+  for (const key of fieldPath) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(key));
+      if (!pair) break;
+      line = rangeLine(pair.key, lineCounter) ?? line;
+      node = pair.value;
+    } else if (isSeq(node) && typeof key === "number") {
+      const item: unknown = node.items[key];
+      if (item === undefined) break;
+      line = rangeLine(item, lineCounter) ?? line;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  return line;
+}
+
+function rangeLine(node: unknown, lineCounter: LineCounter): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return range ? lineCounter.linePos(range[0]).line : undefined;
+}
+
+function checkFolderName(name: string, dir: string, file: string): string[] {
+  const folder = path.basename(dir);
+  return folder === name ? [] : [`${file}: name: '${name}' must equal its folder name '${folder}'`];
+}
+
+function checkPlaceholdersInStrings(file: string, field: string, values: string[]): string[] {
+  const unknown = [...new Set(values.flatMap(unknownPlaceholders))];
+  return unknown.length === 0
+    ? []
+    : [`${file}: ${field}: unknown placeholder ${unknown.map((u) => `{{${u}}}`).join(", ")}`];
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    throw new UserError(`${file}: cannot read (${(err as Error).message})`);
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

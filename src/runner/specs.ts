@@ -1,0 +1,139 @@
+import path from "node:path";
+import type { LoadedProxy } from "../manifests/load.js";
+import type { ScenarioManifest } from "../manifests/schema.js";
+import { renderTemplate, type TemplateVars } from "../manifests/template.js";
+import type { ProcessSpec } from "./runtime.js";
+
+/**
+ * Pure builders of what the runner starts: the rendered config files and the ProcessSpec of a
+ * proxy (native or docker) and of the upstream. Nothing here touches the disk or a process.
+ */
+
+export interface ProxyContext {
+  listenHost: string;
+  listenPort: number;
+  upstreamHost: string;
+  upstreamPort: number;
+  /** Cores the proxy is pinned to. */
+  cpus: number[];
+  /** Private writable folder of this proxy instance (rendered configs, pid, temp files). */
+  workdir: string;
+  logFile: string;
+}
+
+export interface RenderedConfig {
+  /** Absolute host path the config is written to (inside the workdir). */
+  output: string;
+  content: string;
+  /** Where the container sees it (docker only). */
+  mount?: string;
+}
+
+export function templateVars(proxy: LoadedProxy, ctx: ProxyContext): TemplateVars {
+  return {
+    listenHost: ctx.listenHost,
+    listenPort: String(ctx.listenPort),
+    upstreamHost: ctx.upstreamHost,
+    upstreamPort: String(ctx.upstreamPort),
+    cores: String(Math.max(1, ctx.cpus.length)),
+    cpuList: ctx.cpus.join(","),
+    workdir: ctx.workdir,
+    dir: proxy.dir,
+  };
+}
+
+/**
+ * Renders a section's config templates. `templates` maps each template name (as written in the
+ * manifest) to its text; the caller reads the files.
+ */
+export function renderConfigs(
+  proxy: LoadedProxy,
+  section: "native" | "image",
+  ctx: ProxyContext,
+  templates: Record<string, string>,
+): RenderedConfig[] {
+  const vars = templateVars(proxy, ctx);
+  const configs: Array<{ template: string; output: string; mount?: string }> =
+    proxy.manifest[section]?.configs ?? [];
+  return configs.map((c) => {
+    const text = templates[c.template];
+    if (text === undefined) throw new Error(`template ${c.template} was not read`);
+    const output = path.resolve(ctx.workdir, c.output);
+    if (!output.startsWith(ctx.workdir + path.sep)) {
+      throw new Error(`${proxy.file}: config output ${c.output} leaves the workdir`);
+    }
+    return {
+      output,
+      content: renderTemplate(text, vars, path.join(proxy.dir, c.template)),
+      ...(c.mount === undefined ? {} : { mount: c.mount }),
+    };
+  });
+}
+
+/** The native process of a proxy: its binary with rendered args and env, pinned to its cores. */
+export function buildNativeProxySpec(proxy: LoadedProxy, ctx: ProxyContext, binaryPath: string): ProcessSpec {
+  const native = proxy.manifest.native;
+  if (!native) throw new Error(`${proxy.file}: no 'native' section`);
+  const vars = templateVars(proxy, ctx);
+  return {
+    name: `proxy:${proxy.manifest.name}`,
+    command: binaryPath,
+    args: native.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: native.args[${i}]`)),
+    env: renderEnv(native.env, vars, `${proxy.file}: native.env`),
+    cwd: ctx.workdir,
+    cpus: ctx.cpus,
+    logFile: ctx.logFile,
+  };
+}
+
+export const DEFAULT_IMAGE_TAG = "local";
+export const IMAGE_TAG_ENV = "PROXYBENCH_IMAGE_TAG";
+
+/** `proxybench/<proxy>:<tag>`; the tag comes from `--image-tag`, else $PROXYBENCH_IMAGE_TAG, else `local`. */
+export function imageRef(proxy: string, tag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return `proxybench/${proxy}:${tag ?? env[IMAGE_TAG_ENV] ?? DEFAULT_IMAGE_TAG}`;
+}
+
+/**
+ * The container of a proxy: `command` is the image, args and env rendered like the native ones,
+ * the configs rendered on the host and mounted where the manifest says.
+ */
+export function buildDockerProxySpec(
+  proxy: LoadedProxy,
+  ctx: ProxyContext,
+  configs: RenderedConfig[],
+  image: string,
+): ProcessSpec {
+  const section = proxy.manifest.image;
+  if (!section) throw new Error(`${proxy.file}: no 'image' section`);
+  const vars = templateVars(proxy, ctx);
+  return {
+    name: `proxy:${proxy.manifest.name}`,
+    command: image,
+    args: section.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: image.args[${i}]`)),
+    env: renderEnv(section.env, vars, `${proxy.file}: image.env`),
+    cpus: ctx.cpus,
+    logFile: ctx.logFile,
+    files: configs.map((c) => c.output),
+    mounts: configs.flatMap((c) => (c.mount === undefined ? [] : [{ host: c.output, container: c.mount }])),
+  };
+}
+
+/** The built-in upstream with the scenario's latency and rate limit, on its cores, port chosen by the OS. */
+export function buildUpstreamSpec(
+  binaryPath: string,
+  scenario: ScenarioManifest,
+  cpus: number[],
+  logFile: string,
+): ProcessSpec {
+  const args = ["--listen", "127.0.0.1:0"];
+  if (scenario.upstream.latencyMs > 0) args.push("--latency", `${scenario.upstream.latencyMs}ms`);
+  if (scenario.upstream.maxRps > 0) args.push("--max-rps", String(scenario.upstream.maxRps));
+  return { name: "upstream", command: binaryPath, args, cpus, logFile };
+}
+
+function renderEnv(env: Record<string, string>, vars: TemplateVars, source: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, renderTemplate(v, vars, `${source}.${k}`)]),
+  );
+}
