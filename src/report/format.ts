@@ -1,0 +1,40 @@
+/** Number formatting shared by the markdown and HTML reports (en-US digits, fixed decimals). */
+
+const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+const twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** Requests per second: whole numbers from 100 up (crank's `322,349`), two decimals below. */
+export function formatRps(value: number): string {
+  return Math.abs(value) >= 100 ? integer.format(value) : twoDecimals.format(value);
+}
+
+/** Milliseconds with two decimals. */
+export function formatMs(value: number): string {
+  return twoDecimals.format(value);
+}
+
+/** A count; a median of counts can be a half. */
+export function formatCount(value: number): string {
+  return Number.isInteger(value) ? integer.format(value) : twoDecimals.format(value);
+}
+
+function signed(value: number): string {
+  const rounded = Number(value.toFixed(2));
+  const sign = rounded < 0 ? "-" : "+";
+  return `${sign}${twoDecimals.format(Math.abs(rounded))}`;
+}
+
+/** A signed % change with two decimals: `+48.63%`, `-32.83%`, `+0.00%`. */
+export function formatPercent(value: number): string {
+  return `${signed(value)}%`;
+}
+
+/** A signed delta with two decimals: `+0.21`, `-1.05`. */
+export function formatDelta(value: number): string {
+  return signed(value);
+}
+
+/** A p-value: three decimals, `<0.001` below that. */
+export function formatPValue(p: number): string {
+  return p < 0.001 ? "<0.001" : p.toFixed(3);
+}

@@ -1,0 +1,163 @@
+import { markdownTable } from "markdown-table";
+import type { Load, Results } from "../results/schema.js";
+import { escapeMarkdown } from "./escape.js";
+import { formatCount, formatDelta, formatMs, formatPercent, formatRps } from "./format.js";
+import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
+import { comparisonTable, latencyTable, type ComparisonMetric, type TableCell } from "./tables.js";
+
+export interface MarkdownReportOptions extends ReportOptions {
+  /** Level of the report's title heading (2 = `##`); scenarios go one level below. */
+  headingLevel?: number;
+}
+
+const STAT_LABELS: Record<string, string> = {
+  min: "Min (ms)",
+  mean: "Mean (ms)",
+  p50: "p50 (ms)",
+  p90: "p90 (ms)",
+  p95: "p95 (ms)",
+  p99: "p99 (ms)",
+  max: "Max (ms)",
+};
+
+function heading(level: number, text: string): string {
+  return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
+}
+
+function formatMetric(metric: ComparisonMetric, value: number): string {
+  if (metric === "rps") return formatRps(value);
+  if (metric === "errors") return formatCount(value);
+  return formatMs(value);
+}
+
+/** Text of a value cell: the status of a column that is not ok, `n/a` for a stat not measured. */
+function valueText(cell: TableCell, format: (v: number) => string): string {
+  if (cell.status !== undefined) return cell.status;
+  return cell.value === undefined ? "n/a" : format(cell.value);
+}
+
+export function describeLoad(load: Load): string {
+  const parts: string[] = [load.model];
+  if (load.vus !== undefined) parts.push(`${load.vus} VUs`);
+  if (load.connections !== undefined) parts.push(`${load.connections} connections`);
+  if (load.rate !== undefined) parts.push(`${load.rate}/s`);
+  if (load.requests !== undefined) parts.push(`${load.requests} requests`);
+  if (load.durationS !== undefined) parts.push(`${load.durationS} s`);
+  if (load.warmupS !== undefined && load.warmupS > 0) parts.push(`after ${load.warmupS} s warm-up`);
+  return parts.join(", ");
+}
+
+export function groupTitle(group: ReportGroup): string {
+  let title = escapeMarkdown(group.scenario);
+  if (group.load !== undefined) title += ` · ${escapeMarkdown(group.load.label)}`;
+  if (group.engine !== undefined) title += ` (${escapeMarkdown(group.engine)})`;
+  return title;
+}
+
+/** crank compare's layout: metrics as rows, the baseline first, a % column after every other proxy. */
+export function renderComparisonTableMarkdown(group: ReportGroup): string {
+  const table = comparisonTable(group);
+  const withPercent = group.baselineProblem === undefined;
+  const header = ["metric"];
+  const align: Array<"l" | "r"> = ["l"];
+  for (const column of table.columns) {
+    header.push(escapeMarkdown(column.proxy));
+    align.push("r");
+    if (withPercent && !column.baseline) {
+      header.push("");
+      align.push("r");
+    }
+  }
+  const rows = table.rows.map((row) => {
+    const out = [row.label];
+    row.cells.forEach((cell, i) => {
+      out.push(valueText(cell, (v) => formatMetric(row.metric, v)));
+      if (withPercent && !table.columns[i]?.baseline) {
+        out.push(cell.changePct === undefined ? "" : formatPercent(cell.changePct));
+      }
+    });
+    return out;
+  });
+  return markdownTable([header, ...rows], { align });
+}
+
+/** The Apollo study's layout: a row per proxy, each stat with its (+delta ms) against the baseline. */
+export function renderLatencyTableMarkdown(group: ReportGroup): string {
+  const table = latencyTable(group);
+  const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
+  const rows = table.rows.map((row) => [
+    escapeMarkdown(row.proxy),
+    ...row.cells.map((cell) => {
+      const text = valueText(cell, formatMs);
+      return cell.delta === undefined ? text : `${text}<br>(${formatDelta(cell.delta)})`;
+    }),
+  ]);
+  return markdownTable([header, ...rows], { align: ["l", ...table.stats.map(() => "r" as const)] });
+}
+
+/** What the numbers are, and every column that is not ok with its reasons. */
+export function renderGroupNotes(group: ReportGroup): string[] {
+  const lines: string[] = [];
+  const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
+  if (counts.size === 1) {
+    const [n] = [...counts];
+    lines.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+  } else if (counts.size > 1) {
+    const each = group.columns
+      .filter((c) => c.status === "ok")
+      .map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`)
+      .join(", ");
+    lines.push(`Values are medians over each proxy's repetitions (${each}).`);
+  }
+  if (group.baselineProblem !== undefined) {
+    lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
+  }
+  const notOk = group.columns.filter((c) => c.status !== "ok");
+  if (notOk.length > 0 && lines.length > 0) lines.push("");
+  for (const column of notOk) {
+    const reasons = column.reasons.length ? column.reasons.map(escapeMarkdown).join("; ") : "no reason given";
+    lines.push(`- **${escapeMarkdown(column.proxy)}** is ${column.status}: ${reasons}`);
+  }
+  return lines;
+}
+
+export function renderGroupMarkdown(group: ReportGroup, level: number): string {
+  const parts: string[] = [heading(level, groupTitle(group))];
+  const intro: string[] = [];
+  if (group.load !== undefined) intro.push(`Load: ${escapeMarkdown(describeLoad(group.load))}.`);
+  if (group.baseline !== undefined && group.baselineProblem === undefined) {
+    intro.push(`Baseline: **${escapeMarkdown(group.baseline)}**.`);
+  }
+  if (intro.length) parts.push(intro.join(" "));
+  parts.push(renderComparisonTableMarkdown(group));
+  parts.push(renderLatencyTableMarkdown(group));
+  const notes = renderGroupNotes(group);
+  if (notes.length) parts.push(notes.join("\n"));
+  return parts.join("\n\n");
+}
+
+export function renderHeaderMarkdown(model: ReportModel, level: number): string {
+  const lines = [heading(level, escapeMarkdown(model.header.title)), ""];
+  for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
+  if (model.header.skipped.length > 0) {
+    lines.push("", "Skipped:", "");
+    for (const s of model.header.skipped) {
+      lines.push(`- **${escapeMarkdown(s.proxy)}**: ${escapeMarkdown(s.reason)}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+/** A report model as markdown: the header, then each scenario's two tables and notes. */
+export function renderReportModelMarkdown(model: ReportModel, options: MarkdownReportOptions = {}): string {
+  const level = options.headingLevel ?? 2;
+  const parts = [renderHeaderMarkdown(model, level)];
+  if (model.groups.length === 0) parts.push("No cells were measured.");
+  for (const group of model.groups) parts.push(renderGroupMarkdown(group, level + 1));
+  return `${parts.join("\n\n")}\n`;
+}
+
+/** The markdown report of a results.json: pure, everything it shows comes from its arguments. */
+export function renderMarkdownReport(results: Results, options: MarkdownReportOptions = {}): string {
+  return renderReportModelMarkdown(buildReport(results, options), options);
+}

@@ -1,0 +1,218 @@
+import { median } from "simple-statistics";
+import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
+
+/**
+ * The report as data: what `proxybench report --format json` prints and what the markdown and
+ * HTML renderers draw. Built from a results.json (`buildReport`) or from raw k6 summaries
+ * (`src/report/k6-summary.ts`).
+ */
+
+export const LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"] as const;
+export type LatencyStat = (typeof LATENCY_STATS)[number];
+
+/** Medians over the measured repetitions of one ok cell; a missing stat was not measured. */
+export interface ColumnValues {
+  rps: number;
+  latencyMs: Partial<Record<LatencyStat, number>>;
+  /** Transport errors, non-2xx responses and failed checks. */
+  errors: number;
+  /** Every repetition's value, for intervals (whiskers) across repetitions. */
+  perRepetition: { rps: number[]; p99Ms: number[] };
+  /** Extra latency percentiles (median over repetitions), keyed by percent. */
+  percentilesMs: Record<string, number>;
+}
+
+export interface ReportColumn {
+  proxy: string;
+  cellId?: string;
+  status: CellStatus;
+  reasons: string[];
+  repetitions: number;
+  proxyVersion?: string;
+  /** Present only when status is ok: numbers are never shown for any other status. */
+  values?: ColumnValues;
+}
+
+export interface ReportGroup {
+  scenario: string;
+  load?: Load;
+  engine?: string;
+  /** The column every % and delta is computed against; undefined when there is none. */
+  baseline?: string;
+  /** Why there are no % changes in this group (baseline missing or not ok), if so. */
+  baselineProblem?: string;
+  columns: ReportColumn[];
+}
+
+export interface ReportHeader {
+  title: string;
+  /** Label/value pairs, in order: environment, commit, CPU layout... */
+  facts: Array<[string, string]>;
+  skipped: Array<{ proxy: string; reason: string }>;
+}
+
+export interface ReportModel {
+  header: ReportHeader;
+  groups: ReportGroup[];
+}
+
+export interface ReportOptions {
+  /** Proxy to compare against; default `direct` when it ran, else the first proxy. */
+  baselineProxy?: string;
+}
+
+export const DEFAULT_BASELINE = "direct";
+
+function med(values: number[]): number {
+  return values.length === 0 ? NaN : median(values);
+}
+
+/** Median values of an ok cell's repetitions. */
+export function cellValues(cell: Cell): ColumnValues {
+  const reps = cell.repetitions;
+  const latencyMs: Partial<Record<LatencyStat, number>> = {};
+  for (const stat of LATENCY_STATS) latencyMs[stat] = med(reps.map((r) => r.latencyMs[stat]));
+  const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
+  const percentilesMs: Record<string, number> = {};
+  for (const key of keys) {
+    const values = reps.flatMap((r) => {
+      const v = r.latencyPercentilesMs?.[key];
+      return v === undefined ? [] : [v];
+    });
+    if (values.length === reps.length) percentilesMs[key] = med(values);
+  }
+  return {
+    rps: med(reps.map((r) => r.rps)),
+    latencyMs,
+    errors: med(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
+    perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
+    percentilesMs,
+  };
+}
+
+/** One column per cell; numbers only for an ok cell that has repetitions. */
+export function cellColumn(cell: Cell, proxyVersion?: string): ReportColumn {
+  const column: ReportColumn = {
+    proxy: cell.proxy,
+    cellId: cell.id,
+    status: cell.status,
+    reasons: [...cell.reasons],
+    repetitions: cell.repetitions.length,
+  };
+  const version = cell.proxyVersion ?? proxyVersion;
+  if (version !== undefined) column.proxyVersion = version;
+  if (cell.status === "ok" && cell.repetitions.length === 0) {
+    column.status = "invalid";
+    column.reasons.push("no measured repetitions");
+  }
+  if (column.status === "ok") column.values = cellValues(cell);
+  return column;
+}
+
+/**
+ * Picks the baseline of a group: the requested proxy, or `direct`, or the first column. A
+ * baseline that is missing or not ok gives no substitute: the group has no % changes and says why.
+ */
+export function chooseBaseline(
+  columns: readonly ReportColumn[],
+  requested: string | undefined,
+): { baseline?: string; baselineProblem?: string } {
+  const name =
+    requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
+  if (name === undefined) return { baselineProblem: "no proxy ran" };
+  const column = columns.find((c) => c.proxy === name);
+  if (column === undefined) return { baselineProblem: `baseline ${name} did not run in this scenario` };
+  if (column.status !== "ok") {
+    return { baseline: name, baselineProblem: `baseline ${name} is ${column.status}: no changes computed` };
+  }
+  return { baseline: name };
+}
+
+/** Baseline first, the others in their given order. */
+export function orderColumns(columns: ReportColumn[], baseline: string | undefined): ReportColumn[] {
+  const first = columns.filter((c) => c.proxy === baseline);
+  return [...first, ...columns.filter((c) => c.proxy !== baseline)];
+}
+
+function groupKey(cell: Cell): string {
+  return `${cell.scenario}\u0000${cell.load.label}\u0000${cell.engine}`;
+}
+
+function describeLayout(cpus: Results["settings"]["cpus"]): string {
+  const list = (xs: number[]) => (xs.length ? xs.join(",") : "any");
+  return `load generator ${list(cpus.loadgen)}, proxy ${list(cpus.proxy)}, upstream ${list(cpus.upstream)}`;
+}
+
+export function buildHeader(results: Results): ReportHeader {
+  const env = results.environment;
+  const facts: Array<[string, string]> = [];
+  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
+  const git = env.git;
+  if (git.commit !== undefined) {
+    let commit = git.commit.slice(0, 12);
+    if (git.branch !== undefined) commit += ` on ${git.branch}`;
+    if (git.dirty === true) commit += " (uncommitted changes)";
+    facts.push(["Commit", commit]);
+    if (git.message !== undefined) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
+  }
+  facts.push([
+    "CPU",
+    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`,
+  ]);
+  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
+  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
+  facts.push(["Repetitions", String(results.settings.repetitions)]);
+  facts.push(["Runtime", results.settings.runtime]);
+  const proxies = new Map<string, string>(Object.entries(env.proxies));
+  for (const cell of results.cells) {
+    if (cell.proxyVersion !== undefined && !proxies.has(cell.proxy))
+      proxies.set(cell.proxy, cell.proxyVersion);
+  }
+  if (proxies.size > 0) {
+    facts.push(["Proxies", [...proxies.entries()].map(([name, version]) => `${name} ${version}`).join(", ")]);
+  }
+  const tools = Object.entries(env.tools);
+  if (tools.length > 0)
+    facts.push(["Tools", tools.map(([name, version]) => `${name} ${version}`).join(", ")]);
+  facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
+  if (env.ci?.runUrl !== undefined) facts.push(["CI run", env.ci.runUrl]);
+  return {
+    title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",
+    facts,
+    skipped: [...results.skipped],
+  };
+}
+
+/** Groups cells by scenario, load level and engine, in the order they first appear. */
+export function buildReport(results: Results, options: ReportOptions = {}): ReportModel {
+  const groups = new Map<string, Cell[]>();
+  for (const cell of results.cells) {
+    const key = groupKey(cell);
+    const list = groups.get(key);
+    if (list) list.push(cell);
+    else groups.set(key, [cell]);
+  }
+  const order = results.settings.proxies;
+  const rank = (proxy: string) => {
+    const i = order.indexOf(proxy);
+    return i < 0 ? order.length : i;
+  };
+  const out: ReportGroup[] = [];
+  for (const cells of groups.values()) {
+    const first = cells[0];
+    if (first === undefined) continue;
+    const sorted = [...cells].sort((a, b) => rank(a.proxy) - rank(b.proxy));
+    const columns = sorted.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
+    const chosen = chooseBaseline(columns, options.baselineProxy);
+    const group: ReportGroup = {
+      scenario: first.scenario,
+      load: first.load,
+      engine: first.engine,
+      columns: orderColumns(columns, chosen.baseline),
+    };
+    if (chosen.baseline !== undefined) group.baseline = chosen.baseline;
+    if (chosen.baselineProblem !== undefined) group.baselineProblem = chosen.baselineProblem;
+    out.push(group);
+  }
+  return { header: buildHeader(results), groups: out };
+}

@@ -1,0 +1,117 @@
+import type { CellStatus } from "../results/schema.js";
+import { LATENCY_STATS, type LatencyStat, type ReportColumn, type ReportGroup } from "./model.js";
+
+/**
+ * The two tables of a report group, as data. A cell of a column that is not ok carries its
+ * status and no value, so no renderer can show a number for it.
+ */
+
+export type ComparisonMetric = "rps" | "mean" | "p50" | "p99" | "max" | "errors";
+
+export const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }> = [
+  { metric: "rps", label: "Requests/sec" },
+  { metric: "mean", label: "Mean latency (ms)" },
+  { metric: "p50", label: "p50 latency (ms)" },
+  { metric: "p99", label: "p99 latency (ms)" },
+  { metric: "max", label: "Max latency (ms)" },
+  { metric: "errors", label: "Errors/bad responses" },
+];
+
+export interface TableCell {
+  /** Set when the column is ok and the value was measured. */
+  value?: number;
+  /** Signed % change against the baseline ((v - base) / base * 100); absent for the baseline. */
+  changePct?: number;
+  /** Delta against the baseline in the value's unit (latency table: ms). */
+  delta?: number;
+  /** The column's status when it is not ok: shown instead of any number. */
+  status?: Exclude<CellStatus, "ok">;
+}
+
+export interface ComparisonTable {
+  columns: Array<{ proxy: string; status: CellStatus; repetitions: number; baseline: boolean }>;
+  rows: Array<{ metric: ComparisonMetric; label: string; cells: TableCell[] }>;
+}
+
+export interface LatencyTable {
+  stats: readonly LatencyStat[];
+  rows: Array<{ proxy: string; status: CellStatus; baseline: boolean; cells: TableCell[] }>;
+}
+
+export function metricValue(column: ReportColumn, metric: ComparisonMetric): number | undefined {
+  const values = column.values;
+  if (values === undefined) return undefined;
+  if (metric === "rps") return values.rps;
+  if (metric === "errors") return values.errors;
+  return values.latencyMs[metric];
+}
+
+/** (v - base) / base * 100, or undefined when it has no meaning (no base, base 0). */
+export function percentChange(value: number | undefined, base: number | undefined): number | undefined {
+  if (value === undefined || base === undefined || !Number.isFinite(value) || !Number.isFinite(base)) {
+    return undefined;
+  }
+  if (base === 0) return undefined;
+  return ((value - base) / base) * 100;
+}
+
+function notOk(column: ReportColumn): TableCell | undefined {
+  return column.status === "ok" ? undefined : { status: column.status };
+}
+
+function baselineColumn(group: ReportGroup): ReportColumn | undefined {
+  if (group.baselineProblem !== undefined) return undefined;
+  return group.columns.find((c) => c.proxy === group.baseline);
+}
+
+export function comparisonTable(group: ReportGroup): ComparisonTable {
+  const base = baselineColumn(group);
+  return {
+    columns: group.columns.map((c) => ({
+      proxy: c.proxy,
+      status: c.status,
+      repetitions: c.repetitions,
+      baseline: c.proxy === group.baseline,
+    })),
+    rows: COMPARISON_ROWS.map(({ metric, label }) => ({
+      metric,
+      label,
+      cells: group.columns.map((column): TableCell => {
+        const bad = notOk(column);
+        if (bad) return bad;
+        const value = metricValue(column, metric);
+        const cell: TableCell = {};
+        if (value !== undefined && Number.isFinite(value)) cell.value = value;
+        if (base !== undefined && column !== base) {
+          const change = percentChange(value, metricValue(base, metric));
+          if (change !== undefined) cell.changePct = change;
+        }
+        return cell;
+      }),
+    })),
+  };
+}
+
+export function latencyTable(group: ReportGroup): LatencyTable {
+  const base = baselineColumn(group);
+  return {
+    stats: LATENCY_STATS,
+    rows: group.columns.map((column) => ({
+      proxy: column.proxy,
+      status: column.status,
+      baseline: column.proxy === group.baseline,
+      cells: LATENCY_STATS.map((stat): TableCell => {
+        const bad = notOk(column);
+        if (bad) return bad;
+        const value = column.values?.latencyMs[stat];
+        const cell: TableCell = {};
+        if (value !== undefined && Number.isFinite(value)) cell.value = value;
+        const baseValue = base?.values?.latencyMs[stat];
+        if (base !== undefined && column !== base && cell.value !== undefined && baseValue !== undefined) {
+          cell.delta = cell.value - baseValue;
+        }
+        return cell;
+      }),
+    })),
+  };
+}
