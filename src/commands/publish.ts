@@ -1,11 +1,79 @@
-import type { Command } from "commander";
-import { UserError } from "../util/errors.js";
+import { type Command, InvalidArgumentError } from "commander";
+import type { CommitContext } from "../publish/entries.js";
+import { normaliseDir, publish, type PublishSettings } from "../publish/publish.js";
+
+interface PublishFlags {
+  repo: string;
+  branch: string;
+  dir: string;
+  maxItems?: number;
+  message?: string;
+  retries: number;
+  repoUrl?: string;
+}
+
+function positiveInt(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || (flag === "--max-items" && n === 0)) {
+      throw new InvalidArgumentError(
+        `${flag} must be a ${flag === "--max-items" ? "positive" : "non-negative"} integer`,
+      );
+    }
+    return n;
+  };
+}
+
+/** What a GitHub workflow tells us about the commit (read here, passed down as arguments). */
+export function commitContextFromEnv(env: NodeJS.ProcessEnv, repoUrl?: string): CommitContext {
+  const server = (env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
+  const url = repoUrl ?? (env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : undefined);
+  return { repoUrl: url, sha: env.GITHUB_SHA || undefined };
+}
+
+export function publishSettings(
+  resultsDir: string,
+  flags: PublishFlags,
+  env: NodeJS.ProcessEnv,
+): PublishSettings {
+  return {
+    resultsDir,
+    remote: flags.repo,
+    branch: flags.branch,
+    dir: normaliseDir(flags.dir),
+    maxItems: flags.maxItems,
+    message: flags.message,
+    retries: flags.retries,
+    token: env.GITHUB_TOKEN || undefined,
+    context: commitContextFromEnv(env, flags.repoUrl),
+  };
+}
 
 export function register(program: Command): void {
   program
     .command("publish")
-    .description("(not available yet)")
-    .action(() => {
-      throw new UserError("'publish' is not available yet");
+    .description(
+      "Append results to a github-action-benchmark data.js on a branch (gh-pages) and push, never forced",
+    )
+    .argument("<results-dir>", "results directory (or results.json) of a run")
+    .requiredOption("--repo <path-or-url>", "repository to push to: a path (bare repo) or a URL")
+    .option("--branch <name>", "branch holding the history", "gh-pages")
+    .option("--dir <folder>", "folder inside the branch for data.js and index.html", "dev/bench")
+    .option("--max-items <n>", "keep only the newest N entries per suite", positiveInt("--max-items"))
+    .option("--message <text>", "commit message")
+    .option("--retries <n>", "fetch-and-reapply rounds after a rejected push", positiveInt("--retries"), 10)
+    .option(
+      "--repo-url <url>",
+      "https://github.com/OWNER/NAME for commit links (default: from GITHUB_REPOSITORY)",
+    )
+    .action(async (resultsDir: string, flags: PublishFlags) => {
+      const settings = publishSettings(resultsDir, flags, process.env);
+      const outcome = await publish({
+        ...settings,
+        log: (line) => process.stderr.write(`publish: ${line}\n`),
+      });
+      process.stdout.write(
+        `published ${outcome.suites.length} suites for ${outcome.commitId.slice(0, 12)} to ${settings.branch}:${settings.dir}/data.js (${outcome.attempts} attempt${outcome.attempts === 1 ? "" : "s"})\n`,
+      );
     });
 }

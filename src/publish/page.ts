@@ -1,0 +1,174 @@
+/**
+ * The history page written next to data.js on gh-pages. It is static: every name (suite, proxy,
+ * commit message, repository) comes from data.js at run time and reaches the page through
+ * `textContent` and chart labels only, never as markup, so a crafted name cannot inject HTML.
+ * Chart.js is loaded from a copy written next to it, so the page also works offline.
+ */
+
+/** Present in every page we write; a page without it is someone else's and is left alone. */
+export const PAGE_MARKER = '<meta name="generator" content="proxybench history page">';
+
+export const CHART_JS_FILE = "chart.umd.min.js";
+
+export function isOurPage(html: string): boolean {
+  return html.includes(PAGE_MARKER);
+}
+
+export function renderIndexHtml(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+${PAGE_MARKER}
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Benchmark history</title>
+<style>
+  body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1f2328; }
+  header { margin-bottom: 1rem; }
+  #filter label { margin-right: 1rem; white-space: nowrap; }
+  .chart { max-width: 960px; margin: 1.5rem 0; }
+  .chart h2 { font-size: 1rem; margin: 0 0 .5rem; }
+  canvas { width: 100%; height: 320px; }
+  .muted { color: #59636e; font-size: .9rem; }
+</style>
+</head>
+<body>
+<header>
+  <h1>Benchmark history</h1>
+  <p class="muted"><a id="repo" rel="noopener"></a> <span id="updated"></span></p>
+  <div id="filter" aria-label="Proxies shown"></div>
+</header>
+<main id="charts"></main>
+<noscript>This page needs JavaScript to draw its charts; the data is in data.js.</noscript>
+<script src="${CHART_JS_FILE}"></script>
+<script src="data.js"></script>
+<script>
+(function () {
+  "use strict";
+  var data = window.BENCHMARK_DATA;
+  var main = document.getElementById("charts");
+  function el(tag, text) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; return e; }
+  if (!data || typeof data !== "object" || !data.entries || typeof window.Chart !== "function") {
+    main.appendChild(el("p", "No benchmark data (data.js) or chart library (${CHART_JS_FILE}) could be loaded."));
+    return;
+  }
+  var safeUrl = function (u) { return typeof u === "string" && /^https?:\\/\\//i.test(u) ? u : undefined; };
+  var repo = document.getElementById("repo");
+  repo.textContent = String(data.repoUrl || "");
+  if (safeUrl(data.repoUrl)) repo.href = data.repoUrl;
+  if (typeof data.lastUpdate === "number") {
+    document.getElementById("updated").textContent = "updated " + new Date(data.lastUpdate).toISOString();
+  }
+  var palette = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24", "#6e7781",
+                 "#a40e26", "#0550ae", "#116329", "#953800"];
+  var seriesNames = [];
+  var charts = [];
+  function colorOf(name) {
+    var i = seriesNames.indexOf(name);
+    if (i < 0) { seriesNames.push(name); i = seriesNames.length - 1; }
+    return palette[i % palette.length];
+  }
+  function splitName(name) {
+    var cut = String(name).lastIndexOf(" ");
+    return cut > 0 ? [name.slice(0, cut), name.slice(cut + 1)] : [String(name), String(name)];
+  }
+  Object.keys(data.entries).forEach(function (suite) {
+    var entries = Array.isArray(data.entries[suite]) ? data.entries[suite] : [];
+    var metrics = [];
+    var byMetric = {};
+    entries.forEach(function (entry, index) {
+      (entry.benches || []).forEach(function (bench) {
+        var parts = splitName(bench.name);
+        var metric = parts[1];
+        if (!Object.prototype.hasOwnProperty.call(byMetric, metric)) {
+          byMetric[metric] = { unit: bench.unit, series: {}, order: [] };
+          metrics.push(metric);
+        }
+        var m = byMetric[metric];
+        if (!Object.prototype.hasOwnProperty.call(m.series, parts[0])) {
+          m.series[parts[0]] = entries.map(function () { return null; });
+          m.order.push(parts[0]);
+        }
+        m.series[parts[0]][index] = typeof bench.value === "number" ? bench.value : null;
+      });
+    });
+    metrics.forEach(function (metric) {
+      var m = byMetric[metric];
+      var section = el("section");
+      section.className = "chart";
+      section.appendChild(el("h2", suite + " \\u2014 " + metric + (m.unit ? " (" + m.unit + ")" : "")));
+      var canvas = el("canvas");
+      canvas.dataset.suite = suite;
+      canvas.dataset.metric = metric;
+      section.appendChild(canvas);
+      main.appendChild(section);
+      var chart = new window.Chart(canvas, {
+        type: "line",
+        data: {
+          labels: entries.map(function (e) { return String((e.commit && e.commit.id) || "").slice(0, 7); }),
+          datasets: m.order.map(function (name) {
+            var color = colorOf(name);
+            return { label: name, data: m.series[name], borderColor: color, backgroundColor: color,
+                     spanGaps: true, tension: 0, pointRadius: 3 };
+          })
+        },
+        options: {
+          animation: false,
+          responsive: true,
+          maintainAspectRatio: false,
+          interaction: { mode: "nearest", intersect: false },
+          scales: { y: { title: { display: !!m.unit, text: String(m.unit || "") } } },
+          plugins: {
+            legend: { display: true },
+            tooltip: {
+              callbacks: {
+                title: function (items) {
+                  var e = entries[items[0].dataIndex];
+                  if (!e || !e.commit) return "";
+                  var msg = String(e.commit.message || "").split("\\n")[0];
+                  return String(e.commit.id || "").slice(0, 7) + " " + msg;
+                },
+                footer: function (items) {
+                  var e = entries[items[0].dataIndex];
+                  return e && typeof e.date === "number" ? new Date(e.date).toISOString() : "";
+                }
+              }
+            }
+          },
+          onClick: function (_event, elements) {
+            if (!elements.length) return;
+            var e = entries[elements[0].index];
+            var url = e && e.commit && safeUrl(e.commit.url);
+            if (url) window.open(url, "_blank", "noopener");
+          }
+        }
+      });
+      charts.push(chart);
+    });
+  });
+  var filter = document.getElementById("filter");
+  seriesNames.slice().sort().forEach(function (name) {
+    var label = el("label");
+    var box = el("input");
+    box.type = "checkbox";
+    box.checked = true;
+    box.value = name;
+    box.addEventListener("change", function () {
+      charts.forEach(function (chart) {
+        chart.data.datasets.forEach(function (ds, i) {
+          if (ds.label === name) chart.setDatasetVisibility(i, box.checked);
+        });
+        chart.update();
+      });
+    });
+    label.appendChild(box);
+    label.appendChild(document.createTextNode(" " + name));
+    filter.appendChild(label);
+  });
+  window.proxybenchCharts = charts;
+})();
+</script>
+</body>
+</html>
+`;
+}

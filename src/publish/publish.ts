@@ -1,0 +1,153 @@
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { readResults } from "../results/io.js";
+import { UserError } from "../util/errors.js";
+import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
+import type { BenchCommit, BenchEntry } from "./datajs.js";
+import { buildSuites, commitInfo, type CommitContext } from "./entries.js";
+import { checkoutTip, commitPaths, initWorkTree, isHttpRemote, pushHead, type GitOptions } from "./git.js";
+import { CHART_JS_FILE, isOurPage, renderIndexHtml } from "./page.js";
+
+export interface PublishSettings {
+  resultsDir: string;
+  /** A path to a (bare) repository or a URL. */
+  remote: string;
+  branch: string;
+  /** Folder inside the branch, relative: data.js and index.html go there. */
+  dir: string;
+  maxItems?: number;
+  message?: string;
+  /** Fetch-and-reapply rounds after a rejected push. */
+  retries: number;
+  /** Sent to https remotes only. */
+  token?: string;
+  context: CommitContext;
+  now?: () => number;
+  log?: (line: string) => void;
+  /** Backoff base in ms (doubled per attempt, with jitter). */
+  backoffMs?: number;
+}
+
+export interface PublishOutcome {
+  pushed: boolean;
+  attempts: number;
+  suites: string[];
+  commitId: string;
+  /** Set when an index.html that is not ours was left in place. */
+  keptForeignPage: boolean;
+}
+
+/** Checks the folder inside the branch: relative, no `..` (pure). */
+export function normaliseDir(dir: string): string {
+  const normal = path.posix.normalize(dir.replace(/\\/g, "/")).replace(/\/+$/, "");
+  if (path.posix.isAbsolute(normal) || normal === ".." || normal.startsWith("../")) {
+    throw new UserError(`--dir ${dir}: must be a folder inside the branch (relative, without '..')`);
+  }
+  return normal === "" ? "." : normal;
+}
+
+export function defaultMessage(commit: BenchCommit, suites: string[]): string {
+  const sha = commit.id === "unknown" ? "an unknown commit" : commit.id.slice(0, 12);
+  return `Add benchmark results for ${sha} (${suites.length} suites)`;
+}
+
+function chartJsSource(): string {
+  const require = createRequire(import.meta.url);
+  return path.join(path.dirname(require.resolve("chart.js")), CHART_JS_FILE);
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/** Writes the new entries (and our page) into a checked-out branch; throws on a bad data.js. */
+export async function applyToWorkTree(
+  work: string,
+  settings: Pick<PublishSettings, "branch" | "dir" | "maxItems" | "context">,
+  suites: ReadonlyMap<string, BenchEntry>,
+  now: number,
+): Promise<{ keptForeignPage: boolean }> {
+  const folder = path.join(work, settings.dir);
+  await mkdir(folder, { recursive: true });
+  const dataFile = path.join(folder, "data.js");
+  const label = `${settings.branch}:${path.posix.join(settings.dir, "data.js")}`;
+  const existing = await readIfExists(dataFile);
+  const history =
+    existing === undefined
+      ? emptyBenchmarkData(settings.context.repoUrl ?? "", now)
+      : parseDataJs(existing, label);
+  const updated = appendEntries(history, suites, {
+    now,
+    maxItems: settings.maxItems,
+    repoUrl: settings.context.repoUrl,
+  });
+  await writeFile(dataFile, serializeDataJs(updated));
+
+  const pageFile = path.join(folder, "index.html");
+  const page = await readIfExists(pageFile);
+  if (page !== undefined && !isOurPage(page)) return { keptForeignPage: true };
+  await writeFile(pageFile, renderIndexHtml());
+  await copyFile(chartJsSource(), path.join(folder, CHART_JS_FILE));
+  return { keptForeignPage: false };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Appends the results to the branch's data.js and pushes, never forced. A push that lost a race
+ * is followed by a fresh fetch and the entries applied again on the new tip (data.js is re-read,
+ * not rebased as text), up to `retries` times. A data.js that does not parse or validate stops
+ * everything before any commit: the history on the remote is never replaced.
+ */
+export async function publish(settings: PublishSettings): Promise<PublishOutcome> {
+  const log = settings.log ?? (() => undefined);
+  const now = settings.now ?? Date.now;
+  const dir = normaliseDir(settings.dir);
+  const results = await readResults(settings.resultsDir);
+  const commit = commitInfo(results, settings.context);
+  const probe = buildSuites(results, { commit, date: now() });
+  if (probe.size === 0) {
+    throw new UserError(`${settings.resultsDir}: nothing to publish: no cell has status ok`, 1);
+  }
+  const suiteNames = [...probe.keys()];
+  const work = await mkdtemp(path.join(tmpdir(), "proxybench-publish-"));
+  const options: GitOptions = {
+    cwd: work,
+    token: isHttpRemote(settings.remote) ? settings.token : undefined,
+  };
+  try {
+    await initWorkTree(work, settings.remote, options);
+    const base = settings.backoffMs ?? 200;
+    for (let attempt = 1; attempt <= settings.retries + 1; attempt++) {
+      const tip = await checkoutTip(settings.branch, options);
+      log(`${settings.branch}: ${tip ? `tip ${tip.slice(0, 12)}` : "does not exist yet, creating it"}`);
+      const date = now();
+      const suites = buildSuites(results, { commit, date });
+      const { keptForeignPage } = await applyToWorkTree(work, { ...settings, dir }, suites, date);
+      if (keptForeignPage) log(`${dir}/index.html is not ours: left as it is (data.js is updated)`);
+      await commitPaths([dir], settings.message ?? defaultMessage(commit, suiteNames), options);
+      const outcome = await pushHead(settings.branch, options);
+      if (outcome === "pushed") {
+        log(`pushed ${suiteNames.length} suites to ${settings.branch} (attempt ${attempt})`);
+        return { pushed: true, attempts: attempt, suites: suiteNames, commitId: commit.id, keptForeignPage };
+      }
+      if (attempt > settings.retries) break;
+      const delay = Math.min(5000, base * 2 ** (attempt - 1)) * (0.5 + Math.random());
+      log(`push rejected (the branch moved); fetching and applying again in ${Math.round(delay)} ms`);
+      await sleep(delay);
+    }
+    throw new UserError(
+      `push to ${settings.branch} was rejected ${settings.retries + 1} times (others kept pushing first); nothing was lost: run publish again`,
+      1,
+    );
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
