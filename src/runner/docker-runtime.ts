@@ -1,0 +1,297 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
+import { UserError } from "../util/errors.js";
+import { runCommand, startProcess, type ManagedProcess } from "../util/processes.js";
+
+/**
+ * The docker runtime: each process of a cell runs in its own container, with the native
+ * runtime's interface. A container is started detached, its output is followed into the
+ * spec's log file, and it is removed only once that follower has ended (so the logs are
+ * complete), however the container ended.
+ */
+
+export interface DockerRunOptions {
+  /** Container name: `proxybench-<role>-<id>`. */
+  name: string;
+  /** `uid:gid` the process runs as; never root. */
+  user: string;
+  /** Open files limit (soft = hard). */
+  nofile?: number;
+  /** Labels that let `docker ps --filter label=...` find what a run left behind. */
+  labels?: Record<string, string>;
+}
+
+/** `uid:gid` for containers: the caller's own ids, so that files written to mounted folders stay theirs; never root. */
+export function defaultContainerUser(uid = process.getuid?.(), gid = process.getgid?.()): string {
+  if (uid === undefined || gid === undefined || uid === 0) return "65532:65532";
+  return `${uid}:${gid}`;
+}
+
+/** `proxy:nginx` -> `proxy-nginx`: docker names allow [a-zA-Z0-9][a-zA-Z0-9_.-]. */
+export function containerName(specName: string, id: string): string {
+  const role = specName.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "");
+  return `proxybench-${role || "process"}-${id}`;
+}
+
+/**
+ * The arguments of `docker run` for a spec (pure). Host networking so that the proxy and the
+ * upstream talk over loopback as in native runs; pinned cores and a memory cap without swap;
+ * `--init` so that signals reach the process and zombies are reaped; config files mounted
+ * read-only; no capabilities and no privilege escalation.
+ */
+export function buildDockerRunArgs(spec: ProcessSpec, options: DockerRunOptions): string[] {
+  if (options.user.split(":")[0] === "0" || options.user === "root") {
+    throw new Error(`${spec.name}: containers never run as root (user ${options.user})`);
+  }
+  const nofile = options.nofile ?? 65535;
+  const args = [
+    "run",
+    "--detach",
+    "--name",
+    options.name,
+    "--init",
+    "--pull",
+    "never",
+    "--network",
+    "host",
+    "--user",
+    options.user,
+    "--ulimit",
+    `nofile=${nofile}:${nofile}`,
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--tmpfs",
+    "/tmp",
+  ];
+  for (const [key, value] of Object.entries(options.labels ?? {})) args.push("--label", `${key}=${value}`);
+  if (spec.cpus.length > 0) args.push("--cpuset-cpus", spec.cpus.join(","));
+  if (spec.memoryBytes !== undefined) {
+    if (!Number.isInteger(spec.memoryBytes) || spec.memoryBytes <= 0) {
+      throw new Error(
+        `${spec.name}: memory limit must be a positive number of bytes, not ${spec.memoryBytes}`,
+      );
+    }
+    // Same value for memory and memory+swap: no swap, so a proxy that runs out is killed, not slowed.
+    args.push("--memory", String(spec.memoryBytes), "--memory-swap", String(spec.memoryBytes));
+  }
+  if (spec.cwd !== undefined) {
+    // The instance's private folder (pid and temp files): writable, at the same path.
+    args.push("--mount", bindMount(spec.cwd, spec.cwd, false), "--workdir", spec.cwd);
+  }
+  for (const file of spec.files ?? []) args.push("--mount", bindMount(file, file, true));
+  for (const mount of spec.mounts ?? []) args.push("--mount", bindMount(mount.host, mount.container, true));
+  for (const [key, value] of Object.entries(spec.env ?? {})) args.push("--env", `${key}=${value}`);
+  args.push(spec.command, ...spec.args);
+  return args;
+}
+
+function bindMount(source: string, target: string, readOnly: boolean): string {
+  for (const [what, p] of [
+    ["source", source],
+    ["target", target],
+  ] as const) {
+    if (!p.startsWith("/")) throw new Error(`bind mount ${what} must be an absolute path: ${p}`);
+    // --mount is a comma-separated list; a comma in a path would split it.
+    if (p.includes(",")) throw new Error(`bind mount ${what} cannot contain a comma: ${p}`);
+  }
+  return `type=bind,source=${source},target=${target}${readOnly ? ",readonly" : ""}`;
+}
+
+export interface DockerBuildOptions {
+  /** Image reference to tag the result with: `proxybench/nginx:local`. */
+  tag: string;
+  /** Build context folder. */
+  context: string;
+  /** Dockerfile path (absolute, or relative to the current folder). */
+  dockerfile: string;
+  buildArgs?: Record<string, string>;
+  /** GitHub Actions cache scope (`type=gha`); absent: no external cache. */
+  cacheScope?: string;
+}
+
+/** `docker buildx build` that loads the image into the local engine (pure). */
+export function buildDockerBuildArgs(options: DockerBuildOptions): string[] {
+  const args = ["buildx", "build", "--load", "--tag", options.tag, "--file", options.dockerfile];
+  for (const [key, value] of Object.entries(options.buildArgs ?? {}))
+    args.push("--build-arg", `${key}=${value}`);
+  if (options.cacheScope !== undefined) {
+    args.push(
+      "--cache-from",
+      `type=gha,scope=${options.cacheScope}`,
+      "--cache-to",
+      `type=gha,mode=max,scope=${options.cacheScope}`,
+    );
+  }
+  args.push(options.context);
+  return args;
+}
+
+/**
+ * What is wrong with the docker setup, from `docker version`'s outcome (pure), or undefined when
+ * the engine answered. `missing`: the docker executable could not be started at all.
+ */
+export function dockerProblem(result: {
+  missing: boolean;
+  code: number | null;
+  output: string;
+}): string | undefined {
+  const alternative = "or run natively with --runtime native";
+  if (result.missing) {
+    return `docker is not installed (no 'docker' executable found): install Docker Engine (https://docs.docker.com/engine/install/), ${alternative}`;
+  }
+  if (result.code === 0 && result.output.trim() !== "") return undefined;
+  const said = lastLine(result.output) || `docker version exited with code ${String(result.code)}`;
+  if (/permission denied/i.test(result.output)) {
+    return `cannot use the Docker engine: ${said}. Add your user to the 'docker' group (sudo usermod -aG docker $USER, then log in again), ${alternative}`;
+  }
+  return `the Docker engine is not reachable: ${said}. Start it (sudo systemctl start docker) or point DOCKER_HOST at it, ${alternative}`;
+}
+
+/** A hint for a failed `docker run` (pure): a missing image names the build command. */
+export function dockerRunProblem(spec: ProcessSpec, output: string): string {
+  const said = output.trim().split("\n").slice(-3).join(" ").trim();
+  const missingImage = /no such image|unable to find image|pull access denied|manifest unknown/i.test(output);
+  const proxy = /^proxy:(.+)$/.exec(spec.name)?.[1];
+  const hint = missingImage
+    ? proxy
+      ? `: build it first (docker build -t ${spec.command} proxies/${proxy})`
+      : `: build it first (docker build -t ${spec.command} upstream)`
+    : "";
+  return `cannot start ${spec.name} in a container (image ${spec.command}): ${said || "docker run failed"}${hint}`;
+}
+
+function lastLine(text: string): string {
+  const lines = text
+    .trim()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return lines[lines.length - 1] ?? "";
+}
+
+/** Containers started and not yet removed; removed synchronously if the process exits first. */
+const containers = new Set<string>();
+let exitHookInstalled = false;
+
+function rememberContainer(docker: string, name: string): void {
+  containers.add(name);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    if (containers.size > 0) spawnSync(docker, ["rm", "--force", ...containers], { stdio: "ignore" });
+  });
+}
+
+export interface DockerRuntimeOptions {
+  /** The docker executable (default: `docker` on PATH). */
+  docker?: string;
+  /** `uid:gid` of the containers (default: the caller's own, or 65532 when that is root). */
+  user?: string;
+  /** Seconds `docker stop` waits between TERM and KILL. */
+  stopGraceS?: number;
+  /** Identifies this run in container names and labels (default: random). */
+  runId?: string;
+}
+
+export class DockerRuntime implements Runtime {
+  readonly kind = "docker" as const;
+  private readonly docker: string;
+  private readonly runId: string;
+  private checked: Promise<void> | undefined;
+  private counter = 0;
+
+  constructor(private readonly options: DockerRuntimeOptions = {}) {
+    this.docker = options.docker ?? "docker";
+    this.runId = options.runId ?? randomBytes(4).toString("hex");
+  }
+
+  /** Fails with a UserError naming the fix when docker is missing or its engine cannot be reached. */
+  async check(): Promise<void> {
+    this.checked ??= (async () => {
+      let result: { missing: boolean; code: number | null; output: string };
+      try {
+        const { code, output } = await runCommand(
+          this.docker,
+          ["version", "--format", "{{.Server.Version}}"],
+          {
+            timeoutMs: 20_000,
+          },
+        );
+        result = { missing: false, code, output };
+      } catch {
+        result = { missing: true, code: null, output: "" };
+      }
+      const problem = dockerProblem(result);
+      if (problem) throw new UserError(problem);
+    })();
+    return this.checked;
+  }
+
+  async start(spec: ProcessSpec): Promise<RunningProcess> {
+    await this.check();
+    const name = containerName(spec.name, `${this.runId}-${++this.counter}`);
+    const args = buildDockerRunArgs(spec, {
+      name,
+      user: this.options.user ?? defaultContainerUser(),
+      labels: { "org.proxybench.run": this.runId, "org.proxybench.role": spec.name },
+    });
+    const started = await runCommand(this.docker, args, { timeoutMs: 60_000 });
+    if (started.code !== 0) {
+      // A container may exist even though run failed (e.g. the entrypoint is missing).
+      await runCommand(this.docker, ["rm", "--force", name]).catch(() => undefined);
+      throw new UserError(dockerRunProblem(spec, started.output));
+    }
+    rememberContainer(this.docker, name);
+    const follower = await startProcess({
+      name: `${spec.name} (logs)`,
+      command: this.docker,
+      args: ["logs", "--follow", name],
+      logFile: spec.logFile,
+    });
+    return new ContainerProcess(spec.name, name, this.docker, follower, this.options.stopGraceS ?? 3);
+  }
+}
+
+class ContainerProcess implements RunningProcess {
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  private done = false;
+
+  constructor(
+    readonly name: string,
+    readonly container: string,
+    private readonly docker: string,
+    follower: ManagedProcess,
+    private readonly graceS: number,
+  ) {
+    // The follower ends when the container stops (its logs are then complete), or when it is
+    // itself stopped (Ctrl-C): either way the container goes, after its exit code is read.
+    this.exited = follower.exited.then(async () => {
+      const inspect = await runCommand(this.docker, [
+        "inspect",
+        "--format",
+        "{{.State.ExitCode}}",
+        this.container,
+      ]).catch(() => ({ code: 1, output: "" }));
+      await runCommand(this.docker, ["rm", "--force", this.container]).catch(() => undefined);
+      containers.delete(this.container);
+      this.done = true;
+      const code = inspect.code === 0 ? Number.parseInt(inspect.output.trim(), 10) : Number.NaN;
+      return { code: Number.isNaN(code) ? null : code, signal: null };
+    });
+  }
+
+  alive(): boolean {
+    return !this.done;
+  }
+
+  async stop(): Promise<void> {
+    if (this.done) return;
+    await runCommand(this.docker, ["stop", "--time", String(this.graceS), this.container]).catch(
+      () => undefined,
+    );
+    await this.exited;
+  }
+}

@@ -1,0 +1,284 @@
+import { describe, expect, it } from "vitest";
+import { mkdtemp, readFile, rm, writeFile, chmod } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { ProcessSpec } from "../../src/runner/runtime.js";
+import {
+  DockerRuntime,
+  buildDockerBuildArgs,
+  buildDockerRunArgs,
+  containerName,
+  defaultContainerUser,
+  dockerProblem,
+  dockerRunProblem,
+} from "../../src/runner/docker-runtime.js";
+import { UserError } from "../../src/util/errors.js";
+
+const base: ProcessSpec = {
+  name: "proxy:nginx",
+  command: "proxybench/nginx:local",
+  args: [],
+  cpus: [],
+  logFile: "/tmp/x/nginx.log",
+};
+
+const FIXED = [
+  "run",
+  "--detach",
+  "--name",
+  "proxybench-proxy-nginx-r1",
+  "--init",
+  "--pull",
+  "never",
+  "--network",
+  "host",
+  "--user",
+  "1001:121",
+  "--ulimit",
+  "nofile=65535:65535",
+  "--cap-drop",
+  "ALL",
+  "--security-opt",
+  "no-new-privileges",
+  "--tmpfs",
+  "/tmp",
+];
+
+describe("buildDockerRunArgs", () => {
+  const options = { name: "proxybench-proxy-nginx-r1", user: "1001:121" };
+  it.each<[string, Partial<ProcessSpec>, string[]]>([
+    ["nothing but the image", {}, [...FIXED, "proxybench/nginx:local"]],
+    [
+      "args after the image, in order",
+      { args: ["-c", "/etc/nginx/nginx.conf", "-g", "daemon off;"] },
+      [...FIXED, "proxybench/nginx:local", "-c", "/etc/nginx/nginx.conf", "-g", "daemon off;"],
+    ],
+    ["one core", { cpus: [1] }, [...FIXED, "--cpuset-cpus", "1", "proxybench/nginx:local"]],
+    ["several cores", { cpus: [2, 3, 5] }, [...FIXED, "--cpuset-cpus", "2,3,5", "proxybench/nginx:local"]],
+    [
+      "memory cap without swap",
+      { memoryBytes: 1073741824 },
+      [...FIXED, "--memory", "1073741824", "--memory-swap", "1073741824", "proxybench/nginx:local"],
+    ],
+    [
+      "writable private folder",
+      { cwd: "/tmp/run/nginx" },
+      [
+        ...FIXED,
+        "--mount",
+        "type=bind,source=/tmp/run/nginx,target=/tmp/run/nginx",
+        "--workdir",
+        "/tmp/run/nginx",
+        "proxybench/nginx:local",
+      ],
+    ],
+    [
+      "config files read-only at the same path, then at their container path",
+      {
+        files: ["/tmp/run/nginx/nginx.conf"],
+        mounts: [{ host: "/tmp/run/envoy/envoy.yaml", container: "/etc/envoy/envoy.yaml" }],
+      },
+      [
+        ...FIXED,
+        "--mount",
+        "type=bind,source=/tmp/run/nginx/nginx.conf,target=/tmp/run/nginx/nginx.conf,readonly",
+        "--mount",
+        "type=bind,source=/tmp/run/envoy/envoy.yaml,target=/etc/envoy/envoy.yaml,readonly",
+        "proxybench/nginx:local",
+      ],
+    ],
+    [
+      "environment, values kept whole",
+      { env: { UPSTREAM: "http://127.0.0.1:8081", OPTS: "a=b c" } },
+      [...FIXED, "--env", "UPSTREAM=http://127.0.0.1:8081", "--env", "OPTS=a=b c", "proxybench/nginx:local"],
+    ],
+  ])("%s", (_label, spec, expected) => {
+    expect(buildDockerRunArgs({ ...base, ...spec }, options)).toEqual(expected);
+  });
+
+  it("adds labels and a custom open-files limit", () => {
+    const args = buildDockerRunArgs(base, {
+      ...options,
+      nofile: 1024,
+      labels: { "org.proxybench.run": "r1" },
+    });
+    expect(args).toContain("nofile=1024:1024");
+    expect(args.slice(args.indexOf("--label"), args.indexOf("--label") + 2)).toEqual([
+      "--label",
+      "org.proxybench.run=r1",
+    ]);
+  });
+
+  it.each<[string, Partial<ProcessSpec>, { user?: string }, RegExp]>([
+    ["root by uid", {}, { user: "0:0" }, /never run as root/],
+    ["root by name", {}, { user: "root" }, /never run as root/],
+    ["relative mount", { files: ["nginx.conf"] }, {}, /absolute path: nginx.conf/],
+    ["comma in a path", { files: ["/tmp/a,b.conf"] }, {}, /cannot contain a comma/],
+    ["negative memory", { memoryBytes: -1 }, {}, /positive number of bytes/],
+  ])("refuses %s", (_label, spec, opts, error) => {
+    expect(() => buildDockerRunArgs({ ...base, ...spec }, { ...options, ...opts })).toThrow(error);
+  });
+});
+
+describe("buildDockerBuildArgs", () => {
+  it.each<[string, Parameters<typeof buildDockerBuildArgs>[0], string[]]>([
+    [
+      "plain",
+      { tag: "proxybench/envoy:local", context: "proxies/envoy", dockerfile: "proxies/envoy/Dockerfile" },
+      [
+        "buildx",
+        "build",
+        "--load",
+        "--tag",
+        "proxybench/envoy:local",
+        "--file",
+        "proxies/envoy/Dockerfile",
+        "proxies/envoy",
+      ],
+    ],
+    [
+      "build args and the GitHub Actions cache",
+      {
+        tag: "proxybench/yarp:pr-12",
+        context: "proxies/yarp",
+        dockerfile: "proxies/yarp/Dockerfile",
+        buildArgs: { CONFIGURATION: "Release" },
+        cacheScope: "proxybench-yarp",
+      },
+      [
+        "buildx",
+        "build",
+        "--load",
+        "--tag",
+        "proxybench/yarp:pr-12",
+        "--file",
+        "proxies/yarp/Dockerfile",
+        "--build-arg",
+        "CONFIGURATION=Release",
+        "--cache-from",
+        "type=gha,scope=proxybench-yarp",
+        "--cache-to",
+        "type=gha,mode=max,scope=proxybench-yarp",
+        "proxies/yarp",
+      ],
+    ],
+  ])("%s", (_label, options, expected) => {
+    expect(buildDockerBuildArgs(options)).toEqual(expected);
+  });
+});
+
+describe("names and users", () => {
+  it.each([
+    ["proxy:nginx", "a1-1", "proxybench-proxy-nginx-a1-1"],
+    ["upstream", "a1-2", "proxybench-upstream-a1-2"],
+    ["proxy:aspnet httpclient", "x", "proxybench-proxy-aspnet-httpclient-x"],
+    [":::", "x", "proxybench-process-x"],
+  ])("container of %j", (spec, id, expected) => {
+    expect(containerName(spec, id)).toBe(expected);
+  });
+
+  it.each<[number | undefined, number | undefined, string]>([
+    [1001, 121, "1001:121"],
+    [0, 0, "65532:65532"],
+    [undefined, undefined, "65532:65532"],
+  ])("uid %s gid %s runs as %s", (uid, gid, expected) => {
+    expect(defaultContainerUser(uid, gid)).toBe(expected);
+  });
+});
+
+describe("docker problems", () => {
+  it.each<[string, Parameters<typeof dockerProblem>[0], RegExp | undefined]>([
+    ["engine answers", { missing: false, code: 0, output: "28.2.2\n" }, undefined],
+    ["no executable", { missing: true, code: null, output: "" }, /docker is not installed.*--runtime native/],
+    [
+      "no daemon",
+      {
+        missing: false,
+        code: 1,
+        output:
+          "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n",
+      },
+      /not reachable: Cannot connect.*systemctl start docker.*DOCKER_HOST/,
+    ],
+    [
+      "socket not permitted",
+      {
+        missing: false,
+        code: 1,
+        output:
+          "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock",
+      },
+      /usermod -aG docker/,
+    ],
+    ["empty answer", { missing: false, code: 0, output: "" }, /not reachable/],
+  ])("%s", (_label, result, expected) => {
+    const problem = dockerProblem(result);
+    if (expected === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toMatch(expected);
+  });
+
+  it.each([
+    [
+      "proxy:envoy",
+      "proxybench/envoy:local",
+      "docker: Error response from daemon: No such image: proxybench/envoy:local",
+      /build it first \(docker build -t proxybench\/envoy:local proxies\/envoy\)/,
+    ],
+    [
+      "upstream",
+      "proxybench/upstream:local",
+      "Unable to find image 'proxybench/upstream:local' locally",
+      /docker build -t proxybench\/upstream:local upstream/,
+    ],
+    [
+      "proxy:nginx",
+      "proxybench/nginx:local",
+      'exec: "nginx": executable file not found in $PATH',
+      /^cannot start proxy:nginx in a container \(image proxybench\/nginx:local\): exec: "nginx": executable file not found in \$PATH$/,
+    ],
+  ])("run failure of %s", (name, image, output, expected) => {
+    expect(dockerRunProblem({ ...base, name, command: image }, output)).toMatch(expected);
+  });
+});
+
+describe("DockerRuntime against the docker client of this machine", () => {
+  it("names the missing executable and the way out", async () => {
+    const runtime = new DockerRuntime({ docker: "/nonexistent/docker" });
+    const error = await runtime.start(base).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as Error).message).toMatch(/docker is not installed.*--runtime native/);
+  });
+
+  it("reports an engine that does not answer, with what docker said", async () => {
+    // A docker client whose engine is unreachable: the real client pointed at a socket nobody
+    // listens on (this machine has the client only).
+    const dir = await mkdtemp(path.join(tmpdir(), "pb-docker-"));
+    try {
+      const wrapper = path.join(dir, "docker");
+      const realDocker = ["/usr/local/bin/docker", "/usr/bin/docker"];
+      let client: string | undefined;
+      for (const candidate of realDocker) {
+        if (
+          await readFile(candidate).then(
+            () => true,
+            () => false,
+          )
+        )
+          client = candidate;
+      }
+      const command = client
+        ? `exec ${client} "$@"`
+        : `echo "Cannot connect to the Docker daemon at unix://${dir}/none.sock. Is the docker daemon running?" >&2; exit 1`;
+      await writeFile(wrapper, `#!/bin/sh\nexport DOCKER_HOST=unix://${dir}/none.sock\n${command}\n`);
+      await chmod(wrapper, 0o755);
+      const runtime = new DockerRuntime({ docker: wrapper });
+      const error = await runtime.start(base).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UserError);
+      expect((error as Error).message).toMatch(
+        /Docker engine is not reachable: .*none\.sock.*systemctl start docker/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
