@@ -1,19 +1,30 @@
-import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Engine } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "./types.js";
+import { K6Engine } from "./k6/adapter.js";
+import type { EngineAdapter } from "./types.js";
+import { WrkEngine } from "./wrk/adapter.js";
 
 export type * from "./types.js";
+export { classifyRepetition, LOADGEN_SATURATION } from "./classify.js";
+export { probe } from "./probe.js";
+export { expandRequests, type ExpandedRequest } from "./requests.js";
 
-/** The adapter for an engine name. */
+const adapters: Partial<Record<Engine, () => EngineAdapter>> = {
+  k6: () => new K6Engine(),
+  wrk: () => new WrkEngine(),
+};
+const cache = new Map<Engine, EngineAdapter>();
+
+/** The adapter for an engine name (one instance per engine, so `locate()` runs once). */
 export function getEngine(name: Engine): EngineAdapter {
-  throw new UserError(`engine '${name}' is not available yet`);
-}
-
-export function classifyRepetition(_m: EngineMeasurement, _ctx: { loadgenCores: number }): Classification {
-  throw new Error("not implemented yet");
-}
-
-export function probe(_baseUrl: string, _scenario: ScenarioManifest): Promise<ProbeResult> {
-  return Promise.reject(new Error("not implemented yet"));
+  const cached = cache.get(name);
+  if (cached) return cached;
+  const make = adapters[name];
+  if (!make) {
+    const known = Object.keys(adapters).join(", ");
+    throw new UserError(`engine '${name}' is not available yet (available: ${known})`);
+  }
+  const adapter = make();
+  cache.set(name, adapter);
+  return adapter;
 }

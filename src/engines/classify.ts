@@ -1,0 +1,78 @@
+import { worstStatus, type CellStatus } from "../results/schema.js";
+import type { Classification, EngineMeasurement } from "./types.js";
+
+/** Share of its cores above which a load generator is taken as saturated. */
+export const LOADGEN_SATURATION = 0.9;
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** "404: 120, 502: 3" for the codes that are neither 2xx nor transport errors. */
+function non2xxCodes(statusCodes: Record<string, number>): string {
+  return Object.entries(statusCodes)
+    .filter(([code]) => {
+      const c = Number(code);
+      return c !== 0 && (c < 200 || c > 299);
+    })
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([code, n]) => `${code}: ${n}`)
+    .join(", ");
+}
+
+/**
+ * Pure: the status of one repetition and the reasons for it, worst status first.
+ * - failed: the engine errored (non-zero exit other than 99, thresholds), or nothing was measured;
+ * - invalid: any non-2xx response, failed check or transport error;
+ * - loadgen-bound: the load generator used >= 90% of its cores, or dropped iterations.
+ */
+export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: number }): Classification {
+  const found: { status: CellStatus; reason: string }[] = [];
+  const failed = (reason: string) => found.push({ status: "failed", reason });
+  for (const e of m.engineErrors) failed(e);
+  if (m.engineErrors.length === 0 && m.exitCode !== 0 && m.exitCode !== 99) {
+    failed(
+      m.exitCode === null
+        ? "the load generator was killed by a signal"
+        : `the load generator exited with code ${m.exitCode}`,
+    );
+  }
+  if (m.requests === 0) failed("no request completed");
+
+  if (m.non2xx > 0) {
+    const codes = non2xxCodes(m.statusCodes);
+    found.push({
+      status: "invalid",
+      reason: `${plural(m.non2xx, "non-2xx response")} of ${m.requests}${codes ? ` (${codes})` : ""}`,
+    });
+  }
+  if (m.checkFailures > 0) {
+    found.push({
+      status: "invalid",
+      reason: `${plural(m.checkFailures, "2xx response")} failed the scenario's check`,
+    });
+  }
+  if (m.errors > 0) {
+    found.push({
+      status: "invalid",
+      reason: `${plural(m.errors, "transport error")} (connection refused, reset or timed out)`,
+    });
+  }
+
+  const cores = Math.max(1, ctx.loadgenCores);
+  if (m.loadgenCpu !== undefined && m.loadgenCpu >= LOADGEN_SATURATION * cores) {
+    found.push({
+      status: "loadgen-bound",
+      reason: `the load generator used ${m.loadgenCpu.toFixed(2)} of its ${plural(cores, "core")} (>= ${LOADGEN_SATURATION * 100}%): the figures are its limit, not the target's`,
+    });
+  }
+  if (m.droppedIterations > 0) {
+    found.push({
+      status: "loadgen-bound",
+      reason: `${plural(m.droppedIterations, "iteration")} dropped: the load generator could not hold the arrival rate`,
+    });
+  }
+
+  const status = worstStatus(found.map((f) => f.status));
+  return { status, reasons: found.map((f) => f.reason) };
+}

@@ -1,0 +1,93 @@
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { UserError } from "../../util/errors.js";
+import { locateTool } from "../locate.js";
+import { logTail, runEngineProcess } from "../process.js";
+import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
+import { buildK6Args, buildK6Config, buildK6Env } from "./config.js";
+import { k6ExitMeaning, normaliseK6Summary } from "./summary.js";
+import { emptyMeasurement } from "../measurement.js";
+
+/** Seconds k6 may take beyond the load itself (start-up, graceful stop, summary) before it is killed. */
+const K6_SLACK_S = 60;
+
+export interface K6RunOptions {
+  /** setup() aborts when the target does not answer (default true; tests turn it off). */
+  failFast?: boolean;
+}
+
+export class K6Engine implements EngineAdapter {
+  readonly name = "k6" as const;
+  private located: Promise<{ path: string; version: string }> | undefined;
+
+  locate(): Promise<{ path: string; version: string }> {
+    this.located ??= locateTool(
+      "k6",
+      ["version"],
+      "run `npm run setup` (installs it in .tools/bin) or see https://grafana.com/docs/k6/latest/set-up/install-k6/",
+    );
+    return this.located;
+  }
+
+  async run(inv: EngineInvocation, options: K6RunOptions = {}): Promise<EngineMeasurement> {
+    const { path: k6 } = await this.locate();
+    await mkdir(inv.outDir, { recursive: true });
+    const scriptPath = path.resolve(inv.scenarioDir, inv.scenario.script);
+    const summaryName = `${inv.fileStem}.k6.json`;
+    const logName = `${inv.fileStem}.k6.log`;
+    const summaryFile = path.resolve(inv.outDir, summaryName);
+    const logFile = path.resolve(inv.outDir, logName);
+    const config = buildK6Config(inv, summaryFile, options.failFast ?? true);
+    const result = await runEngineProcess({
+      name: `k6 ${inv.scenario.name}`,
+      command: k6,
+      args: buildK6Args(inv, scriptPath),
+      env: buildK6Env(config),
+      cwd: inv.scenarioDir,
+      cpus: inv.cpus,
+      logFile,
+      timeoutMs: (inv.durationS + K6_SLACK_S) * 1000,
+      ...(inv.signal ? { signal: inv.signal } : {}),
+    });
+    const engineErrors: string[] = [];
+    if (result.aborted) engineErrors.push("the run was interrupted");
+    if (result.timedOut)
+      engineErrors.push(`k6 did not finish within ${inv.durationS + K6_SLACK_S} s and was stopped`);
+    const meaning = k6ExitMeaning(result.exitCode);
+    // Exit 99 only says thresholds failed: proxybench's are no-ops, and regressions are judged in reports.
+    if (meaning && result.exitCode !== 99 && !result.aborted) {
+      const tail = await logTail(logFile, 3);
+      engineErrors.push(tail ? `${meaning}: ${tail}` : meaning);
+    }
+    const base = {
+      loadgenCpu: result.loadgenCpu,
+      exitCode: result.exitCode,
+      engineErrors,
+    };
+    let text: string;
+    try {
+      text = await readFile(summaryFile, "utf8");
+    } catch {
+      engineErrors.push(`k6 wrote no summary (${summaryName})`);
+      return { ...emptyMeasurement(inv.durationS), ...withCpu(base), raw: [logName] };
+    }
+    try {
+      const figures = normaliseK6Summary(JSON.parse(text) as unknown, {
+        file: summaryFile,
+        durationS: inv.durationS,
+        model: config.load.model,
+      });
+      return { ...figures, ...withCpu(base), raw: [summaryName, logName] };
+    } catch (err) {
+      engineErrors.push(err instanceof UserError ? err.message : `${summaryFile}: ${String(err)}`);
+      return { ...emptyMeasurement(inv.durationS), ...withCpu(base), raw: [summaryName, logName] };
+    }
+  }
+}
+
+function withCpu<T extends { loadgenCpu: number | undefined }>(
+  base: T,
+): Omit<T, "loadgenCpu"> & { loadgenCpu?: number } {
+  const { loadgenCpu, ...rest } = base;
+  return loadgenCpu === undefined ? rest : { ...rest, loadgenCpu };
+}

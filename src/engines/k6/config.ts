@@ -1,0 +1,83 @@
+import type { ExpandedRequest } from "../requests.js";
+import { expandRequests } from "../requests.js";
+import type { EngineInvocation } from "../types.js";
+import { arrivalVus, concurrency, requireRate } from "../load.js";
+import { UserError } from "../../util/errors.js";
+
+/** The k6 load model, as scenarios/lib/proxybench.js turns it into `options.scenarios`. */
+export type K6Load =
+  | { model: "constant-vus"; vus: number }
+  | { model: "constant-arrival-rate"; rate: number; preAllocatedVUs: number; maxVUs: number }
+  | { model: "fixed-count"; vus: number; iterations: number };
+
+/** What the k6 script receives in PROXYBENCH_CONFIG (JSON). */
+export interface K6Config {
+  baseUrl: string;
+  scenario: string;
+  requests: ExpandedRequest[];
+  check: EngineInvocation["scenario"]["check"];
+  load: K6Load;
+  durationS: number;
+  /** Absolute path of the handleSummary JSON. */
+  summaryFile: string;
+  /** setup() aborts the run (exit 108) when the target does not answer at all. */
+  failFast: boolean;
+}
+
+export function k6Load(inv: Pick<EngineInvocation, "load" | "scenario">): K6Load {
+  const { load } = inv;
+  switch (load.model) {
+    case "constant-vus":
+    case "max-throughput":
+      return { model: "constant-vus", vus: concurrency(load) };
+    case "constant-arrival-rate": {
+      const vus = arrivalVus(load);
+      return { model: "constant-arrival-rate", rate: requireRate(load), preAllocatedVUs: vus, maxVUs: vus };
+    }
+    case "fixed-count": {
+      if (load.requests === undefined) {
+        throw new UserError(`load '${load.label}': model fixed-count needs 'requests'`);
+      }
+      const perIteration = expandRequests(inv.scenario).length;
+      return {
+        model: "fixed-count",
+        vus: concurrency(load),
+        iterations: Math.max(1, Math.ceil(load.requests / perIteration)),
+      };
+    }
+  }
+}
+
+/** Pure: the configuration the shared k6 library reads from PROXYBENCH_CONFIG. */
+export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFast = true): K6Config {
+  return {
+    baseUrl: inv.baseUrl.replace(/\/+$/, ""),
+    scenario: inv.scenario.name,
+    requests: expandRequests(inv.scenario),
+    check: inv.scenario.check,
+    load: k6Load(inv),
+    durationS: inv.durationS,
+    summaryFile,
+    failFast,
+  };
+}
+
+/**
+ * Pure: the k6 command line. No REST API server (parallel runs would fight over port 6565), no
+ * usage report, no colours; the summary is written by the script's handleSummary.
+ */
+export function buildK6Args(_inv: EngineInvocation, scriptPath: string): string[] {
+  return ["run", "--quiet", "--no-color", "--no-usage-report", "--address", "", scriptPath];
+}
+
+/** Pure: the environment of the k6 process. */
+export function buildK6Env(config: K6Config): Record<string, string> {
+  return {
+    PROXYBENCH_CONFIG: JSON.stringify(config),
+    K6_NO_USAGE_REPORT: "true",
+    // Nothing leaves the machine: no cloud, no remote outputs inherited from the environment.
+    K6_CLOUD_TOKEN: "",
+    K6_OUT: "",
+    K6_NO_COLOR: "true",
+  };
+}

@@ -1,0 +1,198 @@
+import { z } from "zod";
+import type { LatencyMs } from "../../results/schema.js";
+import { formatSchemaError, UserError } from "../../util/errors.js";
+
+/**
+ * k6 end-of-test summaries, in both shapes k6 writes:
+ * - handleSummary(data): `metrics.<name> = {type, contains, values: {...}, thresholds?}`;
+ * - `--summary-export` (legacy): the values flattened into the metric object, `value` instead of
+ *   `rate` for rate metrics, thresholds as `{expr: true-when-failed}`.
+ * `k6MetricValues` reads either into `name -> values`, with the handleSummary key names.
+ */
+
+const Values = z.record(z.string(), z.number());
+
+const HandleSummaryMetric = z.object({
+  type: z.enum(["counter", "gauge", "rate", "trend"]),
+  contains: z.string().optional(),
+  values: Values,
+  thresholds: z.record(z.string(), z.object({ ok: z.boolean() })).optional(),
+});
+
+export const K6HandleSummary = z.object({
+  state: z.object({ testRunDurationMs: z.number().nonnegative() }).loose(),
+  metrics: z.record(z.string(), HandleSummaryMetric),
+});
+export type K6HandleSummary = z.infer<typeof K6HandleSummary>;
+
+const LegacyMetric = z
+  .object({ thresholds: z.record(z.string(), z.boolean()).optional() })
+  .catchall(z.union([z.number(), z.record(z.string(), z.boolean())]));
+
+export const K6LegacySummary = z.object({
+  metrics: z.record(z.string(), LegacyMetric),
+});
+
+export interface K6Metrics {
+  format: "handleSummary" | "summary-export";
+  /** Present in handleSummary output only. */
+  testRunDurationMs?: number;
+  metrics: Record<string, Record<string, number>>;
+}
+
+function isHandleSummary(json: unknown): boolean {
+  if (typeof json !== "object" || json === null) return false;
+  const metrics = (json as { metrics?: unknown }).metrics;
+  if (typeof metrics !== "object" || metrics === null) return false;
+  const first = Object.values(metrics)[0] as unknown;
+  return typeof first === "object" && first !== null && "values" in first;
+}
+
+/** Validates a k6 summary (either shape) from `file` and returns its metric values. */
+export function k6MetricValues(json: unknown, file: string): K6Metrics {
+  if (isHandleSummary(json)) {
+    const parsed = K6HandleSummary.safeParse(json);
+    if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
+    const metrics: Record<string, Record<string, number>> = {};
+    for (const [name, m] of Object.entries(parsed.data.metrics)) metrics[name] = m.values;
+    return { format: "handleSummary", testRunDurationMs: parsed.data.state.testRunDurationMs, metrics };
+  }
+  const parsed = K6LegacySummary.safeParse(json);
+  if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
+  const metrics: Record<string, Record<string, number>> = {};
+  for (const [name, m] of Object.entries(parsed.data.metrics)) {
+    const values: Record<string, number> = {};
+    for (const [key, value] of Object.entries(m)) {
+      if (typeof value !== "number") continue;
+      values[key === "value" && !("min" in m) ? "rate" : key] = value;
+    }
+    metrics[name] = values;
+  }
+  return { format: "summary-export", metrics };
+}
+
+/** The latency submetric proxybench reads: successful responses only (see ANCHORS.md). */
+export const LATENCY_METRIC = "http_req_duration{expected_response:true}";
+
+const STATUS_METRIC = /^proxybench_status_(\d+)$/;
+
+/** Trend keys k6 writes, for the LatencyMs fields. */
+const LATENCY_KEYS: Record<keyof LatencyMs, string> = {
+  min: "min",
+  mean: "avg",
+  p50: "med",
+  p90: "p(90)",
+  p95: "p(95)",
+  p99: "p(99)",
+  max: "max",
+};
+
+/** Measured from a proxybench k6 summary; the adapter adds CPU, raw files and exit code. */
+export interface K6Figures {
+  durationS: number;
+  rps: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+  checkFailures: number;
+  statusCodes: Record<string, number>;
+  droppedIterations: number;
+  bytesReceived?: number;
+  latencyMs: LatencyMs;
+  latencyPercentilesMs: Record<string, number>;
+}
+
+export interface K6SummaryContext {
+  /** Names the summary in errors. */
+  file: string;
+  /** The measured window the script was given (PROXYBENCH_CONFIG.durationS). */
+  durationS: number;
+  /** fixed-count runs have no fixed window: their duration is k6's test run duration. */
+  model: "constant-vus" | "constant-arrival-rate" | "fixed-count";
+}
+
+function count(metrics: K6Metrics["metrics"], name: string): number {
+  return metrics[name]?.count ?? 0;
+}
+
+/**
+ * Pure: a summary written by scenarios/lib/proxybench.js -> figures. Throughput counts the
+ * responses that passed every check and completed inside the measured window; latency is that
+ * of responses with an expected status; status codes, check failures and transport errors come
+ * from the library's counters.
+ */
+export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figures {
+  const { metrics, testRunDurationMs } = k6MetricValues(json, ctx.file);
+  const latency = metrics[LATENCY_METRIC];
+  if (!latency) {
+    throw new UserError(
+      `${ctx.file}: metrics.${LATENCY_METRIC}: missing (the script must declare a threshold on it so that k6 reports it)`,
+    );
+  }
+  const statusCodes: Record<string, number> = {};
+  for (const [name, values] of Object.entries(metrics)) {
+    const match = STATUS_METRIC.exec(name);
+    if (match?.[1] !== undefined && (values.count ?? 0) > 0) statusCodes[match[1]] = values.count ?? 0;
+  }
+  let requests = 0;
+  let non2xx = 0;
+  for (const [code, n] of Object.entries(statusCodes)) {
+    requests += n;
+    const c = Number(code);
+    if (c !== 0 && (c < 200 || c > 299)) non2xx += n;
+  }
+  const samples = latency.count ?? (latency.max && latency.max > 0 ? 1 : 0);
+  const latencyMs = {} as LatencyMs;
+  for (const [field, key] of Object.entries(LATENCY_KEYS) as [keyof LatencyMs, string][]) {
+    const value = latency[key];
+    if (value === undefined) {
+      throw new UserError(
+        `${ctx.file}: metrics.${LATENCY_METRIC}.${key}: missing (summaryTrendStats must include it)`,
+      );
+    }
+    latencyMs[field] = samples > 0 ? value : 0;
+  }
+  const latencyPercentilesMs: Record<string, number> = {};
+  for (const [key, value] of Object.entries(latency)) {
+    const p = /^p\(([\d.]+)\)$/.exec(key)?.[1];
+    if (p !== undefined && samples > 0) latencyPercentilesMs[p] = value;
+  }
+  const durationS =
+    ctx.model === "fixed-count" && testRunDurationMs !== undefined ? testRunDurationMs / 1000 : ctx.durationS;
+  const ok =
+    ctx.model === "fixed-count" ? count(metrics, "proxybench_ok") : count(metrics, "proxybench_ok_window");
+  const bytes = metrics.data_received?.count;
+  return {
+    durationS,
+    rps: durationS > 0 ? ok / durationS : 0,
+    requests,
+    errors: statusCodes["0"] ?? 0,
+    non2xx,
+    checkFailures: count(metrics, "proxybench_check_failures"),
+    statusCodes,
+    droppedIterations: count(metrics, "dropped_iterations"),
+    ...(bytes === undefined ? {} : { bytesReceived: bytes }),
+    latencyMs,
+    latencyPercentilesMs,
+  };
+}
+
+/** What a k6 exit code means (ANCHORS.md); undefined for success. */
+export function k6ExitMeaning(code: number | null): string | undefined {
+  switch (code) {
+    case 0:
+      return undefined;
+    case null:
+      return "k6 was killed by a signal";
+    case 99:
+      return "k6 thresholds failed (exit 99)";
+    case 105:
+      return "k6 was aborted from outside (exit 105)";
+    case 107:
+      return "the k6 script threw an exception (exit 107)";
+    case 108:
+      return "the k6 script aborted the test (exit 108)";
+    default:
+      return `k6 exited with code ${code}`;
+  }
+}

@@ -1,0 +1,30 @@
+import type { Load } from "../results/schema.js";
+import { UserError } from "../util/errors.js";
+
+/** Closed-model concurrency used when a load names neither `vus` nor `connections`. */
+export const DEFAULT_CONCURRENCY = 64;
+/** Upper bound of the VUs k6 pre-allocates for an arrival-rate load that does not name `vus`. */
+export const MAX_DEFAULT_ARRIVAL_VUS = 1000;
+
+/** Concurrency of a closed-model load: `vus`, else `connections`, else the default. */
+export function concurrency(load: Load): number {
+  return load.vus ?? load.connections ?? DEFAULT_CONCURRENCY;
+}
+
+/**
+ * VUs for an open-model (constant-arrival-rate) load: `vus` when given, else one per iteration
+ * per second (enough for iterations up to 1 s long), capped. k6 pre-allocates them all and never
+ * grows the pool during the run, so a load that needs more shows as dropped iterations rather
+ * than as a pause while VUs are created.
+ */
+export function arrivalVus(load: Load): number {
+  if (load.vus !== undefined) return load.vus;
+  return Math.min(MAX_DEFAULT_ARRIVAL_VUS, Math.max(1, Math.ceil(requireRate(load))));
+}
+
+export function requireRate(load: Load): number {
+  if (load.rate === undefined) {
+    throw new UserError(`load '${load.label}': model ${load.model} needs 'rate' (iterations per second)`);
+  }
+  return load.rate;
+}

@@ -1,0 +1,21 @@
+import { findExecutable } from "../util/paths.js";
+import { runCommand } from "../util/processes.js";
+import { UserError } from "../util/errors.js";
+
+/** Pure: the first x.y.z version in a tool's output, else its first line. */
+export function parseVersion(output: string): string {
+  const match = /v?(\d+\.\d+(?:\.\d+)?)/.exec(output);
+  return match?.[1] ?? output.trim().split("\n")[0] ?? "unknown";
+}
+
+/** Finds `binary` and reads its version; a UserError with `installHint` when it is missing. */
+export async function locateTool(
+  binary: string,
+  versionArgs: string[],
+  installHint: string,
+): Promise<{ path: string; version: string }> {
+  const found = await findExecutable(binary);
+  if (!found) throw new UserError(`${binary} not found on PATH, in .tools/bin or in sbin: ${installHint}`);
+  const { output } = await runCommand(found, versionArgs, { timeoutMs: 10_000 });
+  return { path: found, version: parseVersion(output) };
+}

@@ -1,0 +1,18 @@
+import type { EngineMeasurement } from "./types.js";
+
+/** A measurement with nothing measured (the engine failed before producing figures). */
+export function emptyMeasurement(
+  durationS: number,
+): Omit<EngineMeasurement, "raw" | "exitCode" | "engineErrors"> {
+  return {
+    durationS,
+    rps: 0,
+    requests: 0,
+    errors: 0,
+    non2xx: 0,
+    checkFailures: 0,
+    statusCodes: {},
+    droppedIterations: 0,
+    latencyMs: { min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 },
+  };
+}

@@ -1,0 +1,89 @@
+import type { ScenarioManifest } from "../manifests/schema.js";
+import { expandRequests, type ExpandedRequest } from "./requests.js";
+import type { ProbeResult } from "./types.js";
+
+/** Times each request is sent by the probe. */
+export const PROBE_ATTEMPTS = 3;
+const PROBE_TIMEOUT_MS = 5000;
+/** The probe accepts a body this far from the upstream's declared size. */
+export const BODY_SIZE_TOLERANCE = 0.25;
+
+export interface ProbeResponse {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/**
+ * Pure: what is wrong with one response, as short phrases (empty: correct). A wrong status is
+ * described with the body it came with, the way a user recognises an error page.
+ */
+export function responseProblems(scenario: ScenarioManifest, method: string, res: ProbeResponse): string[] {
+  const { check, upstream } = scenario;
+  const size = res.body.length;
+  const type = res.contentType.split(";")[0]?.trim() || "no content type";
+  if (!check.status.includes(res.status)) {
+    return [`${res.status} (expected ${check.status.join(" or ")}), ${size}-byte ${type} body`];
+  }
+  const problems: string[] = [];
+  const wantedType = check.contentType ?? upstream.contentType;
+  if (wantedType !== undefined && !res.contentType.includes(wantedType)) {
+    problems.push(`content type ${res.contentType || "(none)"} (expected ${wantedType})`);
+  }
+  if (method === "HEAD") return problems;
+  const text = res.body.toString("utf8");
+  if (check.bodyEquals !== undefined && text !== check.bodyEquals) {
+    problems.push(`body ${snippet(text)} (expected ${snippet(check.bodyEquals)})`);
+  }
+  if (check.bodyContains !== undefined && !text.includes(check.bodyContains)) {
+    problems.push(`body does not contain ${snippet(check.bodyContains)}`);
+  }
+  const declared = upstream.bodyBytes;
+  if (declared !== undefined && Math.abs(size - declared) > declared * BODY_SIZE_TOLERANCE) {
+    problems.push(`${size}-byte body (expected about ${declared} bytes, +-${BODY_SIZE_TOLERANCE * 100}%)`);
+  }
+  return problems;
+}
+
+function snippet(text: string): string {
+  const one = JSON.stringify(text);
+  return one.length > 60 ? `${one.slice(0, 57)}..."` : one;
+}
+
+async function send(baseUrl: string, r: ExpandedRequest): Promise<ProbeResponse | { error: string }> {
+  try {
+    const res = await fetch(baseUrl.replace(/\/+$/, "") + r.path, {
+      method: r.method,
+      headers: r.headers,
+      ...(r.body === undefined ? {} : { body: r.body }),
+      redirect: "manual",
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
+    const body = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, contentType: res.headers.get("content-type") ?? "", body };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return { error: cause?.code ?? cause?.message ?? (err as Error).message };
+  }
+}
+
+/**
+ * Sends each request of the scenario a few times and checks every response the way the load
+ * will be judged (status, content type, body) plus the upstream's declared body size. This is
+ * the only body check for engines that cannot check bodies (wrk).
+ */
+export async function probe(baseUrl: string, scenario: ScenarioManifest): Promise<ProbeResult> {
+  const statusCodes: Record<string, number> = {};
+  const reasons = new Set<string>();
+  for (const r of expandRequests(scenario)) {
+    for (let i = 0; i < PROBE_ATTEMPTS; i++) {
+      const res = await send(baseUrl, r);
+      const code = "error" in res ? 0 : res.status;
+      statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+      const problems =
+        "error" in res ? [`no response (${res.error})`] : responseProblems(scenario, r.method, res);
+      for (const p of problems) reasons.add(`${r.method} ${r.path}: ${p}`);
+    }
+  }
+  return { ok: reasons.size === 0, reasons: [...reasons], statusCodes };
+}

@@ -1,0 +1,69 @@
+import { readFile } from "node:fs/promises";
+import { startProcess } from "../util/processes.js";
+import { CpuSampler } from "./cpu.js";
+
+export interface EngineProcessOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  cpus: number[];
+  /** stdout and stderr of the engine (kept as a raw output). */
+  logFile: string;
+  /** Killed after this long: a hung engine must not hang the run. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface EngineProcessResult {
+  exitCode: number | null;
+  loadgenCpu?: number;
+  aborted: boolean;
+  timedOut: boolean;
+}
+
+/** Runs a load generator pinned to its cores, sampling its CPU, until it exits, times out or is aborted. */
+export async function runEngineProcess(options: EngineProcessOptions): Promise<EngineProcessResult> {
+  if (options.signal?.aborted) return { exitCode: null, aborted: true, timedOut: false };
+  const proc = await startProcess({
+    name: options.name,
+    command: options.command,
+    args: options.args,
+    env: options.env,
+    cwd: options.cwd,
+    cpus: options.cpus,
+    logFile: options.logFile,
+  });
+  const sampler = proc.pid === undefined ? undefined : new CpuSampler(proc.pid);
+  let aborted = false;
+  let timedOut = false;
+  const onAbort = () => {
+    aborted = true;
+    void proc.stop();
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void proc.stop(1000);
+  }, options.timeoutMs);
+  try {
+    const exit = await proc.exited;
+    const loadgenCpu = await sampler?.stop();
+    return { exitCode: exit.code, aborted, timedOut, ...(loadgenCpu === undefined ? {} : { loadgenCpu }) };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    await sampler?.stop();
+  }
+}
+
+/** The last `lines` lines of a log file, for error messages ("" when it cannot be read). */
+export async function logTail(file: string, lines = 5): Promise<string> {
+  try {
+    const text = await readFile(file, "utf8");
+    return text.trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,34 @@
+import type { RequestSpec, ScenarioManifest } from "../manifests/schema.js";
+
+/** One concrete request of a scenario iteration, after `{var}` expansion. */
+export interface ExpandedRequest {
+  method: RequestSpec["method"];
+  path: string;
+  /** The path template, used as the k6 `name` tag so that metrics are not split per value. */
+  name: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Expands each request over its `vars` (the cartesian product, in declaration order) and
+ * returns the requests of one iteration in order. Pure.
+ */
+export function expandRequests(scenario: Pick<ScenarioManifest, "requests">): ExpandedRequest[] {
+  return scenario.requests.flatMap((spec) => {
+    let paths = [spec.path];
+    for (const [key, values] of Object.entries(spec.vars)) {
+      const token = `{${key}}`;
+      paths = paths.flatMap((p) =>
+        p.includes(token) ? values.map((v) => p.split(token).join(encodeURIComponent(v))) : [p],
+      );
+    }
+    return paths.map((path) => ({
+      method: spec.method,
+      path,
+      name: spec.path,
+      headers: spec.headers,
+      ...(spec.body === undefined ? {} : { body: spec.body }),
+    }));
+  });
+}

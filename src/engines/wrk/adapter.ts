@@ -1,0 +1,75 @@
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { PROJECT_ROOT } from "../../util/paths.js";
+import { UserError } from "../../util/errors.js";
+import { locateTool } from "../locate.js";
+import { emptyMeasurement } from "../measurement.js";
+import { logTail, runEngineProcess } from "../process.js";
+import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
+import { buildWrkArgs, buildWrkEnv, wrkDurationS } from "./args.js";
+import { normaliseWrkSummary } from "./summary.js";
+
+/** The shared wrk script: wrk cannot check bodies, so every scenario uses the same one. */
+export const WRK_SCRIPT = path.join(PROJECT_ROOT, "scenarios", "lib", "wrk.lua");
+
+const WRK_SLACK_S = 30;
+
+export class WrkEngine implements EngineAdapter {
+  readonly name = "wrk" as const;
+  private located: Promise<{ path: string; version: string }> | undefined;
+
+  locate(): Promise<{ path: string; version: string }> {
+    this.located ??= locateTool("wrk", ["-v"], "install it with `sudo apt-get install wrk` (Debian, Ubuntu)");
+    return this.located;
+  }
+
+  async run(inv: EngineInvocation): Promise<EngineMeasurement> {
+    const { path: wrk } = await this.locate();
+    const args = buildWrkArgs(inv, WRK_SCRIPT); // validates the load model before anything starts
+    await mkdir(inv.outDir, { recursive: true });
+    const summaryName = `${inv.fileStem}.wrk.json`;
+    const logName = `${inv.fileStem}.wrk.txt`;
+    const summaryFile = path.resolve(inv.outDir, summaryName);
+    const logFile = path.resolve(inv.outDir, logName);
+    const durationS = wrkDurationS(inv.durationS);
+    const result = await runEngineProcess({
+      name: `wrk ${inv.scenario.name}`,
+      command: wrk,
+      args,
+      env: buildWrkEnv(inv, summaryFile),
+      cpus: inv.cpus,
+      logFile,
+      timeoutMs: (durationS + WRK_SLACK_S) * 1000,
+      ...(inv.signal ? { signal: inv.signal } : {}),
+    });
+    const engineErrors: string[] = [];
+    if (result.aborted) engineErrors.push("the run was interrupted");
+    if (result.timedOut)
+      engineErrors.push(`wrk did not finish within ${durationS + WRK_SLACK_S} s and was stopped`);
+    if (result.exitCode !== 0 && !result.aborted && !result.timedOut) {
+      const tail = await logTail(logFile, 2);
+      const how =
+        result.exitCode === null ? "wrk was killed by a signal" : `wrk exited with code ${result.exitCode}`;
+      engineErrors.push(tail ? `${how}: ${tail}` : how);
+    }
+    const common = {
+      exitCode: result.exitCode,
+      engineErrors,
+      ...(result.loadgenCpu === undefined ? {} : { loadgenCpu: result.loadgenCpu }),
+    };
+    let text: string;
+    try {
+      text = await readFile(summaryFile, "utf8");
+    } catch {
+      if (engineErrors.length === 0) engineErrors.push(`wrk wrote no summary (${summaryName})`);
+      return { ...emptyMeasurement(durationS), ...common, raw: [logName] };
+    }
+    try {
+      const figures = normaliseWrkSummary(JSON.parse(text) as unknown, summaryFile);
+      return { ...figures, ...common, raw: [summaryName, logName] };
+    } catch (err) {
+      engineErrors.push(err instanceof UserError ? err.message : `${summaryFile}: ${String(err)}`);
+      return { ...emptyMeasurement(durationS), ...common, raw: [summaryName, logName] };
+    }
+  }
+}

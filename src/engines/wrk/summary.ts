@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { formatSchemaError, UserError } from "../../util/errors.js";
+import type { LatencyMs } from "../../results/schema.js";
+
+/** The JSON scenarios/lib/wrk.lua writes from wrk's done() hook (times in microseconds). */
+export const WrkSummary = z.object({
+  requests: z.number().int().nonnegative(),
+  duration_us: z.number().int().positive(),
+  bytes: z.number().int().nonnegative(),
+  errors: z.object({
+    connect: z.number().int().nonnegative(),
+    read: z.number().int().nonnegative(),
+    write: z.number().int().nonnegative(),
+    status: z.number().int().nonnegative(),
+    timeout: z.number().int().nonnegative(),
+  }),
+  latency_us: z.object({
+    min: z.number().nonnegative(),
+    mean: z.number().nonnegative(),
+    max: z.number().nonnegative(),
+    stdev: z.number().nonnegative(),
+    percentiles: z.record(z.string(), z.number().nonnegative()),
+  }),
+});
+export type WrkSummary = z.infer<typeof WrkSummary>;
+
+export interface WrkFigures {
+  durationS: number;
+  rps: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+  checkFailures: number;
+  statusCodes: Record<string, number>;
+  droppedIterations: number;
+  bytesReceived: number;
+  latencyMs: LatencyMs;
+  latencyPercentilesMs: Record<string, number>;
+}
+
+function percentile(s: WrkSummary, key: string, file: string): number {
+  const value = s.latency_us.percentiles[key];
+  if (value === undefined) throw new UserError(`${file}: latency_us.percentiles.${key}: missing`);
+  return value;
+}
+
+/**
+ * Pure: wrk's summary -> figures. wrk counts a response as a status error when its status is
+ * 400 or more (so 3xx pass) and records the latency of every response, whatever its status:
+ * the latency is that of successful responses only when there is no status error, which is the
+ * only case where a repetition is valid. Transport errors (connect, read, write, timeout) have
+ * no latency sample. wrk reports no per-code counts: statusCodes holds "0" (transport errors) only.
+ */
+export function normaliseWrkSummary(json: unknown, file: string): WrkFigures {
+  const parsed = WrkSummary.safeParse(json);
+  if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
+  const s = parsed.data;
+  const durationS = s.duration_us / 1e6;
+  const transport = s.errors.connect + s.errors.read + s.errors.write + s.errors.timeout;
+  const ok = Math.max(0, s.requests - s.errors.status);
+  const ms = (us: number) => (s.requests > 0 ? us / 1000 : 0);
+  const latencyPercentilesMs: Record<string, number> = {};
+  if (s.requests > 0) {
+    for (const [p, us] of Object.entries(s.latency_us.percentiles)) latencyPercentilesMs[p] = us / 1000;
+  }
+  return {
+    durationS,
+    rps: ok / durationS,
+    requests: s.requests + transport,
+    errors: transport,
+    non2xx: s.errors.status,
+    checkFailures: 0,
+    statusCodes: transport > 0 ? { "0": transport } : {},
+    droppedIterations: 0,
+    bytesReceived: s.bytes,
+    latencyMs: {
+      min: ms(s.latency_us.min),
+      mean: ms(s.latency_us.mean),
+      p50: ms(percentile(s, "50", file)),
+      p90: ms(percentile(s, "90", file)),
+      p95: ms(percentile(s, "95", file)),
+      p99: ms(percentile(s, "99", file)),
+      max: ms(s.latency_us.max),
+    },
+    latencyPercentilesMs,
+  };
+}
