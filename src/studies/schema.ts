@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { Engine } from "../results/schema.js";
+
+/**
+ * A study: `studies/<name>/study.yml`, a published benchmark reproduced as one command
+ * (`proxybench run --study NAME`). It names the proxies, the scenarios (built-in ones, or its
+ * own under `studies/<name>/scenarios/<scenario>/scenario.yml`), the load levels, the duration,
+ * the repetitions, the engine, and the table layout its original published.
+ */
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
+
+/**
+ * The table layouts of the originals:
+ * - `k6-summary`: k6's end-of-test summary (duration avg/min/med/max/p90/p95, failed %, req/s,
+ *   data received), one column per proxy and load level.
+ * - `crank-compare`: crank's compare table, the first proxy as baseline, signed % columns.
+ * - `ab`: ApacheBench's figures (req/s, time per request, the percentile ladder 50..100%).
+ */
+export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab"]);
+export type StudyLayout = z.infer<typeof StudyLayout>;
+
+export const StudySource = z
+  .object({
+    /** The write-up reproduced: its number in the seeds (e.g. "000"). */
+    seed: z.string().regex(/^\d{3}$/, "three digits, e.g. '000'"),
+    title: z.string().min(1),
+    /** What the original compared, with what load, and what it reported. */
+    compared: z.string().min(1),
+    load: z.string().min(1),
+    reported: z.string().min(1),
+    /** Where the original fell short and what proxybench does about it. */
+    flaws: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+export type StudySource = z.infer<typeof StudySource>;
+
+export const StudyManifest = z
+  .object({
+    name,
+    title: z.string().min(1),
+    description: z.string().min(1),
+    source: StudySource,
+    /** In column order; the first is the baseline of `crank-compare` tables unless `baseline` says otherwise. */
+    proxies: z.array(name).min(1),
+    baseline: name.optional(),
+    scenarios: z.array(name).min(1),
+    /** Load labels to run (of the scenarios' `loads`); absent: every load of each scenario. */
+    loads: z.array(z.string().min(1)).min(1).optional(),
+    durationS: z.number().positive(),
+    warmupS: z.number().nonnegative().default(0),
+    repetitions: z.number().int().positive().default(1),
+    engine: Engine,
+    layout: StudyLayout,
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
+    if (dupProxy !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["proxies"], message: `'${dupProxy}' is listed twice` });
+    }
+    if (s.baseline !== undefined && !s.proxies.includes(s.baseline)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["baseline"],
+        message: `'${s.baseline}' is not one of the study's proxies (${s.proxies.join(", ")})`,
+      });
+    }
+  });
+export type StudyManifest = z.infer<typeof StudyManifest>;
+
+/** The proxy every other is compared with: `baseline`, else the first listed. */
+export function studyBaseline(study: StudyManifest): string {
+  return study.baseline ?? study.proxies[0] ?? "";
+}
