@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { readdir, readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { loadProxyFile } from "../../src/manifests/load.js";
+import { buildDockerProxySpec, renderConfigs, type ProxyContext } from "../../src/runner/specs.js";
+import { buildDockerRunArgs } from "../../src/runner/docker-runtime.js";
+import { PROJECT_ROOT } from "../../src/util/paths.js";
+
+const PROXIES = path.join(PROJECT_ROOT, "proxies");
+const IMAGE_ONLY = ["envoy", "yarp", "aspnet-httpclient", "ocelot"];
+
+const ctx: ProxyContext = {
+  listenHost: "127.0.0.1",
+  listenPort: 18080,
+  upstreamHost: "127.0.0.1",
+  upstreamPort: 18081,
+  cpus: [1, 2],
+  workdir: "/tmp/pb-run/proxy",
+  logFile: "/tmp/pb-run/proxy.log",
+};
+
+async function templatesOf(
+  dir: string,
+  configs: Array<{ template: string }>,
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const c of configs) out[c.template] = await readFile(path.join(dir, c.template), "utf8");
+  return out;
+}
+
+/** Every FROM line of a Dockerfile: image reference and stage alias. */
+function fromLines(dockerfile: string): Array<{ image: string; alias?: string }> {
+  return [...dockerfile.matchAll(/^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?/gim)].map((m) => ({
+    image: m[1]!,
+    ...(m[2] ? { alias: m[2].toLowerCase() } : {}),
+  }));
+}
+
+describe("proxy images", () => {
+  it.each(IMAGE_ONLY)("%s is image-only and its manifest loads", async (name) => {
+    const loaded = await loadProxyFile(path.join(PROXIES, name, "proxy.yml"), true);
+    expect(loaded.manifest.name).toBe(name);
+    expect(loaded.manifest.native).toBeUndefined();
+    expect(loaded.manifest.image).toBeDefined();
+    expect(existsSync(path.join(PROXIES, name, "Dockerfile"))).toBe(true);
+  });
+
+  it("envoy's config renders to YAML with the listener, the cluster and the ports", async () => {
+    const loaded = await loadProxyFile(path.join(PROXIES, "envoy", "proxy.yml"), true);
+    const image = loaded.manifest.image!;
+    const [config] = renderConfigs(loaded, "image", ctx, await templatesOf(loaded.dir, image.configs));
+    expect(config?.mount).toBe("/etc/proxybench/envoy.yaml");
+    const doc = parseYaml(config!.content) as {
+      static_resources: {
+        listeners: Array<{ address: { socket_address: { address: string; port_value: string } } }>;
+        clusters: Array<{
+          load_assignment: {
+            endpoints: Array<{
+              lb_endpoints: Array<{ endpoint: { address: { socket_address: { port_value: string } } } }>;
+            }>;
+          };
+        }>;
+      };
+    };
+    expect(doc.static_resources.listeners[0]?.address.socket_address).toEqual({
+      address: "127.0.0.1",
+      port_value: "18080",
+    });
+    expect(
+      doc.static_resources.clusters[0]?.load_assignment.endpoints[0]?.lb_endpoints[0]?.endpoint.address
+        .socket_address.port_value,
+    ).toBe("18081");
+    expect(config!.content).not.toMatch(/access_log/);
+    // Worker threads = assigned cores, through the command line.
+    const spec = buildDockerProxySpec(loaded, ctx, [config!], "proxybench/envoy:local");
+    expect(spec.args.join(" ")).toContain("--concurrency 2");
+    const args = buildDockerRunArgs(spec, { name: "proxybench-proxy-envoy-t", user: "1000:1000" });
+    expect(args).toContain(
+      "type=bind,source=/tmp/pb-run/proxy/envoy.yaml,target=/etc/proxybench/envoy.yaml,readonly",
+    );
+    expect(args).toContain("--cpuset-cpus");
+  });
+
+  it("ocelot's routes render to JSON pointing at the upstream", async () => {
+    const loaded = await loadProxyFile(path.join(PROXIES, "ocelot", "proxy.yml"), true);
+    const image = loaded.manifest.image!;
+    const [config] = renderConfigs(loaded, "image", ctx, await templatesOf(loaded.dir, image.configs));
+    const doc = JSON.parse(config!.content) as {
+      Routes: Array<{
+        UpstreamPathTemplate: string;
+        DownstreamHostAndPorts: Array<{ Host: string; Port: string }>;
+      }>;
+    };
+    expect(doc.Routes[0]?.UpstreamPathTemplate).toBe("/{everything}");
+    expect(doc.Routes[0]?.DownstreamHostAndPorts).toEqual([{ Host: "127.0.0.1", Port: "18081" }]);
+    expect(image.env.OCELOT_CONFIG).toBe(config!.mount);
+  });
+
+  it.each(["yarp", "aspnet-httpclient"])(
+    "%s gets its listen address and upstream from the environment",
+    async (name) => {
+      const loaded = await loadProxyFile(path.join(PROXIES, name, "proxy.yml"), true);
+      const spec = buildDockerProxySpec(loaded, ctx, [], `proxybench/${name}:local`);
+      expect(spec.env).toMatchObject({
+        ASPNETCORE_URLS: "http://127.0.0.1:18080",
+        UPSTREAM_URL: "http://127.0.0.1:18081",
+        DOTNET_PROCESSOR_COUNT: "2",
+      });
+      const program = await readFile(path.join(PROXIES, name, "Program.cs"), "utf8");
+      expect(program).toContain('Environment.GetEnvironmentVariable("UPSTREAM_URL")');
+    },
+  );
+
+  it("every Dockerfile pins its base images and runs as a non-root user", async () => {
+    const dockerfiles = [path.join(PROJECT_ROOT, "upstream", "Dockerfile")];
+    for (const entry of await readdir(PROXIES, { withFileTypes: true })) {
+      const file = path.join(PROXIES, entry.name, "Dockerfile");
+      if (entry.isDirectory() && existsSync(file)) dockerfiles.push(file);
+    }
+    expect(dockerfiles.length).toBeGreaterThanOrEqual(7);
+    for (const file of dockerfiles) {
+      const text = await readFile(file, "utf8");
+      const stages = fromLines(text);
+      const aliases = new Set(stages.flatMap((s) => (s.alias ? [s.alias] : [])));
+      for (const { image } of stages) {
+        if (aliases.has(image.toLowerCase())) continue;
+        // An exact version tag (digits with dots, or a named variant such as distroless
+        // "nonroot" with a digest), never "latest" or a bare name.
+        expect(image, `${file}: ${image}`).toMatch(
+          /:[^@]*\d+\.\d+[^@]*(@sha256:[0-9a-f]{64})?$|@sha256:[0-9a-f]{64}$/,
+        );
+        expect(image, `${file}: ${image}`).not.toMatch(/:latest\b/);
+      }
+      const users = [...text.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]!);
+      const last = users[users.length - 1];
+      expect(last, `${file}: no USER`).toBeDefined();
+      expect(last!.split(":")[0], `${file}: USER ${last}`).toMatch(/^[1-9]\d*$/);
+    }
+  });
+});
