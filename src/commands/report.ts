@@ -1,11 +1,114 @@
 import type { Command } from "commander";
+import { readResults } from "../results/io.js";
+import { renderHtmlReportModel } from "../report/html.js";
+import { reportJson } from "../report/json.js";
+import { k6Report } from "../report/k6-summary.js";
+import { renderReportModelMarkdown } from "../report/markdown.js";
+import { buildReport, type ReportModel } from "../report/model.js";
+import { writeOutput } from "../report/output.js";
 import { UserError } from "../util/errors.js";
+
+export const REPORT_FORMATS = ["markdown", "html", "json"] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export interface ReportSettings {
+  source: { kind: "results"; dir: string } | { kind: "k6"; summaries: string[]; scenario?: string };
+  baselineProxy?: string;
+  format: ReportFormat;
+  out?: string;
+}
+
+interface RawOptions {
+  baselineProxy?: string;
+  format?: string;
+  out?: string;
+  k6Summary?: string[];
+  scenario?: string;
+}
+
+/** Reads and checks the command's arguments; errors name the flag. */
+export function reportSettings(dir: string | undefined, options: RawOptions): ReportSettings {
+  const format = options.format ?? "markdown";
+  if (!(REPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new UserError(`--format: expected one of ${REPORT_FORMATS.join(", ")}, got '${format}'`);
+  }
+  const summaries = options.k6Summary ?? [];
+  if (dir !== undefined && summaries.length > 0) {
+    throw new UserError("give either RESULTS_DIR or --k6-summary, not both");
+  }
+  if (dir === undefined && summaries.length === 0) {
+    throw new UserError("give a RESULTS_DIR or at least one --k6-summary NAME=FILE");
+  }
+  if (options.scenario !== undefined && summaries.length === 0) {
+    throw new UserError("--scenario only applies to --k6-summary");
+  }
+  if (options.baselineProxy !== undefined && summaries.length > 0) {
+    throw new UserError("--baseline-proxy does not apply to --k6-summary: the first summary is the baseline");
+  }
+  const settings: ReportSettings = {
+    source:
+      dir !== undefined
+        ? { kind: "results", dir }
+        : {
+            kind: "k6",
+            summaries,
+            ...(options.scenario !== undefined ? { scenario: options.scenario } : {}),
+          },
+    format: format as ReportFormat,
+  };
+  if (options.baselineProxy !== undefined) settings.baselineProxy = options.baselineProxy;
+  if (options.out !== undefined) settings.out = options.out;
+  return settings;
+}
+
+export function renderReport(model: ReportModel, format: ReportFormat): string {
+  if (format === "json") return `${JSON.stringify(reportJson(model), null, 2)}\n`;
+  if (format === "html") return renderHtmlReportModel(model);
+  return renderReportModelMarkdown(model);
+}
+
+export async function runReport(settings: ReportSettings): Promise<void> {
+  let model: ReportModel;
+  if (settings.source.kind === "results") {
+    const results = await readResults(settings.source.dir);
+    model = buildReport(
+      results,
+      settings.baselineProxy !== undefined ? { baselineProxy: settings.baselineProxy } : {},
+    );
+  } else {
+    model = await k6Report(
+      settings.source.summaries,
+      settings.source.scenario !== undefined ? { scenario: settings.source.scenario } : {},
+    );
+  }
+  await writeOutput(renderReport(model, settings.format), settings.out);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
 
 export function register(program: Command): void {
   program
     .command("report")
-    .description("(not available yet)")
-    .action(() => {
-      throw new UserError("'report' is not available yet");
+    .description(
+      "Comparison and latency tables per scenario, from a results directory or from raw k6 summaries.",
+    )
+    .argument("[results-dir]", "directory holding results.json (or the file itself)")
+    .option(
+      "--baseline-proxy <name>",
+      "proxy every % change is computed against (default: direct, else the first)",
+    )
+    .option("--format <format>", `output format: ${REPORT_FORMATS.join(", ")}`, "markdown")
+    .option("--out <file>", "write to this file instead of stdout")
+    .option(
+      "--k6-summary <name=file>",
+      "a k6 --summary-export or handleSummary JSON file, labelled NAME (repeat; the first is the baseline)",
+      collect,
+      [],
+    )
+    .option("--scenario <name>", "scenario name shown for --k6-summary tables")
+    .action(async (dir: string | undefined, options: RawOptions) => {
+      await runReport(reportSettings(dir, options));
     });
 }

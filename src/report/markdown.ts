@@ -99,7 +99,9 @@ export function renderLatencyTableMarkdown(group: ReportGroup): string {
 export function renderGroupNotes(group: ReportGroup): string[] {
   const lines: string[] = [];
   const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
-  if (counts.size === 1) {
+  if (group.valuesNote !== undefined) {
+    lines.push(escapeMarkdown(group.valuesNote));
+  } else if (counts.size === 1) {
     const [n] = [...counts];
     lines.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
   } else if (counts.size > 1) {

@@ -41,6 +41,8 @@ export interface ReportGroup {
   baseline?: string;
   /** Why there are no % changes in this group (baseline missing or not ok), if so. */
   baselineProblem?: string;
+  /** What the values are, when not medians over repetitions (e.g. single k6 runs). */
+  valuesNote?: string;
   columns: ReportColumn[];
 }
 

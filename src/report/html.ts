@@ -1,0 +1,297 @@
+import type { Results } from "../results/schema.js";
+import { loadChartJsSource, inlineScript } from "./chart-source.js";
+import { escapeHtml, jsonForScript } from "./escape.js";
+import { formatCount, formatDelta, formatMs, formatPercent, formatRps } from "./format.js";
+import { describeLoad } from "./markdown.js";
+import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
+import { comparisonTable, latencyTable, type ComparisonMetric, type TableCell } from "./tables.js";
+
+export interface HtmlReportOptions extends ReportOptions {
+  /** Chart.js UMD source to inline; read from the installed chart.js package when absent. */
+  chartJs?: string;
+}
+
+/** What the page's script draws, per group: only ok columns, each with its interval. */
+export interface ChartData {
+  groups: Array<{
+    id: string;
+    title: string;
+    proxies: string[];
+    rps: number[];
+    rpsRange: Array<[number, number]>;
+    p99: Array<number | null>;
+    p99Range: Array<[number, number] | null>;
+    percentiles: Array<{ proxy: string; points: Array<{ label: string; value: number }> }>;
+  }>;
+}
+
+function range(values: number[]): [number, number] {
+  return [Math.min(...values), Math.max(...values)];
+}
+
+function percentilePoints(group: ReportGroup["columns"][number]): Array<{ label: string; value: number }> {
+  const values = group.values;
+  if (values === undefined) return [];
+  const points = new Map<number, number>();
+  const lat = values.latencyMs;
+  if (lat.p50 !== undefined) points.set(50, lat.p50);
+  if (lat.p90 !== undefined) points.set(90, lat.p90);
+  if (lat.p95 !== undefined) points.set(95, lat.p95);
+  if (lat.p99 !== undefined) points.set(99, lat.p99);
+  for (const [key, value] of Object.entries(values.percentilesMs)) {
+    const p = Number(key);
+    if (Number.isFinite(p) && p > 0 && p < 100) points.set(p, value);
+  }
+  if (lat.max !== undefined) points.set(100, lat.max);
+  return [...points.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([p, value]) => ({ label: p === 100 ? "max" : `p${p}`, value }));
+}
+
+export function chartData(model: ReportModel): ChartData {
+  return {
+    groups: model.groups.map((group, i) => {
+      const ok = group.columns.filter((c) => c.status === "ok" && c.values !== undefined);
+      return {
+        id: `g${i}`,
+        title: group.load ? `${group.scenario} · ${group.load.label}` : group.scenario,
+        proxies: ok.map((c) => c.proxy),
+        rps: ok.map((c) => c.values?.rps ?? 0),
+        rpsRange: ok.map((c) => range(c.values?.perRepetition.rps ?? [0])),
+        p99: ok.map((c) => c.values?.latencyMs.p99 ?? null),
+        p99Range: ok.map((c) => {
+          const xs = c.values?.perRepetition.p99Ms ?? [];
+          return xs.length ? range(xs) : null;
+        }),
+        percentiles: ok.map((c) => ({ proxy: c.proxy, points: percentilePoints(c) })),
+      };
+    }),
+  };
+}
+
+function cellHtml(cell: TableCell, format: (v: number) => string): string {
+  if (cell.status !== undefined) return `<span class="status">${escapeHtml(cell.status)}</span>`;
+  return cell.value === undefined ? "n/a" : escapeHtml(format(cell.value));
+}
+
+function formatMetric(metric: ComparisonMetric, value: number): string {
+  if (metric === "rps") return formatRps(value);
+  if (metric === "errors") return formatCount(value);
+  return formatMs(value);
+}
+
+function comparisonTableHtml(group: ReportGroup): string {
+  const table = comparisonTable(group);
+  const withPercent = group.baselineProblem === undefined;
+  const head = ["<th>metric</th>"];
+  for (const c of table.columns) {
+    head.push(`<th>${escapeHtml(c.proxy)}</th>`);
+    if (withPercent && !c.baseline) head.push("<th></th>");
+  }
+  const rows = table.rows.map((row) => {
+    const cells = [`<th scope="row">${escapeHtml(row.label)}</th>`];
+    row.cells.forEach((cell, i) => {
+      cells.push(`<td>${cellHtml(cell, (v) => formatMetric(row.metric, v))}</td>`);
+      if (withPercent && !table.columns[i]?.baseline) {
+        cells.push(
+          `<td class="pct">${cell.changePct === undefined ? "" : escapeHtml(formatPercent(cell.changePct))}</td>`,
+        );
+      }
+    });
+    return `<tr>${cells.join("")}</tr>`;
+  });
+  return `<table class="comparison"><thead><tr>${head.join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+const STAT_HEADERS = ["Min (ms)", "Mean (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "Max (ms)"];
+
+function latencyTableHtml(group: ReportGroup): string {
+  const table = latencyTable(group);
+  const head = ["<th>Proxy</th>", ...STAT_HEADERS.map((h) => `<th>${h}</th>`)].join("");
+  const rows = table.rows.map((row) => {
+    const cells = row.cells.map((cell) => {
+      const text = cellHtml(cell, formatMs);
+      const delta =
+        cell.delta === undefined
+          ? ""
+          : `<br><span class="delta">(${escapeHtml(formatDelta(cell.delta))})</span>`;
+      return `<td>${text}${delta}</td>`;
+    });
+    return `<tr><th scope="row">${escapeHtml(row.proxy)}</th>${cells.join("")}</tr>`;
+  });
+  return `<table class="latency"><thead><tr>${head}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+function notesHtml(group: ReportGroup): string {
+  const items: string[] = [];
+  if (group.valuesNote !== undefined) items.push(escapeHtml(group.valuesNote));
+  else {
+    const ok = group.columns.filter((c) => c.status === "ok");
+    if (ok.length > 0) {
+      items.push(
+        `Values are medians over the repetitions (${ok.map((c) => `${escapeHtml(c.proxy)}: ${c.repetitions}`).join(", ")}); whiskers show the range across repetitions.`,
+      );
+    }
+  }
+  if (group.baselineProblem !== undefined) {
+    items.push(`No changes against a baseline: ${escapeHtml(group.baselineProblem)}.`);
+  }
+  for (const c of group.columns) {
+    if (c.status === "ok") continue;
+    const reasons = c.reasons.length ? c.reasons.map(escapeHtml).join("; ") : "no reason given";
+    items.push(
+      `<strong>${escapeHtml(c.proxy)}</strong> is <span class="status">${escapeHtml(c.status)}</span> (not drawn): ${reasons}`,
+    );
+  }
+  return items.length ? `<ul class="notes">${items.map((i) => `<li>${i}</li>`).join("")}</ul>` : "";
+}
+
+function groupHtml(group: ReportGroup, id: string): string {
+  let title = escapeHtml(group.scenario);
+  if (group.load !== undefined) title += ` · ${escapeHtml(group.load.label)}`;
+  if (group.engine !== undefined) title += ` (${escapeHtml(group.engine)})`;
+  const intro: string[] = [];
+  if (group.load !== undefined) intro.push(`Load: ${escapeHtml(describeLoad(group.load))}.`);
+  if (group.baseline !== undefined && group.baselineProblem === undefined) {
+    intro.push(`Baseline: <strong>${escapeHtml(group.baseline)}</strong>.`);
+  }
+  return `<section class="group" id="${id}">
+<h2>${title}</h2>
+<p>${intro.join(" ")}</p>
+<div class="charts">
+<figure><canvas id="${id}-rps" width="560" height="300" role="img" aria-label="Requests per second"></canvas></figure>
+<figure><canvas id="${id}-p99" width="560" height="300" role="img" aria-label="p99 latency"></canvas></figure>
+<figure><canvas id="${id}-pct" width="560" height="300" role="img" aria-label="Latency percentiles"></canvas></figure>
+</div>
+${comparisonTableHtml(group)}
+${latencyTableHtml(group)}
+${notesHtml(group)}
+</section>`;
+}
+
+/** Draws the charts from the embedded data; whiskers come from a small plugin of ours. */
+const PAGE_SCRIPT = `
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("report-data").textContent);
+  var palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+  var whiskers = {
+    id: "whiskers",
+    afterDatasetsDraw: function (chart) {
+      var ctx = chart.ctx;
+      var scale = chart.scales.y;
+      chart.data.datasets.forEach(function (dataset, di) {
+        var ranges = dataset.whiskers;
+        if (!ranges) return;
+        chart.getDatasetMeta(di).data.forEach(function (bar, i) {
+          var r = ranges[i];
+          if (!r) return;
+          var top = scale.getPixelForValue(r[1]);
+          var bottom = scale.getPixelForValue(r[0]);
+          var half = Math.max(4, (bar.width || 12) / 4);
+          ctx.save();
+          ctx.strokeStyle = "#222";
+          ctx.lineWidth = 1.5;
+          ctx.beginPath();
+          ctx.moveTo(bar.x, top); ctx.lineTo(bar.x, bottom);
+          ctx.moveTo(bar.x - half, top); ctx.lineTo(bar.x + half, top);
+          ctx.moveTo(bar.x - half, bottom); ctx.lineTo(bar.x + half, bottom);
+          ctx.stroke();
+          ctx.restore();
+        });
+      });
+    }
+  };
+  var common = { animation: false, responsive: false, plugins: { legend: { display: false } } };
+  var drawn = 0;
+  data.groups.forEach(function (g) {
+    if (g.proxies.length === 0) return;
+    var colors = g.proxies.map(function (_, i) { return palette[i % palette.length]; });
+    new Chart(document.getElementById(g.id + "-rps"), {
+      type: "bar",
+      data: { labels: g.proxies, datasets: [{ label: "Requests/sec", data: g.rps, backgroundColor: colors, whiskers: g.rpsRange }] },
+      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "Requests/sec (median, range across repetitions)" } }, scales: { y: { beginAtZero: true } } }),
+      plugins: [whiskers]
+    });
+    drawn++;
+    new Chart(document.getElementById(g.id + "-p99"), {
+      type: "bar",
+      data: { labels: g.proxies, datasets: [{ label: "p99 (ms)", data: g.p99, backgroundColor: colors, whiskers: g.p99Range }] },
+      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "p99 latency, ms (median, range across repetitions)" } }, scales: { y: { beginAtZero: true } } }),
+      plugins: [whiskers]
+    });
+    drawn++;
+    var labels = [];
+    g.percentiles.forEach(function (p) { p.points.forEach(function (pt) { if (labels.indexOf(pt.label) < 0) labels.push(pt.label); }); });
+    var order = function (l) { return l === "max" ? 100 : Number(l.slice(1)); };
+    labels.sort(function (a, b) { return order(a) - order(b); });
+    new Chart(document.getElementById(g.id + "-pct"), {
+      type: "line",
+      data: {
+        labels: labels,
+        datasets: g.percentiles.map(function (p, i) {
+          var byLabel = {};
+          p.points.forEach(function (pt) { byLabel[pt.label] = pt.value; });
+          return { label: p.proxy, data: labels.map(function (l) { return l in byLabel ? byLabel[l] : null; }), borderColor: colors[i], backgroundColor: colors[i], spanGaps: true };
+        })
+      },
+      options: Object.assign({}, common, { plugins: { legend: { display: true }, title: { display: true, text: "Latency by percentile, ms" } }, scales: { x: { title: { display: true, text: "percentile" } }, y: { beginAtZero: true, title: { display: true, text: "ms" } } } })
+    });
+    drawn++;
+  });
+  document.body.setAttribute("data-charts", String(drawn));
+})();
+`;
+
+const STYLE = `
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; vertical-align: top; }
+thead th, th[scope=row] { text-align: left; background: #f6f6f6; }
+.status { color: #b00020; font-weight: bold; }
+.delta, .pct { color: #555; }
+.charts { display: flex; flex-wrap: wrap; gap: 1em; }
+figure { margin: 0; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 2px 1em; }
+dt { font-weight: bold; }
+`;
+
+/** A report model as one self-contained HTML page (Chart.js and the data inlined). */
+export function renderHtmlReportModel(model: ReportModel, options: HtmlReportOptions = {}): string {
+  const chartJs = options.chartJs ?? loadChartJsSource();
+  const facts = model.header.facts
+    .map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`)
+    .join("\n");
+  const skipped = model.header.skipped.length
+    ? `<h3>Skipped</h3><ul>${model.header.skipped
+        .map((s) => `<li><strong>${escapeHtml(s.proxy)}</strong>: ${escapeHtml(s.reason)}</li>`)
+        .join("")}</ul>`
+    : "";
+  const groups = model.groups.map((g, i) => groupHtml(g, `g${i}`)).join("\n");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<title>${escapeHtml(model.header.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>${escapeHtml(model.header.title)}</h1>
+<dl>
+${facts}
+</dl>
+${skipped}
+${groups || "<p>No cells were measured.</p>"}
+<script type="application/json" id="report-data">${jsonForScript(chartData(model))}</script>
+<script>${inlineScript(chartJs)}</script>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+/** The HTML report of a results.json. Pure but for reading Chart.js when `chartJs` is not given. */
+export function renderHtmlReport(results: Results, options: HtmlReportOptions = {}): string {
+  return renderHtmlReportModel(buildReport(results, options), options);
+}

@@ -1,0 +1,230 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { formatSchemaError, UserError } from "../util/errors.js";
+import {
+  chooseBaseline,
+  orderColumns,
+  type ColumnValues,
+  type ReportColumn,
+  type ReportModel,
+} from "./model.js";
+
+/**
+ * Raw k6 output as report columns, for people with their own k6 scripts. Reads both formats:
+ * - handleSummary JSON: `metrics.<name> = {type, contains, values}`;
+ * - `--summary-export` (legacy): the values flattened into the metric, rate metrics with `value`.
+ * Latency comes from `http_req_duration{expected_response:true}` (a refused connection adds a
+ * ~0 ms sample to http_req_duration); plain http_req_duration is used only when no request
+ * failed, otherwise the column is invalid. Requests per second count successful requests only.
+ */
+
+export const EXPECTED_DURATION = "http_req_duration{expected_response:true}";
+
+const Trend = z.object({
+  avg: z.number().nonnegative(),
+  min: z.number().nonnegative(),
+  med: z.number().nonnegative(),
+  max: z.number().nonnegative(),
+  "p(90)": z.number().nonnegative().optional(),
+  "p(95)": z.number().nonnegative().optional(),
+  "p(99)": z.number().nonnegative().optional(),
+});
+type Trend = z.infer<typeof Trend>;
+
+const Counter = z.object({ count: z.number().nonnegative(), rate: z.number().nonnegative() });
+const HandleRate = z.object({
+  rate: z.number().min(0).max(1),
+  passes: z.number().int(),
+  fails: z.number().int(),
+});
+const LegacyRate = z.object({
+  value: z.number().min(0).max(1),
+  passes: z.number().int(),
+  fails: z.number().int(),
+});
+
+function handleMetric<T extends z.ZodType>(type: string, values: T) {
+  return z.object({ type: z.literal(type), contains: z.string().optional(), values });
+}
+
+const HandleSummary = z.object({
+  state: z.object({ testRunDurationMs: z.number().nonnegative() }).optional(),
+  metrics: z
+    .object({
+      http_reqs: handleMetric("counter", Counter),
+      http_req_failed: handleMetric("rate", HandleRate),
+      http_req_duration: handleMetric("trend", Trend),
+      [EXPECTED_DURATION]: handleMetric("trend", Trend).optional(),
+    })
+    .loose(),
+});
+
+const LegacySummary = z.object({
+  metrics: z
+    .object({
+      http_reqs: Counter,
+      http_req_failed: LegacyRate,
+      http_req_duration: Trend,
+      [EXPECTED_DURATION]: Trend.optional(),
+    })
+    .loose(),
+});
+
+export type K6SummaryFormat = "handleSummary" | "summary-export";
+
+/** What a report needs from one k6 summary, whichever its format. */
+export interface K6Figures {
+  format: K6SummaryFormat;
+  requests: number;
+  failed: number;
+  durationS: number;
+  /** Latency of expected (successful) responses, or of all when none failed; absent when unusable. */
+  latency?: Trend;
+  /** Why the latency could not be used. */
+  latencyProblem?: string;
+}
+
+/** Which of the two formats a parsed summary is in (handleSummary metrics carry `values`). */
+export function detectFormat(data: unknown): K6SummaryFormat {
+  const metrics = (data as { metrics?: Record<string, unknown> } | null)?.metrics;
+  const reqs = metrics?.http_reqs;
+  if (typeof reqs === "object" && reqs !== null && "values" in reqs) return "handleSummary";
+  return "summary-export";
+}
+
+/** Validates a parsed k6 summary and extracts the figures; errors name the file and the field. */
+export function parseK6Summary(file: string, data: unknown): K6Figures {
+  const format = detectFormat(data);
+  let requests: number;
+  let rate: number;
+  let failed: number;
+  let all: Trend;
+  let expected: Trend | undefined;
+  let runMs: number | undefined;
+  if (format === "handleSummary") {
+    const parsed = HandleSummary.safeParse(data);
+    if (!parsed.success) throw new UserError(formatSchemaError(`${file} (k6 handleSummary)`, parsed.error));
+    const m = parsed.data.metrics;
+    requests = m.http_reqs.values.count;
+    rate = m.http_reqs.values.rate;
+    failed = m.http_req_failed.values.passes;
+    all = m.http_req_duration.values;
+    expected = m[EXPECTED_DURATION]?.values;
+    runMs = parsed.data.state?.testRunDurationMs;
+  } else {
+    const parsed = LegacySummary.safeParse(data);
+    if (!parsed.success)
+      throw new UserError(formatSchemaError(`${file} (k6 --summary-export)`, parsed.error));
+    const m = parsed.data.metrics;
+    requests = m.http_reqs.count;
+    rate = m.http_reqs.rate;
+    failed = m.http_req_failed.passes;
+    all = m.http_req_duration;
+    expected = m[EXPECTED_DURATION];
+  }
+  const durationS = rate > 0 ? requests / rate : (runMs ?? 0) / 1000;
+  const figures: K6Figures = { format, requests, failed, durationS };
+  if (expected !== undefined && requests - failed > 0) figures.latency = expected;
+  else if (failed === 0 && requests > 0) figures.latency = all;
+  else if (requests - failed <= 0)
+    figures.latencyProblem = `no successful request (${failed} of ${requests} failed)`;
+  else {
+    figures.latencyProblem = `${failed} of ${requests} requests failed and the summary has no ${EXPECTED_DURATION}: latency would include failed requests`;
+  }
+  return figures;
+}
+
+export async function readK6Summary(file: string): Promise<K6Figures> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new UserError(`${file}: cannot read k6 summary (${(err as Error).message})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  return parseK6Summary(file, data);
+}
+
+/** One report column from one summary: invalid (with the reason) when its latency is unusable. */
+export function k6Column(name: string, figures: K6Figures): ReportColumn {
+  const column: ReportColumn = { proxy: name, status: "ok", reasons: [], repetitions: 1 };
+  if (figures.latency === undefined) {
+    column.status = "invalid";
+    column.reasons.push(figures.latencyProblem ?? "no latency");
+    return column;
+  }
+  const t = figures.latency;
+  const successful = figures.requests - figures.failed;
+  const rps = figures.durationS > 0 ? successful / figures.durationS : 0;
+  const latencyMs: ColumnValues["latencyMs"] = { min: t.min, mean: t.avg, p50: t.med, max: t.max };
+  if (t["p(90)"] !== undefined) latencyMs.p90 = t["p(90)"];
+  if (t["p(95)"] !== undefined) latencyMs.p95 = t["p(95)"];
+  if (t["p(99)"] !== undefined) latencyMs.p99 = t["p(99)"];
+  column.values = {
+    rps,
+    latencyMs,
+    errors: figures.failed,
+    perRepetition: { rps: [rps], p99Ms: t["p(99)"] === undefined ? [] : [t["p(99)"]] },
+    percentilesMs: {},
+  };
+  return column;
+}
+
+export interface K6SummaryInput {
+  name: string;
+  file: string;
+}
+
+/** Parses `NAME=FILE` as given to --k6-summary. */
+export function parseK6SummaryArg(arg: string): K6SummaryInput {
+  const at = arg.indexOf("=");
+  if (at <= 0 || at === arg.length - 1) {
+    throw new UserError(`--k6-summary: expected NAME=FILE, got '${arg}'`);
+  }
+  return { name: arg.slice(0, at), file: arg.slice(at + 1) };
+}
+
+/** A report model from summaries already read: the first is the baseline. */
+export function buildK6Report(
+  inputs: ReadonlyArray<K6SummaryInput & { figures: K6Figures }>,
+  options: { scenario?: string } = {},
+): ReportModel {
+  const names = new Set<string>();
+  for (const input of inputs) {
+    if (names.has(input.name)) throw new UserError(`--k6-summary: the name '${input.name}' is given twice`);
+    names.add(input.name);
+  }
+  const columns = inputs.map((i) => k6Column(i.name, i.figures));
+  const chosen = chooseBaseline(columns, inputs[0]?.name);
+  const group: ReportModel["groups"][number] = {
+    scenario: options.scenario ?? "k6",
+    valuesNote:
+      "Values from one k6 run each: latency of successful responses, requests/sec of successful requests, errors = failed requests (http_req_failed).",
+    columns: orderColumns(columns, chosen.baseline),
+  };
+  if (chosen.baseline !== undefined) group.baseline = chosen.baseline;
+  if (chosen.baselineProblem !== undefined) group.baselineProblem = chosen.baselineProblem;
+  return {
+    header: {
+      title: "proxybench report from k6 summaries",
+      facts: inputs.map((i) => [i.name, `${i.file} (${i.figures.format}, ${i.figures.requests} requests)`]),
+      skipped: [],
+    },
+    groups: [group],
+  };
+}
+
+export async function k6Report(
+  args: readonly string[],
+  options: { scenario?: string } = {},
+): Promise<ReportModel> {
+  const inputs = args.map(parseK6SummaryArg);
+  const read = [];
+  for (const input of inputs) read.push({ ...input, figures: await readK6Summary(input.file) });
+  return buildK6Report(read, options);
+}
