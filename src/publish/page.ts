@@ -28,7 +28,7 @@ ${PAGE_MARKER}
   #filter label { margin-right: 1rem; white-space: nowrap; }
   .chart { max-width: 960px; margin: 1.5rem 0; }
   .chart h2 { font-size: 1rem; margin: 0 0 .5rem; }
-  canvas { width: 100%; height: 320px; }
+  .plot { position: relative; height: 320px; }
   .muted { color: #59636e; font-size: .9rem; }
 </style>
 </head>
@@ -100,7 +100,10 @@ ${PAGE_MARKER}
       var canvas = el("canvas");
       canvas.dataset.suite = suite;
       canvas.dataset.metric = metric;
-      section.appendChild(canvas);
+      var plot = el("div");
+      plot.className = "plot";
+      plot.appendChild(canvas);
+      section.appendChild(plot);
       main.appendChild(section);
       var chart = new window.Chart(canvas, {
         type: "line",
