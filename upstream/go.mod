@@ -1,0 +1,3 @@
+module proxybench/upstream
+
+go 1.22

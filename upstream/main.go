@@ -1,0 +1,135 @@
+// Command proxybench-upstream is the HTTP/1.1 server that proxies forward to in proxybench's
+// benchmarks: fixed and looked-up bodies, an optional added latency and an optional rate cap.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+	"time"
+)
+
+// Version is the upstream's version, printed by --version.
+const Version = "1.0.0"
+
+// Config is everything the command line sets.
+type Config struct {
+	Listen  string
+	Options Options
+	Version bool
+}
+
+// ParseArgs reads the command line; errors name the flag.
+func ParseArgs(args []string, stderr io.Writer) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("proxybench-upstream", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.Listen, "listen", "127.0.0.1:0", "address to listen on (port 0: any free port)")
+	fs.DurationVar(&c.Options.Latency, "latency", 0, "delay added before every response except /health (e.g. 75ms)")
+	fs.DurationVar(&c.Options.LatencyJitter, "latency-jitter", 0, "uniform ± jitter around --latency")
+	fs.Float64Var(&c.Options.MaxRPS, "max-rps", 0, "requests per second served, /health excluded (0: unlimited)")
+	fs.DurationVar(&c.Options.QueueTimeout, "queue-timeout", time.Second,
+		"with --max-rps: a request that would wait longer than this for its turn gets 503")
+	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case c.Options.Latency < 0:
+		return c, fmt.Errorf("--latency: must not be negative, got %s", c.Options.Latency)
+	case c.Options.LatencyJitter < 0:
+		return c, fmt.Errorf("--latency-jitter: must not be negative, got %s", c.Options.LatencyJitter)
+	case c.Options.MaxRPS < 0 || c.Options.MaxRPS != c.Options.MaxRPS:
+		return c, fmt.Errorf("--max-rps: must be 0 (unlimited) or positive, got %v", c.Options.MaxRPS)
+	case c.Options.QueueTimeout < 0:
+		return c, fmt.Errorf("--queue-timeout: must not be negative, got %s", c.Options.QueueTimeout)
+	}
+	return c, nil
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, err := ParseArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "proxybench-upstream:", err)
+		return 2
+	}
+	if cfg.Version {
+		fmt.Fprintln(stdout, versionString())
+		return 0
+	}
+	server, err := NewServer(cfg.Options)
+	if err != nil {
+		fmt.Fprintln(stderr, "proxybench-upstream:", err)
+		return 1
+	}
+	// The bodies are built and kept for the whole run; a higher GC target trades a little
+	// memory for less collector work per request.
+	debug.SetGCPercent(400)
+
+	listener, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "proxybench-upstream: --listen:", err)
+		return 1
+	}
+	srv := &http.Server{
+		Handler:           server,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	srv.SetKeepAlivesEnabled(true)
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(listener) }()
+
+	fmt.Fprintf(stderr, "proxybench-upstream %s: GOMAXPROCS=%d latency=%s jitter=%s max-rps=%v queue-timeout=%s\n",
+		Version, runtime.GOMAXPROCS(0), cfg.Options.Latency, cfg.Options.LatencyJitter,
+		cfg.Options.MaxRPS, cfg.Options.QueueTimeout)
+	fmt.Fprintf(stdout, "listening on %s\n", listener.Addr())
+
+	select {
+	case err := <-served:
+		fmt.Fprintln(stderr, "proxybench-upstream:", err)
+		return 1
+	case <-stop:
+	}
+	// Let requests in progress finish briefly, then close everything: exit well within 1 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+	}
+	return 0
+}
+
+func versionString() string {
+	s := "proxybench-upstream " + Version + " " + runtime.Version()
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, setting := range info.Settings {
+			if setting.Key == "vcs.revision" && len(setting.Value) >= 12 {
+				s += " " + setting.Value[:12]
+			}
+		}
+	}
+	return s
+}
