@@ -73,7 +73,18 @@ function tieCounts(values: readonly number[]): number[] {
   return [...counts.values()];
 }
 
-export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWhitneyResult {
+export interface MannWhitneyOptions {
+  /** auto (default): exact without ties for up to EXACT_MAX_TOTAL values, normal otherwise. */
+  method?: "auto" | "exact" | "normal";
+  /** Continuity correction of the normal approximation (default true, as scipy and R). */
+  continuity?: boolean;
+}
+
+export function mannWhitneyU(
+  x: readonly number[],
+  y: readonly number[],
+  options: MannWhitneyOptions = {},
+): MannWhitneyResult {
   const n1 = x.length;
   const n2 = y.length;
   if (n1 === 0 || n2 === 0) throw new Error("mannWhitneyU needs at least one value in each sample");
@@ -84,7 +95,9 @@ export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWh
   const counts = tieCounts(all);
   const ties = counts.some((t) => t > 1);
   const u = Math.max(u1, u2);
-  if (!ties && n1 + n2 <= EXACT_MAX_TOTAL) {
+  const method = options.method ?? "auto";
+  if (method === "exact" && ties) throw new Error("the exact Mann-Whitney distribution assumes no ties");
+  if (method === "exact" || (method === "auto" && !ties && n1 + n2 <= EXACT_MAX_TOTAL)) {
     const cdf = exactUDistribution(n1, n2);
     // P(U >= u) = 1 - P(U <= u - 1); U is an integer without ties
     const survival = u - 1 >= 0 ? 1 - (cdf[u - 1] ?? 1) : 1;
@@ -94,7 +107,8 @@ export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWh
   const tieTerm = counts.reduce((sum, t) => sum + (t * t * t - t), 0);
   const variance = ((n1 * n2) / 12) * (n + 1 - tieTerm / (n * (n - 1)));
   if (variance <= 0) return { u1, u2, p: 1, method: "normal", ties };
-  const z = (u - (n1 * n2) / 2 - 0.5) / Math.sqrt(variance);
+  const correction = options.continuity === false ? 0 : 0.5;
+  const z = (u - (n1 * n2) / 2 - correction) / Math.sqrt(variance);
   return { u1, u2, p: Math.min(1, Math.max(0, 2 * standardNormalSurvival(z))), method: "normal", ties };
 }
 
