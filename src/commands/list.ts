@@ -1,11 +1,130 @@
 import type { Command } from "commander";
-import { UserError } from "../util/errors.js";
+import { loadManifests, type LoadedProxy, type LoadedScenario, type ManifestSet } from "../manifests/load.js";
+import { describeAvailability, nativeAvailability, type NativeAvailability } from "../runner/proxy-binary.js";
+import { collect } from "./options.js";
+
+/**
+ * `proxybench list`: what can run here. One function per section (proxies, scenarios) building
+ * plain data, one renderer each; later sections (studies) add their own pair.
+ */
+
+export interface ProxyEntry {
+  name: string;
+  description: string;
+  kind: "proxy" | "direct";
+  native: string;
+  nativeAvailable: boolean;
+  version?: string;
+  image: boolean;
+  source: string;
+}
+
+export interface ScenarioEntry {
+  name: string;
+  description: string;
+  engine: string;
+  loads: Array<{ label: string; model: string; vus?: number; rate?: number; durationS?: number }>;
+  requests: string[];
+  source: string;
+}
+
+export async function listProxies(set: ManifestSet): Promise<ProxyEntry[]> {
+  const entries: ProxyEntry[] = [];
+  for (const p of [...set.proxies.values()].sort(byName)) {
+    const a = await nativeAvailability(p);
+    entries.push(proxyEntry(p, a));
+  }
+  return entries;
+}
+
+export function proxyEntry(p: LoadedProxy, a: NativeAvailability): ProxyEntry {
+  const binaryName = p.manifest.native?.binary ?? p.manifest.name;
+  return {
+    name: p.manifest.name,
+    description: p.manifest.description,
+    kind: p.manifest.kind,
+    native: describeAvailability(binaryName, a),
+    nativeAvailable: a.kind === "found" || a.kind === "direct",
+    ...(a.kind === "found" ? { version: a.version } : {}),
+    image: p.manifest.image !== undefined,
+    source: p.file,
+  };
+}
+
+export function listScenarios(set: ManifestSet): ScenarioEntry[] {
+  return [...set.scenarios.values()].sort(byName).map(scenarioEntry);
+}
+
+export function scenarioEntry(s: LoadedScenario): ScenarioEntry {
+  const m = s.manifest;
+  return {
+    name: m.name,
+    description: m.description,
+    engine: m.engine,
+    loads: m.loads.map((l) => ({
+      label: l.label,
+      model: l.model,
+      ...(l.vus !== undefined ? { vus: l.vus } : {}),
+      ...(l.rate !== undefined ? { rate: l.rate } : {}),
+      ...(l.durationS !== undefined ? { durationS: l.durationS } : {}),
+    })),
+    requests: m.requests.map((r) => {
+      const vars = Object.entries(r.vars)
+        .map(([k, v]) => `${k}=${v.join("|")}`)
+        .join(" ");
+      return `${r.method} ${r.path}${vars ? ` (${vars})` : ""}`;
+    }),
+    source: s.file,
+  };
+}
+
+export function renderProxies(entries: ProxyEntry[]): string {
+  const lines = ["Proxies:"];
+  for (const e of entries) {
+    const image = e.image && e.native !== "image only" ? ", image" : "";
+    lines.push(`  ${e.name.padEnd(18)} ${e.native}${image}`);
+    lines.push(`  ${"".padEnd(18)} ${e.description}`);
+  }
+  return lines.join("\n");
+}
+
+export function renderScenarios(entries: ScenarioEntry[]): string {
+  const lines = ["Scenarios:"];
+  for (const e of entries) {
+    lines.push(`  ${e.name.padEnd(18)} engine ${e.engine}; ${e.description}`);
+    const loads = e.loads.map((l) => {
+      const what = l.vus !== undefined ? `${l.vus} VUs` : l.rate !== undefined ? `${l.rate}/s` : "";
+      const dur = l.durationS !== undefined ? ` ${l.durationS}s` : "";
+      return `${l.label} (${l.model}${what ? ` ${what}` : ""}${dur})`;
+    });
+    lines.push(`  ${"".padEnd(18)} loads: ${loads.join(", ")}`);
+    lines.push(`  ${"".padEnd(18)} requests: ${e.requests.join(", ")}`);
+  }
+  return lines.join("\n");
+}
 
 export function register(program: Command): void {
   program
     .command("list")
-    .description("(not available yet)")
-    .action(() => {
-      throw new UserError("'list' is not available yet");
+    .description("List proxies and scenarios, and whether each proxy can run here.")
+    .option("--json", "print JSON")
+    .option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)", collect)
+    .option("--scenarios-dir <dir>", "extra folder of scenarios/<name>/scenario.yml (repeatable)", collect)
+    .action(async (flags: { json?: boolean; proxiesDir?: string[]; scenariosDir?: string[] }) => {
+      const set = await loadManifests({
+        ...(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {}),
+        ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
+      });
+      const proxies = await listProxies(set);
+      const scenarios = listScenarios(set);
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify({ proxies, scenarios }, null, 2)}\n`);
+      } else {
+        process.stdout.write(`${renderProxies(proxies)}\n\n${renderScenarios(scenarios)}\n`);
+      }
     });
+}
+
+function byName(a: { manifest: { name: string } }, b: { manifest: { name: string } }): number {
+  return a.manifest.name.localeCompare(b.manifest.name);
 }

@@ -1,0 +1,185 @@
+import { access, readFile } from "node:fs/promises";
+import os from "node:os";
+import type { EngineAdapter } from "../engines/types.js";
+import type { ManifestSet } from "../manifests/load.js";
+import type { Engine } from "../results/schema.js";
+import { readGovernor } from "../environment/capture.js";
+import { findExecutable } from "../util/paths.js";
+import { DEFAULT_PROXIES } from "./plan.js";
+import { nativeAvailability } from "./proxy-binary.js";
+import { UPSTREAM_BIN, UPSTREAM_SRC } from "./upstream.js";
+
+/**
+ * `proxybench doctor`: what a trustworthy run needs on this machine, each problem with its fix.
+ * The evaluations are pure (table-tested); `runChecks` gathers the facts.
+ */
+
+export type CheckLevel = "ok" | "warn" | "fail";
+export interface Check {
+  name: string;
+  level: CheckLevel;
+  detail: string;
+  fix?: string;
+}
+
+export const RECOMMENDED_NOFILE = 65535;
+
+export function checkCores(cores: number): Check {
+  return cores >= 2
+    ? { name: "cores", level: "ok", detail: `${cores}` }
+    : {
+        name: "cores",
+        level: "warn",
+        detail: `${cores}: the load generator, proxy and upstream share it`,
+        fix: "use a machine with 2 or more cores (4+ gives each role its own)",
+      };
+}
+
+export function checkGovernor(governor: string | undefined): Check {
+  if (governor === undefined) {
+    return { name: "governor", level: "ok", detail: "not exposed (usually a VM: the host decides)" };
+  }
+  return governor === "performance"
+    ? { name: "governor", level: "ok", detail: governor }
+    : {
+        name: "governor",
+        level: "warn",
+        detail: `${governor}: clock speed changes with load, which adds noise`,
+        fix: "sudo cpupower frequency-set -g performance  (or: echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor)",
+      };
+}
+
+export function checkNofile(soft: number | undefined): Check {
+  if (soft === undefined) return { name: "ulimit -n", level: "warn", detail: "unknown" };
+  return soft >= RECOMMENDED_NOFILE
+    ? { name: "ulimit -n", level: "ok", detail: `${soft}` }
+    : {
+        name: "ulimit -n",
+        level: "warn",
+        detail: `${soft}: below ${RECOMMENDED_NOFILE}, 1000 VUs through a proxy need about 2 descriptors each`,
+        fix: `ulimit -n ${RECOMMENDED_NOFILE} in the shell that runs proxybench (permanently: 'nofile' in /etc/security/limits.conf)`,
+      };
+}
+
+export function checkLoad(load1: number, cores: number): Check {
+  const detail = `${load1.toFixed(2)} (1 min)`;
+  return load1 <= Math.max(0.5, cores * 0.25)
+    ? { name: "load average", level: "ok", detail }
+    : {
+        name: "load average",
+        level: "warn",
+        detail: `${detail} on ${cores} core(s): other work will disturb the figures`,
+        fix: "stop other programs (builds, browsers, other benchmarks) and wait for the load to settle",
+      };
+}
+
+/** Soft "Max open files" of /proc/self/limits. */
+export function parseNofile(limits: string): number | undefined {
+  const m = /^Max open files\s+(\d+|unlimited)/m.exec(limits);
+  if (!m?.[1]) return undefined;
+  return m[1] === "unlimited" ? Number.POSITIVE_INFINITY : Number(m[1]);
+}
+
+export interface DoctorDeps {
+  manifests: ManifestSet;
+  getEngine(name: Engine): EngineAdapter;
+}
+
+/** Every check, in the order shown. `needed` checks make doctor exit 1 when they fail. */
+export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const [engine, needed] of [
+    ["k6", true],
+    ["wrk", false],
+  ] as const) {
+    try {
+      const { path, version } = await deps.getEngine(engine).locate();
+      checks.push({ name: engine, level: "ok", detail: `${version} (${path})` });
+    } catch (err) {
+      checks.push({
+        name: engine,
+        level: needed ? "fail" : "warn",
+        detail: needed
+          ? "not found (needed by the default benchmark)"
+          : "not found (needed for --engine wrk)",
+        fix: (err as Error).message,
+      });
+    }
+  }
+  for (const proxy of [...deps.manifests.proxies.values()].sort((a, b) =>
+    a.manifest.name.localeCompare(b.manifest.name),
+  )) {
+    const a = await nativeAvailability(proxy);
+    const name = proxy.manifest.name;
+    if (a.kind === "found") checks.push({ name, level: "ok", detail: `${a.version} (${a.path})` });
+    if (a.kind === "missing") {
+      const needed = DEFAULT_PROXIES.includes(name);
+      checks.push({
+        name,
+        level: needed ? "fail" : "warn",
+        detail: `'${a.binary}' not found${needed ? " (needed by the default benchmark)" : ""}`,
+        fix: `sudo ${a.fix}`,
+      });
+    }
+  }
+  const taskset = await findExecutable("taskset");
+  checks.push(
+    taskset
+      ? { name: "taskset", level: "ok", detail: taskset }
+      : {
+          name: "taskset",
+          level: "fail",
+          detail: "not found (pins each process to its cores)",
+          fix: "sudo apt-get install util-linux",
+        },
+  );
+  checks.push(await upstreamCheck());
+  const cores = Math.max(1, os.cpus().length);
+  checks.push(checkCores(cores));
+  checks.push(checkGovernor(await readGovernor()));
+  checks.push(checkNofile(parseNofile(await readFile("/proc/self/limits", "utf8").catch(() => ""))));
+  checks.push(checkLoad(os.loadavg()[0] ?? 0, cores));
+  return checks;
+}
+
+async function upstreamCheck(): Promise<Check> {
+  const built = await access(UPSTREAM_BIN).then(
+    () => true,
+    () => false,
+  );
+  if (built) return { name: "upstream", level: "ok", detail: UPSTREAM_BIN };
+  const go = (await findExecutable("go")) ?? (await findExecutable("/usr/local/go/bin/go"));
+  const sources = await access(`${UPSTREAM_SRC}/go.mod`).then(
+    () => true,
+    () => false,
+  );
+  if (go && sources)
+    return { name: "upstream", level: "ok", detail: "not built yet; the first run builds it with Go" };
+  return { name: "upstream", level: "fail", detail: `${UPSTREAM_BIN} not found`, fix: "npm run setup" };
+}
+
+/** Pure: one line per check, the fix indented below each problem. */
+export function renderChecks(checks: Check[]): string {
+  const mark: Record<CheckLevel, string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
+  const lines: string[] = [];
+  for (const c of checks) {
+    lines.push(`${mark[c.level]}  ${c.name.padEnd(14)} ${c.detail}`);
+    if (c.fix && c.level !== "ok") {
+      for (const [i, l] of c.fix.split("\n").entries())
+        lines.push(`      ${i === 0 ? "fix: " : "     "}${l}`);
+    }
+  }
+  const fails = checks.filter((c) => c.level === "fail").length;
+  const warns = checks.filter((c) => c.level === "warn").length;
+  lines.push("");
+  lines.push(
+    fails > 0
+      ? `${fails} problem(s) stop the default benchmark, ${warns} warning(s).`
+      : `Ready for the default benchmark${warns > 0 ? ` (${warns} warning(s) that may add noise)` : ""}.`,
+  );
+  return lines.join("\n");
+}
+
+export function doctorExitCode(checks: Check[]): number {
+  return checks.some((c) => c.level === "fail") ? 1 : 0;
+}

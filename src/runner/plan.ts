@@ -1,0 +1,210 @@
+import type { LoadedProxy, LoadedScenario, ManifestSet } from "../manifests/load.js";
+import { cellId, type Cell, type Engine, type Load, type Settings } from "../results/schema.js";
+import { UserError } from "../util/errors.js";
+import { formatCpuLayout } from "./cpus.js";
+
+/**
+ * The matrix of a run, pure: which cells run, grouped in blocks (one scenario and load level:
+ * one upstream, every proxy started once), and in which order the repetitions go.
+ */
+
+export const DEFAULT_PROXIES = ["direct", "nginx", "haproxy"];
+export const DEFAULT_SCENARIOS = ["passthrough", "json-lookup"];
+export const DEFAULT_REPETITIONS = 3;
+/** Used when neither the flag nor the scenario's load gives a duration. */
+export const DEFAULT_DURATION_S = 10;
+export const DEFAULT_WARMUP_S = 3;
+
+export interface PlannedCell {
+  id: string;
+  proxy: LoadedProxy;
+  scenario: LoadedScenario;
+  /** With durationS and warmupS resolved. */
+  load: Load & { durationS: number; warmupS: number };
+  engine: Engine;
+}
+
+export interface Block {
+  /** `scenario-load`: names the block's logs and raw files. */
+  key: string;
+  scenario: LoadedScenario;
+  load: PlannedCell["load"];
+  engine: Engine;
+  cells: PlannedCell[];
+}
+
+export interface Plan {
+  blocks: Block[];
+  skipped: Array<{ proxy: string; reason: string }>;
+}
+
+/** Checks names asked for against the known ones; the error lists the known ones. */
+export function selectNames(
+  flag: string,
+  asked: readonly string[],
+  known: ReadonlyMap<string, unknown>,
+): string[] {
+  const unknown = asked.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    const list = [...known.keys()].sort().join(", ") || "(none)";
+    throw new UserError(`${flag}: unknown ${unknown.map((u) => `'${u}'`).join(", ")} (known: ${list})`);
+  }
+  const seen = new Set<string>();
+  return asked.filter((n) => !seen.has(n) && seen.add(n));
+}
+
+export function resolveLoad(
+  load: Load,
+  settings: Pick<Settings, "durationS" | "warmupS">,
+): PlannedCell["load"] {
+  return {
+    ...load,
+    durationS: settings.durationS ?? load.durationS ?? DEFAULT_DURATION_S,
+    warmupS: settings.warmupS ?? load.warmupS ?? DEFAULT_WARMUP_S,
+  };
+}
+
+export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
+  const proxyNames = selectNames("--proxies", settings.proxies, manifests.proxies);
+  const scenarioNames = selectNames("--scenarios", settings.scenarios, manifests.scenarios);
+  const skipped: Plan["skipped"] = [];
+  const proxies: LoadedProxy[] = [];
+  for (const name of proxyNames) {
+    const p = manifests.proxies.get(name);
+    if (!p) continue;
+    const reason = skipReason(p, settings.runtime);
+    if (reason) skipped.push({ proxy: name, reason });
+    else proxies.push(p);
+  }
+  const labels = settings.loads;
+  if (labels) {
+    for (const label of labels) {
+      const anywhere = scenarioNames.some((s) =>
+        manifests.scenarios.get(s)?.manifest.loads.some((l) => l.label === label),
+      );
+      if (!anywhere) throw new UserError(`--load: no selected scenario has a load '${label}'`);
+    }
+  }
+  const blocks: Block[] = [];
+  for (const name of scenarioNames) {
+    const scenario = manifests.scenarios.get(name);
+    if (!scenario) continue;
+    const loads = labels
+      ? scenario.manifest.loads.filter((l) => labels.includes(l.label))
+      : scenario.manifest.loads.slice(0, 1);
+    if (loads.length === 0) {
+      throw new UserError(
+        `--load: scenario '${name}' has none of ${labels?.join(", ")} (its loads: ${scenario.manifest.loads.map((l) => l.label).join(", ")})`,
+      );
+    }
+    const engine = settings.engine ?? scenario.manifest.engine;
+    for (const raw of loads) {
+      const load = resolveLoad(raw, settings);
+      blocks.push({
+        key: `${name}-${load.label}`,
+        scenario,
+        load,
+        engine,
+        cells: proxies.map((proxy) => ({
+          id: cellId(name, load.label, proxy.manifest.name, engine),
+          proxy,
+          scenario,
+          load,
+          engine,
+        })),
+      });
+    }
+  }
+  return { blocks, skipped };
+}
+
+/** Why a proxy cannot run with this runtime (undefined: it can). */
+export function skipReason(proxy: LoadedProxy, runtime: Settings["runtime"]): string | undefined {
+  const m = proxy.manifest;
+  if (m.kind === "direct") return undefined;
+  if (runtime === "native" && !m.native) return "image only: run it with --runtime docker";
+  if (runtime === "docker" && !m.image) return "no image section: run it with --runtime native";
+  return undefined;
+}
+
+/** Repetitions interleaved across cells: rep 1 of A B C, then rep 2 of A B C... */
+export function interleave<T>(cells: readonly T[], repetitions: number): Array<{ cell: T; rep: number }> {
+  const order: Array<{ cell: T; rep: number }> = [];
+  for (let rep = 0; rep < repetitions; rep++) for (const cell of cells) order.push({ cell, rep });
+  return order;
+}
+
+/** Planned seconds of load of a block (warm-ups and repetitions), for the ETA. */
+export function plannedSeconds(block: Block, repetitions: number, cellCount = block.cells.length): number {
+  return cellCount * (block.load.warmupS + repetitions * block.load.durationS);
+}
+
+/**
+ * Resuming: cells of the plan already finished (finishedAt set, whatever their status) are kept;
+ * every other planned cell runs again from its first repetition.
+ */
+export function splitForResume(existing: readonly Cell[], plan: Plan): { keep: Cell[]; todo: Set<string> } {
+  const planned = new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.id)));
+  const keep = existing.filter((c) => c.finishedAt !== undefined && planned.has(c.id));
+  const kept = new Set(keep.map((c) => c.id));
+  return { keep, todo: new Set([...planned].filter((id) => !kept.has(id))) };
+}
+
+/** The flags a user may repeat with --resume; each must equal what was recorded. */
+export type ResumeFlags = Partial<
+  Pick<
+    Settings,
+    | "proxies"
+    | "scenarios"
+    | "engine"
+    | "repetitions"
+    | "durationS"
+    | "warmupS"
+    | "cpus"
+    | "runtime"
+    | "loads"
+    | "imageTag"
+    | "proxiesDirs"
+    | "scenariosDirs"
+  >
+>;
+
+const FLAG_NAMES: Record<keyof ResumeFlags, string> = {
+  proxies: "--proxies",
+  scenarios: "--scenarios",
+  engine: "--engine",
+  repetitions: "--repetitions",
+  durationS: "--duration",
+  warmupS: "--warmup",
+  cpus: "--cpus",
+  runtime: "--runtime",
+  loads: "--load",
+  imageTag: "--image-tag",
+  proxiesDirs: "--proxies-dir",
+  scenariosDirs: "--scenarios-dir",
+};
+
+/** Throws when a flag given with --resume differs from the recorded settings. */
+export function checkResumeFlags(recorded: Settings, flags: ResumeFlags): void {
+  const conflicts: string[] = [];
+  for (const key of Object.keys(FLAG_NAMES) as Array<keyof ResumeFlags>) {
+    const given = flags[key];
+    if (given === undefined) continue;
+    const was = recorded[key];
+    if (JSON.stringify(given) !== JSON.stringify(was)) {
+      conflicts.push(`${FLAG_NAMES[key]} ${show(key, given)} differs from the recorded ${show(key, was)}`);
+    }
+  }
+  if (conflicts.length > 0) {
+    throw new UserError(
+      `--resume: ${conflicts.join("; ")} (drop the flag to resume with the recorded settings)`,
+    );
+  }
+}
+
+function show(key: keyof ResumeFlags, value: unknown): string {
+  if (value === undefined) return "(none)";
+  if (key === "cpus") return formatCpuLayout(value as Settings["cpus"]);
+  if (Array.isArray(value)) return value.join(",");
+  return typeof value === "string" || typeof value === "number" ? String(value) : JSON.stringify(value);
+}

@@ -1,0 +1,47 @@
+import type { LoadedProxy } from "../manifests/load.js";
+import { findExecutable } from "../util/paths.js";
+import { runCommand } from "../util/processes.js";
+
+export type NativeAvailability =
+  | { kind: "direct" }
+  | { kind: "image-only" }
+  | { kind: "found"; path: string; version: string }
+  | { kind: "missing"; binary: string; fix: string };
+
+/** Whether a proxy can run natively here, and which version. */
+export async function nativeAvailability(proxy: LoadedProxy): Promise<NativeAvailability> {
+  const m = proxy.manifest;
+  if (m.kind === "direct") return { kind: "direct" };
+  if (!m.native) return { kind: "image-only" };
+  const found = await findExecutable(m.native.binary);
+  if (!found) {
+    return {
+      kind: "missing",
+      binary: m.native.binary,
+      fix: m.native.package ? `apt-get install ${m.native.package}` : `install ${m.native.binary} on PATH`,
+    };
+  }
+  const { output } = await runCommand(found, m.native.version.args, { timeoutMs: 10_000 }).catch(() => ({
+    output: "",
+  }));
+  return { kind: "found", path: found, version: parseVersion(output, m.native.version.pattern) ?? "unknown" };
+}
+
+/** The first capture group of `pattern` in `output`. Pure. */
+export function parseVersion(output: string, pattern: string): string | undefined {
+  return new RegExp(pattern).exec(output)?.[1];
+}
+
+/** One line for `list`: "native: nginx 1.22.1", "image only"... */
+export function describeAvailability(name: string, a: NativeAvailability): string {
+  switch (a.kind) {
+    case "direct":
+      return "native: no proxy (baseline)";
+    case "image-only":
+      return "image only";
+    case "found":
+      return `native: ${name} ${a.version}`;
+    case "missing":
+      return `native: binary not found (${a.fix})`;
+  }
+}

@@ -1,0 +1,115 @@
+import os from "node:os";
+import path from "node:path";
+import type { Engine, Settings } from "../results/schema.js";
+import { UserError } from "../util/errors.js";
+import { defaultCpuLayout, formatCpuLayout, layoutWarnings, parseCpuLayout } from "./cpus.js";
+import {
+  checkResumeFlags,
+  DEFAULT_PROXIES,
+  DEFAULT_REPETITIONS,
+  DEFAULT_SCENARIOS,
+  type ResumeFlags,
+} from "./plan.js";
+import type { RuntimeKind } from "./runtime-factory.js";
+
+/** What `proxybench run` was asked, flags already split and typed; undefined: not given. */
+export interface RunRequest {
+  proxies?: string[];
+  scenarios?: string[];
+  engine?: Engine;
+  repetitions?: number;
+  durationS?: number;
+  warmupS?: number;
+  loads?: string[];
+  /** The `--cpus` text. */
+  cpus?: string;
+  runtime?: RuntimeKind;
+  imageTag?: string;
+  proxiesDirs?: string[];
+  scenariosDirs?: string[];
+  out?: string;
+  resume?: string;
+}
+
+export interface ResolvedSettings {
+  settings: Settings;
+  /** How the CPU layout was chosen, for the first line of output. */
+  layoutNote: string;
+  warnings: string[];
+}
+
+export function coreCount(): number {
+  return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+}
+
+/** The settings of a new run: flags, else defaults (the default CPU layout from the core count). */
+export function resolveSettings(req: RunRequest, cores: number): ResolvedSettings {
+  const warnings: string[] = [];
+  let cpus: Settings["cpus"];
+  let layoutNote: string;
+  if (req.cpus !== undefined) {
+    cpus = parseCpuLayout(req.cpus, cores);
+    layoutNote = "from --cpus";
+  } else {
+    const d = defaultCpuLayout(cores);
+    cpus = d.layout;
+    warnings.push(...d.warnings);
+    layoutNote = `default for ${cores} core${cores === 1 ? "" : "s"}; change with --cpus`;
+  }
+  if (req.cpus !== undefined) warnings.push(...layoutWarnings(cpus));
+  const settings: Settings = {
+    proxies: req.proxies ?? DEFAULT_PROXIES,
+    scenarios: req.scenarios ?? DEFAULT_SCENARIOS,
+    repetitions: req.repetitions ?? DEFAULT_REPETITIONS,
+    cpus,
+    runtime: req.runtime ?? "native",
+    ...(req.engine ? { engine: req.engine } : {}),
+    ...(req.durationS !== undefined ? { durationS: req.durationS } : {}),
+    ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
+    ...(req.loads ? { loads: req.loads } : {}),
+    ...(req.imageTag ? { imageTag: req.imageTag } : {}),
+    ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
+    ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
+  };
+  return { settings, layoutNote, warnings };
+}
+
+/** The settings of a resumed run: the recorded ones; a flag that says otherwise is an error. */
+export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores: number): ResolvedSettings {
+  if (req.out !== undefined)
+    throw new UserError("--resume: --out cannot be combined with --resume (it writes into DIR)");
+  const flags: ResumeFlags = {
+    ...(req.proxies ? { proxies: req.proxies } : {}),
+    ...(req.scenarios ? { scenarios: req.scenarios } : {}),
+    ...(req.engine ? { engine: req.engine } : {}),
+    ...(req.repetitions !== undefined ? { repetitions: req.repetitions } : {}),
+    ...(req.durationS !== undefined ? { durationS: req.durationS } : {}),
+    ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
+    ...(req.loads ? { loads: req.loads } : {}),
+    ...(req.cpus !== undefined ? { cpus: parseCpuLayout(req.cpus, cores) } : {}),
+    ...(req.runtime ? { runtime: req.runtime } : {}),
+    ...(req.imageTag ? { imageTag: req.imageTag } : {}),
+    ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
+    ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
+  };
+  checkResumeFlags(recorded, flags);
+  const missing = [...recorded.cpus.loadgen, ...recorded.cpus.proxy, ...recorded.cpus.upstream].filter(
+    (c) => c >= cores,
+  );
+  if (missing.length > 0) {
+    throw new UserError(
+      `--resume: the recorded layout ${formatCpuLayout(recorded.cpus)} uses core ${missing[0]}, which this machine does not have`,
+    );
+  }
+  return { settings: recorded, layoutNote: "as recorded", warnings: [] };
+}
+
+/** results/YYYYMMDD-HHMMSS (UTC), the default --out. */
+export function defaultOutDir(now: Date, cwd = process.cwd()): string {
+  return path.join(cwd, "results", runStamp(now));
+}
+
+export function runStamp(now: Date): string {
+  const iso = now.toISOString(); // 2026-11-21T13:31:21.123Z
+  return `${iso.slice(0, 10).replaceAll("-", "")}-${iso.slice(11, 19).replaceAll(":", "")}`;
+}
