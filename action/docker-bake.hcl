@@ -1,0 +1,53 @@
+// Images for `proxybench run --runtime docker`: one target per proxy named in PROXIES (built
+// from <PROXIES_DIR>/<name>/Dockerfile) plus the upstream, each tagged proxybench/<name>:<IMAGE_TAG>
+// and cached in the GitHub Actions cache under its own scope. Used by action/action.yml;
+// locally: PROXIES=nginx,envoy docker buildx bake -f action/docker-bake.hcl --load
+// (without the GitHub cache: add --set '*.cache-from=' --set '*.cache-to=').
+
+variable "PROXIES" {
+  default = ""
+}
+variable "PROXIES_DIR" {
+  default = "proxies"
+}
+variable "UPSTREAM_DIR" {
+  default = "upstream"
+}
+variable "IMAGE_TAG" {
+  default = "local"
+}
+variable "CACHE_SCOPE_PREFIX" {
+  default = "proxybench"
+}
+
+// `direct` sends the load straight to the upstream: it has no image.
+function "with_images" {
+  params = [list]
+  result = [for p in split(",", list) : trimspace(p) if trimspace(p) != "" && trimspace(p) != "direct"]
+}
+
+group "default" {
+  targets = ["upstream", "proxy"]
+}
+
+target "upstream" {
+  context    = UPSTREAM_DIR
+  dockerfile = "Dockerfile"
+  tags       = ["proxybench/upstream:${IMAGE_TAG}"]
+  cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-upstream"]
+  cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-upstream"]
+  output     = ["type=docker"]
+}
+
+target "proxy" {
+  name = "proxy-${p}"
+  matrix = {
+    p = with_images(PROXIES)
+  }
+  context    = "${PROXIES_DIR}/${p}"
+  dockerfile = "Dockerfile"
+  tags       = ["proxybench/${p}:${IMAGE_TAG}"]
+  cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-${p}"]
+  cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-${p}"]
+  output     = ["type=docker"]
+}
