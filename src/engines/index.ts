@@ -1,5 +1,6 @@
 import type { Engine } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { abEngine } from "./ab.js";
 import { K6Engine } from "./k6/adapter.js";
 import type { EngineAdapter } from "./types.js";
 import { WrkEngine } from "./wrk/adapter.js";
@@ -12,6 +13,7 @@ export { expandRequests, type ExpandedRequest } from "./requests.js";
 const adapters: Partial<Record<Engine, () => EngineAdapter>> = {
   k6: () => new K6Engine(),
   wrk: () => new WrkEngine(),
+  ab: () => abEngine,
 };
 const cache = new Map<Engine, EngineAdapter>();
 

@@ -1,0 +1,199 @@
+import { describe, expect, it } from "vitest";
+import {
+  k6ExitMeaning,
+  k6MetricValues,
+  normaliseK6Summary,
+  LATENCY_METRIC,
+} from "../../src/engines/k6/summary.js";
+import { UserError } from "../../src/util/errors.js";
+import { fixtureJson } from "./support/fixtures.js";
+
+const ctx = (
+  file: string,
+  model: "constant-vus" | "constant-arrival-rate" | "fixed-count" = "constant-vus",
+) => ({
+  file,
+  durationS: 2,
+  model,
+});
+
+async function normalise(name: string, model?: "constant-vus" | "constant-arrival-rate" | "fixed-count") {
+  return normaliseK6Summary(await fixtureJson(`k6/${name}.json`), ctx(`${name}.json`, model));
+}
+
+describe("normaliseK6Summary on real k6 outputs", () => {
+  it("clean: every request a checked 200, throughput from the measured window", async () => {
+    const raw = (await fixtureJson("k6/clean.json")) as {
+      metrics: Record<string, { values: Record<string, number> }>;
+    };
+    const m = await normalise("clean");
+    const okWindow = raw.metrics.proxybench_ok_window!.values.count!;
+    expect(m.requests).toBe(raw.metrics.proxybench_status_200!.values.count);
+    expect(m.statusCodes).toEqual({ "200": m.requests });
+    expect(m.errors).toBe(0);
+    expect(m.non2xx).toBe(0);
+    expect(m.checkFailures).toBe(0);
+    expect(m.droppedIterations).toBe(0);
+    expect(m.durationS).toBe(2);
+    expect(m.rps).toBeCloseTo(okWindow / 2, 6);
+    // setup()'s request is in http_reqs, not in the counted requests
+    expect(m.requests).toBe(raw.metrics.http_reqs!.values.count! - 1);
+    const latency = raw.metrics[LATENCY_METRIC]!.values;
+    expect(m.latencyMs).toEqual({
+      min: latency.min,
+      mean: latency.avg,
+      p50: latency.med,
+      p90: latency["p(90)"],
+      p95: latency["p(95)"],
+      p99: latency["p(99)"],
+      max: latency.max,
+    });
+    expect(m.latencyPercentilesMs["99.9"]).toBe(latency["p(99.9)"]);
+    expect(m.latencyPercentilesMs["75"]).toBe(latency["p(75)"]);
+    const { min, p50, p99, max } = m.latencyMs;
+    expect(min).toBeLessThanOrEqual(p50);
+    expect(p50).toBeLessThanOrEqual(p99);
+    expect(p99).toBeLessThanOrEqual(max);
+    expect(m.bytesReceived).toBe(raw.metrics.data_received!.values.count);
+  });
+
+  it("not-found: 404s are counted as non-2xx, nothing succeeds, no latency", async () => {
+    const m = await normalise("not-found");
+    expect(m.non2xx).toBeGreaterThan(0);
+    expect(m.statusCodes).toEqual({ "404": m.non2xx });
+    expect(m.requests).toBe(m.non2xx);
+    expect(m.rps).toBe(0);
+    expect(m.latencyMs.max).toBe(0);
+    expect(m.latencyPercentilesMs).toEqual({});
+  });
+
+  it("check-failures: 200s that fail the body check are not throughput", async () => {
+    const m = await normalise("check-failures");
+    expect(m.checkFailures).toBeGreaterThan(0);
+    expect(m.checkFailures).toBe(m.statusCodes["200"]);
+    expect(m.non2xx).toBe(0);
+    expect(m.rps).toBe(0);
+  });
+
+  it("refused: transport errors count as errors and leave no latency", async () => {
+    const raw = (await fixtureJson("k6/refused.json")) as {
+      metrics: Record<string, { values: Record<string, number> }>;
+    };
+    // k6 itself records the refused requests as ~0 ms samples of http_req_duration ...
+    expect(raw.metrics.http_req_duration!.values.count).toBeGreaterThan(0);
+    const m = await normalise("refused");
+    // ... which proxybench does not read.
+    expect(m.errors).toBeGreaterThan(0);
+    expect(m.statusCodes).toEqual({ "0": m.errors });
+    expect(m.requests).toBe(m.errors);
+    expect(m.non2xx).toBe(0);
+    expect(m.rps).toBe(0);
+    expect(m.latencyMs).toEqual({ min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 });
+  });
+
+  it("refused-setup-abort: nothing measured", async () => {
+    const m = await normalise("refused-setup-abort");
+    expect(m.requests).toBe(0);
+    expect(m.rps).toBe(0);
+  });
+
+  it("dropped: an arrival-rate run the load generator could not hold", async () => {
+    const m = await normalise("dropped", "constant-arrival-rate");
+    expect(m.droppedIterations).toBeGreaterThan(0);
+    expect(m.non2xx).toBe(0);
+    expect(m.rps).toBeGreaterThan(0);
+  });
+
+  it("json-lookup: five requests per iteration, all counted", async () => {
+    const raw = (await fixtureJson("k6/json-lookup.json")) as {
+      metrics: Record<string, { values: Record<string, number> }>;
+    };
+    const m = await normalise("json-lookup");
+    expect(m.requests).toBe(raw.metrics.iterations!.values.count! * 5);
+    expect(m.checkFailures).toBe(0);
+  });
+
+  it("fixed-count runs take k6's run duration", async () => {
+    const raw = (await fixtureJson("k6/clean.json")) as { state: { testRunDurationMs: number } };
+    const m = await normalise("clean", "fixed-count");
+    expect(m.durationS).toBeCloseTo(raw.state.testRunDurationMs / 1000, 9);
+  });
+});
+
+describe("k6MetricValues", () => {
+  it("reads the legacy --summary-export shape like the handleSummary shape of the same run", async () => {
+    const legacy = k6MetricValues(await fixtureJson("k6/legacy-summary-export.json"), "legacy.json");
+    const modern = k6MetricValues(await fixtureJson("k6/legacy-handle-summary.json"), "modern.json");
+    expect(legacy.format).toBe("summary-export");
+    expect(modern.format).toBe("handleSummary");
+    expect(legacy.metrics[LATENCY_METRIC]).toEqual(modern.metrics[LATENCY_METRIC]);
+    expect(legacy.metrics.http_req_failed).toEqual(modern.metrics.http_req_failed);
+    expect(legacy.metrics.http_reqs).toEqual(modern.metrics.http_reqs);
+    expect(legacy.metrics.vus).toEqual(modern.metrics.vus);
+  });
+
+  it("normalises a legacy export too", async () => {
+    const m = normaliseK6Summary(await fixtureJson("k6/legacy-summary-export.json"), ctx("legacy.json"));
+    expect(m.requests).toBeGreaterThan(0);
+    expect(m.non2xx).toBe(0);
+  });
+});
+
+describe("invalid summaries name the file and the field", () => {
+  const cases: { name: string; json: unknown; message: RegExp }[] = [
+    {
+      name: "a metric without a type",
+      json: { state: { testRunDurationMs: 1 }, metrics: { http_reqs: { values: { count: 1 } } } },
+      message: /^s\.json: metrics\.http_reqs\.type: /,
+    },
+    {
+      name: "no run duration",
+      json: { state: {}, metrics: { http_reqs: { type: "counter", values: { count: 1 } } } },
+      message: /^s\.json: state\.testRunDurationMs: /,
+    },
+    {
+      name: "no latency submetric",
+      json: {
+        state: { testRunDurationMs: 1 },
+        metrics: { http_reqs: { type: "counter", values: { count: 1 } } },
+      },
+      message: /^s\.json: metrics\.http_req_duration\{expected_response:true\}: missing/,
+    },
+    {
+      name: "a trend without p(99)",
+      json: {
+        state: { testRunDurationMs: 1 },
+        metrics: {
+          [LATENCY_METRIC]: {
+            type: "trend",
+            values: { min: 1, avg: 1, med: 1, "p(90)": 1, "p(95)": 1, max: 1 },
+          },
+        },
+      },
+      message: /^s\.json: metrics\.http_req_duration\{expected_response:true\}\.p\(99\): missing/,
+    },
+    {
+      name: "not a summary at all",
+      json: { metrics: "nope" },
+      message: /^s\.json: metrics: /,
+    },
+  ];
+  it.each(cases)("$name", ({ json, message }) => {
+    expect(() => normaliseK6Summary(json, ctx("s.json"))).toThrow(UserError);
+    expect(() => normaliseK6Summary(json, ctx("s.json"))).toThrow(message);
+  });
+});
+
+describe("k6ExitMeaning", () => {
+  it.each([
+    [0, undefined],
+    [99, "k6 thresholds failed (exit 99)"],
+    [105, "k6 was aborted from outside (exit 105)"],
+    [107, "the k6 script threw an exception (exit 107)"],
+    [108, "the k6 script aborted the test (exit 108)"],
+    [1, "k6 exited with code 1"],
+    [null, "k6 was killed by a signal"],
+  ])("%s", (code, meaning) => {
+    expect(k6ExitMeaning(code)).toBe(meaning);
+  });
+});

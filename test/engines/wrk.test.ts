@@ -1,0 +1,215 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildWrkArgs, buildWrkEnv, luaRequests, luaString, wrkShape } from "../../src/engines/wrk/args.js";
+import { normaliseWrkSummary } from "../../src/engines/wrk/summary.js";
+import type { EngineInvocation } from "../../src/engines/types.js";
+import { UserError } from "../../src/util/errors.js";
+import { FIXTURES, fixtureJson } from "./support/fixtures.js";
+import { load, scenario } from "./support/manifests.js";
+
+function invocation(overrides: Partial<EngineInvocation> = {}): EngineInvocation {
+  return {
+    scenario: scenario(),
+    scenarioDir: "/p/scenarios/passthrough",
+    load: load(),
+    durationS: 5,
+    baseUrl: "http://127.0.0.1:8080",
+    cpus: [0],
+    outDir: "/out",
+    fileStem: "rep-0",
+    ...overrides,
+  };
+}
+
+describe("buildWrkArgs", () => {
+  const cases: { name: string; inv: Partial<EngineInvocation>; expected: string[] }[] = [
+    {
+      name: "one core, vus as connections",
+      inv: {},
+      expected: [
+        "-t",
+        "1",
+        "-c",
+        "32",
+        "-d",
+        "5s",
+        "--timeout",
+        "10s",
+        "--latency",
+        "-s",
+        "/lib/wrk.lua",
+        "http://127.0.0.1:8080/api/values",
+      ],
+    },
+    {
+      name: "threads follow the load generator's cores; connections win over vus",
+      inv: { cpus: [0, 1], load: load({ model: "max-throughput", connections: 256 }), durationS: 10 },
+      expected: [
+        "-t",
+        "2",
+        "-c",
+        "256",
+        "-d",
+        "10s",
+        "--timeout",
+        "10s",
+        "--latency",
+        "-s",
+        "/lib/wrk.lua",
+        "http://127.0.0.1:8080/api/values",
+      ],
+    },
+    {
+      name: "at least one connection per thread; whole seconds; trailing slash of the base URL",
+      inv: { cpus: [0, 1, 2, 3], load: load({ vus: 2 }), durationS: 2.4, baseUrl: "http://127.0.0.1:9/" },
+      expected: [
+        "-t",
+        "4",
+        "-c",
+        "4",
+        "-d",
+        "2s",
+        "--timeout",
+        "10s",
+        "--latency",
+        "-s",
+        "/lib/wrk.lua",
+        "http://127.0.0.1:9/api/values",
+      ],
+    },
+    {
+      name: "not pinned: one thread; the URL is the first expanded request",
+      inv: {
+        cpus: [],
+        durationS: 0.2,
+        scenario: scenario({ requests: [{ path: "/countries/{c}", vars: { c: ["us", "fr"] } }] }),
+      },
+      expected: [
+        "-t",
+        "1",
+        "-c",
+        "32",
+        "-d",
+        "1s",
+        "--timeout",
+        "10s",
+        "--latency",
+        "-s",
+        "/lib/wrk.lua",
+        "http://127.0.0.1:8080/countries/us",
+      ],
+    },
+  ];
+  it.each(cases)("$name", ({ inv, expected }) => {
+    expect(buildWrkArgs(invocation(inv), "/lib/wrk.lua")).toEqual(expected);
+  });
+
+  it.each(["constant-arrival-rate", "fixed-count"] as const)("refuses %s loads, pointing to k6", (model) => {
+    const inv = invocation({ load: load({ model, rate: 10, requests: 10 }) });
+    expect(() => wrkShape(inv)).toThrow(UserError);
+    expect(() => buildWrkArgs(inv, "/lib/wrk.lua")).toThrow(/wrk runs closed-model loads only.*--engine k6/);
+  });
+});
+
+describe("luaString", () => {
+  it.each([
+    ["plain", "/api/values", '"/api/values"'],
+    ["quotes and backslashes", 'a"b\\c', '"a\\"b\\\\c"'],
+    ["control characters", "a\nb\r\t", '"a\\010b\\013\\009"'],
+    ["non-ASCII as UTF-8 bytes", "é", '"\\195\\169"'],
+    ["empty", "", '""'],
+  ])("%s", (_name, input, expected) => {
+    expect(luaString(input)).toBe(expected);
+  });
+});
+
+describe("luaRequests and buildWrkEnv", () => {
+  it("writes the expanded requests as a Lua table", () => {
+    const s = scenario({
+      requests: [
+        { path: "/countries/{c}", vars: { c: ["us", "fr"] } },
+        { method: "POST", path: "/p", headers: { "X-A": 'q"' }, body: "{}" },
+      ],
+    });
+    const lua =
+      '{{method="GET", path="/countries/us", headers={}}, {method="GET", path="/countries/fr", headers={}}, ' +
+      '{method="POST", path="/p", headers={["X-A"]="q\\""}, body="{}"}}';
+    expect(luaRequests([])).toBe("{}");
+    expect(buildWrkEnv(invocation({ scenario: s }), "/out/rep-0.wrk.json")).toEqual({
+      PROXYBENCH_WRK_REQUESTS: lua,
+      PROXYBENCH_WRK_OUT: "/out/rep-0.wrk.json",
+    });
+  });
+});
+
+describe("normaliseWrkSummary on real wrk outputs", () => {
+  async function load(name: string) {
+    const json = await fixtureJson(`wrk/${name}.json`);
+    return {
+      json: json as { requests: number; duration_us: number; errors: Record<string, number> },
+      m: normaliseWrkSummary(json, `${name}.json`),
+    };
+  }
+
+  it("clean: the same figures wrk printed", async () => {
+    const { json, m } = await load("clean");
+    const text = await readFile(path.join(FIXTURES, "wrk", "clean.txt"), "utf8");
+    const printed = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
+    expect(m.rps).toBeCloseTo(printed, 0);
+    expect(m.requests).toBe(json.requests);
+    expect(m.durationS).toBe(json.duration_us / 1e6);
+    expect(m.errors).toBe(0);
+    expect(m.non2xx).toBe(0);
+    expect(m.statusCodes).toEqual({});
+    const { min, p50, p99, max } = m.latencyMs;
+    expect(min).toBeLessThanOrEqual(p50);
+    expect(p50).toBeLessThanOrEqual(p99);
+    expect(p99).toBeLessThanOrEqual(max);
+    expect(m.latencyPercentilesMs["99.9"]).toBeGreaterThanOrEqual(p99);
+  });
+
+  it("not-found: status errors are non-2xx and not throughput", async () => {
+    const { json, m } = await load("not-found");
+    expect(m.non2xx).toBe(json.errors.status);
+    expect(m.non2xx).toBe(json.requests);
+    expect(m.rps).toBe(0);
+  });
+
+  it("json-lookup: several requests per connection cycle", async () => {
+    const { m } = await load("json-lookup");
+    expect(m.requests).toBeGreaterThan(0);
+    expect(m.non2xx).toBe(0);
+    expect(m.bytesReceived / m.requests).toBeGreaterThan(3000);
+  });
+
+  it("refused-mid-run: socket errors are transport errors", async () => {
+    const { json, m } = await load("refused-mid-run");
+    const transport = json.errors.connect! + json.errors.read! + json.errors.write! + json.errors.timeout!;
+    expect(transport).toBeGreaterThan(0);
+    expect(m.errors).toBe(transport);
+    expect(m.statusCodes).toEqual({ "0": transport });
+    expect(m.requests).toBe(json.requests + transport);
+  });
+
+  it("rejects a summary with a missing field, naming the file and the field", () => {
+    const json = {
+      requests: 1,
+      duration_us: 1,
+      bytes: 1,
+      errors: { connect: 0, read: 0, write: 0, status: 0 },
+      latency_us: {},
+    };
+    expect(() => normaliseWrkSummary(json, "w.json")).toThrow(UserError);
+    expect(() => normaliseWrkSummary(json, "w.json")).toThrow(/^w\.json: errors\.timeout: /m);
+    expect(() => normaliseWrkSummary(json, "w.json")).toThrow(/w\.json: latency_us\.min: /);
+  });
+
+  it("rejects a summary without the p99 percentile", async () => {
+    const json = (await fixtureJson("wrk/clean.json")) as {
+      latency_us: { percentiles: Record<string, number> };
+    };
+    delete json.latency_us.percentiles["99"];
+    expect(() => normaliseWrkSummary(json, "w.json")).toThrow("w.json: latency_us.percentiles.99: missing");
+  });
+});
