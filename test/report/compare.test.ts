@@ -1,0 +1,190 @@
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Command } from "commander";
+import { compareSettings, register } from "../../src/commands/compare.js";
+import {
+  compareResults,
+  comparisonHeadline,
+  decideVerdict,
+  type Comparison,
+} from "../../src/report/compare.js";
+import { renderComparisonMarkdown } from "../../src/report/compare-markdown.js";
+import type { Results } from "../../src/results/schema.js";
+import { cell, results, type RepSpec } from "./build.js";
+
+/** Five repetitions around (rps, p50) with a fixed ±1% pattern of noise. */
+function reps(rps: number, p50: number, n = 5): RepSpec[] {
+  const noise = [0, 0.01, -0.01, 0.005, -0.005, 0.008, -0.008];
+  return Array.from({ length: n }, (_, i) => ({
+    rps: rps * (1 + (noise[i] ?? 0)),
+    p50: p50 * (1 - (noise[i] ?? 0)),
+  }));
+}
+
+function verdicts(c: Comparison): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const cellComparison of c.cells) {
+    for (const m of cellComparison.metrics) out[`${cellComparison.proxy}:${m.metric}`] = m.verdict;
+  }
+  return out;
+}
+
+describe("decideVerdict", () => {
+  const base = { p: 0.008, biggerIsBetter: true, thresholdPct: 5, alpha: 0.05 };
+  it.each<[string, number | undefined, [number, number] | undefined, number, boolean, string]>([
+    ["big significant rise in req/s", 20, [15, 25], 0.008, true, "improved"],
+    ["big significant rise in latency", 20, [15, 25], 0.008, false, "regressed"],
+    ["big significant drop in req/s", -20, [-25, -15], 0.008, true, "regressed"],
+    ["big significant drop in latency", -20, [-25, -15], 0.008, false, "improved"],
+    ["big change, p too high", 20, [15, 25], 0.1, true, "inconclusive"],
+    ["significant but below the threshold, interval inside ±5%", 3, [1, 4], 0.008, true, "unchanged"],
+    ["significant, above threshold, interval crosses 0", 8, [-1, 12], 0.008, true, "inconclusive"],
+    ["no change, tight interval", 0.2, [-1, 1.5], 0.9, true, "unchanged"],
+    ["no change, wide interval", 0.2, [-9, 9], 0.9, true, "inconclusive"],
+    ["no base (zero median)", undefined, undefined, 0.9, true, "inconclusive"],
+  ])("%s", (_name, changePct, ci, p, biggerIsBetter, expected) => {
+    expect(decideVerdict({ ...base, changePct, ci, p, biggerIsBetter }).verdict).toBe(expected);
+  });
+});
+
+describe("compareResults", () => {
+  const baseRun = results([cell("direct", reps(20000, 4)), cell("nginx", reps(15000, 5))]);
+
+  it("A/A: the same figures give unchanged everywhere", () => {
+    const c = compareResults(baseRun, baseRun);
+    expect(Object.values(verdicts(c))).toEqual(Array(8).fill("unchanged"));
+    expect(comparisonHeadline(c)).toBe("0 regressions, 0 improvements, 8 unchanged, 0 inconclusive");
+  });
+
+  it("a 30% slower nginx regresses on every metric; direct stays unchanged", () => {
+    const head = results([cell("direct", reps(20000, 4)), cell("nginx", reps(15000 / 1.3, 5 * 1.3))]);
+    const c = compareResults(baseRun, head);
+    expect(verdicts(c)).toEqual({
+      "direct:rps": "unchanged",
+      "direct:mean": "unchanged",
+      "direct:p50": "unchanged",
+      "direct:p99": "unchanged",
+      "nginx:rps": "regressed",
+      "nginx:mean": "regressed",
+      "nginx:p50": "regressed",
+      "nginx:p99": "regressed",
+    });
+    expect(comparisonHeadline(c)).toBe("4 regressions, 0 improvements, 4 unchanged, 0 inconclusive");
+    const p50 = c.cells[1]?.metrics.find((m) => m.metric === "p50");
+    expect(p50?.changePct).toBeCloseTo(30, 6);
+    expect(p50?.pMethod).toBe("exact");
+    expect(p50?.p).toBeCloseTo(2 / 252, 12);
+  });
+
+  it("a faster proxy improves", () => {
+    const head = results([cell("direct", reps(20000, 4)), cell("nginx", reps(15000 * 1.2, 5 / 1.2))]);
+    expect(verdicts(compareResults(baseRun, head))["nginx:rps"]).toBe("improved");
+  });
+
+  it("3 against 3 repetitions can never be significant at 0.05, and says so", () => {
+    const small = results([cell("nginx", reps(15000, 5, 3))]);
+    const slow = results([cell("nginx", reps(7500, 10, 3))]);
+    const c = compareResults(small, slow);
+    expect(Object.values(verdicts(c))).toEqual(Array(4).fill("inconclusive"));
+    expect(c.notes.join()).toMatch(/3 vs 3 repetitions the smallest possible Mann-Whitney p-value is 0\.100/);
+    expect(renderComparisonMarkdown(c)).toMatch(/Run 5 or more repetitions/);
+  });
+
+  it("cells missing on one side or not ok get their own line, never a verdict", () => {
+    const head = results([
+      cell("direct", reps(20000, 4), { status: "invalid", reasons: ["502 from upstream"] }),
+      cell("caddy", reps(9000, 6)),
+    ]);
+    const c = compareResults(baseRun, head);
+    expect(c.cells).toHaveLength(0);
+    expect(c.notCompared.map((n) => [n.proxy, n.reason])).toEqual([
+      ["direct", "head is invalid (502 from upstream)"],
+      ["caddy", "only in head (new cell)"],
+      ["nginx", "only in base (missing in head)"],
+    ]);
+    expect(comparisonHeadline(c)).toBe(
+      "0 regressions, 0 improvements, 0 unchanged, 0 inconclusive, 3 not compared",
+    );
+  });
+
+  it("is reproducible: the same inputs give the same intervals", () => {
+    const head = results([cell("direct", reps(20500, 3.9)), cell("nginx", reps(14000, 5.4))]);
+    expect(compareResults(baseRun, head)).toEqual(compareResults(baseRun, head));
+  });
+});
+
+describe("renderComparisonMarkdown", () => {
+  it("starts with the headline and escapes names", () => {
+    const evil = "<b>x</b> | y";
+    const base = results([cell(evil, reps(100, 1))], {
+      environment: {
+        os: "linux",
+        kernel: "k",
+        arch: "x64",
+        cpuModel: "c",
+        cores: 2,
+        loadAverage: [0, 0, 0],
+        node: "v20",
+        git: { commit: "abc", branch: "<script>" },
+      },
+    });
+    const md = renderComparisonMarkdown(compareResults(base, base));
+    expect(md.split("\n")[0]).toBe(
+      "## proxybench compare: 0 regressions, 0 improvements, 4 unchanged, 0 inconclusive",
+    );
+    expect(md).not.toMatch(/<b>|<script>/);
+    expect(md).not.toMatch(/(^|[^\\])\| y/m);
+  });
+
+  it("can leave unchanged metrics out and counts them", () => {
+    const base = results([cell("a", reps(100, 1))]);
+    const md = renderComparisonMarkdown(compareResults(base, base), { showUnchanged: false });
+    expect(md).toContain("4 unchanged metrics not shown.");
+    expect(md).not.toContain("| Cell");
+  });
+});
+
+async function writeResults(r: Results): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "pb-compare-"));
+  await writeFile(path.join(dir, "results.json"), JSON.stringify(r));
+  return dir;
+}
+
+/** Runs `proxybench compare ARGS` through the command's own parser; returns the exit code. */
+async function compareCli(args: string[]): Promise<number> {
+  const program = new Command("proxybench").exitOverride();
+  register(program);
+  const previous = process.exitCode;
+  try {
+    await program.parseAsync(["compare", ...args], { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } finally {
+    process.exitCode = previous;
+  }
+}
+
+describe("proxybench compare (CLI)", () => {
+  it("exits 1 on a regression with --fail-on-regression, 0 without, and writes --out", async () => {
+    const baseDir = await writeResults(results([cell("nginx", reps(15000, 5))]));
+    const headDir = await writeResults(results([cell("nginx", reps(10000, 8))]));
+    const out = path.join(baseDir, "compare.md");
+    expect(await compareCli([baseDir, headDir, "--out", out])).toBe(0);
+    expect(await readFile(out, "utf8")).toMatch(/^## proxybench compare: 4 regressions/);
+    expect(await compareCli([baseDir, headDir, "--fail-on-regression", "--out", out])).toBe(1);
+    const json = path.join(baseDir, "compare.json");
+    expect(await compareCli([baseDir, baseDir, "--format", "json", "--out", json])).toBe(0);
+    const parsed = JSON.parse(await readFile(json, "utf8")) as Comparison;
+    expect(parsed.counts).toEqual({ regressed: 0, improved: 0, unchanged: 4, inconclusive: 0 });
+  });
+
+  it.each([
+    [{ threshold: "abc" }, /--threshold: expected a percentage/],
+    [{ threshold: "-1" }, /--threshold/],
+    [{ alpha: "1.5" }, /--alpha: expected a number between 0 and 1/],
+    [{ format: "html" }, /--format: expected one of markdown, json/],
+  ])("rejects %j", (options, message) => {
+    expect(() => compareSettings("a", "b", options)).toThrow(message);
+  });
+});
