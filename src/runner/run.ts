@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
@@ -15,9 +16,9 @@ import {
   type Results,
 } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { PROJECT_ROOT } from "../util/paths.js";
 import { freePort } from "../util/ports.js";
 import { onInterrupt, stopAll } from "../util/processes.js";
-import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { groupCpuSeconds } from "./cpu-usage.js";
 import { formatCpuLayout } from "./cpus.js";
@@ -103,6 +104,11 @@ interface ActiveCell {
 }
 
 const LOG_TAIL_LINES = 8;
+
+/** The package version, found from src/ (tests) and dist/src/ (the CLI) alike. */
+const VERSION = (
+  JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }
+).version;
 
 export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunOutcome> {
   const stderr = deps.stderr ?? process.stderr;

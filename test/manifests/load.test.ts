@@ -1,0 +1,136 @@
+import { mkdtemp, mkdir, writeFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadManifests, parseManifest } from "../../src/manifests/load.js";
+import { ProxyManifest, ScenarioManifest } from "../../src/manifests/schema.js";
+
+const F = "/m/proxies/x/proxy.yml";
+
+describe("parseManifest errors name file:line: field", () => {
+  it.each([
+    {
+      what: "missing description",
+      schema: ProxyManifest,
+      text: "name: x\nkind: direct\n",
+      error: `${F}:1: description: Invalid input: expected string, received undefined`,
+    },
+    {
+      what: "bad name",
+      schema: ProxyManifest,
+      text: "description: d\nkind: direct\nname: Bad_Name\n",
+      error: `${F}:3: name: lower-case letters`,
+    },
+    {
+      what: "unknown key points at the key's line",
+      schema: ProxyManifest,
+      text: "name: x\ndescription: d\nkind: direct\ntunning:\n  a: 1\n",
+      error: `${F}:4: tunning: Unrecognized key: "tunning"`,
+    },
+    {
+      what: "nested field",
+      schema: ProxyManifest,
+      text: "name: x\ndescription: d\nnative:\n  binary: nginx\n  version:\n    args: [-v]\n    pattern: 3\n",
+      error: `${F}:7: native.version.pattern: Invalid input: expected string, received number`,
+    },
+    {
+      what: "array item",
+      schema: ScenarioManifest,
+      text: "name: x\ndescription: d\nrequests:\n  - path: /a\n  - path: b\nloads:\n  - label: l\n    model: constant-vus\n",
+      error: `${F}:5: requests[1].path`,
+    },
+    {
+      what: "invalid yaml",
+      schema: ScenarioManifest,
+      text: "name: x\ndescription: [unclosed\n",
+      error: `${F}:`,
+    },
+    {
+      what: "not a mapping",
+      schema: ProxyManifest,
+      text: "- a\n- b\n",
+      error: `${F}:1: (root): expected a mapping`,
+    },
+  ])("$what", ({ schema, text, error }) => {
+    expect(() => parseManifest(schema, text, F)).toThrow(error);
+  });
+
+  it("accepts a valid manifest and applies defaults", () => {
+    const m = parseManifest(ProxyManifest, "name: x\ndescription: d\nkind: direct\n", F);
+    expect(m.ready).toEqual({ path: "/health", timeoutS: 20 });
+  });
+});
+
+describe("loadManifests", () => {
+  let root: string;
+  const proxy = (name: string, extra = "") =>
+    `name: ${name}\ndescription: d\nnative:\n  binary: nginx\n  configs:\n    - template: c.conf\n      output: c.conf\n  version:\n    args: [-v]\n    pattern: "(.*)"\n${extra}`;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), "pb-manifests-"));
+    const write = async (rel: string, text: string) => {
+      await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+      await writeFile(path.join(root, rel), text);
+    };
+    await write("builtin/a/proxy.yml", proxy("a"));
+    await write("builtin/a/c.conf", "listen {{listenPort}};");
+    await write("builtin/b/proxy.yml", proxy("b"));
+    await write("builtin/b/c.conf", "b");
+    await write("builtin/not-a-manifest/readme.txt", "x");
+    await write("user/a/proxy.yml", proxy("a").replace("description: d", "description: user a"));
+    await write("user/a/c.conf", "{{cores}}");
+    await write("wrongname/z/proxy.yml", proxy("y"));
+    await write("wrongname/z/c.conf", "");
+    await write("notemplate/n/proxy.yml", proxy("n"));
+    await write(
+      "badplaceholder/q/proxy.yml",
+      proxy("q", "tuning:\n  workers: 1\n").replace("binary: nginx", "binary: nginx\n  args: ['{{port}}']"),
+    );
+    await write("badplaceholder/q/c.conf", "{{listen_port}}");
+    await write(
+      "scen/s/scenario.yml",
+      "name: s\ndescription: d\nrequests:\n  - path: /a\nloads:\n  - label: l\n    model: constant-vus\n",
+    );
+  });
+  afterAll(async () => rm(root, { recursive: true, force: true }));
+
+  const dirs = () => ({
+    builtinProxiesDir: path.join(root, "builtin"),
+    builtinScenariosDir: path.join(root, "none"),
+  });
+
+  it("user folders override built-ins of the same name", async () => {
+    const set = await loadManifests({ ...dirs(), proxiesDirs: [path.join(root, "user")] });
+    expect([...set.proxies.keys()].sort()).toEqual(["a", "b"]);
+    expect(set.proxies.get("a")?.manifest.description).toBe("user a");
+    expect(set.proxies.get("a")?.builtIn).toBe(false);
+    expect(set.proxies.get("b")?.builtIn).toBe(true);
+  });
+
+  it.each([
+    ["wrongname", /z\/proxy\.yml: name: 'y' must equal its folder name 'z'/],
+    ["notemplate", /n\/proxy\.yml: native\.configs\[0\]\.template: template c\.conf not found/],
+    ["badplaceholder", /q\/proxy\.yml: native\.args: unknown placeholder \{\{port\}\}/],
+    ["badplaceholder", /q\/c\.conf: unknown placeholder \{\{listen_port\}\}/],
+  ])("%s: %s", async (dir, error) => {
+    await expect(loadManifests({ ...dirs(), proxiesDirs: [path.join(root, dir)] })).rejects.toThrow(error);
+  });
+
+  it("checks the scenario's k6 script exists", async () => {
+    await expect(loadManifests({ ...dirs(), scenariosDirs: [path.join(root, "scen")] })).rejects.toThrow(
+      /s\/scenario\.yml: script: script\.js not found/,
+    );
+  });
+
+  it("a --proxies-dir that is not a directory is an error naming the flag", async () => {
+    await expect(loadManifests({ ...dirs(), proxiesDirs: [path.join(root, "missing")] })).rejects.toThrow(
+      /--proxies-dir .*missing: not a directory/,
+    );
+  });
+
+  it("the built-in proxies and scenarios are valid", async () => {
+    const set = await loadManifests();
+    for (const name of ["direct", "nginx", "haproxy"]) expect(set.proxies.has(name)).toBe(true);
+    for (const name of ["passthrough", "json-lookup"]) expect(set.scenarios.has(name)).toBe(true);
+  });
+});

@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import type { LoadedProxy, LoadedScenario, ManifestSet } from "../../src/manifests/load.js";
+import { ProxyManifest, ScenarioManifest } from "../../src/manifests/schema.js";
+import type { Cell, Settings } from "../../src/results/schema.js";
+import {
+  buildPlan,
+  checkResumeFlags,
+  interleave,
+  plannedSeconds,
+  splitForResume,
+} from "../../src/runner/plan.js";
+
+const version = { args: ["-v"], pattern: "(.*)" };
+const proxy = (name: string, m: object): LoadedProxy => ({
+  dir: `/p/${name}`,
+  file: `/p/${name}/proxy.yml`,
+  builtIn: true,
+  manifest: ProxyManifest.parse({ name, description: "d", ...m }),
+});
+const scenario = (name: string, labels: string[], extra: object = {}): LoadedScenario => ({
+  dir: `/s/${name}`,
+  file: `/s/${name}/scenario.yml`,
+  builtIn: true,
+  manifest: ScenarioManifest.parse({
+    name,
+    description: "d",
+    requests: [{ path: "/a" }],
+    loads: labels.map((label) => ({ label, model: "constant-vus", vus: 10, durationS: 20, warmupS: 5 })),
+    ...extra,
+  }),
+});
+
+const set: ManifestSet = {
+  proxies: new Map([
+    ["direct", proxy("direct", { kind: "direct" })],
+    ["nginx", proxy("nginx", { native: { binary: "nginx", version } })],
+    ["haproxy", proxy("haproxy", { native: { binary: "haproxy", version }, image: {} })],
+    ["envoy", proxy("envoy", { image: {} })],
+  ]),
+  scenarios: new Map([
+    ["passthrough", scenario("passthrough", ["default", "max"])],
+    ["json-lookup", scenario("json-lookup", ["default", "100vus"], { engine: "wrk" })],
+  ]),
+};
+
+const settings = (s: Partial<Settings> = {}): Settings => ({
+  proxies: ["direct", "nginx", "haproxy"],
+  scenarios: ["passthrough", "json-lookup"],
+  repetitions: 3,
+  cpus: { loadgen: [0], proxy: [1], upstream: [1] },
+  runtime: "native",
+  ...s,
+});
+
+describe("buildPlan", () => {
+  it("one block per scenario and load, one cell per proxy, each scenario's engine", () => {
+    const plan = buildPlan(settings(), set);
+    expect(plan.blocks.map((b) => b.cells.map((c) => c.id))).toEqual([
+      ["passthrough/default/direct/k6", "passthrough/default/nginx/k6", "passthrough/default/haproxy/k6"],
+      ["json-lookup/default/direct/wrk", "json-lookup/default/nginx/wrk", "json-lookup/default/haproxy/wrk"],
+    ]);
+    expect(plan.blocks[0]?.load).toMatchObject({ durationS: 20, warmupS: 5 });
+    expect(plan.skipped).toEqual([]);
+  });
+
+  it("flags override the engine and the durations", () => {
+    const plan = buildPlan(
+      settings({ engine: "k6", durationS: 2, warmupS: 0, scenarios: ["json-lookup"] }),
+      set,
+    );
+    expect(plan.blocks[0]?.engine).toBe("k6");
+    expect(plan.blocks[0]?.load).toMatchObject({ durationS: 2, warmupS: 0 });
+    expect(plannedSeconds(plan.blocks[0]!, 3)).toBe(3 * 3 * 2);
+  });
+
+  it("--load picks the levels each scenario has", () => {
+    const plan = buildPlan(settings({ loads: ["max", "100vus"] }), set);
+    expect(plan.blocks.map((b) => b.key)).toEqual(["passthrough-max", "json-lookup-100vus"]);
+  });
+
+  it.each([
+    [
+      settings({ proxies: ["nginx", "traefik"] }),
+      "--proxies: unknown 'traefik' (known: direct, envoy, haproxy, nginx)",
+    ],
+    [settings({ scenarios: ["nope"] }), "--scenarios: unknown 'nope' (known: json-lookup, passthrough)"],
+    [settings({ loads: ["9000vus"] }), "--load: no selected scenario has a load '9000vus'"],
+    [
+      settings({ loads: ["max"] }),
+      "--load: scenario 'json-lookup' has none of max (its loads: default, 100vus)",
+    ],
+  ])("bad selection %#", (s, error) => {
+    expect(() => buildPlan(s, set)).toThrow(error);
+  });
+
+  it("image-only proxies are skipped in a native run, native-only ones in a docker run", () => {
+    const native = buildPlan(settings({ proxies: ["nginx", "envoy"] }), set);
+    expect(native.skipped).toEqual([{ proxy: "envoy", reason: "image only: run it with --runtime docker" }]);
+    expect(native.blocks[0]?.cells.map((c) => c.proxy.manifest.name)).toEqual(["nginx"]);
+    const docker = buildPlan(
+      settings({ runtime: "docker", proxies: ["direct", "nginx", "haproxy", "envoy"] }),
+      set,
+    );
+    expect(docker.skipped.map((s) => s.proxy)).toEqual(["nginx"]);
+    expect(docker.blocks[0]?.cells.map((c) => c.proxy.manifest.name)).toEqual(["direct", "haproxy", "envoy"]);
+  });
+});
+
+describe("interleave", () => {
+  it.each([
+    [["A", "B", "C"], 2, "A1 B1 C1 A2 B2 C2"],
+    [["A"], 3, "A1 A2 A3"],
+    [["A", "B"], 0, ""],
+  ])("%j x %i", (cells, reps, order) => {
+    expect(
+      interleave(cells, reps)
+        .map(({ cell, rep }) => `${cell}${rep + 1}`)
+        .join(" "),
+    ).toBe(order);
+  });
+});
+
+describe("resume", () => {
+  const cell = (id: string, finished: boolean): Cell =>
+    ({ id, ...(finished ? { finishedAt: "2026-01-01T00:00:00.000Z" } : {}) }) as Cell;
+
+  it("keeps finished cells of the plan and runs the others", () => {
+    const plan = buildPlan(settings({ scenarios: ["passthrough"] }), set);
+    const { keep, todo } = splitForResume(
+      [
+        cell("passthrough/default/direct/k6", true),
+        cell("passthrough/default/nginx/k6", false),
+        cell("other/default/x/k6", true),
+      ],
+      plan,
+    );
+    expect(keep.map((c) => c.id)).toEqual(["passthrough/default/direct/k6"]);
+    expect([...todo]).toEqual(["passthrough/default/nginx/k6", "passthrough/default/haproxy/k6"]);
+  });
+
+  it.each([
+    [{}, undefined],
+    [{ repetitions: 3, proxies: ["direct", "nginx", "haproxy"] }, undefined],
+    [{ repetitions: 5 }, "--resume: --repetitions 5 differs from the recorded 3"],
+    [{ durationS: 2 }, "--duration 2 differs from the recorded (none)"],
+    [
+      { cpus: { loadgen: [1], proxy: [0], upstream: [0] } },
+      "--cpus loadgen=1,proxy=0,upstream=0 differs from the recorded loadgen=0,proxy=1,upstream=1",
+    ],
+    [{ proxies: ["nginx"] }, "--proxies nginx differs from the recorded direct,nginx,haproxy"],
+  ])("flags %j", (flags, error) => {
+    const run = () => checkResumeFlags(settings(), flags);
+    if (error) expect(run).toThrow(error);
+    else expect(run).not.toThrow();
+  });
+});
