@@ -6,14 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"strings"
 )
 
-// countries.json holds real facts per ISO 3166-1 code (see tools/gencountries); the documents
-// served are built from it once at start.
+// countries.jsonl holds real facts per ISO 3166-1 code, one JSON object a line (see
+// tools/gencountries); the documents served are built from it once at start.
 //
-//go:embed countries.json
-var countriesJSON []byte
+//go:embed countries.jsonl
+var countriesJSONL []byte
 
 type country struct {
 	CCA2         string        `json:"cca2"`
@@ -73,8 +74,15 @@ const (
 // countryDocuments returns the JSON document of every country, keyed by lower-case alpha-2 code.
 func countryDocuments() (map[string][]byte, error) {
 	var list []country
-	if err := json.Unmarshal(countriesJSON, &list); err != nil {
-		return nil, fmt.Errorf("countries.json: %w", err)
+	dec := json.NewDecoder(bytes.NewReader(countriesJSONL))
+	for {
+		var c country
+		if err := dec.Decode(&c); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("countries.jsonl, country %d: %w", len(list)+1, err)
+		}
+		list = append(list, c)
 	}
 	docs := make(map[string][]byte, len(list))
 	for i := range list {
@@ -168,7 +176,7 @@ func marshalValue(v any) ([]byte, error) {
 }
 
 // marshal builds the document of a country around its translations object. Population and area
-// are synthetic (derived from the code, stable); every other field comes from countries.json.
+// are synthetic (derived from the code, stable); every other field comes from countries.jsonl.
 func marshal(c *country, translations json.RawMessage) ([]byte, error) {
 	lower := strings.ToLower(c.CCA2)
 	native := object{}

@@ -1,10 +1,10 @@
-// Command gencountries writes countries.json, the facts the upstream's country documents are
+// Command gencountries writes countries.jsonl, the facts the upstream's country documents are
 // built from. It reads Debian's iso-codes (ISO 3166-1 codes and names, their translations,
 // ISO 4217 currency and ISO 639-3 language names) and tzdata (zone.tab: time zones and
 // coordinates); capitals, UN M49 subregions, currencies and languages per country are the
 // tables below.
 //
-//	cd upstream && go run ./tools/gencountries > countries.json
+//	cd upstream && go run ./tools/gencountries > countries.jsonl
 package main
 
 import (
@@ -25,7 +25,7 @@ const (
 	zoneTab  = "/usr/share/zoneinfo/zone.tab"
 )
 
-// Country is one record of countries.json.
+// Country is one line of countries.jsonl.
 type Country struct {
 	CCA2         string        `json:"cca2"`
 	CCA3         string        `json:"cca3"`
@@ -329,23 +329,15 @@ func run() error {
 		out = append(out, country)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].CCA2 < out[j].CCA2 })
-	// One country per line: readable diffs when the sources change.
+	// JSON Lines, one country per line: readable diffs when the sources change.
 	w := bufio.NewWriter(os.Stdout)
-	w.WriteString("[\n")
-	for i, country := range out {
-		var line strings.Builder
-		enc := json.NewEncoder(&line)
-		enc.SetEscapeHTML(false)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, country := range out {
 		if err := enc.Encode(country); err != nil {
 			return err
 		}
-		w.WriteString(strings.TrimSuffix(line.String(), "\n"))
-		if i < len(out)-1 {
-			w.WriteString(",")
-		}
-		w.WriteString("\n")
 	}
-	w.WriteString("]\n")
 	return w.Flush()
 }
 
