@@ -1,0 +1,351 @@
+import { describe, expect, it, vi } from "vitest";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { Command } from "commander";
+import { buildProgram } from "../../src/cli.js";
+import { PROJECT_ROOT } from "../../src/util/paths.js";
+
+/**
+ * Every workflow and action of the project, read as GitHub reads them: each `run:` step calls
+ * a proxybench subcommand with flags that exist (asked of the real commander program), and the
+ * safety rules hold (no permissions by default, pinned actions, no expressions in shell code,
+ * concurrency set, self-hosted runners gated for forks).
+ */
+
+interface Step {
+  name?: string;
+  id?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  env?: Record<string, string>;
+  with?: Record<string, unknown>;
+}
+interface Job {
+  "runs-on"?: unknown;
+  if?: string;
+  uses?: string;
+  permissions?: Record<string, string> | string;
+  steps?: Step[];
+}
+interface Workflow {
+  on: unknown;
+  permissions?: unknown;
+  concurrency?: unknown;
+  jobs: Record<string, Job>;
+}
+interface Action {
+  runs: { using: string; steps?: Step[] };
+}
+
+// src/version.ts reads package.json relative to dist/src/; under vitest the sources run from src/.
+vi.mock("../../src/version.js", () => ({ VERSION: "0.0.0-test" }));
+
+const rel = (file: string) => path.relative(PROJECT_ROOT, file);
+
+function ymlFiles(dir: string): string[] {
+  const full = path.join(PROJECT_ROOT, dir);
+  if (!existsSync(full)) return [];
+  return readdirSync(full)
+    .filter((f) => f.endsWith(".yml") || f.endsWith(".yaml"))
+    .map((f) => path.join(full, f));
+}
+
+const WORKFLOWS = [...ymlFiles(".github/workflows"), ...ymlFiles("workflows")];
+const ACTIONS = ["action/action.yml", "report/action.yml"]
+  .map((f) => path.join(PROJECT_ROOT, f))
+  .filter((f) => existsSync(f));
+
+const read = <T>(file: string): T => parseYaml(readFileSync(file, "utf8")) as T;
+
+/** [file, where, step] for every step of every workflow job and composite action. */
+function allSteps(): Array<[string, string, Step]> {
+  const out: Array<[string, string, Step]> = [];
+  for (const file of WORKFLOWS) {
+    for (const [jobId, job] of Object.entries(read<Workflow>(file).jobs)) {
+      for (const [i, step] of (job.steps ?? []).entries()) out.push([file, `${jobId}.steps[${i}]`, step]);
+    }
+  }
+  for (const file of ACTIONS) {
+    for (const [i, step] of (read<Action>(file).runs.steps ?? []).entries())
+      out.push([file, `steps[${i}]`, step]);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command lines
+
+export interface CliCall {
+  subcommand: string;
+  flags: string[];
+}
+
+/**
+ * The proxybench invocations of a shell snippet: `proxybench X`, `npx proxybench X`,
+ * `node path/bin/proxybench.js X`, or `node "$VAR" X` where the step's env sets VAR to a
+ * path ending in bin/proxybench.js. Flags are the `--long` words of each call.
+ */
+export function cliCalls(run: string, env: Record<string, string> = {}): CliCall[] {
+  const calls: CliCall[] = [];
+  const script = run.replace(/\\\n/g, " ");
+  // Commands split on newlines, `&&`, `||`, `;` and pipes.
+  for (const command of script.split(/\n|&&|\|\||;|\|/)) {
+    const words = command.trim().split(/\s+/).filter(Boolean);
+    let start = -1;
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!.replace(/^["']|["']$/g, "");
+      const variable = /^\$\{?([A-Z_][A-Z0-9_]*)\}?$/.exec(w)?.[1];
+      const isBin =
+        w === "proxybench" ||
+        w.endsWith("/bin/proxybench.js") ||
+        (variable !== undefined && (env[variable] ?? "").endsWith("bin/proxybench.js"));
+      if (isBin && (i === 0 || ["node", "npx", "exec"].includes(words[i - 1]!))) {
+        start = i;
+        break;
+      }
+    }
+    if (start < 0) continue;
+    const subcommand = words[start + 1] ?? "";
+    const rest = words.slice(start + 2).join(" ");
+    const flags = [...rest.matchAll(/(?:^|[\s{+"'(])(--[a-z][a-z0-9-]*)/g)].map((m) => m[1]!);
+    calls.push({ subcommand, flags });
+  }
+  return calls;
+}
+
+/** Shell steps allowed without a proxybench call: installing, building and testing proxybench. */
+const INSTALL_STEP =
+  /^npm (ci|test|run [a-z:-]+)( --[a-z-]+)*( && npm (ci|test|run [a-z:-]+)( --[a-z-]+)*)*$/;
+
+function subcommandsOf(program: Command): Map<string, Set<string>> {
+  return new Map(
+    program.commands.map((c) => [
+      c.name(),
+      new Set([...c.options.map((o) => o.long).filter((l): l is string => !!l), "--help"]),
+    ]),
+  );
+}
+
+describe("cliCalls", () => {
+  it.each<[string, Record<string, string>, CliCall[]]>([
+    ["proxybench run --proxies a --out x", {}, [{ subcommand: "run", flags: ["--proxies", "--out"] }]],
+    ["npx proxybench report dir", {}, [{ subcommand: "report", flags: [] }]],
+    [
+      "node .proxybench/bin/proxybench.js compare base head --threshold 5 && echo done",
+      {},
+      [{ subcommand: "compare", flags: ["--threshold"] }],
+    ],
+    [
+      'node "$PB" run ${DURATION:+--duration "$DURATION"}',
+      { PB: "x/../bin/proxybench.js" },
+      [{ subcommand: "run", flags: ["--duration"] }],
+    ],
+    ['node "$PB" run', { PB: "x/other.js" }, []],
+    ["npm ci && npm run build", {}, []],
+    ["echo proxybench run", {}, []],
+  ])("%j", (run, env, expected) => {
+    expect(cliCalls(run, env)).toEqual(expected);
+  });
+});
+
+describe("run: steps call proxybench", () => {
+  const known = subcommandsOf(buildProgram());
+
+  it("finds the workflows and actions", () => {
+    expect(WORKFLOWS.map(rel)).toEqual(
+      expect.arrayContaining([
+        ".github/workflows/bench.yml",
+        ".github/workflows/ci.yml",
+        "workflows/nightly.yml",
+      ]),
+    );
+    expect(ACTIONS.map(rel)).toContain("action/action.yml");
+  });
+
+  it("every run: step calls a subcommand and flags that exist, or installs proxybench", () => {
+    const problems: string[] = [];
+    let calls = 0;
+    for (const [file, where, step] of allSteps()) {
+      if (step.run === undefined) continue;
+      const found = cliCalls(step.run, step.env ?? {});
+      if (found.length === 0) {
+        if (!INSTALL_STEP.test(step.run.trim()))
+          problems.push(`${rel(file)} ${where}: not a proxybench call: ${step.run}`);
+        continue;
+      }
+      for (const call of found) {
+        calls++;
+        const flags = known.get(call.subcommand);
+        if (!flags) {
+          problems.push(
+            `${rel(file)} ${where}: unknown subcommand '${call.subcommand}' (known: ${[...known.keys()].join(", ")})`,
+          );
+          continue;
+        }
+        for (const flag of call.flags) {
+          if (!flags.has(flag))
+            problems.push(`${rel(file)} ${where}: 'proxybench ${call.subcommand}' has no ${flag}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(calls).toBeGreaterThanOrEqual(3);
+  });
+
+  it("the composite action keeps its logic in the CLI: only proxybench calls and its install", () => {
+    const action = read<Action>(path.join(PROJECT_ROOT, "action/action.yml"));
+    expect(action.runs.using).toBe("composite");
+    const runs = (action.runs.steps ?? []).filter((s) => s.run !== undefined);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    for (const step of runs) {
+      const isCall = cliCalls(step.run!, step.env ?? {}).length > 0;
+      expect(isCall || INSTALL_STEP.test(step.run!.trim()), step.run).toBe(true);
+    }
+    const run = runs.find((s) => cliCalls(s.run!, s.env ?? {})[0]?.subcommand === "run");
+    expect(run?.run).toMatch(/--runtime docker/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Safety rules
+
+/** `owner/repo[/path]@ref`: remote actions and reusable workflows (not ./local, not docker://). */
+const isRemote = (uses: string) => !uses.startsWith("./") && !uses.startsWith("docker://");
+
+/** proxybench's own actions in the caller examples: users pin them to the release they use. */
+const isOwnExample = (file: string, uses: string) =>
+  rel(file).startsWith("workflows/") && uses.startsWith("org/proxybench/");
+
+describe("safety", () => {
+  it.each(WORKFLOWS.map(rel))("%s: no permissions by default, concurrency set", (file) => {
+    const wf = read<Workflow>(path.join(PROJECT_ROOT, file));
+    expect(wf.permissions).toEqual({});
+    expect(wf.concurrency).toBeDefined();
+  });
+
+  it("every remote uses: is pinned to a full commit SHA with its version in a comment", () => {
+    const problems: string[] = [];
+    let pinned = 0;
+    for (const file of [...WORKFLOWS, ...ACTIONS]) {
+      for (const line of readFileSync(file, "utf8").split("\n")) {
+        const m = /^\s*(?:-\s+)?uses:\s*(\S+)(.*)$/.exec(line);
+        if (!m) continue;
+        const [, uses, rest] = m as unknown as [string, string, string];
+        if (!isRemote(uses) || isOwnExample(file, uses)) continue;
+        if (!/@[0-9a-f]{40}$/.test(uses)) problems.push(`${rel(file)}: ${uses} is not pinned to a commit`);
+        else if (!/#\s*v\d+(\.\d+)*/.test(rest))
+          problems.push(`${rel(file)}: ${uses} has no '# vX.Y.Z' comment`);
+        else pinned++;
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(pinned).toBeGreaterThan(10);
+  });
+
+  it("the same action is pinned to the same commit everywhere", () => {
+    const seen = new Map<string, Set<string>>();
+    for (const file of [...WORKFLOWS, ...ACTIONS]) {
+      for (const m of readFileSync(file, "utf8").matchAll(/uses:\s*([^@\s]+)@([0-9a-f]{40})/g)) {
+        const shas = seen.get(m[1]!) ?? new Set();
+        shas.add(m[2]!);
+        seen.set(m[1]!, shas);
+      }
+    }
+    for (const [action, shas] of seen) expect([action, [...shas]]).toEqual([action, [...shas].slice(0, 1)]);
+  });
+
+  it("no expression inside shell code: untrusted values reach run: through env: only", () => {
+    const problems = allSteps()
+      .filter(([, , step]) => step.run !== undefined && step.run.includes("${{"))
+      .map(([file, where]) => `${rel(file)} ${where}`);
+    expect(problems).toEqual([]);
+  });
+
+  it("write scopes only on the jobs that comment, publish or remove a label", () => {
+    const writes: string[] = [];
+    for (const file of WORKFLOWS) {
+      for (const [jobId, job] of Object.entries(read<Workflow>(file).jobs)) {
+        const perms = job.permissions;
+        expect(perms, `${rel(file)} ${jobId}: permissions must be explicit`).toBeDefined();
+        expect(typeof perms, `${rel(file)} ${jobId}: no write-all/read-all`).toBe("object");
+        for (const [scope, level] of Object.entries(perms as Record<string, string>)) {
+          if (level === "write") writes.push(`${rel(file)} ${jobId} ${scope}`);
+        }
+      }
+    }
+    expect(writes.sort()).toEqual(
+      [
+        ".github/workflows/bench-label-reset.yml unlabel pull-requests",
+        ".github/workflows/bench.yml detect-env id-token",
+        ".github/workflows/bench.yml publish contents",
+        ".github/workflows/bench.yml report pull-requests",
+        ".github/workflows/dogfood.yml bench contents",
+        ".github/workflows/dogfood.yml bench id-token",
+        ".github/workflows/dogfood.yml bench pull-requests",
+        "workflows/fork-comment.yml comment pull-requests",
+        "workflows/label-reset.yml unlabel pull-requests",
+        "workflows/manual-compare.yml bench id-token",
+        "workflows/manual-compare.yml bench pull-requests",
+        "workflows/nightly.yml bench contents",
+        "workflows/nightly.yml bench id-token",
+        "workflows/nightly.yml bench pull-requests",
+        "workflows/pr-benchmark.yml bench contents",
+        "workflows/pr-benchmark.yml bench id-token",
+        "workflows/pr-benchmark.yml bench pull-requests",
+      ].sort(),
+    );
+  });
+
+  it("jobs on self-hosted runners from pull requests are gated on the approval label", () => {
+    const gated: string[] = [];
+    for (const file of WORKFLOWS) {
+      const wf = read<Workflow>(file);
+      const on = JSON.stringify(wf.on);
+      if (!on.includes("pull_request") && !on.includes("workflow_call")) continue;
+      for (const [jobId, job] of Object.entries(wf.jobs)) {
+        const runsOn = JSON.stringify(job["runs-on"] ?? "");
+        if (!runsOn.includes("self-hosted") && !runsOn.includes("inputs.runs-on")) continue;
+        // Either the label check itself, or the plan job's verdict that holds it.
+        expect(job.if, `${rel(file)} ${jobId}`).toMatch(/labeled|approved/);
+        gated.push(`${rel(file)} ${jobId}`);
+      }
+    }
+    expect(gated).toEqual(
+      expect.arrayContaining([".github/workflows/bench.yml bench", "workflows/fork-benchmark.yml bench"]),
+    );
+    // The verdict approves a fork only on the `labeled` event for the approval label, never on a push.
+    const plan = read<Workflow>(path.join(PROJECT_ROOT, ".github/workflows/bench.yml")).jobs[
+      "detect-env"
+    ] as Job & {
+      outputs: Record<string, string>;
+    };
+    expect(plan.outputs.approved).toMatch(
+      /github\.event\.action == 'labeled' && github\.event\.label\.name == inputs\.approval-label/,
+    );
+    expect(plan.outputs.approved).not.toMatch(/contains\(github\.event\.pull_request\.labels/);
+  });
+
+  it("checkouts never keep credentials on disk", () => {
+    const problems = allSteps()
+      .filter(
+        ([, , s]) => s.uses?.startsWith("actions/checkout@") && s.with?.["persist-credentials"] !== false,
+      )
+      .map(([file, where]) => `${rel(file)} ${where}`);
+    expect(problems).toEqual([]);
+  });
+
+  it("the label is removed on every new push to a pull request", () => {
+    for (const file of [".github/workflows/bench-label-reset.yml", "workflows/label-reset.yml"]) {
+      const wf = read<Workflow & { on: { pull_request_target: { types: string[] } } }>(
+        path.join(PROJECT_ROOT, file),
+      );
+      expect(wf.on.pull_request_target.types).toEqual(["synchronize"]);
+      const steps = wf.jobs.unlabel?.steps ?? [];
+      // Nothing from the pull request is checked out on this trigger.
+      expect(steps.some((s) => s.uses?.startsWith("actions/checkout@"))).toBe(false);
+      expect(JSON.stringify(steps)).toContain("removeLabel");
+    }
+  });
+});
