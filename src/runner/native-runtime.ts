@@ -33,7 +33,17 @@ class NativeProcess implements RunningProcess {
   alive(): boolean {
     return this.proc.alive();
   }
+  /**
+   * Stops the process and whatever is left of its group: when a master process dies on its own,
+   * its workers (same group) would otherwise go on running.
+   */
   async stop(): Promise<void> {
     await this.proc.stop();
+    if (this.pid === undefined) return;
+    try {
+      process.kill(-this.pid, "SIGKILL");
+    } catch {
+      // the group is gone
+    }
   }
 }
