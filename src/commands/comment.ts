@@ -1,11 +1,168 @@
-import type { Command } from "commander";
+import { readFile } from "node:fs/promises";
+import { type Command, InvalidArgumentError } from "commander";
+import { checkMarkerId, safeLink, type HeadInfo } from "../github/body.js";
+import { createClient } from "../github/client.js";
+import { upsertStickyComment } from "../github/comment.js";
+import { writeJobSummary } from "../github/summary.js";
+import { renderMarkdownReport } from "../report/markdown.js";
+import { readResults } from "../results/io.js";
 import { UserError } from "../util/errors.js";
+
+interface CommentFlags {
+  markdown?: string;
+  repo: string;
+  pr: number;
+  headSha?: string;
+  headTime?: string;
+  detailsUrl?: string;
+  marker: string;
+  baselineProxy?: string;
+}
+
+export interface CommentSettings {
+  source: { resultsDir: string } | { markdownFile: string };
+  owner: string;
+  repo: string;
+  pr: number;
+  headSha?: string;
+  headTime?: string;
+  detailsUrl?: string;
+  marker: string;
+  baselineProxy?: string;
+  token: string;
+  apiUrl?: string;
+}
+
+function prNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("--pr must be a pull request number");
+  return n;
+}
+
+/** Reads and checks every input; errors name the flag or variable (pure apart from `env`). */
+export function commentSettings(
+  resultsDir: string | undefined,
+  flags: CommentFlags,
+  env: NodeJS.ProcessEnv,
+): CommentSettings {
+  if ((resultsDir === undefined) === (flags.markdown === undefined)) {
+    throw new UserError("comment: give either RESULTS_DIR or --markdown FILE (one of them)");
+  }
+  const repo = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(flags.repo);
+  if (!repo) throw new UserError(`--repo ${flags.repo}: expected OWNER/NAME`);
+  if (flags.headSha !== undefined && !/^[0-9a-fA-F]{4,64}$/.test(flags.headSha)) {
+    throw new UserError(`--head-sha ${flags.headSha}: expected a hexadecimal commit sha`);
+  }
+  if (flags.headTime !== undefined && Number.isNaN(Date.parse(flags.headTime))) {
+    throw new UserError(`--head-time ${flags.headTime}: expected an ISO 8601 time`);
+  }
+  if (flags.detailsUrl !== undefined && !safeLink(flags.detailsUrl)) {
+    throw new UserError(`--details-url ${flags.detailsUrl}: expected an http(s) URL`);
+  }
+  let marker: string;
+  try {
+    marker = checkMarkerId(flags.marker);
+  } catch (err) {
+    throw new UserError((err as Error).message);
+  }
+  const token = env.GITHUB_TOKEN;
+  if (!token)
+    throw new UserError("GITHUB_TOKEN is not set: the comment needs a token with pull-requests: write");
+  return {
+    source: resultsDir !== undefined ? { resultsDir } : { markdownFile: flags.markdown! },
+    owner: repo[1]!,
+    repo: repo[2]!,
+    pr: flags.pr,
+    headSha: flags.headSha,
+    headTime: flags.headTime,
+    detailsUrl: flags.detailsUrl,
+    marker,
+    baselineProxy: flags.baselineProxy,
+    token,
+    apiUrl: env.GITHUB_API_URL || undefined,
+  };
+}
+
+/** The markdown and the head it describes: from results.json, or a file plus the flags. */
+async function loadReport(
+  settings: CommentSettings,
+  now: Date,
+): Promise<{ markdown: string; head: HeadInfo }> {
+  if ("resultsDir" in settings.source) {
+    const results = await readResults(settings.source.resultsDir);
+    const markdown = renderMarkdownReport(results, { baselineProxy: settings.baselineProxy });
+    return {
+      markdown,
+      head: {
+        sha: settings.headSha ?? results.environment.git.commit,
+        time: settings.headTime ?? results.environment.git.timestamp ?? results.startedAt,
+      },
+    };
+  }
+  const file = settings.source.markdownFile;
+  let markdown: string;
+  try {
+    markdown = await readFile(file, "utf8");
+  } catch (err) {
+    throw new UserError(`--markdown ${file}: cannot read (${(err as Error).message})`);
+  }
+  return { markdown, head: { sha: settings.headSha, time: settings.headTime ?? now.toISOString() } };
+}
+
+/** An octokit failure as a message naming the request, without a stack. */
+function apiError(err: unknown, settings: CommentSettings): unknown {
+  const e = err as { status?: number; message?: string; request?: { method?: string; url?: string } };
+  if (typeof e.status !== "number") return err;
+  const hint =
+    e.status === 401
+      ? " (GITHUB_TOKEN rejected)"
+      : e.status === 403 || e.status === 404
+        ? " (the token needs pull-requests: write, or issues: write, on " +
+          `${settings.owner}/${settings.repo})`
+        : "";
+  return new UserError(
+    `GitHub API ${e.request?.method ?? ""} ${e.request?.url ?? ""}: ${e.status} ${e.message ?? ""}${hint}`.trim(),
+    1,
+  );
+}
 
 export function register(program: Command): void {
   program
     .command("comment")
-    .description("(not available yet)")
-    .action(() => {
-      throw new UserError("'comment' is not available yet");
+    .description(
+      "Create or update one sticky pull request comment with the report (found by a hidden marker)",
+    )
+    .argument("[results-dir]", "results directory (or results.json) to report")
+    .option("--markdown <file>", "post this markdown instead of a report of RESULTS_DIR")
+    .requiredOption("--repo <owner/name>", "repository of the pull request")
+    .requiredOption("--pr <number>", "pull request number", prNumber)
+    .option("--head-sha <sha>", "head commit the report is for (default: the results' commit)")
+    .option("--head-time <iso>", "time of that commit (default: the results' commit time, else now)")
+    .option("--details-url <url>", "link to the full report (e.g. the run URL), used when the body is cut")
+    .option("--marker <id>", "marker id: one sticky comment per id", "proxybench")
+    .option("--baseline-proxy <name>", "baseline column of the report tables")
+    .action(async (resultsDir: string | undefined, flags: CommentFlags) => {
+      const settings = commentSettings(resultsDir, flags, process.env);
+      const { markdown, head } = await loadReport(settings, new Date());
+      if (await writeJobSummary(markdown)) process.stderr.write("comment: report added to the job summary\n");
+      const client = createClient({
+        token: settings.token,
+        baseUrl: settings.apiUrl,
+        log: (line) => process.stderr.write(`comment: ${line}\n`),
+      });
+      const outcome = await upsertStickyComment(client, {
+        owner: settings.owner,
+        repo: settings.repo,
+        pr: settings.pr,
+        markdown,
+        id: settings.marker,
+        head,
+        detailsUrl: settings.detailsUrl,
+        log: (line) => process.stderr.write(`comment: ${line}\n`),
+      }).catch((err: unknown) => {
+        throw apiError(err, settings);
+      });
+      const where = outcome.url ?? `comment ${outcome.commentId ?? "?"}`;
+      process.stdout.write(`${outcome.action} ${where}: ${outcome.reason}\n`);
     });
 }

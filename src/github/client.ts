@@ -1,0 +1,55 @@
+import { retry } from "@octokit/plugin-retry";
+import { throttling } from "@octokit/plugin-throttling";
+import { Octokit } from "@octokit/rest";
+
+/**
+ * The GitHub REST client: octokit with the retry plugin (5xx such as 502, with growing waits) and
+ * the throttling plugin (403/429 rate limits, honouring `retry-after`). `delayBaseMs` scales both
+ * (1000 = the header's seconds); tests make it small through this option.
+ */
+export const ProxybenchOctokit = Octokit.plugin(retry, throttling);
+export type GitHubClient = InstanceType<typeof ProxybenchOctokit>;
+
+export interface ClientOptions {
+  token: string;
+  /** GITHUB_API_URL: https://api.github.com, or https://HOST/api/v3 on GitHub Enterprise. */
+  baseUrl?: string;
+  delayBaseMs?: number;
+  /** Retries of one request after a 5xx or a rate limit. */
+  retries?: number;
+  log?: (line: string) => void;
+}
+
+export function createClient(options: ClientOptions): GitHubClient {
+  const log = options.log ?? (() => undefined);
+  const retries = options.retries ?? 3;
+  const base = options.delayBaseMs ?? 1000;
+  return new ProxybenchOctokit({
+    auth: options.token,
+    baseUrl: (options.baseUrl ?? "https://api.github.com").replace(/\/+$/, ""),
+    userAgent: "proxybench",
+    retry: { retries, retryAfterBaseValue: base },
+    throttle: {
+      retryAfterBaseValue: base,
+      onRateLimit: (
+        retryAfter: number,
+        request: { method: string; url: string },
+        _octokit: unknown,
+        count: number,
+      ) => {
+        log(`rate limit on ${request.method} ${request.url}: retrying in ${retryAfter} s`);
+        return count < retries;
+      },
+      onSecondaryRateLimit: (
+        retryAfter: number,
+        request: { method: string; url: string },
+        _octokit: unknown,
+        count: number,
+      ) => {
+        log(`secondary rate limit on ${request.method} ${request.url}: retrying in ${retryAfter} s`);
+        return count < retries;
+      },
+    },
+    log: { debug: () => undefined, info: () => undefined, warn: log, error: log },
+  });
+}

@@ -1,0 +1,123 @@
+import { buildCommentBody, decide, isMarked, parseHead, type HeadInfo } from "./body.js";
+import type { GitHubClient } from "./client.js";
+
+export interface StickyCommentSettings {
+  owner: string;
+  repo: string;
+  pr: number;
+  markdown: string;
+  /** The marker id: one sticky comment per id and pull request. */
+  id: string;
+  head: HeadInfo;
+  detailsUrl?: string;
+  log?: (line: string) => void;
+}
+
+export interface StickyCommentOutcome {
+  action: "created" | "updated" | "skipped";
+  /** The comment kept (created, updated, or left alone). */
+  commentId?: number;
+  url?: string;
+  /** Duplicates removed. */
+  deleted: number[];
+  truncated: boolean;
+  reason: string;
+}
+
+interface IssueComment {
+  id: number;
+  body?: string;
+  created_at: string;
+  html_url: string;
+}
+
+/**
+ * Creates or updates the one comment carrying our marker on a pull request. Every page of
+ * comments is read; extra comments with the same marker are deleted, keeping the oldest (its
+ * place in the conversation and its id stay); a comment written for a newer head commit is left
+ * alone (see `decide`).
+ */
+export async function upsertStickyComment(
+  client: GitHubClient,
+  settings: StickyCommentSettings,
+): Promise<StickyCommentOutcome> {
+  const log = settings.log ?? (() => undefined);
+  const { owner, repo } = settings;
+  const { body, truncated } = buildCommentBody(settings.markdown, {
+    id: settings.id,
+    head: settings.head,
+    detailsUrl: settings.detailsUrl,
+  });
+  if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
+
+  const all = (await client.paginate(client.rest.issues.listComments, {
+    owner,
+    repo,
+    issue_number: settings.pr,
+    per_page: 100,
+  })) as IssueComment[];
+  const ours = all
+    .filter((c) => isMarked(c.body, settings.id))
+    .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
+
+  if (ours.length === 0) {
+    const created = await client.rest.issues.createComment({ owner, repo, issue_number: settings.pr, body });
+    return {
+      action: "created",
+      commentId: created.data.id,
+      url: created.data.html_url,
+      deleted: [],
+      truncated,
+      reason: "no comment with the marker yet",
+    };
+  }
+
+  const prHead = await pullRequestHead(client, owner, repo, settings.pr, log);
+  for (const comment of ours) {
+    const verdict = decide(settings.head, parseHead(comment.body, settings.id), prHead);
+    if (verdict.action === "skip") {
+      return {
+        action: "skipped",
+        commentId: comment.id,
+        url: comment.html_url,
+        deleted: [],
+        truncated,
+        reason: verdict.reason,
+      };
+    }
+  }
+
+  const [keep, ...duplicates] = ours as [IssueComment, ...IssueComment[]];
+  const deleted: number[] = [];
+  for (const dup of duplicates) {
+    await client.rest.issues.deleteComment({ owner, repo, comment_id: dup.id });
+    deleted.push(dup.id);
+  }
+  if (deleted.length > 0) log(`removed ${deleted.length} duplicate comment(s): ${deleted.join(", ")}`);
+  const updated = await client.rest.issues.updateComment({ owner, repo, comment_id: keep.id, body });
+  return {
+    action: "updated",
+    commentId: updated.data.id,
+    url: updated.data.html_url,
+    deleted,
+    truncated,
+    reason: decide(settings.head, parseHead(keep.body, settings.id), prHead).reason,
+  };
+}
+
+/** The pull request's current head sha; undefined (and a note) when it cannot be read. */
+async function pullRequestHead(
+  client: GitHubClient,
+  owner: string,
+  repo: string,
+  pr: number,
+  log: (line: string) => void,
+): Promise<string | undefined> {
+  try {
+    const { data } = await client.rest.pulls.get({ owner, repo, pull_number: pr });
+    return data.head.sha;
+  } catch (err) {
+    log(`cannot read pull request #${pr} (${(err as Error).message}): deciding on commit times alone`);
+    return undefined;
+  }
+}

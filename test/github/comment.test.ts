@@ -1,0 +1,255 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { COMMENT_LIMIT, commentMarker, headMarker, parseHead } from "../../src/github/body.js";
+import { createClient } from "../../src/github/client.js";
+import { upsertStickyComment, type StickyCommentSettings } from "../../src/github/comment.js";
+import { buildCli, runCli } from "../publish/git-support.js";
+import { RESULTS_DIR } from "../publish/support.js";
+import {
+  SECONDARY_RATE_LIMIT_MESSAGE,
+  startGitHubServer,
+  type GitHubServer,
+} from "../support/github-server.js";
+
+const REPO = "acme/gateway";
+const SHA_OLD = "a".repeat(40);
+const SHA_NEW = "b".repeat(40);
+
+let server: GitHubServer;
+
+beforeEach(async () => {
+  server = await startGitHubServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function client(token = server.token) {
+  return createClient({ token, baseUrl: server.url, delayBaseMs: 5 });
+}
+
+function settings(overrides: Partial<StickyCommentSettings> = {}): StickyCommentSettings {
+  return {
+    owner: "acme",
+    repo: "gateway",
+    pr: 7,
+    markdown: "## Report\n\n| a | b |\n| - | - |\n| 1 | 2 |\n",
+    id: "proxybench",
+    head: { sha: SHA_OLD, time: "2026-11-20T10:00:00Z" },
+    ...overrides,
+  };
+}
+
+const marked = (sha: string, time: string, text = "old report") =>
+  `${commentMarker("proxybench")}\n${headMarker("proxybench", { sha, time })}\n${text}`;
+
+describe("sticky comment against a local GitHub API", () => {
+  it("creates on the first run and updates the same comment on the second", async () => {
+    const first = await upsertStickyComment(client(), settings());
+    expect(first.action).toBe("created");
+    const second = await upsertStickyComment(client(), settings({ markdown: "## Report v2\n" }));
+    expect(second.action).toBe("updated");
+    expect(second.commentId).toBe(first.commentId);
+    const comments = server.comments(REPO, 7);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.body).toContain("## Report v2");
+    expect(parseHead(comments[0]?.body, "proxybench")).toEqual({
+      sha: SHA_OLD,
+      time: "2026-11-20T10:00:00.000Z",
+    });
+    expect(server.requests.every((r) => r.authorized)).toBe(true);
+  });
+
+  it("keeps the oldest of several marked comments and deletes the others", async () => {
+    server.addComment(REPO, 7, "a human comment");
+    const oldest = server.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"), "github-actions[bot]");
+    server.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"), "github-actions[bot]");
+    server.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"), "github-actions[bot]");
+    server.addComment(REPO, 7, `quoting: ${commentMarker("proxybench")}`);
+    const outcome = await upsertStickyComment(client(), settings());
+    expect(outcome.action).toBe("updated");
+    expect(outcome.commentId).toBe(oldest.id);
+    expect(outcome.deleted).toHaveLength(2);
+    const bodies = server.comments(REPO, 7).map((c) => c.body);
+    expect(bodies).toHaveLength(3);
+    expect(bodies.filter((b) => b.startsWith(commentMarker("proxybench")))).toHaveLength(1);
+    expect(bodies).toContain("a human comment");
+  });
+
+  it("finds the marker on the second page of more than 100 comments", async () => {
+    for (let i = 0; i < 130; i++) server.addComment(REPO, 7, `comment ${i}`);
+    const ours = server.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"));
+    const outcome = await upsertStickyComment(client(), settings());
+    expect(outcome).toMatchObject({ action: "updated", commentId: ours.id });
+    const pages = server.requests.filter((r) => r.method === "GET" && r.path.endsWith("/issues/7/comments"));
+    expect(pages.map((r) => r.query.page ?? "1")).toEqual(["1", "2"]);
+    expect(pages.every((r) => r.query.per_page === "100")).toBe(true);
+    expect(server.comments(REPO, 7)).toHaveLength(131);
+  });
+
+  it("retries a 403 secondary rate limit after its retry-after, and a 502", async () => {
+    server.fail({ method: "GET", path: /\/comments$/, status: 502, body: { message: "Server Error" } });
+    server.fail({
+      method: "POST",
+      path: /\/comments$/,
+      status: 403,
+      headers: { "retry-after": "2" },
+      body: { message: SECONDARY_RATE_LIMIT_MESSAGE },
+    });
+    const outcome = await upsertStickyComment(client(), settings());
+    expect(outcome.action).toBe("created");
+    expect(server.pendingFaults()).toEqual([]);
+    const log = server.requests.map((r) => `${r.method} ${r.status}`);
+    expect(log).toEqual(["GET 502", "GET 200", "POST 403", "POST 201"]);
+    expect(server.comments(REPO, 7)).toHaveLength(1);
+  });
+
+  it("retries a secondary rate limit that gives no retry-after, and a 429", async () => {
+    server.fail({ method: "GET", status: 403, body: { message: SECONDARY_RATE_LIMIT_MESSAGE } });
+    server.fail({
+      method: "POST",
+      status: 429,
+      headers: { "retry-after": "1" },
+      body: { message: SECONDARY_RATE_LIMIT_MESSAGE },
+    });
+    const outcome = await upsertStickyComment(client(), settings());
+    expect(outcome.action).toBe("created");
+    expect(server.requests.map((r) => `${r.method} ${r.status}`)).toEqual([
+      "GET 403",
+      "GET 200",
+      "POST 429",
+      "POST 201",
+    ]);
+  });
+
+  it("leaves a comment written for the pull request's newer head alone", async () => {
+    server.setPullHead(REPO, 7, SHA_NEW);
+    const theirs = server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-20T08:00:00Z", "newer report"));
+    const outcome = await upsertStickyComment(client(), settings());
+    expect(outcome.action).toBe("skipped");
+    expect(outcome.commentId).toBe(theirs.id);
+    expect(outcome.reason).toMatch(/current head/);
+    expect(server.comments(REPO, 7)[0]?.body).toContain("newer report");
+    expect(server.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("without the pull request's head, keeps a comment for a later commit time", async () => {
+    server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-20T11:00:00Z", "newer report"));
+    const skipped = await upsertStickyComment(client(), settings());
+    expect(skipped.action).toBe("skipped");
+    expect(skipped.reason).toMatch(/newer commit/);
+    // A later commit replaces it.
+    const later = await upsertStickyComment(
+      client(),
+      settings({ head: { sha: "c".repeat(40), time: "2026-11-20T12:00:00Z" } }),
+    );
+    expect(later.action).toBe("updated");
+  });
+
+  it("replaces a comment for an older head when ours is the pull request's head", async () => {
+    server.setPullHead(REPO, 7, SHA_OLD);
+    server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-21T00:00:00Z"));
+    const outcome = await upsertStickyComment(client(), settings());
+    expect(outcome.action).toBe("updated");
+  });
+
+  it("cuts a 70,000-character report to fit, with a note and the details link", async () => {
+    const row = "| nginx | 12,345.67 | +1.00% |\n";
+    const markdown = `## Report\n\n${row.repeat(Math.ceil(70_000 / row.length))}`;
+    expect(markdown.length).toBeGreaterThan(70_000);
+    const outcome = await upsertStickyComment(
+      client(),
+      settings({ markdown, detailsUrl: "https://github.com/acme/gateway/actions/runs/42" }),
+    );
+    expect(outcome).toMatchObject({ action: "created", truncated: true });
+    const body = server.comments(REPO, 7)[0]!.body;
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(body).toContain("65,536-character comment limit");
+    expect(body).toContain("(https://github.com/acme/gateway/actions/runs/42)");
+    expect(body.startsWith(commentMarker("proxybench"))).toBe(true);
+    // Cut on a row boundary: the last table row before the note is whole.
+    const beforeNote = body.slice(0, body.indexOf("\n\n---\n"));
+    expect(beforeNote.endsWith("+1.00% |")).toBe(true);
+  });
+
+  it("reports a rejected token as an error", async () => {
+    await expect(upsertStickyComment(client("wrong"), settings())).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe("proxybench comment (the CLI)", () => {
+  beforeAll(async () => {
+    await buildCli();
+    expect(existsSync("dist/src/commands/comment.js")).toBe(true);
+  }, 180_000);
+
+  it("posts the report of a results directory, then updates it, and writes the job summary", async () => {
+    const summary = path.join(await mkdtemp(path.join(tmpdir(), "proxybench-summary-")), "summary.md");
+    await writeFile(summary, "");
+    const env = {
+      GITHUB_TOKEN: server.token,
+      GITHUB_API_URL: server.url,
+      GITHUB_STEP_SUMMARY: summary,
+    };
+    const args = [
+      "comment",
+      RESULTS_DIR,
+      "--repo",
+      REPO,
+      "--pr",
+      "7",
+      "--details-url",
+      "https://example.org/run/1",
+    ];
+    const first = await runCli(args, env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^created /);
+    const second = await runCli(args, env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^updated /);
+    const comments = server.comments(REPO, 7);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.body).toContain("small-json");
+    expect(parseHead(comments[0]?.body, "proxybench")?.sha).toBe("3f2c9a1b7d4e5f60718293a4b5c6d7e8f9012345");
+    const written = await readFile(summary, "utf8");
+    expect(written).toContain("small-json");
+    expect(written).not.toContain(commentMarker("proxybench"));
+  }, 60_000);
+
+  it.each([
+    [["--pr", "7"], /--repo/],
+    [["--repo", "acme", "--pr", "7", "--markdown", "x.md"], /--repo acme: expected OWNER\/NAME/],
+    [["--repo", REPO, "--pr", "0", "--markdown", "x.md"], /--pr must be/],
+    [["--repo", REPO, "--pr", "7"], /either RESULTS_DIR or --markdown/],
+    [
+      ["--repo", REPO, "--pr", "7", "--markdown", "x.md", "--details-url", "javascript:alert(1)"],
+      /--details-url/,
+    ],
+    [["--repo", REPO, "--pr", "7", "--markdown", "x.md", "--marker", "a b"], /--marker/],
+    [["--repo", REPO, "--pr", "7", "--markdown", "missing.md"], /--markdown missing\.md: cannot read/],
+  ])("refuses bad input %j", async (args, pattern) => {
+    const run = await runCli(["comment", ...args], {
+      GITHUB_TOKEN: server.token,
+      GITHUB_API_URL: server.url,
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(pattern);
+    expect(server.requests).toEqual([]);
+  });
+
+  it("says which token failed without printing it", async () => {
+    const md = path.join(await mkdtemp(path.join(tmpdir(), "proxybench-md-")), "r.md");
+    await writeFile(md, "# hello\n");
+    const run = await runCli(["comment", "--markdown", md, "--repo", REPO, "--pr", "7"], {
+      GITHUB_TOKEN: "not-the-token",
+      GITHUB_API_URL: server.url,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/401/);
+    expect(run.stderr).toMatch(/GITHUB_TOKEN rejected/);
+    expect(run.stderr).not.toContain("not-the-token");
+  }, 30_000);
+});

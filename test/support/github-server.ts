@@ -1,0 +1,258 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A real HTTP server on 127.0.0.1 speaking enough of GitHub's REST API for sticky comments and
+ * pull request heads, with programmable faults and a log of every request. Point octokit (or a
+ * GitHub action, through GITHUB_API_URL) at `server.url`.
+ *
+ *   GET    /repos/{o}/{r}/issues/{n}/comments   per_page (max 100), page, Link header
+ *   POST   /repos/{o}/{r}/issues/{n}/comments   {body}, 422 over 65,536 characters
+ *   PATCH  /repos/{o}/{r}/issues/comments/{id}  {body}
+ *   DELETE /repos/{o}/{r}/issues/comments/{id}
+ *   GET    /repos/{o}/{r}/pulls/{n}             {number, head: {sha, ref}}
+ *
+ * Every request must carry `Authorization: token|bearer <token>`, else 401 Bad credentials.
+ */
+
+export interface FakeComment {
+  id: number;
+  body: string;
+  user: { login: string; type: string };
+  created_at: string;
+  updated_at: string;
+  html_url: string;
+  issue_url: string;
+}
+
+export interface Fault {
+  method?: string;
+  /** Matched against the request path (without the query). */
+  path?: RegExp;
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** How many matching requests fail (default 1). */
+  times?: number;
+}
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  status: number;
+  authorized: boolean;
+}
+
+export const SECONDARY_RATE_LIMIT_MESSAGE =
+  "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.";
+
+export interface GitHubServer {
+  url: string;
+  token: string;
+  requests: LoggedRequest[];
+  /** Comments of one issue or pull request, oldest first. */
+  comments(repo: string, issue: number): FakeComment[];
+  addComment(repo: string, issue: number, body: string, login?: string): FakeComment;
+  setPullHead(repo: string, pr: number, sha: string): void;
+  fail(fault: Fault): void;
+  /** Faults not yet used up. */
+  pendingFaults(): Fault[];
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 65_536;
+
+export async function startGitHubServer(
+  options: { token?: string; login?: string } = {},
+): Promise<GitHubServer> {
+  const token = options.token ?? "test-token";
+  const botLogin = options.login ?? "github-actions[bot]";
+  const issues = new Map<string, FakeComment[]>();
+  const pulls = new Map<string, { sha: string }>();
+  const faults: Fault[] = [];
+  const requests: LoggedRequest[] = [];
+  let nextId = 1000;
+  // A clock of its own: every comment is one second younger than the previous one.
+  let clock = Date.parse("2026-01-01T00:00:00Z");
+  let base = "";
+
+  const listOf = (repo: string, issue: number): FakeComment[] => {
+    const key = `${repo}#${issue}`;
+    let list = issues.get(key);
+    if (!list) issues.set(key, (list = []));
+    return list;
+  };
+  const newComment = (repo: string, issue: number, body: string, login: string): FakeComment => {
+    const id = nextId++;
+    clock += 1000;
+    const at = new Date(clock).toISOString();
+    const comment = {
+      id,
+      body,
+      user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" },
+      created_at: at,
+      updated_at: at,
+      html_url: `https://github.test/${repo}/pull/${issue}#issuecomment-${id}`,
+      issue_url: `${base}/repos/${repo}/issues/${issue}`,
+    };
+    listOf(repo, issue).push(comment);
+    return comment;
+  };
+  const findComment = (repo: string, id: number): { list: FakeComment[]; index: number } | undefined => {
+    for (const [key, list] of issues) {
+      if (!key.startsWith(`${repo}#`)) continue;
+      const index = list.findIndex((c) => c.id === id);
+      if (index >= 0) return { list, index };
+    }
+    return undefined;
+  };
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => send(res, 500, { message: String(err) }));
+  });
+
+  function send(
+    res: ServerResponse,
+    status: number,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): void {
+    const text = body === undefined ? "" : JSON.stringify(body);
+    res.writeHead(status, {
+      ...(text ? { "content-type": "application/json; charset=utf-8" } : {}),
+      "x-github-request-id": `REQ-${requests.length}`,
+      ...headers,
+    });
+    res.end(text);
+  }
+
+  async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", base);
+    const method = (req.method ?? "GET").toUpperCase();
+    const auth = req.headers.authorization ?? "";
+    const authorized = new RegExp(
+      `^(token|bearer) ${token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`,
+      "i",
+    ).test(auth);
+    const entry: LoggedRequest = {
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      status: 0,
+      authorized,
+    };
+    requests.push(entry);
+    const reply = (status: number, body?: unknown, headers?: Record<string, string>) => {
+      entry.status = status;
+      send(res, status, body, headers);
+    };
+
+    if (!authorized)
+      return reply(401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" });
+
+    const fault = faults.find(
+      (f) =>
+        (f.times ?? 1) > 0 && (!f.method || f.method === method) && (!f.path || f.path.test(url.pathname)),
+    );
+    if (fault) {
+      fault.times = (fault.times ?? 1) - 1;
+      return reply(fault.status, fault.body ?? { message: `fault ${fault.status}` }, fault.headers);
+    }
+
+    let m: RegExpExecArray | null;
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname))) {
+      const repo = m[1]!;
+      const issue = Number(m[2]);
+      if (method === "GET") {
+        const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") ?? 30) || 30));
+        const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
+        const list = listOf(repo, issue);
+        const last = Math.max(1, Math.ceil(list.length / perPage));
+        const link = (p: number, rel: string) => {
+          const u = new URL(url.pathname, base);
+          u.searchParams.set("per_page", String(perPage));
+          u.searchParams.set("page", String(p));
+          return `<${u.href}>; rel="${rel}"`;
+        };
+        const links: string[] = [];
+        if (page < last) links.push(link(page + 1, "next"), link(last, "last"));
+        if (page > 1) links.push(link(1, "first"), link(page - 1, "prev"));
+        return reply(
+          200,
+          list.slice((page - 1) * perPage, page * perPage),
+          links.length ? { link: links.join(", ") } : {},
+        );
+      }
+      if (method === "POST") {
+        const body = (await readJson(req)).body;
+        if (typeof body !== "string") return reply(422, { message: "Invalid request: body is required" });
+        if (body.length > MAX_BODY) {
+          return reply(422, {
+            message: "Validation Failed",
+            errors: [
+              {
+                resource: "IssueComment",
+                code: "custom",
+                field: "body",
+                message: `body is too long (maximum is ${MAX_BODY} characters)`,
+              },
+            ],
+          });
+        }
+        return reply(201, newComment(repo, issue, body, botLogin));
+      }
+    }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname))) {
+      const found = findComment(m[1]!, Number(m[2]));
+      if (!found) return reply(404, { message: "Not Found" });
+      if (method === "PATCH") {
+        const body = (await readJson(req)).body;
+        if (typeof body !== "string") return reply(422, { message: "Invalid request: body is required" });
+        if (body.length > MAX_BODY) return reply(422, { message: "Validation Failed: body is too long" });
+        const comment = found.list[found.index]!;
+        clock += 1000;
+        comment.body = body;
+        comment.updated_at = new Date(clock).toISOString();
+        return reply(200, comment);
+      }
+      if (method === "DELETE") {
+        found.list.splice(found.index, 1);
+        return reply(204);
+      }
+      if (method === "GET") return reply(200, found.list[found.index]);
+    }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)) && method === "GET") {
+      const pull = pulls.get(`${m[1]}#${m[2]}`);
+      if (!pull) return reply(404, { message: "Not Found" });
+      return reply(200, { number: Number(m[2]), state: "open", head: { sha: pull.sha, ref: "feature" } });
+    }
+    return reply(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: base,
+    token,
+    requests,
+    comments: (repo, issue) => [...listOf(repo, issue)],
+    addComment: (repo, issue, body, login = "someone") => newComment(repo, issue, body, login),
+    setPullHead: (repo, pr, sha) => void pulls.set(`${repo}#${pr}`, { sha }),
+    fail: (fault) => void faults.push({ times: 1, ...fault }),
+    pendingFaults: () => faults.filter((f) => (f.times ?? 1) > 0),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
