@@ -49,10 +49,8 @@ describe("runner with real proxies", () => {
     ]);
     expect(outcome.exitCode).toBe(0);
     expect(results.finishedAt).toBeDefined();
-    expect(results.environment.proxies).toMatchObject({
-      nginx: expect.stringMatching(/^\d/),
-      haproxy: expect.stringMatching(/^\d/),
-    });
+    expect(results.environment.proxies.nginx).toMatch(/^\d/);
+    expect(results.environment.proxies.haproxy).toMatch(/^\d/);
     for (const c of results.cells) {
       expect(c.repetitions).toHaveLength(2);
       for (const r of c.repetitions) {
