@@ -1,0 +1,372 @@
+import { markdownTable } from "markdown-table";
+import { median } from "simple-statistics";
+import { escapeMarkdown } from "../report/escape.js";
+import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
+import { describeLoad } from "../report/markdown.js";
+import { buildHeader, cellColumn, type ReportColumn } from "../report/model.js";
+import { percentChange } from "../report/tables.js";
+import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
+import { renderParitySection } from "./parity.js";
+import { studyBaseline, type StudyLayout, type StudyManifest } from "./schema.js";
+
+/**
+ * A study's report in the layout its original published (pure): `k6-summary`, `crank-compare`
+ * or `ab`, then the config parity of the proxies. A column that is not ok (invalid, failed,
+ * loadgen-bound) or was skipped shows its status, and its reasons below the table: never
+ * numbers that look like a measurement.
+ */
+
+export interface StudyReportInput {
+  study: StudyManifest;
+  results: Results;
+  /** Proxies of the study not run here, with why (merged with results.skipped). */
+  skipped?: Array<{ proxy: string; reason: string }>;
+  /** Heading level of the title (default 2). */
+  headingLevel?: number;
+}
+
+/** One column of a study table: a proxy at a load level. */
+export interface StudyColumn {
+  proxy: string;
+  load: string;
+  status: CellStatus;
+  reasons: string[];
+  repetitions: number;
+  /** Medians over the repetitions; only for an ok column. */
+  values?: StudyValues;
+}
+
+export interface StudyValues {
+  rps: number;
+  latencyMs: { min: number; mean: number; p50: number; p90: number; p95: number; p99: number; max: number };
+  /** Failed requests (transport errors, non-2xx, failed checks) over all requests, %. */
+  failedPct: number;
+  requests: number;
+  badResponses: number;
+  bytesReceived?: number;
+  durationS: number;
+  percentilesMs: Record<string, number>;
+}
+
+export interface StudyGroup {
+  scenario: string;
+  loads: Load[];
+  columns: StudyColumn[];
+}
+
+function med(values: number[]): number {
+  return values.length === 0 ? NaN : median(values);
+}
+
+function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
+  if (column.status !== "ok" || column.values === undefined) return undefined;
+  const reps = cell.repetitions;
+  const bytes = reps.flatMap((r) => (r.bytesReceived === undefined ? [] : [r.bytesReceived]));
+  const bad = reps.map((r) => r.errors + r.non2xx + r.checkFailures);
+  const l = column.values.latencyMs;
+  return {
+    rps: column.values.rps,
+    latencyMs: {
+      min: l.min ?? NaN,
+      mean: l.mean ?? NaN,
+      p50: l.p50 ?? NaN,
+      p90: l.p90 ?? NaN,
+      p95: l.p95 ?? NaN,
+      p99: l.p99 ?? NaN,
+      max: l.max ?? NaN,
+    },
+    failedPct: med(reps.map((r, i) => (r.requests > 0 ? ((bad[i] ?? 0) / r.requests) * 100 : 0))),
+    requests: med(reps.map((r) => r.requests)),
+    badResponses: med(bad),
+    ...(bytes.length === reps.length && bytes.length > 0 ? { bytesReceived: med(bytes) } : {}),
+    durationS: med(reps.map((r) => r.durationS)),
+    percentilesMs: column.values.percentilesMs,
+  };
+}
+
+/**
+ * The study's tables as data: per scenario, a column per load level and proxy (study order),
+ * skipped proxies included as `skipped` columns.
+ */
+export function studyGroups(
+  study: StudyManifest,
+  results: Results,
+  skipped: Array<{ proxy: string; reason: string }>,
+): StudyGroup[] {
+  const groups: StudyGroup[] = [];
+  for (const scenario of study.scenarios) {
+    const cells = results.cells.filter((c) => c.scenario === scenario);
+    const loads: Load[] = [];
+    for (const c of cells) if (!loads.some((l) => l.label === c.load.label)) loads.push(c.load);
+    if (study.loads) loads.sort((a, b) => study.loads!.indexOf(a.label) - study.loads!.indexOf(b.label));
+    const columns: StudyColumn[] = [];
+    for (const load of loads) {
+      for (const proxy of study.proxies) {
+        const cell = cells.find((c) => c.proxy === proxy && c.load.label === load.label);
+        const skip = skipped.find((s) => s.proxy === proxy);
+        if (!cell) {
+          columns.push({
+            proxy,
+            load: load.label,
+            status: "skipped",
+            reasons: [skip?.reason ?? "not run"],
+            repetitions: 0,
+          });
+          continue;
+        }
+        const column = cellColumn(cell);
+        const values = valuesOf(cell, column);
+        columns.push({
+          proxy,
+          load: load.label,
+          status: column.status,
+          reasons: column.reasons,
+          repetitions: column.repetitions,
+          ...(values ? { values } : {}),
+        });
+      }
+    }
+    if (loads.length === 0) {
+      for (const proxy of study.proxies) {
+        const skip = skipped.find((s) => s.proxy === proxy);
+        columns.push({
+          proxy,
+          load: "",
+          status: "skipped",
+          reasons: [skip?.reason ?? "not run"],
+          repetitions: 0,
+        });
+      }
+    }
+    groups.push({ scenario, loads, columns });
+  }
+  return groups;
+}
+
+// ---------------------------------------------------------------- formatting
+
+const mb = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+const pct = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const us = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/** k6's duration style: µs below 1 ms, ms below 1 s, then s. */
+export function formatK6Duration(ms: number): string {
+  if (!Number.isFinite(ms)) return "n/a";
+  if (ms < 1) return `${(ms * 1000).toFixed(2)}µs`;
+  if (ms < 1000) return `${ms.toFixed(2)}ms`;
+  return `${(ms / 1000).toFixed(2)}s`;
+}
+
+/** k6's data style: "53 MB 1.7 MB/s" (decimal units, as k6 prints them). */
+export function formatK6Data(bytes: number, durationS: number): string {
+  const unit = (b: number): string => {
+    if (b >= 1e9) return `${mb.format(b / 1e9)} GB`;
+    if (b >= 1e6) return `${mb.format(b / 1e6)} MB`;
+    if (b >= 1e3) return `${mb.format(b / 1e3)} kB`;
+    return `${mb.format(b)} B`;
+  };
+  return durationS > 0 ? `${unit(bytes)} ${unit(bytes / durationS)}/s` : unit(bytes);
+}
+
+function statusText(column: StudyColumn): string | undefined {
+  return column.values === undefined ? column.status : undefined;
+}
+
+function columnHeader(column: StudyColumn, withLoad: boolean): string {
+  return withLoad && column.load
+    ? `${escapeMarkdown(column.proxy)} · ${escapeMarkdown(column.load)}`
+    : escapeMarkdown(column.proxy);
+}
+
+/** Every column that is not ok, with its reasons (one line each). */
+export function renderColumnNotes(columns: StudyColumn[]): string[] {
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  for (const c of columns) {
+    if (c.values !== undefined) continue;
+    const key = `${c.proxy}\u0000${c.status}\u0000${c.reasons.join(";")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const where = c.load && c.status !== "skipped" ? ` at ${escapeMarkdown(c.load)}` : "";
+    const reasons = c.reasons.length ? c.reasons.map(escapeMarkdown).join("; ") : "no reason given";
+    lines.push(`- **${escapeMarkdown(c.proxy)}**${where} is ${c.status}: ${reasons}`);
+  }
+  return lines;
+}
+
+/** The k6 end-of-test summary of the YARP study, one column per load level and proxy. */
+export function renderK6SummaryTable(group: StudyGroup): string {
+  const withLoad = group.loads.length > 1;
+  const header = ["metric", ...group.columns.map((c) => columnHeader(c, withLoad))];
+  const rows: Array<[string, (v: StudyValues) => string]> = [
+    ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
+    ["min", (v) => formatK6Duration(v.latencyMs.min)],
+    ["med", (v) => formatK6Duration(v.latencyMs.p50)],
+    ["max", (v) => formatK6Duration(v.latencyMs.max)],
+    ["p(90)", (v) => formatK6Duration(v.latencyMs.p90)],
+    ["p(95)", (v) => formatK6Duration(v.latencyMs.p95)],
+    ["p(99)", (v) => formatK6Duration(v.latencyMs.p99)],
+    ["http_req_failed", (v) => `${pct.format(v.failedPct)}%`],
+    ["http_reqs", (v) => `${formatRps(v.rps)}/s`],
+    [
+      "data_received",
+      (v) => (v.bytesReceived === undefined ? "n/a" : formatK6Data(v.bytesReceived, v.durationS)),
+    ],
+  ];
+  const body = rows.map(([label, format]) => [
+    label,
+    ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a")),
+  ]);
+  return markdownTable([header, ...body], { align: ["l", ...group.columns.map(() => "r" as const)] });
+}
+
+/**
+ * crank compare's table of the LLRP study: the baseline first, every other proxy with its signed %
+ * against it. Latency in µs, as crank prints it.
+ */
+export function renderCrankCompareTable(group: StudyGroup, baseline: string): string {
+  const ordered = [
+    ...group.columns.filter((c) => c.proxy === baseline),
+    ...group.columns.filter((c) => c.proxy !== baseline),
+  ];
+  const withLoad = group.loads.length > 1;
+  const baseFor = (c: StudyColumn) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
+  // No % columns at all when the baseline was measured at no load level (e.g. image only here).
+  const withPercent = ordered.some((c) => c.proxy === baseline && c.values !== undefined);
+  const header = ["load"];
+  const align: Array<"l" | "r"> = ["l"];
+  for (const c of ordered) {
+    header.push(columnHeader(c, withLoad));
+    align.push("r");
+    if (withPercent && c.proxy !== baseline) {
+      header.push("");
+      align.push("r");
+    }
+  }
+  const rows: Array<{
+    label: string;
+    get: (v: StudyValues) => number;
+    format: (n: number) => string;
+    pct: boolean;
+  }> = [
+    { label: "Requests", get: (v) => v.requests, format: formatCount, pct: true },
+    { label: "Bad responses", get: (v) => v.badResponses, format: formatCount, pct: false },
+    {
+      label: "Mean latency (us)",
+      get: (v) => v.latencyMs.mean * 1000,
+      format: (n) => us.format(n),
+      pct: true,
+    },
+    { label: "Max latency (us)", get: (v) => v.latencyMs.max * 1000, format: (n) => us.format(n), pct: true },
+    { label: "Requests/sec", get: (v) => v.rps, format: formatRps, pct: true },
+  ];
+  const body = rows.map((row) => {
+    const out = [row.label];
+    for (const c of ordered) {
+      const status = statusText(c);
+      out.push(status ?? (c.values ? row.format(row.get(c.values)) : "n/a"));
+      if (!withPercent || c.proxy === baseline) continue;
+      const base = baseFor(c)?.values;
+      const change =
+        row.pct && c.values && base ? percentChange(row.get(c.values), row.get(base)) : undefined;
+      out.push(change === undefined ? "" : formatPercent(change));
+    }
+    return out;
+  });
+  return markdownTable([header, ...body], { align });
+}
+
+/** ab's figures of the Ocelot study: req/s, time per request, the percentile ladder. */
+export function renderAbTable(group: StudyGroup): string {
+  const withLoad = group.loads.length > 1;
+  const header = ["", ...group.columns.map((c) => columnHeader(c, withLoad))];
+  const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
+  const rows: Array<[string, (v: StudyValues) => string]> = [
+    ["Requests per second", (v) => formatRps(v.rps)],
+    ["Time per request (ms, mean)", (v) => formatMs(v.latencyMs.mean)],
+    [
+      "Time per request (ms, mean, across all concurrent requests)",
+      (v) => (v.requests > 0 ? formatMs((v.durationS * 1000) / v.requests) : "n/a"),
+    ],
+    ["Complete requests", (v) => formatCount(v.requests)],
+    ["Failed or non-2xx requests", (v) => formatCount(v.badResponses)],
+    ...ladder.map((p): [string, (v: StudyValues) => string] => [
+      p === "100" ? "100% (longest request, ms)" : `${p}% (ms)`,
+      (v) => {
+        const value = v.percentilesMs[p] ?? (p === "100" ? v.latencyMs.max : undefined);
+        return value === undefined ? "n/a" : formatMs(value);
+      },
+    ]),
+  ];
+  const body = rows.map(([label, format]) => [
+    label,
+    ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a")),
+  ]);
+  return markdownTable([header, ...body], { align: ["l", ...group.columns.map(() => "r" as const)] });
+}
+
+export function renderStudyTable(layout: StudyLayout, group: StudyGroup, baseline: string): string {
+  if (layout === "k6-summary") return renderK6SummaryTable(group);
+  if (layout === "crank-compare") return renderCrankCompareTable(group, baseline);
+  return renderAbTable(group);
+}
+
+function heading(level: number, text: string): string {
+  return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
+}
+
+/** The whole study report as markdown. */
+export function renderStudyReport(input: StudyReportInput): string {
+  const { study, results } = input;
+  const level = input.headingLevel ?? 2;
+  const skipped = [...results.skipped];
+  for (const s of input.skipped ?? []) if (!skipped.some((k) => k.proxy === s.proxy)) skipped.push(s);
+  const header = buildHeader(results);
+  const parts: string[] = [
+    heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
+  ];
+  parts.push(
+    `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}): ` +
+      `${escapeMarkdown(study.source.compared.replace(/\.?\s*$/, "."))} Original load: ${escapeMarkdown(study.source.load)}.`,
+  );
+  parts.push(header.facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`).join("\n"));
+  if (skipped.length > 0) {
+    parts.push(
+      [
+        "Not measured here (never shown as numbers):",
+        "",
+        ...skipped.map((s) => `- **${escapeMarkdown(s.proxy)}**: ${escapeMarkdown(s.reason)}`),
+      ].join("\n"),
+    );
+  }
+  const baseline = studyBaseline(study);
+  for (const group of studyGroups(study, results, skipped)) {
+    parts.push(heading(level + 1, escapeMarkdown(group.scenario)));
+    const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeLoad(l))}`);
+    if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
+    if (group.loads.length === 0) {
+      parts.push("No cell of this scenario was measured.");
+    } else {
+      parts.push(renderStudyTable(study.layout, group, baseline));
+    }
+    const notes: string[] = [];
+    const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
+    if (reps.size === 1) {
+      const [n] = [...reps];
+      notes.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+    }
+    if (study.layout === "crank-compare") {
+      const base = group.columns.filter((c) => c.proxy === baseline);
+      if (base.some((c) => c.values === undefined)) {
+        notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
+      }
+    }
+    const columnNotes = renderColumnNotes(group.columns);
+    if (notes.length > 0 && columnNotes.length > 0) notes.push("");
+    notes.push(...columnNotes);
+    if (notes.length > 0) parts.push(notes.join("\n"));
+  }
+  const parity = renderParitySection(results, level + 1);
+  if (parity) parts.push(parity);
+  return `${parts.join("\n\n")}\n`;
+}

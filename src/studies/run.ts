@@ -1,0 +1,197 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { loadManifests, type LoadedProxy, type ManifestSet } from "../manifests/load.js";
+import type { Load, Results } from "../results/schema.js";
+import { nativeAvailability, type NativeAvailability } from "../runner/proxy-binary.js";
+import { ResultsFile } from "../runner/results-file.js";
+import { runBenchmark, type RunDeps, type RunOutcome } from "../runner/run.js";
+import type { RunRequest } from "../runner/settings.js";
+import { UserError } from "../util/errors.js";
+import { assertConcurrencyLimits, type SystemLimits } from "./limits.js";
+import {
+  BUILTIN_STUDIES_DIR,
+  checkStudyReferences,
+  findStudy,
+  studyScenario,
+  type LoadedStudy,
+} from "./load.js";
+import { renderStudyReport } from "./report.js";
+
+/**
+ * `proxybench run --study NAME`: the study's proxies, scenarios, loads, duration, repetitions
+ * and engine as a run request for the runner; the proxies that cannot run here (image only, or
+ * binary missing) are skipped with the reason and never shown as measured; the report is the
+ * layout the original published.
+ */
+
+export interface StudyProxySplit {
+  runnable: string[];
+  skipped: Array<{ proxy: string; reason: string }>;
+}
+
+/** Which of the study's proxies can run with this runtime, and why the others cannot (pure). */
+export function splitStudyProxies(
+  proxies: readonly string[],
+  availability: ReadonlyMap<string, NativeAvailability>,
+  manifests: ReadonlyMap<string, LoadedProxy>,
+  runtime: "native" | "docker" = "native",
+): StudyProxySplit {
+  const split: StudyProxySplit = { runnable: [], skipped: [] };
+  for (const proxy of proxies) {
+    const m = manifests.get(proxy)?.manifest;
+    if (!m) {
+      split.skipped.push({ proxy, reason: "no manifest for it" });
+      continue;
+    }
+    if (runtime === "docker") {
+      if (m.kind === "direct" || m.image) split.runnable.push(proxy);
+      else split.skipped.push({ proxy, reason: "no image: runs natively only" });
+      continue;
+    }
+    const a = availability.get(proxy);
+    if (a?.kind === "direct" || a?.kind === "found") split.runnable.push(proxy);
+    else if (a?.kind === "image-only") {
+      split.skipped.push({
+        proxy,
+        reason: "image only: measured on GitHub Actions or with --runtime docker, not here",
+      });
+    } else if (a?.kind === "missing") {
+      split.skipped.push({ proxy, reason: `'${a.binary}' not found (fix: ${a.fix})` });
+    } else split.skipped.push({ proxy, reason: "availability unknown" });
+  }
+  return split;
+}
+
+/** User flags a study run accepts on top of the study's own settings. */
+export type StudyOverrides = Pick<
+  RunRequest,
+  "durationS" | "warmupS" | "repetitions" | "loads" | "cpus" | "runtime" | "imageTag" | "proxiesDirs" | "out"
+>;
+
+/** The loads a study runs, per its scenarios (its `loads` filter, else every load). */
+export function studyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: string[]): Load[] {
+  const wanted = labels ?? study.manifest.loads;
+  return study.manifest.scenarios.flatMap((name) => {
+    const loads = studyScenario(study, manifests, name)?.manifest.loads ?? [];
+    return wanted ? loads.filter((l) => wanted.includes(l.label)) : loads;
+  });
+}
+
+/** The run request for the runner (pure). */
+export function studyRunRequest(
+  study: LoadedStudy,
+  manifests: ManifestSet,
+  split: StudyProxySplit,
+  overrides: StudyOverrides = {},
+): RunRequest {
+  const m = study.manifest;
+  const loads = studyLoads(study, manifests, overrides.loads);
+  const labels = [...new Set(loads.map((l) => l.label))];
+  return {
+    proxies: split.runnable,
+    scenarios: m.scenarios,
+    engine: m.engine,
+    repetitions: overrides.repetitions ?? m.repetitions,
+    durationS: overrides.durationS ?? m.durationS,
+    warmupS: overrides.warmupS ?? m.warmupS,
+    loads: labels,
+    ...(study.ownScenarios.size > 0 ? { scenariosDirs: [path.join(study.dir, "scenarios")] } : {}),
+    ...(overrides.cpus !== undefined ? { cpus: overrides.cpus } : {}),
+    ...(overrides.runtime !== undefined ? { runtime: overrides.runtime } : {}),
+    ...(overrides.imageTag !== undefined ? { imageTag: overrides.imageTag } : {}),
+    ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
+    ...(overrides.out !== undefined ? { out: overrides.out } : {}),
+  };
+}
+
+/** The most concurrent connections of the loads, and whether any of them opens one per request. */
+export function loadConcurrency(
+  loads: readonly Load[],
+  engine: string,
+): { connections: number; keepAlive: boolean } {
+  const connections = Math.max(0, ...loads.map((l) => l.connections ?? l.vus ?? 0));
+  // ab does not reuse connections unless told to; k6 and wrk do.
+  const keepAlive = loads.every((l) => l.keepAlive ?? engine !== "ab");
+  return { connections, keepAlive };
+}
+
+export interface StudyRunDeps extends RunDeps {
+  studiesDir?: string;
+  /** Limits to check instead of this machine's (tests). */
+  limits?: SystemLimits;
+}
+
+export interface StudyOutcome extends RunOutcome {
+  study: LoadedStudy;
+  split: StudyProxySplit;
+  /** The study report (also written to DIR/study.md and printed). */
+  markdown: string;
+}
+
+/** Everything a study run decides before it starts anything. */
+export async function prepareStudy(
+  name: string,
+  overrides: StudyOverrides,
+  deps: Pick<StudyRunDeps, "studiesDir" | "builtinDirs">,
+): Promise<{ study: LoadedStudy; manifests: ManifestSet; split: StudyProxySplit; request: RunRequest }> {
+  const study = await findStudy(name, deps.studiesDir ?? BUILTIN_STUDIES_DIR);
+  const manifests = await loadManifests({
+    ...deps.builtinDirs,
+    ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
+  });
+  const problems = checkStudyReferences(study, manifests);
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  const availability = new Map<string, NativeAvailability>();
+  for (const proxy of study.manifest.proxies) {
+    const loaded = manifests.proxies.get(proxy);
+    if (loaded) availability.set(proxy, await nativeAvailability(loaded));
+  }
+  const split = splitStudyProxies(study.manifest.proxies, availability, manifests.proxies, overrides.runtime);
+  const request = studyRunRequest(study, manifests, split, overrides);
+  return { study, manifests, split, request };
+}
+
+/**
+ * Runs a study: checks it, skips what cannot run here (saying so), checks that the machine can
+ * hold the load's connections, runs the rest through the runner, and renders the study report.
+ */
+export async function runStudy(
+  name: string,
+  overrides: StudyOverrides,
+  deps: StudyRunDeps,
+): Promise<StudyOutcome> {
+  const stderr = deps.stderr ?? process.stderr;
+  const stdout = deps.stdout ?? process.stdout;
+  const { study, manifests, split, request } = await prepareStudy(name, overrides, deps);
+  const m = study.manifest;
+  stderr.write(`study ${m.name}: ${m.title}\n`);
+  for (const s of split.skipped) stderr.write(`skipped ${s.proxy}: ${s.reason}\n`);
+  if (split.runnable.length === 0) {
+    throw new UserError(
+      `study ${m.name}: none of its proxies can run here (${split.skipped.map((s) => s.proxy).join(", ")})`,
+    );
+  }
+  const { connections, keepAlive } = loadConcurrency(studyLoads(study, manifests, overrides.loads), m.engine);
+  await assertConcurrencyLimits(connections, { keepAlive }, deps.limits);
+
+  const outcome = await runBenchmark(request, { ...deps, renderReport: undefined });
+  const results: Results = {
+    ...outcome.results,
+    settings: { ...outcome.results.settings, study: m.name },
+    skipped: mergeSkipped(outcome.results.skipped, split.skipped),
+  };
+  await new ResultsFile(outcome.dir).save(results);
+  const markdown = renderStudyReport({ study: m, results });
+  await writeFile(path.join(outcome.dir, "study.md"), markdown);
+  stdout.write(`${markdown}\nstudy report: ${path.join(outcome.dir, "study.md")}\n`);
+  return { ...outcome, results, study, split, markdown };
+}
+
+function mergeSkipped(
+  a: Array<{ proxy: string; reason: string }>,
+  b: Array<{ proxy: string; reason: string }>,
+): Array<{ proxy: string; reason: string }> {
+  const out = [...a];
+  for (const s of b) if (!out.some((x) => x.proxy === s.proxy)) out.push(s);
+  return out;
+}
