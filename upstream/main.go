@@ -126,8 +126,11 @@ func versionString() string {
 	s := "proxybench-upstream " + Version + " " + runtime.Version()
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, setting := range info.Settings {
-			if setting.Key == "vcs.revision" && len(setting.Value) >= 12 {
+			switch {
+			case setting.Key == "vcs.revision" && len(setting.Value) >= 12:
 				s += " " + setting.Value[:12]
+			case setting.Key == "vcs.modified" && setting.Value == "true":
+				s += "+modified"
 			}
 		}
 	}
