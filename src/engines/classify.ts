@@ -24,7 +24,8 @@ function non2xxCodes(statusCodes: Record<string, number>): string {
  * Pure: the status of one repetition and the reasons for it, worst status first.
  * - failed: the engine errored (non-zero exit other than 99, thresholds), or nothing was measured;
  * - invalid: any non-2xx response, failed check or transport error;
- * - loadgen-bound: the load generator used >= 90% of its cores, or dropped iterations.
+ * - loadgen-bound: the load generator used >= 90% of its cores, or its cores were >= 90% busy
+ *   (other processes competing for them), or it dropped iterations.
  */
 export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: number }): Classification {
   const found: { status: CellStatus; reason: string }[] = [];
@@ -64,6 +65,17 @@ export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: nu
     found.push({
       status: "loadgen-bound",
       reason: `the load generator used ${m.loadgenCpu.toFixed(2)} of its ${plural(cores, "core")} (>= ${LOADGEN_SATURATION * 100}%): the figures are its limit, not the target's`,
+    });
+  }
+  // Pinned cores busy with other work: the load generator could not get the CPU it needed.
+  else if (m.loadgenCoresBusy !== undefined && m.loadgenCoresBusy >= LOADGEN_SATURATION * cores) {
+    const own =
+      m.loadgenCpu === undefined ? "" : ` (${m.loadgenCpu.toFixed(2)} used by the load generator itself)`;
+    const which = cores === 1 ? "core was" : `${cores} cores were`;
+    const percent = Math.round((m.loadgenCoresBusy / cores) * 100);
+    found.push({
+      status: "loadgen-bound",
+      reason: `the load generator's ${which} ${percent}% busy${own}: other processes competed for the CPU`,
     });
   }
   if (m.droppedIterations > 0) {

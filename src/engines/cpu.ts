@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { processCpuSeconds } from "../util/processes.js";
 
 /** CPU time used by a process so far, read at wall time `t` (both in seconds). */
@@ -24,14 +25,36 @@ export function coresUsed(samples: readonly CpuSample[]): number | undefined {
   return b.t > a.t ? Math.max(0, (b.cpuS - a.cpuS) / (b.t - a.t)) : undefined;
 }
 
-/** Samples a process's CPU time every `intervalMs` until stopped. */
+/** Clock ticks per second of /proc/stat (USER_HZ: 100 on every Linux that Node supports). */
+const USER_HZ = 100;
+
+/**
+ * Pure: seconds the given cores spent busy (anything but idle and iowait), from /proc/stat
+ * text. Undefined when a core is missing.
+ */
+export function coresBusySeconds(procStat: string, cores: readonly number[]): number | undefined {
+  let busy = 0;
+  for (const core of cores) {
+    const line = procStat.split("\n").find((l) => l.startsWith(`cpu${core} `));
+    if (!line) return undefined;
+    const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already in user
+    busy += total - (ticks[3] ?? 0) - (ticks[4] ?? 0);
+  }
+  return busy / USER_HZ;
+}
+
+/** Samples a process's CPU time, and how busy its cores are, every `intervalMs` until stopped. */
 export class CpuSampler {
   private readonly samples: CpuSample[] = [];
+  private readonly coreSamples: CpuSample[] = [];
   private readonly timer: NodeJS.Timeout;
   private pending: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly pid: number,
+    /** Cores the process is pinned to: their busy time (by any process) is sampled too. */
+    private readonly cores: readonly number[] = [],
     intervalMs = 100,
   ) {
     this.timer = setInterval(() => {
@@ -42,14 +65,28 @@ export class CpuSampler {
 
   private async sample(): Promise<void> {
     const t = performance.now() / 1000;
-    const cpuS = await processCpuSeconds(this.pid);
-    if (cpuS !== undefined) this.samples.push({ t, cpuS });
+    const [cpuS, stat] = await Promise.all([
+      processCpuSeconds(this.pid),
+      this.cores.length > 0 ? readFile("/proc/stat", "utf8").catch(() => undefined) : undefined,
+    ]);
+    if (cpuS === undefined) return; // exited: the core figures would outlast the process
+    this.samples.push({ t, cpuS });
+    const busy = stat === undefined ? undefined : coresBusySeconds(stat, this.cores);
+    if (busy !== undefined) this.coreSamples.push({ t, cpuS: busy });
   }
 
-  /** Stops sampling; returns the cores used (see `coresUsed`). */
-  async stop(): Promise<number | undefined> {
+  /**
+   * Stops sampling; returns the cores the process used and how busy its cores were, both in
+   * cores over the middle of the run (see `coresUsed`).
+   */
+  async stop(): Promise<{ process?: number; coresBusy?: number }> {
     clearInterval(this.timer);
     await this.pending;
-    return coresUsed(this.samples);
+    const process = coresUsed(this.samples);
+    const coresBusy = coresUsed(this.coreSamples);
+    return {
+      ...(process === undefined ? {} : { process }),
+      ...(coresBusy === undefined ? {} : { coresBusy }),
+    };
   }
 }

@@ -19,6 +19,7 @@ export interface EngineProcessOptions {
 export interface EngineProcessResult {
   exitCode: number | null;
   loadgenCpu?: number;
+  loadgenCoresBusy?: number;
   aborted: boolean;
   timedOut: boolean;
 }
@@ -35,7 +36,7 @@ export async function runEngineProcess(options: EngineProcessOptions): Promise<E
     cpus: options.cpus,
     logFile: options.logFile,
   });
-  const sampler = proc.pid === undefined ? undefined : new CpuSampler(proc.pid);
+  const sampler = proc.pid === undefined ? undefined : new CpuSampler(proc.pid, options.cpus);
   let aborted = false;
   let timedOut = false;
   const onAbort = () => {
@@ -49,8 +50,14 @@ export async function runEngineProcess(options: EngineProcessOptions): Promise<E
   }, options.timeoutMs);
   try {
     const exit = await proc.exited;
-    const loadgenCpu = await sampler?.stop();
-    return { exitCode: exit.code, aborted, timedOut, ...(loadgenCpu === undefined ? {} : { loadgenCpu }) };
+    const cpu = (await sampler?.stop()) ?? {};
+    return {
+      exitCode: exit.code,
+      aborted,
+      timedOut,
+      ...(cpu.process === undefined ? {} : { loadgenCpu: cpu.process }),
+      ...(cpu.coresBusy === undefined ? {} : { loadgenCoresBusy: cpu.coresBusy }),
+    };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
@@ -66,4 +73,12 @@ export async function logTail(file: string, lines = 5): Promise<string> {
   } catch {
     return "";
   }
+}
+
+/** The CPU figures of a run, as optional measurement fields. */
+export function cpuFields(result: EngineProcessResult): { loadgenCpu?: number; loadgenCoresBusy?: number } {
+  return {
+    ...(result.loadgenCpu === undefined ? {} : { loadgenCpu: result.loadgenCpu }),
+    ...(result.loadgenCoresBusy === undefined ? {} : { loadgenCoresBusy: result.loadgenCoresBusy }),
+  };
 }

@@ -43,6 +43,11 @@ export interface EngineMeasurement {
   latencyPercentilesMs?: Record<string, number>;
   /** CPU used by the load generator during the run, in cores (1 = one full core). */
   loadgenCpu?: number;
+  /**
+   * How busy the load generator's pinned cores were during the run, by any process, in cores.
+   * Well above `loadgenCpu` when other processes compete for those cores (a shared machine).
+   */
+  loadgenCoresBusy?: number;
   /** Raw engine output files, relative to outDir. */
   raw: string[];
   /** The engine's exit code (null: killed by a signal). */

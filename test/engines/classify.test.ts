@@ -110,6 +110,32 @@ describe("classifyRepetition", () => {
     { name: "0.95 of two cores is fine", m: { loadgenCpu: 0.95 }, cores: 2, status: "ok", reasons: [] },
     { name: "no CPU figure: not judged on CPU", m: { loadgenCpu: undefined }, status: "ok", reasons: [] },
     {
+      name: "its core busy with other processes",
+      m: { loadgenCpu: 0.34, loadgenCoresBusy: 0.97 },
+      status: "loadgen-bound",
+      reasons: [
+        "the load generator's core was 97% busy (0.34 used by the load generator itself): other processes competed for the CPU",
+      ],
+    },
+    {
+      name: "two cores busy",
+      m: { loadgenCpu: 1.1, loadgenCoresBusy: 1.9 },
+      cores: 2,
+      status: "loadgen-bound",
+      reasons: [
+        "the load generator's 2 cores were 95% busy (1.10 used by the load generator itself): other processes competed for the CPU",
+      ],
+    },
+    { name: "its core half busy", m: { loadgenCpu: 0.34, loadgenCoresBusy: 0.5 }, status: "ok", reasons: [] },
+    {
+      name: "saturated by itself: one reason, not two",
+      m: { loadgenCpu: 0.95, loadgenCoresBusy: 1 },
+      status: "loadgen-bound",
+      reasons: [
+        "the load generator used 0.95 of its 1 core (>= 90%): the figures are its limit, not the target's",
+      ],
+    },
+    {
       name: "dropped iterations",
       m: { droppedIterations: 1 },
       status: "loadgen-bound",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coresUsed } from "../../src/engines/cpu.js";
+import { coresBusySeconds, coresUsed } from "../../src/engines/cpu.js";
 
 describe("coresUsed", () => {
   const steady = Array.from({ length: 11 }, (_, i) => ({ t: i, cpuS: i * 0.5 }));
@@ -35,6 +35,27 @@ describe("coresUsed", () => {
     },
   ])("$name", ({ samples, expected }) => {
     const got = coresUsed(samples);
+    if (expected === undefined) expect(got).toBeUndefined();
+    else expect(got).toBeCloseTo(expected, 9);
+  });
+});
+
+describe("coresBusySeconds", () => {
+  // A real /proc/stat head from the development machine.
+  const stat = [
+    "cpu  123772 52 30690 111492 417 0 3678 555 0 0",
+    "cpu0 61265 39 14875 57147 48 0 1682 272 0 0",
+    "cpu1 62506 13 15815 54344 368 0 1995 282 0 0",
+    "intr 1 2 3",
+  ].join("\n");
+  it.each([
+    { cores: [0], expected: (61265 + 39 + 14875 + 0 + 1682 + 272) / 100 },
+    { cores: [1], expected: (62506 + 13 + 15815 + 0 + 1995 + 282) / 100 },
+    { cores: [0, 1], expected: (61265 + 39 + 14875 + 1682 + 272 + 62506 + 13 + 15815 + 1995 + 282) / 100 },
+    { cores: [2], expected: undefined },
+    { cores: [], expected: 0 },
+  ])("cores $cores", ({ cores, expected }) => {
+    const got = coresBusySeconds(stat, cores);
     if (expected === undefined) expect(got).toBeUndefined();
     else expect(got).toBeCloseTo(expected, 9);
   });

@@ -60,6 +60,8 @@ function expectSane(m: EngineMeasurement): void {
   expect(p99).toBeLessThanOrEqual(max);
   expect(m.loadgenCpu).toBeGreaterThan(0);
   expect(m.loadgenCpu).toBeLessThanOrEqual(LOADGEN.length + 0.05);
+  // its pinned core was at least as busy as it made it (other processes add to that)
+  expect(m.loadgenCoresBusy).toBeGreaterThan(0);
 }
 
 async function expectRawFiles(m: EngineMeasurement): Promise<void> {

@@ -2,7 +2,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../../util/errors.js";
 import { locateTool } from "../locate.js";
-import { logTail, runEngineProcess } from "../process.js";
+import { cpuFields, logTail, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildK6Args, buildK6Config, buildK6Env } from "./config.js";
 import { k6ExitMeaning, normaliseK6Summary } from "./summary.js";
@@ -59,17 +59,13 @@ export class K6Engine implements EngineAdapter {
       const tail = await logTail(logFile, 3);
       engineErrors.push(tail ? `${meaning}: ${tail}` : meaning);
     }
-    const base = {
-      loadgenCpu: result.loadgenCpu,
-      exitCode: result.exitCode,
-      engineErrors,
-    };
+    const base = { ...cpuFields(result), exitCode: result.exitCode, engineErrors };
     let text: string;
     try {
       text = await readFile(summaryFile, "utf8");
     } catch {
       engineErrors.push(`k6 wrote no summary (${summaryName})`);
-      return { ...emptyMeasurement(inv.durationS), ...withCpu(base), raw: [logName] };
+      return { ...emptyMeasurement(inv.durationS), ...base, raw: [logName] };
     }
     try {
       const figures = normaliseK6Summary(JSON.parse(text) as unknown, {
@@ -77,17 +73,10 @@ export class K6Engine implements EngineAdapter {
         durationS: inv.durationS,
         model: config.load.model,
       });
-      return { ...figures, ...withCpu(base), raw: [summaryName, logName] };
+      return { ...figures, ...base, raw: [summaryName, logName] };
     } catch (err) {
       engineErrors.push(err instanceof UserError ? err.message : `${summaryFile}: ${String(err)}`);
-      return { ...emptyMeasurement(inv.durationS), ...withCpu(base), raw: [summaryName, logName] };
+      return { ...emptyMeasurement(inv.durationS), ...base, raw: [summaryName, logName] };
     }
   }
-}
-
-function withCpu<T extends { loadgenCpu: number | undefined }>(
-  base: T,
-): Omit<T, "loadgenCpu"> & { loadgenCpu?: number } {
-  const { loadgenCpu, ...rest } = base;
-  return loadgenCpu === undefined ? rest : { ...rest, loadgenCpu };
 }

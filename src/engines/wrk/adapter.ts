@@ -4,7 +4,7 @@ import { PROJECT_ROOT } from "../../util/paths.js";
 import { UserError } from "../../util/errors.js";
 import { locateTool } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { logTail, runEngineProcess } from "../process.js";
+import { cpuFields, logTail, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildWrkArgs, buildWrkEnv, wrkDurationS } from "./args.js";
 import { normaliseWrkSummary } from "./summary.js";
@@ -55,7 +55,7 @@ export class WrkEngine implements EngineAdapter {
     const common = {
       exitCode: result.exitCode,
       engineErrors,
-      ...(result.loadgenCpu === undefined ? {} : { loadgenCpu: result.loadgenCpu }),
+      ...cpuFields(result),
     };
     let text: string;
     try {
