@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import path from "node:path";
 
 /**
  * The few git operations publishing needs, through the real `git` CLI. A token reaches git as an
@@ -40,6 +41,15 @@ export function authEnv(token: string | undefined, base: NodeJS.ProcessEnv = {})
     [`GIT_CONFIG_KEY_${count}`]: "http.extraheader",
     [`GIT_CONFIG_VALUE_${count}`]: `AUTHORIZATION: basic ${basic}`,
   };
+}
+
+/**
+ * A remote as git needs it from a temporary work tree: URLs and scp-like `user@host:path` as
+ * given, local paths made absolute (pure apart from the current directory).
+ */
+export function resolveRemote(remote: string, cwd = process.cwd()): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(remote) || /^[^/:]+@[^/:]+:/.test(remote)) return remote;
+  return path.resolve(cwd, remote);
 }
 
 /** Whether a remote is reached over http(s), where a token applies. */

@@ -7,7 +7,16 @@ import { UserError } from "../util/errors.js";
 import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
 import type { BenchCommit, BenchEntry } from "./datajs.js";
 import { buildSuites, commitInfo, type CommitContext } from "./entries.js";
-import { checkoutTip, commitPaths, initWorkTree, isHttpRemote, pushHead, type GitOptions } from "./git.js";
+import {
+  checkoutTip,
+  commitPaths,
+  GitError,
+  initWorkTree,
+  isHttpRemote,
+  pushHead,
+  resolveRemote,
+  type GitOptions,
+} from "./git.js";
 import { CHART_JS_FILE, isOurPage, renderIndexHtml } from "./page.js";
 
 export interface PublishSettings {
@@ -98,6 +107,11 @@ export async function applyToWorkTree(
   return { keptForeignPage: false };
 }
 
+/** A remote for messages: any user:password part of a URL left out. */
+export function displayRemote(remote: string): string {
+  return remote.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1");
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -117,37 +131,60 @@ export async function publish(settings: PublishSettings): Promise<PublishOutcome
     throw new UserError(`${settings.resultsDir}: nothing to publish: no cell has status ok`, 1);
   }
   const suiteNames = [...probe.keys()];
+  const remote = resolveRemote(settings.remote);
   const work = await mkdtemp(path.join(tmpdir(), "proxybench-publish-"));
   const options: GitOptions = {
     cwd: work,
-    token: isHttpRemote(settings.remote) ? settings.token : undefined,
+    token: isHttpRemote(remote) ? settings.token : undefined,
   };
   try {
-    await initWorkTree(work, settings.remote, options);
-    const base = settings.backoffMs ?? 200;
-    for (let attempt = 1; attempt <= settings.retries + 1; attempt++) {
-      const tip = await checkoutTip(settings.branch, options);
-      log(`${settings.branch}: ${tip ? `tip ${tip.slice(0, 12)}` : "does not exist yet, creating it"}`);
-      const date = now();
-      const suites = buildSuites(results, { commit, date });
-      const { keptForeignPage } = await applyToWorkTree(work, { ...settings, dir }, suites, date);
-      if (keptForeignPage) log(`${dir}/index.html is not ours: left as it is (data.js is updated)`);
-      await commitPaths([dir], settings.message ?? defaultMessage(commit, suiteNames), options);
-      const outcome = await pushHead(settings.branch, options);
-      if (outcome === "pushed") {
-        log(`pushed ${suiteNames.length} suites to ${settings.branch} (attempt ${attempt})`);
-        return { pushed: true, attempts: attempt, suites: suiteNames, commitId: commit.id, keptForeignPage };
-      }
-      if (attempt > settings.retries) break;
-      const delay = Math.min(5000, base * 2 ** (attempt - 1)) * (0.5 + Math.random());
-      log(`push rejected (the branch moved); fetching and applying again in ${Math.round(delay)} ms`);
-      await sleep(delay);
-    }
-    throw new UserError(
-      `push to ${settings.branch} was rejected ${settings.retries + 1} times (others kept pushing first); nothing was lost: run publish again`,
-      1,
-    );
+    return await publishIn(work, remote, options, settings, { results, commit, suiteNames, dir, now, log });
+  } catch (err) {
+    // Git's own message (token already redacted) is what the user needs; no stack.
+    if (err instanceof GitError) throw new UserError(`${displayRemote(remote)}: ${err.message}`, 1);
+    throw err;
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+async function publishIn(
+  work: string,
+  remote: string,
+  options: GitOptions,
+  settings: PublishSettings,
+  run: {
+    results: Awaited<ReturnType<typeof readResults>>;
+    commit: BenchCommit;
+    suiteNames: string[];
+    dir: string;
+    now: () => number;
+    log: (line: string) => void;
+  },
+): Promise<PublishOutcome> {
+  const { results, commit, suiteNames, dir, now, log } = run;
+  await initWorkTree(work, remote, options);
+  const base = settings.backoffMs ?? 200;
+  for (let attempt = 1; attempt <= settings.retries + 1; attempt++) {
+    const tip = await checkoutTip(settings.branch, options);
+    log(`${settings.branch}: ${tip ? `tip ${tip.slice(0, 12)}` : "does not exist yet, creating it"}`);
+    const date = now();
+    const suites = buildSuites(results, { commit, date });
+    const { keptForeignPage } = await applyToWorkTree(work, { ...settings, dir }, suites, date);
+    if (keptForeignPage) log(`${dir}/index.html is not ours: left as it is (data.js is updated)`);
+    await commitPaths([dir], settings.message ?? defaultMessage(commit, suiteNames), options);
+    const outcome = await pushHead(settings.branch, options);
+    if (outcome === "pushed") {
+      log(`pushed ${suiteNames.length} suites to ${settings.branch} (attempt ${attempt})`);
+      return { pushed: true, attempts: attempt, suites: suiteNames, commitId: commit.id, keptForeignPage };
+    }
+    if (attempt > settings.retries) break;
+    const delay = Math.min(5000, base * 2 ** (attempt - 1)) * (0.5 + Math.random());
+    log(`push rejected (the branch moved); fetching and applying again in ${Math.round(delay)} ms`);
+    await sleep(delay);
+  }
+  throw new UserError(
+    `push to ${settings.branch} was rejected ${settings.retries + 1} times (others kept pushing first); nothing was lost: run publish again`,
+    1,
+  );
 }

@@ -3,8 +3,9 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseDataJs } from "../../src/publish/datajs.js";
-import { authEnv, isRaceRejection } from "../../src/publish/git.js";
-import { publish } from "../../src/publish/publish.js";
+import { authEnv, isRaceRejection, resolveRemote } from "../../src/publish/git.js";
+import { displayRemote, publish } from "../../src/publish/publish.js";
+import { startGitHttpServer } from "./git-http-server.js";
 import { bareRepo, buildCli, checkout, gitIn, refOf, resultsFor, runCli, seedBranch } from "./git-support.js";
 
 beforeAll(async () => {
@@ -121,5 +122,56 @@ describe("git helpers", () => {
     expect(env.GIT_CONFIG_VALUE_1).toBe(
       `AUTHORIZATION: basic ${Buffer.from("x-access-token:s3cret").toString("base64")}`,
     );
+  });
+});
+
+describe("publish over HTTP with a token", () => {
+  it("sends GITHUB_TOKEN as a header, never printed nor left in a config", async () => {
+    const bare = await bareRepo();
+    const root = path.dirname(bare);
+    const token = `ghs_${"x".repeat(20)}secret`;
+    const server = await startGitHttpServer(root, token);
+    try {
+      const remote = `${server.url}/${path.basename(bare)}`;
+      const results = await resultsFor("d".repeat(40), "over http");
+      const ok = await runCli(["publish", results, "--repo", remote], { GITHUB_TOKEN: token });
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(await refOf(bare, "gh-pages")).toBeDefined();
+      expect(server.authHeaders.length).toBeGreaterThan(0);
+      expect(server.authHeaders.every((h) => h !== "")).toBe(true);
+      expect(ok.stdout + ok.stderr).not.toContain("secret");
+
+      const before = await refOf(bare, "gh-pages");
+      const denied = await runCli(["publish", results, "--repo", remote], {
+        GITHUB_TOKEN: "wrong-secret-token",
+      });
+      expect(denied.code).toBe(1);
+      expect(denied.stderr).toMatch(/git fetch failed/);
+      expect(denied.stderr).not.toContain("wrong-secret-token");
+      expect(denied.stderr).not.toMatch(/at .*\.js:\d+/);
+      expect(await refOf(bare, "gh-pages")).toBe(before);
+      // The bare repo's own config never saw the header.
+      expect(await readFile(path.join(bare, "config"), "utf8")).not.toMatch(/extraheader/i);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it.each([
+    ["https://github.com/o/r.git", "https://github.com/o/r.git"],
+    ["git@github.com:o/r.git", "git@github.com:o/r.git"],
+    ["file:///srv/r.git", "file:///srv/r.git"],
+    ["repo.git", "/work/dir/repo.git"],
+    ["../up/r.git", "/work/up/r.git"],
+  ])("resolveRemote(%s)", (remote, expected) => {
+    expect(resolveRemote(remote, "/work/dir")).toBe(expected);
+  });
+
+  it.each([
+    ["https://user:tok@github.com/o/r.git", "https://github.com/o/r.git"],
+    ["https://github.com/o/r.git", "https://github.com/o/r.git"],
+    ["/srv/r.git", "/srv/r.git"],
+  ])("displayRemote(%s)", (remote, expected) => {
+    expect(displayRemote(remote)).toBe(expected);
   });
 });
