@@ -190,7 +190,7 @@ export interface FindMaxRateSettings {
   warmupS?: number;
   limits?: Partial<RateLimits>;
   search?: Partial<MaxRateOptions>;
-  /** VUs k6 pre-allocates per step; default: enough for iterations of up to 1 s at the rate. */
+  /** VUs k6 pre-allocates per step; default: one per iteration per second (iterations of up to 1 s). */
   vus?: number;
   onStep?: (step: MaxRateStep) => void;
   signal?: AbortSignal;
@@ -203,7 +203,7 @@ export function rateStepLoad(rate: number, durationS: number, vus?: number): Loa
     model: "constant-arrival-rate",
     rate,
     durationS,
-    vus: vus ?? Math.min(5000, Math.max(10, Math.ceil(rate / 2))),
+    vus: vus ?? Math.min(5000, Math.max(10, Math.ceil(rate))),
   };
 }
 

@@ -169,7 +169,7 @@ describe("rateStepLoad", () => {
       model: "constant-arrival-rate",
       rate: 800,
       durationS: 4,
-      vus: 400,
+      vus: 800,
     });
   });
 });
