@@ -1,0 +1,136 @@
+import { readFileSync } from "node:fs";
+import * as core from "@actions/core";
+
+/**
+ * Every input of the report action, read once and checked; errors name the input. Values that
+ * GitHub gives through the environment (repository, event payload, API URL) are read here too,
+ * so the rest of the action takes a plain settings object.
+ */
+export interface ReportSettings {
+  results: string;
+  baseResults?: string;
+  baselineProxy?: string;
+  thresholdPct: number;
+  alpha: number;
+  failOnRegression: boolean;
+  comment: boolean;
+  summary: boolean;
+  marker: string;
+  token?: string;
+  apiUrl: string;
+  owner: string;
+  repo: string;
+  /** From the input, else the event; undefined: look it up by headSha, or no comment. */
+  pr?: number;
+  headSha?: string;
+  detailsUrl?: string;
+}
+
+/** A strict reader of one input. */
+type Reader = (name: string) => string;
+
+function numberInput(read: Reader, name: string, ok: (x: number) => boolean, what: string): number {
+  const text = read(name);
+  const value = Number(text);
+  if (text === "" || !Number.isFinite(value) || !ok(value)) {
+    throw new Error(`input '${name}': expected ${what}, got '${text}'`);
+  }
+  return value;
+}
+
+function booleanInput(read: Reader, name: string): boolean {
+  const text = read(name);
+  if (["true", "True", "TRUE"].includes(text)) return true;
+  if (["false", "False", "FALSE"].includes(text)) return false;
+  throw new Error(`input '${name}': expected true or false, got '${text}'`);
+}
+
+interface EventPayload {
+  pull_request?: { number?: number; head?: { sha?: string } };
+  workflow_run?: { head_sha?: string; pull_requests?: Array<{ number?: number }> };
+}
+
+/** The event payload GitHub wrote to GITHUB_EVENT_PATH ({} when there is none). */
+export function readEvent(env: NodeJS.ProcessEnv): EventPayload {
+  const file = env.GITHUB_EVENT_PATH;
+  if (!file) return {};
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as EventPayload;
+  } catch (err) {
+    throw new Error(`GITHUB_EVENT_PATH ${file}: cannot read the event payload (${(err as Error).message})`);
+  }
+}
+
+/** Reads and validates every input (pure apart from `read` and `env`). */
+export function getSettings(
+  read: Reader = (name) => core.getInput(name).trim(),
+  env: NodeJS.ProcessEnv = process.env,
+): ReportSettings {
+  const results = read("results");
+  if (results === "") throw new Error("input 'results': required (the head's results directory)");
+
+  const repository = read("repository") || env.GITHUB_REPOSITORY || "";
+  const ownerRepo = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(repository);
+  if (!ownerRepo) {
+    throw new Error(
+      `input 'repository': expected owner/name, got '${repository}' (nor is GITHUB_REPOSITORY set)`,
+    );
+  }
+
+  const marker = read("marker") || "proxybench";
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(marker)) {
+    throw new Error(`input 'marker': use 1 to 64 letters, digits, '.', '_' or '-', got '${marker}'`);
+  }
+
+  const event = readEvent(env);
+  let pr: number | undefined;
+  const prText = read("pr-number");
+  if (prText !== "") {
+    pr = Number(prText);
+    if (!Number.isInteger(pr) || pr <= 0)
+      throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
+  } else {
+    pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
+  }
+
+  const headSha =
+    read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || undefined;
+  if (headSha !== undefined && !/^[0-9a-fA-F]{4,64}$/.test(headSha)) {
+    throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
+  }
+
+  let detailsUrl = read("details-url") || undefined;
+  if (detailsUrl === undefined && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
+    detailsUrl = `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  }
+  if (detailsUrl !== undefined && !/^https?:\/\//.test(detailsUrl)) {
+    throw new Error(`input 'details-url': expected an http(s) URL, got '${detailsUrl}'`);
+  }
+
+  const comment = booleanInput(read, "comment");
+  const token = read("token") || undefined;
+  if (comment && token === undefined) {
+    throw new Error(
+      "input 'token': required to comment (a token with pull-requests: write), or set comment: false",
+    );
+  }
+
+  return {
+    results,
+    baseResults: read("base-results") || undefined,
+    baselineProxy: read("baseline-proxy") || undefined,
+    thresholdPct: numberInput(read, "threshold", (x) => x >= 0, "a percentage >= 0"),
+    alpha: numberInput(read, "alpha", (x) => x > 0 && x < 1, "a number between 0 and 1"),
+    failOnRegression: booleanInput(read, "fail-on-regression"),
+    comment,
+    summary: booleanInput(read, "summary"),
+    marker,
+    token,
+    apiUrl: env.GITHUB_API_URL || "https://api.github.com",
+    owner: ownerRepo[1]!,
+    repo: ownerRepo[2]!,
+    ...(pr !== undefined ? { pr } : {}),
+    ...(headSha !== undefined ? { headSha } : {}),
+    ...(detailsUrl !== undefined ? { detailsUrl } : {}),
+  };
+}

@@ -1,0 +1,4 @@
+// Entry point of the bundled action (report/dist/index.js).
+import { run } from "./run.js";
+
+await run();

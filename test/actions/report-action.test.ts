@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { startGitHubServer, type GitHubServer } from "../support/github-server.js";
+import { getSettings } from "../../report/src/input-helper.js";
+import { PROJECT_ROOT } from "../../src/util/paths.js";
+
+const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "actions");
+const REPO = "octo/proxy-config";
+const PR = 7;
+const HEAD_SHA = "6d2ddce0741ce7f9f98fbbcd0dad55390364cf64";
+
+interface ActionYml {
+  inputs: Record<string, { default?: string; required?: boolean }>;
+  outputs: Record<string, unknown>;
+  runs: { using: string; main: string };
+}
+const actionYml = parseYaml(
+  readFileSync(path.join(PROJECT_ROOT, "report", "action.yml"), "utf8"),
+) as ActionYml;
+
+/** GitHub's name for an input's variable: INPUT_ + the name upper-cased, spaces to '_', hyphens kept. */
+const inputVar = (name: string) => `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
+
+/** What GitHub sets for every input: its default (expressions aside), then the `with:` values. */
+function inputsEnv(withValues: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(actionYml.inputs)) {
+    const value = spec.default ?? "";
+    env[inputVar(name)] = value.includes("${{") ? "" : value;
+  }
+  for (const [name, value] of Object.entries(withValues)) env[inputVar(name)] = value;
+  return env;
+}
+
+/** GITHUB_OUTPUT as written by @actions/core: `name<<DELIM\nvalue\nDELIM` blocks. */
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
+  for (const m of text.matchAll(re)) out[m[1]!] = m[3]!;
+  return out;
+}
+
+interface ActionRun {
+  code: number | null;
+  stdout: string;
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+let server: GitHubServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startGitHubServer();
+  dir = await mkdtemp(path.join(tmpdir(), "pb-report-action-"));
+});
+afterAll(async () => {
+  await server?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs report/dist/index.js the way the runner does for `uses: org/proxybench/report@v1`. */
+async function runAction(
+  withValues: Record<string, string>,
+  event: unknown,
+  name: string,
+): Promise<ActionRun> {
+  const eventFile = path.join(dir, `${name}-event.json`);
+  const outputFile = path.join(dir, `${name}-output`);
+  const summaryFile = path.join(dir, `${name}-summary.md`);
+  await writeFile(eventFile, JSON.stringify(event));
+  await writeFile(outputFile, "");
+  await writeFile(summaryFile, "");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: dir,
+    GITHUB_ACTIONS: "true",
+    GITHUB_EVENT_NAME: "pull_request",
+    GITHUB_EVENT_PATH: eventFile,
+    GITHUB_REPOSITORY: REPO,
+    GITHUB_SHA: "0123456789abcdef0123456789abcdef01234567",
+    GITHUB_API_URL: server.url,
+    GITHUB_SERVER_URL: "https://github.test",
+    GITHUB_RUN_ID: "4242",
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    RUNNER_TEMP: dir,
+    ...inputsEnv(withValues),
+  };
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "report", actionYml.runs.main)], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stdout += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return {
+    code,
+    stdout,
+    outputs: parseOutputs(await readFile(outputFile, "utf8")),
+    summary: await readFile(summaryFile, "utf8"),
+  };
+}
+
+const prEvent = {
+  action: "synchronize",
+  number: PR,
+  pull_request: {
+    number: PR,
+    head: { sha: HEAD_SHA, ref: "feature" },
+    base: { sha: "b1083d3df9b4c72e0767d2bfc68eafc3e6b5794a" },
+  },
+  repository: { full_name: REPO },
+};
+
+describe("report action, bundled", () => {
+  it("is a node24 action whose committed bundle is the build of report/src", async () => {
+    expect(actionYml.runs).toEqual({ using: "node24", main: "dist/index.js" });
+    expect(Object.keys(actionYml.outputs).sort()).toEqual(["comment-url", "regressions", "verdict"]);
+    // The package's own build command, into a temporary file instead of report/dist/index.js.
+    const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    const script = pkg.scripts["build:action"] ?? "";
+    expect(script).toContain("--outfile=report/dist/index.js");
+    const rebuilt = path.join(dir, "index.js");
+    const child = spawn(
+      "sh",
+      ["-c", script.replace("--outfile=report/dist/index.js", `--outfile=${rebuilt}`)],
+      {
+        cwd: PROJECT_ROOT,
+        env: {
+          ...process.env,
+          PATH: `${path.join(PROJECT_ROOT, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let said = "";
+    child.stderr.on("data", (c: Buffer) => (said += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(said).toBe("");
+    expect(code).toBe(0);
+    const committed = await readFile(path.join(PROJECT_ROOT, "report", "dist", "index.js"), "utf8");
+    // Not toBe: a 1.7 MB diff would drown the message.
+    expect(
+      (await readFile(rebuilt, "utf8")) === committed,
+      "report/dist/index.js is stale: run npm run build:action",
+    ).toBe(true);
+  });
+
+  it("comments once on the pull request, updates that comment on the next run, writes the summary and the outputs", async () => {
+    server.setPullHead(REPO, PR, HEAD_SHA);
+    const inputs = {
+      results: path.join(FIXTURES, "head"),
+      "base-results": path.join(FIXTURES, "base"),
+      token: server.token,
+    };
+    const first = await runAction(inputs, prEvent, "first");
+    expect(first.stdout).not.toMatch(/::error::/);
+    expect(first.code).toBe(0);
+
+    const comments = server.comments(REPO, PR);
+    expect(comments).toHaveLength(1);
+    const [comment] = comments;
+    expect(comment!.body).toMatch(/^<!-- proxybench:proxybench -->/);
+    expect(comment!.body).toContain(`sha=${HEAD_SHA}`);
+    expect(comment!.body).toContain("proxybench compare:");
+    expect(comment!.body).toContain("| nginx");
+
+    expect(first.summary).toContain("proxybench compare:");
+    expect(first.summary).toContain("Requests/sec");
+
+    expect(["regressed", "improved", "unchanged", "inconclusive"]).toContain(first.outputs.verdict);
+    expect(first.outputs.regressions).toMatch(/^\d+$/);
+    expect(first.outputs["comment-url"]).toBe(comment!.html_url);
+
+    const second = await runAction(inputs, prEvent, "second");
+    expect(second.code).toBe(0);
+    const after = server.comments(REPO, PR);
+    expect(after).toHaveLength(1);
+    expect(after[0]!.id).toBe(comment!.id);
+    expect(
+      server.requests.filter((r) => r.method === "PATCH" && r.path.endsWith(`/comments/${comment!.id}`)),
+    ).toHaveLength(1);
+    expect(server.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    expect(server.requests.every((r) => r.authorized)).toBe(true);
+    expect(second.outputs["comment-url"]).toBe(comment!.html_url);
+  });
+
+  it("without a base: the tables alone, no verdict", async () => {
+    const run = await runAction(
+      { results: path.join(FIXTURES, "head"), comment: "false", token: "" },
+      { action: "push" },
+      "no-base",
+    );
+    expect(run.code).toBe(0);
+    expect(run.summary).toContain("Requests/sec");
+    expect(run.summary).not.toContain("proxybench compare:");
+    expect(run.outputs).toMatchObject({ verdict: "", regressions: "0", "comment-url": "" });
+  });
+
+  it("fails the step on a bad input, naming it", async () => {
+    const run = await runAction(
+      { results: path.join(FIXTURES, "head"), threshold: "five", token: server.token },
+      prEvent,
+      "bad-input",
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("::error::input 'threshold': expected a percentage >= 0, got 'five'");
+  });
+
+  it("fails the step on results that are not valid, naming the file", async () => {
+    await writeFile(path.join(dir, "bad-results.json"), '{"schemaVersion": 1}');
+    const run = await runAction(
+      { results: path.join(dir, "bad-results.json"), comment: "false" },
+      prEvent,
+      "bad-results",
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/::error::.*bad-results\.json/);
+  });
+});
+
+describe("getSettings", () => {
+  const defaults: Record<string, string> = Object.fromEntries(
+    Object.entries(actionYml.inputs).map(([k, v]) => [
+      k,
+      (v.default ?? "").includes("${{") ? "" : (v.default ?? ""),
+    ]),
+  );
+  const env = { GITHUB_REPOSITORY: "o/r", GITHUB_API_URL: "http://127.0.0.1:1" } as NodeJS.ProcessEnv;
+  const reader = (values: Record<string, string>) => (name: string) =>
+    ({ ...defaults, results: "r", token: "t", ...values })[name] ?? "";
+
+  it("reads the defaults into typed settings", () => {
+    expect(getSettings(reader({}), env)).toEqual({
+      results: "r",
+      thresholdPct: 5,
+      alpha: 0.05,
+      failOnRegression: false,
+      comment: true,
+      summary: true,
+      marker: "proxybench",
+      token: "t",
+      apiUrl: "http://127.0.0.1:1",
+      owner: "o",
+      repo: "r",
+    });
+  });
+
+  it.each<[Record<string, string>, RegExp]>([
+    [{ results: "" }, /input 'results': required/],
+    [{ threshold: "-1" }, /input 'threshold': expected a percentage >= 0, got '-1'/],
+    [{ alpha: "1" }, /input 'alpha': expected a number between 0 and 1/],
+    [{ comment: "yes" }, /input 'comment': expected true or false, got 'yes'/],
+    [{ "fail-on-regression": "1" }, /input 'fail-on-regression'/],
+    [{ "pr-number": "abc" }, /input 'pr-number': expected a pull request number/],
+    [{ "head-sha": "not-a-sha" }, /input 'head-sha': expected a hexadecimal commit sha/],
+    [{ "details-url": "javascript:alert(1)" }, /input 'details-url': expected an http\(s\) URL/],
+    [{ marker: "a b" }, /input 'marker'/],
+    [{ repository: "nope" }, /input 'repository': expected owner\/name/],
+    [{ token: "" }, /input 'token': required to comment/],
+  ])("%j", (values, error) => {
+    expect(() => getSettings(reader(values), env)).toThrow(error);
+  });
+
+  it("takes the pull request and the head from a workflow_run event, the input first", async () => {
+    const file = path.join(dir, "workflow-run-event.json");
+    await writeFile(
+      file,
+      JSON.stringify({ workflow_run: { head_sha: "abcdef1234", pull_requests: [{ number: 12 }] } }),
+    );
+    const withEvent = { ...env, GITHUB_EVENT_PATH: file };
+    expect(getSettings(reader({}), withEvent)).toMatchObject({ pr: 12, headSha: "abcdef1234" });
+    expect(getSettings(reader({ "pr-number": "3" }), withEvent)).toMatchObject({ pr: 3 });
+  });
+});
