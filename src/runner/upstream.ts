@@ -84,10 +84,17 @@ export async function startUpstream(
   spec: ProcessSpec,
   timeoutMs = 10_000,
 ): Promise<StartedUpstream> {
+  // The log is appended to (a resumed run reuses it): only what this start printed counts.
+  const offset = await stat(spec.logFile).then(
+    (s) => s.size,
+    () => 0,
+  );
   const proc = await runtime.start(spec);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const text = await readFile(spec.logFile, "utf8").catch(() => "");
+    const text = (await readFile(spec.logFile).catch(() => Buffer.alloc(0)))
+      .subarray(offset)
+      .toString("utf8");
     const addr = parseListening(text);
     if (addr) return { proc, host: addr.host, port: addr.port };
     if (!proc.alive() || Date.now() > deadline) {

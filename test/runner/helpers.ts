@@ -90,3 +90,19 @@ export function collectText(): { write(t: string): boolean; text: () => string }
   const chunks: string[] = [];
   return { write: (t: string) => chunks.push(t) > 0, text: () => chunks.join("") };
 }
+
+/**
+ * A cell that measured correctly: `ok`, or `loadgen-bound` when the load generator's core was
+ * busy with other work (this machine is shared with other test runs; the classification is the
+ * engines' and is right to flag it). Never failed or invalid.
+ */
+export function measuredStatus(cell: { status: string; reasons: string[] }): string {
+  if (cell.status === "loadgen-bound" && cell.reasons.every((r) => /load generator/.test(r)))
+    return "measured";
+  return cell.status === "ok" ? "measured" : `${cell.status}: ${cell.reasons.join("; ")}`;
+}
+
+/** The exit code `proxybench run` must give for these cells. */
+export function expectedExitCode(cells: Array<{ status: string }>): number {
+  return cells.every((c) => c.status === "ok") ? 0 : 1;
+}
