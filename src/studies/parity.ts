@@ -44,7 +44,7 @@ export function workerCount(value: TuningValue | undefined, cores: number): numb
 }
 
 function list(names: string[]): string {
-  return names.map((n) => `'${n}'`).join(", ");
+  return names.join(", ");
 }
 
 export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): string[] {
@@ -54,7 +54,7 @@ export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): stri
     const missing = proxies.filter((p) => p.tuning[key] === undefined).map((p) => p.proxy);
     if (missing.length > 0 && missing.length < proxies.length) {
       warnings.push(
-        `${list(missing)} ${missing.length === 1 ? "does" : "do"} not record '${key}': parity unknown`,
+        `${list(missing)} ${missing.length === 1 ? "does" : "do"} not record ${key}: parity unknown`,
       );
     }
   }
@@ -63,10 +63,10 @@ export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): stri
     const n = workerCount(p.tuning.workers, ctx.proxyCores);
     if (n === "auto") {
       warnings.push(
-        `'${p.proxy}' sizes its workers itself (${String(p.tuning.workers)}): it may use more threads than its ${ctx.proxyCores} core(s)`,
+        `${p.proxy} sizes its workers itself (${String(p.tuning.workers)}): it may use more threads than its ${ctx.proxyCores} core(s)`,
       );
     } else if (n !== undefined && n !== ctx.proxyCores) {
-      warnings.push(`'${p.proxy}' runs ${n} worker(s) on ${ctx.proxyCores} pinned core(s)`);
+      warnings.push(`${p.proxy} runs ${n} worker(s) on ${ctx.proxyCores} pinned core(s)`);
     }
   }
   // Upstream keep-alive: a proxy that opens a connection per request pays a handshake others do not.
@@ -91,7 +91,7 @@ export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): stri
         if (!/conn/i.test(key) || typeof value !== "number") continue;
         if (value < ctx.concurrency) {
           warnings.push(
-            `'${p.proxy}' ${key} is ${value}, below the ${ctx.concurrency} concurrent connections of the load`,
+            `${p.proxy} ${key} is ${value}, below the ${ctx.concurrency} concurrent connections of the load`,
           );
         }
       }
