@@ -92,7 +92,8 @@ export function serializeDataJs(data: BenchmarkData): string {
 
 /**
  * Appends one entry per suite (pure: returns a new object). `maxItems` keeps the newest N
- * entries of each suite it touches, as github-action-benchmark's `max-items-in-chart` does.
+ * entries of each suite it touches, as github-action-benchmark's `max-items-in-chart` does. A
+ * given `repoUrl` replaces the stored one (as theirs does); without one the stored one stays.
  */
 export function appendEntries(
   data: BenchmarkData,
@@ -110,7 +111,7 @@ export function appendEntries(
   return {
     ...data,
     lastUpdate: options.now,
-    repoUrl: data.repoUrl || options.repoUrl || "",
+    repoUrl: options.repoUrl || data.repoUrl || "",
     entries,
   };
 }

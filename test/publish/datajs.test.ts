@@ -8,7 +8,7 @@ import { normaliseDir } from "../../src/publish/publish.js";
 import { UserError } from "../../src/util/errors.js";
 import { FIXTURES, fixtureResults } from "./support.js";
 
-const realDataJs = readFileSync(path.join(FIXTURES, "github-action-benchmark-data.js"), "utf8");
+const realDataJs = readFileSync(path.join(FIXTURES, "github-action-benchmark-data.js.txt"), "utf8");
 
 function entry(id: string, date: number): BenchEntry {
   return {
