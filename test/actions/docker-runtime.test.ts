@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mkdtemp, readFile, rm, writeFile, chmod } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ProcessSpec } from "../../src/runner/runtime.js";
@@ -13,6 +14,7 @@ import {
   dockerRunProblem,
 } from "../../src/runner/docker-runtime.js";
 import { UserError } from "../../src/util/errors.js";
+import { PROJECT_ROOT } from "../../src/util/paths.js";
 
 const base: ProcessSpec = {
   name: "proxy:nginx",
@@ -280,5 +282,87 @@ describe("DockerRuntime against the docker client of this machine", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("DockerRuntime lifecycle, with a stand-in for docker (no engine on this machine)", () => {
+  const fake = path.join(PROJECT_ROOT, "test", "actions", "support", "fake-docker.sh");
+
+  async function withState<T>(fn: (state: string) => Promise<T>): Promise<T> {
+    const state = await mkdtemp(path.join(tmpdir(), "pb-fake-docker-"));
+    const previous = process.env.FAKE_DOCKER_STATE;
+    process.env.FAKE_DOCKER_STATE = state;
+    try {
+      return await fn(state);
+    } finally {
+      if (previous === undefined) delete process.env.FAKE_DOCKER_STATE;
+      else process.env.FAKE_DOCKER_STATE = previous;
+      await rm(state, { recursive: true, force: true });
+    }
+  }
+
+  async function waitFor(file: string, text: string): Promise<string> {
+    for (let i = 0; i < 200; i++) {
+      const content = await readFile(file, "utf8").catch(() => "");
+      if (content.includes(text)) return content;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return readFile(file, "utf8").catch(() => "");
+  }
+
+  const calls = async (state: string) =>
+    (await readFile(path.join(state, "calls"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => l.split(" ")[0]);
+
+  it("follows the output into the log, stops the container, then removes it", async () => {
+    await withState(async (state) => {
+      const logFile = path.join(state, "proxy.log");
+      const runtime = new DockerRuntime({ docker: fake, runId: "t1", user: "1000:1000" });
+      const proc = await runtime.start({ ...base, args: ["serve", "--port", "8080"], cpus: [1], logFile });
+      expect(await waitFor(logFile, "started")).toContain(
+        "container proxybench-proxy-nginx-t1-1 started: serve --port 8080",
+      );
+      expect(proc.alive()).toBe(true);
+      await proc.stop();
+      expect(proc.alive()).toBe(false);
+      expect(await proc.exited).toEqual({ code: 0, signal: null });
+      const log = await readFile(logFile, "utf8");
+      expect(log).toContain("on stderr");
+      expect(log).toContain("got TERM");
+      expect(await calls(state)).toEqual(["version", "run", "logs", "stop", "inspect", "rm"]);
+      expect(existsSync(path.join(state, "proxybench-proxy-nginx-t1-1.removed"))).toBe(true);
+      const runLine = (await readFile(path.join(state, "calls"), "utf8")).split("\n")[1]!;
+      expect(runLine).toContain("--cpuset-cpus 1");
+      expect(runLine).toContain("--user 1000:1000");
+      expect(runLine).toContain("--label org.proxybench.run=t1");
+    });
+  });
+
+  it("reports a container that ends by itself with its exit code, and removes it", async () => {
+    await withState(async (state) => {
+      const logFile = path.join(state, "crash.log");
+      const runtime = new DockerRuntime({ docker: fake, runId: "t2", user: "1000:1000" });
+      const proc = await runtime.start({ ...base, args: ["crash"], logFile });
+      expect(await proc.exited).toEqual({ code: 3, signal: null });
+      expect(proc.alive()).toBe(false);
+      expect(await readFile(logFile, "utf8")).toContain("started: crash");
+      expect(existsSync(path.join(state, "proxybench-proxy-nginx-t2-1.removed"))).toBe(true);
+      await proc.stop(); // already gone: nothing to do
+      expect((await calls(state)).filter((c) => c === "stop")).toEqual([]);
+    });
+  });
+
+  it("names the image and the build command when the image is missing", async () => {
+    await withState(async (state) => {
+      const runtime = new DockerRuntime({ docker: fake, runId: "t3", user: "1000:1000" });
+      const error = await runtime
+        .start({ ...base, command: "missing/image:local", logFile: path.join(state, "x.log") })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UserError);
+      expect((error as Error).message).toMatch(/No such image: missing\/image:local: build it first/);
+      expect(await calls(state)).toEqual(["version", "run", "rm"]);
+    });
   });
 });
