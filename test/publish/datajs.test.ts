@@ -5,6 +5,7 @@ import { appendEntries, parseDataJs, serializeDataJs, type BenchEntry } from "..
 import { buildSuites, commitInfo, suiteName, TOOL_BIGGER, TOOL_SMALLER } from "../../src/publish/entries.js";
 import { isOurPage, renderIndexHtml } from "../../src/publish/page.js";
 import { normaliseDir } from "../../src/publish/publish.js";
+import { Results } from "../../src/results/schema.js";
 import { UserError } from "../../src/util/errors.js";
 import { FIXTURES, fixtureResults } from "./support.js";
 
@@ -175,5 +176,25 @@ describe("history page", () => {
 
   it.each(["/abs", "..", "../up", "a/../../b"])("--dir %s is refused", (dir) => {
     expect(() => normaliseDir(dir)).toThrow(/--dir/);
+  });
+});
+
+describe("suites from a real run", () => {
+  it("publishes both proxies of the passthrough scenario", () => {
+    const real = Results.parse(
+      JSON.parse(readFileSync(path.join(FIXTURES, "real-run/results.json"), "utf8")),
+    );
+    const suites = buildSuites(real, { commit: commitInfo(real), date: 1 });
+    expect([...suites.keys()]).toEqual(["passthrough throughput", "passthrough latency"]);
+    const throughput = suites.get("passthrough throughput")!;
+    expect(throughput.commit.id).toBe(real.environment.git.commit);
+    expect(throughput.benches.map((b) => b.name)).toEqual(["direct req/s", "nginx req/s"]);
+    for (const bench of throughput.benches) {
+      expect(bench.value).toBeGreaterThan(0);
+      expect(bench.range).toMatch(/^± \d/);
+      expect(bench.extra).toContain("repetitions: 3");
+    }
+    const data = appendEntries(parseDataJs(realDataJs, "data.js"), suites, { now: 2 });
+    expect(parseDataJs(serializeDataJs(data), "data.js").entries["passthrough latency"]).toHaveLength(1);
   });
 });
