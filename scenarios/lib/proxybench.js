@@ -3,7 +3,8 @@
 // PROXYBENCH_CONFIG (see src/engines/k6/config.ts). scenario.yml stays the single source of truth.
 //
 // Counters written here (read by src/engines/k6/summary.ts):
-//   proxybench_status_<code>   responses per status code (0: transport error, no response)
+//   proxybench_status_<code>   responses per status code (0: transport error, no response;
+//                              4xx etc.: a code outside the known list)
 //   proxybench_check_failures  2xx responses that failed the scenario's check (status list,
 //                              content type, body)
 //   proxybench_ok              responses that passed every check
@@ -27,10 +28,33 @@ const baseUrl = config.baseUrl.replace(/\/+$/, "");
 const expected = new Set(config.check.status);
 const windowMs = config.durationS * 1000;
 
-// One counter per status code: k6 metrics must be declared in the init context, and a metric
-// with no sample does not appear in the summary, so only the codes seen are reported.
+// One counter per status code: k6 metrics must be declared in the init context (which runs for
+// every VU, so the list is kept to the codes in use: the registered ones and the common
+// unofficial ones), and a metric with no sample does not appear in the summary, so only the
+// codes seen are reported. Any other code is counted per class: proxybench_status_4xx...
+const KNOWN_CODES = [
+  [100, 103],
+  [200, 208],
+  [226, 226],
+  [300, 308],
+  [400, 418],
+  [421, 426],
+  [428, 429],
+  [431, 431],
+  [444, 444],
+  [451, 451],
+  [494, 497],
+  [499, 499],
+  [500, 508],
+  [510, 511],
+  [520, 527],
+  [529, 530],
+];
 const statusCounters = {};
-for (let code = 100; code <= 599; code++) statusCounters[code] = new Counter(`proxybench_status_${code}`);
+for (const [from, to] of KNOWN_CODES) {
+  for (let code = from; code <= to; code++) statusCounters[code] = new Counter(`proxybench_status_${code}`);
+}
+const classCounters = [1, 2, 3, 4, 5].map((c) => new Counter(`proxybench_status_${c}xx`));
 const transportErrors = new Counter("proxybench_status_0");
 const checkFailures = new Counter("proxybench_check_failures");
 const ok = new Counter("proxybench_ok");
@@ -101,39 +125,61 @@ export function checkTarget() {
   }
 }
 
-function countResponse(res) {
+/** What is wrong with a 2xx response ("" when it is correct). */
+function problem(res) {
+  const c = config.check;
+  if (!expected.has(res.status)) return `status ${res.status}`;
+  if (c.contentType !== undefined && !(res.headers["Content-Type"] || "").includes(c.contentType)) {
+    return `content type ${res.headers["Content-Type"] || "(none)"}`;
+  }
+  if (c.bodyEquals !== undefined && res.body !== c.bodyEquals) return "body differs";
+  if (c.bodyContains !== undefined && !(typeof res.body === "string" && res.body.includes(c.bodyContains))) {
+    return "body lacks the expected text";
+  }
+  return "";
+}
+
+// Per VU: the end of the measured window (the scenario's start is fixed once it has started),
+// and whether a check failure was already logged (one line per VU is enough to diagnose).
+let windowEnd = 0;
+let failureLogged = false;
+
+function countResponse(r, res) {
   if (res.status === 0) {
     transportErrors.add(1);
     return;
   }
-  const counter = statusCounters[res.status];
+  const counter = statusCounters[res.status] || classCounters[Math.floor(res.status / 100) - 1];
   if (counter) counter.add(1);
   if (res.status < 200 || res.status > 299) return;
-  const c = config.check;
-  const passed = check(res, {
-    status: (r) => expected.has(r.status),
-    "content type": (r) =>
-      c.contentType === undefined || (r.headers["Content-Type"] || "").includes(c.contentType),
-    body: (r) =>
-      (c.bodyEquals === undefined || r.body === c.bodyEquals) &&
-      (c.bodyContains === undefined || (typeof r.body === "string" && r.body.includes(c.bodyContains))),
-  });
-  if (!passed) {
+  const wrong = problem(res);
+  // One `checks` sample per response (k6's summary shows the pass rate).
+  check(res, { "response is correct": () => wrong === "" });
+  if (wrong !== "") {
     checkFailures.add(1);
+    if (!failureLogged) {
+      failureLogged = true;
+      console.warn(`check failed: ${r.method} ${r.path}: ${wrong}`);
+    }
     return;
   }
   ok.add(1);
-  if (Date.now() - exec.scenario.startTime <= windowMs) okWindow.add(1);
+  if (windowEnd === 0) windowEnd = exec.scenario.startTime + windowMs;
+  if (Date.now() <= windowEnd) okWindow.add(1);
 }
+
+// Built once per VU: the URL and the request parameters of each request.
+const prepared = config.requests.map((r) => ({
+  request: r,
+  url: baseUrl + r.path,
+  body: r.body ?? null,
+  params: { headers: r.headers, tags: { name: r.name } },
+}));
 
 /** One iteration: every expanded request of the scenario, in order. */
 export function iteration() {
-  for (const r of config.requests) {
-    const res = http.request(r.method, baseUrl + r.path, r.body ?? null, {
-      headers: r.headers,
-      tags: { name: r.name },
-    });
-    countResponse(res);
+  for (const p of prepared) {
+    countResponse(p.request, http.request(p.request.method, p.url, p.body, p.params));
   }
 }
 

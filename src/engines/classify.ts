@@ -1,4 +1,5 @@
 import { worstStatus, type CellStatus } from "../results/schema.js";
+import { isNon2xx } from "./measurement.js";
 import type { Classification, EngineMeasurement } from "./types.js";
 
 /** Share of its cores above which a load generator is taken as saturated. */
@@ -11,11 +12,8 @@ function plural(n: number, word: string): string {
 /** "404: 120, 502: 3" for the codes that are neither 2xx nor transport errors. */
 function non2xxCodes(statusCodes: Record<string, number>): string {
   return Object.entries(statusCodes)
-    .filter(([code]) => {
-      const c = Number(code);
-      return c !== 0 && (c < 200 || c > 299);
-    })
-    .sort(([a], [b]) => Number(a) - Number(b))
+    .filter(([code]) => isNon2xx(code))
+    .sort(([a], [b]) => a.localeCompare(b))
     .map(([code, n]) => `${code}: ${n}`)
     .join(", ");
 }

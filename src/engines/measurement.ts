@@ -16,3 +16,8 @@ export function emptyMeasurement(
     latencyMs: { min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 },
   };
 }
+
+/** A status key ("404", or a class such as "4xx") that is a response but not a 2xx; "0" is no response. */
+export function isNon2xx(code: string): boolean {
+  return code !== "0" && !code.startsWith("2");
+}

@@ -43,6 +43,12 @@ describe("classifyRepetition", () => {
       reasons: ["1 non-2xx response of 5000"],
     },
     {
+      name: "codes outside k6's known list are counted per class",
+      m: { non2xx: 5, statusCodes: { "200": 4995, "4xx": 3, "404": 2 } },
+      status: "invalid",
+      reasons: ["5 non-2xx responses of 5000 (404: 2, 4xx: 3)"],
+    },
+    {
       name: "failed checks: invalid",
       m: { checkFailures: 3 },
       status: "invalid",

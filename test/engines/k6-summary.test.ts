@@ -120,6 +120,35 @@ describe("normaliseK6Summary on real k6 outputs", () => {
   });
 });
 
+describe("status counters", () => {
+  it("counts class counters (codes outside the known list) and skips empty counters", () => {
+    const trend = {
+      type: "trend",
+      values: { min: 1, avg: 1, med: 1, "p(90)": 1, "p(95)": 1, "p(99)": 1, max: 1, count: 3 },
+    };
+    const counter = (count: number) => ({ type: "counter", values: { count, rate: count } });
+    const m = normaliseK6Summary(
+      {
+        state: { testRunDurationMs: 2000 },
+        metrics: {
+          [LATENCY_METRIC]: trend,
+          proxybench_status_200: counter(3),
+          proxybench_status_5xx: counter(2),
+          proxybench_status_1xx: counter(0),
+          proxybench_status_0: counter(1),
+          proxybench_ok_window: counter(3),
+        },
+      },
+      ctx("s.json"),
+    );
+    expect(m.statusCodes).toEqual({ "0": 1, "200": 3, "5xx": 2 });
+    expect(m.requests).toBe(6);
+    expect(m.non2xx).toBe(2);
+    expect(m.errors).toBe(1);
+    expect(m.rps).toBe(1.5);
+  });
+});
+
 describe("k6MetricValues", () => {
   it("reads the legacy --summary-export shape like the handleSummary shape of the same run", async () => {
     const legacy = k6MetricValues(await fixtureJson("k6/legacy-summary-export.json"), "legacy.json");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { LatencyMs } from "../../results/schema.js";
 import { formatSchemaError, UserError } from "../../util/errors.js";
+import { isNon2xx } from "../measurement.js";
 
 /**
  * k6 end-of-test summaries, in both shapes k6 writes:
@@ -74,7 +75,7 @@ export function k6MetricValues(json: unknown, file: string): K6Metrics {
 /** The latency submetric proxybench reads: successful responses only (see ANCHORS.md). */
 export const LATENCY_METRIC = "http_req_duration{expected_response:true}";
 
-const STATUS_METRIC = /^proxybench_status_(\d+)$/;
+const STATUS_METRIC = /^proxybench_status_(\d+|[1-5]xx)$/;
 
 /** Trend keys k6 writes, for the LatencyMs fields. */
 const LATENCY_KEYS: Record<keyof LatencyMs, string> = {
@@ -138,8 +139,7 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
   let non2xx = 0;
   for (const [code, n] of Object.entries(statusCodes)) {
     requests += n;
-    const c = Number(code);
-    if (c !== 0 && (c < 200 || c > 299)) non2xx += n;
+    if (isNon2xx(code)) non2xx += n;
   }
   const samples = latency.count ?? (latency.max && latency.max > 0 ? 1 : 0);
   const latencyMs = {} as LatencyMs;
