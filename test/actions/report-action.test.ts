@@ -283,3 +283,56 @@ describe("getSettings", () => {
     expect(getSettings(reader({ "pr-number": "3" }), withEvent)).toMatchObject({ pr: 3 });
   });
 });
+
+describe("findPullRequest", () => {
+  it("finds a fork's pull request by its head commit across pages of open pull requests", async () => {
+    // A small real server for the one endpoint the shared GitHub server does not speak.
+    const pulls = Array.from({ length: 130 }, (_, i) => ({
+      number: i + 1,
+      head: { sha: (i + 1).toString(16).padStart(40, "0") },
+    }));
+    const seen: string[] = [];
+    const http = await import("node:http");
+    const api = http.createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      seen.push(`${req.method} ${url.pathname}?${url.searchParams.toString()}`);
+      if (url.pathname !== "/repos/o/r/pulls" || url.searchParams.get("state") !== "open") {
+        res.writeHead(404).end("{}");
+        return;
+      }
+      const page = Number(url.searchParams.get("page") ?? "1");
+      const per = Number(url.searchParams.get("per_page") ?? "30");
+      const slice = pulls.slice((page - 1) * per, page * per);
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (page * per < pulls.length) {
+        headers.link = `<http://127.0.0.1:${(api.address() as { port: number }).port}/repos/o/r/pulls?state=open&per_page=${per}&page=${page + 1}>; rel="next"`;
+      }
+      res.writeHead(200, headers).end(JSON.stringify(slice));
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    try {
+      const { createClient } = await import("../../src/github/client.js");
+      const { findPullRequest } = await import("../../report/src/report.js");
+      const client = createClient({
+        token: "t",
+        baseUrl: `http://127.0.0.1:${(api.address() as { port: number }).port}`,
+      });
+      const target = pulls[120]!;
+      expect(
+        await findPullRequest(client, { owner: "o", repo: "r", headSha: target.head.sha.toUpperCase() }),
+      ).toBe(121);
+      expect(seen.filter((s) => s.startsWith("GET /repos/o/r/pulls"))).toHaveLength(2);
+      expect(
+        await findPullRequest(client, { owner: "o", repo: "r", headSha: "f".repeat(40) }),
+      ).toBeUndefined();
+      // Given a number (input or event), no lookup at all.
+      const before = seen.length;
+      expect(await findPullRequest(client, { owner: "o", repo: "r", pr: 5, headSha: target.head.sha })).toBe(
+        5,
+      );
+      expect(seen.length).toBe(before);
+    } finally {
+      await new Promise<void>((resolve) => api.close(() => resolve()));
+    }
+  });
+});
