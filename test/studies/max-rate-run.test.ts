@@ -1,74 +1,61 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { K6Engine } from "../../src/engines/k6/adapter.js";
-import { loadScenarioFile } from "../../src/manifests/load.js";
-import { ensureUpstream, parseListening } from "../../src/runner/upstream.js";
-import { findMaxRate, formatMaxRate } from "../../src/studies/max-rate.js";
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { findProxyMaxRate, formatProxyMaxRate } from "../../src/studies/max-rate-run.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
-import { startProcess, type ManagedProcess } from "../../src/util/processes.js";
+import { liveProcesses } from "../../src/util/processes.js";
 
-// --find-max-rate against a target with a known limit: the built-in upstream serving at most
-// 800 requests per second (requests beyond wait in a queue, then get 503). The search must
-// find that limit within 10%, with real k6 runs of two seconds each.
+// --find-max-rate against a target with a known limit: NGINX in front of the built-in upstream
+// serving at most 800 requests per second (a scenario with `upstream.maxRps: 800`; requests
+// beyond wait in a queue, then get 503). The search must find that limit within 10%, with
+// real k6 runs of two seconds each.
 
 const LIMIT = 800;
-let dir: string;
-let upstream: ManagedProcess;
-let baseUrl: string;
 
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "proxybench-maxrate-"));
-  const bin = await ensureUpstream();
-  const log = path.join(dir, "upstream.log");
-  upstream = await startProcess({
-    name: "upstream",
-    command: bin,
-    args: ["--listen", "127.0.0.1:0", "--max-rps", String(LIMIT)],
-    cpus: [1],
-    logFile: log,
+async function cappedScenarioDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "proxybench-capped-"));
+  await cp(path.join(PROJECT_ROOT, "scenarios", "passthrough"), path.join(dir, "capped"), {
+    recursive: true,
   });
-  for (let i = 0; i < 100; i++) {
-    const addr = parseListening(await readFile(log, "utf8").catch(() => ""));
-    if (addr) {
-      baseUrl = `http://${addr.host}:${addr.port}`;
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("the upstream did not start");
-});
+  await cp(path.join(PROJECT_ROOT, "scenarios", "lib"), path.join(dir, "lib"), { recursive: true });
+  const file = path.join(dir, "capped", "scenario.yml");
+  const text = (await readFile(file, "utf8"))
+    .replace("name: passthrough", "name: capped")
+    .replace("latencyMs: 0", `latencyMs: 0\n  maxRps: ${LIMIT}`);
+  await writeFile(file, text);
+  return dir;
+}
 
-afterAll(async () => {
-  await upstream.stop();
-});
-
-describe("findMaxRate with k6", () => {
+describe("findProxyMaxRate with k6, through nginx", () => {
   it(`finds an upstream's ${LIMIT} req/s limit within 10%`, async () => {
-    const scenario = await loadScenarioFile(
-      path.join(PROJECT_ROOT, "scenarios", "passthrough", "scenario.yml"),
-    );
-    const result = await findMaxRate({
-      engine: new K6Engine(),
-      scenario: scenario.manifest,
-      scenarioDir: scenario.dir,
-      baseUrl,
-      cpus: [0],
-      outDir: dir,
+    const scenariosDir = await cappedScenarioDir();
+    const outDir = await mkdtemp(path.join(tmpdir(), "proxybench-maxrate-"));
+    const outcome = await findProxyMaxRate({
+      proxy: "nginx",
+      scenario: "capped",
+      cpus: { loadgen: [0], proxy: [1], upstream: [1] },
+      outDir,
       stepDurationS: 2,
       // The limit shows as throughput (served < 95% of the rate asked) and as 503s once the
       // upstream's queue passes 1 s; the p99 bound is loose because the two cores are shared
-      // with other work, whose spikes would otherwise end the search early.
-      limits: { maxP99Ms: 1000 },
+      // with other work, whose latency spikes would otherwise end the search early.
+      maxP99Ms: 1000,
       search: { startRate: 200, precision: 0.05, maxSteps: 10 },
+      dirs: { scenariosDirs: [scenariosDir] },
     });
-    const text = formatMaxRate(result);
+    const text = formatProxyMaxRate(outcome);
     console.log(text);
+    const { result } = outcome;
     expect(result.rate, text).toBeDefined();
     expect(Math.abs((result.rate ?? 0) - LIMIT) / LIMIT, text).toBeLessThanOrEqual(0.1);
-    // It ramped past the limit and every rate above the answer that was tried did not hold.
+    // It ramped past the limit, and no rate above the answer held.
     expect(result.steps.some((s) => s.phase === "ramp" && !s.ok)).toBe(true);
     for (const s of result.steps.filter((st) => st.rate > (result.rate ?? 0))) expect(s.ok, text).toBe(false);
+    // The outcome is on disk, with every step, and nothing is left running.
+    const saved = JSON.parse(readFileSync(outcome.file, "utf8")) as typeof outcome;
+    expect(saved.result.steps).toHaveLength(result.steps.length);
+    expect(liveProcesses()).toEqual([]);
   }, 90_000);
 });

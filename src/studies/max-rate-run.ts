@@ -1,0 +1,185 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { getEngine } from "../engines/index.js";
+import type { EngineAdapter } from "../engines/types.js";
+import { loadManifests, type ManifestDirs } from "../manifests/load.js";
+import type { CpuLayout } from "../results/schema.js";
+import { logTail } from "../runner/logs.js";
+import { NativeRuntime } from "../runner/native-runtime.js";
+import { nativeAvailability } from "../runner/proxy-binary.js";
+import { waitReady } from "../runner/ready.js";
+import type { RunningProcess } from "../runner/runtime.js";
+import {
+  buildNativeProxySpec,
+  buildUpstreamSpec,
+  renderConfigs,
+  type ProxyContext,
+} from "../runner/specs.js";
+import { ensureUpstream, startUpstream } from "../runner/upstream.js";
+import { UserError } from "../util/errors.js";
+import { freePort } from "../util/ports.js";
+import {
+  DEFAULT_MAX_P99_MS,
+  findMaxRate,
+  formatMaxRate,
+  type MaxRateOptions,
+  type MaxRateResult,
+  type MaxRateStep,
+} from "./max-rate.js";
+
+/**
+ * `proxybench run --find-max-rate`: starts the upstream and one proxy (natively, pinned per the
+ * CPU layout), then searches the proxy's maximum sustainable rate on a scenario with short
+ * k6 constant-arrival-rate steps. Writes `max-rate.json` and every step's raw k6 output to
+ * `outDir`.
+ */
+
+export interface ProxyMaxRateRequest {
+  proxy: string;
+  scenario: string;
+  cpus: CpuLayout;
+  outDir: string;
+  /** Seconds per step (default 5) and per warm-up before each step (default 0). */
+  stepDurationS?: number;
+  warmupS?: number;
+  /** The p99 bound of a step that holds (default 50 ms). */
+  maxP99Ms?: number;
+  search?: Partial<MaxRateOptions>;
+  dirs?: ManifestDirs;
+  /** The k6 engine (tests may pass their own). */
+  engine?: EngineAdapter;
+  onStep?: (step: MaxRateStep) => void;
+  signal?: AbortSignal;
+}
+
+export interface ProxyMaxRateOutcome {
+  proxy: string;
+  proxyVersion?: string;
+  scenario: string;
+  maxP99Ms: number;
+  stepDurationS: number;
+  result: MaxRateResult;
+  file: string;
+}
+
+export const DEFAULT_STEP_DURATION_S = 5;
+
+export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyMaxRateOutcome> {
+  const manifests = await loadManifests(req.dirs ?? {});
+  const proxy = manifests.proxies.get(req.proxy);
+  if (!proxy) {
+    throw new UserError(
+      `--proxies: unknown '${req.proxy}' (known: ${[...manifests.proxies.keys()].sort().join(", ")})`,
+    );
+  }
+  const scenario = manifests.scenarios.get(req.scenario);
+  if (!scenario) {
+    throw new UserError(
+      `--scenarios: unknown '${req.scenario}' (known: ${[...manifests.scenarios.keys()].sort().join(", ")})`,
+    );
+  }
+  const availability = await nativeAvailability(proxy);
+  if (availability.kind === "image-only") {
+    throw new UserError(`--find-max-rate: ${req.proxy} is image only; it cannot run natively here`);
+  }
+  if (availability.kind === "missing") {
+    throw new UserError(
+      `--find-max-rate: ${req.proxy}: '${availability.binary}' not found (fix: ${availability.fix})`,
+    );
+  }
+  const engine = req.engine ?? getEngine("k6");
+  await engine.locate();
+  const outDir = path.resolve(req.outDir);
+  const logs = path.join(outDir, "logs");
+  await mkdir(logs, { recursive: true });
+  const runtime = new NativeRuntime();
+  const started: RunningProcess[] = [];
+  try {
+    const upstream = await startUpstream(
+      runtime,
+      buildUpstreamSpec(
+        await ensureUpstream(),
+        scenario.manifest,
+        req.cpus.upstream,
+        path.join(logs, "upstream.log"),
+      ),
+    );
+    started.push(upstream.proc);
+    let baseUrl = `http://${upstream.host}:${upstream.port}`;
+    if (availability.kind === "found") {
+      const workdir = path.join(outDir, "work", req.proxy);
+      await mkdir(workdir, { recursive: true });
+      const ctx: ProxyContext = {
+        listenHost: "127.0.0.1",
+        listenPort: await freePort(),
+        upstreamHost: upstream.host,
+        upstreamPort: upstream.port,
+        cpus: req.cpus.proxy,
+        workdir,
+        logFile: path.join(logs, `${req.proxy}.log`),
+      };
+      const templates: Record<string, string> = {};
+      for (const c of proxy.manifest.native?.configs ?? []) {
+        templates[c.template] = await readFile(path.join(proxy.dir, c.template), "utf8");
+      }
+      for (const config of renderConfigs(proxy, "native", ctx, templates)) {
+        await mkdir(path.dirname(config.output), { recursive: true });
+        await writeFile(config.output, config.content);
+      }
+      const proc = await runtime.start(buildNativeProxySpec(proxy, ctx, availability.path));
+      started.push(proc);
+      baseUrl = `http://${ctx.listenHost}:${ctx.listenPort}`;
+      const notReady = await waitReady(
+        `${baseUrl}${proxy.manifest.ready.path}`,
+        proxy.manifest.ready.timeoutS,
+        proc,
+        req.signal,
+      );
+      if (notReady) {
+        throw new UserError(
+          `${req.proxy} ${notReady}; its log (${ctx.logFile}):\n${await logTail(ctx.logFile)}`,
+        );
+      }
+    }
+    const stepDurationS = req.stepDurationS ?? DEFAULT_STEP_DURATION_S;
+    const maxP99Ms = req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
+    const result = await findMaxRate({
+      engine,
+      scenario: scenario.manifest,
+      scenarioDir: scenario.dir,
+      baseUrl,
+      cpus: req.cpus.loadgen,
+      outDir: path.join(outDir, "raw"),
+      stepDurationS,
+      ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
+      limits: { maxP99Ms },
+      ...(req.search ? { search: req.search } : {}),
+      ...(req.onStep ? { onStep: req.onStep } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
+    const outcome: ProxyMaxRateOutcome = {
+      proxy: req.proxy,
+      ...(availability.kind === "found" ? { proxyVersion: availability.version } : {}),
+      scenario: req.scenario,
+      maxP99Ms,
+      stepDurationS,
+      result,
+      file: path.join(outDir, "max-rate.json"),
+    };
+    await writeFile(outcome.file, `${JSON.stringify(outcome, null, 2)}\n`);
+    return outcome;
+  } finally {
+    for (const proc of started.reverse()) await proc.stop();
+  }
+}
+
+/** The outcome as terminal text: the rate, the bound, then every step. */
+export function formatProxyMaxRate(o: ProxyMaxRateOutcome): string {
+  const unit = "iterations/s";
+  return [
+    `${o.proxy}${o.proxyVersion ? ` ${o.proxyVersion}` : ""} on ${o.scenario}: p99 <= ${o.maxP99Ms} ms, no error, ` +
+      `load generator not the limit, ${o.stepDurationS} s per step`,
+    formatMaxRate(o.result, unit),
+    `details: ${o.file}`,
+  ].join("\n");
+}
