@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // MaxBytes is the largest body /bytes/{n} serves.
@@ -19,40 +21,38 @@ type Options struct {
 	QueueTimeout  time.Duration // longest wait for a rate-limit token before 503
 }
 
-// response is a precomputed answer: its header values are shared slices, assigned into the
-// header map without allocating.
+// response is a precomputed answer; fasthttp adds Content-Length from the body (and leaves it
+// out where HTTP forbids it: 204, 304).
 type response struct {
-	status        int
-	body          []byte
-	contentType   []string
-	contentLength []string
+	status      int
+	contentType []byte
+	body        []byte
 }
 
 var (
-	serverHeader = []string{"proxybench-upstream"}
-	typeText     = []string{"text/plain; charset=utf-8"}
-	typeJSON     = []string{"application/json; charset=utf-8"}
-	typeBinary   = []string{"application/octet-stream"}
-	allowGetHead = []string{"GET, HEAD"}
+	typeText   = []byte("text/plain; charset=utf-8")
+	typeJSON   = []byte("application/json; charset=utf-8")
+	typeBinary = []byte("application/octet-stream")
+
+	prefixCountries = []byte("/countries/")
+	prefixAlpha     = []byte("/v3.1/alpha/")
+	prefixBytes     = []byte("/bytes/")
+	prefixStatus    = []byte("/status/")
 )
 
-func newResponse(status int, contentType []string, body string) *response {
-	return &response{status, []byte(body), contentType, []string{strconv.Itoa(len(body))}}
-}
-
 func jsonError(status int) *response {
-	return newResponse(status, typeJSON,
-		`{"status":`+strconv.Itoa(status)+`,"message":"`+http.StatusText(status)+`"}`)
+	return &response{status, typeJSON,
+		[]byte(`{"status":` + strconv.Itoa(status) + `,"message":"` + http.StatusText(status) + `"}`)}
 }
 
 var (
-	healthResponse     = newResponse(http.StatusOK, typeText, "ok\n")
-	valuesResponse     = newResponse(http.StatusOK, typeJSON, `["value1","value2"]`)
+	healthResponse     = &response{http.StatusOK, typeText, []byte("ok\n")}
+	valuesResponse     = &response{http.StatusOK, typeJSON, []byte(`["value1","value2"]`)}
 	notFoundResponse   = jsonError(http.StatusNotFound)
 	notAllowedResponse = jsonError(http.StatusMethodNotAllowed)
 	overloadedResponse = jsonError(http.StatusServiceUnavailable)
-	badBytesResponse   = newResponse(http.StatusBadRequest, typeText, "bytes: n must be an integer from 0 to 10485760\n")
-	badStatusResponse  = newResponse(http.StatusBadRequest, typeText, "status: code must be an integer from 200 to 599\n")
+	badBytesResponse   = &response{http.StatusBadRequest, typeText, []byte("bytes: n must be an integer from 0 to 10485760\n")}
+	badStatusResponse  = &response{http.StatusBadRequest, typeText, []byte("status: code must be an integer from 200 to 599\n")}
 	statusResponses    [600]*response
 )
 
@@ -62,11 +62,11 @@ func init() {
 		if text == "" {
 			text = "Status"
 		}
-		statusResponses[code] = newResponse(code, typeText, strconv.Itoa(code)+" "+text+"\n")
+		statusResponses[code] = &response{code, typeText, []byte(strconv.Itoa(code) + " " + text + "\n")}
 	}
-	// No body may follow these: Content-Length must be absent (204) or zero (304).
+	// No body may follow these.
 	statusResponses[http.StatusNoContent] = &response{status: http.StatusNoContent}
-	statusResponses[http.StatusNotModified] = &response{status: http.StatusNotModified, contentLength: []string{"0"}}
+	statusResponses[http.StatusNotModified] = &response{status: http.StatusNotModified}
 }
 
 // Server answers the upstream routes. Build it with NewServer.
@@ -85,7 +85,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, payload: make([]byte, MaxBytes)}
 	for code, doc := range docs {
-		s.countries[countryIndex(code)] = &response{http.StatusOK, doc, typeJSON, []string{strconv.Itoa(len(doc))}}
+		s.countries[countryIndex([]byte(code))] = &response{http.StatusOK, typeJSON, doc}
 	}
 	const pattern = "proxybench-upstream payload 0123456789 abcdefghijklmnopqrstuvwxyz\n"
 	for i := range s.payload {
@@ -97,8 +97,24 @@ func NewServer(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// HTTPServer is the HTTP/1.1 server that serves s: keep-alive, no access log, headers up to
+// 16 KiB, Server and Date on every response.
+func (s *Server) HTTPServer() *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:               s.Handle,
+		Name:                  "proxybench-upstream",
+		ReadBufferSize:        16 << 10,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		MaxRequestBodySize:    1 << 20,
+		NoDefaultContentType:  true,
+		CloseOnShutdown:       true,
+		SecureErrorLogMessage: true,
+	}
+}
+
 // countryIndex maps a two-letter code (either case) to its slot, or -1.
-func countryIndex(code string) int {
+func countryIndex(code []byte) int {
 	if len(code) != 2 {
 		return -1
 	}
@@ -109,50 +125,49 @@ func countryIndex(code string) int {
 	return int(a-'a')*26 + int(b-'a')
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.Path
-	get := r.Method == http.MethodGet || r.Method == http.MethodHead
-	if path == "/health" { // never delayed, never limited
+// Handle answers one request.
+func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
+	path := ctx.Path()
+	get := ctx.IsGet() || ctx.IsHead()
+	if string(path) == "/health" { // never delayed, never limited
 		if !get {
-			s.notAllowed(w, r)
+			notAllowed(ctx)
 			return
 		}
-		s.reply(w, r, healthResponse)
+		reply(ctx, healthResponse)
 		return
 	}
 	var resp *response
-	var n int
+	n := -1 // the size asked of /bytes/{n}
 	switch {
-	case path == "/api/values":
+	case string(path) == "/api/values":
 		resp = valuesResponse
-	case strings.HasPrefix(path, "/countries/"):
-		resp = s.country(path[len("/countries/"):])
-	case strings.HasPrefix(path, "/v3.1/alpha/"):
-		resp = s.country(path[len("/v3.1/alpha/"):])
-	case strings.HasPrefix(path, "/bytes/"):
-		var ok bool
-		if n, ok = parseInt(path[len("/bytes/"):], MaxBytes); ok {
-			resp = nil // built below, after the waits
-		} else {
-			resp = badBytesResponse
+	case bytes.HasPrefix(path, prefixCountries):
+		resp = s.country(path[len(prefixCountries):])
+	case bytes.HasPrefix(path, prefixAlpha):
+		resp = s.country(path[len(prefixAlpha):])
+	case bytes.HasPrefix(path, prefixBytes):
+		resp = badBytesResponse
+		if size, ok := parseInt(path[len(prefixBytes):], MaxBytes); ok {
+			resp, n = nil, size
 		}
-	case strings.HasPrefix(path, "/status/"):
+	case bytes.HasPrefix(path, prefixStatus):
 		resp = badStatusResponse
-		if code, ok := parseInt(path[len("/status/"):], 599); ok && code >= 200 {
+		if code, ok := parseInt(path[len(prefixStatus):], 599); ok && code >= 200 {
 			resp = statusResponses[code]
 		}
 	default:
-		s.reply(w, r, notFoundResponse) // not a route: neither delayed nor limited
+		reply(ctx, notFoundResponse) // not a route: neither delayed nor limited
 		return
 	}
 	if !get {
-		s.notAllowed(w, r)
+		notAllowed(ctx)
 		return
 	}
 	if s.bucket != nil {
 		wait, ok := s.bucket.Reserve(time.Now())
 		if !ok {
-			s.reply(w, r, overloadedResponse)
+			reply(ctx, overloadedResponse)
 			return
 		}
 		sleep(wait)
@@ -160,59 +175,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Latency > 0 || s.opts.LatencyJitter > 0 {
 		sleep(latency(s.opts.Latency, s.opts.LatencyJitter, rand.Int64N))
 	}
-	if resp == nil {
-		s.replyBytes(w, r, n)
+	if n >= 0 {
+		ctx.Response.Header.SetContentTypeBytes(typeBinary)
+		ctx.Response.SetBodyRaw(s.payload[:n])
 		return
 	}
-	s.reply(w, r, resp)
+	reply(ctx, resp)
 }
 
-func (s *Server) country(code string) *response {
+func (s *Server) country(code []byte) *response {
 	if i := countryIndex(code); i >= 0 && s.countries[i] != nil {
 		return s.countries[i]
 	}
 	return notFoundResponse
 }
 
-func (s *Server) reply(w http.ResponseWriter, r *http.Request, resp *response) {
-	h := w.Header()
-	h["Server"] = serverHeader
+func reply(ctx *fasthttp.RequestCtx, resp *response) {
+	ctx.SetStatusCode(resp.status)
 	if resp.contentType != nil {
-		h["Content-Type"] = resp.contentType
+		ctx.Response.Header.SetContentTypeBytes(resp.contentType)
 	}
-	if resp.contentLength != nil {
-		h["Content-Length"] = resp.contentLength
-	}
-	w.WriteHeader(resp.status)
-	if r.Method != http.MethodHead && len(resp.body) > 0 {
-		_, _ = w.Write(resp.body)
-	}
+	ctx.Response.SetBodyRaw(resp.body)
 }
 
-func (s *Server) notAllowed(w http.ResponseWriter, r *http.Request) {
-	w.Header()["Allow"] = allowGetHead
-	s.reply(w, r, notAllowedResponse)
-}
-
-func (s *Server) replyBytes(w http.ResponseWriter, r *http.Request, n int) {
-	h := w.Header()
-	h["Server"] = serverHeader
-	h["Content-Type"] = typeBinary
-	h["Content-Length"] = []string{strconv.Itoa(n)}
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead && n > 0 {
-		_, _ = w.Write(s.payload[:n])
-	}
+func notAllowed(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Header.Set("Allow", "GET, HEAD")
+	reply(ctx, notAllowedResponse)
 }
 
 // parseInt reads a plain decimal integer from 0 to max (digits only: no sign, no spaces).
-func parseInt(s string, max int) (int, bool) {
-	if s == "" || len(s) > 9 {
+func parseInt(s []byte, max int) (int, bool) {
+	if len(s) == 0 || len(s) > 9 {
 		return 0, false
 	}
 	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for _, c := range s {
 		if c < '0' || c > '9' {
 			return 0, false
 		}

@@ -1,29 +1,66 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-func newTestServer(t *testing.T, opts Options) *Server {
+// testServer is a Server listening on 127.0.0.1 for the length of a test.
+type testServer struct {
+	URL string
+}
+
+func newTestServer(t *testing.T, opts Options) *testServer {
 	t.Helper()
 	s, err := NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := s.HTTPServer()
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		_ = srv.ShutdownWithContext(ctx)
+	})
+	return &testServer{URL: "http://" + ln.Addr().String()}
 }
 
-func get(s http.Handler, method, path string) *httptest.ResponseRecorder {
-	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
-	return rec
+// result is one answer, read in full.
+type result struct {
+	Code   int
+	header http.Header
+	Body   *bytes.Buffer
+}
+
+func (r *result) Header() http.Header { return r.header }
+
+var client = &http.Client{Timeout: 30 * time.Second}
+
+func get(s *testServer, method, path string) *result {
+	req, err := http.NewRequest(method, s.URL+path, nil)
+	if err != nil {
+		panic(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return &result{Code: -1, header: http.Header{}, Body: bytes.NewBufferString(err.Error())}
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return &result{resp.StatusCode, resp.Header, bytes.NewBuffer(body)}
 }
 
 func TestRoutes(t *testing.T) {
@@ -84,7 +121,7 @@ func TestRoutes(t *testing.T) {
 			if rec.Code != tt.status {
 				t.Fatalf("status %d, want %d", rec.Code, tt.status)
 			}
-			h := rec.Result().Header
+			h := rec.Header()
 			if got := h.Get("Content-Type"); got != tt.contentType {
 				t.Errorf("Content-Type %q, want %q", got, tt.contentType)
 			}
@@ -218,8 +255,7 @@ func TestEveryCountryDocument(t *testing.T) {
 }
 
 func TestHeadOverHTTP(t *testing.T) {
-	ts := httptest.NewServer(newTestServer(t, Options{}))
-	defer ts.Close()
+	ts := newTestServer(t, Options{})
 	for path, length := range map[string]string{"/api/values": "19", "/bytes/12345": "12345", "/health": "3"} {
 		resp, err := http.Head(ts.URL + path)
 		if err != nil {
@@ -235,10 +271,7 @@ func TestHeadOverHTTP(t *testing.T) {
 }
 
 func TestKeepAlive(t *testing.T) {
-	ts := httptest.NewUnstartedServer(newTestServer(t, Options{}))
-	ts.Start()
-	defer ts.Close()
-	client := ts.Client()
+	ts := newTestServer(t, Options{})
 	for i := 0; i < 20; i++ {
 		resp, err := client.Get(ts.URL + "/countries/us")
 		if err != nil {
@@ -254,8 +287,7 @@ func TestKeepAlive(t *testing.T) {
 
 func TestLatency(t *testing.T) {
 	const delay = 50 * time.Millisecond
-	ts := httptest.NewServer(newTestServer(t, Options{Latency: delay}))
-	defer ts.Close()
+	ts := newTestServer(t, Options{Latency: delay})
 	for _, path := range []string{"/api/values", "/countries/us", "/bytes/10", "/status/500", "/countries/zz"} {
 		start := time.Now()
 		resp, err := http.Get(ts.URL + path)
@@ -272,7 +304,6 @@ func TestLatency(t *testing.T) {
 func TestHealthIsNeverDelayedNorLimited(t *testing.T) {
 	// A latency of an hour, and a rate of one request per 100 s: /health must still answer at
 	// once, and /api/values must be refused (its turn is too far away) rather than wait.
-	client := &http.Client{Timeout: 30 * time.Second}
 	status := func(url string) int {
 		t.Helper()
 		resp, err := client.Get(url)
@@ -282,10 +313,8 @@ func TestHealthIsNeverDelayedNorLimited(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	slow := httptest.NewServer(newTestServer(t, Options{Latency: time.Hour}))
-	defer slow.Close()
-	limited := httptest.NewServer(newTestServer(t, Options{MaxRPS: 0.01, QueueTimeout: 0}))
-	defer limited.Close()
+	slow := newTestServer(t, Options{Latency: time.Hour})
+	limited := newTestServer(t, Options{MaxRPS: 0.01, QueueTimeout: 0})
 	for i := 0; i < 5; i++ {
 		if got := status(slow.URL + "/health"); got != 200 {
 			t.Fatalf("/health with --latency 1h: %d", got)
@@ -337,7 +366,7 @@ func TestParseInt(t *testing.T) {
 		{"1234567890", 1 << 40, 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := parseInt(tt.in, tt.max)
+		got, ok := parseInt([]byte(tt.in), tt.max)
 		if ok != tt.ok || (ok && got != tt.want) {
 			t.Errorf("parseInt(%q, %d) = %d, %v", tt.in, tt.max, got, ok)
 		}
