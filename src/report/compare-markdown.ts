@@ -54,7 +54,7 @@ export function renderComparisonMarkdown(
     [
       `- **Base**: ${describeRun(comparison.base)}`,
       `- **Head**: ${describeRun(comparison.head)}`,
-      `- **Method**: medians of the repetitions; change = (head - base) / base; ${Math.round(comparison.confidence * 100)}% interval by bootstrap of the ratio of medians (${comparison.resamples} resamples, seed ${comparison.seed}); two-sided Mann-Whitney U p-value; a regression or improvement needs p < ${comparison.alpha}, |change| > ${comparison.thresholdPct}% and an interval excluding 0; unchanged when the interval lies within ±${comparison.thresholdPct}%.`,
+      `- **Method**: medians of the repetitions; change = (head - base) / base; ${Math.round(comparison.confidence * 100)}% Hodges-Lehmann interval of the change (pairwise ratios head/base); two-sided Mann-Whitney U p-value; a regression or improvement needs p < ${comparison.alpha}, |change| > ${comparison.thresholdPct}% and an interval excluding 0; unchanged when the interval lies within ±${comparison.thresholdPct}%.`,
     ].join("\n"),
   );
   if (comparison.notes.length > 0)

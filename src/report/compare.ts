@@ -1,14 +1,14 @@
 import { median } from "simple-statistics";
 import type { Cell, Results } from "../results/schema.js";
-import { bootstrapMedianChangeInterval, DEFAULT_RESAMPLES, DEFAULT_SEED } from "../stats/bootstrap.js";
+import { hodgesLehmannPercentChange } from "../stats/hodges-lehmann.js";
 import { mannWhitneyU, minimumExactP } from "../stats/mann-whitney.js";
 import { percentChange } from "./tables.js";
 
 /**
  * Candidate (head) against baseline (base), cell by cell (joined on the cell id) and metric by
- * metric: medians of the repetitions, % change, a 95% bootstrap interval for that change, a
- * two-sided Mann-Whitney U p-value, and a verdict that needs significance, an effect above the
- * threshold and an interval that excludes zero.
+ * metric: medians of the repetitions, % change, a 95% Hodges-Lehmann interval for the change
+ * (on the ratio scale), a two-sided Mann-Whitney U p-value, and a verdict that needs
+ * significance, an effect above the threshold and an interval that excludes zero.
  */
 
 export type Verdict = "improved" | "regressed" | "unchanged" | "inconclusive";
@@ -34,8 +34,6 @@ export interface CompareOptions {
   alpha?: number;
   /** Confidence of the interval (default 0.95). */
   confidence?: number;
-  resamples?: number;
-  seed?: number;
 }
 
 export interface SampleSummary {
@@ -52,8 +50,12 @@ export interface MetricComparison {
   head: SampleSummary;
   /** (head - base) / base * 100 of the medians; undefined when the base median is 0. */
   changePct?: number;
-  /** Bootstrap interval of the % change of the median. */
+  /** Hodges-Lehmann interval of the % change (ratio of head to base values, minus 1). */
   ci?: [number, number];
+  /** Confidence the interval actually reaches (U is discrete: at least the one asked for). */
+  ciConfidence?: number;
+  /** Hodges-Lehmann estimate of the % change (median of the pairwise ratios). */
+  hlChangePct?: number;
   p: number;
   pMethod: "exact" | "normal";
   verdict: Verdict;
@@ -91,8 +93,6 @@ export interface Comparison {
   thresholdPct: number;
   alpha: number;
   confidence: number;
-  resamples: number;
-  seed: number;
   base: RunInfo;
   head: RunInfo;
   cells: CellComparison[];
@@ -127,9 +127,10 @@ export function decideVerdict(input: {
   alpha: number;
 }): { verdict: Verdict; why: string } {
   const { changePct, ci, p, biggerIsBetter, thresholdPct, alpha } = input;
-  if (changePct === undefined || ci === undefined) {
+  if (changePct === undefined)
     return { verdict: "inconclusive", why: "no % change: the base median is zero" };
-  }
+  if (ci === undefined)
+    return { verdict: "inconclusive", why: "no interval: too few repetitions or a zero value" };
   const excludesZero = ci[0] > 0 || ci[1] < 0;
   const sameSide = (ci[0] > 0 && changePct > 0) || (ci[1] < 0 && changePct < 0);
   if (p < alpha && Math.abs(changePct) > thresholdPct && excludesZero && sameSide) {
@@ -159,11 +160,8 @@ export function compareMetric(
   const b = summary(base);
   const h = summary(head);
   const changePct = percentChange(h.median, b.median);
-  const ci = bootstrapMedianChangeInterval(base, head, {
-    resamples: options.resamples,
-    confidence: options.confidence,
-    seed: options.seed,
-  });
+  const hl = hodgesLehmannPercentChange(base, head, options.confidence);
+  const ci: [number, number] | undefined = hl === undefined ? undefined : [hl.low, hl.high];
   const test = mannWhitneyU(head, base);
   const decided = decideVerdict({
     changePct,
@@ -183,7 +181,11 @@ export function compareMetric(
     why: decided.why,
   };
   if (changePct !== undefined) out.changePct = changePct;
-  if (ci !== undefined) out.ci = ci;
+  if (hl !== undefined) {
+    out.ci = [hl.low, hl.high];
+    out.ciConfidence = hl.confidence;
+    out.hlChangePct = hl.estimate;
+  }
   return out;
 }
 
@@ -227,8 +229,6 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
     thresholdPct: options.thresholdPct ?? DEFAULT_THRESHOLD_PCT,
     alpha: options.alpha ?? DEFAULT_ALPHA,
     confidence: options.confidence ?? 0.95,
-    resamples: options.resamples ?? DEFAULT_RESAMPLES,
-    seed: options.seed ?? DEFAULT_SEED,
   };
   const baseCells = new Map(base.cells.map((c) => [c.id, c]));
   const headIds = new Set(head.cells.map((c) => c.id));
@@ -272,15 +272,13 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
   const notes = machineNotes(base, head);
   if (cells.length > 0 && smallestMinimumP >= settings.alpha) {
     notes.push(
-      `With ${[...sizes].join(", ")} repetitions the smallest possible Mann-Whitney p-value is ${smallestMinimumP.toFixed(3)}, not below alpha ${settings.alpha}: no regression or improvement can be shown. Run 5 or more repetitions on each side for a verdict at alpha 0.05.`,
+      `With ${[...sizes].join(", ")} repetitions the smallest possible Mann-Whitney p-value is ${smallestMinimumP.toFixed(3)}, not below alpha ${settings.alpha}: no regression or improvement can be shown (nor, with 3 against 3, a 95% interval). Run 5 or more repetitions on each side for a verdict at alpha 0.05.`,
     );
   }
   return {
     thresholdPct: settings.thresholdPct,
     alpha: settings.alpha,
     confidence: settings.confidence,
-    resamples: settings.resamples,
-    seed: settings.seed,
     base: runInfo(base),
     head: runInfo(head),
     cells,
