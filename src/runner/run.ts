@@ -143,8 +143,13 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
 
   // 2. Everything needed is here: engines, proxy binaries, the upstream.
   const tools: Record<string, string> = {};
-  for (const engine of new Set(plan.blocks.map((b) => b.engine))) {
-    tools[engine] = (await deps.engines.getEngine(engine).locate()).version;
+  const needed = new Set(plan.blocks.map((b) => b.engine));
+  for (const engine of new Set<Engine>([...needed, "k6", "wrk"])) {
+    try {
+      tools[engine] = (await deps.engines.getEngine(engine).locate()).version;
+    } catch (err) {
+      if (needed.has(engine)) throw err; // its message says how to install it
+    }
   }
   const binaries = new Map<string, { path: string; version: string }>();
   if (settings.runtime === "native") {
@@ -347,7 +352,13 @@ async function runBlock(block: Block, cells: PlannedCell[], ctx: BlockContext): 
       ctx.results.cells.push(a.cell);
       if (!a.stopped) {
         progress.step(`${block.key} ${planned.proxy.manifest.name}`, 0, settings.repetitions);
-        const probe = await ctx.deps.engines.probe(a.baseUrl, block.scenario.manifest);
+        const probe = await ctx.deps.engines
+          .probe(a.baseUrl, block.scenario.manifest)
+          .catch((err: unknown): ProbeResult => ({
+            ok: false,
+            reasons: [`could not send the scenario's requests (${(err as Error).message})`],
+            statusCodes: {},
+          }));
         if (!probe.ok) {
           const codes = Object.entries(probe.statusCodes)
             .map(([code, n]) => `${code}: ${n}`)

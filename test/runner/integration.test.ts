@@ -129,6 +129,64 @@ describe("runner with real proxies", () => {
     expect(descendants(process.pid)).toEqual([]);
   });
 
+  it("a proxy that answers 404 is an invalid cell with the status codes seen, and no load is run", async () => {
+    const proxies = path.join(tmp, "proxies404");
+    await mkdir(path.join(proxies, "notfound"), { recursive: true });
+    await writeFile(
+      path.join(proxies, "notfound", "proxy.yml"),
+      [
+        "name: notfound",
+        "description: nginx that is up but answers 404 to every request but its health check.",
+        "native:",
+        "  binary: nginx",
+        '  args: ["-p", "{{workdir}}", "-c", "{{workdir}}/nginx.conf", "-e", "stderr"]',
+        "  configs: [{ template: nginx.conf, output: nginx.conf }]",
+        "  version: { args: [-v], pattern: 'nginx/([0-9.]+)' }",
+        "",
+      ].join("\n"),
+    );
+    await writeFile(
+      path.join(proxies, "notfound", "nginx.conf"),
+      [
+        "daemon off;",
+        "pid {{workdir}}/nginx.pid;",
+        "error_log stderr;",
+        "events {}",
+        "http {",
+        "  access_log off;",
+        "  client_body_temp_path {{workdir}}/body; proxy_temp_path {{workdir}}/proxy;",
+        "  fastcgi_temp_path {{workdir}}/fcgi; uwsgi_temp_path {{workdir}}/uwsgi; scgi_temp_path {{workdir}}/scgi;",
+        "  server {",
+        "    listen {{listenHost}}:{{listenPort}};",
+        "    location = /health { return 200 ok; }",
+        "    location / { return 404; }",
+        "  }",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const out = path.join(tmp, "notfound");
+    await runBenchmark(
+      {
+        proxies: ["notfound"],
+        scenarios: ["light"],
+        scenariosDirs: [scenarios],
+        proxiesDirs: [proxies],
+        repetitions: 2,
+        durationS: 1,
+        warmupS: 1,
+        cpus,
+        out,
+      },
+      { engines, stderr: collectText(), stdout: collectText(), handleSignals: false },
+    );
+    const [cell] = (await readResults(out)).cells;
+    expect(cell?.status).toBe("invalid");
+    expect(cell?.reasons.join("\n")).toMatch(/404/);
+    expect(cell?.repetitions).toEqual([]);
+    expect(existsSync(path.join(out, "raw", "light-default-notfound-warmup.k6.json"))).toBe(false);
+  });
+
   it("a proxy killed mid-run gives a failed cell; the other cell's results stay on disk", async () => {
     const out = path.join(tmp, "killed");
     let killed: number | undefined;
