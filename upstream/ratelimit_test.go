@@ -84,7 +84,7 @@ func TestBucketRateAccuracy(t *testing.T) {
 }
 
 func TestDefaultBurst(t *testing.T) {
-	for rate, want := range map[float64]int{0.5: 1, 100: 1, 500: 5, 20000: 200} {
+	for rate, want := range map[float64]int{0.5: 1, 20: 1, 100: 5, 500: 25, 20000: 1000} {
 		if got := DefaultBurst(rate); got != want {
 			t.Errorf("DefaultBurst(%v) = %d, want %d", rate, got, want)
 		}
