@@ -50,28 +50,66 @@ export async function upsertStickyComment(
   });
   if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
 
-  const all = (await client.paginate(client.rest.issues.listComments, {
-    owner,
-    repo,
-    issue_number: settings.pr,
-    per_page: 100,
-  })) as IssueComment[];
-  const ours = all
-    .filter((c) => isMarked(c.body, settings.id))
-    .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
+  const ours = await markedComments(client, settings);
 
   if (ours.length === 0) {
     const created = await client.rest.issues.createComment({ owner, repo, issue_number: settings.pr, body });
-    return {
-      action: "created",
-      commentId: created.data.id,
-      url: created.data.html_url,
-      deleted: [],
+    // Another run may have created one at the same moment: the oldest stays, ours goes.
+    const now = await markedComments(client, settings);
+    const oldest = now[0];
+    if (!oldest || oldest.id === created.data.id) {
+      return {
+        action: "created",
+        commentId: created.data.id,
+        url: created.data.html_url,
+        deleted: [],
+        truncated,
+        reason: "no comment with the marker yet",
+      };
+    }
+    log(
+      `another run created the comment at the same time: keeping ${oldest.id}, removing ${created.data.id}`,
+    );
+    await client.rest.issues.deleteComment({ owner, repo, comment_id: created.data.id });
+    return update(
+      client,
+      settings,
+      now.filter((c) => c.id !== created.data.id),
+      body,
       truncated,
-      reason: "no comment with the marker yet",
-    };
+      [created.data.id],
+    );
   }
+  return update(client, settings, ours, body, truncated, []);
+}
 
+/** Our marked comments on the pull request, every page read, oldest first. */
+async function markedComments(
+  client: GitHubClient,
+  settings: StickyCommentSettings,
+): Promise<IssueComment[]> {
+  const all = (await client.paginate(client.rest.issues.listComments, {
+    owner: settings.owner,
+    repo: settings.repo,
+    issue_number: settings.pr,
+    per_page: 100,
+  })) as IssueComment[];
+  return all
+    .filter((c) => isMarked(c.body, settings.id))
+    .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
+}
+
+/** Updates the oldest of `ours` (unless one is for a newer head) and deletes the others. */
+async function update(
+  client: GitHubClient,
+  settings: StickyCommentSettings,
+  ours: IssueComment[],
+  body: string,
+  truncated: boolean,
+  alreadyDeleted: number[],
+): Promise<StickyCommentOutcome> {
+  const log = settings.log ?? (() => undefined);
+  const { owner, repo } = settings;
   const prHead = await pullRequestHead(client, owner, repo, settings.pr, log);
   for (const comment of ours) {
     const verdict = decide(settings.head, parseHead(comment.body, settings.id), prHead);
@@ -80,7 +118,7 @@ export async function upsertStickyComment(
         action: "skipped",
         commentId: comment.id,
         url: comment.html_url,
-        deleted: [],
+        deleted: alreadyDeleted,
         truncated,
         reason: verdict.reason,
       };
@@ -88,12 +126,13 @@ export async function upsertStickyComment(
   }
 
   const [keep, ...duplicates] = ours as [IssueComment, ...IssueComment[]];
-  const deleted: number[] = [];
+  const deleted: number[] = [...alreadyDeleted];
   for (const dup of duplicates) {
     await client.rest.issues.deleteComment({ owner, repo, comment_id: dup.id });
     deleted.push(dup.id);
   }
-  if (deleted.length > 0) log(`removed ${deleted.length} duplicate comment(s): ${deleted.join(", ")}`);
+  if (duplicates.length > 0)
+    log(`removed ${duplicates.length} duplicate comment(s): ${duplicates.map((d) => d.id).join(", ")}`);
   const updated = await client.rest.issues.updateComment({ owner, repo, comment_id: keep.id, body });
   return {
     action: "updated",

@@ -79,6 +79,28 @@ describe("sticky comment against a local GitHub API", () => {
     expect(bodies).toContain("a human comment");
   });
 
+  it("when another run created the comment at the same moment, keeps the older one", async () => {
+    let played = false;
+    server.onRequest(({ method }) => {
+      if (method === "POST" && !played) {
+        played = true;
+        server.addComment(
+          REPO,
+          7,
+          marked(SHA_OLD, "2026-11-20T09:00:00Z", "the other run"),
+          "github-actions[bot]",
+        );
+      }
+    });
+    const outcome = await upsertStickyComment(client(), settings({ markdown: "## ours\n" }));
+    expect(outcome.action).toBe("updated");
+    expect(outcome.deleted).toHaveLength(1);
+    const comments = server.comments(REPO, 7);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.id).toBe(outcome.commentId);
+    expect(comments[0]?.body).toContain("## ours");
+  });
+
   it("finds the marker on the second page of more than 100 comments", async () => {
     for (let i = 0; i < 130; i++) server.addComment(REPO, 7, `comment ${i}`);
     const ours = server.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"));
@@ -103,7 +125,7 @@ describe("sticky comment against a local GitHub API", () => {
     expect(outcome.action).toBe("created");
     expect(server.pendingFaults()).toEqual([]);
     const log = server.requests.map((r) => `${r.method} ${r.status}`);
-    expect(log).toEqual(["GET 502", "GET 200", "POST 403", "POST 201"]);
+    expect(log).toEqual(["GET 502", "GET 200", "POST 403", "POST 201", "GET 200"]);
     expect(server.comments(REPO, 7)).toHaveLength(1);
   });
 
@@ -122,6 +144,7 @@ describe("sticky comment against a local GitHub API", () => {
       "GET 200",
       "POST 429",
       "POST 201",
+      "GET 200",
     ]);
   });
 

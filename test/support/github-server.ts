@@ -56,6 +56,8 @@ export interface GitHubServer {
   addComment(repo: string, issue: number, body: string, login?: string): FakeComment;
   setPullHead(repo: string, pr: number, sha: string): void;
   fail(fault: Fault): void;
+  /** Called before each authorized request is answered (after faults), e.g. to play another client. */
+  onRequest(hook: ((request: { method: string; path: string }) => void) | undefined): void;
   /** Faults not yet used up. */
   pendingFaults(): Fault[];
   close(): Promise<void>;
@@ -72,6 +74,7 @@ export async function startGitHubServer(
   const pulls = new Map<string, { sha: string }>();
   const faults: Fault[] = [];
   const requests: LoggedRequest[] = [];
+  let hook: ((request: { method: string; path: string }) => void) | undefined;
   let nextId = 1000;
   // A clock of its own: every comment is one second younger than the previous one.
   let clock = Date.parse("2026-01-01T00:00:00Z");
@@ -167,6 +170,7 @@ export async function startGitHubServer(
       return reply(fault.status, fault.body ?? { message: `fault ${fault.status}` }, fault.headers);
     }
 
+    hook?.({ method, path: url.pathname });
     let m: RegExpExecArray | null;
     if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname))) {
       const repo = m[1]!;
@@ -248,6 +252,9 @@ export async function startGitHubServer(
     addComment: (repo, issue, body, login = "someone") => newComment(repo, issue, body, login),
     setPullHead: (repo, pr, sha) => void pulls.set(`${repo}#${pr}`, { sha }),
     fail: (fault) => void faults.push({ times: 1, ...fault }),
+    onRequest: (fn) => {
+      hook = fn;
+    },
     pendingFaults: () => faults.filter((f) => (f.times ?? 1) > 0),
     close: () =>
       new Promise<void>((resolve, reject) => {
