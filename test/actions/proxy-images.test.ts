@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { readdir, readFile } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { loadProxyFile } from "../../src/manifests/load.js";
-import { buildDockerProxySpec, renderConfigs, type ProxyContext } from "../../src/runner/specs.js";
+import { buildDockerProxySpec, imageRef, renderConfigs, type ProxyContext } from "../../src/runner/specs.js";
 import { buildDockerRunArgs } from "../../src/runner/docker-runtime.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 
@@ -138,5 +138,47 @@ describe("proxy images", () => {
       expect(last, `${file}: no USER`).toBeDefined();
       expect(last!.split(":")[0], `${file}: USER ${last}`).toMatch(/^[1-9]\d*$/);
     }
+  });
+});
+
+describe("the bake file of the run action", () => {
+  const hcl = readFileSync(path.join(PROJECT_ROOT, "action", "docker-bake.hcl"), "utf8");
+  const action = parseYaml(readFileSync(path.join(PROJECT_ROOT, "action", "action.yml"), "utf8")) as {
+    runs: {
+      steps: Array<{
+        name?: string;
+        uses?: string;
+        run?: string;
+        env?: Record<string, string>;
+        with?: Record<string, string>;
+      }>;
+    };
+  };
+
+  it("tags each proxy image the way the runner looks it up", () => {
+    const tag = /tags\s*=\s*\["proxybench\/\$\{p\}:\$\{IMAGE_TAG\}"\]/.exec(hcl);
+    expect(tag).not.toBeNull();
+    // The same reference the runner builds for --image-tag.
+    expect(imageRef("envoy", "head")).toBe("proxybench/envoy:head");
+  });
+
+  it("builds every proxy but direct, from its own folder, with a cache scope of its own", () => {
+    expect(hcl).toMatch(/matrix = \{\s*p = with_images\(PROXIES\)\s*\}/);
+    expect(hcl).toMatch(/trimspace\(p\) != "direct"/);
+    expect(hcl).toContain('context    = "${PROXIES_DIR}/${p}"');
+    expect(hcl).toContain('cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-${p}"]');
+    expect(hcl).toContain('cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-${p}"]');
+    expect(hcl).toMatch(/group "default" \{\s*targets = \["proxy"\]\s*\}/);
+  });
+
+  it("the action builds and runs the same tag, from the same proxies folder", () => {
+    const bake = action.runs.steps.find((s) => s.uses?.startsWith("docker/bake-action@"));
+    const run = action.runs.steps.find((s) => s.run?.includes(" run --runtime docker"));
+    expect(bake?.env?.IMAGE_TAG).toBe("${{ inputs.image-tag }}");
+    expect(run?.env?.IMAGE_TAG).toBe("${{ inputs.image-tag }}");
+    expect(run?.run).toContain('--image-tag "$IMAGE_TAG"');
+    expect(bake?.env?.PROXIES).toBe("${{ inputs.proxies }}");
+    expect(bake?.env?.PROXIES_DIR).toContain("inputs.proxies-dir");
+    expect(bake?.with).toMatchObject({ source: ".", load: true });
   });
 });
