@@ -203,6 +203,10 @@ const PAGE_SCRIPT = `
     }
   };
   var common = { animation: false, responsive: false, plugins: { legend: { display: false } } };
+  // the axis must reach the top of the highest whisker, not only of the highest bar
+  var top = function (ranges) {
+    return ranges.reduce(function (m, r) { return r ? Math.max(m, r[1]) : m; }, 0);
+  };
   var drawn = 0;
   data.groups.forEach(function (g) {
     if (g.proxies.length === 0) return;
@@ -210,14 +214,14 @@ const PAGE_SCRIPT = `
     new Chart(document.getElementById(g.id + "-rps"), {
       type: "bar",
       data: { labels: g.proxies, datasets: [{ label: "Requests/sec", data: g.rps, backgroundColor: colors, whiskers: g.rpsRange }] },
-      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "Requests/sec (median, range across repetitions)" } }, scales: { y: { beginAtZero: true } } }),
+      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "Requests/sec (median, range across repetitions)" } }, scales: { y: { beginAtZero: true, suggestedMax: top(g.rpsRange) } } }),
       plugins: [whiskers]
     });
     drawn++;
     new Chart(document.getElementById(g.id + "-p99"), {
       type: "bar",
       data: { labels: g.proxies, datasets: [{ label: "p99 (ms)", data: g.p99, backgroundColor: colors, whiskers: g.p99Range }] },
-      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "p99 latency, ms (median, range across repetitions)" } }, scales: { y: { beginAtZero: true } } }),
+      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "p99 latency, ms (median, range across repetitions)" } }, scales: { y: { beginAtZero: true, suggestedMax: top(g.p99Range) } } }),
       plugins: [whiskers]
     });
     drawn++;
