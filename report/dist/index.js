@@ -25529,24 +25529,48 @@ async function upsertStickyComment(client, settings) {
     detailsUrl: settings.detailsUrl
   });
   if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
+  const ours = await markedComments(client, settings);
+  if (ours.length === 0) {
+    const created = await client.rest.issues.createComment({ owner, repo, issue_number: settings.pr, body });
+    const now = await markedComments(client, settings);
+    const oldest = now[0];
+    if (!oldest || oldest.id === created.data.id) {
+      return {
+        action: "created",
+        commentId: created.data.id,
+        url: created.data.html_url,
+        deleted: [],
+        truncated,
+        reason: "no comment with the marker yet"
+      };
+    }
+    log(
+      `another run created the comment at the same time: keeping ${oldest.id}, removing ${created.data.id}`
+    );
+    await client.rest.issues.deleteComment({ owner, repo, comment_id: created.data.id });
+    return update(
+      client,
+      settings,
+      now.filter((c) => c.id !== created.data.id),
+      body,
+      truncated,
+      [created.data.id]
+    );
+  }
+  return update(client, settings, ours, body, truncated, []);
+}
+async function markedComments(client, settings) {
   const all = await client.paginate(client.rest.issues.listComments, {
-    owner,
-    repo,
+    owner: settings.owner,
+    repo: settings.repo,
     issue_number: settings.pr,
     per_page: 100
   });
-  const ours = all.filter((c) => isMarked(c.body, settings.id)).sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
-  if (ours.length === 0) {
-    const created = await client.rest.issues.createComment({ owner, repo, issue_number: settings.pr, body });
-    return {
-      action: "created",
-      commentId: created.data.id,
-      url: created.data.html_url,
-      deleted: [],
-      truncated,
-      reason: "no comment with the marker yet"
-    };
-  }
+  return all.filter((c) => isMarked(c.body, settings.id)).sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
+}
+async function update(client, settings, ours, body, truncated, alreadyDeleted) {
+  const log = settings.log ?? (() => void 0);
+  const { owner, repo } = settings;
   const prHead = await pullRequestHead(client, owner, repo, settings.pr, log);
   for (const comment of ours) {
     const verdict = decide(settings.head, parseHead(comment.body, settings.id), prHead);
@@ -25555,19 +25579,20 @@ async function upsertStickyComment(client, settings) {
         action: "skipped",
         commentId: comment.id,
         url: comment.html_url,
-        deleted: [],
+        deleted: alreadyDeleted,
         truncated,
         reason: verdict.reason
       };
     }
   }
   const [keep, ...duplicates] = ours;
-  const deleted = [];
+  const deleted = [...alreadyDeleted];
   for (const dup of duplicates) {
     await client.rest.issues.deleteComment({ owner, repo, comment_id: dup.id });
     deleted.push(dup.id);
   }
-  if (deleted.length > 0) log(`removed ${deleted.length} duplicate comment(s): ${deleted.join(", ")}`);
+  if (duplicates.length > 0)
+    log(`removed ${duplicates.length} duplicate comment(s): ${duplicates.map((d) => d.id).join(", ")}`);
   const updated = await client.rest.issues.updateComment({ owner, repo, comment_id: keep.id, body });
   return {
     action: "updated",
@@ -25788,6 +25813,7 @@ function wilcoxonRankSum(sampleX, sampleY) {
   }
   return rankSum;
 }
+var epsilon = 1e-4;
 var BayesianClassifier = function BayesianClassifier2() {
   this.totalCount = 0;
   this.data = {};
@@ -25861,6 +25887,19 @@ function errorFunction(x) {
     return tau - 1;
   }
 }
+function inverseErrorFunction(x) {
+  var a = 8 * (Math.PI - 3) / (3 * Math.PI * (4 - Math.PI));
+  var inv = Math.sqrt(
+    Math.sqrt(
+      Math.pow(2 / (Math.PI * a) + Math.log(1 - x * x) / 2, 2) - Math.log(1 - x * x) / a
+    ) - (2 / (Math.PI * a) + Math.log(1 - x * x) / 2)
+  );
+  if (x >= 0) {
+    return inv;
+  } else {
+    return -inv;
+  }
+}
 var SQRT_2PI = Math.sqrt(2 * Math.PI);
 var PerceptronModel = function PerceptronModel2() {
   this.weights = [];
@@ -25899,41 +25938,13 @@ PerceptronModel.prototype.train = function train2(features, label) {
   }
   return this;
 };
-
-// src/stats/bootstrap.ts
-function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = state + 1831565813 >>> 0;
-    let t = state;
-    t = Math.imul(t ^ t >>> 15, t | 1);
-    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
-    return ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-var DEFAULT_RESAMPLES = 1e4;
-var DEFAULT_SEED = 20260101;
-function resampleMedian(values2, random, scratch) {
-  for (let i = 0; i < values2.length; i++) scratch[i] = values2[Math.floor(random() * values2.length)] ?? 0;
-  return median(scratch);
-}
-function bootstrapMedianChangeInterval(base, head, options = {}) {
-  if (base.length === 0 || head.length === 0) return void 0;
-  if (base.some((v) => v <= 0)) return void 0;
-  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
-  const confidence = options.confidence ?? 0.95;
-  const random = seededRandom(options.seed ?? DEFAULT_SEED);
-  const baseScratch = new Array(base.length);
-  const headScratch = new Array(head.length);
-  const changes = [];
-  for (let i = 0; i < resamples; i++) {
-    const b = resampleMedian(base, random, baseScratch);
-    const h = resampleMedian(head, random, headScratch);
-    changes.push((h / b - 1) * 100);
+function probit(p) {
+  if (p === 0) {
+    p = epsilon;
+  } else if (p >= 1) {
+    p = 1 - epsilon;
   }
-  changes.sort((a, b) => a - b);
-  const tail = (1 - confidence) / 2;
-  return [quantileSorted(changes, tail), quantileSorted(changes, 1 - tail)];
+  return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
 // src/stats/mann-whitney.ts
@@ -26010,6 +26021,46 @@ function minimumExactP(n1, n2) {
   let combinations = 1;
   for (let i = 1; i <= n1; i++) combinations = combinations * (n2 + i) / i;
   return Math.min(1, 2 / combinations);
+}
+
+// src/stats/hodges-lehmann.ts
+function intervalRank(n1, n2, confidence) {
+  const tail = (1 - confidence) / 2;
+  if (n1 + n2 <= EXACT_MAX_TOTAL) {
+    const cdf = exactUDistribution(n1, n2);
+    let k2 = 0;
+    while (k2 < cdf.length && (cdf[k2] ?? 1) <= tail + 1e-12) k2 += 1;
+    const achieved = k2 === 0 ? 0 : 1 - 2 * (cdf[k2 - 1] ?? 0);
+    return { k: k2, confidence: achieved };
+  }
+  const mean = n1 * n2 / 2;
+  const sd = Math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+  const k = Math.max(0, Math.floor(mean - probit(1 - tail) * sd));
+  return { k, confidence };
+}
+function hodgesLehmannShift(base, head, confidence = 0.95) {
+  if (base.length === 0 || head.length === 0) return void 0;
+  const differences = [];
+  for (const h of head) for (const b of base) differences.push(h - b);
+  differences.sort((a, b) => a - b);
+  const { k, confidence: achieved } = intervalRank(head.length, base.length, confidence);
+  if (k < 1) return void 0;
+  const low = differences[k - 1];
+  const high = differences[differences.length - k];
+  if (low === void 0 || high === void 0) return void 0;
+  return { estimate: median(differences), low, high, confidence: achieved };
+}
+function hodgesLehmannPercentChange(base, head, confidence = 0.95) {
+  if ([...base, ...head].some((v) => !(v > 0))) return void 0;
+  const shift = hodgesLehmannShift(base.map(Math.log), head.map(Math.log), confidence);
+  if (shift === void 0) return void 0;
+  const pct2 = (x) => (Math.exp(x) - 1) * 100;
+  return {
+    estimate: pct2(shift.estimate),
+    low: pct2(shift.low),
+    high: pct2(shift.high),
+    confidence: shift.confidence
+  };
 }
 
 // src/report/model.ts
@@ -26250,9 +26301,10 @@ function pct(x) {
 }
 function decideVerdict(input2) {
   const { changePct, ci, p, biggerIsBetter, thresholdPct, alpha } = input2;
-  if (changePct === void 0 || ci === void 0) {
+  if (changePct === void 0)
     return { verdict: "inconclusive", why: "no % change: the base median is zero" };
-  }
+  if (ci === void 0)
+    return { verdict: "inconclusive", why: "no interval: too few repetitions or a zero value" };
   const excludesZero = ci[0] > 0 || ci[1] < 0;
   const sameSide = ci[0] > 0 && changePct > 0 || ci[1] < 0 && changePct < 0;
   if (p < alpha && Math.abs(changePct) > thresholdPct && excludesZero && sameSide) {
@@ -26276,11 +26328,8 @@ function compareMetric(base, head, spec, options) {
   const b = summary2(base);
   const h = summary2(head);
   const changePct = percentChange(h.median, b.median);
-  const ci = bootstrapMedianChangeInterval(base, head, {
-    resamples: options.resamples,
-    confidence: options.confidence,
-    seed: options.seed
-  });
+  const hl = hodgesLehmannPercentChange(base, head, options.confidence);
+  const ci = hl === void 0 ? void 0 : [hl.low, hl.high];
   const test = mannWhitneyU(head, base);
   const decided = decideVerdict({
     changePct,
@@ -26300,7 +26349,11 @@ function compareMetric(base, head, spec, options) {
     why: decided.why
   };
   if (changePct !== void 0) out.changePct = changePct;
-  if (ci !== void 0) out.ci = ci;
+  if (hl !== void 0) {
+    out.ci = [hl.low, hl.high];
+    out.ciConfidence = hl.confidence;
+    out.hlChangePct = hl.estimate;
+  }
   return out;
 }
 function runInfo(results) {
@@ -26338,9 +26391,7 @@ function compareResults(base, head, options = {}) {
   const settings = {
     thresholdPct: options.thresholdPct ?? DEFAULT_THRESHOLD_PCT,
     alpha: options.alpha ?? DEFAULT_ALPHA,
-    confidence: options.confidence ?? 0.95,
-    resamples: options.resamples ?? DEFAULT_RESAMPLES,
-    seed: options.seed ?? DEFAULT_SEED
+    confidence: options.confidence ?? 0.95
   };
   const baseCells = new Map(base.cells.map((c) => [c.id, c]));
   const headIds = new Set(head.cells.map((c) => c.id));
@@ -26382,15 +26433,13 @@ function compareResults(base, head, options = {}) {
   const notes = machineNotes(base, head);
   if (cells.length > 0 && smallestMinimumP >= settings.alpha) {
     notes.push(
-      `With ${[...sizes].join(", ")} repetitions the smallest possible Mann-Whitney p-value is ${smallestMinimumP.toFixed(3)}, not below alpha ${settings.alpha}: no regression or improvement can be shown. Run 5 or more repetitions on each side for a verdict at alpha 0.05.`
+      `With ${[...sizes].join(", ")} repetitions the smallest possible Mann-Whitney p-value is ${smallestMinimumP.toFixed(3)}, not below alpha ${settings.alpha}: no regression or improvement can be shown (nor, with 3 against 3, a 95% interval). Run 5 or more repetitions on each side for a verdict at alpha 0.05.`
     );
   }
   return {
     thresholdPct: settings.thresholdPct,
     alpha: settings.alpha,
     confidence: settings.confidence,
-    resamples: settings.resamples,
-    seed: settings.seed,
     base: runInfo(base),
     head: runInfo(head),
     cells,
@@ -26628,7 +26677,7 @@ function renderComparisonMarkdown(comparison, options = {}) {
     [
       `- **Base**: ${describeRun(comparison.base)}`,
       `- **Head**: ${describeRun(comparison.head)}`,
-      `- **Method**: medians of the repetitions; change = (head - base) / base; ${Math.round(comparison.confidence * 100)}% interval by bootstrap of the ratio of medians (${comparison.resamples} resamples, seed ${comparison.seed}); two-sided Mann-Whitney U p-value; a regression or improvement needs p < ${comparison.alpha}, |change| > ${comparison.thresholdPct}% and an interval excluding 0; unchanged when the interval lies within ±${comparison.thresholdPct}%.`
+      `- **Method**: medians of the repetitions; change = (head - base) / base; ${Math.round(comparison.confidence * 100)}% Hodges-Lehmann interval of the change (pairwise ratios head/base); two-sided Mann-Whitney U p-value; a regression or improvement needs p < ${comparison.alpha}, |change| > ${comparison.thresholdPct}% and an interval excluding 0; unchanged when the interval lies within ±${comparison.thresholdPct}%.`
     ].join("\n")
   );
   if (comparison.notes.length > 0)
