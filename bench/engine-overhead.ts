@@ -55,8 +55,11 @@ async function main(): Promise<void> {
       throw new Error(`the upstream does not serve passthrough correctly: ${check.reasons.join("; ")}`);
 
     await wrkOverhead(upstream.baseUrl, passthrough, dir);
+    loadAverage();
     await k6Ceiling(upstream.baseUrl, passthrough, dir);
+    loadAverage();
     await nginxVariation(upstream.port, passthrough, dir);
+    loadAverage();
   } finally {
     await stopAll();
     await rm(dir, { recursive: true, force: true });
@@ -241,10 +244,20 @@ async function nginxVariation(
   );
 }
 
+function loadAverage(): void {
+  console.log(
+    `  load average: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+}
+
 function report(label: string, m: EngineMeasurement): void {
   const cpu = m.loadgenCpu === undefined ? "?" : m.loadgenCpu.toFixed(2);
+  const busy = m.loadgenCoresBusy === undefined ? "?" : m.loadgenCoresBusy.toFixed(2);
   console.log(
-    `${label}: ${m.rps.toFixed(0)} req/s, ${m.requests} requests, p50 ${m.latencyMs.p50.toFixed(3)} ms, p99 ${m.latencyMs.p99.toFixed(3)} ms, load generator CPU ${cpu} cores` +
+    `${label}: ${m.rps.toFixed(0)} req/s, ${m.requests} requests, p50 ${m.latencyMs.p50.toFixed(3)} ms, p99 ${m.latencyMs.p99.toFixed(3)} ms, load generator CPU ${cpu} cores (its cores busy: ${busy})` +
       (m.engineErrors.length ? `, errors: ${m.engineErrors.join("; ")}` : ""),
   );
 }
