@@ -372,3 +372,32 @@ func TestParseInt(t *testing.T) {
 		}
 	}
 }
+
+func TestMalformedAndOversizedRequests(t *testing.T) {
+	ts := newTestServer(t, Options{})
+	tests := []struct {
+		request string
+		status  string
+	}{
+		{"GARBAGE\r\n\r\n", "HTTP/1.1 400 "},
+		{"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 20000) + "\r\n\r\n", "HTTP/1.1 431 "},
+		{"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 10000) + "\r\n\r\n", "HTTP/1.1 200 "},
+		{"GET /api/values HTTP/1.0\r\n\r\n", "HTTP/1.1 200 "},
+	}
+	for _, tt := range tests {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := conn.Write([]byte(tt.request)); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64)
+		n, _ := io.ReadAtLeast(conn, buf, len(tt.status))
+		conn.Close()
+		if got := string(buf[:n]); !strings.HasPrefix(got, tt.status) {
+			t.Errorf("%.40q...: answer %q, want %q", tt.request, got, tt.status)
+		}
+	}
+}
