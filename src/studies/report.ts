@@ -311,6 +311,14 @@ export function renderStudyTable(layout: StudyLayout, group: StudyGroup, baselin
   return renderAbTable(group);
 }
 
+/** A load in words; a fixed-count load runs until its requests are done, so no duration. */
+export function describeStudyLoad(load: Load): string {
+  if (load.model !== "fixed-count") return describeLoad(load);
+  const { durationS: _ignored, ...rest } = load;
+  const text = describeLoad(rest);
+  return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
+}
+
 function heading(level: number, text: string): string {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
@@ -342,7 +350,9 @@ export function renderStudyReport(input: StudyReportInput): string {
   const baseline = studyBaseline(study);
   for (const group of studyGroups(study, results, skipped)) {
     parts.push(heading(level + 1, escapeMarkdown(group.scenario)));
-    const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeLoad(l))}`);
+    const loads = group.loads.map(
+      (l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`,
+    );
     if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
     if (group.loads.length === 0) {
       parts.push("No cell of this scenario was measured.");

@@ -3,7 +3,13 @@ import { describe, expect, it } from "vitest";
 import { readResults } from "../../src/results/io.js";
 import type { Results } from "../../src/results/schema.js";
 import { loadStudies } from "../../src/studies/load.js";
-import { formatK6Data, formatK6Duration, renderStudyReport, studyGroups } from "../../src/studies/report.js";
+import {
+  describeStudyLoad,
+  formatK6Data,
+  formatK6Duration,
+  renderStudyReport,
+  studyGroups,
+} from "../../src/studies/report.js";
 import type { StudyManifest } from "../../src/studies/schema.js";
 
 const FIXTURES = path.join(import.meta.dirname, "fixtures");
@@ -185,4 +191,23 @@ describe("k6 formats", () => {
   ];
   for (const [bytes, s, text] of data)
     it(`data ${bytes} B in ${s} s -> ${text}`, () => expect(formatK6Data(bytes, s)).toBe(text));
+});
+
+describe("describeStudyLoad", () => {
+  it("a fixed-count load has no duration and says whether connections are reused", () => {
+    expect(
+      describeStudyLoad({
+        label: "1000c",
+        model: "fixed-count",
+        connections: 1000,
+        requests: 20000,
+        durationS: 10,
+      }),
+    ).toBe("fixed-count, 1000 connections, 20000 requests, no keep-alive");
+  });
+  it("a timed load keeps its duration", () => {
+    expect(describeStudyLoad({ label: "100vus", model: "constant-vus", vus: 100, durationS: 30 })).toBe(
+      "constant-vus, 100 VUs, 30 s",
+    );
+  });
 });
