@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { chromium, type Browser } from "playwright-core";
 
 /** Debian's Chromium (`apt-get install chromium`), installed by scripts/setup.sh --for-tests. */
@@ -8,10 +5,10 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /**
  * Launches headless Chromium with the network quiet (no background requests to the outside:
- * this machine has none) and a fresh profile. Call `close()` in afterAll.
+ * this machine has none). playwright-core gives each launch a fresh, temporary profile.
+ * Call `close()` in afterAll.
  */
 export async function launchBrowser(): Promise<{ browser: Browser; close: () => Promise<void> }> {
-  const profile = await mkdtemp(path.join(tmpdir(), "proxybench-chromium-"));
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -23,14 +20,7 @@ export async function launchBrowser(): Promise<{ browser: Browser; close: () => 
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
-      `--user-data-dir=${profile}`,
     ],
   });
-  return {
-    browser,
-    close: async () => {
-      await browser.close();
-      await rm(profile, { recursive: true, force: true });
-    },
-  };
+  return { browser, close: () => browser.close() };
 }
