@@ -2,6 +2,7 @@ import { median } from "simple-statistics";
 import type { Cell, Results } from "../results/schema.js";
 import { hodgesLehmannPercentChange } from "../stats/hodges-lehmann.js";
 import { mannWhitneyU, minimumExactP } from "../stats/mann-whitney.js";
+import { displayReasons } from "./model.js";
 import { percentChange } from "./tables.js";
 
 /**
@@ -199,7 +200,7 @@ function runInfo(results: Results): RunInfo {
 }
 
 function describeStatus(cell: Cell): string {
-  return cell.reasons.length ? `${cell.status} (${cell.reasons.join("; ")})` : cell.status;
+  return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
 }
 
 function where(cell: Cell) {

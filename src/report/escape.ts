@@ -25,14 +25,14 @@ const MARKDOWN_PUNCTUATION = /[\\`*_[\]|~]/g;
 
 /**
  * Text for GitHub-flavoured markdown, inline or inside a table cell: HTML is neutralised with
- * entities (GitHub renders raw HTML), markdown punctuation is backslash-escaped (so `|` cannot
+ * entities (GitHub renders raw HTML; quotes need none outside a tag), markdown punctuation is backslash-escaped (so `|` cannot
  * end a cell and `[x](y)` is no link), `@` cannot mention anyone, and line breaks become spaces
  * (a newline would end the table row).
  */
 export function escapeMarkdown(text: string): string {
   return text
     .replace(/\r\n|\r|\n|\u2028|\u2029/g, " ")
-    .replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c)
+    .replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c)
     .replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`)
     .replace(/@/g, "&#64;");
 }

@@ -92,13 +92,26 @@ export function cellValues(cell: Cell): ColumnValues {
   };
 }
 
+/** At most this many reasons per column are shown; the rest are counted. */
+export const MAX_REASONS = 3;
+
+/**
+ * A cell's reasons for display: duplicates removed, at most MAX_REASONS, then "and N more"
+ * (repetitions often repeat the same reason with other numbers).
+ */
+export function displayReasons(reasons: readonly string[]): string[] {
+  const unique = [...new Set(reasons)];
+  if (unique.length <= MAX_REASONS) return unique;
+  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
+}
+
 /** One column per cell; numbers only for an ok cell that has repetitions. */
 export function cellColumn(cell: Cell, proxyVersion?: string): ReportColumn {
   const column: ReportColumn = {
     proxy: cell.proxy,
     cellId: cell.id,
     status: cell.status,
-    reasons: [...cell.reasons],
+    reasons: displayReasons(cell.reasons),
     repetitions: cell.repetitions.length,
   };
   const version = cell.proxyVersion ?? proxyVersion;

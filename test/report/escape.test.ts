@@ -23,6 +23,7 @@ describe("escapeMarkdown", () => {
     ["ping @octocat", "ping &#64;octocat"],
     ["back\\slash", "back\\\\slash"],
     ["nginx-1.22 (tuned)", "nginx-1.22 (tuned)"],
+    [`the generator's "core"`, `the generator's "core"`],
   ])("%j", (input, expected) => {
     expect(escapeMarkdown(input)).toBe(expected);
   });

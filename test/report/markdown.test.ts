@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatPercent, formatRps, formatMs, formatDelta } from "../../src/report/format.js";
 import { renderMarkdownReport } from "../../src/report/markdown.js";
-import { buildReport } from "../../src/report/model.js";
+import { buildReport, displayReasons } from "../../src/report/model.js";
 import { reportJson } from "../../src/report/json.js";
 import { cell, results } from "./build.js";
 
@@ -193,6 +193,22 @@ describe("renderMarkdownReport", () => {
     expect(md).toContain("### a · 10vus (k6)");
     expect(md).toContain("### a · 100vus (k6)");
     expect(md).toContain("### b · default (k6)");
+  });
+});
+
+describe("displayReasons", () => {
+  it.each([
+    [[], []],
+    [
+      ["a", "a", "b"],
+      ["a", "b"],
+    ],
+    [
+      ["1", "2", "3", "4", "5"],
+      ["1", "2", "3", "and 2 more"],
+    ],
+  ])("%j -> %j", (reasons, shown) => {
+    expect(displayReasons(reasons)).toEqual(shown);
   });
 });
 
