@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // testServer is a Server listening on 127.0.0.1 for the length of a test.
@@ -398,6 +400,25 @@ func TestMalformedAndOversizedRequests(t *testing.T) {
 		conn.Close()
 		if got := string(buf[:n]); !strings.HasPrefix(got, tt.status) {
 			t.Errorf("%.40q...: answer %q, want %q", tt.request, got, tt.status)
+		}
+	}
+}
+
+// The hot path allocates nothing: bodies and header values are precomputed.
+func TestHandlerDoesNotAllocate(t *testing.T) {
+	s, err := NewServer(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/api/values", "/countries/us", "/v3.1/alpha/FR", "/bytes/100", "/health", "/status/503", "/nope"} {
+		var ctx fasthttp.RequestCtx
+		ctx.Request.SetRequestURI(path)
+		allocs := testing.AllocsPerRun(200, func() {
+			ctx.Response.Reset()
+			s.Handle(&ctx)
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %.1f allocations per request", path, allocs)
 		}
 	}
 }
