@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 import { UserError } from "../util/errors.js";
 import { runCommand, startProcess, type ManagedProcess } from "../util/processes.js";
@@ -172,6 +173,44 @@ function lastLine(text: string): string {
   return lines[lines.length - 1] ?? "";
 }
 
+/** The first pid of a /proc/PID/task/TID/children line (pure). */
+export function firstChildPid(children: string): number | undefined {
+  const first = children.trim().split(/\s+/)[0];
+  const pid = first === undefined ? Number.NaN : Number(first);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** Whether a /proc/PID/cgroup text belongs to this container (cgroup v1 or v2, either driver) (pure). */
+export function cgroupOfContainer(cgroup: string, containerId: string): boolean {
+  return /^[0-9a-f]{12,64}$/.test(containerId) && cgroup.includes(containerId);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The host pid of the container's main process, for the runner's CPU accounting: with --init
+ * it is docker-init's first child (the proxy's master), whose process group its workers share.
+ * Undefined when the engine is not on this machine's kernel (a VM, a remote DOCKER_HOST): the
+ * pid must belong to a process in the container's own cgroup.
+ */
+async function mainProcessPid(docker: string, containerId: string): Promise<number | undefined> {
+  const inspect = await runCommand(docker, ["inspect", "--format", "{{.State.Pid}}", containerId]).catch(
+    () => undefined,
+  );
+  const init = inspect?.code === 0 ? Number(inspect.output.trim()) : Number.NaN;
+  if (!Number.isInteger(init) || init <= 0) return undefined;
+  const cgroup = await readFile(`/proc/${init}/cgroup`, "utf8").catch(() => "");
+  if (!cgroupOfContainer(cgroup, containerId)) return undefined;
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const children = await readFile(`/proc/${init}/task/${init}/children`, "utf8").catch(() => undefined);
+    if (children === undefined) return undefined;
+    const child = firstChildPid(children);
+    if (child !== undefined) return child;
+    await sleep(25);
+  }
+  return undefined;
+}
+
 /** Containers started and not yet removed; removed synchronously if the process exits first. */
 const containers = new Set<string>();
 let exitHookInstalled = false;
@@ -245,13 +284,15 @@ export class DockerRuntime implements Runtime {
       throw new UserError(dockerRunProblem(spec, started.output));
     }
     rememberContainer(this.docker, name);
+    const containerId = lastLine(started.output);
     const follower = await startProcess({
       name: `${spec.name} (logs)`,
       command: this.docker,
       args: ["logs", "--follow", name],
       logFile: spec.logFile,
     });
-    return new ContainerProcess(spec.name, name, this.docker, follower, this.options.stopGraceS ?? 3);
+    const pid = await mainProcessPid(this.docker, containerId);
+    return new ContainerProcess(spec.name, name, this.docker, follower, this.options.stopGraceS ?? 3, pid);
   }
 }
 
@@ -265,6 +306,8 @@ class ContainerProcess implements RunningProcess {
     private readonly docker: string,
     follower: ManagedProcess,
     private readonly graceS: number,
+    /** Host pid of the container's main process (see mainProcessPid). */
+    readonly pid?: number,
   ) {
     // The follower ends when the container stops (its logs are then complete), or when it is
     // itself stopped (Ctrl-C): either way the container goes, after its exit code is read.

@@ -8,7 +8,9 @@ import {
   DockerRuntime,
   buildDockerBuildArgs,
   buildDockerRunArgs,
+  cgroupOfContainer,
   containerName,
+  firstChildPid,
   defaultContainerUser,
   dockerProblem,
   dockerRunProblem,
@@ -188,6 +190,36 @@ describe("names and users", () => {
   });
 });
 
+describe("the container's main process", () => {
+  const id = "4f1c2d3e4b5a69788796a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4";
+  it.each<[string, string, boolean]>([
+    ["cgroup v2, systemd driver", `0::/system.slice/docker-${id}.scope\n`, true],
+    ["cgroup v2, cgroupfs driver", `0::/docker/${id}\n`, true],
+    ["cgroup v1", `12:pids:/docker/${id}\n11:memory:/docker/${id}\n`, true],
+    [
+      "another container",
+      "0::/system.slice/docker-0123456789ab0123456789ab0123456789ab0123456789ab0123456789ab0123.scope\n",
+      false,
+    ],
+    ["the host", "0::/user.slice/user-1000.slice/session-2.scope\n", false],
+  ])("%s", (_label, cgroup, expected) => {
+    expect(cgroupOfContainer(cgroup, id)).toBe(expected);
+  });
+
+  it("refuses a container id that is not one", () => {
+    expect(cgroupOfContainer("0::/docker/abc\n", "abc")).toBe(false);
+  });
+
+  it.each<[string, number | undefined]>([
+    ["4242 4250 \n", 4242],
+    ["17\n", 17],
+    ["", undefined],
+    ["\n", undefined],
+  ])("first child of %j", (children, expected) => {
+    expect(firstChildPid(children)).toBe(expected);
+  });
+});
+
 describe("docker problems", () => {
   it.each<[string, Parameters<typeof dockerProblem>[0], RegExp | undefined]>([
     ["engine answers", { missing: false, code: 0, output: "28.2.2\n" }, undefined],
@@ -331,7 +363,9 @@ describe("DockerRuntime lifecycle, with a stand-in for docker (no engine on this
       const log = await readFile(logFile, "utf8");
       expect(log).toContain("on stderr");
       expect(log).toContain("got TERM");
-      expect(await calls(state)).toEqual(["version", "run", "logs", "stop", "inspect", "rm"]);
+      // The main process's pid is asked for, and refused: the "container" is not in a cgroup of its own.
+      expect(await calls(state)).toEqual(["version", "run", "logs", "inspect", "stop", "inspect", "rm"]);
+      expect(proc.pid).toBeUndefined();
       expect(existsSync(path.join(state, "proxybench-proxy-nginx-t1-1.removed"))).toBe(true);
       const runLine = (await readFile(path.join(state, "calls"), "utf8")).split("\n")[1]!;
       expect(runLine).toContain("--cpuset-cpus 1");

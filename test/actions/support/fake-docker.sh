@@ -40,8 +40,12 @@ case "$cmd" in
     exec tail --pid="$(cat "$state/$name.pid")" -s 0.1 -n +1 -f "$state/$name.log"
     ;;
   inspect)
+    format=$2
     name=$3
-    cat "$state/$name.exit" 2>/dev/null || echo 137
+    case "$format" in
+      *Pid*) cat "$state/${name#c0ffee}.pid" ;;
+      *) cat "$state/$name.exit" 2>/dev/null || echo 137 ;;
+    esac
     ;;
   stop)
     name=$3
