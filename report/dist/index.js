@@ -26090,12 +26090,18 @@ function cellValues(cell) {
     percentilesMs
   };
 }
+var MAX_REASONS = 3;
+function displayReasons(reasons) {
+  const unique = [...new Set(reasons)];
+  if (unique.length <= MAX_REASONS) return unique;
+  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
+}
 function cellColumn(cell, proxyVersion) {
   const column = {
     proxy: cell.proxy,
     cellId: cell.id,
     status: cell.status,
-    reasons: [...cell.reasons],
+    reasons: displayReasons(cell.reasons),
     repetitions: cell.repetitions.length
   };
   const version2 = cell.proxyVersion ?? proxyVersion;
@@ -26365,7 +26371,7 @@ function runInfo(results) {
   return info2;
 }
 function describeStatus(cell) {
-  return cell.reasons.length ? `${cell.status} (${cell.reasons.join("; ")})` : cell.status;
+  return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
 }
 function where(cell) {
   return {
@@ -26616,7 +26622,7 @@ var HTML_ENTITIES = {
 };
 var MARKDOWN_PUNCTUATION = /[\\`*_[\]|~]/g;
 function escapeMarkdown(text) {
-  return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ").replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c).replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`).replace(/@/g, "&#64;");
+  return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ").replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c).replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`).replace(/@/g, "&#64;");
 }
 
 // src/report/format.ts
