@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import os from "node:os";
 import type { Environment } from "../results/schema.js";
 import { findExecutable } from "../util/paths.js";
-import { runCommand } from "../util/processes.js";
+import { execOutput } from "./exec.js";
 import {
   ciFromEnv,
   gitFromEnv,
@@ -61,7 +61,7 @@ export async function readGovernor(): Promise<string | undefined> {
 export async function toolVersion(name: string, args: string[]): Promise<string | undefined> {
   const found = await findExecutable(name);
   if (!found) return undefined;
-  const { output } = await runCommand(found, args, { timeoutMs: 5000 }).catch(() => ({ output: "" }));
+  const { output } = await execOutput(found, args, { timeoutMs: 5000 });
   return parseToolVersion(output);
 }
 
@@ -69,8 +69,7 @@ async function gitInfo(cwd: string, env: NodeJS.ProcessEnv): Promise<Environment
   const fromEnv = gitFromEnv(env);
   const git = await findExecutable("git");
   if (!git) return fromEnv;
-  const run = (args: string[]) =>
-    runCommand(git, args, { cwd, timeoutMs: 5000 }).catch(() => ({ code: 1, output: "" }));
+  const run = (args: string[]) => execOutput(git, args, { cwd, timeoutMs: 5000 });
   const log = await run(["log", "-1", "--format=%H%x00%an%x00%ae%x00%cI%x00%s"]);
   if (log.code !== 0) return fromEnv;
   const [branch, status] = await Promise.all([

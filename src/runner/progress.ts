@@ -5,7 +5,7 @@
 
 export interface ProgressState {
   label: string;
-  /** 1-based; 0 for the warm-up. */
+  /** 1-based; 0 for the warm-up, -1 for the start-up checks (ready, probe). */
   rep: number;
   reps: number;
   elapsedS: number;
@@ -23,7 +23,7 @@ export function formatDuration(seconds: number): string {
 
 /** Pure: the progress line. */
 export function formatProgress(p: ProgressState): string {
-  const rep = p.rep === 0 ? "warm-up" : `rep ${p.rep}/${p.reps}`;
+  const rep = p.rep < 0 ? "probe" : p.rep === 0 ? "warm-up" : `rep ${p.rep}/${p.reps}`;
   const eta = p.etaS === undefined ? "" : `  ETA ${formatDuration(p.etaS)}`;
   return `${p.label}  ${rep}  elapsed ${formatDuration(p.elapsedS)}${eta}`;
 }

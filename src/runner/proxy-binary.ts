@@ -1,6 +1,6 @@
 import type { LoadedProxy } from "../manifests/load.js";
 import { findExecutable } from "../util/paths.js";
-import { runCommand } from "../util/processes.js";
+import { execOutput } from "../environment/exec.js";
 
 export type NativeAvailability =
   | { kind: "direct" }
@@ -21,9 +21,7 @@ export async function nativeAvailability(proxy: LoadedProxy): Promise<NativeAvai
       fix: m.native.package ? `apt-get install ${m.native.package}` : `install ${m.native.binary} on PATH`,
     };
   }
-  const { output } = await runCommand(found, m.native.version.args, { timeoutMs: 10_000 }).catch(() => ({
-    output: "",
-  }));
+  const { output } = await execOutput(found, m.native.version.args, { timeoutMs: 10_000 });
   return { kind: "found", path: found, version: parseVersion(output, m.native.version.pattern) ?? "unknown" };
 }
 

@@ -351,7 +351,7 @@ async function runBlock(block: Block, cells: PlannedCell[], ctx: BlockContext): 
       const a = await startCell(planned, block, upstream, upstreamLogRel, ctx);
       ctx.results.cells.push(a.cell);
       if (!a.stopped) {
-        progress.step(`${block.key} ${planned.proxy.manifest.name}`, 0, settings.repetitions);
+        progress.step(`${block.key} ${planned.proxy.manifest.name}`, -1, settings.repetitions);
         const probe = await ctx.deps.engines
           .probe(a.baseUrl, block.scenario.manifest)
           .catch((err: unknown): ProbeResult => ({

@@ -1,8 +1,8 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { execOutput } from "../environment/exec.js";
 import { UserError } from "../util/errors.js";
 import { PROJECT_ROOT, TOOLS_BIN, findExecutable } from "../util/paths.js";
-import { runCommand } from "../util/processes.js";
 import { logTail } from "./logs.js";
 import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 
@@ -35,7 +35,7 @@ export async function ensureUpstream(env: NodeJS.ProcessEnv = process.env): Prom
     if (binTime !== undefined) return UPSTREAM_BIN; // stale but usable
     throw new UserError(`the upstream server is not built and Go is not installed; run 'npm run setup'`);
   }
-  const { code, output } = await runCommand(go, ["build", "-o", UPSTREAM_BIN, "."], {
+  const { code, output } = await execOutput(go, ["build", "-o", UPSTREAM_BIN, "."], {
     cwd: UPSTREAM_SRC,
     timeoutMs: 300_000,
   });

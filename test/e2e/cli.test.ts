@@ -68,7 +68,7 @@ describe("proxybench CLI", () => {
       [
         "run",
         "--proxies",
-        "direct,nginx",
+        "direct,nginx,envoy",
         "--scenarios",
         "light",
         "--scenarios-dir",
@@ -87,6 +87,7 @@ describe("proxybench CLI", () => {
       { cwd: tmp },
     );
     expect(r.stderr).toContain(`cpus: ${cpus} (from --cpus)`);
+    expect(r.stderr).toContain("skipped envoy: image only: run it with --runtime docker");
     expect(r.stdout).toMatch(/\| *Requests\/sec/);
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(`results: ${path.join(out, "results.json")}`);
     const results = await readResults(out);
@@ -95,7 +96,12 @@ describe("proxybench CLI", () => {
       ["nginx", "measured", 2],
     ]);
     expect(r.code).toBe(expectedExitCode(results.cells));
-    expect(results.settings).toMatchObject({ proxies: ["direct", "nginx"], repetitions: 2, durationS: 2 });
+    expect(results.skipped).toEqual([{ proxy: "envoy", reason: "image only: run it with --runtime docker" }]);
+    expect(results.settings).toMatchObject({
+      proxies: ["direct", "nginx", "envoy"],
+      repetitions: 2,
+      durationS: 2,
+    });
     expect(processesMentioning(out)).toEqual([]);
   });
 

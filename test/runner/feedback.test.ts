@@ -23,6 +23,7 @@ describe("progress", () => {
       "passthrough-default nginx  rep 2/3  elapsed 0:42  ETA 1:10",
     ],
     [{ label: "x", rep: 0, reps: 3, elapsedS: 1, etaS: undefined }, "x  warm-up  elapsed 0:01"],
+    [{ label: "x", rep: -1, reps: 3, elapsedS: 1, etaS: undefined }, "x  probe  elapsed 0:01"],
   ])("formatProgress %#", (state, text) => {
     expect(formatProgress(state)).toBe(text);
   });
