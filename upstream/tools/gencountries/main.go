@@ -260,11 +260,15 @@ func run() error {
 		catalogs[locale] = c
 		return c
 	}
-	translate := func(locale, s string) string {
-		if t := catalog(locale)[s]; t != "" {
-			return t
+	// translate returns the translation of the first of the names that the locale has, else
+	// the fallback. (The empty msgid is the catalog's header, never a name.)
+	translate := func(locale, fallback string, names ...string) string {
+		for _, name := range names {
+			if t := catalog(locale)[name]; name != "" && t != "" {
+				return t
+			}
 		}
-		return s
+		return fallback
 	}
 
 	subregionOf := map[string]string{}
@@ -283,19 +287,17 @@ func run() error {
 		if !ok {
 			return fmt.Errorf("%s: no subregion", c.Alpha2)
 		}
-		common := c.Name
-		if c.CommonName != "" {
-			common = c.CommonName
+		common := firstOf(commonNames[c.Alpha2], c.CommonName, c.Name)
+		name := c.Name
+		if strings.Contains(name, ", ") { // an inverted list entry: "Korea, Republic of"
+			name = ""
 		}
-		official := c.OfficialName
-		if official == "" {
-			official = c.Name
-		}
+		official := firstOf(officialNames[c.Alpha2], c.OfficialName, name, common)
 		country := Country{
 			CCA2: c.Alpha2, CCA3: c.Alpha3, CCN3: c.Numeric, Flag: c.Flag,
 			Common: common, Official: official, Capital: capitalOf[c.Alpha2],
 			Region: regionOf(sub), Subregion: sub,
-			Currencies: []Named{}, Languages: []Named{}, Timezones: zones[c.Alpha2], LatLng: coords[c.Alpha2],
+			Currencies: []Named{}, Languages: []Named{}, NativeNames: []Translation{}, Timezones: zones[c.Alpha2], LatLng: coords[c.Alpha2],
 		}
 		if code := currencyOf[c.Alpha2]; code != "" {
 			name, ok := currencyNames[code]
@@ -314,7 +316,8 @@ func run() error {
 				locale := langLocale[code]
 				nativeCommon, nativeOfficial := common, official
 				if locale != "" && locale != "en" {
-					nativeCommon, nativeOfficial = translate(locale, c.Name), translate(locale, official)
+					nativeCommon = translate(locale, common, common, c.CommonName, c.Name)
+					nativeOfficial = translate(locale, nativeCommon, official, c.OfficialName, c.Name)
 				}
 				country.NativeNames = append(country.NativeNames, Translation{code, nativeCommon, nativeOfficial})
 			}
@@ -323,8 +326,9 @@ func run() error {
 			country.Timezones = []string{"UTC"}
 		}
 		for _, t := range translationLocales {
-			country.Translations = append(country.Translations,
-				Translation{t[0], translate(t[1], c.Name), translate(t[1], official)})
+			tCommon := translate(t[1], common, common, c.CommonName, c.Name)
+			tOfficial := translate(t[1], tCommon, official, c.OfficialName, c.Name)
+			country.Translations = append(country.Translations, Translation{t[0], tCommon, tOfficial})
 		}
 		out = append(out, country)
 	}
@@ -339,6 +343,27 @@ func run() error {
 		}
 	}
 	return w.Flush()
+}
+
+// Names for the codes whose ISO 3166-1 name is an inverted list entry ("Congo, The Democratic
+// Republic of the") and that iso-codes gives no common or official name for.
+var commonNames = map[string]string{
+	"CD": "DR Congo", "FM": "Micronesia", "PS": "Palestine", "RU": "Russia",
+	"VA": "Vatican City", "VG": "British Virgin Islands", "VI": "United States Virgin Islands",
+}
+
+var officialNames = map[string]string{
+	"CD": "Democratic Republic of the Congo", "KR": "Republic of Korea", "PS": "State of Palestine",
+	"VA": "Vatican City State", "VI": "Virgin Islands of the United States",
+}
+
+func firstOf(names ...string) string {
+	for _, n := range names {
+		if n != "" {
+			return n
+		}
+	}
+	return ""
 }
 
 func pairs(s, sep, kv string) map[string]string {
