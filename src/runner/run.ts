@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
@@ -22,7 +22,7 @@ import { onInterrupt, stopAll } from "../util/processes.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { groupCpuSeconds } from "./cpu-usage.js";
 import { formatCpuLayout } from "./cpus.js";
-import { logTail } from "./logs.js";
+import { logTail, tailOf } from "./logs.js";
 import { NativeRuntime } from "./native-runtime.js";
 import {
   buildPlan,
@@ -483,50 +483,74 @@ async function startCell(
   const logRel = `logs/${block.key}-${name}.log`;
   const workdir = path.join(ctx.dir, "work", `${block.key}-${name}`);
   await mkdir(workdir, { recursive: true });
-  const pctx: ProxyContext = {
-    listenHost: "127.0.0.1",
-    listenPort: await freePort(),
-    upstreamHost: upstream.host,
-    upstreamPort: upstream.port,
-    cpus: ctx.settings.cpus.proxy,
-    workdir,
-    logFile: path.join(ctx.dir, logRel),
-  };
   cell.logs.unshift(logRel);
-  a.logFile = pctx.logFile;
-  a.baseUrl = `http://${pctx.listenHost}:${pctx.listenPort}`;
+  const logFile = path.join(ctx.dir, logRel);
+  a.logFile = logFile;
   const section = ctx.runtime.kind === "docker" ? "image" : "native";
   const templates: Record<string, string> = {};
   for (const c of m[section]?.configs ?? []) {
     templates[c.template] = await readFile(path.join(planned.proxy.dir, c.template), "utf8");
   }
-  const configs = renderConfigs(planned.proxy, section, pctx, templates);
-  for (const c of configs) {
-    await mkdir(path.dirname(c.output), { recursive: true });
-    await writeFile(c.output, c.content);
-  }
-  const spec =
-    section === "image"
-      ? buildDockerProxySpec(planned.proxy, pctx, configs, imageRef(name, ctx.settings.imageTag))
-      : buildNativeProxySpec(planned.proxy, pctx, binary?.path ?? m.native?.binary ?? name);
-  try {
-    a.proc = await ctx.runtime.start(spec);
-  } catch (err) {
-    a.problems.push({ status: "failed", reason: `${name} could not start: ${(err as Error).message}` });
-    a.stopped = true;
-    return a;
-  }
-  const notReady = await waitReady(`${a.baseUrl}${m.ready.path}`, m.ready.timeoutS, a.proc, ctx.signal);
-  if (notReady) {
+  // The port is free when chosen but another process may take it before the proxy binds it:
+  // one more try on a new port when the proxy says so.
+  for (let attempt = 1; ; attempt++) {
+    const pctx: ProxyContext = {
+      listenHost: "127.0.0.1",
+      listenPort: await freePort(),
+      upstreamHost: upstream.host,
+      upstreamPort: upstream.port,
+      cpus: ctx.settings.cpus.proxy,
+      workdir,
+      logFile,
+    };
+    a.baseUrl = `http://${pctx.listenHost}:${pctx.listenPort}`;
+    const configs = renderConfigs(planned.proxy, section, pctx, templates);
+    for (const c of configs) {
+      await mkdir(path.dirname(c.output), { recursive: true });
+      await writeFile(c.output, c.content);
+    }
+    const spec =
+      section === "image"
+        ? buildDockerProxySpec(planned.proxy, pctx, configs, imageRef(name, ctx.settings.imageTag))
+        : buildNativeProxySpec(planned.proxy, pctx, binary?.path ?? m.native?.binary ?? name);
+    const logOffset = await fileSize(logFile);
+    try {
+      a.proc = await ctx.runtime.start(spec);
+    } catch (err) {
+      a.problems.push({ status: "failed", reason: `${name} could not start: ${(err as Error).message}` });
+      a.stopped = true;
+      return a;
+    }
+    const notReady = await waitReady(`${a.baseUrl}${m.ready.path}`, m.ready.timeoutS, a.proc, ctx.signal);
+    if (!notReady) return a;
     if (ctx.isInterrupted()) throw new Interrupted();
     await stopCell(a);
-    const tail = await logTail(pctx.logFile, LOG_TAIL_LINES);
+    const tail = tailOf(await readFrom(logFile, logOffset), LOG_TAIL_LINES);
+    if (attempt === 1 && PORT_IN_USE.test(tail)) {
+      a.stopped = false;
+      continue;
+    }
     a.problems.push({
       status: "failed",
       reason: `${name} did not come up: ${notReady}; ${tail ? `log (${logRel}): ${oneLine(tail)}` : `empty log ${logRel}`}`,
     });
+    return a;
   }
-  return a;
+}
+
+const PORT_IN_USE = /address already in use|EADDRINUSE|cannot bind socket/i;
+
+async function fileSize(file: string): Promise<number> {
+  return stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
+}
+
+/** What a log file received after `offset` bytes (a resumed run appends to its logs). */
+async function readFrom(file: string, offset: number): Promise<string> {
+  const data = await readFile(file).catch(() => Buffer.alloc(0));
+  return data.subarray(offset).toString("utf8");
 }
 
 /** One engine run against a cell, with the proxy's CPU time over the run. */
