@@ -175,6 +175,45 @@ async function k6Ceiling(
   report("  k6", m);
   const c = classifyRepetition(m, { loadgenCores: LOADGEN.length });
   console.log(`  classified: ${c.status}${c.reasons.length ? ` (${c.reasons.join("; ")})` : ""}`);
+  const bare = await bareK6(`${baseUrl}/api/values`, dir);
+  console.log(
+    `  plain k6 (one GET per iteration, no checks or counters), same load: ${bare.toFixed(0)} req/s`,
+  );
+  console.log(`  engine/plain: ${(m.rps / bare).toFixed(3)}`);
+}
+
+/** Plain k6 (bench/bare.k6.js) on the same core and load: req/s from its own summary. */
+async function bareK6(url: string, dir: string): Promise<number> {
+  const { path: k6 } = await getEngine("k6").locate();
+  const summary = path.join(dir, "k6-bare.json");
+  const { code, output } = await runCommand(
+    "taskset",
+    [
+      "-c",
+      LOADGEN.join(","),
+      k6,
+      "run",
+      "--quiet",
+      "--no-usage-report",
+      "--address",
+      "",
+      path.join(PROJECT_ROOT, "bench", "bare.k6.js"),
+    ],
+    {
+      env: {
+        K6_NO_USAGE_REPORT: "true",
+        BENCH_URL: url,
+        BENCH_VUS: String(K6_CEILING_VUS),
+        BENCH_SECONDS: String(K6_SECONDS),
+        BENCH_SUMMARY: summary,
+      },
+    },
+  );
+  if (code !== 0) throw new Error(`plain k6 failed (${code}): ${output}`);
+  const data = JSON.parse(await readFile(summary, "utf8")) as {
+    metrics: { http_reqs: { values: { rate: number } } };
+  };
+  return data.metrics.http_reqs.values.rate;
 }
 
 async function startNginx(upstreamPort: number, dir: string): Promise<{ baseUrl: string }> {
