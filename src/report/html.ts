@@ -146,6 +146,18 @@ function notesHtml(group: ReportGroup): string {
   return items.length ? `<ul class="notes">${items.map((i) => `<li>${i}</li>`).join("")}</ul>` : "";
 }
 
+/** Canvases for the page script; none when no proxy of the group has numbers to draw. */
+function chartsHtml(group: ReportGroup, id: string): string {
+  if (!group.columns.some((c) => c.status === "ok" && c.values !== undefined)) {
+    return `<p class="status">Nothing to draw: no proxy has a valid measurement here.</p>`;
+  }
+  return `<div class="charts">
+<figure><canvas id="${id}-rps" width="560" height="300" role="img" aria-label="Requests per second"></canvas></figure>
+<figure><canvas id="${id}-p99" width="560" height="300" role="img" aria-label="p99 latency"></canvas></figure>
+<figure><canvas id="${id}-pct" width="560" height="300" role="img" aria-label="Latency percentiles"></canvas></figure>
+</div>`;
+}
+
 function groupHtml(group: ReportGroup, id: string): string {
   let title = escapeHtml(group.scenario);
   if (group.load !== undefined) title += ` · ${escapeHtml(group.load.label)}`;
@@ -158,11 +170,7 @@ function groupHtml(group: ReportGroup, id: string): string {
   return `<section class="group" id="${id}">
 <h2>${title}</h2>
 <p>${intro.join(" ")}</p>
-<div class="charts">
-<figure><canvas id="${id}-rps" width="560" height="300" role="img" aria-label="Requests per second"></canvas></figure>
-<figure><canvas id="${id}-p99" width="560" height="300" role="img" aria-label="p99 latency"></canvas></figure>
-<figure><canvas id="${id}-pct" width="560" height="300" role="img" aria-label="Latency percentiles"></canvas></figure>
-</div>
+${chartsHtml(group, id)}
 ${comparisonTableHtml(group)}
 ${latencyTableHtml(group)}
 ${notesHtml(group)}

@@ -2,7 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderHtmlReport, chartData } from "../../src/report/html.js";
+import { renderHtmlReport, renderHtmlReportModel, chartData } from "../../src/report/html.js";
+import { k6Report } from "../../src/report/k6-summary.js";
 import { buildReport } from "../../src/report/model.js";
 import { readResults } from "../../src/results/io.js";
 import type { Results } from "../../src/results/schema.js";
@@ -151,5 +152,26 @@ describe("HTML report in headless Chromium", () => {
     expect(dialogs).toEqual([]);
     expect(Number(await page.getAttribute("body", "data-charts"))).toBe(3);
     await context.close();
+  });
+
+  it("draws k6 summaries without p99 and leaves out a group with nothing valid", async () => {
+    const k6 = "test/fixtures/report/k6";
+    const model = await k6Report([
+      `a=${k6}/ok-handle-summary.json`,
+      `b=${k6}/default-stats-summary-export.json`,
+      `c=${k6}/refused-summary-export.json`,
+    ]);
+    const { page, context, errors } = await open(renderHtmlReportModel(model), "k6.html");
+    expect(errors).toEqual([]);
+    expect(await page.getAttribute("body", "data-charts")).toBe("3");
+    await context.close();
+
+    const allBad = results([cell("x", [{ rps: 1, p50: 1 }], { status: "failed", reasons: ["exit 1"] })]);
+    const bad = await open(renderHtmlReport(allBad), "failed.html");
+    expect(bad.errors).toEqual([]);
+    expect(await bad.page.getAttribute("body", "data-charts")).toBe("0");
+    expect(await bad.page.locator("canvas").count()).toBe(0);
+    expect(await bad.page.textContent("body")).toContain("Nothing to draw");
+    await bad.context.close();
   });
 });
