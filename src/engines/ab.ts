@@ -4,7 +4,8 @@ import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { findExecutable } from "../util/paths.js";
-import { processCpuSeconds, runCommand, startProcess } from "../util/processes.js";
+import { runCommand } from "../util/processes.js";
+import { cpuFields, runEngineProcess } from "./process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types.js";
 
 /**
@@ -270,6 +271,9 @@ export function normaliseAb(
   };
 }
 
+/** Seconds ab may take beyond its load (a fixed count: in all) before it is stopped. */
+const AB_SLACK_S = 300;
+
 const INSTALL_HINT = "ab (ApacheBench) not found: install it with `sudo apt-get install apache2-utils`";
 
 export const abEngine: EngineAdapter = {
@@ -305,28 +309,27 @@ export const abEngine: EngineAdapter = {
     const logFile = path.join(inv.outDir, textFile);
     await rm(logFile, { force: true }); // the log is appended to: start from nothing
     await rm(path.join(inv.outDir, csvFile), { force: true });
-    const proc = await startProcess({ name: "ab", command: abPath, args, cpus: inv.cpus, logFile });
-    const onAbort = () => void proc.stop(500);
-    inv.signal?.addEventListener("abort", onAbort, { once: true });
-    // ab's CPU time, sampled until it exits (its /proc entry goes away with it).
-    let cpuSeconds = 0;
-    const sampler = setInterval(() => {
-      if (proc.pid === undefined) return;
-      void processCpuSeconds(proc.pid).then((s) => {
-        if (s !== undefined) cpuSeconds = Math.max(cpuSeconds, s);
-      });
-    }, 200);
-    const started = process.hrtime.bigint();
-    const { code } = await proc.exited;
-    const wallS = Number(process.hrtime.bigint() - started) / 1e9;
-    clearInterval(sampler);
-    inv.signal?.removeEventListener("abort", onAbort);
+    const result = await runEngineProcess({
+      name: `ab ${inv.scenario.name}`,
+      command: abPath,
+      args,
+      env: {},
+      cpus: inv.cpus,
+      logFile,
+      // A fixed count has no duration of its own: allow it the slack a hung run must not exceed.
+      timeoutMs: ((inv.load.model === "fixed-count" ? 0 : inv.durationS) + AB_SLACK_S) * 1000,
+      ...(inv.signal ? { signal: inv.signal } : {}),
+    });
     await new Promise((resolve) => setTimeout(resolve, 100)); // let the log stream flush
     const text = await readFile(logFile, "utf8").catch(() => "");
     const csv = await readFile(path.join(inv.outDir, csvFile), "utf8").catch(() => undefined);
     const raw = csv === undefined ? [textFile] : [textFile, csvFile];
-    const measurement = normaliseAb(text, csv, code, raw);
-    if (wallS > 0 && cpuSeconds > 0) measurement.loadgenCpu = cpuSeconds / wallS;
+    const measurement = { ...normaliseAb(text, csv, result.exitCode, raw), ...cpuFields(result) };
+    if (result.aborted) measurement.engineErrors.unshift("the run was interrupted");
+    if (result.timedOut)
+      measurement.engineErrors.unshift(
+        `ab did not finish within ${AB_SLACK_S} s of its load and was stopped`,
+      );
     return measurement;
   },
 };
