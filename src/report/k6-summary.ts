@@ -16,6 +16,8 @@ import {
  * Latency comes from `http_req_duration{expected_response:true}` (a refused connection adds a
  * ~0 ms sample to http_req_duration); plain http_req_duration is used only when no request
  * failed, otherwise the column is invalid. Requests per second count successful requests only.
+ * Failed checks (wrong bodies behind a 200) make the column invalid; dropped iterations of an
+ * open model make it loadgen-bound (k6 could not keep the arrival rate).
  */
 
 export const EXPECTED_DURATION = "http_req_duration{expected_response:true}";
@@ -55,6 +57,8 @@ const HandleSummary = z.object({
       http_req_failed: handleMetric("rate", HandleRate),
       http_req_duration: handleMetric("trend", Trend),
       [EXPECTED_DURATION]: handleMetric("trend", Trend).optional(),
+      checks: handleMetric("rate", HandleRate).optional(),
+      dropped_iterations: handleMetric("counter", Counter).optional(),
     })
     .loose(),
 });
@@ -66,6 +70,8 @@ const LegacySummary = z.object({
       http_req_failed: LegacyRate,
       http_req_duration: Trend,
       [EXPECTED_DURATION]: Trend.optional(),
+      checks: LegacyRate.optional(),
+      dropped_iterations: Counter.optional(),
     })
     .loose(),
 });
@@ -82,6 +88,10 @@ export interface K6Figures {
   latency?: Trend;
   /** Why the latency could not be used. */
   latencyProblem?: string;
+  /** Failed and total checks, when the script has checks. */
+  checks?: { failed: number; total: number };
+  /** Iterations an open model could not start. */
+  droppedIterations: number;
 }
 
 /** Which of the two formats a parsed summary is in (handleSummary metrics carry `values`). */
@@ -101,6 +111,8 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
   let all: Trend;
   let expected: Trend | undefined;
   let runMs: number | undefined;
+  let checks: { passes: number; fails: number } | undefined;
+  let dropped = 0;
   if (format === "handleSummary") {
     const parsed = HandleSummary.safeParse(data);
     if (!parsed.success) throw new UserError(formatSchemaError(`${file} (k6 handleSummary)`, parsed.error));
@@ -111,6 +123,8 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
     all = m.http_req_duration.values;
     expected = m[EXPECTED_DURATION]?.values;
     runMs = parsed.data.state?.testRunDurationMs;
+    checks = m.checks?.values;
+    dropped = m.dropped_iterations?.values.count ?? 0;
   } else {
     const parsed = LegacySummary.safeParse(data);
     if (!parsed.success)
@@ -121,9 +135,13 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
     failed = m.http_req_failed.passes;
     all = m.http_req_duration;
     expected = m[EXPECTED_DURATION];
+    checks = m.checks;
+    dropped = m.dropped_iterations?.count ?? 0;
   }
   const durationS = rate > 0 ? requests / rate : (runMs ?? 0) / 1000;
-  const figures: K6Figures = { format, requests, failed, durationS };
+  const figures: K6Figures = { format, requests, failed, durationS, droppedIterations: dropped };
+  // a rate metric counts true values as passes: for checks, passes are checks that passed
+  if (checks !== undefined) figures.checks = { failed: checks.fails, total: checks.passes + checks.fails };
   if (expected !== undefined && requests - failed > 0) figures.latency = expected;
   else if (failed === 0 && requests > 0) figures.latency = all;
   else if (requests - failed <= 0)
@@ -156,8 +174,20 @@ export function k6Column(name: string, figures: K6Figures): ReportColumn {
   if (figures.latency === undefined) {
     column.status = "invalid";
     column.reasons.push(figures.latencyProblem ?? "no latency");
-    return column;
   }
+  if (figures.checks !== undefined && figures.checks.failed > 0) {
+    column.status = "invalid";
+    column.reasons.push(
+      `${figures.checks.failed} of ${figures.checks.total} checks failed: responses were not correct`,
+    );
+  }
+  if (figures.droppedIterations > 0) {
+    if (column.status === "ok") column.status = "loadgen-bound";
+    column.reasons.push(
+      `k6 dropped ${figures.droppedIterations} iterations: it could not keep the arrival rate`,
+    );
+  }
+  if (column.status !== "ok" || figures.latency === undefined) return column;
   const t = figures.latency;
   const successful = figures.requests - figures.failed;
   const rps = figures.durationS > 0 ? successful / figures.durationS : 0;

@@ -107,6 +107,39 @@ describe("parseK6Summary on real k6 v1.8.1 outputs", () => {
   });
 });
 
+// Real k6 v1.8.1 outputs kept by the engines' tests (test/fixtures/k6/README.md says how each was made).
+describe("parseK6Summary on the engines' k6 fixtures", () => {
+  const engines = (name: string) => path.join("test/fixtures/k6", name);
+
+  it("marks failed checks invalid: 200s with wrong bodies are no measurement", async () => {
+    const model = await k6Report([
+      `clean=${engines("clean.json")}`,
+      `checks=${engines("check-failures.json")}`,
+    ]);
+    const column = model.groups[0]?.columns[1];
+    expect(column?.status).toBe("invalid");
+    expect(column?.values).toBeUndefined();
+    expect(column?.reasons).toEqual(["7487 of 7487 checks failed: responses were not correct"]);
+    expect(model.groups[0]?.columns[0]?.status).toBe("ok");
+  });
+
+  it("marks dropped iterations loadgen-bound", async () => {
+    const model = await k6Report([`dropped=${engines("dropped.json")}`]);
+    const column = model.groups[0]?.columns[0];
+    expect(column?.status).toBe("loadgen-bound");
+    expect(column?.reasons.join()).toMatch(/k6 dropped 36549 iterations/);
+    // it is the baseline and not ok: no changes in the group
+    expect(model.groups[0]?.baselineProblem).toMatch(/loadgen-bound/);
+  });
+
+  it("reads both formats of one run to the same figures", async () => {
+    const handle = await readK6Summary(engines("legacy-handle-summary.json"));
+    const legacy = await readK6Summary(engines("legacy-summary-export.json"));
+    expect({ ...legacy, format: "x" }).toEqual({ ...handle, format: "x" });
+    expect(handle.checks).toEqual({ failed: 0, total: 7689 });
+  });
+});
+
 describe("--k6-summary arguments", () => {
   it.each([
     ["nginx=a.json", { name: "nginx", file: "a.json" }],
