@@ -5,7 +5,7 @@ import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } fr
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { SCHEMA_ID } from "../results/json-schema.js";
-import { readResults } from "../results/io.js";
+import { readResults, RESULTS_FILE } from "../results/io.js";
 import {
   SCHEMA_VERSION,
   worstStatus,
@@ -125,6 +125,13 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
     resolved = resolveSettings(req, cores);
   }
   const { settings } = resolved;
+  const now = new Date();
+  const dir = path.resolve(req.resume ?? req.out ?? defaultOutDir(now));
+  if (!previous && (await fileSize(path.join(dir, RESULTS_FILE))) > 0) {
+    throw new UserError(
+      `--out ${dir} already holds results; finish them with --resume ${dir} or choose another --out`,
+    );
+  }
   const manifests = await loadManifests({
     ...deps.builtinDirs,
     ...(settings.proxiesDirs ? { proxiesDirs: settings.proxiesDirs } : {}),
@@ -168,8 +175,6 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
 
   // 3. The results directory and file.
-  const now = new Date();
-  const dir = path.resolve(req.resume ?? req.out ?? defaultOutDir(now));
   await mkdir(dir, { recursive: true });
   for (const sub of ["raw", "logs", "work"]) await mkdir(path.join(dir, sub), { recursive: true });
   const environment = await captureEnvironment({

@@ -103,6 +103,12 @@ describe("proxybench CLI", () => {
       durationS: 2,
     });
     expect(processesMentioning(out)).toEqual([]);
+
+    // Measured results are never overwritten by a new run.
+    const again = await cli(["run", "--proxies", "direct", "--out", out], { cwd: tmp });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`--out ${out} already holds results; finish them with --resume`);
+    expect((await readResults(out)).runId).toBe(results.runId);
   });
 
   it("an unknown proxy is a usage error listing the known ones", async () => {
