@@ -37,6 +37,8 @@ export function estimateRemaining(elapsedS: number, doneS: number, totalS: numbe
 export interface ProgressStream {
   write(text: string): boolean;
   isTTY?: boolean;
+  /** Terminal width: the redrawn line is cut to it (a wrapped line could not be redrawn). */
+  columns?: number;
 }
 
 export class Progress {
@@ -98,7 +100,8 @@ export class Progress {
 
   private draw(): void {
     if (!this.tty || !this.current) return;
-    this.stream.write(`\r\x1b[2K${formatProgress(this.state())}`);
+    const width = Math.max(20, (this.stream.columns ?? 200) - 1);
+    this.stream.write(`\r\x1b[2K${formatProgress(this.state()).slice(0, width)}`);
     this.drawn = true;
   }
 

@@ -52,6 +52,12 @@ describe("progress", () => {
     expect(tty.join("")).toContain("\r\x1b[2Ka  rep 1/3");
     expect(tty.join("")).toContain("\r\x1b[2Kdone\n");
     expect(tty.join("")).not.toMatch(/\n$/);
+
+    const narrow: string[] = [];
+    const n = new Progress({ write: (s) => narrow.push(s) > 0, columns: 30 }, 100, true);
+    n.step("a-very-long-scenario-name-default nginx", 1, 3);
+    n.finish();
+    expect(narrow[0]).toBe("\r\x1b[2Ka-very-long-scenario-name-def");
   });
 });
 
