@@ -126,7 +126,8 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   }
   const { settings } = resolved;
   const now = new Date();
-  const dir = path.resolve(req.resume ?? req.out ?? defaultOutDir(now));
+  const resumeDir = req.resume?.endsWith(".json") ? path.dirname(req.resume) : req.resume;
+  const dir = path.resolve(resumeDir ?? req.out ?? defaultOutDir(now));
   if (!previous && (await fileSize(path.join(dir, RESULTS_FILE))) > 0) {
     throw new UserError(
       `--out ${dir} already holds results; finish them with --resume ${dir} or choose another --out`,
