@@ -1,0 +1,34 @@
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { formatSchemaError, UserError } from "../util/errors.js";
+import { Results } from "./schema.js";
+
+export const RESULTS_FILE = "results.json";
+
+/** Accepts a results directory or a results.json path. */
+export function resultsFilePath(dirOrFile: string): string {
+  return dirOrFile.endsWith(".json") ? dirOrFile : path.join(dirOrFile, RESULTS_FILE);
+}
+
+/** Reads and validates a results.json; every problem names the file and the field. */
+export async function readResults(dirOrFile: string): Promise<Results> {
+  const file = resultsFilePath(dirOrFile);
+  let text: string;
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw new UserError(`${file}: not a file`);
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`${file}: cannot read results (${(err as Error).message})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = Results.safeParse(data);
+  if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
+  return parsed.data;
+}

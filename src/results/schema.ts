@@ -1,0 +1,177 @@
+import { z } from "zod";
+
+/**
+ * The results of one `proxybench run`: the contract between the runner, the reports, the
+ * GitHub actions and anyone reading `results.json`. `results.schema.json` at the repository
+ * root is generated from these definitions (`npm run schema`); bump SCHEMA_VERSION on any
+ * change that an older reader could misread.
+ */
+export const SCHEMA_VERSION = 1;
+
+/** ok: a measurement to publish. Every other status is shown with its reasons, never as numbers. */
+export const CellStatus = z.enum(["ok", "invalid", "failed", "loadgen-bound", "skipped"]);
+export type CellStatus = z.infer<typeof CellStatus>;
+
+/** Worst first: a cell takes the worst status of its repetitions. */
+export const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "skipped", "ok"];
+
+export const Engine = z.enum(["k6", "wrk", "ab"]);
+export type Engine = z.infer<typeof Engine>;
+
+export const LatencyMs = z
+  .object({
+    min: z.number().nonnegative(),
+    mean: z.number().nonnegative(),
+    p50: z.number().nonnegative(),
+    p90: z.number().nonnegative(),
+    p95: z.number().nonnegative(),
+    p99: z.number().nonnegative(),
+    max: z.number().nonnegative(),
+  })
+  .describe("Latency of successful responses only, in milliseconds.");
+export type LatencyMs = z.infer<typeof LatencyMs>;
+
+export const Repetition = z.object({
+  index: z.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
+  startedAt: z.iso.datetime(),
+  durationS: z.number().positive().describe("Measured wall time of the load phase, seconds."),
+  status: CellStatus,
+  reasons: z.array(z.string()),
+  rps: z.number().nonnegative().describe("Successful (2xx and check-passing) responses per second."),
+  requests: z.number().int().nonnegative().describe("All requests completed, successful or not."),
+  errors: z.number().int().nonnegative().describe("Transport errors: refused, reset, timed out."),
+  non2xx: z.number().int().nonnegative(),
+  checkFailures: z.number().int().nonnegative().default(0).describe("2xx responses whose body failed the scenario's check."),
+  statusCodes: z.record(z.string(), z.number().int().nonnegative()).default({}).describe("Responses per HTTP status code; '0' for transport errors."),
+  droppedIterations: z.number().int().nonnegative().default(0).describe("Open-model iterations the load generator could not start."),
+  bytesReceived: z.number().nonnegative().optional(),
+  latencyMs: LatencyMs,
+  latencyPercentilesMs: z
+    .record(z.string(), z.number().nonnegative())
+    .optional()
+    .describe("Extra percentiles keyed by percent, e.g. {'75': 1.2, '99.9': 4.1}."),
+  loadgenCpu: z.number().nonnegative().optional().describe("CPU used by the load generator, in cores (1 = one full core)."),
+  proxyCpu: z.number().nonnegative().optional().describe("CPU used by the proxy, in cores."),
+  raw: z.array(z.string()).default([]).describe("Engine output files, relative to the results directory."),
+});
+export type Repetition = z.infer<typeof Repetition>;
+
+export const Load = z.object({
+  label: z.string().min(1).describe("Short name of the load level, unique within a scenario: 'default', '100vus'."),
+  model: z.enum(["constant-vus", "constant-arrival-rate", "max-throughput", "fixed-count"]),
+  vus: z.number().int().positive().optional(),
+  connections: z.number().int().positive().optional(),
+  rate: z.number().positive().optional().describe("Requests (k6: iterations) per second for an open model."),
+  requests: z.number().int().positive().optional().describe("Total request count for a fixed-count run (ab -n)."),
+  durationS: z.number().positive().optional(),
+  warmupS: z.number().nonnegative().optional(),
+  keepAlive: z
+    .boolean()
+    .optional()
+    .describe("Reuse client connections (ab -k). Absent: the engine's default (k6 and wrk reuse, ab does not)."),
+});
+export type Load = z.infer<typeof Load>;
+
+export const Cell = z.object({
+  id: z.string().describe("scenario/load/proxy/engine: stable across runs, the key compare and history join on."),
+  proxy: z.string(),
+  scenario: z.string(),
+  engine: Engine,
+  load: Load,
+  status: CellStatus,
+  reasons: z.array(z.string()),
+  proxyVersion: z.string().optional(),
+  runtime: z.enum(["native", "docker"]).default("native"),
+  tuning: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .default({})
+    .describe("The tuning the proxy ran with: workers, upstream keep-alive, connection limits..."),
+  repetitions: z.array(Repetition),
+  startedAt: z.iso.datetime().optional(),
+  finishedAt: z.iso.datetime().optional(),
+  logs: z.array(z.string()).default([]).describe("Proxy and upstream logs, relative to the results directory."),
+});
+export type Cell = z.infer<typeof Cell>;
+
+export const CpuLayout = z.object({
+  loadgen: z.array(z.number().int().nonnegative()),
+  proxy: z.array(z.number().int().nonnegative()),
+  upstream: z.array(z.number().int().nonnegative()),
+});
+export type CpuLayout = z.infer<typeof CpuLayout>;
+
+export const Environment = z.object({
+  hostname: z.string().optional(),
+  os: z.string(),
+  kernel: z.string(),
+  arch: z.string(),
+  cpuModel: z.string(),
+  cores: z.number().int().positive(),
+  memoryBytes: z.number().nonnegative().optional(),
+  governor: z.string().optional().describe("CPU frequency governor, when the machine exposes one."),
+  loadAverage: z.tuple([z.number(), z.number(), z.number()]).describe("1, 5 and 15 minute load average before the run."),
+  node: z.string(),
+  tools: z.record(z.string(), z.string()).default({}).describe("Versions of k6, wrk, taskset..."),
+  proxies: z.record(z.string(), z.string()).default({}).describe("Version of every proxy that ran."),
+  git: z
+    .object({
+      commit: z.string().optional(),
+      branch: z.string().optional(),
+      dirty: z.boolean().optional(),
+      message: z.string().optional(),
+      timestamp: z.string().optional(),
+      author: z.object({ name: z.string().optional(), email: z.string().optional() }).optional(),
+    })
+    .default({}),
+  ci: z
+    .object({ provider: z.string(), runId: z.string().optional(), runUrl: z.string().optional() })
+    .optional(),
+});
+export type Environment = z.infer<typeof Environment>;
+
+export const Settings = z.object({
+  proxies: z.array(z.string()),
+  scenarios: z.array(z.string()),
+  engine: Engine.optional().describe("Engine forced on the command line; otherwise each scenario's own."),
+  repetitions: z.number().int().positive(),
+  durationS: z.number().positive().optional(),
+  warmupS: z.number().nonnegative().optional(),
+  cpus: CpuLayout,
+  runtime: z.enum(["native", "docker"]).default("native"),
+  study: z.string().optional(),
+  loads: z.array(z.string()).optional().describe("Load labels picked with --load; absent: each scenario's first load."),
+  proxiesDirs: z.array(z.string()).optional().describe("Extra proxy manifest folders (--proxies-dir), absolute."),
+  scenariosDirs: z.array(z.string()).optional().describe("Extra scenario manifest folders (--scenarios-dir), absolute."),
+  imageTag: z.string().optional().describe("Image tag of the proxies in a docker run."),
+});
+export type Settings = z.infer<typeof Settings>;
+
+export const Results = z.object({
+  $schema: z.string().optional(),
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  tool: z.object({ name: z.literal("proxybench"), version: z.string() }),
+  runId: z.string(),
+  startedAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime().optional(),
+  settings: Settings,
+  environment: Environment,
+  skipped: z
+    .array(z.object({ proxy: z.string(), reason: z.string() }))
+    .default([])
+    .describe("Proxies asked for but not run here, e.g. image-only proxies in a native run."),
+  cells: z.array(Cell),
+});
+export type Results = z.infer<typeof Results>;
+
+/** The worst of several statuses (an empty list is ok). */
+export function worstStatus(statuses: Iterable<CellStatus>): CellStatus {
+  let worst: CellStatus = "ok";
+  for (const s of statuses) {
+    if (STATUS_SEVERITY.indexOf(s) < STATUS_SEVERITY.indexOf(worst)) worst = s;
+  }
+  return worst;
+}
+
+export function cellId(scenario: string, loadLabel: string, proxy: string, engine: Engine): string {
+  return `${scenario}/${loadLabel}/${proxy}/${engine}`;
+}
