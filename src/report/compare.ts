@@ -237,6 +237,7 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
   const notCompared: NotCompared[] = [];
   const counts: Record<Verdict, number> = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
   const sizes = new Set<string>();
+  const loadNotes: string[] = [];
   let smallestMinimumP = 0;
 
   for (const headCell of head.cells) {
@@ -255,6 +256,11 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
       notCompared.push({ ...where(headCell), reason: problems.join("; ") });
       continue;
     }
+    if (JSON.stringify(baseCell.load) !== JSON.stringify(headCell.load)) {
+      loadNotes.push(
+        `${headCell.id}: the load differs between base (${JSON.stringify(baseCell.load)}) and head (${JSON.stringify(headCell.load)}): the change may come from the load, not the proxy.`,
+      );
+    }
     const n1 = headCell.repetitions.length;
     const n2 = baseCell.repetitions.length;
     sizes.add(`${n2} vs ${n1}`);
@@ -270,7 +276,7 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
       notCompared.push({ ...where(baseCell), reason: "only in base (missing in head)" });
   }
 
-  const notes = machineNotes(base, head);
+  const notes = [...machineNotes(base, head), ...loadNotes];
   if (cells.length > 0 && smallestMinimumP >= settings.alpha) {
     notes.push(
       `With ${[...sizes].join(", ")} repetitions the smallest possible Mann-Whitney p-value is ${smallestMinimumP.toFixed(3)}, not below alpha ${settings.alpha}: no regression or improvement can be shown (nor, with 3 against 3, a 95% interval). Run 5 or more repetitions on each side for a verdict at alpha 0.05.`,

@@ -109,6 +109,26 @@ describe("compareResults", () => {
     );
   });
 
+  it("warns when a cell's load or the machine differs between base and head", () => {
+    const head = results([cell("direct", reps(20000, 4)), cell("nginx", reps(15000, 5))], {
+      environment: {
+        os: "linux",
+        kernel: "6.1.0",
+        arch: "x64",
+        cpuModel: "Other CPU",
+        cores: 4,
+        loadAverage: [0, 0, 0],
+        node: "v20",
+      },
+    });
+    const nginx = head.cells[1];
+    if (nginx) nginx.load = { ...nginx.load, vus: 100 };
+    const notes = compareResults(baseRun, head).notes.join("\n");
+    expect(notes).toMatch(/different machines \(Test CPU, 2 cores against Other CPU, 4 cores\)/);
+    expect(notes).toMatch(/small\/default\/nginx\/k6: the load differs/);
+    expect(notes).not.toMatch(/direct\/k6: the load differs/);
+  });
+
   it("is reproducible: the same inputs give the same intervals", () => {
     const head = results([cell("direct", reps(20500, 3.9)), cell("nginx", reps(14000, 5.4))]);
     expect(compareResults(baseRun, head)).toEqual(compareResults(baseRun, head));
