@@ -27,7 +27,10 @@ export interface ExitInfo {
 }
 
 export class ManagedProcess {
+  /** Resolves when the process exits (its children may still hold its output pipes). */
   readonly exited: Promise<ExitInfo>;
+  /** Resolves once stdout and stderr are closed too: after it, output() is complete. */
+  readonly drained: Promise<void>;
   private exitInfo: ExitInfo | undefined;
   private captured: Buffer[] = [];
 
@@ -47,6 +50,10 @@ export class ManagedProcess {
         live.delete(this);
         resolve(this.exitInfo);
       });
+    });
+    this.drained = new Promise((resolve) => {
+      child.once("close", () => resolve());
+      child.once("error", () => resolve());
     });
     if (!logFile) {
       child.stdout?.on("data", (chunk: Buffer) => this.captured.push(chunk));
@@ -148,6 +155,7 @@ export async function runCommand(
   const proc = await startProcess({ name: command, command, args, cwd: options.cwd, env: options.env });
   const timer = options.timeoutMs ? setTimeout(() => void proc.stop(500), options.timeoutMs) : undefined;
   const { code } = await proc.exited;
+  await proc.drained;
   if (timer) clearTimeout(timer);
   return { code, output: proc.output() };
 }

@@ -69,3 +69,12 @@ describe("startProcess", () => {
     expect(output).toContain("hello");
   });
 });
+
+describe("runCommand output", () => {
+  it("holds everything the command printed, every time", async () => {
+    for (let i = 0; i < 20; i++) {
+      const { output } = await runCommand("sh", ["-c", "printf 'line-%s\\n' 1 2 3 4 5"]);
+      expect(output).toBe("line-1\nline-2\nline-3\nline-4\nline-5\n");
+    }
+  });
+});
