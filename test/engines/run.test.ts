@@ -1,4 +1,4 @@
-import { access, mkdtemp, rm } from "node:fs/promises";
+import { access, copyFile, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import type { Load } from "../../src/results/schema.js";
 import { UserError } from "../../src/util/errors.js";
 import { freePort } from "../../src/util/ports.js";
 import { liveProcesses } from "../../src/util/processes.js";
+import { FIXTURES } from "./support/fixtures.js";
 import { load, scenario } from "./support/manifests.js";
 import { startTestServer, type TestServer } from "./support/nginx.js";
 import { loadScenario } from "./support/scenarios.js";
@@ -101,11 +102,14 @@ describe.each(["k6", "wrk"] as const)("%s engine", (engine) => {
     );
   });
 
-  it("a closed port: the repetition failed, no latency", async () => {
+  it("a closed port: the repetition failed, no latency, no stale summary read", async () => {
     const port = await freePort();
+    // a summary left by an earlier run with the same stem must not be taken for this run's
+    await copyFile(path.join(FIXTURES, engine, "clean.json"), path.join(outDir, `stale.${engine}.json`));
     const m = await getEngine(engine).run(
-      await invocation("passthrough", { baseUrl: `http://127.0.0.1:${port}` }),
+      await invocation("passthrough", { baseUrl: `http://127.0.0.1:${port}`, fileStem: "stale" }),
     );
+    expect(m.requests).toBe(0);
     expect(m.exitCode).not.toBe(0);
     expect(m.engineErrors.length).toBeGreaterThan(0);
     expect(m.rps).toBe(0);

@@ -1,4 +1,4 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../../util/errors.js";
 import { locateTool } from "../locate.js";
@@ -38,6 +38,8 @@ export class K6Engine implements EngineAdapter {
     const summaryFile = path.resolve(inv.outDir, summaryName);
     const logFile = path.resolve(inv.outDir, logName);
     const config = buildK6Config(inv, summaryFile, options.failFast ?? true);
+    // never read a summary or a log left by an earlier run with the same stem
+    await Promise.all([rm(summaryFile, { force: true }), rm(logFile, { force: true })]);
     const result = await runEngineProcess({
       name: `k6 ${inv.scenario.name}`,
       command: k6,
@@ -55,7 +57,7 @@ export class K6Engine implements EngineAdapter {
       engineErrors.push(`k6 did not finish within ${inv.durationS + K6_SLACK_S} s and was stopped`);
     const meaning = k6ExitMeaning(result.exitCode);
     // Exit 99 only says thresholds failed: proxybench's are no-ops, and regressions are judged in reports.
-    if (meaning && result.exitCode !== 99 && !result.aborted) {
+    if (meaning && result.exitCode !== 99 && !result.aborted && !result.timedOut) {
       const tail = await logTail(logFile, 3);
       engineErrors.push(tail ? `${meaning}: ${tail}` : meaning);
     }

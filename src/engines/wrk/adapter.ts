@@ -1,4 +1,4 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { PROJECT_ROOT } from "../../util/paths.js";
 import { UserError } from "../../util/errors.js";
@@ -32,6 +32,8 @@ export class WrkEngine implements EngineAdapter {
     const summaryFile = path.resolve(inv.outDir, summaryName);
     const logFile = path.resolve(inv.outDir, logName);
     const durationS = wrkDurationS(inv.durationS);
+    // never read a summary or a log left by an earlier run with the same stem
+    await Promise.all([rm(summaryFile, { force: true }), rm(logFile, { force: true })]);
     const result = await runEngineProcess({
       name: `wrk ${inv.scenario.name}`,
       command: wrk,
