@@ -1,12 +1,14 @@
 import { UserError } from "../util/errors.js";
+import { DockerRuntime } from "./docker-runtime.js";
 import { NativeRuntime } from "./native-runtime.js";
 import type { Runtime } from "./runtime.js";
 
 export type RuntimeKind = Runtime["kind"];
 
-/** How each runtime is created; the docker one is added where it is implemented. */
+/** How each runtime is created. */
 export const runtimeFactories: Partial<Record<RuntimeKind, () => Promise<Runtime> | Runtime>> = {
   native: () => new NativeRuntime(),
+  docker: () => new DockerRuntime(),
 };
 
 /** The runtime `--runtime` asked for. */

@@ -112,6 +112,8 @@ export function buildDockerProxySpec(
     command: image,
     args: section.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: image.args[${i}]`)),
     env: renderEnv(section.env, vars, `${proxy.file}: image.env`),
+    // The instance's private folder is mounted at the same path: pid and temp files go there.
+    cwd: ctx.workdir,
     cpus: ctx.cpus,
     logFile: ctx.logFile,
     files: configs.map((c) => c.output),

@@ -51,7 +51,8 @@ async function newestSource(dir: string): Promise<number | undefined> {
   let newest: number | undefined;
   let hasMain = false;
   for (const e of entries) {
-    if (!e.isFile() || !/\.go$|^go\.(mod|sum)$/.test(e.name)) continue;
+    // countries.jsonl is embedded in the binary: a change to it needs a rebuild too.
+    if (!e.isFile() || !/\.go$|^go\.(mod|sum)$|\.jsonl$/.test(e.name)) continue;
     if (e.name.endsWith(".go")) hasMain = true;
     const t = await mtime(path.join(e.parentPath, e.name));
     if (t !== undefined && (newest === undefined || t > newest)) newest = t;

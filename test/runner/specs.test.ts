@@ -71,6 +71,7 @@ describe("process specs", () => {
       command: "proxybench/nginx:local",
       args: ["--port", "8001"],
       env: { UPSTREAM: "http://127.0.0.1:9001" },
+      cwd: "/r/work/p-nginx",
       cpus: [2, 3],
       logFile: "/r/logs/p-nginx.log",
       files: ["/r/work/p-nginx/conf/nginx.conf"],
