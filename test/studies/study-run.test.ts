@@ -2,7 +2,6 @@ import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { abEngine } from "../../src/engines/ab.js";
 import * as engines from "../../src/engines/index.js";
 import type { EngineApi } from "../../src/runner/run.js";
 import { readResults } from "../../src/results/io.js";
@@ -14,10 +13,7 @@ import { liveProcesses } from "../../src/util/processes.js";
 // The native subset of each study, end to end at short durations: real upstream, real nginx,
 // HAProxy and Caddy, real k6, wrk and ab.
 
-const studyEngines: EngineApi = {
-  ...engines,
-  getEngine: (name) => (name === "ab" ? abEngine : engines.getEngine(name)),
-};
+const studyEngines: EngineApi = engines;
 
 function sink() {
   let text = "";
