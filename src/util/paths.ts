@@ -24,12 +24,13 @@ export const TOOLS_BIN = path.join(PROJECT_ROOT, ".tools", "bin");
 const SYSTEM_SBIN = ["/usr/local/sbin", "/usr/sbin", "/sbin"];
 
 /**
- * Finds an executable: an absolute or relative path as given, else on PATH, then in the
- * project's .tools/bin, then in the sbin folders (nginx and haproxy live there on Debian).
+ * Finds an executable: an absolute or relative path as given, else in the project's .tools/bin
+ * (the versions scripts/setup.sh pins: k6, the upstream), then on PATH, then in the sbin
+ * folders (nginx and haproxy live there on Debian).
  */
 export async function findExecutable(name: string): Promise<string | undefined> {
   if (name.includes("/")) return (await isExecutable(name)) ? path.resolve(name) : undefined;
-  const dirs = [...(process.env.PATH ?? "").split(path.delimiter).filter(Boolean), TOOLS_BIN, ...SYSTEM_SBIN];
+  const dirs = [TOOLS_BIN, ...(process.env.PATH ?? "").split(path.delimiter).filter(Boolean), ...SYSTEM_SBIN];
   for (const dir of dirs) {
     const candidate = path.join(dir, name);
     if (await isExecutable(candidate)) return candidate;

@@ -15,3 +15,14 @@ describe("paths", () => {
     expect(await findExecutable("/bin/sh")).toBe("/bin/sh");
   });
 });
+
+describe("findExecutable order", () => {
+  it("prefers the project's pinned tools over PATH", async () => {
+    const k6 = await findExecutable("k6");
+    if (existsSync(path.join(PROJECT_ROOT, ".tools", "bin", "k6"))) {
+      expect(k6).toBe(path.join(PROJECT_ROOT, ".tools", "bin", "k6"));
+    } else {
+      expect.fail("scripts/setup.sh installs .tools/bin/k6; run it before the tests");
+    }
+  });
+});
