@@ -16,6 +16,8 @@ import {
   type ProxyContext,
 } from "../runner/specs.js";
 import { ensureUpstream, startUpstream } from "../runner/upstream.js";
+import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
+import { coreCount, defaultOutDir } from "../runner/settings.js";
 import { UserError } from "../util/errors.js";
 import { freePort } from "../util/ports.js";
 import {
@@ -182,4 +184,65 @@ export function formatProxyMaxRate(o: ProxyMaxRateOutcome): string {
     formatMaxRate(o.result, unit),
     `details: ${o.file}`,
   ].join("\n");
+}
+
+/** What `proxybench run --find-max-rate` was asked (flags already typed). */
+export interface FindMaxRatesRequest {
+  proxies: string[];
+  scenarios: string[];
+  /** The `--cpus` text; default: the runner's layout for this machine's cores. */
+  cpus?: string;
+  out?: string;
+  /** `--duration`: seconds per step; `--warmup`: seconds of warm-up before each step. */
+  durationS?: number;
+  warmupS?: number;
+  /** `--max-p99` in ms (default 50). */
+  maxP99Ms?: number;
+  proxiesDirs?: string[];
+  scenariosDirs?: string[];
+}
+
+/**
+ * Every proxy x scenario asked for, one search each, one after the other (results in
+ * OUT/<proxy>-<scenario>/max-rate.json). Prints each step as it is measured and each outcome.
+ */
+export async function findMaxRates(
+  req: FindMaxRatesRequest,
+  deps: {
+    stdout?: { write(s: string): unknown };
+    stderr?: { write(s: string): unknown };
+    cores?: number;
+  } = {},
+): Promise<ProxyMaxRateOutcome[]> {
+  const stdout = deps.stdout ?? process.stdout;
+  const stderr = deps.stderr ?? process.stderr;
+  const cores = deps.cores ?? coreCount();
+  const cpus = req.cpus !== undefined ? parseCpuLayout(req.cpus, cores) : defaultCpuLayout(cores).layout;
+  const out = path.resolve(req.out ?? defaultOutDir(new Date()));
+  const outcomes: ProxyMaxRateOutcome[] = [];
+  for (const scenario of req.scenarios) {
+    for (const proxy of req.proxies) {
+      stderr.write(`find-max-rate: ${proxy} on ${scenario}\n`);
+      const outcome = await findProxyMaxRate({
+        proxy,
+        scenario,
+        cpus,
+        outDir: path.join(out, `${proxy}-${scenario}`),
+        ...(req.durationS !== undefined ? { stepDurationS: req.durationS } : {}),
+        ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
+        ...(req.maxP99Ms !== undefined ? { maxP99Ms: req.maxP99Ms } : {}),
+        dirs: {
+          ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs } : {}),
+          ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs } : {}),
+        },
+        onStep: (st) =>
+          stderr.write(
+            `  ${st.phase} ${st.rate}/s: ${st.ok ? "held" : "did not hold"}${st.p99Ms !== undefined ? `, p99 ${st.p99Ms.toFixed(1)} ms` : ""}\n`,
+          ),
+      });
+      stdout.write(`${formatProxyMaxRate(outcome)}\n\n`);
+      outcomes.push(outcome);
+    }
+  }
+  return outcomes;
 }

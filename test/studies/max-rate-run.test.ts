@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { findProxyMaxRate, formatProxyMaxRate } from "../../src/studies/max-rate-run.js";
+import { findMaxRates, findProxyMaxRate, formatProxyMaxRate } from "../../src/studies/max-rate-run.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 import { liveProcesses } from "../../src/util/processes.js";
 
@@ -58,4 +58,46 @@ describe("findProxyMaxRate with k6, through nginx", () => {
     expect(saved.result.steps).toHaveLength(result.steps.length);
     expect(liveProcesses()).toEqual([]);
   }, 90_000);
+});
+
+describe("findMaxRates: what it refuses before starting anything", () => {
+  const cases: Array<{ name: string; proxies: string[]; scenarios: string[]; error: RegExp }> = [
+    {
+      name: "an unknown proxy",
+      proxies: ["nginxx"],
+      scenarios: ["passthrough"],
+      error: /--proxies: unknown 'nginxx' \(known: .*nginx/,
+    },
+    {
+      name: "an unknown scenario",
+      proxies: ["nginx"],
+      scenarios: ["nope"],
+      error: /--scenarios: unknown 'nope' \(known: .*passthrough/,
+    },
+    {
+      name: "an image-only proxy",
+      proxies: ["ocelot"],
+      scenarios: ["passthrough"],
+      error: /ocelot is image only/,
+    },
+    {
+      name: "a bad CPU layout",
+      proxies: ["nginx"],
+      scenarios: ["passthrough"],
+      error: /--cpus: proxy: core 7 does not exist/,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const out = await mkdtemp(path.join(tmpdir(), "proxybench-maxrate-bad-"));
+      const cpus = c.name === "a bad CPU layout" ? "loadgen=0,proxy=7,upstream=1" : undefined;
+      await expect(
+        findMaxRates(
+          { proxies: c.proxies, scenarios: c.scenarios, out, ...(cpus ? { cpus } : {}) },
+          { stdout: { write: () => true }, stderr: { write: () => true }, cores: 2 },
+        ),
+      ).rejects.toThrow(c.error);
+      expect(liveProcesses()).toEqual([]);
+    });
+  }
 });
