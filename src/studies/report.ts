@@ -178,6 +178,23 @@ function columnHeader(column: StudyColumn, withLoad: boolean): string {
     : escapeMarkdown(column.proxy);
 }
 
+/**
+ * Reasons that repeat with other figures (one per repetition: "core was 100% busy (0.14 used...)",
+ * "... (0.27 used...)") collapse into the first, with how many more there were.
+ */
+export function summariseReasons(reasons: readonly string[]): string[] {
+  const groups = new Map<string, { first: string; count: number }>();
+  for (const r of reasons) {
+    const key = r.replace(/\d+(\.\d+)?/g, "#");
+    const g = groups.get(key);
+    if (g) g.count++;
+    else groups.set(key, { first: r, count: 1 });
+  }
+  return [...groups.values()].map((g) =>
+    g.count === 1 ? g.first : `${g.first} (and ${g.count - 1} more like it)`,
+  );
+}
+
 /** Every column that is not ok, with its reasons (one line each). */
 export function renderColumnNotes(columns: StudyColumn[]): string[] {
   const lines: string[] = [];
@@ -188,7 +205,9 @@ export function renderColumnNotes(columns: StudyColumn[]): string[] {
     if (seen.has(key)) continue;
     seen.add(key);
     const where = c.load && c.status !== "skipped" ? ` at ${escapeMarkdown(c.load)}` : "";
-    const reasons = c.reasons.length ? c.reasons.map(escapeMarkdown).join("; ") : "no reason given";
+    const reasons = c.reasons.length
+      ? summariseReasons(c.reasons).map(escapeMarkdown).join("; ")
+      : "no reason given";
     lines.push(`- **${escapeMarkdown(c.proxy)}**${where} is ${c.status}: ${reasons}`);
   }
   return lines;

@@ -9,6 +9,7 @@ import {
   formatK6Duration,
   renderStudyReport,
   studyGroups,
+  summariseReasons,
 } from "../../src/studies/report.js";
 import type { StudyManifest } from "../../src/studies/schema.js";
 
@@ -209,5 +210,21 @@ describe("describeStudyLoad", () => {
     expect(describeStudyLoad({ label: "100vus", model: "constant-vus", vus: 100, durationS: 30 })).toBe(
       "constant-vus, 100 VUs, 30 s",
     );
+  });
+});
+
+describe("summariseReasons", () => {
+  it("collapses reasons that differ only in their figures, keeps the others", () => {
+    expect(
+      summariseReasons([
+        "the load generator's core was 100% busy (0.14 used by the load generator itself)",
+        "the load generator's core was 99% busy (0.27 used by the load generator itself)",
+        "3 non-2xx responses of 20000 (502: 3)",
+        "the load generator's core was 101% busy (0.12 used by the load generator itself)",
+      ]),
+    ).toEqual([
+      "the load generator's core was 100% busy (0.14 used by the load generator itself) (and 2 more like it)",
+      "3 non-2xx responses of 20000 (502: 3)",
+    ]);
   });
 });
