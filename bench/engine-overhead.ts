@@ -23,8 +23,8 @@ import { findExecutable, PROJECT_ROOT } from "../src/util/paths.js";
 import { freePort } from "../src/util/ports.js";
 import { runCommand, startProcess, stopAll, type ManagedProcess } from "../src/util/processes.js";
 
-const WRK_SECONDS = 5;
-const WRK_PAIRS = 3;
+const WRK_SECONDS = 3;
+const WRK_PAIRS = 5;
 const WRK_CONNECTIONS = 64;
 const K6_SECONDS = 5;
 const K6_CEILING_VUS = 64;
