@@ -144,11 +144,14 @@ export function dockerProblem(result: {
     return `docker is not installed (no 'docker' executable found): install Docker Engine (https://docs.docker.com/engine/install/), ${alternative}`;
   }
   if (result.code === 0 && result.output.trim() !== "") return undefined;
-  const said = lastLine(result.output) || `docker version exited with code ${String(result.code)}`;
+  const last = lastLine(result.output) || `docker version exited with code ${String(result.code)}`;
+  // "...Is the docker daemon running?" then the fix, without a stray "?." in between.
+  const said = last.replace(/[.!]$/, "");
+  const stop = said.endsWith("?") ? "" : ".";
   if (/permission denied/i.test(result.output)) {
-    return `cannot use the Docker engine: ${said}. Add your user to the 'docker' group (sudo usermod -aG docker $USER, then log in again), ${alternative}`;
+    return `cannot use the Docker engine: ${said}${stop} Add your user to the 'docker' group (sudo usermod -aG docker $USER, then log in again), ${alternative}`;
   }
-  return `the Docker engine is not reachable: ${said}. Start it (sudo systemctl start docker) or point DOCKER_HOST at it, ${alternative}`;
+  return `the Docker engine is not reachable: ${said}${stop} Start it (sudo systemctl start docker) or point DOCKER_HOST at it, ${alternative}`;
 }
 
 /** A hint for a failed `docker run` (pure): a missing image names the build command. */

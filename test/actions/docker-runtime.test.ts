@@ -232,7 +232,7 @@ describe("docker problems", () => {
         output:
           "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n",
       },
-      /not reachable: Cannot connect.*systemctl start docker.*DOCKER_HOST/,
+      /^the Docker engine is not reachable: Cannot connect to the Docker daemon at unix:\/\/\/var\/run\/docker\.sock\. Is the docker daemon running\? Start it \(sudo systemctl start docker\)/,
     ],
     [
       "socket not permitted",
@@ -242,7 +242,7 @@ describe("docker problems", () => {
         output:
           "permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock",
       },
-      /usermod -aG docker/,
+      /docker\.sock\. Add your user to the 'docker' group \(sudo usermod -aG docker \$USER/,
     ],
     ["empty answer", { missing: false, code: 0, output: "" }, /not reachable/],
   ])("%s", (_label, result, expected) => {
