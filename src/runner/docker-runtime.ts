@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { chmod, readFile } from "node:fs/promises";
 import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 import { UserError } from "../util/errors.js";
 import { runCommand, startProcess, type ManagedProcess } from "../util/processes.js";
@@ -275,9 +275,15 @@ export class DockerRuntime implements Runtime {
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     await this.check();
     const name = containerName(spec.name, `${this.runId}-${++this.counter}`);
+    const user = this.options.user ?? defaultContainerUser();
+    if (spec.cwd !== undefined && user.split(":")[0] !== String(process.getuid?.())) {
+      // Containers of a root caller run as 65532, another user than the folder's owner: let the
+      // proxy write its pid and temp files into its private folder.
+      await chmod(spec.cwd, 0o777);
+    }
     const args = buildDockerRunArgs(spec, {
       name,
-      user: this.options.user ?? defaultContainerUser(),
+      user,
       labels: { "org.proxybench.run": this.runId, "org.proxybench.role": spec.name },
     });
     const started = await runCommand(this.docker, args, { timeoutMs: 60_000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mkdtemp, readFile, rm, writeFile, chmod } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -398,5 +398,37 @@ describe("DockerRuntime lifecycle, with a stand-in for docker (no engine on this
       expect((error as Error).message).toMatch(/No such image: missing\/image:local: build it first/);
       expect(await calls(state)).toEqual(["version", "run", "rm"]);
     });
+  });
+});
+
+describe("the instance folder of a container run as another user", () => {
+  const fake = path.join(PROJECT_ROOT, "test", "actions", "support", "fake-docker.sh");
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+
+  async function folderModeAfterRun(user: string): Promise<number> {
+    const state = await mkdtemp(path.join(tmpdir(), "pb-fake-docker-"));
+    const previous = process.env.FAKE_DOCKER_STATE;
+    process.env.FAKE_DOCKER_STATE = state;
+    try {
+      const folder = path.join(state, "instance");
+      await mkdir(folder, { mode: 0o755 });
+      const runtime = new DockerRuntime({ docker: fake, runId: "u", user });
+      const proc = await runtime.start({ ...base, cwd: folder, logFile: path.join(state, "x.log") });
+      await proc.stop();
+      return (await stat(folder)).mode & 0o777;
+    } finally {
+      if (previous === undefined) delete process.env.FAKE_DOCKER_STATE;
+      else process.env.FAKE_DOCKER_STATE = previous;
+      await rm(state, { recursive: true, force: true });
+    }
+  }
+
+  it("is opened to a container user other than the caller (a root caller's containers run as 65532)", async () => {
+    expect(await folderModeAfterRun(`${uid + 4242}:${gid}`)).toBe(0o777);
+  });
+
+  it.skipIf(uid === 0)("is left as it is for the caller's own user", async () => {
+    expect(await folderModeAfterRun(`${uid}:${gid}`)).toBe(0o755);
   });
 });
