@@ -26405,6 +26405,7 @@ function compareResults(base, head, options = {}) {
   const notCompared = [];
   const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
   const sizes = /* @__PURE__ */ new Set();
+  const loadNotes = [];
   let smallestMinimumP = 0;
   for (const headCell of head.cells) {
     const baseCell = baseCells.get(headCell.id);
@@ -26422,6 +26423,11 @@ function compareResults(base, head, options = {}) {
       notCompared.push({ ...where(headCell), reason: problems.join("; ") });
       continue;
     }
+    if (JSON.stringify(baseCell.load) !== JSON.stringify(headCell.load)) {
+      loadNotes.push(
+        `${headCell.id}: the load differs between base (${JSON.stringify(baseCell.load)}) and head (${JSON.stringify(headCell.load)}): the change may come from the load, not the proxy.`
+      );
+    }
     const n1 = headCell.repetitions.length;
     const n2 = baseCell.repetitions.length;
     sizes.add(`${n2} vs ${n1}`);
@@ -26436,7 +26442,7 @@ function compareResults(base, head, options = {}) {
     if (!headIds.has(baseCell.id))
       notCompared.push({ ...where(baseCell), reason: "only in base (missing in head)" });
   }
-  const notes = machineNotes(base, head);
+  const notes = [...machineNotes(base, head), ...loadNotes];
   if (cells.length > 0 && smallestMinimumP >= settings.alpha) {
     notes.push(
       `With ${[...sizes].join(", ")} repetitions the smallest possible Mann-Whitney p-value is ${smallestMinimumP.toFixed(3)}, not below alpha ${settings.alpha}: no regression or improvement can be shown (nor, with 3 against 3, a 95% interval). Run 5 or more repetitions on each side for a verdict at alpha 0.05.`
