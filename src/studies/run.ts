@@ -66,7 +66,23 @@ export function splitStudyProxies(
 export type StudyOverrides = Pick<
   RunRequest,
   "durationS" | "warmupS" | "repetitions" | "loads" | "cpus" | "runtime" | "imageTag" | "proxiesDirs" | "out"
->;
+> & {
+  /** `--proxies`: only these of the study's proxies. */
+  proxies?: string[];
+};
+
+/** The study's proxies, or the subset `--proxies` asks for (pure; an outsider is an error). */
+export function selectStudyProxies(study: LoadedStudy, asked?: string[]): string[] {
+  const all = study.manifest.proxies;
+  if (!asked) return all;
+  const outside = asked.filter((p) => !all.includes(p));
+  if (outside.length > 0) {
+    throw new UserError(
+      `--proxies: ${outside.map((p) => `'${p}'`).join(", ")} ${outside.length === 1 ? "is" : "are"} not in study ${study.manifest.name} (its proxies: ${all.join(", ")})`,
+    );
+  }
+  return all.filter((p) => asked.includes(p));
+}
 
 /** The loads a study runs, per its scenarios (its `loads` filter, else every load). */
 export function studyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: string[]): Load[] {
@@ -141,12 +157,13 @@ export async function prepareStudy(
   });
   const problems = checkStudyReferences(study, manifests);
   if (problems.length > 0) throw new UserError(problems.join("\n"));
+  const selected = selectStudyProxies(study, overrides.proxies);
   const availability = new Map<string, NativeAvailability>();
-  for (const proxy of study.manifest.proxies) {
+  for (const proxy of selected) {
     const loaded = manifests.proxies.get(proxy);
     if (loaded) availability.set(proxy, await nativeAvailability(loaded));
   }
-  const split = splitStudyProxies(study.manifest.proxies, availability, manifests.proxies, overrides.runtime);
+  const split = splitStudyProxies(selected, availability, manifests.proxies, overrides.runtime);
   const request = studyRunRequest(study, manifests, split, overrides);
   return { study, manifests, split, request };
 }
@@ -181,7 +198,10 @@ export async function runStudy(
     skipped: mergeSkipped(outcome.results.skipped, split.skipped),
   };
   await new ResultsFile(outcome.dir).save(results);
-  const markdown = renderStudyReport({ study: m, results });
+  const markdown = renderStudyReport({
+    study: { ...m, proxies: selectStudyProxies(study, overrides.proxies) },
+    results,
+  });
   await writeFile(path.join(outcome.dir, "study.md"), markdown);
   stdout.write(`${markdown}\nstudy report: ${path.join(outcome.dir, "study.md")}\n`);
   return { ...outcome, results, study, split, markdown };

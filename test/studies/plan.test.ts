@@ -4,7 +4,13 @@ import type { LoadedProxy, ManifestSet } from "../../src/manifests/load.js";
 import { ProxyManifest } from "../../src/manifests/schema.js";
 import type { NativeAvailability } from "../../src/runner/proxy-binary.js";
 import { loadStudies } from "../../src/studies/load.js";
-import { loadConcurrency, splitStudyProxies, studyLoads, studyRunRequest } from "../../src/studies/run.js";
+import {
+  loadConcurrency,
+  selectStudyProxies,
+  splitStudyProxies,
+  studyLoads,
+  studyRunRequest,
+} from "../../src/studies/run.js";
 
 function proxy(name: string, sections: { native?: boolean; image?: boolean; direct?: boolean }): LoadedProxy {
   const manifest = ProxyManifest.parse({
@@ -147,4 +153,22 @@ describe("loadConcurrency", () => {
     { name: "no loads", loads: [], engine: "wrk", expected: { connections: 0, keepAlive: true } },
   ];
   for (const c of cases) it(c.name, () => expect(loadConcurrency(c.loads, c.engine)).toEqual(c.expected));
+});
+
+describe("selectStudyProxies", () => {
+  it("every proxy of the study by default, a subset in the study's order, an outsider refused", async () => {
+    const study = (await loadStudies()).get("llrp")!;
+    expect(selectStudyProxies(study)).toEqual([
+      "yarp",
+      "aspnet-httpclient",
+      "haproxy",
+      "nginx",
+      "envoy",
+      "caddy",
+    ]);
+    expect(selectStudyProxies(study, ["caddy", "nginx"])).toEqual(["nginx", "caddy"]);
+    expect(() => selectStudyProxies(study, ["nginx", "traefik"])).toThrow(
+      "--proxies: 'traefik' is not in study llrp (its proxies: yarp, aspnet-httpclient, haproxy, nginx, envoy, caddy)",
+    );
+  });
 });
