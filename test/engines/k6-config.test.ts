@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildK6Args, buildK6Config, buildK6Env, k6Load } from "../../src/engines/k6/config.js";
+import { buildK6Args, buildK6Config, buildK6Env, k6DurationS, k6Load } from "../../src/engines/k6/config.js";
 import type { EngineInvocation } from "../../src/engines/types.js";
 import { UserError } from "../../src/util/errors.js";
 import { load, scenario } from "./support/manifests.js";
@@ -80,6 +80,18 @@ describe("k6Load", () => {
   ])("rejects %s, naming the load and the field", (_name, l, message) => {
     expect(() => k6Load({ load: l, scenario: scenario() })).toThrow(UserError);
     expect(() => k6Load({ load: l, scenario: scenario() })).toThrow(message);
+  });
+});
+
+describe("k6DurationS", () => {
+  it.each([
+    [0.2, 1],
+    [1, 1],
+    [2.5, 2.5],
+    [30, 30],
+  ])("%s s -> %s s (k6 scenarios last at least 1 s)", (given, expected) => {
+    expect(k6DurationS(given)).toBe(expected);
+    expect(buildK6Config(invocation({ durationS: given }), "/x.json").durationS).toBe(expected);
   });
 });
 

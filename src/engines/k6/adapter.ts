@@ -48,13 +48,13 @@ export class K6Engine implements EngineAdapter {
       cwd: inv.scenarioDir,
       cpus: inv.cpus,
       logFile,
-      timeoutMs: (inv.durationS + K6_SLACK_S) * 1000,
+      timeoutMs: (config.durationS + K6_SLACK_S) * 1000,
       ...(inv.signal ? { signal: inv.signal } : {}),
     });
     const engineErrors: string[] = [];
     if (result.aborted) engineErrors.push("the run was interrupted");
     if (result.timedOut)
-      engineErrors.push(`k6 did not finish within ${inv.durationS + K6_SLACK_S} s and was stopped`);
+      engineErrors.push(`k6 did not finish within ${config.durationS + K6_SLACK_S} s and was stopped`);
     const meaning = k6ExitMeaning(result.exitCode);
     // Exit 99 only says thresholds failed: proxybench's are no-ops, and regressions are judged in reports.
     if (meaning && result.exitCode !== 99 && !result.aborted && !result.timedOut) {
@@ -67,18 +67,18 @@ export class K6Engine implements EngineAdapter {
       text = await readFile(summaryFile, "utf8");
     } catch {
       engineErrors.push(`k6 wrote no summary (${summaryName})`);
-      return { ...emptyMeasurement(inv.durationS), ...base, raw: [logName] };
+      return { ...emptyMeasurement(config.durationS), ...base, raw: [logName] };
     }
     try {
       const figures = normaliseK6Summary(JSON.parse(text) as unknown, {
         file: summaryFile,
-        durationS: inv.durationS,
+        durationS: config.durationS,
         model: config.load.model,
       });
       return { ...figures, ...base, raw: [summaryName, logName] };
     } catch (err) {
       engineErrors.push(err instanceof UserError ? err.message : `${summaryFile}: ${String(err)}`);
-      return { ...emptyMeasurement(inv.durationS), ...base, raw: [summaryName, logName] };
+      return { ...emptyMeasurement(config.durationS), ...base, raw: [summaryName, logName] };
     }
   }
 }

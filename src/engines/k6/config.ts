@@ -48,6 +48,11 @@ export function k6Load(inv: Pick<EngineInvocation, "load" | "scenario">): K6Load
   }
 }
 
+/** k6 scenarios last at least one second. */
+export function k6DurationS(durationS: number): number {
+  return Math.max(1, durationS);
+}
+
 /** Pure: the configuration the shared k6 library reads from PROXYBENCH_CONFIG. */
 export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFast = true): K6Config {
   return {
@@ -56,7 +61,7 @@ export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFa
     requests: expandRequests(inv.scenario),
     check: inv.scenario.check,
     load: k6Load(inv),
-    durationS: inv.durationS,
+    durationS: k6DurationS(inv.durationS),
     summaryFile,
     failFast,
   };
