@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  correctResponses,
   k6ExitMeaning,
   k6MetricValues,
   normaliseK6Summary,
@@ -15,6 +16,7 @@ const ctx = (
   file,
   durationS: 2,
   model,
+  acceptedStatus: [200],
 });
 
 async function normalise(name: string, model?: "constant-vus" | "constant-arrival-rate" | "fixed-count") {
@@ -27,7 +29,8 @@ describe("normaliseK6Summary on real k6 outputs", () => {
       metrics: Record<string, { values: Record<string, number> }>;
     };
     const m = await normalise("clean");
-    const okWindow = raw.metrics.proxybench_ok_window!.values.count!;
+    const tail = raw.metrics.proxybench_ok_tail?.values.count ?? 0;
+    const okWindow = raw.metrics.proxybench_status_200!.values.count! - tail;
     expect(m.requests).toBe(raw.metrics.proxybench_status_200!.values.count);
     expect(m.statusCodes).toEqual({ "200": m.requests });
     expect(m.errors).toBe(0);
@@ -111,6 +114,10 @@ describe("normaliseK6Summary on real k6 outputs", () => {
     const m = await normalise("json-lookup");
     expect(m.requests).toBe(raw.metrics.iterations!.values.count! * 5);
     expect(m.checkFailures).toBe(0);
+    // the responses of iterations still in flight after the window are not throughput
+    const tail = raw.metrics.proxybench_ok_tail!.values.count!;
+    expect(tail).toBeGreaterThan(0);
+    expect(m.rps).toBeCloseTo((m.requests - tail) / 2, 9);
   });
 
   it("fixed-count runs take k6's run duration", async () => {
@@ -136,7 +143,7 @@ describe("status counters", () => {
           proxybench_status_5xx: counter(2),
           proxybench_status_1xx: counter(0),
           proxybench_status_0: counter(1),
-          proxybench_ok_window: counter(3),
+          proxybench_ok_tail: counter(1),
         },
       },
       ctx("s.json"),
@@ -145,7 +152,59 @@ describe("status counters", () => {
     expect(m.requests).toBe(6);
     expect(m.non2xx).toBe(2);
     expect(m.errors).toBe(1);
-    expect(m.rps).toBe(1.5);
+    expect(m.rps).toBe(1); // 3 correct, 1 of them after the window, over 2 s
+  });
+});
+
+describe("correctResponses", () => {
+  const cases: {
+    name: string;
+    codes: Record<string, number>;
+    failures: number;
+    accepted: number[];
+    expected: number;
+  }[] = [
+    { name: "all correct", codes: { "200": 10 }, failures: 0, accepted: [200], expected: 10 },
+    { name: "body failures among them", codes: { "200": 10 }, failures: 4, accepted: [200], expected: 6 },
+    {
+      name: "non-2xx are never correct",
+      codes: { "200": 10, "404": 5 },
+      failures: 0,
+      accepted: [200],
+      expected: 10,
+    },
+    {
+      name: "a 2xx that is not accepted is a check failure, not another one",
+      codes: { "200": 10, "204": 3 },
+      failures: 3,
+      accepted: [200],
+      expected: 10,
+    },
+    {
+      name: "wrong 2xx and body failures",
+      codes: { "200": 10, "204": 3 },
+      failures: 5,
+      accepted: [200],
+      expected: 8,
+    },
+    {
+      name: "several accepted",
+      codes: { "200": 10, "204": 3, "0": 2 },
+      failures: 1,
+      accepted: [200, 204],
+      expected: 12,
+    },
+    {
+      name: "an accepted non-2xx is still not correct",
+      codes: { "404": 7 },
+      failures: 0,
+      accepted: [404],
+      expected: 0,
+    },
+    { name: "nothing", codes: {}, failures: 0, accepted: [200], expected: 0 },
+  ];
+  it.each(cases)("$name", ({ codes, failures, accepted, expected }) => {
+    expect(correctResponses(codes, failures, accepted)).toBe(expected);
   });
 });
 

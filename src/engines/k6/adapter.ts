@@ -74,6 +74,7 @@ export class K6Engine implements EngineAdapter {
         file: summaryFile,
         durationS: config.durationS,
         model: config.load.model,
+        acceptedStatus: config.check.status,
       });
       return { ...figures, ...base, raw: [summaryName, logName] };
     } catch (err) {

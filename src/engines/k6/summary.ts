@@ -110,6 +110,29 @@ export interface K6SummaryContext {
   durationS: number;
   /** fixed-count runs have no fixed window: their duration is k6's test run duration. */
   model: "constant-vus" | "constant-arrival-rate" | "fixed-count";
+  /** The scenario's accepted statuses (check.status). */
+  acceptedStatus: readonly number[];
+}
+
+/**
+ * Pure: responses that passed every check, from the status counters. The library counts each
+ * response once by status; a 2xx that fails the check is also a check failure, and every 2xx
+ * whose status is not accepted fails the check. So the correct responses are those with an
+ * accepted 2xx status, minus the check failures that are not explained by a wrong 2xx status.
+ */
+export function correctResponses(
+  statusCodes: Record<string, number>,
+  checkFailures: number,
+  acceptedStatus: readonly number[],
+): number {
+  let accepted = 0;
+  let wrong2xx = 0;
+  for (const [code, n] of Object.entries(statusCodes)) {
+    if (!code.startsWith("2")) continue;
+    if (acceptedStatus.includes(Number(code))) accepted += n;
+    else wrong2xx += n;
+  }
+  return Math.max(0, accepted - Math.max(0, checkFailures - wrong2xx));
 }
 
 function count(metrics: K6Metrics["metrics"], name: string): number {
@@ -118,7 +141,8 @@ function count(metrics: K6Metrics["metrics"], name: string): number {
 
 /**
  * Pure: a summary written by scenarios/lib/proxybench.js -> figures. Throughput counts the
- * responses that passed every check and completed inside the measured window; latency is that
+ * responses that passed every check and completed inside the measured window (all of them for
+ * fixed-count runs); latency is that
  * of responses with an expected status; status codes, check failures and transport errors come
  * from the library's counters.
  */
@@ -159,8 +183,10 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
   }
   const durationS =
     ctx.model === "fixed-count" && testRunDurationMs !== undefined ? testRunDurationMs / 1000 : ctx.durationS;
+  const checkFailures = count(metrics, "proxybench_check_failures");
+  const correct = correctResponses(statusCodes, checkFailures, ctx.acceptedStatus);
   const ok =
-    ctx.model === "fixed-count" ? count(metrics, "proxybench_ok") : count(metrics, "proxybench_ok_window");
+    ctx.model === "fixed-count" ? correct : Math.max(0, correct - count(metrics, "proxybench_ok_tail"));
   const bytes = metrics.data_received?.count;
   return {
     durationS,
@@ -168,7 +194,7 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
     requests,
     errors: statusCodes["0"] ?? 0,
     non2xx,
-    checkFailures: count(metrics, "proxybench_check_failures"),
+    checkFailures,
     statusCodes,
     droppedIterations: count(metrics, "dropped_iterations"),
     ...(bytes === undefined ? {} : { bytesReceived: bytes }),
