@@ -21,6 +21,11 @@ export interface RateVerdict {
   errors?: number;
   /** Why the step did not hold (empty when it did). */
   reasons: string[];
+  /**
+   * The step failed only because of the load generator (it dropped iterations, or its cores were
+   * full): it says nothing against the target at this rate.
+   */
+  loadgenBound?: boolean;
 }
 
 export interface MaxRateOptions {
@@ -63,6 +68,11 @@ export interface MaxRateResult {
   converged: boolean;
   /** Why the search stopped, in words. */
   stoppedBecause: string;
+  /**
+   * The first rate that did not hold failed (also) because of the load generator: the answer is
+   * a floor of the target's rate, not its limit.
+   */
+  loadgenLimited: boolean;
 }
 
 /**
@@ -93,6 +103,7 @@ export async function searchMaxRate(
     steps,
     converged,
     stoppedBecause,
+    loadgenLimited: steps.some((st) => st.rate === bad && st.loadgenBound === true),
   });
 
   // Ramp: up while the target holds, down while it does not (a start above its limit).
@@ -166,11 +177,29 @@ export function judgeRateStep(
   if (m.rps < wanted * ctx.limits.minThroughputShare) {
     reasons.push(`served ${round(m.rps)} req/s of the ${round(wanted)} asked for`);
   }
-  if (m.droppedIterations > 0) reasons.push(`the load generator dropped ${m.droppedIterations} iterations`);
-  if (m.loadgenCpu !== undefined && m.loadgenCpu >= ctx.limits.loadgenSaturation * ctx.loadgenCores) {
-    reasons.push(`the load generator used ${m.loadgenCpu.toFixed(2)} of its ${ctx.loadgenCores} core(s)`);
+  const targetReasons = reasons.length;
+  let loadgenBound = false;
+  if (m.droppedIterations > 0) {
+    reasons.push(`the load generator dropped ${m.droppedIterations} iterations`);
+    loadgenBound = true;
   }
-  return { ok: reasons.length === 0, p99Ms: p99, errors: failures, reasons };
+  const bound = ctx.limits.loadgenSaturation * ctx.loadgenCores;
+  if (m.loadgenCpu !== undefined && m.loadgenCpu >= bound) {
+    reasons.push(`the load generator used ${m.loadgenCpu.toFixed(2)} of its ${ctx.loadgenCores} core(s)`);
+    loadgenBound = true;
+  } else if (m.loadgenCoresBusy !== undefined && m.loadgenCoresBusy >= bound) {
+    reasons.push(
+      `the load generator's core(s) were ${Math.round((m.loadgenCoresBusy / ctx.loadgenCores) * 100)}% busy with other work`,
+    );
+    loadgenBound = true;
+  }
+  return {
+    ok: reasons.length === 0,
+    p99Ms: p99,
+    errors: failures,
+    reasons,
+    ...(loadgenBound && targetReasons === 0 ? { loadgenBound: true } : {}),
+  };
 }
 
 function round(n: number): number {
@@ -235,12 +264,17 @@ export async function findMaxRate(s: FindMaxRateSettings): Promise<MaxRateResult
     async (rate) => {
       const index = stepIndex++;
       if ((s.warmupS ?? 0) > 0) await run(rate, s.warmupS ?? 0, `rate-step${index}-${rate}-warmup`);
-      const m = await run(rate, s.stepDurationS, `rate-step${index}-${rate}`);
-      return judgeRateStep(rate, m, {
-        limits,
-        loadgenCores: Math.max(1, s.cpus.length),
-        requestsPerIteration,
-      });
+      const ctx = { limits, loadgenCores: Math.max(1, s.cpus.length), requestsPerIteration };
+      let verdict = judgeRateStep(rate, await run(rate, s.stepDurationS, `rate-step${index}-${rate}`), ctx);
+      // A step that failed only because of the load generator says nothing about the target: once more.
+      if (verdict.loadgenBound === true) {
+        verdict = judgeRateStep(
+          rate,
+          await run(rate, s.stepDurationS, `rate-step${index}-${rate}-again`),
+          ctx,
+        );
+      }
+      return verdict;
     },
     s.search,
     s.onStep,
@@ -259,6 +293,8 @@ export function formatMaxRate(result: MaxRateResult, unit = "req/s"): string {
   const head =
     result.rate === undefined
       ? `maximum sustainable rate: none found (${result.stoppedBecause})`
-      : `maximum sustainable rate: ${result.rate} ${unit} (${result.stoppedBecause})`;
+      : result.loadgenLimited
+        ? `maximum sustainable rate: at least ${result.rate} ${unit}: the load generator was the limit above it, not the target (${result.stoppedBecause})`
+        : `maximum sustainable rate: ${result.rate} ${unit} (${result.stoppedBecause})`;
   return [head, ...lines].join("\n");
 }

@@ -102,6 +102,25 @@ describe("searchMaxRate", () => {
     expect(seen).toEqual([100, 200, 400, 300, 350, 325, 313]);
   });
 
+  it("a target faster than the load generator: the answer is a floor, and says so", async () => {
+    const measure = (rate: number): Promise<RateVerdict> =>
+      Promise.resolve(
+        rate <= 3000
+          ? { ok: true, p99Ms: 2, reasons: [] }
+          : {
+              ok: false,
+              p99Ms: 2,
+              reasons: ["the load generator dropped 40 iterations"],
+              loadgenBound: true,
+            },
+      );
+    const result = await searchMaxRate(measure, { startRate: 1000 });
+    expect(result).toMatchObject({ rate: 3000, loadgenLimited: true, converged: true });
+    expect(formatMaxRate(result).split("\n")[0]).toMatch(
+      /^maximum sustainable rate: at least 3000 req\/s: the load generator was the limit above it, not the target/,
+    );
+  });
+
   it("formats the steps", async () => {
     const text = formatMaxRate(await searchMaxRate(fakeTarget(300).measure));
     expect(text.split("\n")[0]).toBe(
@@ -146,13 +165,29 @@ describe("judgeRateStep", () => {
     },
     { name: "served less than asked", m: { rps: 900 }, reason: /served 900 req\/s of the 1000 asked for/ },
     { name: "dropped iterations", m: { droppedIterations: 3 }, reason: /dropped 3 iterations/ },
+    {
+      name: "served less than asked and dropped iterations: the target failed too, not only the load generator",
+      m: { rps: 900, droppedIterations: 3 },
+      reason: /served 900 req\/s.*dropped 3 iterations/,
+    },
     { name: "load generator saturated", m: { loadgenCpu: 0.95 }, reason: /used 0\.95 of its 1 core/ },
+    {
+      name: "load generator's core busy with other work",
+      m: { loadgenCpu: 0.2, loadgenCoresBusy: 0.99 },
+      reason: /core\(s\) were 99% busy with other work/,
+    },
     { name: "engine error", m: { engineErrors: ["k6 crashed"] }, reason: /k6 crashed/ },
   ];
   for (const c of cases) {
     it(c.name, () => {
       const v = judgeRateStep(c.rate ?? 1000, measurement(c.m), ctx);
       expect(v.ok).toBe(c.reason === undefined);
+      const loadgen = [
+        "dropped iterations",
+        "load generator saturated",
+        "load generator's core busy with other work",
+      ];
+      expect(v.loadgenBound === true).toBe(loadgen.includes(c.name));
       if (c.reason) expect(v.reasons.join("; ")).toMatch(c.reason);
     });
   }
