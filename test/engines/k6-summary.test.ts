@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   correctResponses,
   k6ExitMeaning,
+  k6LogErrors,
   k6MetricValues,
   normaliseK6Summary,
   LATENCY_METRIC,
@@ -276,6 +277,7 @@ describe("k6ExitMeaning", () => {
   it.each([
     [0, undefined],
     [99, "k6 thresholds failed (exit 99)"],
+    [104, "the k6 configuration is invalid (exit 104)"],
     [105, "k6 was aborted from outside (exit 105)"],
     [107, "the k6 script threw an exception (exit 107)"],
     [108, "the k6 script aborted the test (exit 108)"],
@@ -283,5 +285,33 @@ describe("k6ExitMeaning", () => {
     [null, "k6 was killed by a signal"],
   ])("%s", (code, meaning) => {
     expect(k6ExitMeaning(code)).toBe(meaning);
+  });
+});
+
+describe("k6LogErrors", () => {
+  // Real k6 1.8.1 log lines (a closed port with the fail-fast setup; an invalid load).
+  const cases: { name: string; log: string; expected: string[] }[] = [
+    {
+      name: "setup() abort: the error line, not the warnings",
+      log: [
+        'time="2026-11-21T14:26:19Z" level=warning msg="Request Failed" error="Get \\"http://127.0.0.1:1/api/values\\": dial tcp 127.0.0.1:1: connect: connection refused"',
+        'time="2026-11-21T14:26:19Z" level=error msg="test aborted: target http://127.0.0.1:1 is down: GET /api/values: dial: connection refused"',
+      ].join("\n"),
+      expected: [
+        "test aborted: target http://127.0.0.1:1 is down: GET /api/values: dial: connection refused",
+      ],
+    },
+    {
+      name: "invalid configuration: escaped newlines and tabs on one line",
+      log: 'time="2026-11-21T14:26:19Z" level=error msg="There were problems with the specified script configuration:\\n\\t- scenario passthrough has configuration errors: the iteration rate isn\'t specified"',
+      expected: [
+        "There were problems with the specified script configuration: - scenario passthrough has configuration errors: the iteration rate isn't specified",
+      ],
+    },
+    { name: "no error line", log: 'time="x" level=warning msg="Request Failed"', expected: [] },
+    { name: "empty", log: "", expected: [] },
+  ];
+  it.each(cases)("$name", ({ log, expected }) => {
+    expect(k6LogErrors(log)).toEqual(expected);
   });
 });

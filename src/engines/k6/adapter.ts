@@ -5,7 +5,7 @@ import { locateTool } from "../locate.js";
 import { cpuFields, logTail, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildK6Args, buildK6Config, buildK6Env } from "./config.js";
-import { k6ExitMeaning, normaliseK6Summary } from "./summary.js";
+import { k6ExitMeaning, k6LogErrors, normaliseK6Summary } from "./summary.js";
 import { emptyMeasurement } from "../measurement.js";
 
 /** Seconds k6 may take beyond the load itself (start-up, graceful stop, summary) before it is killed. */
@@ -58,8 +58,9 @@ export class K6Engine implements EngineAdapter {
     const meaning = k6ExitMeaning(result.exitCode);
     // Exit 99 only says thresholds failed: proxybench's are no-ops, and regressions are judged in reports.
     if (meaning && result.exitCode !== 99 && !result.aborted && !result.timedOut) {
-      const tail = await logTail(logFile, 3);
-      engineErrors.push(tail ? `${meaning}: ${tail}` : meaning);
+      const tail = await logTail(logFile, 20);
+      const detail = k6LogErrors(tail).join("; ") || tail.split("\n").slice(-2).join(" ");
+      engineErrors.push(detail ? `${meaning}: ${detail}` : meaning);
     }
     const base = { ...cpuFields(result), exitCode: result.exitCode, engineErrors };
     let text: string;

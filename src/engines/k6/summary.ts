@@ -212,6 +212,10 @@ export function k6ExitMeaning(code: number | null): string | undefined {
       return "k6 was killed by a signal";
     case 99:
       return "k6 thresholds failed (exit 99)";
+    case 100:
+      return "k6 setup() timed out (exit 100)";
+    case 104:
+      return "the k6 configuration is invalid (exit 104)";
     case 105:
       return "k6 was aborted from outside (exit 105)";
     case 107:
@@ -221,4 +225,24 @@ export function k6ExitMeaning(code: number | null): string | undefined {
     default:
       return `k6 exited with code ${code}`;
   }
+}
+
+/**
+ * Pure: the messages of k6's error-level log lines (`level=error msg="..."`), unquoted, one
+ * line each, for engine error reasons. Empty when there is none.
+ */
+export function k6LogErrors(log: string): string[] {
+  const errors: string[] = [];
+  for (const line of log.split("\n")) {
+    if (!line.includes("level=error")) continue;
+    const quoted = /\bmsg=("(?:[^"\\]|\\.)*")/.exec(line)?.[1];
+    let message: string;
+    try {
+      message = quoted === undefined ? line : (JSON.parse(quoted) as string);
+    } catch {
+      message = quoted ?? line;
+    }
+    errors.push(message.replace(/\s*\n\s*/g, " ").trim());
+  }
+  return errors;
 }
