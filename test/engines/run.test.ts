@@ -194,5 +194,6 @@ describe("getEngine", () => {
   it("returns one adapter per engine", () => {
     expect(getEngine("k6")).toBe(getEngine("k6"));
     expect(getEngine("wrk").name).toBe("wrk");
+    expect(getEngine("ab").name).toBe("ab");
   });
 });
