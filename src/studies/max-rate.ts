@@ -189,7 +189,8 @@ export function judgeRateStep(
     loadgenBound = true;
   } else if (m.loadgenCoresBusy !== undefined && m.loadgenCoresBusy >= bound) {
     reasons.push(
-      `the load generator's core(s) were ${Math.round((m.loadgenCoresBusy / ctx.loadgenCores) * 100)}% busy with other work`,
+      `the load generator's core(s) were ${Math.round((m.loadgenCoresBusy / ctx.loadgenCores) * 100)}% busy` +
+        (m.loadgenCpu === undefined ? "" : ` (${m.loadgenCpu.toFixed(2)} of it the load generator's own)`),
     );
     loadgenBound = true;
   }

@@ -174,7 +174,7 @@ describe("judgeRateStep", () => {
     {
       name: "load generator's core busy with other work",
       m: { loadgenCpu: 0.2, loadgenCoresBusy: 0.99 },
-      reason: /core\(s\) were 99% busy with other work/,
+      reason: /core\(s\) were 99% busy \(0\.20 of it the load generator's own\)/,
     },
     { name: "engine error", m: { engineErrors: ["k6 crashed"] }, reason: /k6 crashed/ },
   ];
