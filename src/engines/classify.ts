@@ -65,15 +65,19 @@ export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: nu
       reason: `the load generator used ${m.loadgenCpu.toFixed(2)} of its ${plural(cores, "core")} (>= ${LOADGEN_SATURATION * 100}%): the figures are its limit, not the target's`,
     });
   }
-  // Pinned cores busy with other work: the load generator could not get the CPU it needed.
+  // Pinned cores busy beyond the load generator's own share: the kernel's network work for its
+  // requests (softirq time is not charged to the process) or other processes. Either way it
+  // could not get more CPU.
   else if (m.loadgenCoresBusy !== undefined && m.loadgenCoresBusy >= LOADGEN_SATURATION * cores) {
-    const own =
-      m.loadgenCpu === undefined ? "" : ` (${m.loadgenCpu.toFixed(2)} used by the load generator itself)`;
     const which = cores === 1 ? "core was" : `${cores} cores were`;
     const percent = Math.round((m.loadgenCoresBusy / cores) * 100);
+    const own =
+      m.loadgenCpu === undefined
+        ? ""
+        : `, ${m.loadgenCpu.toFixed(2)} core by the load generator's process, the rest by the kernel's network work or other processes`;
     found.push({
       status: "loadgen-bound",
-      reason: `the load generator's ${which} ${percent}% busy${own}: other processes competed for the CPU`,
+      reason: `the load generator's ${which} ${percent}% busy${own}: the figures are its limit, not the target's`,
     });
   }
   if (m.droppedIterations > 0) {

@@ -120,7 +120,7 @@ describe("classifyRepetition", () => {
       m: { loadgenCpu: 0.34, loadgenCoresBusy: 0.97 },
       status: "loadgen-bound",
       reasons: [
-        "the load generator's core was 97% busy (0.34 used by the load generator itself): other processes competed for the CPU",
+        "the load generator's core was 97% busy, 0.34 core by the load generator's process, the rest by the kernel's network work or other processes: the figures are its limit, not the target's",
       ],
     },
     {
@@ -129,7 +129,7 @@ describe("classifyRepetition", () => {
       cores: 2,
       status: "loadgen-bound",
       reasons: [
-        "the load generator's 2 cores were 95% busy (1.10 used by the load generator itself): other processes competed for the CPU",
+        "the load generator's 2 cores were 95% busy, 1.10 core by the load generator's process, the rest by the kernel's network work or other processes: the figures are its limit, not the target's",
       ],
     },
     { name: "its core half busy", m: { loadgenCpu: 0.34, loadgenCoresBusy: 0.5 }, status: "ok", reasons: [] },
