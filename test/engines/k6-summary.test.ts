@@ -43,6 +43,8 @@ describe("normaliseK6Summary on real k6 outputs", () => {
     // setup()'s request is in http_reqs, not in the counted requests
     expect(m.requests).toBe(raw.metrics.http_reqs!.values.count! - 1);
     const latency = raw.metrics[LATENCY_METRIC]!.values;
+    // ... nor in the latency: one sample per counted response
+    expect(latency.count).toBe(m.requests);
     expect(m.latencyMs).toEqual({
       min: latency.min,
       mean: latency.avg,
