@@ -22,10 +22,16 @@ export interface RateVerdict {
   /** Why the step did not hold (empty when it did). */
   reasons: string[];
   /**
-   * The step failed only because of the load generator (it dropped iterations, or its cores were
-   * full): it says nothing against the target at this rate.
+   * The step failed only because of the load generator (it dropped iterations, or used its cores
+   * up): it says nothing against the target at this rate.
    */
   loadgenBound?: boolean;
+  /**
+   * The step failed while other work kept the load generator's cores busy: the failure may be the
+   * machine's rather than the target's. (Busy cores alone never fail a step: a target that met
+   * every bound under that noise holds the rate.)
+   */
+  noisy?: boolean;
 }
 
 export interface MaxRateOptions {
@@ -187,19 +193,22 @@ export function judgeRateStep(
   if (m.loadgenCpu !== undefined && m.loadgenCpu >= bound) {
     reasons.push(`the load generator used ${m.loadgenCpu.toFixed(2)} of its ${ctx.loadgenCores} core(s)`);
     loadgenBound = true;
-  } else if (m.loadgenCoresBusy !== undefined && m.loadgenCoresBusy >= bound) {
+  }
+  const busy = m.loadgenCoresBusy !== undefined && m.loadgenCoresBusy >= bound && !loadgenBound;
+  const failed = reasons.length > 0;
+  if (failed && busy) {
     reasons.push(
-      `the load generator's core(s) were ${Math.round((m.loadgenCoresBusy / ctx.loadgenCores) * 100)}% busy` +
+      `the load generator's core(s) were ${Math.round(((m.loadgenCoresBusy ?? 0) / ctx.loadgenCores) * 100)}% busy` +
         (m.loadgenCpu === undefined ? "" : ` (${m.loadgenCpu.toFixed(2)} of it the load generator's own)`),
     );
-    loadgenBound = true;
   }
   return {
-    ok: reasons.length === 0,
+    ok: !failed,
     p99Ms: p99,
     errors: failures,
     reasons,
     ...(loadgenBound && targetReasons === 0 ? { loadgenBound: true } : {}),
+    ...(failed && busy ? { noisy: true } : {}),
   };
 }
 
@@ -267,8 +276,9 @@ export async function findMaxRate(s: FindMaxRateSettings): Promise<MaxRateResult
       if ((s.warmupS ?? 0) > 0) await run(rate, s.warmupS ?? 0, `rate-step${index}-${rate}-warmup`);
       const ctx = { limits, loadgenCores: Math.max(1, s.cpus.length), requestsPerIteration };
       let verdict = judgeRateStep(rate, await run(rate, s.stepDurationS, `rate-step${index}-${rate}`), ctx);
-      // A step that failed only because of the load generator says nothing about the target: once more.
-      if (verdict.loadgenBound === true) {
+      // A step that failed only because of the load generator, or while other work held its
+      // cores, may say nothing about the target: it is measured once more.
+      if (verdict.loadgenBound === true || verdict.noisy === true) {
         verdict = judgeRateStep(
           rate,
           await run(rate, s.stepDurationS, `rate-step${index}-${rate}-again`),

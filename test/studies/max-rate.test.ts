@@ -172,9 +172,18 @@ describe("judgeRateStep", () => {
     },
     { name: "load generator saturated", m: { loadgenCpu: 0.95 }, reason: /used 0\.95 of its 1 core/ },
     {
-      name: "load generator's core busy with other work",
+      name: "load generator's core busy with other work, every bound met: held",
       m: { loadgenCpu: 0.2, loadgenCoresBusy: 0.99 },
-      reason: /core\(s\) were 99% busy \(0\.20 of it the load generator's own\)/,
+    },
+    {
+      name: "load generator's core busy with other work and p99 over: did not hold, noisy",
+      m: {
+        loadgenCpu: 0.2,
+        loadgenCoresBusy: 0.99,
+        latencyMs: { min: 0, mean: 9, p50: 9, p90: 20, p95: 40, p99: 70, max: 90 },
+      },
+      reason:
+        /p99 70 ms > 50 ms; the load generator's core\(s\) were 99% busy \(0\.20 of it the load generator's own\)/,
     },
     { name: "engine error", m: { engineErrors: ["k6 crashed"] }, reason: /k6 crashed/ },
   ];
