@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { loadManifests, type LoadedProxy, type LoadedScenario, type ManifestSet } from "../manifests/load.js";
 import { describeAvailability, nativeAvailability, type NativeAvailability } from "../runner/proxy-binary.js";
+import { formatStudyListings, listStudies } from "../studies/list.js";
 import { collect } from "./options.js";
 
 /**
@@ -106,7 +107,7 @@ export function renderScenarios(entries: ScenarioEntry[]): string {
 export function register(program: Command): void {
   program
     .command("list")
-    .description("List proxies and scenarios, and whether each proxy can run here.")
+    .description("List proxies, scenarios and studies, and whether each proxy can run here.")
     .option("--json", "print JSON")
     .option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)", collect)
     .option("--scenarios-dir <dir>", "extra folder of scenarios/<name>/scenario.yml (repeatable)", collect)
@@ -117,10 +118,13 @@ export function register(program: Command): void {
       });
       const proxies = await listProxies(set);
       const scenarios = listScenarios(set);
+      const studies = await listStudies({}, undefined, set);
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ proxies, scenarios }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ proxies, scenarios, studies }, null, 2)}\n`);
       } else {
-        process.stdout.write(`${renderProxies(proxies)}\n\n${renderScenarios(scenarios)}\n`);
+        process.stdout.write(
+          `${renderProxies(proxies)}\n\n${renderScenarios(scenarios)}\n\n${formatStudyListings(studies)}\n`,
+        );
       }
     });
 }

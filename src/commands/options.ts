@@ -31,3 +31,11 @@ export function parseSeconds(allowZero: boolean) {
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
+
+export function parsePositiveNumber(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === "" || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError(`'${value}' is not a number above 0`);
+  }
+  return n;
+}

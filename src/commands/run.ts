@@ -5,7 +5,10 @@ import { renderMarkdownReport } from "../report/markdown.js";
 import { runBenchmark } from "../runner/run.js";
 import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
-import { collect, parseCsv, parsePositiveInt, parseSeconds } from "./options.js";
+import { findMaxRates } from "../studies/max-rate-run.js";
+import { runStudy } from "../studies/run.js";
+import { UserError } from "../util/errors.js";
+import { collect, parseCsv, parsePositiveInt, parsePositiveNumber, parseSeconds } from "./options.js";
 
 interface RunFlags {
   proxies?: string[];
@@ -22,6 +25,9 @@ interface RunFlags {
   scenariosDir?: string[];
   out?: string;
   resume?: string;
+  study?: string;
+  findMaxRate?: boolean;
+  maxP99?: number;
 }
 
 export function register(program: Command): void {
@@ -61,13 +67,88 @@ export function register(program: Command): void {
     .option("--scenarios-dir <dir>", "extra folder of scenarios/<name>/scenario.yml (repeatable)", collect)
     .option("-o, --out <dir>", "results directory (default: results/<YYYYMMDD-HHMMSS>)")
     .option("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings")
+    .option(
+      "--study <name>",
+      "run a named study (studies/<name>/study.yml) with its own proxies, scenarios and loads",
+    )
+    .option(
+      "--find-max-rate",
+      "search each proxy's highest sustainable arrival rate (p99 under --max-p99, no errors) instead of a fixed load",
+    )
+    .option(
+      "--max-p99 <ms>",
+      "with --find-max-rate: the p99 latency a held rate stays under (default: 50)",
+      parsePositiveNumber,
+    )
     .action(async (flags: RunFlags) => {
-      const outcome = await runBenchmark(toRequest(flags), {
-        engines,
-        renderReport: (results) => renderMarkdownReport(results),
-      });
-      process.exitCode = outcome.exitCode;
+      checkModes(flags);
+      if (flags.study !== undefined) {
+        const outcome = await runStudy(flags.study, studyOverrides(flags), { engines });
+        process.exitCode = outcome.exitCode;
+      } else if (flags.findMaxRate) {
+        const outcomes = await findMaxRates({
+          proxies: flags.proxies ?? ["direct", "nginx", "haproxy"],
+          scenarios: flags.scenarios ?? ["passthrough"],
+          ...(flags.cpus !== undefined ? { cpus: flags.cpus } : {}),
+          ...(flags.out !== undefined ? { out: flags.out } : {}),
+          ...(flags.duration !== undefined ? { durationS: flags.duration } : {}),
+          ...(flags.warmup !== undefined ? { warmupS: flags.warmup } : {}),
+          ...(flags.maxP99 !== undefined ? { maxP99Ms: flags.maxP99 } : {}),
+          ...(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {}),
+          ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
+        });
+        // A search that found no rate at all is not a measurement.
+        process.exitCode = outcomes.every((o) => o.result.rate !== undefined) ? 0 : 1;
+      } else {
+        const outcome = await runBenchmark(toRequest(flags), {
+          engines,
+          renderReport: (results) => renderMarkdownReport(results),
+        });
+        process.exitCode = outcome.exitCode;
+      }
     });
+}
+
+/** Flags that do not go together, named in the error. */
+export function checkModes(flags: RunFlags): void {
+  const clash = (a: string, b: string) => {
+    throw new UserError(`${a} and ${b} cannot be used together`);
+  };
+  if (flags.study !== undefined) {
+    if (flags.findMaxRate) clash("--study", "--find-max-rate");
+    if (flags.resume !== undefined)
+      clash("--study", "--resume (a study run resumes with --resume DIR alone)");
+    if (flags.scenarios) clash("--study", "--scenarios (the study names its scenarios)");
+    if (flags.scenariosDir) clash("--study", "--scenarios-dir");
+    if (flags.engine) clash("--study", "--engine (the study names its engine)");
+  }
+  if (flags.findMaxRate) {
+    if (flags.resume !== undefined) clash("--find-max-rate", "--resume");
+    if (flags.engine && flags.engine !== "k6")
+      clash("--find-max-rate", `--engine ${flags.engine} (the search drives k6's open model)`);
+    if (flags.repetitions !== undefined) clash("--find-max-rate", "--repetitions");
+    if (flags.load) clash("--find-max-rate", "--load (the search chooses the rates)");
+    if (flags.runtime !== undefined && flags.runtime !== "native")
+      clash("--find-max-rate", `--runtime ${flags.runtime}`);
+  }
+  if (flags.maxP99 !== undefined && !flags.findMaxRate)
+    throw new UserError("--max-p99 goes with --find-max-rate");
+}
+
+function studyOverrides(flags: RunFlags): Parameters<typeof runStudy>[1] {
+  const request = toRequest(flags);
+  return {
+    ...(flags.proxies ? { proxies: flags.proxies } : {}),
+    ...(request.repetitions !== undefined ? { repetitions: request.repetitions } : {}),
+    ...(request.durationS !== undefined ? { durationS: request.durationS } : {}),
+    ...(request.warmupS !== undefined ? { warmupS: request.warmupS } : {}),
+    ...(request.loads ? { loads: request.loads } : {}),
+    ...(request.cpus !== undefined ? { cpus: request.cpus } : {}),
+    ...(request.runtime !== undefined ? { runtime: request.runtime } : {}),
+    ...(request.imageTag !== undefined ? { imageTag: request.imageTag } : {}),
+    ...(request.proxiesDirs ? { proxiesDirs: request.proxiesDirs } : {}),
+    ...(request.out !== undefined ? { out: request.out } : {}),
+  };
 }
 
 /** The flags as a RunRequest (undefined where not given, so that --resume can tell). */

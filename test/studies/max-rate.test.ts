@@ -166,9 +166,17 @@ describe("judgeRateStep", () => {
     { name: "served less than asked", m: { rps: 900 }, reason: /served 900 req\/s of the 1000 asked for/ },
     { name: "dropped iterations", m: { droppedIterations: 3 }, reason: /dropped 3 iterations/ },
     {
-      name: "served less than asked and dropped iterations: the target failed too, not only the load generator",
+      name: "served less than asked and dropped iterations: the load generator's failure voids the step",
       m: { rps: 900, droppedIterations: 3 },
       reason: /served 900 req\/s.*dropped 3 iterations/,
+    },
+    {
+      name: "p99 over while the load generator was saturated: says nothing about the target",
+      m: {
+        loadgenCpu: 0.98,
+        latencyMs: { min: 0, mean: 30, p50: 20, p90: 60, p95: 90, p99: 120, max: 200 },
+      },
+      reason: /p99 120 ms > 50 ms; the load generator used 0\.98 of its 1 core/,
     },
     { name: "load generator saturated", m: { loadgenCpu: 0.95 }, reason: /used 0\.95 of its 1 core/ },
     {
@@ -193,8 +201,9 @@ describe("judgeRateStep", () => {
       expect(v.ok).toBe(c.reason === undefined);
       const loadgen = [
         "dropped iterations",
+        "served less than asked and dropped iterations: the load generator's failure voids the step",
+        "p99 over while the load generator was saturated: says nothing about the target",
         "load generator saturated",
-        "load generator's core busy with other work",
       ];
       expect(v.loadgenBound === true).toBe(loadgen.includes(c.name));
       if (c.reason) expect(v.reasons.join("; ")).toMatch(c.reason);
