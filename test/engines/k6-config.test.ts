@@ -37,19 +37,19 @@ describe("k6Load", () => {
       expected: { model: "constant-vus", vus: 256 },
     },
     {
-      name: "arrival rate with vus: that pool, and headroom for a stalling target",
+      name: "arrival rate with vus: a fixed pool",
       load: load({ model: "constant-arrival-rate", rate: 500, vus: 20 }),
-      expected: { model: "constant-arrival-rate", rate: 500, preAllocatedVUs: 20, maxVUs: 80 },
+      expected: { model: "constant-arrival-rate", rate: 500, preAllocatedVUs: 20, maxVUs: 20 },
     },
     {
       name: "arrival rate without vus: one VU per iteration per second",
       load: load({ model: "constant-arrival-rate", rate: 250, vus: undefined }),
-      expected: { model: "constant-arrival-rate", rate: 250, preAllocatedVUs: 250, maxVUs: 1000 },
+      expected: { model: "constant-arrival-rate", rate: 250, preAllocatedVUs: 250, maxVUs: 250 },
     },
     {
       name: "arrival rate without vus: capped",
       load: load({ model: "constant-arrival-rate", rate: 50_000, vus: undefined }),
-      expected: { model: "constant-arrival-rate", rate: 50_000, preAllocatedVUs: 1000, maxVUs: 2000 },
+      expected: { model: "constant-arrival-rate", rate: 50_000, preAllocatedVUs: 1000, maxVUs: 1000 },
     },
     {
       name: "fixed count: iterations from requests per iteration",

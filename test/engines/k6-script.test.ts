@@ -49,7 +49,7 @@ describe("shipped k6 scripts", () => {
         timeUnit: "1s",
         duration: "3s",
         preAllocatedVUs: 64,
-        maxVUs: 256,
+        maxVUs: 64,
       },
     },
     {

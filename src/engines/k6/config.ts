@@ -32,12 +32,7 @@ export function k6Load(inv: Pick<EngineInvocation, "load" | "scenario">): K6Load
       return { model: "constant-vus", vus: concurrency(load) };
     case "constant-arrival-rate": {
       const vus = arrivalVus(load);
-      return {
-        model: "constant-arrival-rate",
-        rate: requireRate(load),
-        preAllocatedVUs: vus,
-        maxVUs: arrivalMaxVus(vus),
-      };
+      return { model: "constant-arrival-rate", rate: requireRate(load), preAllocatedVUs: vus, maxVUs: vus };
     }
     case "fixed-count": {
       if (load.requests === undefined) {
@@ -51,19 +46,6 @@ export function k6Load(inv: Pick<EngineInvocation, "load" | "scenario">): K6Load
       };
     }
   }
-}
-
-/**
- * VUs k6 may add on top of the pre-allocated ones while the target stalls. Without headroom a
- * short stall of the target exhausts the pool and k6 drops iterations, which reads as the load
- * generator's limit; with it the stall shows up where it belongs, as latency (the open model's
- * point), and dropped iterations are left to mean that k6 itself could not keep up.
- */
-export const ARRIVAL_VU_HEADROOM = 4;
-export const ARRIVAL_MAX_VUS = 2000;
-
-export function arrivalMaxVus(preAllocated: number): number {
-  return Math.max(preAllocated, Math.min(preAllocated * ARRIVAL_VU_HEADROOM, ARRIVAL_MAX_VUS));
 }
 
 /** k6 scenarios last at least one second. */
