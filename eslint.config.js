@@ -10,7 +10,9 @@ export default tseslint.config(
       "node_modules/",
       "coverage/",
       "**/*.k6.js",
+      // k6 scripts: run by k6's own JavaScript runtime, with its globals and modules.
       "scenarios/**/*.js",
+      "studies/**/*.js",
       "test-output/",
     ],
   },
