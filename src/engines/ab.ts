@@ -3,6 +3,7 @@ import path from "node:path";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { ENGINE_LOAD_MODELS, engineRunsLoad } from "./load.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
 import { cpuFields, runEngineProcess } from "./process.js";
@@ -75,6 +76,11 @@ export interface AbArgsInput {
  */
 export function buildAbArgs(input: AbArgsInput): string[] {
   const { load, target } = input;
+  if (!engineRunsLoad("ab", load)) {
+    throw new UserError(
+      `load '${load.label}': ab runs closed-model loads only (${ENGINE_LOAD_MODELS.ab.join(", ")}), not ${load.model}; use --engine k6`,
+    );
+  }
   const concurrency = load.connections ?? load.vus ?? 1;
   const args = ["-q", "-r", "-c", String(concurrency)];
   if (load.model === "fixed-count") {

@@ -1,5 +1,16 @@
-import type { Load } from "../results/schema.js";
+import type { Engine, Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+
+/** The load models each engine can run: wrk and ab have no open model. */
+export const ENGINE_LOAD_MODELS: Readonly<Record<Engine, readonly Load["model"][]>> = {
+  k6: ["constant-vus", "constant-arrival-rate", "max-throughput", "fixed-count"],
+  wrk: ["constant-vus", "max-throughput"],
+  ab: ["constant-vus", "max-throughput", "fixed-count"],
+};
+
+export function engineRunsLoad(engine: Engine, load: Pick<Load, "model">): boolean {
+  return ENGINE_LOAD_MODELS[engine].includes(load.model);
+}
 
 /** Closed-model concurrency used when a load names neither `vus` nor `connections`. */
 export const DEFAULT_CONCURRENCY = 64;

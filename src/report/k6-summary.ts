@@ -49,6 +49,9 @@ function handleMetric<T extends z.ZodType>(type: string, values: T) {
   return z.object({ type: z.literal(type), contains: z.string().optional(), values });
 }
 
+/** The counter proxybench's own k6 library keeps instead of check() samples (cheaper per request). */
+const CHECK_FAILURES = "proxybench_check_failures";
+
 const HandleSummary = z.object({
   state: z.object({ testRunDurationMs: z.number().nonnegative() }).optional(),
   metrics: z
@@ -58,6 +61,7 @@ const HandleSummary = z.object({
       http_req_duration: handleMetric("trend", Trend),
       [EXPECTED_DURATION]: handleMetric("trend", Trend).optional(),
       checks: handleMetric("rate", HandleRate).optional(),
+      [CHECK_FAILURES]: handleMetric("counter", Counter).optional(),
       dropped_iterations: handleMetric("counter", Counter).optional(),
     })
     .loose(),
@@ -71,6 +75,7 @@ const LegacySummary = z.object({
       http_req_duration: Trend,
       [EXPECTED_DURATION]: Trend.optional(),
       checks: LegacyRate.optional(),
+      [CHECK_FAILURES]: Counter.optional(),
       dropped_iterations: Counter.optional(),
     })
     .loose(),
@@ -123,7 +128,7 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
     all = m.http_req_duration.values;
     expected = m[EXPECTED_DURATION]?.values;
     runMs = parsed.data.state?.testRunDurationMs;
-    checks = m.checks?.values;
+    checks = m.checks?.values ?? checkCounter(m[CHECK_FAILURES]?.values.count, requests);
     dropped = m.dropped_iterations?.values.count ?? 0;
   } else {
     const parsed = LegacySummary.safeParse(data);
@@ -135,7 +140,7 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
     failed = m.http_req_failed.passes;
     all = m.http_req_duration;
     expected = m[EXPECTED_DURATION];
-    checks = m.checks;
+    checks = m.checks ?? checkCounter(m[CHECK_FAILURES]?.count, requests);
     dropped = m.dropped_iterations?.count ?? 0;
   }
   const durationS = rate > 0 ? requests / rate : (runMs ?? 0) / 1000;
@@ -150,6 +155,14 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
     figures.latencyProblem = `${failed} of ${requests} requests failed and the summary has no ${EXPECTED_DURATION}: latency would include failed requests`;
   }
   return figures;
+}
+
+/** proxybench's failed-check counter as check figures: one check per response. */
+function checkCounter(
+  failures: number | undefined,
+  requests: number,
+): { passes: number; fails: number } | undefined {
+  return failures === undefined ? undefined : { passes: Math.max(0, requests - failures), fails: failures };
 }
 
 export async function readK6Summary(file: string): Promise<K6Figures> {

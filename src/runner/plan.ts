@@ -1,5 +1,6 @@
 import type { LoadedProxy, LoadedScenario, ManifestSet } from "../manifests/load.js";
 import { cellId, type Cell, type Engine, type Load, type Settings } from "../results/schema.js";
+import { engineRunsLoad } from "../engines/load.js";
 import { UserError } from "../util/errors.js";
 import { formatCpuLayout } from "./cpus.js";
 
@@ -89,15 +90,27 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
   for (const name of scenarioNames) {
     const scenario = manifests.scenarios.get(name);
     if (!scenario) continue;
+    const engine = settings.engine ?? scenario.manifest.engine;
+    const all = scenario.manifest.loads;
+    const known = all.map((l) => `${l.label} (${l.model})`).join(", ");
+    // Without --load: the scenario's first level that the engine can run (wrk and ab have no
+    // open model, so `--engine wrk` alone runs a closed-model level).
     const loads = labels
-      ? scenario.manifest.loads.filter((l) => labels.includes(l.label))
-      : scenario.manifest.loads.slice(0, 1);
+      ? all.filter((l) => labels.includes(l.label))
+      : all.filter((l) => engineRunsLoad(engine, l)).slice(0, 1);
     if (loads.length === 0) {
       throw new UserError(
-        `--load: scenario '${name}' has none of ${labels?.join(", ")} (its loads: ${scenario.manifest.loads.map((l) => l.label).join(", ")})`,
+        labels
+          ? `--load: scenario '${name}' has none of ${labels.join(", ")} (its loads: ${known})`
+          : `scenario '${name}' has no load that ${engine} can run (its loads: ${known})`,
       );
     }
-    const engine = settings.engine ?? scenario.manifest.engine;
+    const unfit = loads.find((l) => !engineRunsLoad(engine, l));
+    if (unfit) {
+      throw new UserError(
+        `--load ${unfit.label}: ${engine} cannot run a ${unfit.model} load (scenario '${name}'; its loads: ${known}); use --engine k6`,
+      );
+    }
     for (const raw of loads) {
       const load = resolveLoad(raw, settings);
       blocks.push({

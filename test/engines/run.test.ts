@@ -37,7 +37,8 @@ async function invocation(
   return {
     scenario: manifest,
     scenarioDir: dir,
-    load: { ...manifest.loads[0]!, vus: 8 },
+    // A closed-model level, which every engine runs.
+    load: { ...manifest.loads.find((l) => l.model === "constant-vus")!, vus: 8 },
     durationS: 2,
     baseUrl: server.baseUrl,
     cpus: LOADGEN,

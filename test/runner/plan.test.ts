@@ -73,6 +73,36 @@ describe("buildPlan", () => {
     expect(plannedSeconds(plan.blocks[0]!, 3)).toBe(3 * 3 * 2);
   });
 
+  it("without --load, the first level the engine can run (wrk has no open model)", () => {
+    const mixed = new Map([
+      [
+        "open-first",
+        {
+          ...scenario("open-first", ["unused"]),
+          manifest: ScenarioManifest.parse({
+            name: "open-first",
+            description: "d",
+            requests: [{ path: "/a" }],
+            loads: [
+              { label: "rate", model: "constant-arrival-rate", rate: 1000, vus: 32 },
+              { label: "closed", model: "constant-vus", vus: 32 },
+              { label: "count", model: "fixed-count", requests: 100, vus: 10 },
+            ],
+          }),
+        },
+      ],
+    ]);
+    const withMixed = { ...set, scenarios: mixed };
+    const pick = (engine: Settings["engine"]) =>
+      buildPlan(settings({ scenarios: ["open-first"], engine }), withMixed).blocks.map((b) => b.key);
+    expect(pick("k6")).toEqual(["open-first-rate"]);
+    expect(pick("wrk")).toEqual(["open-first-closed"]);
+    expect(pick("ab")).toEqual(["open-first-closed"]);
+    expect(() =>
+      buildPlan(settings({ scenarios: ["open-first"], engine: "wrk", loads: ["rate"] }), withMixed),
+    ).toThrow(/--load rate: wrk cannot run a constant-arrival-rate load .*use --engine k6/);
+  });
+
   it("--load picks the levels each scenario has", () => {
     const plan = buildPlan(settings({ loads: ["max", "100vus"] }), set);
     expect(plan.blocks.map((b) => b.key)).toEqual(["passthrough-max", "json-lookup-100vus"]);
@@ -87,7 +117,7 @@ describe("buildPlan", () => {
     [settings({ loads: ["9000vus"] }), "--load: no selected scenario has a load '9000vus'"],
     [
       settings({ loads: ["max"] }),
-      "--load: scenario 'json-lookup' has none of max (its loads: default, 100vus)",
+      "--load: scenario 'json-lookup' has none of max (its loads: default (constant-vus), 100vus (constant-vus))",
     ],
   ])("bad selection %#", (s, error) => {
     expect(() => buildPlan(s, set)).toThrow(error);
