@@ -4,6 +4,7 @@ import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { ENGINE_LOAD_MODELS, engineRunsLoad } from "./load.js";
+import { emptyMeasurement } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
 import { cpuFields, runEngineProcess } from "./process.js";
@@ -219,15 +220,7 @@ export function normaliseAb(
   if (!report) {
     const last = text.trim().split("\n").pop()?.trim() ?? "";
     return {
-      durationS: 0,
-      rps: 0,
-      requests: 0,
-      errors: 0,
-      non2xx: 0,
-      checkFailures: 0,
-      statusCodes: {},
-      droppedIterations: 0,
-      latencyMs: { min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 },
+      ...emptyMeasurement(0),
       raw,
       exitCode,
       engineErrors: [`ab exited with code ${String(exitCode)} before its summary${last ? `: ${last}` : ""}`],

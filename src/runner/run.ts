@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { emptyMeasurement } from "../engines/measurement.js";
 import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
@@ -585,7 +586,7 @@ async function measure(
     });
   } catch (err) {
     if (ctx.isInterrupted()) throw new Interrupted();
-    m = emptyMeasurement(`${block.engine} failed: ${(err as Error).message}`);
+    m = failedMeasurement(`${block.engine} failed: ${(err as Error).message}`);
   }
   const wallS = (performance.now() - started) / 1000;
   const cpuAfter = pid === undefined ? undefined : await groupCpuSeconds(pid);
@@ -665,21 +666,8 @@ export function toRepetition(
 }
 
 /** A measurement for an engine run that threw: nothing measured, the error recorded. */
-export function emptyMeasurement(error: string): EngineMeasurement {
-  return {
-    durationS: 0,
-    rps: 0,
-    requests: 0,
-    errors: 0,
-    non2xx: 0,
-    checkFailures: 0,
-    statusCodes: {},
-    droppedIterations: 0,
-    latencyMs: { min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, max: 0 },
-    raw: [],
-    exitCode: null,
-    engineErrors: [error],
-  };
+export function failedMeasurement(error: string): EngineMeasurement {
+  return { ...emptyMeasurement(0), raw: [], exitCode: null, engineErrors: [error] };
 }
 
 export function describeRepetition(id: string, rep: number, reps: number, r: Repetition): string {

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -40,8 +40,6 @@ interface Action {
 }
 
 // src/version.ts reads package.json relative to dist/src/; under vitest the sources run from src/.
-vi.mock("../../src/version.js", () => ({ VERSION: "0.0.0-test" }));
-
 const rel = (file: string) => path.relative(PROJECT_ROOT, file);
 
 function ymlFiles(dir: string): string[] {

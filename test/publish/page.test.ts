@@ -3,8 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publish } from "../../src/publish/publish.js";
-import { chromium } from "playwright-core";
-import { CHROMIUM, launchBrowser } from "../support/browser.js";
+import { launchBrowser } from "../support/browser.js";
 import { bareRepo, checkout, resultsFor } from "./git-support.js";
 import { readFileSync, writeFileSync } from "node:fs";
 
@@ -31,31 +30,6 @@ async function craftedResults(sha: string, scale: number): Promise<string> {
 type OpenBrowser = Awaited<ReturnType<typeof launchBrowser>>;
 let browser: OpenBrowser;
 
-/**
- * launchBrowser(), or the same Chromium without its --user-data-dir argument when this
- * playwright-core refuses that argument (playwright then makes its own temporary profile).
- */
-async function openBrowser(): Promise<OpenBrowser> {
-  try {
-    return await launchBrowser();
-  } catch (err) {
-    if (!/user-data-dir|userDataDir/.test((err as Error).message)) throw err;
-    const b = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-    return { browser: b, close: () => b.close() };
-  }
-}
 let pageDir: string;
 
 beforeAll(async () => {
@@ -71,7 +45,7 @@ beforeAll(async () => {
     });
   }
   pageDir = path.join(await checkout(bare, "gh-pages"), "dev/bench");
-  browser = await openBrowser();
+  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {

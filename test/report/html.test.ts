@@ -7,8 +7,7 @@ import { k6Report } from "../../src/report/k6-summary.js";
 import { buildReport } from "../../src/report/model.js";
 import { readResults } from "../../src/results/io.js";
 import type { Results } from "../../src/results/schema.js";
-import { chromium } from "playwright-core";
-import { CHROMIUM, launchBrowser } from "../support/browser.js";
+import { launchBrowser } from "../support/browser.js";
 import { cell, results } from "./build.js";
 
 const OUTPUT = path.resolve("test-output/report");
@@ -58,28 +57,10 @@ describe("renderHtmlReport (pure)", () => {
 
 type OpenBrowser = Awaited<ReturnType<typeof launchBrowser>>;
 
-/**
- * launchBrowser(), or the same Chromium without --user-data-dir when the installed
- * playwright-core refuses that argument (it then makes its own temporary profile).
- */
-async function openBrowser(): Promise<OpenBrowser> {
-  try {
-    return await launchBrowser();
-  } catch (err) {
-    if (!/user-data-dir|userDataDir/.test((err as Error).message)) throw err;
-    const b = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-    });
-    return { browser: b, close: () => b.close() };
-  }
-}
-
 describe("HTML report in headless Chromium", () => {
   let browser: OpenBrowser;
   beforeAll(async () => {
-    browser = await openBrowser();
+    browser = await launchBrowser();
     await mkdir(OUTPUT, { recursive: true });
   });
   afterAll(async () => {

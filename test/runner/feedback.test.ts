@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { estimateRemaining, formatDuration, formatProgress, Progress } from "../../src/runner/progress.js";
-import { describeRepetition, emptyMeasurement, toRepetition } from "../../src/runner/run.js";
+import { describeRepetition, failedMeasurement, toRepetition } from "../../src/runner/run.js";
 import { tailOf } from "../../src/runner/logs.js";
 import { parseListening } from "../../src/runner/upstream.js";
 import { parseVersion } from "../../src/runner/proxy-binary.js";
@@ -93,7 +93,7 @@ describe("small parsers", () => {
 
 describe("repetitions", () => {
   const m = {
-    ...emptyMeasurement("x"),
+    ...failedMeasurement("x"),
     durationS: 2.01,
     rps: 1000,
     requests: 2010,
@@ -121,7 +121,7 @@ describe("repetitions", () => {
     const r = toRepetition(
       0,
       "2026-11-21T13:00:00.000Z",
-      emptyMeasurement("k6 failed: boom"),
+      failedMeasurement("k6 failed: boom"),
       { status: "failed", reasons: [] },
       0.5,
     );
