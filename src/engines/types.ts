@@ -56,6 +56,12 @@ export interface EngineMeasurement {
   engineErrors: string[];
 }
 
+/** What a normaliser reads off an engine's own output; the adapter adds CPU, raw files and exit code. */
+export type EngineFigures = Omit<
+  EngineMeasurement,
+  "loadgenCpu" | "loadgenCoresBusy" | "raw" | "exitCode" | "engineErrors" | "latencyPercentilesMs"
+> & { latencyPercentilesMs: Record<string, number> };
+
 export interface EngineAdapter {
   readonly name: Engine;
   /** Finds the engine's executable and version; throws a UserError saying how to install it. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { LatencyMs } from "../../results/schema.js";
 import { formatSchemaError, UserError } from "../../util/errors.js";
 import { isNon2xx } from "../measurement.js";
+import type { EngineFigures } from "../types.js";
 
 /**
  * k6 end-of-test summaries, in both shapes k6 writes:
@@ -88,20 +89,8 @@ const LATENCY_KEYS: Record<keyof LatencyMs, string> = {
   max: "max",
 };
 
-/** Measured from a proxybench k6 summary; the adapter adds CPU, raw files and exit code. */
-export interface K6Figures {
-  durationS: number;
-  rps: number;
-  requests: number;
-  errors: number;
-  non2xx: number;
-  checkFailures: number;
-  statusCodes: Record<string, number>;
-  droppedIterations: number;
-  bytesReceived?: number;
-  latencyMs: LatencyMs;
-  latencyPercentilesMs: Record<string, number>;
-}
+/** Measured from a proxybench k6 summary. */
+export type K6Figures = EngineFigures;
 
 export interface K6SummaryContext {
   /** Names the summary in errors. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatSchemaError, UserError } from "../../util/errors.js";
-import type { LatencyMs } from "../../results/schema.js";
+import type { EngineFigures } from "../types.js";
 
 /** The JSON scenarios/lib/wrk.lua writes from wrk's done() hook (times in microseconds). */
 export const WrkSummary = z.object({
@@ -24,19 +24,8 @@ export const WrkSummary = z.object({
 });
 export type WrkSummary = z.infer<typeof WrkSummary>;
 
-export interface WrkFigures {
-  durationS: number;
-  rps: number;
-  requests: number;
-  errors: number;
-  non2xx: number;
-  checkFailures: number;
-  statusCodes: Record<string, number>;
-  droppedIterations: number;
-  bytesReceived: number;
-  latencyMs: LatencyMs;
-  latencyPercentilesMs: Record<string, number>;
-}
+/** Measured from wrk's done() JSON (it always reports the bytes it read). */
+export type WrkFigures = EngineFigures & { bytesReceived: number };
 
 function percentile(s: WrkSummary, key: string, file: string): number {
   const value = s.latency_us.percentiles[key];
