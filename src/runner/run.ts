@@ -618,7 +618,8 @@ async function checkAlive(
 
 async function stopCell(a: ActiveCell): Promise<void> {
   a.stopped = true;
-  if (a.proc?.alive()) await a.proc.stop();
+  // Also when the proxy died: its runtime removes what it left (workers, a container).
+  await a.proc?.stop();
 }
 
 function updateCell(a: ActiveCell): void {

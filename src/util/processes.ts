@@ -74,9 +74,17 @@ export class ManagedProcess {
     return Buffer.concat(this.captured).toString("utf8");
   }
 
-  /** SIGTERM to the whole process group, then SIGKILL after `graceMs`; waits for the exit. */
+  /**
+   * SIGTERM to the whole process group, then SIGKILL after `graceMs`; waits for the exit. When
+   * the leader has already exited (an nginx master killed, say), what is left of its group (the
+   * workers) is killed.
+   */
   async stop(graceMs = 3000): Promise<ExitInfo> {
-    if (!this.alive()) return this.exitInfo ?? (await this.exited);
+    if (!this.alive()) {
+      const info = this.exitInfo ?? (await this.exited);
+      signalGroup(this.child, "SIGKILL", false);
+      return info;
+    }
     signalGroup(this.child, "SIGTERM");
     const timer = setTimeout(() => signalGroup(this.child, "SIGKILL"), graceMs);
     try {
@@ -94,11 +102,12 @@ export class ManagedProcess {
 
 const live = new Set<ManagedProcess>();
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals, leaderToo = true): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);
   } catch {
+    if (!leaderToo) return; // no group left
     try {
       child.kill(signal);
     } catch {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -18,6 +19,16 @@ import {
 
 // Real upstream, nginx, haproxy and k6, through the runner, a few seconds each.
 const cpus = os.cpus().length >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0,proxy=0,upstream=0";
+
+/** Processes still running in a process group (zombies waiting to be reaped do not count). */
+function processGroupMembers(pgid: number): string[] {
+  const out = execFileSync("ps", ["-e", "-o", "pid=,pgid=,stat=,args="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, group, state]) => Number(group) === pgid && !state?.startsWith("Z"))
+    .map((fields) => fields.join(" "));
+}
 
 describe("runner with real proxies", () => {
   let scenarios: string;
@@ -228,8 +239,10 @@ describe("runner with real proxies", () => {
     expect(measuredStatus(haproxy!)).toBe("measured");
     expect(haproxy?.repetitions).toHaveLength(3);
     expect(outcome.exitCode).toBe(1);
-    // The orphaned nginx workers were stopped with their group.
+    // The orphaned nginx workers were stopped with their group (their command line is only
+    // "nginx: worker process": look them up by the killed master's process group).
     expect(processesMentioning(out)).toEqual([]);
+    expect(processGroupMembers(killed!)).toEqual([]);
     expect(descendants(process.pid)).toEqual([]);
   });
 });

@@ -49,6 +49,18 @@ describe("startProcess", () => {
     expect(liveProcesses()).not.toContain(proc);
   });
 
+  it("stopping a leader that already died kills what is left of its group", async () => {
+    // The shell leaves a child behind and kills itself, as a master process killed mid-run would.
+    const proc = await startProcess({ name: "leader", command: "sh", args: ["-c", "sleep 30 & kill -9 $$"] });
+    await proc.exited;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(proc.alive()).toBe(false);
+    expect(pidsInGroup(proc.pid!).length).toBe(1);
+    await proc.stop(500);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(pidsInGroup(proc.pid!)).toEqual([]);
+  });
+
   it("reports a missing executable as an error naming it", async () => {
     await expect(startProcess({ name: "ghost", command: "/nonexistent/ghost", args: [] })).rejects.toThrow(
       /cannot start ghost/,
