@@ -71,24 +71,43 @@ async function loadKind(
   }
   const problems: string[] = [];
   for (const { root, builtIn } of roots) {
-    const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (!entry.isDirectory()) continue;
-      const dir = path.join(root, entry.name);
-      const file = path.join(dir, FILE_NAME[kind]);
-      if (!(await exists(file))) continue;
-      try {
-        const loaded =
-          kind === "proxy" ? await loadProxyFile(file, builtIn) : await loadScenarioFile(file, builtIn);
-        out.set(loaded.manifest.name, loaded);
-      } catch (err) {
-        if (err instanceof UserError) problems.push(err.message);
-        else throw err;
-      }
-    }
+    await loadEachFolder(
+      root,
+      FILE_NAME[kind],
+      (file) => (kind === "proxy" ? loadProxyFile(file, builtIn) : loadScenarioFile(file, builtIn)),
+      out,
+      problems,
+    );
   }
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return out;
+}
+
+/**
+ * Loads `<root>/<folder>/<fileName>` of every folder of `root` that has one, in name order,
+ * into `out` by manifest name (a later root overrides an earlier one). A file that does not
+ * validate adds its message to `problems`, so that every broken file is reported at once.
+ */
+export async function loadEachFolder<T extends { manifest: { name: string } }>(
+  root: string,
+  fileName: string,
+  load: (file: string) => Promise<T>,
+  out: Map<string, T>,
+  problems: string[],
+): Promise<void> {
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!entry.isDirectory()) continue;
+    const file = path.join(root, entry.name, fileName);
+    if (!(await exists(file))) continue;
+    try {
+      const loaded = await load(file);
+      out.set(loaded.manifest.name, loaded);
+    } catch (err) {
+      if (err instanceof UserError) problems.push(err.message);
+      else throw err;
+    }
+  }
 }
 
 export async function loadProxyFile(file: string, builtIn = false): Promise<LoadedProxy> {

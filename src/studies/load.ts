@@ -3,6 +3,7 @@ import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import {
   lineOfPath,
+  loadEachFolder,
   loadScenarioFile,
   parseManifest,
   type LoadedScenario,
@@ -76,19 +77,7 @@ export async function loadStudyFile(file: string): Promise<LoadedStudy> {
 export async function loadStudies(dir: string = BUILTIN_STUDIES_DIR): Promise<Map<string, LoadedStudy>> {
   const out = new Map<string, LoadedStudy>();
   const problems: string[] = [];
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!entry.isDirectory()) continue;
-    const file = path.join(dir, entry.name, STUDY_FILE);
-    if (!(await isFile(file))) continue;
-    try {
-      const loaded = await loadStudyFile(file);
-      out.set(loaded.manifest.name, loaded);
-    } catch (err) {
-      if (err instanceof UserError) problems.push(err.message);
-      else throw err;
-    }
-  }
+  await loadEachFolder(dir, STUDY_FILE, loadStudyFile, out, problems);
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return out;
 }

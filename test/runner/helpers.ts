@@ -9,6 +9,7 @@ import { PROJECT_ROOT } from "../../src/util/paths.js";
 export interface ProcInfo {
   pid: number;
   ppid: number;
+  pgid: number;
   start: string;
   cmd: string;
 }
@@ -22,7 +23,13 @@ export function allProcesses(): ProcInfo[] {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (fields[0] === "Z") continue;
       const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
-      out.push({ pid: Number(entry), ppid: Number(fields[1]), start: fields[19] ?? "", cmd });
+      out.push({
+        pid: Number(entry),
+        ppid: Number(fields[1]),
+        pgid: Number(fields[2]),
+        start: fields[19] ?? "",
+        cmd,
+      });
     } catch {
       // exited meanwhile
     }
@@ -47,6 +54,11 @@ export function descendants(pid: number): ProcInfo[] {
 export function stillRunning(procs: ProcInfo[]): ProcInfo[] {
   const now = new Map(allProcesses().map((p) => [p.pid, p.start]));
   return procs.filter((p) => now.get(p.pid) === p.start);
+}
+
+/** Live members of a process group (an nginx master's workers, say). */
+export function processGroupMembers(pgid: number): ProcInfo[] {
+  return allProcesses().filter((p) => p.pgid === pgid);
 }
 
 /** Processes whose command line mentions `text` (a results folder). */

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -15,20 +14,11 @@ import {
   lightScenarioDir,
   measuredStatus,
   processesMentioning,
+  processGroupMembers,
 } from "./helpers.js";
 
 // Real upstream, nginx, haproxy and k6, through the runner, a few seconds each.
 const cpus = os.cpus().length >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0,proxy=0,upstream=0";
-
-/** Processes still running in a process group (zombies waiting to be reaped do not count). */
-function processGroupMembers(pgid: number): string[] {
-  const out = execFileSync("ps", ["-e", "-o", "pid=,pgid=,stat=,args="], { encoding: "utf8" });
-  return out
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, group, state]) => Number(group) === pgid && !state?.startsWith("Z"))
-    .map((fields) => fields.join(" "));
-}
 
 describe("runner with real proxies", () => {
   let scenarios: string;

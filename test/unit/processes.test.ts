@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import {
   liveProcesses,
   pinnedCommand,
@@ -7,15 +6,11 @@ import {
   runCommand,
   startProcess,
 } from "../../src/util/processes.js";
+import { processGroupMembers } from "../runner/helpers.js";
 
-/** Processes of a group that still run (zombies waiting for init to reap them do not count). */
+/** Pids of a group that still run (zombies waiting for init to reap them do not count). */
 function pidsInGroup(pgid: number): number[] {
-  const out = execFileSync("ps", ["-e", "-o", "pid=,pgid=,stat="], { encoding: "utf8" });
-  return out
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, group, state]) => Number(group) === pgid && !state?.startsWith("Z"))
-    .map(([pid]) => Number(pid));
+  return processGroupMembers(pgid).map((p) => p.pid);
 }
 
 describe("pinnedCommand", () => {
