@@ -1,6 +1,12 @@
 import type { Command } from "commander";
 import { readResults } from "../results/io.js";
-import { compareResults, DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT, hasRegression } from "../report/compare.js";
+import {
+  compareResults,
+  compareVariants,
+  DEFAULT_ALPHA,
+  DEFAULT_THRESHOLD_PCT,
+  hasRegression,
+} from "../report/compare.js";
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { UserError } from "../util/errors.js";
@@ -9,8 +15,10 @@ export const COMPARE_FORMATS = ["markdown", "json"] as const;
 export type CompareFormat = (typeof COMPARE_FORMATS)[number];
 
 export interface CompareSettings {
-  baseDir: string;
-  headDir: string;
+  /** Two runs (unpaired) or one run holding variants (paired). */
+  dirs: [string] | [string, string];
+  baseVariant?: string;
+  headVariant?: string;
   thresholdPct: number;
   alpha: number;
   failOnRegression: boolean;
@@ -19,6 +27,8 @@ export interface CompareSettings {
 }
 
 interface RawOptions {
+  base?: string;
+  head?: string;
   threshold?: string;
   alpha?: string;
   failOnRegression?: boolean;
@@ -42,14 +52,23 @@ function number(
 }
 
 /** Reads and checks the command's arguments; errors name the flag. */
-export function compareSettings(baseDir: string, headDir: string, options: RawOptions): CompareSettings {
+export function compareSettings(dirs: string[], options: RawOptions): CompareSettings {
+  if (dirs.length === 0 || dirs.length > 2) {
+    throw new UserError(
+      `compare: expected RUN_DIR (a run with variants) or BASE_DIR HEAD_DIR (two runs), got ${dirs.length} arguments`,
+    );
+  }
+  if (dirs.length === 2 && (options.base !== undefined || options.head !== undefined)) {
+    throw new UserError("--base/--head pick variants of one run: give one RUN_DIR with them");
+  }
   const format = options.format ?? "markdown";
   if (!(COMPARE_FORMATS as readonly string[]).includes(format)) {
     throw new UserError(`--format: expected one of ${COMPARE_FORMATS.join(", ")}, got '${format}'`);
   }
   const settings: CompareSettings = {
-    baseDir,
-    headDir,
+    dirs: dirs as CompareSettings["dirs"],
+    ...(options.base !== undefined ? { baseVariant: options.base } : {}),
+    ...(options.head !== undefined ? { headVariant: options.head } : {}),
     thresholdPct: number(
       "--threshold",
       options.threshold,
@@ -67,12 +86,16 @@ export function compareSettings(baseDir: string, headDir: string, options: RawOp
 
 /** Returns the exit code: 1 when asked to fail on a regression and there is one. */
 export async function runCompare(settings: CompareSettings): Promise<number> {
-  const base = await readResults(settings.baseDir);
-  const head = await readResults(settings.headDir);
-  const comparison = compareResults(base, head, {
-    thresholdPct: settings.thresholdPct,
-    alpha: settings.alpha,
-  });
+  const options = { thresholdPct: settings.thresholdPct, alpha: settings.alpha };
+  const [first, second] = settings.dirs;
+  const comparison =
+    second === undefined
+      ? compareVariants(await readResults(first), {
+          ...options,
+          ...(settings.baseVariant !== undefined ? { base: settings.baseVariant } : {}),
+          ...(settings.headVariant !== undefined ? { head: settings.headVariant } : {}),
+        })
+      : compareResults(await readResults(first), await readResults(second), options);
   const text =
     settings.format === "json"
       ? `${JSON.stringify(comparison, null, 2)}\n`
@@ -85,16 +108,24 @@ export function register(program: Command): void {
   program
     .command("compare")
     .description(
-      "Head against base, per cell and metric: change, 95% interval, Mann-Whitney p-value, verdict.",
+      "Head against base, per cell and metric: change, interval, p-value, verdict. One RUN_DIR holding variants (--variant): paired by round; two runs: unpaired.",
     )
-    .argument("<base-dir>", "results directory (or results.json) of the baseline")
-    .argument("<head-dir>", "results directory (or results.json) of the candidate")
+    .argument(
+      "<dirs...>",
+      "RUN_DIR of a variant run, or BASE_DIR HEAD_DIR (results directories or results.json)",
+    )
+    .option("--base <variant>", "with one RUN_DIR: the baseline variant (default: 'base', else the first)")
+    .option("--head <variant>", "with one RUN_DIR: the candidate variant (default: 'head', else the second)")
     .option("--threshold <pct>", "smallest % change that counts", String(DEFAULT_THRESHOLD_PCT))
-    .option("--alpha <a>", "significance level of the test", String(DEFAULT_ALPHA))
+    .option(
+      "--alpha <a>",
+      "chance of any false verdict in the whole comparison (split over its tests)",
+      String(DEFAULT_ALPHA),
+    )
     .option("--fail-on-regression", "exit 1 when any metric regressed")
     .option("--format <format>", `output format: ${COMPARE_FORMATS.join(", ")}`, "markdown")
     .option("--out <file>", "write to this file instead of stdout")
-    .action(async (baseDir: string, headDir: string, options: RawOptions) => {
-      process.exitCode = await runCompare(compareSettings(baseDir, headDir, options));
+    .action(async (dirs: string[], options: RawOptions) => {
+      process.exitCode = await runCompare(compareSettings(dirs, options));
     });
 }

@@ -39,3 +39,16 @@ export function parsePositiveNumber(value: string): number {
   }
   return n;
 }
+
+export function parseNonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`'${value}' is not a whole number >= 0`);
+  return Number(value);
+}
+
+export function parseNonNegativeNumber(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0) {
+    throw new InvalidArgumentError(`'${value}' is not a number >= 0`);
+  }
+  return n;
+}

@@ -7,8 +7,17 @@ import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
 import { runStudy } from "../studies/run.js";
+import { parseVariant } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
-import { collect, parseCsv, parsePositiveInt, parsePositiveNumber, parseSeconds } from "./options.js";
+import {
+  collect,
+  parseCsv,
+  parseNonNegativeInt,
+  parseNonNegativeNumber,
+  parsePositiveInt,
+  parsePositiveNumber,
+  parseSeconds,
+} from "./options.js";
 
 interface RunFlags {
   proxies?: string[];
@@ -28,6 +37,11 @@ interface RunFlags {
   study?: string;
   findMaxRate?: boolean;
   maxP99?: number;
+  variant?: string[];
+  noiseLimit?: number;
+  retries?: number;
+  roundOrder?: "abba" | "random";
+  seed?: number;
 }
 
 export function register(program: Command): void {
@@ -65,6 +79,28 @@ export function register(program: Command): void {
     )
     .option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)", collect)
     .option("--scenarios-dir <dir>", "extra folder of scenarios/<name>/scenario.yml (repeatable)", collect)
+    .option(
+      "--variant <name=dir>",
+      "measure this variant's proxies/ and scenarios/ side by side with the others, in rounds (repeatable; e.g. base=../main head=.)",
+      collect,
+    )
+    .addOption(
+      new Option("--round-order <order>", "order of the cells in each round (default: abba)").choices([
+        "abba",
+        "random",
+      ]),
+    )
+    .option("--seed <n>", "seed of --round-order random (default: drawn and recorded)", parseNonNegativeInt)
+    .option(
+      "--noise-limit <cores>",
+      "other processes' CPU plus steal on the pinned cores above which a repetition is noisy and measured again (default: 0.05)",
+      parseNonNegativeNumber,
+    )
+    .option(
+      "--retries <n>",
+      "times a noisy repetition, or one that dropped iterations, is measured again (default: 2)",
+      parseNonNegativeInt,
+    )
     .option("-o, --out <dir>", "results directory (default: results/<YYYYMMDD-HHMMSS>)")
     .option("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings")
     .option(
@@ -131,6 +167,10 @@ export function checkModes(flags: RunFlags): void {
     if (flags.runtime !== undefined && flags.runtime !== "native")
       clash("--find-max-rate", `--runtime ${flags.runtime}`);
   }
+  if (flags.variant) {
+    if (flags.study !== undefined) clash("--variant", "--study");
+    if (flags.findMaxRate) clash("--variant", "--find-max-rate");
+  }
   if (flags.maxP99 !== undefined && !flags.findMaxRate)
     throw new UserError("--max-p99 goes with --find-max-rate");
 }
@@ -168,5 +208,10 @@ export function toRequest(flags: RunFlags): RunRequest {
     ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
     ...(flags.out !== undefined ? { out: flags.out } : {}),
     ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
+    ...(flags.variant ? { variants: flags.variant.map((v) => parseVariant(v)) } : {}),
+    ...(flags.noiseLimit !== undefined ? { noiseLimit: flags.noiseLimit } : {}),
+    ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
+    ...(flags.roundOrder !== undefined ? { roundOrder: flags.roundOrder } : {}),
+    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
   };
 }

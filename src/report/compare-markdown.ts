@@ -3,6 +3,7 @@ import { escapeMarkdown } from "./escape.js";
 import { formatMs, formatPercent, formatPValue, formatRps } from "./format.js";
 import {
   comparisonHeadline,
+  formatConfidence,
   type Comparison,
   type MetricComparison,
   type RunInfo,
@@ -24,7 +25,10 @@ const VERDICT_TEXT: Record<Verdict, string> = {
 };
 
 function describeRun(run: RunInfo): string {
-  let text = escapeMarkdown(run.runId);
+  let text =
+    run.variant === undefined
+      ? escapeMarkdown(run.runId)
+      : `**${escapeMarkdown(run.variant)}** in ${escapeMarkdown(run.runId)}`;
   if (run.commit !== undefined) {
     text += ` (${escapeMarkdown(run.commit.slice(0, 12))}`;
     if (run.branch !== undefined) text += ` on ${escapeMarkdown(run.branch)}`;
@@ -37,8 +41,22 @@ function formatValue(m: MetricComparison, value: number): string {
   return m.metric === "rps" ? formatRps(value) : formatMs(value);
 }
 
+function verdictText(m: MetricComparison, unit: string): string {
+  if (m.verdict !== "inconclusive" || m.more === undefined) return VERDICT_TEXT[m.verdict];
+  return `inconclusive (about ${m.more} more ${unit})`;
+}
+
 function interval(m: MetricComparison): string {
   return m.ci === undefined ? "n/a" : `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}`;
+}
+
+function methodText(c: Comparison): string {
+  const level = formatConfidence(c.confidence);
+  const test =
+    c.mode === "paired"
+      ? `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its ${level} interval (exact Wilcoxon signed-rank)`
+      : `the Hodges-Lehmann estimate of the ratio head/base with its ${level} interval (Mann-Whitney U)`;
+  return `${test}, ${level} = 1 - ${c.alpha}/${c.tests} for ${c.tests} tested metrics (Bonferroni: at most ${c.alpha} chance of any false verdict in this comparison); regressed or improved when the interval excludes 0 and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive.`;
 }
 
 /** The comparison as markdown: the headline first, then one row per cell and metric. */
@@ -54,7 +72,7 @@ export function renderComparisonMarkdown(
     [
       `- **Base**: ${describeRun(comparison.base)}`,
       `- **Head**: ${describeRun(comparison.head)}`,
-      `- **Method**: medians of the repetitions; change = (head - base) / base; ${Math.round(comparison.confidence * 100)}% Hodges-Lehmann interval of the change (pairwise ratios head/base); two-sided Mann-Whitney U p-value; a regression or improvement needs p < ${comparison.alpha}, |change| > ${comparison.thresholdPct}% and an interval excluding 0; unchanged when the interval lies within ±${comparison.thresholdPct}%.`,
+      `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`,
     ].join("\n"),
   );
   if (comparison.notes.length > 0)
@@ -74,17 +92,27 @@ export function renderComparisonMarkdown(
         m.label,
         formatValue(m, m.base.median),
         formatValue(m, m.head.median),
-        m.changePct === undefined ? "n/a" : formatPercent(m.changePct),
+        m.hlChangePct === undefined ? "n/a" : formatPercent(m.hlChangePct),
         interval(m),
         formatPValue(m.p),
-        `${m.base.n} / ${m.head.n}`,
-        VERDICT_TEXT[m.verdict],
+        comparison.mode === "paired" ? String(m.n) : `${m.base.n} / ${m.head.n}`,
+        verdictText(m, comparison.mode === "paired" ? "rounds" : "repetitions"),
       ]);
     }
   }
   if (rows.length > 0) {
-    const header = ["Cell", "Metric", "Base", "Head", "Change", "95% interval", "p", "n", "Verdict"];
-    if (comparison.confidence !== 0.95) header[5] = `${Math.round(comparison.confidence * 100)}% interval`;
+    const n = comparison.mode === "paired" ? "rounds" : "n";
+    const header = [
+      "Cell",
+      "Metric",
+      "Base",
+      "Head",
+      "Change",
+      `${formatConfidence(comparison.confidence)} interval`,
+      "p",
+      n,
+      "Verdict",
+    ];
     parts.push(markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] }));
   } else if (comparison.cells.length === 0) {
     parts.push("No cell could be compared.");

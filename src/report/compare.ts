@@ -1,19 +1,27 @@
 import { median } from "simple-statistics";
-import type { Cell, Results } from "../results/schema.js";
-import { hodgesLehmannPercentChange } from "../stats/hodges-lehmann.js";
-import { mannWhitneyU, minimumExactP } from "../stats/mann-whitney.js";
+import { cellKey, type Cell, type Repetition, type Results } from "../results/schema.js";
+import { hodgesLehmannPercentChange, intervalRank } from "../stats/hodges-lehmann.js";
+import { mannWhitneyU } from "../stats/mann-whitney.js";
+import { decideVerdict, type Verdict } from "../stats/verdict.js";
+import { hodgesLehmannPaired, pairsNeededFor, wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import { UserError } from "../util/errors.js";
 import { displayReasons } from "./model.js";
 import { percentChange } from "./tables.js";
 
 /**
- * Candidate (head) against baseline (base), cell by cell (joined on the cell id) and metric by
- * metric: medians of the repetitions, % change, a 95% Hodges-Lehmann interval for the change
- * (on the ratio scale), a two-sided Mann-Whitney U p-value, and a verdict that needs
- * significance, an effect above the threshold and an interval that excludes zero.
+ * Candidate (head) against baseline (base), cell by cell and metric by metric, in one of two
+ * modes:
+ * - paired (one run holding variants, `compareVariants`): the repetitions of base and head of
+ *   one round form a pair; per pair the log ratio head/base; an exact Wilcoxon signed-rank test
+ *   and the Hodges-Lehmann estimate of the ratio with its interval;
+ * - unpaired (two runs made at different times, `compareResults`): Mann-Whitney U and the
+ *   two-sample Hodges-Lehmann interval, labelled as such everywhere it is shown.
+ * Either way the interval is at the family's confidence, 1 - alpha/m with m every tested metric
+ * of every compared cell (Bonferroni), and the verdict follows src/stats/verdict.ts.
  */
 
-export type Verdict = "improved" | "regressed" | "unchanged" | "inconclusive";
-export const VERDICTS: readonly Verdict[] = ["regressed", "improved", "unchanged", "inconclusive"];
+export type { Verdict } from "../stats/verdict.js";
+export { VERDICTS } from "../stats/verdict.js";
 
 export type CompareMetric = "rps" | "mean" | "p50" | "p99";
 
@@ -31,10 +39,8 @@ export const COMPARE_METRICS: ReadonlyArray<{
 export interface CompareOptions {
   /** Smallest |% change| that counts as a change (default 5). */
   thresholdPct?: number;
-  /** Significance level of the Mann-Whitney test (default 0.05). */
+  /** False-alarm rate of the whole comparison (default 0.05). */
   alpha?: number;
-  /** Confidence of the interval (default 0.95). */
-  confidence?: number;
 }
 
 export interface SampleSummary {
@@ -51,17 +57,22 @@ export interface MetricComparison {
   head: SampleSummary;
   /** (head - base) / base * 100 of the medians; undefined when the base median is 0. */
   changePct?: number;
-  /** Hodges-Lehmann interval of the % change (ratio of head to base values, minus 1). */
+  /** Interval of the % change at the family's confidence. */
   ci?: [number, number];
-  /** Confidence the interval actually reaches (U is discrete: at least the one asked for). */
+  /** Confidence the interval actually reaches (the tests are discrete: at least the family's). */
   ciConfidence?: number;
-  /** Hodges-Lehmann estimate of the % change (median of the pairwise ratios). */
+  /** Hodges-Lehmann estimate of the % change: what the verdict weighs against the threshold. */
   hlChangePct?: number;
+  /** Unadjusted two-sided p-value (Wilcoxon signed-rank when paired, Mann-Whitney U otherwise). */
   p: number;
   pMethod: "exact" | "normal";
+  /** Pairs (paired) or the smaller sample (unpaired). */
+  n: number;
   verdict: Verdict;
   /** Why the verdict is what it is, in a few words. */
   why: string;
+  /** For an inconclusive metric: about how many more rounds or repetitions would decide it. */
+  more?: number;
 }
 
 export interface CellComparison {
@@ -71,6 +82,8 @@ export interface CellComparison {
   proxy: string;
   engine: string;
   metrics: MetricComparison[];
+  /** Set when base and head ran different scenario settings (a variant's own scenario). */
+  scenarioDiffers?: string;
 }
 
 export interface NotCompared {
@@ -84,6 +97,7 @@ export interface NotCompared {
 
 export interface RunInfo {
   runId: string;
+  variant?: string;
   commit?: string;
   branch?: string;
   message?: string;
@@ -91,9 +105,15 @@ export interface RunInfo {
 }
 
 export interface Comparison {
+  mode: "paired" | "unpaired";
+  /** "paired over 10 rounds" or "unpaired: runs at different times": shown in every output. */
+  label: string;
   thresholdPct: number;
   alpha: number;
+  /** The family's confidence: 1 - alpha / tests. */
   confidence: number;
+  /** Tested metrics over all compared cells (the Bonferroni m). */
+  tests: number;
   base: RunInfo;
   head: RunInfo;
   cells: CellComparison[];
@@ -105,72 +125,49 @@ export interface Comparison {
 
 export const DEFAULT_THRESHOLD_PCT = 5;
 export const DEFAULT_ALPHA = 0.05;
+export const UNPAIRED_LABEL = "unpaired: runs at different times";
 
-function values(cell: Cell, metric: CompareMetric): number[] {
-  return cell.repetitions.map((r) => (metric === "rps" ? r.rps : r.latencyMs[metric]));
+function metricValue(r: Repetition, metric: CompareMetric): number {
+  return metric === "rps" ? r.rps : r.latencyMs[metric];
 }
 
 function summary(xs: number[]): SampleSummary {
-  return { median: median(xs), n: xs.length, values: xs };
+  return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
 }
 
-function pct(x: number): string {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
+function toPct(logRatio: number): number {
+  return (Math.exp(logRatio) - 1) * 100;
 }
 
-/** The verdict rule, on its own so it can be tested with a table of cases. */
-export function decideVerdict(input: {
-  changePct: number | undefined;
-  ci: [number, number] | undefined;
-  p: number;
-  biggerIsBetter: boolean;
+type MetricSpec = (typeof COMPARE_METRICS)[number];
+
+interface FamilyLevel {
   thresholdPct: number;
+  confidence: number;
   alpha: number;
-}): { verdict: Verdict; why: string } {
-  const { changePct, ci, p, biggerIsBetter, thresholdPct, alpha } = input;
-  if (changePct === undefined)
-    return { verdict: "inconclusive", why: "no % change: the base median is zero" };
-  if (ci === undefined)
-    return { verdict: "inconclusive", why: "no interval: too few repetitions or a zero value" };
-  const excludesZero = ci[0] > 0 || ci[1] < 0;
-  const sameSide = (ci[0] > 0 && changePct > 0) || (ci[1] < 0 && changePct < 0);
-  if (p < alpha && Math.abs(changePct) > thresholdPct && excludesZero && sameSide) {
-    const better = biggerIsBetter ? changePct > 0 : changePct < 0;
-    return {
-      verdict: better ? "improved" : "regressed",
-      why: `p < ${alpha}, |change| > ${thresholdPct}%, interval excludes 0`,
-    };
-  }
-  if (ci[0] >= -thresholdPct && ci[1] <= thresholdPct) {
-    return { verdict: "unchanged", why: `interval within ±${thresholdPct}%` };
-  }
-  const reasons: string[] = [];
-  if (p >= alpha) reasons.push(`p ≥ ${alpha}`);
-  if (Math.abs(changePct) <= thresholdPct) reasons.push(`|change| ≤ ${thresholdPct}%`);
-  if (!excludesZero) reasons.push("interval includes 0");
-  reasons.push(`interval [${pct(ci[0])}, ${pct(ci[1])}] not within ±${thresholdPct}%`);
-  return { verdict: "inconclusive", why: reasons.join(", ") };
 }
 
-export function compareMetric(
+function finish(
+  spec: MetricSpec,
   base: number[],
   head: number[],
-  spec: { metric: CompareMetric; label: string; biggerIsBetter: boolean },
-  options: Required<CompareOptions>,
+  test: { p: number; method: "exact" | "normal"; n: number; nNeeded: number; unit: string },
+  hl: { estimate: number; low?: number; high?: number; confidence?: number } | undefined,
+  level: FamilyLevel,
 ): MetricComparison {
   const b = summary(base);
   const h = summary(head);
   const changePct = percentChange(h.median, b.median);
-  const hl = hodgesLehmannPercentChange(base, head, options.confidence);
-  const ci: [number, number] | undefined = hl === undefined ? undefined : [hl.low, hl.high];
-  const test = mannWhitneyU(head, base);
+  const ci: [number, number] | undefined =
+    hl?.low !== undefined && hl.high !== undefined ? [hl.low, hl.high] : undefined;
   const decided = decideVerdict({
-    changePct,
+    estimatePct: hl?.estimate,
     ci,
-    p: test.p,
     biggerIsBetter: spec.biggerIsBetter,
-    thresholdPct: options.thresholdPct,
-    alpha: options.alpha,
+    thresholdPct: level.thresholdPct,
+    n: test.n,
+    nNeeded: test.nNeeded,
+    unit: test.unit,
   });
   const out: MetricComparison = {
     ...spec,
@@ -178,21 +175,90 @@ export function compareMetric(
     head: h,
     p: test.p,
     pMethod: test.method,
+    n: test.n,
     verdict: decided.verdict,
     why: decided.why,
   };
   if (changePct !== undefined) out.changePct = changePct;
-  if (hl !== undefined) {
-    out.ci = [hl.low, hl.high];
-    out.ciConfidence = hl.confidence;
-    out.hlChangePct = hl.estimate;
+  if (hl !== undefined) out.hlChangePct = hl.estimate;
+  if (ci !== undefined) {
+    out.ci = ci;
+    if (hl?.confidence !== undefined) out.ciConfidence = hl.confidence;
   }
+  if (decided.more !== undefined) out.more = decided.more;
   return out;
 }
 
-function runInfo(results: Results): RunInfo {
+/** One metric of two independent samples (two runs). */
+export function compareMetric(
+  base: number[],
+  head: number[],
+  spec: MetricSpec,
+  level: FamilyLevel,
+): MetricComparison {
+  const positive = [...base, ...head].every((v) => v > 0);
+  const hl = positive ? hodgesLehmannPercentChange(base, head, level.confidence) : undefined;
+  const test = mannWhitneyU(head, base);
+  return finish(
+    spec,
+    base,
+    head,
+    {
+      p: test.p,
+      method: test.method,
+      n: Math.min(base.length, head.length),
+      nNeeded: repetitionsNeeded(level.confidence),
+      unit: "repetitions",
+    },
+    hl === undefined ? undefined : { ...hl },
+    level,
+  );
+}
+
+/** One metric of pairs (base, head) measured in the same round. */
+export function comparePairedMetric(
+  pairs: Array<[number, number]>,
+  spec: MetricSpec,
+  level: FamilyLevel,
+): MetricComparison {
+  const base = pairs.map(([b]) => b);
+  const head = pairs.map(([, h]) => h);
+  const usable = pairs.filter(([b, h]) => b > 0 && h > 0);
+  const logRatios = usable.map(([b, h]) => Math.log(h / b));
+  const test = wilcoxonSignedRank(logRatios);
+  const hl = usable.length === pairs.length ? hodgesLehmannPaired(logRatios, level.confidence) : undefined;
+  const hlPct = hl && {
+    estimate: toPct(hl.estimate),
+    ...(hl.low !== undefined ? { low: toPct(hl.low) } : {}),
+    ...(hl.high !== undefined ? { high: toPct(hl.high) } : {}),
+    ...(hl.confidence !== undefined ? { confidence: hl.confidence } : {}),
+  };
+  return finish(
+    spec,
+    base,
+    head,
+    {
+      p: test.p,
+      method: test.method,
+      n: pairs.length,
+      nNeeded: pairsNeededFor(1 - level.confidence),
+      unit: "rounds",
+    },
+    hlPct,
+    level,
+  );
+}
+
+/** Fewest repetitions on each side that give a two-sample interval at this confidence. */
+function repetitionsNeeded(confidence: number): number {
+  for (let n = 2; n <= 30; n++) if (intervalRank(n, n, confidence).k >= 1) return n;
+  return 30;
+}
+
+function runInfo(results: Results, variant?: string): RunInfo {
   const git = results.environment.git;
   const info: RunInfo = { runId: results.runId, repetitions: results.settings.repetitions };
+  if (variant !== undefined) info.variant = variant;
   if (git.commit !== undefined) info.commit = git.commit;
   if (git.branch !== undefined) info.branch = git.branch;
   if (git.message !== undefined) info.message = git.message.split("\n")[0] ?? "";
@@ -205,7 +271,7 @@ function describeStatus(cell: Cell): string {
 
 function where(cell: Cell) {
   return {
-    id: cell.id,
+    id: cellKey(cell),
     scenario: cell.scenario,
     loadLabel: cell.load.label,
     proxy: cell.proxy,
@@ -225,74 +291,200 @@ function machineNotes(base: Results, head: Results): string[] {
   return notes;
 }
 
-export function compareResults(base: Results, head: Results, options: CompareOptions = {}): Comparison {
-  const settings: Required<CompareOptions> = {
+/** Why a pair of cells cannot be compared; undefined when it can. */
+function cannotCompare(base: Cell, head: Cell): string | undefined {
+  const problems: string[] = [];
+  if (base.status !== "ok") problems.push(`base is ${describeStatus(base)}`);
+  if (head.status !== "ok") problems.push(`head is ${describeStatus(head)}`);
+  if (problems.length === 0 && (base.repetitions.length === 0 || head.repetitions.length === 0)) {
+    problems.push("no measured repetitions");
+  }
+  return problems.length > 0 ? problems.join("; ") : undefined;
+}
+
+interface Matched {
+  pairs: Array<{ base: Cell; head: Cell }>;
+  notCompared: NotCompared[];
+}
+
+/** Joins head cells to base cells on their key (the id without the variant). */
+function matchCells(baseCells: readonly Cell[], headCells: readonly Cell[]): Matched {
+  const byKey = new Map(baseCells.map((c) => [cellKey(c), c]));
+  const headKeys = new Set(headCells.map((c) => cellKey(c)));
+  const out: Matched = { pairs: [], notCompared: [] };
+  for (const head of headCells) {
+    const base = byKey.get(cellKey(head));
+    const reason = base === undefined ? "only in head (new cell)" : cannotCompare(base, head);
+    if (base === undefined || reason !== undefined)
+      out.notCompared.push({ ...where(head), reason: reason ?? "" });
+    else out.pairs.push({ base, head });
+  }
+  for (const base of baseCells) {
+    if (!headKeys.has(cellKey(base)))
+      out.notCompared.push({ ...where(base), reason: "only in base (missing in head)" });
+  }
+  return out;
+}
+
+function familyLevel(tests: number, options: CompareOptions): FamilyLevel {
+  const alpha = options.alpha ?? DEFAULT_ALPHA;
+  return {
+    alpha,
     thresholdPct: options.thresholdPct ?? DEFAULT_THRESHOLD_PCT,
-    alpha: options.alpha ?? DEFAULT_ALPHA,
-    confidence: options.confidence ?? 0.95,
+    confidence: 1 - alpha / Math.max(1, tests),
   };
-  const baseCells = new Map(base.cells.map((c) => [c.id, c]));
-  const headIds = new Set(head.cells.map((c) => c.id));
-  const cells: CellComparison[] = [];
-  const notCompared: NotCompared[] = [];
+}
+
+function countVerdicts(cells: readonly CellComparison[]): Record<Verdict, number> {
   const counts: Record<Verdict, number> = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
-  const sizes = new Set<string>();
-  const loadNotes: string[] = [];
-  let smallestMinimumP = 0;
+  for (const c of cells) for (const m of c.metrics) counts[m.verdict] += 1;
+  return counts;
+}
 
-  for (const headCell of head.cells) {
-    const baseCell = baseCells.get(headCell.id);
-    if (baseCell === undefined) {
-      notCompared.push({ ...where(headCell), reason: "only in head (new cell)" });
-      continue;
-    }
-    const problems: string[] = [];
-    if (baseCell.status !== "ok") problems.push(`base is ${describeStatus(baseCell)}`);
-    if (headCell.status !== "ok") problems.push(`head is ${describeStatus(headCell)}`);
-    if (problems.length === 0 && (baseCell.repetitions.length === 0 || headCell.repetitions.length === 0)) {
-      problems.push("no measured repetitions");
-    }
-    if (problems.length > 0) {
-      notCompared.push({ ...where(headCell), reason: problems.join("; ") });
-      continue;
-    }
-    if (JSON.stringify(baseCell.load) !== JSON.stringify(headCell.load)) {
-      loadNotes.push(
-        `${headCell.id}: the load differs between base (${JSON.stringify(baseCell.load)}) and head (${JSON.stringify(headCell.load)}): the change may come from the load, not the proxy.`,
-      );
-    }
-    const n1 = headCell.repetitions.length;
-    const n2 = baseCell.repetitions.length;
-    sizes.add(`${n2} vs ${n1}`);
-    smallestMinimumP = Math.max(smallestMinimumP, minimumExactP(n1, n2));
-    const metrics = COMPARE_METRICS.map((spec) =>
-      compareMetric(values(baseCell, spec.metric), values(headCell, spec.metric), spec, settings),
-    );
-    for (const m of metrics) counts[m.verdict] += 1;
-    cells.push({ ...where(headCell), metrics });
-  }
-  for (const baseCell of base.cells) {
-    if (!headIds.has(baseCell.id))
-      notCompared.push({ ...where(baseCell), reason: "only in base (missing in head)" });
-  }
+function loadNote(base: Cell, head: Cell): string | undefined {
+  if (JSON.stringify(base.load) === JSON.stringify(head.load)) return undefined;
+  return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
+}
 
-  const notes = [...machineNotes(base, head), ...loadNotes];
-  if (cells.length > 0 && smallestMinimumP >= settings.alpha) {
+/** Two runs made at different times: independent samples, labelled unpaired. */
+export function compareResults(base: Results, head: Results, options: CompareOptions = {}): Comparison {
+  const matched = matchCells(base.cells, head.cells);
+  const level = familyLevel(matched.pairs.length * COMPARE_METRICS.length, options);
+  const cells = matched.pairs.map(({ base: b, head: h }) => ({
+    ...where(h),
+    metrics: COMPARE_METRICS.map((spec) =>
+      compareMetric(
+        b.repetitions.map((r) => metricValue(r, spec.metric)),
+        h.repetitions.map((r) => metricValue(r, spec.metric)),
+        spec,
+        level,
+      ),
+    ),
+  }));
+  const notes = [
+    `Unpaired: base and head ran at different times, so drift between the runs (other work on the machine, frequency, caches) is counted as change. Run both in one run with --variant for a paired comparison.`,
+    ...machineNotes(base, head),
+    ...matched.pairs
+      .map(({ base: b, head: h }) => loadNote(b, h))
+      .filter((n): n is string => n !== undefined),
+  ];
+  const needed = repetitionsNeeded(level.confidence);
+  const fewest = Math.min(
+    ...matched.pairs.map((p) => Math.min(p.base.repetitions.length, p.head.repetitions.length)),
+  );
+  if (cells.length > 0 && fewest < needed) {
     notes.push(
-      `With ${[...sizes].join(", ")} repetitions the smallest possible Mann-Whitney p-value is ${smallestMinimumP.toFixed(3)}, not below alpha ${settings.alpha}: no regression or improvement can be shown (nor, with 3 against 3, a 95% interval). Run 5 or more repetitions on each side for a verdict at alpha 0.05.`,
+      `With ${fewest} repetitions no interval at ${formatConfidence(level.confidence)} exists (${matched.pairs.length * COMPARE_METRICS.length} tests at alpha ${level.alpha}): no regression or improvement can be shown. Run ${needed} or more repetitions on each side.`,
     );
   }
   return {
-    thresholdPct: settings.thresholdPct,
-    alpha: settings.alpha,
-    confidence: settings.confidence,
+    mode: "unpaired",
+    label: UNPAIRED_LABEL,
+    thresholdPct: level.thresholdPct,
+    alpha: level.alpha,
+    confidence: level.confidence,
+    tests: matched.pairs.length * COMPARE_METRICS.length,
     base: runInfo(base),
     head: runInfo(head),
     cells,
-    notCompared,
-    counts,
+    notCompared: matched.notCompared,
+    counts: countVerdicts(cells),
     notes,
   };
+}
+
+/** The variants a paired comparison takes: the names asked for, else base/head, else the first two. */
+export function pickVariants(results: Results, asked: { base?: string; head?: string }): [string, string] {
+  const names = variantNames(results);
+  if (names.length < 2) {
+    throw new UserError(
+      `${results.runId}: this run holds ${names.length === 0 ? "no variants" : `one variant (${names.join("")})`}; compare two runs with 'proxybench compare BASE HEAD', or run with --variant base=DIR --variant head=DIR`,
+    );
+  }
+  const pick = (flag: string, name: string | undefined, preferred: string, fallback: string) => {
+    if (name !== undefined && !names.includes(name)) {
+      throw new UserError(`${flag}: no variant '${name}' in this run (its variants: ${names.join(", ")})`);
+    }
+    return name ?? (names.includes(preferred) ? preferred : fallback);
+  };
+  const base = pick("--base", asked.base, "base", names[0]!);
+  const head = pick("--head", asked.head, "head", names.find((n) => n !== base) ?? names[1]!);
+  if (base === head) throw new UserError(`--base and --head name the same variant '${base}'`);
+  return [base, head];
+}
+
+export function variantNames(results: Results): string[] {
+  const recorded = results.settings.variants?.map((v) => v.name) ?? [];
+  const seen = results.cells.map((c) => c.variant).filter((v): v is string => v !== undefined);
+  return [...new Set([...recorded, ...seen])];
+}
+
+/** Pairs of one metric by round; rounds measured on one side only are left out. */
+function pairsByRound(base: Cell, head: Cell, metric: CompareMetric): Array<[number, number]> {
+  const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
+  const pairs: Array<[number, number]> = [];
+  for (const b of base.repetitions) {
+    const h = headByRound.get(b.round ?? b.index);
+    if (h !== undefined) pairs.push([metricValue(b, metric), metricValue(h, metric)]);
+  }
+  return pairs;
+}
+
+/** One run holding variants: repetitions paired by round. */
+export function compareVariants(
+  results: Results,
+  options: CompareOptions & { base?: string; head?: string } = {},
+): Comparison {
+  const [baseName, headName] = pickVariants(results, options);
+  const of = (name: string) => results.cells.filter((c) => c.variant === name);
+  const matched = matchCells(of(baseName), of(headName));
+  const tests = matched.pairs.length * COMPARE_METRICS.length;
+  const level = familyLevel(tests, options);
+  const rounds = new Set<number>();
+  const cells: CellComparison[] = matched.pairs.map(({ base, head }) => {
+    const metrics = COMPARE_METRICS.map((spec) =>
+      comparePairedMetric(pairsByRound(base, head, spec.metric), spec, level),
+    );
+    rounds.add(metrics[0]?.n ?? 0);
+    const differs = scenarioDifference(base, head);
+    return { ...where(head), metrics, ...(differs ? { scenarioDiffers: differs } : {}) };
+  });
+  const n = Math.min(...rounds);
+  const notes: string[] = [];
+  const needed = pairsNeededFor(1 - level.confidence);
+  if (cells.length > 0 && n < needed) {
+    notes.push(
+      `With ${n} rounds no interval at ${formatConfidence(level.confidence)} exists (${tests} tests at alpha ${level.alpha}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}).`,
+    );
+  }
+  for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
+  return {
+    mode: "paired",
+    label: `paired over ${rounds.size === 1 ? n : `${n}-${Math.max(...rounds)}`} rounds`,
+    thresholdPct: level.thresholdPct,
+    alpha: level.alpha,
+    confidence: level.confidence,
+    tests,
+    base: runInfo(results, baseName),
+    head: runInfo(results, headName),
+    cells,
+    notCompared: matched.notCompared,
+    counts: countVerdicts(cells),
+    notes,
+  };
+}
+
+/** Says how the variants' scenario settings differ, when they do. */
+function scenarioDifference(base: Cell, head: Cell): string | undefined {
+  const b = base.upstream;
+  const h = head.upstream;
+  if (JSON.stringify(b ?? {}) === JSON.stringify(h ?? {})) return undefined;
+  return `the variants ran different scenario settings (upstream ${JSON.stringify(b ?? {})} in ${base.variant ?? "base"}, ${JSON.stringify(h ?? {})} in ${head.variant ?? "head"}): the change includes that difference.`;
+}
+
+export function formatConfidence(confidence: number): string {
+  const percent = confidence * 100;
+  return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
 }
 
 function plural(n: number, one: string, many: string): string {

@@ -54,7 +54,9 @@ export function chartData(model: ReportModel): ChartData {
       const ok = group.columns.filter((c) => c.status === "ok" && c.values !== undefined);
       return {
         id: `g${i}`,
-        title: group.load ? `${group.scenario} · ${group.load.label}` : group.scenario,
+        title:
+          (group.load ? `${group.scenario} · ${group.load.label}` : group.scenario) +
+          (group.variant !== undefined ? ` · ${group.variant}` : ""),
         proxies: ok.map((c) => c.proxy),
         rps: ok.map((c) => c.values?.rps ?? 0),
         rpsRange: ok.map((c) => range(c.values?.perRepetition.rps ?? [0])),
@@ -162,6 +164,7 @@ function groupHtml(group: ReportGroup, id: string): string {
   let title = escapeHtml(group.scenario);
   if (group.load !== undefined) title += ` · ${escapeHtml(group.load.label)}`;
   if (group.engine !== undefined) title += ` (${escapeHtml(group.engine)})`;
+  if (group.variant !== undefined) title += ` · variant <strong>${escapeHtml(group.variant)}</strong>`;
   const intro: string[] = [];
   if (group.load !== undefined) intro.push(`Load: ${escapeHtml(describeLoad(group.load))}.`);
   if (group.baseline !== undefined && group.baselineProblem === undefined) {

@@ -51,6 +51,7 @@ export function groupTitle(group: ReportGroup): string {
   let title = escapeMarkdown(group.scenario);
   if (group.load !== undefined) title += ` · ${escapeMarkdown(group.load.label)}`;
   if (group.engine !== undefined) title += ` (${escapeMarkdown(group.engine)})`;
+  if (group.variant !== undefined) title += ` · variant **${escapeMarkdown(group.variant)}**`;
   return title;
 }
 

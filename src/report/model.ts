@@ -35,6 +35,8 @@ export interface ReportColumn {
 
 export interface ReportGroup {
   scenario: string;
+  /** The variant of a variant run: each variant's cells form their own group. */
+  variant?: string;
   load?: Load;
   engine?: string;
   /** The column every % and delta is computed against; undefined when there is none. */
@@ -150,7 +152,7 @@ export function orderColumns(columns: ReportColumn[], baseline: string | undefin
 }
 
 function groupKey(cell: Cell): string {
-  return `${cell.scenario}\u0000${cell.load.label}\u0000${cell.engine}`;
+  return `${cell.scenario}\u0000${cell.load.label}\u0000${cell.engine}\u0000${cell.variant ?? ""}`;
 }
 
 function describeLayout(cpus: Results["settings"]["cpus"]): string {
@@ -225,6 +227,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
       engine: first.engine,
       columns: orderColumns(columns, chosen.baseline),
     };
+    if (first.variant !== undefined) group.variant = first.variant;
     if (chosen.baseline !== undefined) group.baseline = chosen.baseline;
     if (chosen.baselineProblem !== undefined) group.baselineProblem = chosen.baselineProblem;
     out.push(group);

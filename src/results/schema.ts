@@ -6,14 +6,16 @@ import { z } from "zod";
  * root is generated from these definitions (`npm run schema`); bump SCHEMA_VERSION on any
  * change that an older reader could misread.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+/** Versions this reader accepts: 1 had no variants, rounds or noise figures. */
+export const READABLE_SCHEMA_VERSIONS = [1, 2] as const;
 
 /** ok: a measurement to publish. Every other status is shown with its reasons, never as numbers. */
-export const CellStatus = z.enum(["ok", "invalid", "failed", "loadgen-bound", "skipped"]);
+export const CellStatus = z.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
 export type CellStatus = z.infer<typeof CellStatus>;
 
 /** Worst first: a cell takes the worst status of its repetitions. */
-export const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "skipped", "ok"];
+export const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "noisy", "skipped", "ok"];
 
 export const Engine = z.enum(["k6", "wrk", "ab"]);
 export type Engine = z.infer<typeof Engine>;
@@ -33,6 +35,25 @@ export type LatencyMs = z.infer<typeof LatencyMs>;
 
 export const Repetition = z.object({
   index: z.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
+  round: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
+  attempts: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Measurements made for this repetition: more than 1 when a noisy one or one with dropped iterations was measured again."),
+  noise: z
+    .object({
+      otherCpu: z.number().describe("CPU used on the run's pinned cores by processes other than the benchmark's own, in cores."),
+      steal: z.number().nonnegative().describe("Steal time on the pinned cores (the hypervisor ran something else), in cores."),
+    })
+    .optional()
+    .describe("Interference measured during the repetition (Linux /proc/stat)."),
   startedAt: z.iso.datetime(),
   durationS: z.number().positive().describe("Measured wall time of the load phase, seconds."),
   status: CellStatus,
@@ -73,7 +94,21 @@ export const Load = z.object({
 export type Load = z.infer<typeof Load>;
 
 export const Cell = z.object({
-  id: z.string().describe("scenario/load/proxy/engine: stable across runs, the key compare and history join on."),
+  id: z
+    .string()
+    .describe("scenario/load/proxy/engine (and @variant in a variant run): stable across runs, the key compare and history join on."),
+  variant: z.string().optional().describe("The variant (--variant NAME=DIR) this cell measured."),
+  upstream: z
+    .object({ latencyMs: z.number().nonnegative(), maxRps: z.number().nonnegative() })
+    .optional()
+    .describe("The built-in upstream's settings from the cell's scenario (a variant may bring its own)."),
+  redone: z
+    .object({
+      noisy: z.number().int().nonnegative().default(0),
+      dropped: z.number().int().nonnegative().default(0),
+    })
+    .optional()
+    .describe("Repetitions measured again: noisy ones and ones with dropped iterations."),
   proxy: z.string(),
   scenario: z.string(),
   engine: Engine,
@@ -143,12 +178,27 @@ export const Settings = z.object({
   proxiesDirs: z.array(z.string()).optional().describe("Extra proxy manifest folders (--proxies-dir), absolute."),
   scenariosDirs: z.array(z.string()).optional().describe("Extra scenario manifest folders (--scenarios-dir), absolute."),
   imageTag: z.string().optional().describe("Image tag of the proxies in a docker run."),
+  variants: z
+    .array(z.object({ name: z.string(), dir: z.string() }))
+    .optional()
+    .describe("Variants measured side by side in rounds (--variant NAME=DIR), in order; absent: one variant."),
+  roundOrder: z
+    .enum(["abba", "random"])
+    .optional()
+    .describe("Order of the cells within each round: abba (reversed every other round) or random (seeded)."),
+  seed: z.number().int().optional().describe("Seed of the random round order."),
+  noiseLimit: z
+    .number()
+    .nonnegative()
+    .optional()
+    .describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
+  retries: z.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
 });
 export type Settings = z.infer<typeof Settings>;
 
 export const Results = z.object({
   $schema: z.string().optional(),
-  schemaVersion: z.literal(SCHEMA_VERSION),
+  schemaVersion: z.union([z.literal(1), z.literal(2)]),
   tool: z.object({ name: z.literal("proxybench"), version: z.string() }),
   runId: z.string(),
   startedAt: z.iso.datetime(),
@@ -172,6 +222,17 @@ export function worstStatus(statuses: Iterable<CellStatus>): CellStatus {
   return worst;
 }
 
-export function cellId(scenario: string, loadLabel: string, proxy: string, engine: Engine): string {
-  return `${scenario}/${loadLabel}/${proxy}/${engine}`;
+export function cellId(
+  scenario: string,
+  loadLabel: string,
+  proxy: string,
+  engine: Engine,
+  variant?: string,
+): string {
+  return `${scenario}/${loadLabel}/${proxy}/${engine}${variant === undefined ? "" : `@${variant}`}`;
+}
+
+/** The id of a cell without its variant: what the variants of one cell share. */
+export function cellKey(cell: Pick<Cell, "scenario" | "load" | "proxy" | "engine">): string {
+  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine);
 }

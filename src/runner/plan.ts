@@ -23,6 +23,8 @@ export interface PlannedCell {
   /** With durationS and warmupS resolved. */
   load: Load & { durationS: number; warmupS: number };
   engine: Engine;
+  /** The variant (--variant NAME=DIR) whose manifests this cell runs. */
+  variant?: string;
 }
 
 export interface Block {
@@ -140,11 +142,37 @@ export function skipReason(proxy: LoadedProxy, runtime: Settings["runtime"]): st
   return undefined;
 }
 
-/** Repetitions interleaved across cells: rep 1 of A B C, then rep 2 of A B C... */
-export function interleave<T>(cells: readonly T[], repetitions: number): Array<{ cell: T; rep: number }> {
-  const order: Array<{ cell: T; rep: number }> = [];
-  for (let rep = 0; rep < repetitions; rep++) for (const cell of cells) order.push({ cell, rep });
-  return order;
+/**
+ * The plans of several variants as one: blocks with the same key (scenario and load) merged,
+ * their cells side by side (every proxy of the first variant, then of the next), each cell's id
+ * suffixed with its variant. A block a variant lacks is an error: the variants are compared.
+ */
+export function mergeVariantPlans(plans: ReadonlyArray<{ variant: string; plan: Plan }>): Plan {
+  const blocks = new Map<string, Block>();
+  const skipped = new Map<string, Plan["skipped"][number]>();
+  for (const { variant, plan } of plans) {
+    for (const block of plan.blocks) {
+      const cells = block.cells.map((c) => ({
+        ...c,
+        variant,
+        id: cellId(c.scenario.manifest.name, c.load.label, c.proxy.manifest.name, c.engine, variant),
+      }));
+      const merged = blocks.get(block.key);
+      if (merged) merged.cells.push(...cells);
+      else blocks.set(block.key, { ...block, cells });
+    }
+    for (const s of plan.skipped) skipped.set(`${s.proxy}\n${s.reason}`, s);
+  }
+  const keys = plans.map(({ variant, plan }) => ({ variant, keys: new Set(plan.blocks.map((b) => b.key)) }));
+  for (const key of blocks.keys()) {
+    const lacking = keys.find((k) => !k.keys.has(key));
+    if (lacking) {
+      throw new UserError(
+        `--variant ${lacking.variant}: no '${key}' block (its scenario or load differs from the other variants'); give every variant the same scenarios and loads`,
+      );
+    }
+  }
+  return { blocks: [...blocks.values()], skipped: [...skipped.values()] };
 }
 
 /** Planned seconds of load of a block (warm-ups and repetitions), for the ETA. */
@@ -179,6 +207,11 @@ export type ResumeFlags = Partial<
     | "imageTag"
     | "proxiesDirs"
     | "scenariosDirs"
+    | "variants"
+    | "noiseLimit"
+    | "retries"
+    | "roundOrder"
+    | "seed"
   >
 >;
 
@@ -195,6 +228,11 @@ const FLAG_NAMES: Record<keyof ResumeFlags, string> = {
   imageTag: "--image-tag",
   proxiesDirs: "--proxies-dir",
   scenariosDirs: "--scenarios-dir",
+  variants: "--variant",
+  noiseLimit: "--noise-limit",
+  retries: "--retries",
+  roundOrder: "--round-order",
+  seed: "--seed",
 };
 
 /** Throws when a flag given with --resume differs from the recorded settings. */
@@ -218,6 +256,8 @@ export function checkResumeFlags(recorded: Settings, flags: ResumeFlags): void {
 function show(key: keyof ResumeFlags, value: unknown): string {
   if (value === undefined) return "(none)";
   if (key === "cpus") return formatCpuLayout(value as Settings["cpus"]);
+  if (key === "variants")
+    return (value as Array<{ name: string; dir: string }>).map((v) => `${v.name}=${v.dir}`).join(" ");
   if (Array.isArray(value)) return value.join(",");
   return typeof value === "string" || typeof value === "number" ? String(value) : JSON.stringify(value);
 }

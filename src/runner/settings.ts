@@ -29,7 +29,16 @@ export interface RunRequest {
   scenariosDirs?: string[];
   out?: string;
   resume?: string;
+  /** `--variant NAME=DIR`, parsed. */
+  variants?: Array<{ name: string; dir: string }>;
+  noiseLimit?: number;
+  retries?: number;
+  roundOrder?: "abba" | "random";
+  seed?: number;
 }
+
+/** Rounds of a variant run by default: enough for a verdict over a default matrix at alpha 0.05. */
+export const DEFAULT_VARIANT_ROUNDS = 10;
 
 export interface ResolvedSettings {
   settings: Settings;
@@ -60,7 +69,7 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
   const settings: Settings = {
     proxies: req.proxies ?? DEFAULT_PROXIES,
     scenarios: req.scenarios ?? DEFAULT_SCENARIOS,
-    repetitions: req.repetitions ?? DEFAULT_REPETITIONS,
+    repetitions: req.repetitions ?? (req.variants?.length ? DEFAULT_VARIANT_ROUNDS : DEFAULT_REPETITIONS),
     cpus,
     runtime: req.runtime ?? "native",
     ...(req.engine ? { engine: req.engine } : {}),
@@ -70,7 +79,11 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
     ...(req.imageTag ? { imageTag: req.imageTag } : {}),
     ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
+    ...runControls(req),
   };
+  if (req.variants?.length && settings.roundOrder === "random" && settings.seed === undefined) {
+    settings.seed = Math.floor(Math.random() * 2 ** 31);
+  }
   return { settings, layoutNote, warnings };
 }
 
@@ -91,6 +104,7 @@ export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores
     ...(req.imageTag ? { imageTag: req.imageTag } : {}),
     ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
+    ...runControls(req),
   };
   checkResumeFlags(recorded, flags);
   const missing = [...recorded.cpus.loadgen, ...recorded.cpus.proxy, ...recorded.cpus.upstream].filter(
@@ -102,6 +116,17 @@ export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores
     );
   }
   return { settings: recorded, layoutNote: "as recorded", warnings: [] };
+}
+
+/** Variants, noise limit, retries and round order, as given. */
+function runControls(req: RunRequest): Partial<Settings> {
+  return {
+    ...(req.variants?.length ? { variants: req.variants } : {}),
+    ...(req.noiseLimit !== undefined ? { noiseLimit: req.noiseLimit } : {}),
+    ...(req.retries !== undefined ? { retries: req.retries } : {}),
+    ...(req.roundOrder !== undefined ? { roundOrder: req.roundOrder } : {}),
+    ...(req.seed !== undefined ? { seed: req.seed } : {}),
+  };
 }
 
 /** results/YYYYMMDD-HHMMSS (UTC), the default --out. */

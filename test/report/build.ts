@@ -41,12 +41,20 @@ export function rep(index: number, spec: RepSpec): Repetition {
 export function cell(
   proxy: string,
   reps: RepSpec[],
-  options: { status?: CellStatus; reasons?: string[]; scenario?: string; load?: string } = {},
+  options: {
+    status?: CellStatus;
+    reasons?: string[];
+    scenario?: string;
+    load?: string;
+    variant?: string;
+  } = {},
 ): Cell {
   const scenario = options.scenario ?? "small";
   const load = options.load ?? "default";
+  const variant = options.variant;
   return {
-    id: `${scenario}/${load}/${proxy}/k6`,
+    id: `${scenario}/${load}/${proxy}/k6${variant === undefined ? "" : `@${variant}`}`,
+    ...(variant === undefined ? {} : { variant }),
     proxy,
     scenario,
     engine: "k6",
@@ -55,7 +63,7 @@ export function cell(
     reasons: options.reasons ?? [],
     runtime: "native",
     tuning: {},
-    repetitions: reps.map((r, i) => rep(i, r)),
+    repetitions: reps.map((r, i) => (variant === undefined ? rep(i, r) : { ...rep(i, r), round: i })),
     logs: [],
   };
 }

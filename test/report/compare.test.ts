@@ -7,15 +7,15 @@ import { compareSettings, register } from "../../src/commands/compare.js";
 import {
   compareResults,
   comparisonHeadline,
-  decideVerdict,
+  compareVariants,
   type Comparison,
 } from "../../src/report/compare.js";
 import { renderComparisonMarkdown } from "../../src/report/compare-markdown.js";
 import type { Results } from "../../src/results/schema.js";
 import { cell, results, type RepSpec } from "./build.js";
 
-/** Five repetitions around (rps, p50) with a fixed ±1% pattern of noise. */
-function reps(rps: number, p50: number, n = 5): RepSpec[] {
+/** Seven repetitions around (rps, p50) with a fixed ±1% pattern of noise. */
+function reps(rps: number, p50: number, n = 7): RepSpec[] {
   const noise = [0, 0.01, -0.01, 0.005, -0.005, 0.008, -0.008];
   return Array.from({ length: n }, (_, i) => ({
     rps: rps * (1 + (noise[i] ?? 0)),
@@ -30,24 +30,6 @@ function verdicts(c: Comparison): Record<string, string> {
   }
   return out;
 }
-
-describe("decideVerdict", () => {
-  const base = { p: 0.008, biggerIsBetter: true, thresholdPct: 5, alpha: 0.05 };
-  it.each<[string, number | undefined, [number, number] | undefined, number, boolean, string]>([
-    ["big significant rise in req/s", 20, [15, 25], 0.008, true, "improved"],
-    ["big significant rise in latency", 20, [15, 25], 0.008, false, "regressed"],
-    ["big significant drop in req/s", -20, [-25, -15], 0.008, true, "regressed"],
-    ["big significant drop in latency", -20, [-25, -15], 0.008, false, "improved"],
-    ["big change, p too high", 20, [15, 25], 0.1, true, "inconclusive"],
-    ["significant but below the threshold, interval inside ±5%", 3, [1, 4], 0.008, true, "unchanged"],
-    ["significant, above threshold, interval crosses 0", 8, [-1, 12], 0.008, true, "inconclusive"],
-    ["no change, tight interval", 0.2, [-1, 1.5], 0.9, true, "unchanged"],
-    ["no change, wide interval", 0.2, [-9, 9], 0.9, true, "inconclusive"],
-    ["no base (zero median)", undefined, undefined, 0.9, true, "inconclusive"],
-  ])("%s", (_name, changePct, ci, p, biggerIsBetter, expected) => {
-    expect(decideVerdict({ ...base, changePct, ci, p, biggerIsBetter }).verdict).toBe(expected);
-  });
-});
 
 describe("compareResults", () => {
   const baseRun = results([cell("direct", reps(20000, 4)), cell("nginx", reps(15000, 5))]);
@@ -75,7 +57,11 @@ describe("compareResults", () => {
     const p50 = c.cells[1]?.metrics.find((m) => m.metric === "p50");
     expect(p50?.changePct).toBeCloseTo(30, 6);
     expect(p50?.pMethod).toBe("exact");
-    expect(p50?.p).toBeCloseTo(2 / 252, 12);
+    expect(p50?.p).toBeCloseTo(2 / 3432, 12);
+    expect(c.mode).toBe("unpaired");
+    expect(c.label).toBe("unpaired: runs at different times");
+    expect(c.tests).toBe(8);
+    expect(c.confidence).toBeCloseTo(1 - 0.05 / 8, 12);
   });
 
   it("a faster proxy improves", () => {
@@ -83,13 +69,16 @@ describe("compareResults", () => {
     expect(verdicts(compareResults(baseRun, head))["nginx:rps"]).toBe("improved");
   });
 
-  it("3 against 3 repetitions can never be significant at 0.05, and says so", () => {
+  it("3 against 3 repetitions can give no interval at the family's confidence, and says so", () => {
     const small = results([cell("nginx", reps(15000, 5, 3))]);
     const slow = results([cell("nginx", reps(7500, 10, 3))]);
     const c = compareResults(small, slow);
     expect(Object.values(verdicts(c))).toEqual(Array(4).fill("inconclusive"));
-    expect(c.notes.join()).toMatch(/3 vs 3 repetitions the smallest possible Mann-Whitney p-value is 0\.100/);
+    expect(c.notes.join()).toMatch(
+      /With 3 repetitions no interval at 98.75% exists \(4 tests at alpha 0.05\)/,
+    );
     expect(renderComparisonMarkdown(c)).toMatch(/Run 5 or more repetitions/);
+    expect(renderComparisonMarkdown(c)).toMatch(/unpaired: runs at different times/);
   });
 
   it("cells missing on one side or not ok get their own line, never a verdict", () => {
@@ -205,6 +194,83 @@ describe("proxybench compare (CLI)", () => {
     [{ alpha: "1.5" }, /--alpha: expected a number between 0 and 1/],
     [{ format: "html" }, /--format: expected one of markdown, json/],
   ])("rejects %j", (options, message) => {
-    expect(() => compareSettings("a", "b", options)).toThrow(message);
+    expect(() => compareSettings(["a", "b"], options)).toThrow(message);
+  });
+});
+
+describe("compareVariants (paired by round)", () => {
+  /** Ten rounds with a drift shared by both variants of a round, and a ±1% wobble of its own. */
+  function drifting(p50: number, factor: number, variant: string, rounds = 10): ReturnType<typeof cell> {
+    const wobble = [0.004, -0.006, 0.002, -0.003, 0.007, -0.001, 0.005, -0.004, 0.001, -0.002];
+    return cell(
+      "nginx",
+      Array.from({ length: rounds }, (_, i) => {
+        const drift = 1 + 0.15 * Math.sin(i); // ±15% between rounds: larger than the effect
+        const w = variant === "head" ? (wobble[i] ?? 0) : -(wobble[i] ?? 0);
+        return { rps: 1000, p50: p50 * factor * drift * (1 + w) };
+      }),
+      { variant },
+    );
+  }
+  const run = (factor: number, rounds = 10) =>
+    results([drifting(5, 1, "base", rounds), drifting(5, factor, "head", rounds)], {
+      settings: {
+        proxies: ["nginx"],
+        scenarios: ["small"],
+        repetitions: rounds,
+        cpus: { loadgen: [0], proxy: [1], upstream: [1] },
+        variants: [
+          { name: "base", dir: "/b" },
+          { name: "head", dir: "/h" },
+        ],
+      },
+    });
+
+  it("finds a +10% p50 through a drift of ±15% that an unpaired test cannot see past", () => {
+    const paired = compareVariants(run(1.1));
+    expect(paired.mode).toBe("paired");
+    expect(paired.label).toBe("paired over 10 rounds");
+    const p50 = paired.cells[0]?.metrics.find((m) => m.metric === "p50");
+    expect(p50?.verdict).toBe("regressed");
+    expect(p50?.hlChangePct).toBeGreaterThan(8);
+    expect(p50?.hlChangePct).toBeLessThan(12);
+    expect(paired.base.variant).toBe("base");
+    const r = run(1.1);
+    const unpaired = compareResults(
+      { ...r, cells: r.cells.filter((c) => c.variant === "base") },
+      { ...r, cells: r.cells.filter((c) => c.variant === "head") },
+    );
+    expect(unpaired.cells[0]?.metrics.find((m) => m.metric === "p50")?.verdict).toBe("inconclusive");
+  });
+
+  it("A/A through the same drift: unchanged, never a verdict", () => {
+    const c = compareVariants(run(1));
+    expect(Object.values(verdicts(c))).toEqual(Array(4).fill("unchanged"));
+  });
+
+  it("too few rounds: inconclusive, saying how many rounds would give an interval", () => {
+    const c = compareVariants(run(1.1, 4));
+    expect(Object.values(verdicts(c))).toEqual(Array(4).fill("inconclusive"));
+    expect(c.notes.join()).toMatch(/With 4 rounds no interval at 98.75% exists .* Run 8 or more rounds/);
+    expect(c.cells[0]?.metrics[2]?.more).toBe(4);
+  });
+
+  it("names the variants it can pick, and refuses a run without variants", () => {
+    expect(() => compareVariants(run(1), { base: "main" })).toThrow(
+      /--base: no variant 'main' in this run \(its variants: base, head\)/,
+    );
+    expect(() => compareVariants(results([cell("nginx", reps(1, 1))]))).toThrow(/holds no variants/);
+    expect(compareVariants(run(1), { base: "head", head: "base" }).base.variant).toBe("head");
+  });
+
+  it("compare RUN_DIR reads one run and pairs it; --base with two dirs is refused", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "pb-paired-"));
+    await writeFile(path.join(dir, "results.json"), JSON.stringify(run(1.1)));
+    const out = path.join(dir, "cmp.md");
+    expect(await compareCli([dir, "--fail-on-regression", "--out", out])).toBe(1);
+    expect(await readFile(out, "utf8")).toMatch(/paired over 10 rounds/);
+    expect(() => compareSettings(["a", "b"], { base: "x" })).toThrow(
+      /--base\/--head pick variants of one run/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { estimateRemaining, formatDuration, formatProgress, Progress } from "../../src/runner/progress.js";
-import { describeRepetition, failedMeasurement, toRepetition } from "../../src/runner/run.js";
+import { describeRepetition, failedMeasurement, toRepetition } from "../../src/runner/repetition.js";
 import { tailOf } from "../../src/runner/logs.js";
 import { parseListening } from "../../src/runner/upstream.js";
 import { parseVersion } from "../../src/runner/proxy-binary.js";

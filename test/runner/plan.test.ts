@@ -5,7 +5,7 @@ import type { Cell, Settings } from "../../src/results/schema.js";
 import {
   buildPlan,
   checkResumeFlags,
-  interleave,
+  mergeVariantPlans,
   plannedSeconds,
   splitForResume,
 } from "../../src/runner/plan.js";
@@ -136,17 +136,30 @@ describe("buildPlan", () => {
   });
 });
 
-describe("interleave", () => {
-  it.each([
-    [["A", "B", "C"], 2, "A1 B1 C1 A2 B2 C2"],
-    [["A"], 3, "A1 A2 A3"],
-    [["A", "B"], 0, ""],
-  ])("%j x %i", (cells, reps, order) => {
-    expect(
-      interleave(cells, reps)
-        .map(({ cell, rep }) => `${cell}${rep + 1}`)
-        .join(" "),
-    ).toBe(order);
+describe("mergeVariantPlans", () => {
+  it("puts every variant's cells side by side in one block, ids suffixed with the variant", () => {
+    const plan = buildPlan(settings({ scenarios: ["passthrough"] }), set);
+    const merged = mergeVariantPlans([
+      { variant: "base", plan },
+      { variant: "head", plan },
+    ]);
+    expect(merged.blocks).toHaveLength(plan.blocks.length);
+    const ids = merged.blocks[0]!.cells.map((c) => c.id);
+    expect(ids.filter((id) => id.endsWith("@base"))).toHaveLength(plan.blocks[0]!.cells.length);
+    expect(ids.filter((id) => id.endsWith("@head"))).toHaveLength(plan.blocks[0]!.cells.length);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(merged.blocks[0]!.cells.every((c) => c.variant === "base" || c.variant === "head")).toBe(true);
+  });
+
+  it("refuses variants whose blocks differ, naming the variant", () => {
+    const one = buildPlan(settings({ scenarios: ["passthrough"] }), set);
+    const both = buildPlan(settings({}), set);
+    expect(() =>
+      mergeVariantPlans([
+        { variant: "base", plan: both },
+        { variant: "head", plan: one },
+      ]),
+    ).toThrow(/--variant head: no '.*' block/);
   });
 });
 

@@ -1,0 +1,322 @@
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { ProbeResult } from "../engines/types.js";
+import type { Cell } from "../results/schema.js";
+import { UserError } from "../util/errors.js";
+import { freePort } from "../util/ports.js";
+import {
+  cellName,
+  cellStem,
+  checkAlive,
+  finishCell,
+  Interrupted,
+  LOG_TAIL_LINES,
+  oneLine,
+  stopCell,
+  updateCell,
+  type ActiveCell,
+  type BlockContext,
+} from "./cell.js";
+import { logTail, tailOf } from "./logs.js";
+import { plannedSeconds, type Block, type PlannedCell } from "./plan.js";
+import { waitReady } from "./ready.js";
+import { describeRepetition, measure, measureRepetition } from "./repetition.js";
+import { roundOrder } from "./rounds.js";
+import {
+  buildDockerProxySpec,
+  buildNativeProxySpec,
+  buildUpstreamSpec,
+  imageRef,
+  renderConfigs,
+  type ProxyContext,
+} from "./specs.js";
+import { startUpstream, type StartedUpstream } from "./upstream.js";
+
+/**
+ * One block (a scenario and load level): the upstream (one per distinct upstream setting of
+ * the variants' scenarios), every cell's proxy up and probed, warm-ups, then the measured
+ * repetitions in rounds, written to results.json after each one.
+ */
+
+interface BlockUpstream {
+  started: StartedUpstream;
+  logRel: string;
+}
+
+/** One upstream per distinct upstream setting among the block's cells. */
+async function startUpstreams(
+  block: Block,
+  cells: PlannedCell[],
+  ctx: BlockContext,
+): Promise<Map<string, BlockUpstream>> {
+  const out = new Map<string, BlockUpstream>();
+  for (const planned of cells) {
+    const key = upstreamKey(planned);
+    if (out.has(key)) continue;
+    const logRel = `logs/${block.key}-upstream${out.size === 0 ? "" : `-${out.size + 1}`}.log`;
+    const started = await startUpstream(
+      ctx.upstreamRuntime,
+      buildUpstreamSpec(
+        ctx.upstreamBinary,
+        planned.scenario.manifest,
+        ctx.settings.cpus.upstream,
+        path.join(ctx.dir, logRel),
+      ),
+    );
+    out.set(key, { started, logRel });
+    const notReady = await waitReady(
+      `http://${started.host}:${started.port}/health`,
+      10,
+      started.proc,
+      ctx.signal,
+    );
+    if (notReady) {
+      throw new UserError(
+        `the upstream server is not answering: ${notReady}\n${await logTail(path.join(ctx.dir, logRel))}`,
+        1,
+      );
+    }
+  }
+  return out;
+}
+
+function upstreamKey(planned: PlannedCell): string {
+  return JSON.stringify(planned.scenario.manifest.upstream);
+}
+
+/** Probes a started cell; a wrong answer stops it with the reasons. */
+async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
+  const probe = await ctx.deps.engines
+    .probe(a.baseUrl, a.planned.scenario.manifest)
+    .catch((err: unknown): ProbeResult => ({
+      ok: false,
+      reasons: [`could not send the scenario's requests (${(err as Error).message})`],
+      statusCodes: {},
+    }));
+  if (probe.ok) return;
+  const codes = Object.entries(probe.statusCodes)
+    .map(([code, n]) => `${code}: ${n}`)
+    .join(", ");
+  a.problems.push(
+    ...probe.reasons.map((reason) => ({ status: "invalid" as const, reason: `probe: ${reason}` })),
+  );
+  if (probe.reasons.length === 0 || codes) {
+    a.problems.push({ status: "invalid", reason: `probe: status codes seen ${codes || "none"}` });
+  }
+  await stopCell(a);
+}
+
+export async function runBlock(block: Block, cells: PlannedCell[], ctx: BlockContext): Promise<void> {
+  const { settings, progress } = ctx;
+  const reps = settings.repetitions;
+  const check = () => {
+    if (ctx.isInterrupted()) throw new Interrupted();
+  };
+  let upstreams = new Map<string, BlockUpstream>();
+  const active: ActiveCell[] = [];
+  const perCellS = plannedSeconds(block, reps, 1);
+  try {
+    upstreams = await startUpstreams(block, cells, ctx);
+    // Bring every proxy up and check it answers correctly before any load.
+    for (const planned of cells) {
+      check();
+      const upstream = upstreams.get(upstreamKey(planned))!;
+      const a = await startCell(planned, block, upstream.started, upstream.logRel, ctx);
+      ctx.results.cells.push(a.cell);
+      if (!a.stopped) {
+        progress.step(`${block.key} ${cellName(a)}`, -1, reps);
+        await probeCell(a, ctx);
+      }
+      if (a.stopped) {
+        finishCell(a);
+        progress.drop(perCellS);
+        progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
+      } else {
+        active.push(a);
+      }
+      await ctx.save();
+    }
+    await warmUp(active, block, ctx, perCellS);
+    await measureRounds(active, block, [...upstreams.values()], ctx);
+    for (const a of active) if (a.cell.finishedAt === undefined) finishCell(a);
+    await ctx.save();
+  } catch (err) {
+    if (err instanceof Interrupted) return;
+    throw err;
+  } finally {
+    for (const a of active) await stopCell(a);
+    for (const u of upstreams.values()) await u.started.proc.stop();
+  }
+}
+
+/** The discarded warm-up of every cell. */
+async function warmUp(
+  active: ActiveCell[],
+  block: Block,
+  ctx: BlockContext,
+  perCellS: number,
+): Promise<void> {
+  if (block.load.warmupS <= 0) return;
+  for (const a of active) {
+    if (ctx.isInterrupted()) throw new Interrupted();
+    ctx.progress.step(`${block.key} ${cellName(a)}`, 0, ctx.settings.repetitions);
+    await measure(a, block, block.load.warmupS, `${block.key}-${cellStem(a)}-${block.engine}-warmup`, ctx);
+    ctx.progress.advance(block.load.warmupS);
+    await checkAlive(a, "the warm-up", ctx, perCellS - block.load.warmupS);
+  }
+}
+
+/** The measured repetitions, in rounds, in the recorded order. */
+async function measureRounds(
+  active: ActiveCell[],
+  block: Block,
+  upstreams: BlockUpstream[],
+  ctx: BlockContext,
+): Promise<void> {
+  const { settings, progress } = ctx;
+  const reps = settings.repetitions;
+  for (const { cell: a, round } of roundOrder(active, reps, settings.roundOrder, settings.seed)) {
+    if (a.stopped) continue;
+    if (ctx.isInterrupted()) throw new Interrupted();
+    progress.step(`${block.key} ${cellName(a)}`, round + 1, reps);
+    const repetition = await measureRepetition(a, block, round, ctx);
+    progress.advance(block.load.durationS);
+    const died = await checkAlive(
+      a,
+      `repetition ${round + 1}`,
+      ctx,
+      (reps - round - 1) * block.load.durationS,
+    );
+    if (died) {
+      repetition.status = "failed";
+      repetition.reasons.push(died);
+    }
+    const gone = upstreams.find((u) => !u.started.proc.alive());
+    if (gone) {
+      const reason = `the upstream server exited during repetition ${round + 1} (log: ${gone.logRel})`;
+      repetition.status = "failed";
+      repetition.reasons.push(reason);
+      for (const other of active) {
+        if (!other.stopped) {
+          other.problems.push({ status: "failed", reason });
+          await stopCell(other);
+        }
+      }
+    }
+    a.cell.repetitions.push(repetition);
+    updateCell(a);
+    if (round + 1 === reps || a.stopped) finishCell(a);
+    progress.line(describeRepetition(a.cell.id, round, reps, repetition));
+    await ctx.save();
+  }
+}
+
+/** Creates the cell and, for a proxy, renders its configs, starts it and waits until it answers. */
+async function startCell(
+  planned: PlannedCell,
+  block: Block,
+  upstream: StartedUpstream,
+  upstreamLogRel: string,
+  ctx: BlockContext,
+): Promise<ActiveCell> {
+  const m = planned.proxy.manifest;
+  const name = m.name;
+  const binary = ctx.binaries.get(name);
+  const cell: Cell = {
+    id: planned.id,
+    ...(planned.variant !== undefined ? { variant: planned.variant } : {}),
+    upstream: {
+      latencyMs: planned.scenario.manifest.upstream.latencyMs,
+      maxRps: planned.scenario.manifest.upstream.maxRps,
+    },
+    proxy: name,
+    scenario: planned.scenario.manifest.name,
+    engine: planned.engine,
+    load: planned.load,
+    status: "ok",
+    reasons: [],
+    runtime: ctx.settings.runtime,
+    tuning: m.kind === "direct" ? {} : { ...m.tuning, cores: ctx.settings.cpus.proxy.length },
+    repetitions: [],
+    startedAt: new Date().toISOString(),
+    logs: [upstreamLogRel],
+    ...(binary ? { proxyVersion: binary.version } : {}),
+  };
+  const a: ActiveCell = { planned, cell, baseUrl: "", problems: [], stopped: false };
+  if (m.kind === "direct") {
+    a.baseUrl = `http://${upstream.host}:${upstream.port}`;
+    return a;
+  }
+  const stem = planned.variant === undefined ? name : `${name}@${planned.variant}`;
+  const logRel = `logs/${block.key}-${stem}.log`;
+  const workdir = path.join(ctx.dir, "work", `${block.key}-${stem}`);
+  await mkdir(workdir, { recursive: true });
+  cell.logs.unshift(logRel);
+  const logFile = path.join(ctx.dir, logRel);
+  a.logFile = logFile;
+  const section = ctx.runtime.kind === "docker" ? "image" : "native";
+  const templates: Record<string, string> = {};
+  for (const c of m[section]?.configs ?? []) {
+    templates[c.template] = await readFile(path.join(planned.proxy.dir, c.template), "utf8");
+  }
+  // The port is free when chosen but another process may take it before the proxy binds it:
+  // one more try on a new port when the proxy says so.
+  for (let attempt = 1; ; attempt++) {
+    const pctx: ProxyContext = {
+      listenHost: "127.0.0.1",
+      listenPort: await freePort(),
+      upstreamHost: upstream.host,
+      upstreamPort: upstream.port,
+      cpus: ctx.settings.cpus.proxy,
+      workdir,
+      logFile,
+    };
+    a.baseUrl = `http://${pctx.listenHost}:${pctx.listenPort}`;
+    const configs = renderConfigs(planned.proxy, section, pctx, templates);
+    for (const c of configs) {
+      await mkdir(path.dirname(c.output), { recursive: true });
+      await writeFile(c.output, c.content);
+    }
+    const spec =
+      section === "image"
+        ? buildDockerProxySpec(planned.proxy, pctx, configs, imageRef(name, ctx.settings.imageTag))
+        : buildNativeProxySpec(planned.proxy, pctx, binary?.path ?? m.native?.binary ?? name);
+    const logOffset = await fileSize(logFile);
+    try {
+      a.proc = await ctx.runtime.start(spec);
+    } catch (err) {
+      a.problems.push({ status: "failed", reason: `${name} could not start: ${(err as Error).message}` });
+      a.stopped = true;
+      return a;
+    }
+    const notReady = await waitReady(`${a.baseUrl}${m.ready.path}`, m.ready.timeoutS, a.proc, ctx.signal);
+    if (!notReady) return a;
+    if (ctx.isInterrupted()) throw new Interrupted();
+    await stopCell(a);
+    const tail = tailOf(await readFrom(logFile, logOffset), LOG_TAIL_LINES);
+    if (attempt === 1 && PORT_IN_USE.test(tail)) {
+      a.stopped = false;
+      continue;
+    }
+    a.problems.push({
+      status: "failed",
+      reason: `${name} did not come up: ${notReady}; ${tail ? `log (${logRel}): ${oneLine(tail)}` : `empty log ${logRel}`}`,
+    });
+    return a;
+  }
+}
+
+const PORT_IN_USE = /address already in use|EADDRINUSE|cannot bind socket/i;
+
+async function fileSize(file: string): Promise<number> {
+  return stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
+}
+
+/** What a log file received after `offset` bytes (a resumed run appends to its logs). */
+async function readFrom(file: string, offset: number): Promise<string> {
+  const data = await readFile(file).catch(() => Buffer.alloc(0));
+  return data.subarray(offset).toString("utf8");
+}

@@ -1,0 +1,93 @@
+import { worstStatus, type Cell, type CellStatus, type Results } from "../results/schema.js";
+import { logTail } from "./logs.js";
+import type { PlannedCell } from "./plan.js";
+import type { Progress } from "./progress.js";
+import type { RunDeps } from "./run.js";
+import type { RunningProcess, Runtime } from "./runtime.js";
+
+/** A cell of a block while it runs: its proxy process and the problems found on the way. */
+export interface ActiveCell {
+  planned: PlannedCell;
+  cell: Cell;
+  baseUrl: string;
+  proc?: RunningProcess;
+  logFile?: string;
+  /** Cell-level problems (setup, a process that died), on top of its repetitions'. */
+  problems: Array<{ status: CellStatus; reason: string }>;
+  stopped: boolean;
+}
+
+/** What every block of a run shares. */
+export interface BlockContext {
+  deps: RunDeps;
+  settings: Results["settings"];
+  runtime: Runtime;
+  upstreamRuntime: Runtime;
+  upstreamBinary: string;
+  dir: string;
+  results: Results;
+  binaries: Map<string, { path: string; version: string }>;
+  progress: Progress;
+  signal: AbortSignal;
+  save: () => Promise<void>;
+  isInterrupted: () => boolean;
+}
+
+export class Interrupted extends Error {}
+
+export const LOG_TAIL_LINES = 8;
+
+export function oneLine(text: string): string {
+  return text.split("\n").join(" | ");
+}
+
+/** When the cell's proxy died: stops the cell and returns why; undefined while it is alive. */
+export async function checkAlive(
+  a: ActiveCell,
+  during: string,
+  ctx: BlockContext,
+  remainingS: number,
+): Promise<string | undefined> {
+  if (!a.proc || a.proc.alive() || a.stopped) return undefined;
+  const { code, signal } = await a.proc.exited;
+  const tail = a.logFile ? await logTail(a.logFile, LOG_TAIL_LINES) : "";
+  const reason =
+    `${a.planned.proxy.manifest.name} exited during ${during} (${signal ? `signal ${signal}` : `exit code ${code}`})` +
+    (tail ? `; log: ${oneLine(tail)}` : "");
+  a.problems.push({ status: "failed", reason });
+  a.stopped = true;
+  ctx.progress.drop(remainingS);
+  return reason;
+}
+
+export async function stopCell(a: ActiveCell): Promise<void> {
+  a.stopped = true;
+  // Also when the proxy died: its runtime removes what it left (workers, a container).
+  await a.proc?.stop();
+}
+
+export function updateCell(a: ActiveCell): void {
+  a.cell.status = worstStatus([
+    ...a.problems.map((p) => p.status),
+    ...a.cell.repetitions.map((r) => r.status),
+  ]);
+  const reasons = [...a.cell.repetitions.flatMap((r) => r.reasons), ...a.problems.map((p) => p.reason)];
+  a.cell.reasons = [...new Set(reasons)];
+}
+
+export function finishCell(a: ActiveCell): void {
+  updateCell(a);
+  a.cell.finishedAt = new Date().toISOString();
+}
+
+/** "nginx" or "nginx (head)" in a variant run: how progress lines name a cell. */
+export function cellName(a: ActiveCell): string {
+  const v = a.planned.variant;
+  return v === undefined ? a.planned.proxy.manifest.name : `${a.planned.proxy.manifest.name} (${v})`;
+}
+
+/** File-name part of a cell: "nginx" or "nginx@head". */
+export function cellStem(a: ActiveCell): string {
+  const v = a.planned.variant;
+  return v === undefined ? a.planned.proxy.manifest.name : `${a.planned.proxy.manifest.name}@${v}`;
+}

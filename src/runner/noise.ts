@@ -1,0 +1,123 @@
+import { readdir, readFile } from "node:fs/promises";
+
+/**
+ * Interference on the benchmark's pinned cores during one repetition (Linux /proc):
+ * - otherCpu: busy time (user, nice, system) of those cores minus the CPU time of this process
+ *   and all its descendants (the load generator, the proxies, the upstream), in cores;
+ * - steal: time the hypervisor gave those cores' vCPUs to something else, in cores.
+ * Interrupt and softirq time is left out on both sides: the kernel's loopback work for the
+ * benchmark's own requests is accounted there and is not interference.
+ * Proxies in containers are not descendants: noise is not measured for the docker runtime.
+ */
+
+const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/stat and /proc/PID/stat.
+
+export interface CoreTicks {
+  busy: number;
+  steal: number;
+}
+
+export interface NoiseSnapshot {
+  at: number;
+  cores: Map<number, CoreTicks>;
+  ownTicks: number;
+}
+
+export interface Noise {
+  otherCpu: number;
+  steal: number;
+}
+
+/** Per-CPU busy and steal ticks from /proc/stat text. Pure. */
+export function parseProcStat(text: string): Map<number, CoreTicks> {
+  const out = new Map<number, CoreTicks>();
+  for (const line of text.split("\n")) {
+    const m = /^cpu(\d+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const f = m[2]!.trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal guest guest_nice
+    out.set(Number(m[1]), { busy: (f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0), steal: f[7] ?? 0 });
+  }
+  return out;
+}
+
+/** pid -> { ppid, ticks (utime+stime+cutime+cstime) } of a /proc/PID/stat line. Pure. */
+export function parsePidStat(text: string): { ppid: number; ticks: number } | undefined {
+  const close = text.lastIndexOf(")");
+  if (close < 0) return undefined;
+  const f = text.slice(close + 2).split(" ");
+  const ppid = Number(f[1]);
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i] ?? 0), 0);
+  return Number.isFinite(ppid) ? { ppid, ticks } : undefined;
+}
+
+/** CPU ticks of a process and every live descendant (reaped children are in cutime/cstime). */
+export function treeTicks(root: number, procs: ReadonlyMap<number, { ppid: number; ticks: number }>): number {
+  const children = new Map<number, number[]>();
+  for (const [pid, p] of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
+  let total = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    total += procs.get(pid)?.ticks ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+async function readProcesses(): Promise<Map<number, { ppid: number; ticks: number }>> {
+  const entries = await readdir("/proc").catch(() => [] as string[]);
+  const out = new Map<number, { ppid: number; ticks: number }>();
+  await Promise.all(
+    entries
+      .filter((e) => /^\d+$/.test(e))
+      .map(async (pid) => {
+        const parsed = parsePidStat(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""));
+        if (parsed) out.set(Number(pid), parsed);
+      }),
+  );
+  return out;
+}
+
+/** A snapshot to take before a repetition; undefined where /proc/stat cannot be read. */
+export async function noiseSnapshot(): Promise<NoiseSnapshot | undefined> {
+  const stat = await readFile("/proc/stat", "utf8").catch(() => undefined);
+  if (stat === undefined) return undefined;
+  const ownTicks = treeTicks(process.pid, await readProcesses());
+  return { at: performance.now(), cores: parseProcStat(stat), ownTicks };
+}
+
+/** Interference between two snapshots on the given cores. Pure. */
+export function noiseBetween(before: NoiseSnapshot, after: NoiseSnapshot, cores: readonly number[]): Noise {
+  const seconds = Math.max(1e-3, (after.at - before.at) / 1000);
+  let busy = 0;
+  let steal = 0;
+  for (const core of new Set(cores)) {
+    const a = after.cores.get(core);
+    const b = before.cores.get(core);
+    if (!a || !b) continue;
+    busy += a.busy - b.busy;
+    steal += a.steal - b.steal;
+  }
+  const own = after.ownTicks - before.ownTicks;
+  const perSecond = (ticks: number) => Math.round((ticks / TICKS_PER_SECOND / seconds) * 1000) / 1000;
+  return { otherCpu: Math.max(0, perSecond(busy - own)), steal: Math.max(0, perSecond(steal)) };
+}
+
+export async function measureNoise(
+  before: NoiseSnapshot | undefined,
+  cores: readonly number[],
+): Promise<Noise | undefined> {
+  const after = before && (await noiseSnapshot());
+  return before && after ? noiseBetween(before, after, cores) : undefined;
+}
+
+/** Why a repetition is noisy, or undefined when interference stayed under the limit (cores). */
+export function noiseReason(noise: Noise | undefined, limit: number): string | undefined {
+  if (noise === undefined) return undefined;
+  const total = noise.otherCpu + noise.steal;
+  if (total <= limit) return undefined;
+  const parts = [`${noise.otherCpu.toFixed(2)} core used by other processes`];
+  if (noise.steal > 0) parts.push(`${noise.steal.toFixed(2)} core stolen by the hypervisor`);
+  return `noisy: ${parts.join(" and ")} on the benchmark's cores (limit ${limit.toFixed(2)})`;
+}

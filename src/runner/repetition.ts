@@ -1,0 +1,148 @@
+import path from "node:path";
+import { emptyMeasurement } from "../engines/measurement.js";
+import type { Classification, EngineMeasurement } from "../engines/types.js";
+import type { Repetition } from "../results/schema.js";
+import { cellStem, Interrupted, type ActiveCell, type BlockContext } from "./cell.js";
+import { groupCpuSeconds } from "./cpu-usage.js";
+import { measureNoise, noiseReason, noiseSnapshot } from "./noise.js";
+import type { Block } from "./plan.js";
+
+/**
+ * One measured repetition of a cell: the engine run, its classification, the interference on
+ * the pinned cores, and the bounded re-measurement of a repetition that was noisy or dropped
+ * iterations (redone alone, in its place in the round, so the pairing by round holds).
+ */
+
+/** Defaults: other CPU plus steal above 0.05 core makes a repetition noisy; 2 more tries. */
+export const DEFAULT_NOISE_LIMIT = 0.05;
+export const DEFAULT_RETRIES = 2;
+
+export async function measureRepetition(
+  a: ActiveCell,
+  block: Block,
+  round: number,
+  ctx: BlockContext,
+): Promise<Repetition> {
+  const { settings } = ctx;
+  const limit = settings.noiseLimit ?? DEFAULT_NOISE_LIMIT;
+  const retries = settings.retries ?? DEFAULT_RETRIES;
+  const cores = [...settings.cpus.loadgen, ...settings.cpus.proxy, ...settings.cpus.upstream];
+  const watchNoise = ctx.runtime.kind === "native";
+  for (let attempt = 1; ; attempt++) {
+    const before = watchNoise ? await noiseSnapshot() : undefined;
+    const startedAt = new Date().toISOString();
+    const stem = `${block.key}-${cellStem(a)}-${a.planned.engine}-rep${round + 1}${attempt > 1 ? `-try${attempt}` : ""}`;
+    const { m, wallS, proxyCpu } = await measure(a, block, block.load.durationS, stem, ctx);
+    if (ctx.isInterrupted()) throw new Interrupted();
+    const noise = await measureNoise(before, cores);
+    const classified = ctx.deps.engines.classifyRepetition(m, { loadgenCores: settings.cpus.loadgen.length });
+    const rep = toRepetition(round, startedAt, m, classified, wallS, proxyCpu);
+    rep.round = round;
+    rep.attempts = attempt;
+    if (noise) rep.noise = noise;
+    const noisy = rep.status === "ok" ? noiseReason(noise, limit) : undefined;
+    const dropped = onlyDroppedIterations(m, classified);
+    if ((noisy || dropped) && attempt <= retries) {
+      const redone = (a.cell.redone ??= { noisy: 0, dropped: 0 });
+      if (noisy) redone.noisy += 1;
+      else redone.dropped += 1;
+      ctx.progress.line(
+        `${a.cell.id} rep ${round + 1}: ${noisy ?? "dropped iterations"}; measuring it again`,
+      );
+      continue;
+    }
+    if (noisy) {
+      rep.status = "noisy";
+      rep.reasons.push(`${noisy}, still after ${retries} more ${retries === 1 ? "try" : "tries"}`);
+    }
+    return rep;
+  }
+}
+
+/** The repetition's only problem is dropped iterations: worth measuring again alone. */
+function onlyDroppedIterations(m: EngineMeasurement, c: Classification): boolean {
+  return c.status === "loadgen-bound" && m.droppedIterations > 0 && c.reasons.length === 1;
+}
+
+/** One engine run against a cell, with the proxy's CPU time over the run. */
+export async function measure(
+  a: ActiveCell,
+  block: Block,
+  durationS: number,
+  fileStem: string,
+  ctx: BlockContext,
+): Promise<{ m: EngineMeasurement; wallS: number; proxyCpu?: number }> {
+  const pid = a.proc?.alive() ? a.proc.pid : undefined;
+  const cpuBefore = pid === undefined ? undefined : await groupCpuSeconds(pid);
+  const started = performance.now();
+  let m: EngineMeasurement;
+  try {
+    m = await ctx.deps.engines.getEngine(block.engine).run({
+      scenario: a.planned.scenario.manifest,
+      scenarioDir: a.planned.scenario.dir,
+      load: a.planned.load,
+      durationS,
+      baseUrl: a.baseUrl,
+      cpus: ctx.settings.cpus.loadgen,
+      outDir: path.join(ctx.dir, "raw"),
+      fileStem,
+      signal: ctx.signal,
+    });
+  } catch (err) {
+    if (ctx.isInterrupted()) throw new Interrupted();
+    m = failedMeasurement(`${block.engine} failed: ${(err as Error).message}`);
+  }
+  const wallS = (performance.now() - started) / 1000;
+  const cpuAfter = pid === undefined ? undefined : await groupCpuSeconds(pid);
+  const proxyCpu =
+    cpuBefore !== undefined && cpuAfter !== undefined && wallS > 0
+      ? round((cpuAfter - cpuBefore) / Math.max(m.durationS, wallS), 3)
+      : undefined;
+  return { m, wallS, ...(proxyCpu !== undefined ? { proxyCpu } : {}) };
+}
+
+export function toRepetition(
+  index: number,
+  startedAt: string,
+  m: EngineMeasurement,
+  classified: Classification,
+  wallS: number,
+  proxyCpu?: number,
+): Repetition {
+  return {
+    index,
+    startedAt,
+    durationS: m.durationS > 0 ? m.durationS : Math.max(wallS, 0.001),
+    status: classified.status,
+    reasons: [...classified.reasons, ...m.engineErrors.filter((e) => !classified.reasons.includes(e))],
+    rps: m.rps,
+    requests: m.requests,
+    errors: m.errors,
+    non2xx: m.non2xx,
+    checkFailures: m.checkFailures,
+    statusCodes: m.statusCodes,
+    droppedIterations: m.droppedIterations,
+    ...(m.bytesReceived !== undefined ? { bytesReceived: m.bytesReceived } : {}),
+    latencyMs: m.latencyMs,
+    ...(m.latencyPercentilesMs ? { latencyPercentilesMs: m.latencyPercentilesMs } : {}),
+    ...(m.loadgenCpu !== undefined ? { loadgenCpu: m.loadgenCpu } : {}),
+    ...(proxyCpu !== undefined ? { proxyCpu } : {}),
+    raw: m.raw.map((r) => `raw/${r}`),
+  };
+}
+
+/** A measurement for an engine run that threw: nothing measured, the error recorded. */
+export function failedMeasurement(error: string): EngineMeasurement {
+  return { ...emptyMeasurement(0), raw: [], exitCode: null, engineErrors: [error] };
+}
+
+export function describeRepetition(id: string, rep: number, reps: number, r: Repetition): string {
+  const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms`;
+  const status = r.status === "ok" ? "ok" : `${r.status}: ${r.reasons.join("; ")}`;
+  return `${id} rep ${rep + 1}/${reps}: ${figures}, ${status}`;
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
