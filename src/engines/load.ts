@@ -39,3 +39,18 @@ export function requireRate(load: Load): number {
   }
   return load.rate;
 }
+
+/** Headroom over Little's law for the VU pool of an arrival rate: bursts and k6's own delays. */
+export const VU_HEADROOM = 2;
+
+/**
+ * VUs an arrival-rate load needs so the pool does not run out (Little's law: in flight = rate x
+ * time per iteration), from the latency seen in the warm-up: p99 per request times the
+ * requests per iteration, doubled. Never fewer than the load's own. Pure.
+ */
+export function littleLawVus(load: Load, p99Ms: number, requestsPerIteration: number): number {
+  const own = arrivalVus(load);
+  if (load.model !== "constant-arrival-rate" || !(p99Ms > 0)) return own;
+  const inFlight = requireRate(load) * (p99Ms / 1000) * Math.max(1, requestsPerIteration);
+  return Math.max(own, Math.ceil(inFlight * VU_HEADROOM));
+}

@@ -460,7 +460,7 @@ export function compareVariants(
   for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
   return {
     mode: "paired",
-    label: `paired over ${rounds.size === 1 ? n : `${n}-${Math.max(...rounds)}`} rounds`,
+    label: pairedLabel(rounds),
     thresholdPct: level.thresholdPct,
     alpha: level.alpha,
     confidence: level.confidence,
@@ -472,6 +472,13 @@ export function compareVariants(
     counts: countVerdicts(cells),
     notes,
   };
+}
+
+function pairedLabel(rounds: ReadonlySet<number>): string {
+  if (rounds.size === 0) return "paired by round (no cell compared)";
+  const low = Math.min(...rounds);
+  const high = Math.max(...rounds);
+  return `paired over ${low === high ? low : `${low}-${high}`} rounds`;
 }
 
 /** Says how the variants' scenario settings differ, when they do. */

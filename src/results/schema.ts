@@ -102,6 +102,12 @@ export const Cell = z.object({
     .object({ latencyMs: z.number().nonnegative(), maxRps: z.number().nonnegative() })
     .optional()
     .describe("The built-in upstream's settings from the cell's scenario (a variant may bring its own)."),
+  loadgenVus: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("VUs the load generator ran an arrival-rate load with, when the warm-up's latency called for more than the load's own (Little's law, doubled)."),
   redone: z
     .object({
       noisy: z.number().int().nonnegative().default(0),

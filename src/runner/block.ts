@@ -1,5 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { arrivalVus, littleLawVus } from "../engines/load.js";
+import { expandRequests } from "../engines/requests.js";
 import type { ProbeResult } from "../engines/types.js";
 import type { Cell } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
@@ -160,10 +162,27 @@ async function warmUp(
   for (const a of active) {
     if (ctx.isInterrupted()) throw new Interrupted();
     ctx.progress.step(`${block.key} ${cellName(a)}`, 0, ctx.settings.repetitions);
-    await measure(a, block, block.load.warmupS, `${block.key}-${cellStem(a)}-${block.engine}-warmup`, ctx);
+    const { m } = await measure(
+      a,
+      block,
+      block.load.warmupS,
+      `${block.key}-${cellStem(a)}-${block.engine}-warmup`,
+      ctx,
+    );
+    sizeVuPool(a, m.latencyMs.p99);
     ctx.progress.advance(block.load.warmupS);
     await checkAlive(a, "the warm-up", ctx, perCellS - block.load.warmupS);
   }
+}
+
+/** An arrival-rate load's VU pool sized from the warm-up's latency (recorded on the cell). */
+function sizeVuPool(a: ActiveCell, p99Ms: number): void {
+  const load = a.planned.load;
+  if (load.model !== "constant-arrival-rate" || a.planned.engine !== "k6") return;
+  const vus = littleLawVus(load, p99Ms, expandRequests(a.planned.scenario.manifest).length);
+  if (vus === arrivalVus(load)) return;
+  a.planned = { ...a.planned, load: { ...load, vus } };
+  a.cell.loadgenVus = vus;
 }
 
 /** The measured repetitions, in rounds, in the recorded order. */

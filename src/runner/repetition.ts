@@ -40,7 +40,9 @@ export async function measureRepetition(
     rep.round = round;
     rep.attempts = attempt;
     if (noise) rep.noise = noise;
-    const noisy = rep.status === "ok" ? noiseReason(noise, limit) : undefined;
+    // Other work on the cores also starves the load generator: noise explains a loadgen-bound.
+    const noisy =
+      rep.status === "ok" || rep.status === "loadgen-bound" ? noiseReason(noise, limit) : undefined;
     const dropped = onlyDroppedIterations(m, classified);
     if ((noisy || dropped) && attempt <= retries) {
       const redone = (a.cell.redone ??= { noisy: 0, dropped: 0 });
@@ -59,9 +61,9 @@ export async function measureRepetition(
   }
 }
 
-/** The repetition's only problem is dropped iterations: worth measuring again alone. */
+/** The repetition is only loadgen-bound, with dropped iterations: worth measuring again alone. */
 function onlyDroppedIterations(m: EngineMeasurement, c: Classification): boolean {
-  return c.status === "loadgen-bound" && m.droppedIterations > 0 && c.reasons.length === 1;
+  return c.status === "loadgen-bound" && m.droppedIterations > 0;
 }
 
 /** One engine run against a cell, with the proxy's CPU time over the run. */
