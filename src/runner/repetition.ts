@@ -32,7 +32,10 @@ export async function measureRepetition(
     const before = watchNoise ? await noiseSnapshot() : undefined;
     const startedAt = new Date().toISOString();
     const stem = `${block.key}-${cellStem(a)}-${a.planned.engine}-rep${round + 1}${attempt > 1 ? `-try${attempt}` : ""}`;
+    const event = { cellId: a.cell.id, round, ...(a.cell.variant ? { variant: a.cell.variant } : {}) };
+    ctx.deps.onMeasure?.({ ...event, phase: "start" });
     const { m, wallS, proxyCpu } = await measure(a, block, block.load.durationS, stem, ctx);
+    ctx.deps.onMeasure?.({ ...event, phase: "end" });
     if (ctx.isInterrupted()) throw new Interrupted();
     const noise = await measureNoise(before, cores);
     const classified = ctx.deps.engines.classifyRepetition(m, { loadgenCores: settings.cpus.loadgen.length });

@@ -57,6 +57,8 @@ export interface RunDeps {
   builtinDirs?: Pick<ManifestDirs, "builtinProxiesDir" | "builtinScenariosDir">;
   /** Save and exit 130 on SIGINT/SIGTERM (the CLI); default true. */
   handleSignals?: boolean;
+  /** Called around every measured attempt (benchmarks put a neighbour's load there). */
+  onMeasure?: (event: { cellId: string; variant?: string; round: number; phase: "start" | "end" }) => void;
   /** Renders the final table; absent: no table. */
   renderReport?: (results: Results) => string;
 }

@@ -1,0 +1,239 @@
+/**
+ * Validity benchmark of the verdict (`npm run bench:ab`). Prints figures; asserts nothing.
+ *
+ * Every comparison is one variant run of nginx on a small scenario (the built-in upstream
+ * with 10 ms of latency, k6 at 200 requests/s), base and head interleaved in rounds at the
+ * default settings, then `compareVariants`:
+ * - A/A, quiet: base and head identical; a `regressed` or `improved` on any metric of the cell
+ *   is a false alarm;
+ * - A/A with a noisy neighbour: a busy loop pinned to the proxy's core while the head measures,
+ *   in every other round; it must be caught (repetitions redone, or the cell `noisy`), never a
+ *   verdict;
+ * - power: head's upstream +10% latency at the default threshold, and +5% with --threshold 2;
+ *   found when p50 is `regressed`.
+ * Rates come with 95% Wilson intervals. Last, the time of one interleaved A/B against the same
+ * repetitions run one variant after the other.
+ *
+ *   npm run bench:ab -- [--aa N] [--noisy N] [--power N]   (defaults 20, 20, 10)
+ *
+ * Bounded: about 25 s per comparison; with the defaults about 30 minutes.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import * as engines from "../src/engines/index.js";
+import { compareVariants, type Comparison } from "../src/report/compare.js";
+import type { Results } from "../src/results/schema.js";
+import { runBenchmark, type RunDeps } from "../src/runner/run.js";
+import type { RunRequest } from "../src/runner/settings.js";
+import { PROJECT_ROOT } from "../src/util/paths.js";
+
+const BASE_LATENCY_MS = 10;
+const RATE = 200;
+const DURATION_S = 1;
+const WARMUP_S = 1;
+const cores = os.availableParallelism();
+const CPUS = cores >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0,proxy=0,upstream=0";
+const PROXY_CORE = cores >= 2 ? "1" : "0";
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  const value = i < 0 ? fallback : Number(process.argv[i + 1]);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name}: expected a whole number`);
+  return value;
+}
+
+/** A variant folder holding the `ab` scenario with this upstream latency. */
+async function variantDir(root: string, name: string, latencyMs: number): Promise<string> {
+  const dir = path.join(root, name);
+  await mkdir(path.join(dir, "scenarios", "ab"), { recursive: true });
+  const script = path.join(PROJECT_ROOT, "scenarios", "passthrough", "script.js");
+  const yaml = [
+    "name: ab",
+    "description: GET /api/values behind a fixed upstream latency, at a fixed rate.",
+    `script: ${JSON.stringify(script)}`,
+    "requests:",
+    "  - path: /api/values",
+    "upstream:",
+    `  latencyMs: ${latencyMs}`,
+    "check:",
+    "  status: [200]",
+    `  bodyEquals: '["value1","value2"]'`,
+    "loads:",
+    "  - label: default",
+    "    model: constant-arrival-rate",
+    `    rate: ${RATE}`,
+    "    vus: 8",
+    "",
+  ].join("\n");
+  await writeFile(path.join(dir, "scenarios", "ab", "scenario.yml"), yaml);
+  return dir;
+}
+
+async function runQuiet(req: RunRequest, extra: Partial<RunDeps> = {}): Promise<Results> {
+  const sink = { write: () => true };
+  const outcome = await runBenchmark(
+    { proxies: ["nginx"], scenarios: ["ab"], durationS: DURATION_S, warmupS: WARMUP_S, cpus: CPUS, ...req },
+    { engines, stderr: sink, stdout: sink, handleSignals: false, ...extra },
+  );
+  return outcome.results;
+}
+
+/** A neighbour: a busy loop on the proxy's core while the head measures in even rounds. */
+function neighbour(): Partial<RunDeps> {
+  let loop: ChildProcess | undefined;
+  return {
+    onMeasure: (e) => {
+      if (e.phase === "start" && e.variant === "head" && e.round % 2 === 0) {
+        loop = spawn("taskset", ["-c", PROXY_CORE, "timeout", "30", "sh", "-c", "while :; do :; done"], {
+          stdio: "ignore",
+        });
+      } else if (e.phase === "end") {
+        loop?.kill();
+        loop = undefined;
+      }
+    },
+  };
+}
+
+interface Outcome {
+  comparison: Comparison;
+  results: Results;
+}
+
+async function comparison(
+  root: string,
+  head: string,
+  thresholdPct: number | undefined,
+  extra: Partial<RunDeps> = {},
+): Promise<Outcome> {
+  const out = await mkdtemp(path.join(root, "run-"));
+  await rm(out, { recursive: true });
+  const results = await runQuiet(
+    {
+      out,
+      variants: [
+        { name: "base", dir: path.join(root, "base") },
+        { name: "head", dir: path.join(root, head) },
+      ],
+    },
+    extra,
+  );
+  return {
+    results,
+    comparison: compareVariants(results, thresholdPct === undefined ? {} : { thresholdPct }),
+  };
+}
+
+/** 95% Wilson score interval of k successes in n. */
+function wilson(k: number, n: number): [number, number] {
+  if (n === 0) return [0, 1];
+  const z = 1.959964;
+  const p = k / n;
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+function rate(label: string, k: number, n: number): string {
+  const [lo, hi] = wilson(k, n);
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return `${label}: ${k} of ${n} (${pct(n ? k / n : 0)}, 95% Wilson ${pct(lo)}-${pct(hi)})`;
+}
+
+const falseVerdict = (c: Comparison) => c.counts.regressed + c.counts.improved > 0;
+const p50Regressed = (c: Comparison) =>
+  c.cells[0]?.metrics.find((m) => m.metric === "p50")?.verdict === "regressed";
+
+async function series(
+  label: string,
+  n: number,
+  once: () => Promise<Outcome>,
+  counted: (o: Outcome) => boolean,
+): Promise<void> {
+  let k = 0;
+  let redone = 0;
+  let noisy = 0;
+  for (let i = 0; i < n; i++) {
+    const o = await once();
+    if (counted(o)) k += 1;
+    const cells = o.results.cells;
+    redone += cells.reduce((sum, c) => sum + (c.redone?.noisy ?? 0) + (c.redone?.dropped ?? 0), 0);
+    noisy += cells.filter((c) => c.status !== "ok").length;
+    const p50 = o.comparison.cells[0]?.metrics.find((m) => m.metric === "p50");
+    const statuses = cells.map((c) => c.status).join("/");
+    console.log(
+      `  ${label} ${i + 1}/${n}: ${o.comparison.counts.regressed} regressed, ${o.comparison.counts.improved} improved; p50 ${p50?.hlChangePct?.toFixed(2) ?? "n/a"}% ${p50?.verdict ?? "not compared"}; cells ${statuses}`,
+    );
+  }
+  console.log(`${rate(label, k, n)}; repetitions redone ${redone}; cells not ok ${noisy}`);
+}
+
+async function timing(root: string): Promise<void> {
+  const rounds = 10;
+  let t = performance.now();
+  await comparison(root, "aa", undefined);
+  const interleaved = (performance.now() - t) / 1000;
+  t = performance.now();
+  for (const v of ["base", "aa"]) {
+    const out = await mkdtemp(path.join(root, "seq-"));
+    await rm(out, { recursive: true });
+    await runQuiet({ out, repetitions: rounds, scenariosDirs: [path.join(root, v, "scenarios")] });
+  }
+  const sequential = (performance.now() - t) / 1000;
+  console.log(
+    `cost: interleaved A/B of ${rounds} rounds ${interleaved.toFixed(1)} s, the same repetitions run one variant after the other ${sequential.toFixed(1)} s: ratio ${(interleaved / sequential).toFixed(3)}`,
+  );
+}
+
+async function main(): Promise<void> {
+  const aa = flag("--aa", 20);
+  const noisy = flag("--noisy", 20);
+  const power = flag("--power", 10);
+  const root = await mkdtemp(path.join(os.tmpdir(), "proxybench-ab-"));
+  try {
+    await variantDir(root, "base", BASE_LATENCY_MS);
+    await variantDir(root, "aa", BASE_LATENCY_MS);
+    await variantDir(root, "plus5", BASE_LATENCY_MS * 1.05);
+    await variantDir(root, "plus10", BASE_LATENCY_MS * 1.1);
+    console.log(
+      `verdict validity: nginx, upstream ${BASE_LATENCY_MS} ms, ${RATE} req/s, ${DURATION_S} s repetitions, default rounds; ${cores} cores, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
+    await series(
+      "A/A false alarms (quiet)",
+      aa,
+      () => comparison(root, "aa", undefined),
+      (o) => falseVerdict(o.comparison),
+    );
+    await series(
+      "A/A false alarms (noisy neighbour on the head)",
+      noisy,
+      () => comparison(root, "aa", undefined, neighbour()),
+      (o) => falseVerdict(o.comparison),
+    );
+    await series(
+      "power, +10% latency, threshold 5%",
+      power,
+      () => comparison(root, "plus10", undefined),
+      (o) => p50Regressed(o.comparison),
+    );
+    await series(
+      "power, +5% latency, threshold 2%",
+      power,
+      () => comparison(root, "plus5", 2),
+      (o) => p50Regressed(o.comparison),
+    );
+    await timing(root);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
