@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { startGitHubServer, type GitHubServer } from "../support/github-server.js";
-import { getSettings } from "../../report/src/input-helper.js";
+import { getSettings, pagesUrl } from "../../report/src/input-helper.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 
 const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "actions");
@@ -190,9 +190,67 @@ describe("report action, bundled", () => {
     expect(
       server.requests.filter((r) => r.method === "PATCH" && r.path.endsWith(`/comments/${comment!.id}`)),
     ).toHaveLength(1);
-    expect(server.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    expect(server.requests.filter((r) => r.method === "POST" && r.path.endsWith("/comments"))).toHaveLength(
+      1,
+    );
     expect(server.requests.every((r) => r.authorized)).toBe(true);
     expect(second.outputs["comment-url"]).toBe(comment!.html_url);
+  });
+
+  it("shows where it was measured in the comment, and links the artifact and the chart in the summary", async () => {
+    const pr = PR + 1;
+    const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+    const run = await runAction(
+      {
+        results: path.join(FIXTURES, "head"),
+        "base-results": path.join(FIXTURES, "base"),
+        token: server.token,
+        "runner-name": "bench-01",
+        "artifact-url": "https://github.test/octo/proxy-config/actions/runs/4242/artifacts/77",
+        "gh-pages-dir": "dev/bench",
+      },
+      event,
+      "links",
+    );
+    expect(run.stdout).not.toMatch(/::error::/);
+    expect(run.code).toBe(0);
+    // From the head's results.json: AMD EPYC, 2 cores, loadgen=0, proxy=1, upstream=1.
+    const line =
+      "Measured on **bench-01** (AMD EPYC, 2 cores); cores: load generator 0, proxy 1, upstream 1.";
+    expect(server.comments(REPO, pr)[0]?.body).toContain(line);
+    expect(run.summary).toContain(line);
+    expect(run.summary).toContain(
+      "[results artifact](https://github.test/octo/proxy-config/actions/runs/4242/artifacts/77)",
+    );
+    // GITHUB_SERVER_URL is not github.com here: the Enterprise Server address of Pages.
+    expect(run.summary).toContain("[history chart](https://github.test/pages/octo/proxy-config/dev/bench/)");
+    expect(run.summary).toContain("[this run](https://github.test/octo/proxy-config/actions/runs/4242)");
+  });
+
+  it("warns and succeeds when the token may not comment (a fork's or Dependabot's read-only token)", async () => {
+    const pr = PR + 2;
+    const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+    server.fail({
+      method: "POST",
+      path: new RegExp(`/issues/${pr}/comments$`),
+      status: 403,
+      body: { message: "Resource not accessible by integration" },
+    });
+    const run = await runAction(
+      {
+        results: path.join(FIXTURES, "head"),
+        "base-results": path.join(FIXTURES, "base"),
+        token: server.token,
+      },
+      event,
+      "read-only",
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/::warning::the token may not comment on this pull request/);
+    expect(run.stdout).toContain("Resource not accessible by integration");
+    expect(run.outputs["comment-url"]).toBe("");
+    expect(run.summary).toContain("proxybench compare:");
+    expect(server.comments(REPO, pr)).toEqual([]);
   });
 
   it("without a base: the tables alone, no verdict", async () => {
@@ -267,6 +325,8 @@ describe("getSettings", () => {
     [{ "details-url": "javascript:alert(1)" }, /input 'details-url': expected an http\(s\) URL/],
     [{ marker: "a b" }, /input 'marker'/],
     [{ repository: "nope" }, /input 'repository': expected owner\/name/],
+    [{ "artifact-url": "file:///etc" }, /input 'artifact-url': expected an http\(s\) URL/],
+    [{ "chart-url": "ftp://x" }, /input 'chart-url': expected an http\(s\) URL/],
     [{ token: "" }, /input 'token': required to comment/],
   ])("%j", (values, error) => {
     expect(() => getSettings(reader(values), env)).toThrow(error);
@@ -281,6 +341,45 @@ describe("getSettings", () => {
     const withEvent = { ...env, GITHUB_EVENT_PATH: file };
     expect(getSettings(reader({}), withEvent)).toMatchObject({ pr: 12, headSha: "abcdef1234" });
     expect(getSettings(reader({ "pr-number": "3" }), withEvent)).toMatchObject({ pr: 3 });
+  });
+});
+
+describe("pagesUrl", () => {
+  it.each<[string, string, string, string, string]>([
+    [
+      "https://github.com",
+      "Octo",
+      "proxy-config",
+      "dev/bench",
+      "https://octo.github.io/proxy-config/dev/bench/",
+    ],
+    ["https://github.com", "octo", "octo.github.io", "/dev/bench/", "https://octo.github.io/dev/bench/"],
+    ["https://github.com/", "octo", "r", "", "https://octo.github.io/r/"],
+    ["https://ghe.example.com", "octo", "r", "dev/bench", "https://ghe.example.com/pages/octo/r/dev/bench/"],
+  ])("%s %s/%s %s", (server, owner, repo, dir, expected) => {
+    expect(pagesUrl(server, owner, repo, dir)).toBe(expected);
+  });
+
+  it("a chart-url input wins over gh-pages-dir", () => {
+    const read = (values: Record<string, string>) => (name: string) =>
+      ({
+        results: "r",
+        comment: "false",
+        summary: "true",
+        "fail-on-regression": "false",
+        threshold: "5",
+        alpha: "0.05",
+        ...values,
+      })[name] ?? "";
+    const env = { GITHUB_REPOSITORY: "o/r", GITHUB_SERVER_URL: "https://github.com" } as NodeJS.ProcessEnv;
+    expect(getSettings(read({ "gh-pages-dir": "dev/bench" }), env).chartUrl).toBe(
+      "https://o.github.io/r/dev/bench/",
+    );
+    expect(
+      getSettings(read({ "gh-pages-dir": "dev/bench", "chart-url": "https://charts.example/x" }), env)
+        .chartUrl,
+    ).toBe("https://charts.example/x");
+    expect(getSettings(read({}), env).chartUrl).toBeUndefined();
   });
 });
 
