@@ -4525,15 +4525,15 @@ var require_util2 = __commonJS({
             );
           }
           const index = this.#index;
-          const values2 = this.#target[kInternalIterator];
-          const len = values2.length;
+          const values = this.#target[kInternalIterator];
+          const len = values.length;
           if (index >= len) {
             return {
               value: void 0,
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values2[index];
+          const { [keyIndex]: key, [valueIndex]: value } = values[index];
           this.#index = index + 1;
           let result;
           switch (this.#kind) {
@@ -4584,7 +4584,7 @@ var require_util2 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function values2() {
+          value: function values() {
             webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
@@ -4803,11 +4803,11 @@ var require_util2 = __commonJS({
       let charset = null;
       let essence = null;
       let mimeType = null;
-      const values2 = getDecodeSplit("content-type", headers);
-      if (values2 === null) {
+      const values = getDecodeSplit("content-type", headers);
+      if (values === null) {
         return "failure";
       }
-      for (const value of values2) {
+      for (const value of values) {
         const temporaryMimeType = parseMIMEType(value);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
@@ -4831,7 +4831,7 @@ var require_util2 = __commonJS({
     function gettingDecodingSplitting(value) {
       const input2 = value;
       const position = { position: 0 };
-      const values2 = [];
+      const values = [];
       let temporaryValue = "";
       while (position.position < input2.length) {
         temporaryValue += collectASequenceOfCodePoints(
@@ -4854,10 +4854,10 @@ var require_util2 = __commonJS({
           }
         }
         temporaryValue = removeChars(temporaryValue, true, true, (char) => char === 9 || char === 32);
-        values2.push(temporaryValue);
+        values.push(temporaryValue);
         temporaryValue = "";
       }
-      return values2;
+      return values;
     }
     function getDecodeSplit(name, list) {
       const value = list.get(name, true);
@@ -15411,14 +15411,14 @@ var require_util5 = __commonJS({
     }
     function getFieldValues(header) {
       assert2(header !== null);
-      const values2 = [];
+      const values = [];
       for (let value of header.split(",")) {
         value = value.trim();
         if (isValidHeaderName(value)) {
-          values2.push(value);
+          values.push(value);
         }
       }
-      return values2;
+      return values;
     }
     module.exports = {
       urlEquals,
@@ -21746,14 +21746,14 @@ function expand(template, context) {
     function(_, expression, literal2) {
       if (expression) {
         let operator = "";
-        const values2 = [];
+        const values = [];
         if (operators.indexOf(expression.charAt(0)) !== -1) {
           operator = expression.charAt(0);
           expression = expression.substr(1);
         }
         expression.split(/,/g).forEach(function(variable) {
           var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values2.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
         });
         if (operator && operator !== "+") {
           var separator = ",";
@@ -21762,9 +21762,9 @@ function expand(template, context) {
           } else if (operator !== "#") {
             separator = operator;
           }
-          return (values2.length !== 0 ? operator : "") + values2.join(separator);
+          return (values.length !== 0 ? operator : "") + values.join(separator);
         } else {
-          return values2.join(",");
+          return values.join(",");
         }
       } else {
         return encodeReserved(literal2);
@@ -25995,959 +25995,6 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
-// src/stats/mann-whitney.ts
-var EXACT_MAX_TOTAL = 60;
-function exactUDistribution(n1, n2) {
-  let previous = Array.from({ length: n2 + 1 }, () => [1]);
-  for (let i = 1; i <= n1; i++) {
-    const current = [];
-    for (let j = 0; j <= n2; j++) {
-      const size = i * j + 1;
-      const row = new Array(size).fill(0);
-      if (j === 0) {
-        row[0] = 1;
-      } else {
-        const a = i / (i + j);
-        const b = j / (i + j);
-        const fromPrevious = previous[j] ?? [];
-        const fromCurrent = current[j - 1] ?? [];
-        for (let k = 0; k < size; k++) {
-          const withLargestInFirst = k - j >= 0 ? fromPrevious[k - j] ?? 0 : 0;
-          const withLargestInSecond = fromCurrent[k] ?? 0;
-          row[k] = a * withLargestInFirst + b * withLargestInSecond;
-        }
-      }
-      current.push(row);
-    }
-    previous = current;
-  }
-  const pmf = previous[n2] ?? [1];
-  const cdf = [];
-  let total = 0;
-  for (const p of pmf) {
-    total += p;
-    cdf.push(total);
-  }
-  return cdf;
-}
-function standardNormalSurvival(z3) {
-  return 0.5 * (1 - errorFunction(z3 / Math.SQRT2));
-}
-function tieCounts(values2) {
-  const counts = /* @__PURE__ */ new Map();
-  for (const v of values2) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts.values()];
-}
-function mannWhitneyU(x, y, options = {}) {
-  const n1 = x.length;
-  const n2 = y.length;
-  if (n1 === 0 || n2 === 0) throw new Error("mannWhitneyU needs at least one value in each sample");
-  const all = [...x, ...y];
-  const r1 = wilcoxonRankSum([...x], [...y]);
-  const u1 = r1 - n1 * (n1 + 1) / 2;
-  const u2 = n1 * n2 - u1;
-  const counts = tieCounts(all);
-  const ties = counts.some((t) => t > 1);
-  const u = Math.max(u1, u2);
-  const method = options.method ?? "auto";
-  if (method === "exact" && ties) throw new Error("the exact Mann-Whitney distribution assumes no ties");
-  if (method === "exact" || method === "auto" && !ties && n1 + n2 <= EXACT_MAX_TOTAL) {
-    const cdf = exactUDistribution(n1, n2);
-    const survival = u - 1 >= 0 ? 1 - (cdf[u - 1] ?? 1) : 1;
-    return { u1, u2, p: Math.min(1, 2 * survival), method: "exact", ties };
-  }
-  const n = n1 + n2;
-  const tieTerm = counts.reduce((sum, t) => sum + (t * t * t - t), 0);
-  const variance = n1 * n2 / 12 * (n + 1 - tieTerm / (n * (n - 1)));
-  if (variance <= 0) return { u1, u2, p: 1, method: "normal", ties };
-  const correction = options.continuity === false ? 0 : 0.5;
-  const z3 = (u - n1 * n2 / 2 - correction) / Math.sqrt(variance);
-  return { u1, u2, p: Math.min(1, Math.max(0, 2 * standardNormalSurvival(z3))), method: "normal", ties };
-}
-function minimumExactP(n1, n2) {
-  if (n1 === 0 || n2 === 0) return 1;
-  let combinations = 1;
-  for (let i = 1; i <= n1; i++) combinations = combinations * (n2 + i) / i;
-  return Math.min(1, 2 / combinations);
-}
-
-// src/stats/hodges-lehmann.ts
-function intervalRank(n1, n2, confidence) {
-  const tail = (1 - confidence) / 2;
-  if (n1 + n2 <= EXACT_MAX_TOTAL) {
-    const cdf = exactUDistribution(n1, n2);
-    let k2 = 0;
-    while (k2 < cdf.length && (cdf[k2] ?? 1) <= tail + 1e-12) k2 += 1;
-    const achieved = k2 === 0 ? 0 : 1 - 2 * (cdf[k2 - 1] ?? 0);
-    return { k: k2, confidence: achieved };
-  }
-  const mean = n1 * n2 / 2;
-  const sd = Math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
-  const k = Math.max(0, Math.floor(mean - probit(1 - tail) * sd));
-  return { k, confidence };
-}
-function hodgesLehmannShift(base, head, confidence = 0.95) {
-  if (base.length === 0 || head.length === 0) return void 0;
-  const differences = [];
-  for (const h of head) for (const b of base) differences.push(h - b);
-  differences.sort((a, b) => a - b);
-  const { k, confidence: achieved } = intervalRank(head.length, base.length, confidence);
-  if (k < 1) return void 0;
-  const low = differences[k - 1];
-  const high = differences[differences.length - k];
-  if (low === void 0 || high === void 0) return void 0;
-  return { estimate: median(differences), low, high, confidence: achieved };
-}
-function hodgesLehmannPercentChange(base, head, confidence = 0.95) {
-  if ([...base, ...head].some((v) => !(v > 0))) return void 0;
-  const shift = hodgesLehmannShift(base.map(Math.log), head.map(Math.log), confidence);
-  if (shift === void 0) return void 0;
-  const pct2 = (x) => (Math.exp(x) - 1) * 100;
-  return {
-    estimate: pct2(shift.estimate),
-    low: pct2(shift.low),
-    high: pct2(shift.high),
-    confidence: shift.confidence
-  };
-}
-
-// src/report/model.ts
-var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
-var DEFAULT_BASELINE = "direct";
-function med(values2) {
-  return values2.length === 0 ? NaN : median(values2);
-}
-function cellValues(cell) {
-  const reps = cell.repetitions;
-  const latencyMs = {};
-  for (const stat3 of LATENCY_STATS) latencyMs[stat3] = med(reps.map((r) => r.latencyMs[stat3]));
-  const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
-  const percentilesMs = {};
-  for (const key of keys) {
-    const values2 = reps.flatMap((r) => {
-      const v = r.latencyPercentilesMs?.[key];
-      return v === void 0 ? [] : [v];
-    });
-    if (values2.length === reps.length) percentilesMs[key] = med(values2);
-  }
-  return {
-    rps: med(reps.map((r) => r.rps)),
-    latencyMs,
-    errors: med(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
-    perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
-    percentilesMs
-  };
-}
-var MAX_REASONS = 3;
-function displayReasons(reasons) {
-  const unique = [...new Set(reasons)];
-  if (unique.length <= MAX_REASONS) return unique;
-  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
-}
-function cellColumn(cell, proxyVersion) {
-  const column = {
-    proxy: cell.proxy,
-    cellId: cell.id,
-    status: cell.status,
-    reasons: displayReasons(cell.reasons),
-    repetitions: cell.repetitions.length
-  };
-  const version2 = cell.proxyVersion ?? proxyVersion;
-  if (version2 !== void 0) column.proxyVersion = version2;
-  if (cell.status === "ok" && cell.repetitions.length === 0) {
-    column.status = "invalid";
-    column.reasons.push("no measured repetitions");
-  }
-  if (column.status === "ok") column.values = cellValues(cell);
-  return column;
-}
-function chooseBaseline(columns, requested) {
-  const name = requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
-  if (name === void 0) return { baselineProblem: "no proxy ran" };
-  const column = columns.find((c) => c.proxy === name);
-  if (column === void 0) return { baselineProblem: `baseline ${name} did not run in this scenario` };
-  if (column.status !== "ok") {
-    return { baseline: name, baselineProblem: `baseline ${name} is ${column.status}: no changes computed` };
-  }
-  return { baseline: name };
-}
-function orderColumns(columns, baseline) {
-  const first = columns.filter((c) => c.proxy === baseline);
-  return [...first, ...columns.filter((c) => c.proxy !== baseline)];
-}
-function groupKey(cell) {
-  return `${cell.scenario}\0${cell.load.label}\0${cell.engine}`;
-}
-function describeLayout(cpus) {
-  const list = (xs) => xs.length ? xs.join(",") : "any";
-  return `load generator ${list(cpus.loadgen)}, proxy ${list(cpus.proxy)}, upstream ${list(cpus.upstream)}`;
-}
-function buildHeader(results) {
-  const env = results.environment;
-  const facts = [];
-  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
-  const git = env.git;
-  if (git.commit !== void 0) {
-    let commit = git.commit.slice(0, 12);
-    if (git.branch !== void 0) commit += ` on ${git.branch}`;
-    if (git.dirty === true) commit += " (uncommitted changes)";
-    facts.push(["Commit", commit]);
-    if (git.message !== void 0) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
-  }
-  facts.push([
-    "CPU",
-    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`
-  ]);
-  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
-  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
-  facts.push(["Repetitions", String(results.settings.repetitions)]);
-  facts.push(["Runtime", results.settings.runtime]);
-  const proxies = new Map(Object.entries(env.proxies));
-  for (const cell of results.cells) {
-    if (cell.proxyVersion !== void 0 && !proxies.has(cell.proxy))
-      proxies.set(cell.proxy, cell.proxyVersion);
-  }
-  if (proxies.size > 0) {
-    facts.push(["Proxies", [...proxies.entries()].map(([name, version2]) => `${name} ${version2}`).join(", ")]);
-  }
-  const tools = Object.entries(env.tools);
-  if (tools.length > 0)
-    facts.push(["Tools", tools.map(([name, version2]) => `${name} ${version2}`).join(", ")]);
-  facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
-  if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
-  return {
-    title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",
-    facts,
-    skipped: [...results.skipped]
-  };
-}
-function buildReport(results, options = {}) {
-  const groups2 = /* @__PURE__ */ new Map();
-  for (const cell of results.cells) {
-    const key = groupKey(cell);
-    const list = groups2.get(key);
-    if (list) list.push(cell);
-    else groups2.set(key, [cell]);
-  }
-  const order = results.settings.proxies;
-  const rank = (proxy) => {
-    const i = order.indexOf(proxy);
-    return i < 0 ? order.length : i;
-  };
-  const out = [];
-  for (const cells of groups2.values()) {
-    const first = cells[0];
-    if (first === void 0) continue;
-    const sorted = [...cells].sort((a, b) => rank(a.proxy) - rank(b.proxy));
-    const columns = sorted.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
-    const chosen = chooseBaseline(columns, options.baselineProxy);
-    const group = {
-      scenario: first.scenario,
-      load: first.load,
-      engine: first.engine,
-      columns: orderColumns(columns, chosen.baseline)
-    };
-    if (chosen.baseline !== void 0) group.baseline = chosen.baseline;
-    if (chosen.baselineProblem !== void 0) group.baselineProblem = chosen.baselineProblem;
-    out.push(group);
-  }
-  return { header: buildHeader(results), groups: out };
-}
-
-// src/report/tables.ts
-var COMPARISON_ROWS = [
-  { metric: "rps", label: "Requests/sec" },
-  { metric: "mean", label: "Mean latency (ms)" },
-  { metric: "p50", label: "p50 latency (ms)" },
-  { metric: "p99", label: "p99 latency (ms)" },
-  { metric: "max", label: "Max latency (ms)" },
-  { metric: "errors", label: "Errors/bad responses" }
-];
-function metricValue(column, metric) {
-  const values2 = column.values;
-  if (values2 === void 0) return void 0;
-  if (metric === "rps") return values2.rps;
-  if (metric === "errors") return values2.errors;
-  return values2.latencyMs[metric];
-}
-function percentChange(value, base) {
-  if (value === void 0 || base === void 0 || !Number.isFinite(value) || !Number.isFinite(base)) {
-    return void 0;
-  }
-  if (base === 0) return void 0;
-  return (value - base) / base * 100;
-}
-function notOk(column) {
-  return column.status === "ok" ? void 0 : { status: column.status };
-}
-function baselineColumn(group) {
-  if (group.baselineProblem !== void 0) return void 0;
-  return group.columns.find((c) => c.proxy === group.baseline);
-}
-function comparisonTable(group) {
-  const base = baselineColumn(group);
-  return {
-    columns: group.columns.map((c) => ({
-      proxy: c.proxy,
-      status: c.status,
-      repetitions: c.repetitions,
-      baseline: c.proxy === group.baseline
-    })),
-    rows: COMPARISON_ROWS.map(({ metric, label }) => ({
-      metric,
-      label,
-      cells: group.columns.map((column) => {
-        const bad = notOk(column);
-        if (bad) return bad;
-        const value = metricValue(column, metric);
-        const cell = {};
-        if (value !== void 0 && Number.isFinite(value)) cell.value = value;
-        if (base !== void 0 && column !== base) {
-          const change = percentChange(value, metricValue(base, metric));
-          if (change !== void 0) cell.changePct = change;
-        }
-        return cell;
-      })
-    }))
-  };
-}
-function latencyTable(group) {
-  const base = baselineColumn(group);
-  return {
-    stats: LATENCY_STATS,
-    rows: group.columns.map((column) => ({
-      proxy: column.proxy,
-      status: column.status,
-      baseline: column.proxy === group.baseline,
-      cells: LATENCY_STATS.map((stat3) => {
-        const bad = notOk(column);
-        if (bad) return bad;
-        const value = column.values?.latencyMs[stat3];
-        const cell = {};
-        if (value !== void 0 && Number.isFinite(value)) cell.value = value;
-        const baseValue = base?.values?.latencyMs[stat3];
-        if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
-          cell.delta = cell.value - baseValue;
-        }
-        return cell;
-      })
-    }))
-  };
-}
-
-// src/report/compare.ts
-var COMPARE_METRICS = [
-  { metric: "rps", label: "Requests/sec", biggerIsBetter: true },
-  { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
-  { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
-  { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false }
-];
-var DEFAULT_THRESHOLD_PCT = 5;
-var DEFAULT_ALPHA = 0.05;
-function values(cell, metric) {
-  return cell.repetitions.map((r) => metric === "rps" ? r.rps : r.latencyMs[metric]);
-}
-function summary2(xs) {
-  return { median: median(xs), n: xs.length, values: xs };
-}
-function pct(x) {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
-}
-function decideVerdict(input2) {
-  const { changePct, ci, p, biggerIsBetter, thresholdPct, alpha } = input2;
-  if (changePct === void 0)
-    return { verdict: "inconclusive", why: "no % change: the base median is zero" };
-  if (ci === void 0)
-    return { verdict: "inconclusive", why: "no interval: too few repetitions or a zero value" };
-  const excludesZero = ci[0] > 0 || ci[1] < 0;
-  const sameSide = ci[0] > 0 && changePct > 0 || ci[1] < 0 && changePct < 0;
-  if (p < alpha && Math.abs(changePct) > thresholdPct && excludesZero && sameSide) {
-    const better = biggerIsBetter ? changePct > 0 : changePct < 0;
-    return {
-      verdict: better ? "improved" : "regressed",
-      why: `p < ${alpha}, |change| > ${thresholdPct}%, interval excludes 0`
-    };
-  }
-  if (ci[0] >= -thresholdPct && ci[1] <= thresholdPct) {
-    return { verdict: "unchanged", why: `interval within ±${thresholdPct}%` };
-  }
-  const reasons = [];
-  if (p >= alpha) reasons.push(`p ≥ ${alpha}`);
-  if (Math.abs(changePct) <= thresholdPct) reasons.push(`|change| ≤ ${thresholdPct}%`);
-  if (!excludesZero) reasons.push("interval includes 0");
-  reasons.push(`interval [${pct(ci[0])}, ${pct(ci[1])}] not within ±${thresholdPct}%`);
-  return { verdict: "inconclusive", why: reasons.join(", ") };
-}
-function compareMetric(base, head, spec, options) {
-  const b = summary2(base);
-  const h = summary2(head);
-  const changePct = percentChange(h.median, b.median);
-  const hl = hodgesLehmannPercentChange(base, head, options.confidence);
-  const ci = hl === void 0 ? void 0 : [hl.low, hl.high];
-  const test = mannWhitneyU(head, base);
-  const decided = decideVerdict({
-    changePct,
-    ci,
-    p: test.p,
-    biggerIsBetter: spec.biggerIsBetter,
-    thresholdPct: options.thresholdPct,
-    alpha: options.alpha
-  });
-  const out = {
-    ...spec,
-    base: b,
-    head: h,
-    p: test.p,
-    pMethod: test.method,
-    verdict: decided.verdict,
-    why: decided.why
-  };
-  if (changePct !== void 0) out.changePct = changePct;
-  if (hl !== void 0) {
-    out.ci = [hl.low, hl.high];
-    out.ciConfidence = hl.confidence;
-    out.hlChangePct = hl.estimate;
-  }
-  return out;
-}
-function runInfo(results) {
-  const git = results.environment.git;
-  const info2 = { runId: results.runId, repetitions: results.settings.repetitions };
-  if (git.commit !== void 0) info2.commit = git.commit;
-  if (git.branch !== void 0) info2.branch = git.branch;
-  if (git.message !== void 0) info2.message = git.message.split("\n")[0] ?? "";
-  return info2;
-}
-function describeStatus(cell) {
-  return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
-}
-function where(cell) {
-  return {
-    id: cell.id,
-    scenario: cell.scenario,
-    loadLabel: cell.load.label,
-    proxy: cell.proxy,
-    engine: cell.engine
-  };
-}
-function machineNotes(base, head) {
-  const notes = [];
-  const b = base.environment;
-  const h = head.environment;
-  if (b.cpuModel !== h.cpuModel || b.cores !== h.cores) {
-    notes.push(
-      `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`
-    );
-  }
-  return notes;
-}
-function compareResults(base, head, options = {}) {
-  const settings = {
-    thresholdPct: options.thresholdPct ?? DEFAULT_THRESHOLD_PCT,
-    alpha: options.alpha ?? DEFAULT_ALPHA,
-    confidence: options.confidence ?? 0.95
-  };
-  const baseCells = new Map(base.cells.map((c) => [c.id, c]));
-  const headIds = new Set(head.cells.map((c) => c.id));
-  const cells = [];
-  const notCompared = [];
-  const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
-  const sizes = /* @__PURE__ */ new Set();
-  const loadNotes = [];
-  let smallestMinimumP = 0;
-  for (const headCell of head.cells) {
-    const baseCell = baseCells.get(headCell.id);
-    if (baseCell === void 0) {
-      notCompared.push({ ...where(headCell), reason: "only in head (new cell)" });
-      continue;
-    }
-    const problems = [];
-    if (baseCell.status !== "ok") problems.push(`base is ${describeStatus(baseCell)}`);
-    if (headCell.status !== "ok") problems.push(`head is ${describeStatus(headCell)}`);
-    if (problems.length === 0 && (baseCell.repetitions.length === 0 || headCell.repetitions.length === 0)) {
-      problems.push("no measured repetitions");
-    }
-    if (problems.length > 0) {
-      notCompared.push({ ...where(headCell), reason: problems.join("; ") });
-      continue;
-    }
-    if (JSON.stringify(baseCell.load) !== JSON.stringify(headCell.load)) {
-      loadNotes.push(
-        `${headCell.id}: the load differs between base (${JSON.stringify(baseCell.load)}) and head (${JSON.stringify(headCell.load)}): the change may come from the load, not the proxy.`
-      );
-    }
-    const n1 = headCell.repetitions.length;
-    const n2 = baseCell.repetitions.length;
-    sizes.add(`${n2} vs ${n1}`);
-    smallestMinimumP = Math.max(smallestMinimumP, minimumExactP(n1, n2));
-    const metrics = COMPARE_METRICS.map(
-      (spec) => compareMetric(values(baseCell, spec.metric), values(headCell, spec.metric), spec, settings)
-    );
-    for (const m of metrics) counts[m.verdict] += 1;
-    cells.push({ ...where(headCell), metrics });
-  }
-  for (const baseCell of base.cells) {
-    if (!headIds.has(baseCell.id))
-      notCompared.push({ ...where(baseCell), reason: "only in base (missing in head)" });
-  }
-  const notes = [...machineNotes(base, head), ...loadNotes];
-  if (cells.length > 0 && smallestMinimumP >= settings.alpha) {
-    notes.push(
-      `With ${[...sizes].join(", ")} repetitions the smallest possible Mann-Whitney p-value is ${smallestMinimumP.toFixed(3)}, not below alpha ${settings.alpha}: no regression or improvement can be shown (nor, with 3 against 3, a 95% interval). Run 5 or more repetitions on each side for a verdict at alpha 0.05.`
-    );
-  }
-  return {
-    thresholdPct: settings.thresholdPct,
-    alpha: settings.alpha,
-    confidence: settings.confidence,
-    base: runInfo(base),
-    head: runInfo(head),
-    cells,
-    notCompared,
-    counts,
-    notes
-  };
-}
-function plural(n, one, many) {
-  return `${n} ${n === 1 ? one : many}`;
-}
-function comparisonHeadline(comparison) {
-  const c = comparison.counts;
-  const parts = [
-    plural(c.regressed, "regression", "regressions"),
-    plural(c.improved, "improvement", "improvements"),
-    `${c.unchanged} unchanged`,
-    `${c.inconclusive} inconclusive`
-  ];
-  if (comparison.notCompared.length > 0) parts.push(`${comparison.notCompared.length} not compared`);
-  return parts.join(", ");
-}
-
-// ../main/node_modules/markdown-table/index.js
-function defaultStringLength(value) {
-  return value.length;
-}
-function markdownTable(table, options) {
-  const settings = options || {};
-  const align = (settings.align || []).concat();
-  const stringLength = settings.stringLength || defaultStringLength;
-  const alignments = [];
-  const cellMatrix = [];
-  const sizeMatrix = [];
-  const longestCellByColumn = [];
-  let mostCellsPerRow = 0;
-  let rowIndex = -1;
-  while (++rowIndex < table.length) {
-    const row2 = [];
-    const sizes2 = [];
-    let columnIndex2 = -1;
-    if (table[rowIndex].length > mostCellsPerRow) {
-      mostCellsPerRow = table[rowIndex].length;
-    }
-    while (++columnIndex2 < table[rowIndex].length) {
-      const cell = serialize(table[rowIndex][columnIndex2]);
-      if (settings.alignDelimiters !== false) {
-        const size = stringLength(cell);
-        sizes2[columnIndex2] = size;
-        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
-          longestCellByColumn[columnIndex2] = size;
-        }
-      }
-      row2.push(cell);
-    }
-    cellMatrix[rowIndex] = row2;
-    sizeMatrix[rowIndex] = sizes2;
-  }
-  let columnIndex = -1;
-  if (typeof align === "object" && "length" in align) {
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = toAlignment(align[columnIndex]);
-    }
-  } else {
-    const code = toAlignment(align);
-    while (++columnIndex < mostCellsPerRow) {
-      alignments[columnIndex] = code;
-    }
-  }
-  columnIndex = -1;
-  const row = [];
-  const sizes = [];
-  while (++columnIndex < mostCellsPerRow) {
-    const code = alignments[columnIndex];
-    let before = "";
-    let after = "";
-    if (code === 99) {
-      before = ":";
-      after = ":";
-    } else if (code === 108) {
-      before = ":";
-    } else if (code === 114) {
-      after = ":";
-    }
-    let size = settings.alignDelimiters === false ? 1 : Math.max(
-      1,
-      longestCellByColumn[columnIndex] - before.length - after.length
-    );
-    const cell = before + "-".repeat(size) + after;
-    if (settings.alignDelimiters !== false) {
-      size = before.length + size + after.length;
-      if (size > longestCellByColumn[columnIndex]) {
-        longestCellByColumn[columnIndex] = size;
-      }
-      sizes[columnIndex] = size;
-    }
-    row[columnIndex] = cell;
-  }
-  cellMatrix.splice(1, 0, row);
-  sizeMatrix.splice(1, 0, sizes);
-  rowIndex = -1;
-  const lines = [];
-  while (++rowIndex < cellMatrix.length) {
-    const row2 = cellMatrix[rowIndex];
-    const sizes2 = sizeMatrix[rowIndex];
-    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
-    columnIndex = -1;
-    const line = [];
-    while (++columnIndex < cellsInRow) {
-      const cell = row2[columnIndex] || "";
-      let before = "";
-      let after = "";
-      if (settings.alignDelimiters !== false) {
-        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
-        const code = alignments[columnIndex];
-        if (code === 114) {
-          before = " ".repeat(size);
-        } else if (code === 99) {
-          const half = size / 2;
-          if (size % 2) {
-            before = " ".repeat(half + 0.5);
-            after = " ".repeat(half - 0.5);
-          } else {
-            before = " ".repeat(half);
-            after = before;
-          }
-        } else {
-          after = " ".repeat(size);
-        }
-      }
-      if (settings.delimiterStart !== false && !columnIndex) {
-        line.push("|");
-      }
-      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
-      // empty: there will be a closing space.
-      !(settings.alignDelimiters === false && cell === "") && (settings.delimiterStart !== false || columnIndex)) {
-        line.push(" ");
-      }
-      if (settings.alignDelimiters !== false) {
-        line.push(before);
-      }
-      line.push(cell);
-      if (settings.alignDelimiters !== false) {
-        line.push(after);
-      }
-      if (settings.padding !== false) {
-        line.push(" ");
-      }
-      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
-        line.push("|");
-      }
-    }
-    lines.push(
-      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
-    );
-  }
-  return lines.join("\n");
-}
-function serialize(value) {
-  return value === null || value === void 0 ? "" : String(value);
-}
-function toAlignment(value) {
-  const code = typeof value === "string" ? value.codePointAt(0) : 0;
-  return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
-}
-
-// src/report/escape.ts
-var HTML_ENTITIES = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;"
-};
-var MARKDOWN_PUNCTUATION = /[\\`*_[\]|~]/g;
-function escapeMarkdown(text) {
-  return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ").replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c).replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`).replace(/@/g, "&#64;");
-}
-
-// src/report/format.ts
-var integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-var twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-function formatRps(value) {
-  return Math.abs(value) >= 100 ? integer.format(value) : twoDecimals.format(value);
-}
-function formatMs(value) {
-  return twoDecimals.format(value);
-}
-function formatCount(value) {
-  return Number.isInteger(value) ? integer.format(value) : twoDecimals.format(value);
-}
-function signed(value) {
-  const rounded = Number(value.toFixed(2));
-  const sign = rounded < 0 ? "-" : "+";
-  return `${sign}${twoDecimals.format(Math.abs(rounded))}`;
-}
-function formatPercent(value) {
-  return `${signed(value)}%`;
-}
-function formatDelta(value) {
-  return signed(value);
-}
-function formatPValue(p) {
-  return p < 1e-3 ? "<0.001" : p.toFixed(3);
-}
-
-// src/report/compare-markdown.ts
-var VERDICT_TEXT = {
-  regressed: "**regressed**",
-  improved: "**improved**",
-  unchanged: "unchanged",
-  inconclusive: "inconclusive"
-};
-function describeRun(run2) {
-  let text = escapeMarkdown(run2.runId);
-  if (run2.commit !== void 0) {
-    text += ` (${escapeMarkdown(run2.commit.slice(0, 12))}`;
-    if (run2.branch !== void 0) text += ` on ${escapeMarkdown(run2.branch)}`;
-    text += ")";
-  }
-  return text;
-}
-function formatValue(m, value) {
-  return m.metric === "rps" ? formatRps(value) : formatMs(value);
-}
-function interval(m) {
-  return m.ci === void 0 ? "n/a" : `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}`;
-}
-function renderComparisonMarkdown(comparison, options = {}) {
-  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 6);
-  const showUnchanged = options.showUnchanged ?? true;
-  const parts = [];
-  parts.push(`${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`);
-  parts.push(
-    [
-      `- **Base**: ${describeRun(comparison.base)}`,
-      `- **Head**: ${describeRun(comparison.head)}`,
-      `- **Method**: medians of the repetitions; change = (head - base) / base; ${Math.round(comparison.confidence * 100)}% Hodges-Lehmann interval of the change (pairwise ratios head/base); two-sided Mann-Whitney U p-value; a regression or improvement needs p < ${comparison.alpha}, |change| > ${comparison.thresholdPct}% and an interval excluding 0; unchanged when the interval lies within ±${comparison.thresholdPct}%.`
-    ].join("\n")
-  );
-  if (comparison.notes.length > 0)
-    parts.push(comparison.notes.map((n) => `> ${escapeMarkdown(n)}`).join("\n>\n"));
-  const rows = [];
-  let hidden = 0;
-  for (const cell of comparison.cells) {
-    const name = `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})`;
-    for (const m of cell.metrics) {
-      if (!showUnchanged && m.verdict === "unchanged") {
-        hidden += 1;
-        continue;
-      }
-      rows.push([
-        name,
-        m.label,
-        formatValue(m, m.base.median),
-        formatValue(m, m.head.median),
-        m.changePct === void 0 ? "n/a" : formatPercent(m.changePct),
-        interval(m),
-        formatPValue(m.p),
-        `${m.base.n} / ${m.head.n}`,
-        VERDICT_TEXT[m.verdict]
-      ]);
-    }
-  }
-  if (rows.length > 0) {
-    const header = ["Cell", "Metric", "Base", "Head", "Change", "95% interval", "p", "n", "Verdict"];
-    if (comparison.confidence !== 0.95) header[5] = `${Math.round(comparison.confidence * 100)}% interval`;
-    parts.push(markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] }));
-  } else if (comparison.cells.length === 0) {
-    parts.push("No cell could be compared.");
-  }
-  if (hidden > 0) parts.push(`${hidden} unchanged metric${hidden === 1 ? "" : "s"} not shown.`);
-  if (comparison.notCompared.length > 0) {
-    const lines = ["Not compared:", ""];
-    for (const n of comparison.notCompared) {
-      lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
-    }
-    parts.push(lines.join("\n"));
-  }
-  return `${parts.join("\n\n")}
-`;
-}
-
-// src/report/markdown.ts
-var STAT_LABELS = {
-  min: "Min (ms)",
-  mean: "Mean (ms)",
-  p50: "p50 (ms)",
-  p90: "p90 (ms)",
-  p95: "p95 (ms)",
-  p99: "p99 (ms)",
-  max: "Max (ms)"
-};
-function heading(level, text) {
-  return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
-}
-function formatMetric(metric, value) {
-  if (metric === "rps") return formatRps(value);
-  if (metric === "errors") return formatCount(value);
-  return formatMs(value);
-}
-function valueText(cell, format) {
-  if (cell.status !== void 0) return cell.status;
-  return cell.value === void 0 ? "n/a" : format(cell.value);
-}
-function describeLoad(load) {
-  const parts = [load.model];
-  if (load.vus !== void 0) parts.push(`${load.vus} VUs`);
-  if (load.connections !== void 0) parts.push(`${load.connections} connections`);
-  if (load.rate !== void 0) parts.push(`${load.rate}/s`);
-  if (load.requests !== void 0) parts.push(`${load.requests} requests`);
-  if (load.durationS !== void 0) parts.push(`${load.durationS} s`);
-  if (load.warmupS !== void 0 && load.warmupS > 0) parts.push(`after ${load.warmupS} s warm-up`);
-  return parts.join(", ");
-}
-function groupTitle(group) {
-  let title = escapeMarkdown(group.scenario);
-  if (group.load !== void 0) title += ` · ${escapeMarkdown(group.load.label)}`;
-  if (group.engine !== void 0) title += ` (${escapeMarkdown(group.engine)})`;
-  return title;
-}
-function renderComparisonTableMarkdown(group) {
-  const table = comparisonTable(group);
-  const withPercent = group.baselineProblem === void 0;
-  const header = ["metric"];
-  const align = ["l"];
-  for (const column of table.columns) {
-    header.push(escapeMarkdown(column.proxy));
-    align.push("r");
-    if (withPercent && !column.baseline) {
-      header.push("");
-      align.push("r");
-    }
-  }
-  const rows = table.rows.map((row) => {
-    const out = [row.label];
-    row.cells.forEach((cell, i) => {
-      out.push(valueText(cell, (v) => formatMetric(row.metric, v)));
-      if (withPercent && !table.columns[i]?.baseline) {
-        out.push(cell.changePct === void 0 ? "" : formatPercent(cell.changePct));
-      }
-    });
-    return out;
-  });
-  return markdownTable([header, ...rows], { align });
-}
-function renderLatencyTableMarkdown(group) {
-  const table = latencyTable(group);
-  const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
-  const rows = table.rows.map((row) => [
-    escapeMarkdown(row.proxy),
-    ...row.cells.map((cell) => {
-      const text = valueText(cell, formatMs);
-      return cell.delta === void 0 ? text : `${text}<br>(${formatDelta(cell.delta)})`;
-    })
-  ]);
-  return markdownTable([header, ...rows], { align: ["l", ...table.stats.map(() => "r")] });
-}
-function renderGroupNotes(group) {
-  const lines = [];
-  const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
-  if (group.valuesNote !== void 0) {
-    lines.push(escapeMarkdown(group.valuesNote));
-  } else if (counts.size === 1) {
-    const [n] = [...counts];
-    lines.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
-  } else if (counts.size > 1) {
-    const each = group.columns.filter((c) => c.status === "ok").map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`).join(", ");
-    lines.push(`Values are medians over each proxy's repetitions (${each}).`);
-  }
-  if (group.baselineProblem !== void 0) {
-    lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
-  }
-  const notOk2 = group.columns.filter((c) => c.status !== "ok");
-  if (notOk2.length > 0 && lines.length > 0) lines.push("");
-  for (const column of notOk2) {
-    const reasons = column.reasons.length ? column.reasons.map(escapeMarkdown).join("; ") : "no reason given";
-    lines.push(`- **${escapeMarkdown(column.proxy)}** is ${column.status}: ${reasons}`);
-  }
-  return lines;
-}
-function renderGroupMarkdown(group, level) {
-  const parts = [heading(level, groupTitle(group))];
-  const intro = [];
-  if (group.load !== void 0) intro.push(`Load: ${escapeMarkdown(describeLoad(group.load))}.`);
-  if (group.baseline !== void 0 && group.baselineProblem === void 0) {
-    intro.push(`Baseline: **${escapeMarkdown(group.baseline)}**.`);
-  }
-  if (intro.length) parts.push(intro.join(" "));
-  parts.push(renderComparisonTableMarkdown(group));
-  parts.push(renderLatencyTableMarkdown(group));
-  const notes = renderGroupNotes(group);
-  if (notes.length) parts.push(notes.join("\n"));
-  return parts.join("\n\n");
-}
-function renderHeaderMarkdown(model, level) {
-  const lines = [heading(level, escapeMarkdown(model.header.title)), ""];
-  for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
-  if (model.header.skipped.length > 0) {
-    lines.push("", "Skipped:", "");
-    for (const s of model.header.skipped) {
-      lines.push(`- **${escapeMarkdown(s.proxy)}**: ${escapeMarkdown(s.reason)}`);
-    }
-  }
-  return lines.join("\n");
-}
-function renderReportModelMarkdown(model, options = {}) {
-  const level = options.headingLevel ?? 2;
-  const parts = [renderHeaderMarkdown(model, level)];
-  if (model.groups.length === 0) parts.push("No cells were measured.");
-  for (const group of model.groups) parts.push(renderGroupMarkdown(group, level + 1));
-  return `${parts.join("\n\n")}
-`;
-}
-function renderMarkdownReport(results, options = {}) {
-  return renderReportModelMarkdown(buildReport(results, options), options);
-}
-
-// src/results/io.ts
-import { readFile, stat as stat2 } from "node:fs/promises";
-import path from "node:path";
-
-// src/util/errors.ts
-var UserError = class extends Error {
-  constructor(message, exitCode = 2) {
-    super(message);
-    this.exitCode = exitCode;
-    this.name = "UserError";
-  }
-  exitCode;
-};
-function issuePath(path2) {
-  let out = "";
-  for (const key of path2) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out || "(root)";
-}
-function formatSchemaError(file2, error63, lineOf) {
-  const lines = error63.issues.map((issue3) => {
-    const line = lineOf?.(issue3.path);
-    const where2 = line === void 0 ? file2 : `${file2}:${line}`;
-    return `${where2}: ${issuePath(issue3.path)}: ${issue3.message}`;
-  });
-  return lines.join("\n");
-}
-
 // ../main/node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
@@ -27626,8 +26673,8 @@ function assert(_) {
 }
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values2 = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
-  return values2;
+  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  return values;
 }
 function joinValues(array2, separator = "|") {
   return array2.map((val) => stringifyPrimitive(val)).join(separator);
@@ -28888,7 +27935,7 @@ __export(regexes_exports, {
   httpProtocol: () => httpProtocol,
   iban: () => iban,
   idnEmail: () => idnEmail,
-  integer: () => integer2,
+  integer: () => integer,
   ipv4: () => ipv4,
   ipv6: () => ipv6,
   ksuid: () => ksuid,
@@ -29000,7 +28047,7 @@ var string = (params) => {
   return new RegExp(`^${regex2}$`);
 };
 var bigint = /^-?\d+n?$/;
-var integer2 = /^-?\d+$/;
+var integer = /^-?\d+$/;
 var number = /^-?\d+(?:\.\d+)?$/;
 var boolean = /^(?:true|false)$/i;
 var _null = /^null$/i;
@@ -30821,10 +29868,10 @@ function getDiscriminatedOption(union2, value) {
 function discriminatorMap(def) {
   const map2 = /* @__PURE__ */ new Map();
   for (const option of def.options) {
-    const values2 = option._zod.propValues?.[def.discriminator];
-    if (!values2 || values2.size === 0)
+    const values = option._zod.propValues?.[def.discriminator];
+    if (!values || values.size === 0)
       throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
-    for (const value of values2) {
+    for (const value of values) {
       if (map2.has(value)) {
         if (value !== void 0)
           throw new Error(`Duplicate discriminator value "${String(value)}"`);
@@ -31154,11 +30201,11 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
       return payload;
     }
     const proms = [];
-    const values2 = def.keyType._zod.values;
-    if (values2 && !def.partial) {
+    const values = def.keyType._zod.values;
+    if (values && !def.partial) {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values2) {
+      for (const key of values) {
         if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
           recordKeys.add(typeof key === "number" ? key.toString() : key);
           if (key === "__proto__")
@@ -31244,7 +30291,7 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         if (keyResult.issues.length) {
           if (def.mode === "loose") {
             payload.value[key] = input2[key];
-          } else if (values2) {
+          } else if (values) {
             unrecognized = unrecognized ?? [];
             unrecognized.push(key);
           } else {
@@ -31409,8 +30456,8 @@ function handleSetResult(result, final) {
 }
 var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   $ZodType.init(inst, def);
-  const values2 = getEnumValues(def.entries);
-  const valuesSet = new Set(values2);
+  const values = getEnumValues(def.entries);
+  const valuesSet = new Set(values);
   inst._zod.values = valuesSet;
   defineLazyInternal(inst, "pattern", (zod) => {
     const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
@@ -31423,7 +30470,7 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
     }
     payload.issues.push({
       code: "invalid_value",
-      values: values2,
+      values,
       input: input2,
       inst
     });
@@ -31432,15 +30479,15 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
 });
 var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
   $ZodType.init(inst, def);
-  const values2 = new Set(def.values);
-  inst._zod.values = values2;
+  const values = new Set(def.values);
+  inst._zod.values = values;
   defineLazyInternal(inst, "pattern", (zod) => {
     const vals = zod.def.values;
     return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
   });
   inst._zod.parse = (payload, _ctx) => {
     const input2 = payload.value;
-    if (values2.has(input2)) {
+    if (values.has(input2)) {
       return payload;
     }
     payload.issues.push({
@@ -31499,8 +30546,8 @@ var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
   defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
   inst._zod.optout = "optional";
   defineLazyInternal(inst, "values", (zod) => {
-    const values2 = zod.def.innerType._zod.values;
-    return values2 ? /* @__PURE__ */ new Set([...values2, void 0]) : void 0;
+    const values = zod.def.innerType._zod.values;
+    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
   });
   defineLazyInternal(inst, "pattern", (zod) => {
     const pattern = zod.def.innerType._zod.pattern;
@@ -31800,7 +30847,7 @@ function leafPattern(schema) {
   if (minimum !== void 0 || maximum !== void 0)
     return string({ minimum, maximum }).source;
   const own2 = schema._zod.pattern;
-  return (isInt && own2 === number ? integer2 : own2)?.source;
+  return (isInt && own2 === number ? integer : own2)?.source;
 }
 function partPattern(schema) {
   const def = schema._zod.def;
@@ -40956,15 +40003,15 @@ function generateArrayCheck(doc, ctx, schema, accessor, buildsValue = true) {
 }
 function generateLiteralCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
-  const values2 = def.values;
-  if (values2.length !== 1) {
-    const literalSet = addConstant(ctx, new Set(values2));
+  const values = def.values;
+  if (values.length !== 1) {
+    const literalSet = addConstant(ctx, new Set(values));
     doc.write(`if (!${literalSet}.has(${accessor})) return INVALID;`);
     return accessor;
   }
-  const value = values2[0];
+  const value = values[0];
   if (typeof value === "number" && Number.isNaN(value)) {
-    const literalSet = addConstant(ctx, new Set(values2));
+    const literalSet = addConstant(ctx, new Set(values));
     doc.write(`if (!${literalSet}.has(${accessor})) return INVALID;`);
     return accessor;
   }
@@ -40984,11 +40031,11 @@ function generateLiteralCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 function generateEnumCheck(doc, ctx, schema, accessor) {
-  const values2 = schema._zod.values;
-  if (!values2) {
+  const values = schema._zod.values;
+  if (!values) {
     throw new ZodCompileUnsupportedError("enum schema without enumerated values");
   }
-  const enumSet = addConstant(ctx, values2);
+  const enumSet = addConstant(ctx, values);
   doc.write(`if (!${enumSet}.has(${accessor})) return INVALID;`);
   return accessor;
 }
@@ -41137,8 +40184,8 @@ function generateUnionCheck(doc, ctx, schema, accessor) {
   }
   const allLiterals = options.every((opt) => opt._zod.def.type === "literal" && !opt._zod.def.checks?.length);
   if (allLiterals) {
-    const values2 = new Set(options.flatMap((opt) => opt._zod.def.values));
-    const valuesConst = addConstant(ctx, values2);
+    const values = new Set(options.flatMap((opt) => opt._zod.def.values));
+    const valuesConst = addConstant(ctx, values);
     doc.write(`if (!${valuesConst}.has(${accessor})) return INVALID;`);
     return accessor;
   }
@@ -41175,17 +40222,17 @@ function generateDiscriminatedUnionCheck(doc, ctx, def, accessor) {
   let firstBranch = true;
   const claimed = /* @__PURE__ */ new Set();
   for (const option of def.options) {
-    const values2 = option._zod.propValues?.[def.discriminator];
-    if (!values2 || values2.size === 0) {
+    const values = option._zod.propValues?.[def.discriminator];
+    if (!values || values.size === 0) {
       throw new ZodCompileUnsupportedError("discriminated union option without static discriminator values");
     }
-    for (const value of values2) {
+    for (const value of values) {
       if (claimed.has(value)) {
         throw new ZodCompileUnsupportedError(`duplicate discriminator value ${String(value)}`);
       }
       claimed.add(value);
     }
-    const conditions = Array.from(values2, (value) => literalEquality(ctx, discVar, value));
+    const conditions = Array.from(values, (value) => literalEquality(ctx, discVar, value));
     const prefix = firstBranch ? "if" : "else if";
     doc.write(`${prefix} (${conditions.join(" || ")}) {`);
     doc.indented((d) => {
@@ -42287,8 +41334,8 @@ function _set(Class2, valueType, params) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _enum(Class2, values2, params) {
-  const entries = Array.isArray(values2) ? Object.fromEntries(values2.map((v) => [v, v])) : values2;
+function _enum(Class2, values, params) {
+  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
   return new Class2({
     type: "enum",
     entries,
@@ -43301,16 +42348,16 @@ var dateProcessor = (schema, ctx, json2, params) => {
 };
 var enumProcessor = (schema, _ctx, json2, _params) => {
   const def = schema._zod.def;
-  const values2 = getEnumValues(def.entries);
-  if (values2.length === 0) {
+  const values = getEnumValues(def.entries);
+  if (values.length === 0) {
     json2.not = {};
     return;
   }
-  if (values2.every((v) => typeof v === "number"))
+  if (values.every((v) => typeof v === "number"))
     json2.type = "number";
-  if (values2.every((v) => typeof v === "string"))
+  if (values.every((v) => typeof v === "string"))
     json2.type = "string";
-  json2.enum = values2;
+  json2.enum = values;
 };
 var literalProcessor = (schema, ctx, json2, params) => {
   const def = schema._zod.def;
@@ -43578,8 +42625,8 @@ function stringifyKeyNames(bySchema, json2, visited) {
   }
   const types = Array.isArray(json2.type) ? json2.type : [json2.type];
   const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
-  const values2 = json2.enum ?? (json2.const !== void 0 ? [json2.const] : void 0);
-  if (!numericType && !values2?.some((v) => typeof v === "number"))
+  const values = json2.enum ?? (json2.const !== void 0 ? [json2.const] : void 0);
+  if (!numericType && !values?.some((v) => typeof v === "number"))
     return json2;
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format, id, ...rest } = json2;
   if (rest.enum)
@@ -43589,8 +42636,8 @@ function stringifyKeyNames(bySchema, json2, visited) {
   if (!numericType)
     return rest;
   rest.type = "string";
-  if (!values2)
-    rest.pattern = (types.includes("number") ? number : integer2).source;
+  if (!values)
+    rest.pattern = (types.includes("number") ? number : integer).source;
   return rest;
 }
 var pendingRecords = /* @__PURE__ */ new WeakMap();
@@ -45250,9 +44297,9 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
   inst.enum = def.entries;
   inst.options = [...inst._zod.values];
   const keys = new Set(Object.keys(def.entries));
-  inst.extract = (values2, params) => {
+  inst.extract = (values, params) => {
     const newEntries = {};
-    for (const value of values2) {
+    for (const value of values) {
       if (keys.has(value)) {
         newEntries[value] = def.entries[value];
       } else
@@ -45265,9 +44312,9 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
       entries: newEntries
     });
   };
-  inst.exclude = (values2, params) => {
+  inst.exclude = (values, params) => {
     const newEntries = { ...def.entries };
-    for (const value of values2) {
+    for (const value of values) {
       if (keys.has(value)) {
         delete newEntries[value];
       } else
@@ -45281,8 +44328,8 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
     });
   };
 });
-function _enum2(values2, params) {
-  const entries = Array.isArray(values2) ? Object.fromEntries(values2.map((v) => [v, v])) : values2;
+function _enum2(values, params) {
+  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
   return new ZodEnum({
     type: "enum",
     entries,
@@ -45950,7 +44997,7 @@ function containsRef(value) {
     return Object.values(sub).some(containsRef);
   });
 }
-function plural2(n) {
+function plural(n) {
   return n === 1 ? "element" : "elements";
 }
 function checkArrayGuards(arraySchema, guards) {
@@ -45989,7 +45036,7 @@ function checkArrayGuards(arraySchema, guards) {
       if (matches < minContains) {
         payload.issues.push({
           code: "custom",
-          message: `Array must contain at least ${minContains} matching ${plural2(minContains)}; found ${matches}`,
+          message: `Array must contain at least ${minContains} matching ${plural(minContains)}; found ${matches}`,
           input: items,
           continue: true
         });
@@ -45997,7 +45044,7 @@ function checkArrayGuards(arraySchema, guards) {
       if (guards.maxContains !== void 0 && matches > guards.maxContains) {
         payload.issues.push({
           code: "custom",
-          message: `Array must contain at most ${guards.maxContains} matching ${plural2(guards.maxContains)}`,
+          message: `Array must contain at most ${guards.maxContains} matching ${plural(guards.maxContains)}`,
           input: items,
           continue: true
         });
@@ -46666,8 +45713,7 @@ function date4(params) {
 }
 
 // src/results/schema.ts
-var SCHEMA_VERSION = 1;
-var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "skipped"]);
+var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
 var Engine = external_exports.enum(["k6", "wrk", "ab"]);
 var LatencyMs = external_exports.object({
   min: external_exports.number().nonnegative(),
@@ -46680,6 +45726,12 @@ var LatencyMs = external_exports.object({
 }).describe("Latency of successful responses only, in milliseconds.");
 var Repetition = external_exports.object({
   index: external_exports.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
+  round: external_exports.number().int().nonnegative().optional().describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
+  attempts: external_exports.number().int().positive().optional().describe("Measurements made for this repetition: more than 1 when a noisy one or one with dropped iterations was measured again."),
+  noise: external_exports.object({
+    otherCpu: external_exports.number().describe("CPU used on the run's pinned cores by processes other than the benchmark's own, in cores."),
+    steal: external_exports.number().nonnegative().describe("Steal time on the pinned cores (the hypervisor ran something else), in cores.")
+  }).optional().describe("Interference measured during the repetition (Linux /proc/stat)."),
   startedAt: external_exports.iso.datetime(),
   durationS: external_exports.number().positive().describe("Measured wall time of the load phase, seconds."),
   status: CellStatus,
@@ -46710,7 +45762,13 @@ var Load = external_exports.object({
   keepAlive: external_exports.boolean().optional().describe("Reuse client connections (ab -k). Absent: the engine's default (k6 and wrk reuse, ab does not).")
 });
 var Cell = external_exports.object({
-  id: external_exports.string().describe("scenario/load/proxy/engine: stable across runs, the key compare and history join on."),
+  id: external_exports.string().describe("scenario/load/proxy/engine (and @variant in a variant run): stable across runs, the key compare and history join on."),
+  variant: external_exports.string().optional().describe("The variant (--variant NAME=DIR) this cell measured."),
+  upstream: external_exports.object({ latencyMs: external_exports.number().nonnegative(), maxRps: external_exports.number().nonnegative() }).optional().describe("The built-in upstream's settings from the cell's scenario (a variant may bring its own)."),
+  redone: external_exports.object({
+    noisy: external_exports.number().int().nonnegative().default(0),
+    dropped: external_exports.number().int().nonnegative().default(0)
+  }).optional().describe("Repetitions measured again: noisy ones and ones with dropped iterations."),
   proxy: external_exports.string(),
   scenario: external_exports.string(),
   engine: Engine,
@@ -46766,11 +45824,16 @@ var Settings = external_exports.object({
   loads: external_exports.array(external_exports.string()).optional().describe("Load labels picked with --load; absent: each scenario's first load."),
   proxiesDirs: external_exports.array(external_exports.string()).optional().describe("Extra proxy manifest folders (--proxies-dir), absolute."),
   scenariosDirs: external_exports.array(external_exports.string()).optional().describe("Extra scenario manifest folders (--scenarios-dir), absolute."),
-  imageTag: external_exports.string().optional().describe("Image tag of the proxies in a docker run.")
+  imageTag: external_exports.string().optional().describe("Image tag of the proxies in a docker run."),
+  variants: external_exports.array(external_exports.object({ name: external_exports.string(), dir: external_exports.string() })).optional().describe("Variants measured side by side in rounds (--variant NAME=DIR), in order; absent: one variant."),
+  roundOrder: external_exports.enum(["abba", "random"]).optional().describe("Order of the cells within each round: abba (reversed every other round) or random (seeded)."),
+  seed: external_exports.number().int().optional().describe("Seed of the random round order."),
+  noiseLimit: external_exports.number().nonnegative().optional().describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
+  retries: external_exports.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again.")
 });
 var Results = external_exports.object({
   $schema: external_exports.string().optional(),
-  schemaVersion: external_exports.literal(SCHEMA_VERSION),
+  schemaVersion: external_exports.union([external_exports.literal(1), external_exports.literal(2)]),
   tool: external_exports.object({ name: external_exports.literal("proxybench"), version: external_exports.string() }),
   runId: external_exports.string(),
   startedAt: external_exports.iso.datetime(),
@@ -46780,8 +45843,1045 @@ var Results = external_exports.object({
   skipped: external_exports.array(external_exports.object({ proxy: external_exports.string(), reason: external_exports.string() })).default([]).describe("Proxies asked for but not run here, e.g. image-only proxies in a native run."),
   cells: external_exports.array(Cell)
 });
+function cellId(scenario, loadLabel, proxy, engine, variant) {
+  return `${scenario}/${loadLabel}/${proxy}/${engine}${variant === void 0 ? "" : `@${variant}`}`;
+}
+function cellKey(cell) {
+  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine);
+}
+
+// src/stats/mann-whitney.ts
+var EXACT_MAX_TOTAL = 60;
+function exactUDistribution(n1, n2) {
+  let previous = Array.from({ length: n2 + 1 }, () => [1]);
+  for (let i = 1; i <= n1; i++) {
+    const current = [];
+    for (let j = 0; j <= n2; j++) {
+      const size = i * j + 1;
+      const row = new Array(size).fill(0);
+      if (j === 0) {
+        row[0] = 1;
+      } else {
+        const a = i / (i + j);
+        const b = j / (i + j);
+        const fromPrevious = previous[j] ?? [];
+        const fromCurrent = current[j - 1] ?? [];
+        for (let k = 0; k < size; k++) {
+          const withLargestInFirst = k - j >= 0 ? fromPrevious[k - j] ?? 0 : 0;
+          const withLargestInSecond = fromCurrent[k] ?? 0;
+          row[k] = a * withLargestInFirst + b * withLargestInSecond;
+        }
+      }
+      current.push(row);
+    }
+    previous = current;
+  }
+  const pmf = previous[n2] ?? [1];
+  const cdf = [];
+  let total = 0;
+  for (const p of pmf) {
+    total += p;
+    cdf.push(total);
+  }
+  return cdf;
+}
+function standardNormalSurvival(z3) {
+  return 0.5 * (1 - errorFunction(z3 / Math.SQRT2));
+}
+function tieCounts(values) {
+  const counts = /* @__PURE__ */ new Map();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.values()];
+}
+function mannWhitneyU(x, y, options = {}) {
+  const n1 = x.length;
+  const n2 = y.length;
+  if (n1 === 0 || n2 === 0) throw new Error("mannWhitneyU needs at least one value in each sample");
+  const all = [...x, ...y];
+  const r1 = wilcoxonRankSum([...x], [...y]);
+  const u1 = r1 - n1 * (n1 + 1) / 2;
+  const u2 = n1 * n2 - u1;
+  const counts = tieCounts(all);
+  const ties = counts.some((t) => t > 1);
+  const u = Math.max(u1, u2);
+  const method = options.method ?? "auto";
+  if (method === "exact" && ties) throw new Error("the exact Mann-Whitney distribution assumes no ties");
+  if (method === "exact" || method === "auto" && !ties && n1 + n2 <= EXACT_MAX_TOTAL) {
+    const cdf = exactUDistribution(n1, n2);
+    const survival = u - 1 >= 0 ? 1 - (cdf[u - 1] ?? 1) : 1;
+    return { u1, u2, p: Math.min(1, 2 * survival), method: "exact", ties };
+  }
+  const n = n1 + n2;
+  const tieTerm = counts.reduce((sum, t) => sum + (t * t * t - t), 0);
+  const variance = n1 * n2 / 12 * (n + 1 - tieTerm / (n * (n - 1)));
+  if (variance <= 0) return { u1, u2, p: 1, method: "normal", ties };
+  const correction = options.continuity === false ? 0 : 0.5;
+  const z3 = (u - n1 * n2 / 2 - correction) / Math.sqrt(variance);
+  return { u1, u2, p: Math.min(1, Math.max(0, 2 * standardNormalSurvival(z3))), method: "normal", ties };
+}
+
+// src/stats/hodges-lehmann.ts
+function intervalRank(n1, n2, confidence) {
+  const tail = (1 - confidence) / 2;
+  if (n1 + n2 <= EXACT_MAX_TOTAL) {
+    const cdf = exactUDistribution(n1, n2);
+    let k2 = 0;
+    while (k2 < cdf.length && (cdf[k2] ?? 1) <= tail + 1e-12) k2 += 1;
+    const achieved = k2 === 0 ? 0 : 1 - 2 * (cdf[k2 - 1] ?? 0);
+    return { k: k2, confidence: achieved };
+  }
+  const mean = n1 * n2 / 2;
+  const sd = Math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+  const k = Math.max(0, Math.floor(mean - probit(1 - tail) * sd));
+  return { k, confidence };
+}
+function hodgesLehmannShift(base, head, confidence = 0.95) {
+  if (base.length === 0 || head.length === 0) return void 0;
+  const differences = [];
+  for (const h of head) for (const b of base) differences.push(h - b);
+  differences.sort((a, b) => a - b);
+  const { k, confidence: achieved } = intervalRank(head.length, base.length, confidence);
+  if (k < 1) return void 0;
+  const low = differences[k - 1];
+  const high = differences[differences.length - k];
+  if (low === void 0 || high === void 0) return void 0;
+  return { estimate: median(differences), low, high, confidence: achieved };
+}
+function hodgesLehmannPercentChange(base, head, confidence = 0.95) {
+  if ([...base, ...head].some((v) => !(v > 0))) return void 0;
+  const shift = hodgesLehmannShift(base.map(Math.log), head.map(Math.log), confidence);
+  if (shift === void 0) return void 0;
+  const pct2 = (x) => (Math.exp(x) - 1) * 100;
+  return {
+    estimate: pct2(shift.estimate),
+    low: pct2(shift.low),
+    high: pct2(shift.high),
+    confidence: shift.confidence
+  };
+}
+
+// src/stats/verdict.ts
+var MOST_ADVISED = 200;
+function pct(x) {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
+}
+function decideVerdict(input2) {
+  const { estimatePct, ci, biggerIsBetter, thresholdPct: t, n, nNeeded, unit } = input2;
+  if (estimatePct === void 0) return { verdict: "inconclusive", why: "no % change: a value is zero" };
+  if (ci === void 0) {
+    const more2 = Math.max(1, nNeeded - n);
+    return {
+      verdict: "inconclusive",
+      why: `no interval at this confidence with ${n} ${unit}: about ${more2} more ${unit} would give one`,
+      more: more2
+    };
+  }
+  const excludesZero = ci[0] > 0 || ci[1] < 0;
+  const reaches = Math.abs(estimatePct) >= t;
+  if (excludesZero && reaches && Math.sign(estimatePct) === Math.sign(ci[0])) {
+    const better = biggerIsBetter ? estimatePct > 0 : estimatePct < 0;
+    return {
+      verdict: better ? "improved" : "regressed",
+      why: `interval excludes 0 and the change reaches ${t}%`
+    };
+  }
+  if (ci[0] >= -t && ci[1] <= t) return { verdict: "unchanged", why: `interval within ±${t}%` };
+  const why = [
+    excludesZero ? `change ${pct(estimatePct)} below ${t}%` : "interval includes 0",
+    `interval [${pct(ci[0])}, ${pct(ci[1])}] not within ±${t}%`
+  ];
+  const more = moreToDecide(estimatePct, ci, t, n);
+  if (more === void 0) why.push(`more ${unit} are unlikely to decide it`);
+  else why.push(`about ${more} more ${unit} would decide it`);
+  return { verdict: "inconclusive", why: why.join("; "), ...more !== void 0 ? { more } : {} };
+}
+function moreToDecide(estimatePct, ci, thresholdPct, n) {
+  const halfWidth = (ci[1] - ci[0]) / 2;
+  const room = Math.abs(estimatePct) >= thresholdPct ? Math.abs(estimatePct) : thresholdPct - Math.abs(estimatePct);
+  if (room <= 0 || halfWidth <= 0) return void 0;
+  const needed = Math.ceil(n * (halfWidth / room) ** 2);
+  const more = Math.max(1, needed - n);
+  return more > MOST_ADVISED ? void 0 : more;
+}
+
+// src/util/errors.ts
+var UserError = class extends Error {
+  constructor(message, exitCode = 2) {
+    super(message);
+    this.exitCode = exitCode;
+    this.name = "UserError";
+  }
+  exitCode;
+};
+function issuePath(path2) {
+  let out = "";
+  for (const key of path2) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out || "(root)";
+}
+function formatSchemaError(file2, error63, lineOf) {
+  const lines = error63.issues.map((issue3) => {
+    const line = lineOf?.(issue3.path);
+    const where2 = line === void 0 ? file2 : `${file2}:${line}`;
+    return `${where2}: ${issuePath(issue3.path)}: ${issue3.message}`;
+  });
+  return lines.join("\n");
+}
+
+// src/report/model.ts
+var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
+var DEFAULT_BASELINE = "direct";
+function med(values) {
+  return values.length === 0 ? NaN : median(values);
+}
+function cellValues(cell) {
+  const reps = cell.repetitions;
+  const latencyMs = {};
+  for (const stat3 of LATENCY_STATS) latencyMs[stat3] = med(reps.map((r) => r.latencyMs[stat3]));
+  const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
+  const percentilesMs = {};
+  for (const key of keys) {
+    const values = reps.flatMap((r) => {
+      const v = r.latencyPercentilesMs?.[key];
+      return v === void 0 ? [] : [v];
+    });
+    if (values.length === reps.length) percentilesMs[key] = med(values);
+  }
+  return {
+    rps: med(reps.map((r) => r.rps)),
+    latencyMs,
+    errors: med(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
+    perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
+    percentilesMs
+  };
+}
+var MAX_REASONS = 3;
+function displayReasons(reasons) {
+  const unique = [...new Set(reasons)];
+  if (unique.length <= MAX_REASONS) return unique;
+  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
+}
+function cellColumn(cell, proxyVersion) {
+  const column = {
+    proxy: cell.proxy,
+    cellId: cell.id,
+    status: cell.status,
+    reasons: displayReasons(cell.reasons),
+    repetitions: cell.repetitions.length
+  };
+  const version2 = cell.proxyVersion ?? proxyVersion;
+  if (version2 !== void 0) column.proxyVersion = version2;
+  if (cell.status === "ok" && cell.repetitions.length === 0) {
+    column.status = "invalid";
+    column.reasons.push("no measured repetitions");
+  }
+  if (column.status === "ok") column.values = cellValues(cell);
+  return column;
+}
+function chooseBaseline(columns, requested) {
+  const name = requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
+  if (name === void 0) return { baselineProblem: "no proxy ran" };
+  const column = columns.find((c) => c.proxy === name);
+  if (column === void 0) return { baselineProblem: `baseline ${name} did not run in this scenario` };
+  if (column.status !== "ok") {
+    return { baseline: name, baselineProblem: `baseline ${name} is ${column.status}: no changes computed` };
+  }
+  return { baseline: name };
+}
+function orderColumns(columns, baseline) {
+  const first = columns.filter((c) => c.proxy === baseline);
+  return [...first, ...columns.filter((c) => c.proxy !== baseline)];
+}
+function groupKey(cell) {
+  return `${cell.scenario}\0${cell.load.label}\0${cell.engine}\0${cell.variant ?? ""}`;
+}
+function describeLayout(cpus) {
+  const list = (xs) => xs.length ? xs.join(",") : "any";
+  return `load generator ${list(cpus.loadgen)}, proxy ${list(cpus.proxy)}, upstream ${list(cpus.upstream)}`;
+}
+function buildHeader(results) {
+  const env = results.environment;
+  const facts = [];
+  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
+  const git = env.git;
+  if (git.commit !== void 0) {
+    let commit = git.commit.slice(0, 12);
+    if (git.branch !== void 0) commit += ` on ${git.branch}`;
+    if (git.dirty === true) commit += " (uncommitted changes)";
+    facts.push(["Commit", commit]);
+    if (git.message !== void 0) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
+  }
+  facts.push([
+    "CPU",
+    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`
+  ]);
+  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
+  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
+  facts.push(["Repetitions", String(results.settings.repetitions)]);
+  facts.push(["Runtime", results.settings.runtime]);
+  const proxies = new Map(Object.entries(env.proxies));
+  for (const cell of results.cells) {
+    if (cell.proxyVersion !== void 0 && !proxies.has(cell.proxy))
+      proxies.set(cell.proxy, cell.proxyVersion);
+  }
+  if (proxies.size > 0) {
+    facts.push(["Proxies", [...proxies.entries()].map(([name, version2]) => `${name} ${version2}`).join(", ")]);
+  }
+  const tools = Object.entries(env.tools);
+  if (tools.length > 0)
+    facts.push(["Tools", tools.map(([name, version2]) => `${name} ${version2}`).join(", ")]);
+  facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
+  if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
+  return {
+    title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",
+    facts,
+    skipped: [...results.skipped]
+  };
+}
+function buildReport(results, options = {}) {
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const cell of results.cells) {
+    const key = groupKey(cell);
+    const list = groups2.get(key);
+    if (list) list.push(cell);
+    else groups2.set(key, [cell]);
+  }
+  const order = results.settings.proxies;
+  const rank = (proxy) => {
+    const i = order.indexOf(proxy);
+    return i < 0 ? order.length : i;
+  };
+  const out = [];
+  for (const cells of groups2.values()) {
+    const first = cells[0];
+    if (first === void 0) continue;
+    const sorted = [...cells].sort((a, b) => rank(a.proxy) - rank(b.proxy));
+    const columns = sorted.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
+    const chosen = chooseBaseline(columns, options.baselineProxy);
+    const group = {
+      scenario: first.scenario,
+      load: first.load,
+      engine: first.engine,
+      columns: orderColumns(columns, chosen.baseline)
+    };
+    if (first.variant !== void 0) group.variant = first.variant;
+    if (chosen.baseline !== void 0) group.baseline = chosen.baseline;
+    if (chosen.baselineProblem !== void 0) group.baselineProblem = chosen.baselineProblem;
+    out.push(group);
+  }
+  return { header: buildHeader(results), groups: out };
+}
+
+// src/report/tables.ts
+var COMPARISON_ROWS = [
+  { metric: "rps", label: "Requests/sec" },
+  { metric: "mean", label: "Mean latency (ms)" },
+  { metric: "p50", label: "p50 latency (ms)" },
+  { metric: "p99", label: "p99 latency (ms)" },
+  { metric: "max", label: "Max latency (ms)" },
+  { metric: "errors", label: "Errors/bad responses" }
+];
+function metricValue(column, metric) {
+  const values = column.values;
+  if (values === void 0) return void 0;
+  if (metric === "rps") return values.rps;
+  if (metric === "errors") return values.errors;
+  return values.latencyMs[metric];
+}
+function percentChange(value, base) {
+  if (value === void 0 || base === void 0 || !Number.isFinite(value) || !Number.isFinite(base)) {
+    return void 0;
+  }
+  if (base === 0) return void 0;
+  return (value - base) / base * 100;
+}
+function notOk(column) {
+  return column.status === "ok" ? void 0 : { status: column.status };
+}
+function baselineColumn(group) {
+  if (group.baselineProblem !== void 0) return void 0;
+  return group.columns.find((c) => c.proxy === group.baseline);
+}
+function comparisonTable(group) {
+  const base = baselineColumn(group);
+  return {
+    columns: group.columns.map((c) => ({
+      proxy: c.proxy,
+      status: c.status,
+      repetitions: c.repetitions,
+      baseline: c.proxy === group.baseline
+    })),
+    rows: COMPARISON_ROWS.map(({ metric, label }) => ({
+      metric,
+      label,
+      cells: group.columns.map((column) => {
+        const bad = notOk(column);
+        if (bad) return bad;
+        const value = metricValue(column, metric);
+        const cell = {};
+        if (value !== void 0 && Number.isFinite(value)) cell.value = value;
+        if (base !== void 0 && column !== base) {
+          const change = percentChange(value, metricValue(base, metric));
+          if (change !== void 0) cell.changePct = change;
+        }
+        return cell;
+      })
+    }))
+  };
+}
+function latencyTable(group) {
+  const base = baselineColumn(group);
+  return {
+    stats: LATENCY_STATS,
+    rows: group.columns.map((column) => ({
+      proxy: column.proxy,
+      status: column.status,
+      baseline: column.proxy === group.baseline,
+      cells: LATENCY_STATS.map((stat3) => {
+        const bad = notOk(column);
+        if (bad) return bad;
+        const value = column.values?.latencyMs[stat3];
+        const cell = {};
+        if (value !== void 0 && Number.isFinite(value)) cell.value = value;
+        const baseValue = base?.values?.latencyMs[stat3];
+        if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
+          cell.delta = cell.value - baseValue;
+        }
+        return cell;
+      })
+    }))
+  };
+}
+
+// src/report/compare.ts
+var COMPARE_METRICS = [
+  { metric: "rps", label: "Requests/sec", biggerIsBetter: true },
+  { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
+  { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
+  { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false }
+];
+var DEFAULT_THRESHOLD_PCT = 5;
+var DEFAULT_ALPHA = 0.05;
+var UNPAIRED_LABEL = "unpaired: runs at different times";
+function metricValue2(r, metric) {
+  return metric === "rps" ? r.rps : r.latencyMs[metric];
+}
+function summary2(xs) {
+  return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
+}
+function finish(spec, base, head, test, hl, level) {
+  const b = summary2(base);
+  const h = summary2(head);
+  const changePct = percentChange(h.median, b.median);
+  const ci = hl?.low !== void 0 && hl.high !== void 0 ? [hl.low, hl.high] : void 0;
+  const decided = decideVerdict({
+    estimatePct: hl?.estimate,
+    ci,
+    biggerIsBetter: spec.biggerIsBetter,
+    thresholdPct: level.thresholdPct,
+    n: test.n,
+    nNeeded: test.nNeeded,
+    unit: test.unit
+  });
+  const out = {
+    ...spec,
+    base: b,
+    head: h,
+    p: test.p,
+    pMethod: test.method,
+    n: test.n,
+    verdict: decided.verdict,
+    why: decided.why
+  };
+  if (changePct !== void 0) out.changePct = changePct;
+  if (hl !== void 0) out.hlChangePct = hl.estimate;
+  if (ci !== void 0) {
+    out.ci = ci;
+    if (hl?.confidence !== void 0) out.ciConfidence = hl.confidence;
+  }
+  if (decided.more !== void 0) out.more = decided.more;
+  return out;
+}
+function compareMetric(base, head, spec, level) {
+  const positive = [...base, ...head].every((v) => v > 0);
+  const hl = positive ? hodgesLehmannPercentChange(base, head, level.confidence) : void 0;
+  const test = mannWhitneyU(head, base);
+  return finish(
+    spec,
+    base,
+    head,
+    {
+      p: test.p,
+      method: test.method,
+      n: Math.min(base.length, head.length),
+      nNeeded: repetitionsNeeded(level.confidence),
+      unit: "repetitions"
+    },
+    hl === void 0 ? void 0 : { ...hl },
+    level
+  );
+}
+function repetitionsNeeded(confidence) {
+  for (let n = 2; n <= 30; n++) if (intervalRank(n, n, confidence).k >= 1) return n;
+  return 30;
+}
+function runInfo(results, variant) {
+  const git = results.environment.git;
+  const info2 = { runId: results.runId, repetitions: results.settings.repetitions };
+  if (variant !== void 0) info2.variant = variant;
+  if (git.commit !== void 0) info2.commit = git.commit;
+  if (git.branch !== void 0) info2.branch = git.branch;
+  if (git.message !== void 0) info2.message = git.message.split("\n")[0] ?? "";
+  return info2;
+}
+function describeStatus(cell) {
+  return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
+}
+function where(cell) {
+  return {
+    id: cellKey(cell),
+    scenario: cell.scenario,
+    loadLabel: cell.load.label,
+    proxy: cell.proxy,
+    engine: cell.engine
+  };
+}
+function machineNotes(base, head) {
+  const notes = [];
+  const b = base.environment;
+  const h = head.environment;
+  if (b.cpuModel !== h.cpuModel || b.cores !== h.cores) {
+    notes.push(
+      `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`
+    );
+  }
+  return notes;
+}
+function cannotCompare(base, head) {
+  const problems = [];
+  if (base.status !== "ok") problems.push(`base is ${describeStatus(base)}`);
+  if (head.status !== "ok") problems.push(`head is ${describeStatus(head)}`);
+  if (problems.length === 0 && (base.repetitions.length === 0 || head.repetitions.length === 0)) {
+    problems.push("no measured repetitions");
+  }
+  return problems.length > 0 ? problems.join("; ") : void 0;
+}
+function matchCells(baseCells, headCells) {
+  const byKey = new Map(baseCells.map((c) => [cellKey(c), c]));
+  const headKeys = new Set(headCells.map((c) => cellKey(c)));
+  const out = { pairs: [], notCompared: [] };
+  for (const head of headCells) {
+    const base = byKey.get(cellKey(head));
+    const reason = base === void 0 ? "only in head (new cell)" : cannotCompare(base, head);
+    if (base === void 0 || reason !== void 0)
+      out.notCompared.push({ ...where(head), reason: reason ?? "" });
+    else out.pairs.push({ base, head });
+  }
+  for (const base of baseCells) {
+    if (!headKeys.has(cellKey(base)))
+      out.notCompared.push({ ...where(base), reason: "only in base (missing in head)" });
+  }
+  return out;
+}
+function familyLevel(tests, options) {
+  const alpha = options.alpha ?? DEFAULT_ALPHA;
+  return {
+    alpha,
+    thresholdPct: options.thresholdPct ?? DEFAULT_THRESHOLD_PCT,
+    confidence: 1 - alpha / Math.max(1, tests)
+  };
+}
+function countVerdicts(cells) {
+  const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
+  for (const c of cells) for (const m of c.metrics) counts[m.verdict] += 1;
+  return counts;
+}
+function loadNote(base, head) {
+  if (JSON.stringify(base.load) === JSON.stringify(head.load)) return void 0;
+  return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
+}
+function compareResults(base, head, options = {}) {
+  const matched = matchCells(base.cells, head.cells);
+  const level = familyLevel(matched.pairs.length * COMPARE_METRICS.length, options);
+  const cells = matched.pairs.map(({ base: b, head: h }) => ({
+    ...where(h),
+    metrics: COMPARE_METRICS.map(
+      (spec) => compareMetric(
+        b.repetitions.map((r) => metricValue2(r, spec.metric)),
+        h.repetitions.map((r) => metricValue2(r, spec.metric)),
+        spec,
+        level
+      )
+    )
+  }));
+  const notes = [
+    `Unpaired: base and head ran at different times, so drift between the runs (other work on the machine, frequency, caches) is counted as change. Run both in one run with --variant for a paired comparison.`,
+    ...machineNotes(base, head),
+    ...matched.pairs.map(({ base: b, head: h }) => loadNote(b, h)).filter((n) => n !== void 0)
+  ];
+  const needed = repetitionsNeeded(level.confidence);
+  const fewest = Math.min(
+    ...matched.pairs.map((p) => Math.min(p.base.repetitions.length, p.head.repetitions.length))
+  );
+  if (cells.length > 0 && fewest < needed) {
+    notes.push(
+      `With ${fewest} repetitions no interval at ${formatConfidence(level.confidence)} exists (${matched.pairs.length * COMPARE_METRICS.length} tests at alpha ${level.alpha}): no regression or improvement can be shown. Run ${needed} or more repetitions on each side.`
+    );
+  }
+  return {
+    mode: "unpaired",
+    label: UNPAIRED_LABEL,
+    thresholdPct: level.thresholdPct,
+    alpha: level.alpha,
+    confidence: level.confidence,
+    tests: matched.pairs.length * COMPARE_METRICS.length,
+    base: runInfo(base),
+    head: runInfo(head),
+    cells,
+    notCompared: matched.notCompared,
+    counts: countVerdicts(cells),
+    notes
+  };
+}
+function formatConfidence(confidence) {
+  const percent = confidence * 100;
+  return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
+}
+function plural2(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+function comparisonHeadline(comparison) {
+  const c = comparison.counts;
+  const parts = [
+    plural2(c.regressed, "regression", "regressions"),
+    plural2(c.improved, "improvement", "improvements"),
+    `${c.unchanged} unchanged`,
+    `${c.inconclusive} inconclusive`
+  ];
+  if (comparison.notCompared.length > 0) parts.push(`${comparison.notCompared.length} not compared`);
+  return parts.join(", ");
+}
+
+// ../main/node_modules/markdown-table/index.js
+function defaultStringLength(value) {
+  return value.length;
+}
+function markdownTable(table, options) {
+  const settings = options || {};
+  const align = (settings.align || []).concat();
+  const stringLength = settings.stringLength || defaultStringLength;
+  const alignments = [];
+  const cellMatrix = [];
+  const sizeMatrix = [];
+  const longestCellByColumn = [];
+  let mostCellsPerRow = 0;
+  let rowIndex = -1;
+  while (++rowIndex < table.length) {
+    const row2 = [];
+    const sizes2 = [];
+    let columnIndex2 = -1;
+    if (table[rowIndex].length > mostCellsPerRow) {
+      mostCellsPerRow = table[rowIndex].length;
+    }
+    while (++columnIndex2 < table[rowIndex].length) {
+      const cell = serialize(table[rowIndex][columnIndex2]);
+      if (settings.alignDelimiters !== false) {
+        const size = stringLength(cell);
+        sizes2[columnIndex2] = size;
+        if (longestCellByColumn[columnIndex2] === void 0 || size > longestCellByColumn[columnIndex2]) {
+          longestCellByColumn[columnIndex2] = size;
+        }
+      }
+      row2.push(cell);
+    }
+    cellMatrix[rowIndex] = row2;
+    sizeMatrix[rowIndex] = sizes2;
+  }
+  let columnIndex = -1;
+  if (typeof align === "object" && "length" in align) {
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = toAlignment(align[columnIndex]);
+    }
+  } else {
+    const code = toAlignment(align);
+    while (++columnIndex < mostCellsPerRow) {
+      alignments[columnIndex] = code;
+    }
+  }
+  columnIndex = -1;
+  const row = [];
+  const sizes = [];
+  while (++columnIndex < mostCellsPerRow) {
+    const code = alignments[columnIndex];
+    let before = "";
+    let after = "";
+    if (code === 99) {
+      before = ":";
+      after = ":";
+    } else if (code === 108) {
+      before = ":";
+    } else if (code === 114) {
+      after = ":";
+    }
+    let size = settings.alignDelimiters === false ? 1 : Math.max(
+      1,
+      longestCellByColumn[columnIndex] - before.length - after.length
+    );
+    const cell = before + "-".repeat(size) + after;
+    if (settings.alignDelimiters !== false) {
+      size = before.length + size + after.length;
+      if (size > longestCellByColumn[columnIndex]) {
+        longestCellByColumn[columnIndex] = size;
+      }
+      sizes[columnIndex] = size;
+    }
+    row[columnIndex] = cell;
+  }
+  cellMatrix.splice(1, 0, row);
+  sizeMatrix.splice(1, 0, sizes);
+  rowIndex = -1;
+  const lines = [];
+  while (++rowIndex < cellMatrix.length) {
+    const row2 = cellMatrix[rowIndex];
+    const sizes2 = sizeMatrix[rowIndex];
+    const cellsInRow = settings.fillRows === false ? Math.max(1, cellMatrix[rowIndex === 1 ? 0 : rowIndex].length) : mostCellsPerRow;
+    columnIndex = -1;
+    const line = [];
+    while (++columnIndex < cellsInRow) {
+      const cell = row2[columnIndex] || "";
+      let before = "";
+      let after = "";
+      if (settings.alignDelimiters !== false) {
+        const size = longestCellByColumn[columnIndex] - (sizes2[columnIndex] || 0);
+        const code = alignments[columnIndex];
+        if (code === 114) {
+          before = " ".repeat(size);
+        } else if (code === 99) {
+          const half = size / 2;
+          if (size % 2) {
+            before = " ".repeat(half + 0.5);
+            after = " ".repeat(half - 0.5);
+          } else {
+            before = " ".repeat(half);
+            after = before;
+          }
+        } else {
+          after = " ".repeat(size);
+        }
+      }
+      if (settings.delimiterStart !== false && !columnIndex) {
+        line.push("|");
+      }
+      if (settings.padding !== false && // Don’t add the opening space if we’re not aligning and the cell is
+      // empty: there will be a closing space.
+      !(settings.alignDelimiters === false && cell === "") && (settings.delimiterStart !== false || columnIndex)) {
+        line.push(" ");
+      }
+      if (settings.alignDelimiters !== false) {
+        line.push(before);
+      }
+      line.push(cell);
+      if (settings.alignDelimiters !== false) {
+        line.push(after);
+      }
+      if (settings.padding !== false) {
+        line.push(" ");
+      }
+      if (settings.delimiterEnd !== false || columnIndex !== cellsInRow - 1) {
+        line.push("|");
+      }
+    }
+    lines.push(
+      settings.delimiterEnd === false ? line.join("").replace(/ +$/, "") : line.join("")
+    );
+  }
+  return lines.join("\n");
+}
+function serialize(value) {
+  return value === null || value === void 0 ? "" : String(value);
+}
+function toAlignment(value) {
+  const code = typeof value === "string" ? value.codePointAt(0) : 0;
+  return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
+}
+
+// src/report/escape.ts
+var HTML_ENTITIES = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;"
+};
+var MARKDOWN_PUNCTUATION = /[\\`*_[\]|~]/g;
+function escapeMarkdown(text) {
+  return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ").replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c).replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`).replace(/@/g, "&#64;");
+}
+
+// src/report/format.ts
+var integer2 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+var twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+function formatRps(value) {
+  return Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
+}
+function formatMs(value) {
+  return twoDecimals.format(value);
+}
+function formatCount(value) {
+  return Number.isInteger(value) ? integer2.format(value) : twoDecimals.format(value);
+}
+function signed(value) {
+  const rounded = Number(value.toFixed(2));
+  const sign = rounded < 0 ? "-" : "+";
+  return `${sign}${twoDecimals.format(Math.abs(rounded))}`;
+}
+function formatPercent(value) {
+  return `${signed(value)}%`;
+}
+function formatDelta(value) {
+  return signed(value);
+}
+function formatPValue(p) {
+  return p < 1e-3 ? "<0.001" : p.toFixed(3);
+}
+
+// src/report/compare-markdown.ts
+var VERDICT_TEXT = {
+  regressed: "**regressed**",
+  improved: "**improved**",
+  unchanged: "unchanged",
+  inconclusive: "inconclusive"
+};
+function describeRun(run2) {
+  let text = run2.variant === void 0 ? escapeMarkdown(run2.runId) : `**${escapeMarkdown(run2.variant)}** in ${escapeMarkdown(run2.runId)}`;
+  if (run2.commit !== void 0) {
+    text += ` (${escapeMarkdown(run2.commit.slice(0, 12))}`;
+    if (run2.branch !== void 0) text += ` on ${escapeMarkdown(run2.branch)}`;
+    text += ")";
+  }
+  return text;
+}
+function formatValue(m, value) {
+  return m.metric === "rps" ? formatRps(value) : formatMs(value);
+}
+function verdictText(m, unit) {
+  if (m.verdict !== "inconclusive" || m.more === void 0) return VERDICT_TEXT[m.verdict];
+  return `inconclusive (about ${m.more} more ${unit})`;
+}
+function interval(m) {
+  return m.ci === void 0 ? "n/a" : `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}`;
+}
+function methodText(c) {
+  const level = formatConfidence(c.confidence);
+  const test = c.mode === "paired" ? `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its ${level} interval (exact Wilcoxon signed-rank)` : `the Hodges-Lehmann estimate of the ratio head/base with its ${level} interval (Mann-Whitney U)`;
+  return `${test}, ${level} = 1 - ${c.alpha}/${c.tests} for ${c.tests} tested metrics (Bonferroni: at most ${c.alpha} chance of any false verdict in this comparison); regressed or improved when the interval excludes 0 and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive.`;
+}
+function renderComparisonMarkdown(comparison, options = {}) {
+  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 6);
+  const showUnchanged = options.showUnchanged ?? true;
+  const parts = [];
+  parts.push(`${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`);
+  parts.push(
+    [
+      `- **Base**: ${describeRun(comparison.base)}`,
+      `- **Head**: ${describeRun(comparison.head)}`,
+      `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`
+    ].join("\n")
+  );
+  if (comparison.notes.length > 0)
+    parts.push(comparison.notes.map((n) => `> ${escapeMarkdown(n)}`).join("\n>\n"));
+  const rows = [];
+  let hidden = 0;
+  for (const cell of comparison.cells) {
+    const name = `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})`;
+    for (const m of cell.metrics) {
+      if (!showUnchanged && m.verdict === "unchanged") {
+        hidden += 1;
+        continue;
+      }
+      rows.push([
+        name,
+        m.label,
+        formatValue(m, m.base.median),
+        formatValue(m, m.head.median),
+        m.hlChangePct === void 0 ? "n/a" : formatPercent(m.hlChangePct),
+        interval(m),
+        formatPValue(m.p),
+        comparison.mode === "paired" ? String(m.n) : `${m.base.n} / ${m.head.n}`,
+        verdictText(m, comparison.mode === "paired" ? "rounds" : "repetitions")
+      ]);
+    }
+  }
+  if (rows.length > 0) {
+    const n = comparison.mode === "paired" ? "rounds" : "n";
+    const header = [
+      "Cell",
+      "Metric",
+      "Base",
+      "Head",
+      "Change",
+      `${formatConfidence(comparison.confidence)} interval`,
+      "p",
+      n,
+      "Verdict"
+    ];
+    parts.push(markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] }));
+  } else if (comparison.cells.length === 0) {
+    parts.push("No cell could be compared.");
+  }
+  if (hidden > 0) parts.push(`${hidden} unchanged metric${hidden === 1 ? "" : "s"} not shown.`);
+  if (comparison.notCompared.length > 0) {
+    const lines = ["Not compared:", ""];
+    for (const n of comparison.notCompared) {
+      lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
+    }
+    parts.push(lines.join("\n"));
+  }
+  return `${parts.join("\n\n")}
+`;
+}
+
+// src/report/markdown.ts
+var STAT_LABELS = {
+  min: "Min (ms)",
+  mean: "Mean (ms)",
+  p50: "p50 (ms)",
+  p90: "p90 (ms)",
+  p95: "p95 (ms)",
+  p99: "p99 (ms)",
+  max: "Max (ms)"
+};
+function heading(level, text) {
+  return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
+}
+function formatMetric(metric, value) {
+  if (metric === "rps") return formatRps(value);
+  if (metric === "errors") return formatCount(value);
+  return formatMs(value);
+}
+function valueText(cell, format) {
+  if (cell.status !== void 0) return cell.status;
+  return cell.value === void 0 ? "n/a" : format(cell.value);
+}
+function describeLoad(load) {
+  const parts = [load.model];
+  if (load.vus !== void 0) parts.push(`${load.vus} VUs`);
+  if (load.connections !== void 0) parts.push(`${load.connections} connections`);
+  if (load.rate !== void 0) parts.push(`${load.rate}/s`);
+  if (load.requests !== void 0) parts.push(`${load.requests} requests`);
+  if (load.durationS !== void 0) parts.push(`${load.durationS} s`);
+  if (load.warmupS !== void 0 && load.warmupS > 0) parts.push(`after ${load.warmupS} s warm-up`);
+  return parts.join(", ");
+}
+function groupTitle(group) {
+  let title = escapeMarkdown(group.scenario);
+  if (group.load !== void 0) title += ` · ${escapeMarkdown(group.load.label)}`;
+  if (group.engine !== void 0) title += ` (${escapeMarkdown(group.engine)})`;
+  if (group.variant !== void 0) title += ` · variant **${escapeMarkdown(group.variant)}**`;
+  return title;
+}
+function renderComparisonTableMarkdown(group) {
+  const table = comparisonTable(group);
+  const withPercent = group.baselineProblem === void 0;
+  const header = ["metric"];
+  const align = ["l"];
+  for (const column of table.columns) {
+    header.push(escapeMarkdown(column.proxy));
+    align.push("r");
+    if (withPercent && !column.baseline) {
+      header.push("");
+      align.push("r");
+    }
+  }
+  const rows = table.rows.map((row) => {
+    const out = [row.label];
+    row.cells.forEach((cell, i) => {
+      out.push(valueText(cell, (v) => formatMetric(row.metric, v)));
+      if (withPercent && !table.columns[i]?.baseline) {
+        out.push(cell.changePct === void 0 ? "" : formatPercent(cell.changePct));
+      }
+    });
+    return out;
+  });
+  return markdownTable([header, ...rows], { align });
+}
+function renderLatencyTableMarkdown(group) {
+  const table = latencyTable(group);
+  const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
+  const rows = table.rows.map((row) => [
+    escapeMarkdown(row.proxy),
+    ...row.cells.map((cell) => {
+      const text = valueText(cell, formatMs);
+      return cell.delta === void 0 ? text : `${text}<br>(${formatDelta(cell.delta)})`;
+    })
+  ]);
+  return markdownTable([header, ...rows], { align: ["l", ...table.stats.map(() => "r")] });
+}
+function renderGroupNotes(group) {
+  const lines = [];
+  const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
+  if (group.valuesNote !== void 0) {
+    lines.push(escapeMarkdown(group.valuesNote));
+  } else if (counts.size === 1) {
+    const [n] = [...counts];
+    lines.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+  } else if (counts.size > 1) {
+    const each = group.columns.filter((c) => c.status === "ok").map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`).join(", ");
+    lines.push(`Values are medians over each proxy's repetitions (${each}).`);
+  }
+  if (group.baselineProblem !== void 0) {
+    lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
+  }
+  const notOk2 = group.columns.filter((c) => c.status !== "ok");
+  if (notOk2.length > 0 && lines.length > 0) lines.push("");
+  for (const column of notOk2) {
+    const reasons = column.reasons.length ? column.reasons.map(escapeMarkdown).join("; ") : "no reason given";
+    lines.push(`- **${escapeMarkdown(column.proxy)}** is ${column.status}: ${reasons}`);
+  }
+  return lines;
+}
+function renderGroupMarkdown(group, level) {
+  const parts = [heading(level, groupTitle(group))];
+  const intro = [];
+  if (group.load !== void 0) intro.push(`Load: ${escapeMarkdown(describeLoad(group.load))}.`);
+  if (group.baseline !== void 0 && group.baselineProblem === void 0) {
+    intro.push(`Baseline: **${escapeMarkdown(group.baseline)}**.`);
+  }
+  if (intro.length) parts.push(intro.join(" "));
+  parts.push(renderComparisonTableMarkdown(group));
+  parts.push(renderLatencyTableMarkdown(group));
+  const notes = renderGroupNotes(group);
+  if (notes.length) parts.push(notes.join("\n"));
+  return parts.join("\n\n");
+}
+function renderHeaderMarkdown(model, level) {
+  const lines = [heading(level, escapeMarkdown(model.header.title)), ""];
+  for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
+  if (model.header.skipped.length > 0) {
+    lines.push("", "Skipped:", "");
+    for (const s of model.header.skipped) {
+      lines.push(`- **${escapeMarkdown(s.proxy)}**: ${escapeMarkdown(s.reason)}`);
+    }
+  }
+  return lines.join("\n");
+}
+function renderReportModelMarkdown(model, options = {}) {
+  const level = options.headingLevel ?? 2;
+  const parts = [renderHeaderMarkdown(model, level)];
+  if (model.groups.length === 0) parts.push("No cells were measured.");
+  for (const group of model.groups) parts.push(renderGroupMarkdown(group, level + 1));
+  return `${parts.join("\n\n")}
+`;
+}
+function renderMarkdownReport(results, options = {}) {
+  return renderReportModelMarkdown(buildReport(results, options), options);
+}
 
 // src/results/io.ts
+import { readFile, stat as stat2 } from "node:fs/promises";
+import path from "node:path";
 var RESULTS_FILE = "results.json";
 function resultsFilePath(dirOrFile) {
   return dirOrFile.endsWith(".json") ? dirOrFile : path.join(dirOrFile, RESULTS_FILE);
