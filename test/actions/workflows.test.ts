@@ -584,3 +584,38 @@ describe("pinned actions run on node24", () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe("the docs tell what the approval label does and does not prevent", () => {
+  const docs = readFileSync(path.join(PROJECT_ROOT, "docs/actions.md"), "utf8");
+  const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+
+  it("docs/actions.md has a self-hosted runner checklist, each control with what it protects against", () => {
+    const start = docs.indexOf("### Self-hosted runner checklist");
+    expect(start).toBeGreaterThan(0);
+    const section = docs.slice(start, docs.indexOf("\n### ", start + 1));
+    expect(section).toMatch(/\| control \| where \| protects against \| does not protect against \|/);
+    for (const control of [
+      /Require approval for all outside collaborators/,
+      /runner group limited to the benchmark workflow/,
+      /Ephemeral or wiped runners/,
+      /No secrets on the runner/,
+      /Network egress limited/,
+    ])
+      expect(section).toMatch(control);
+  });
+
+  it("neither README nor docs claim the label keeps a fork off the runner; both say it does not", () => {
+    for (const text of [readme, docs].map((t) => t.replace(/\s+/g, " "))) {
+      expect(text).not.toMatch(/never reaches? a self-hosted runner unless/);
+      expect(text).toMatch(/does \*\*not\*\*/);
+      expect(text).toMatch(/fork can edit the caller/);
+    }
+    expect(readme).toContain("docs/actions.md#self-hosted-runner-checklist");
+  });
+
+  it("docs say why bench.yml reads the job context rather than an OIDC token, and what GHES callers set", () => {
+    expect(docs).toMatch(/job\.workflow_repository/);
+    expect(docs).toMatch(/job\.workflow_sha/);
+    expect(docs).toMatch(/GitHub Enterprise Server does not set these job context properties/);
+  });
+});
