@@ -45765,6 +45765,7 @@ var Cell = external_exports.object({
   id: external_exports.string().describe("scenario/load/proxy/engine (and @variant in a variant run): stable across runs, the key compare and history join on."),
   variant: external_exports.string().optional().describe("The variant (--variant NAME=DIR) this cell measured."),
   upstream: external_exports.object({ latencyMs: external_exports.number().nonnegative(), maxRps: external_exports.number().nonnegative() }).optional().describe("The built-in upstream's settings from the cell's scenario (a variant may bring its own)."),
+  loadgenVus: external_exports.number().int().positive().optional().describe("VUs the load generator ran an arrival-rate load with, when the warm-up's latency called for more than the load's own (Little's law, doubled)."),
   redone: external_exports.object({
     noisy: external_exports.number().int().nonnegative().default(0),
     dropped: external_exports.number().int().nonnegative().default(0)
