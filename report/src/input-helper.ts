@@ -24,6 +24,11 @@ export interface ReportSettings {
   pr?: number;
   headSha?: string;
   detailsUrl?: string;
+  /** Name of the runner that measured (the comment's "Measured on"); else results' host name. */
+  runnerName?: string;
+  /** Links under the job summary. */
+  artifactUrl?: string;
+  chartUrl?: string;
 }
 
 /** A strict reader of one input. */
@@ -59,6 +64,55 @@ export function readEvent(env: NodeJS.ProcessEnv): EventPayload {
   } catch (err) {
     throw new Error(`GITHUB_EVENT_PATH ${file}: cannot read the event payload (${(err as Error).message})`);
   }
+}
+
+/** An optional http(s) URL input. */
+function urlInput(read: Reader, name: string): string | undefined {
+  const url = read(name) || undefined;
+  if (url !== undefined && !/^https?:\/\//.test(url)) {
+    throw new Error(`input '${name}': expected an http(s) URL, got '${url}'`);
+  }
+  return url;
+}
+
+/**
+ * The address of the history chart that `proxybench publish` writes to `dir` of the gh-pages
+ * branch: <owner>.github.io/<repo>/<dir>/ on github.com (the root for a <owner>.github.io
+ * repository), <server>/pages/<owner>/<repo>/<dir>/ on GitHub Enterprise Server (pure).
+ */
+export function pagesUrl(serverUrl: string, owner: string, repo: string, dir: string): string {
+  const folder = dir.replace(/^\/+|\/+$/g, "");
+  const tail = folder === "" ? "" : `${folder}/`;
+  const server = serverUrl.replace(/\/+$/, "");
+  if (server === "https://github.com") {
+    const site = `https://${owner.toLowerCase()}.github.io`;
+    return repo.toLowerCase() === `${owner.toLowerCase()}.github.io`
+      ? `${site}/${tail}`
+      : `${site}/${repo}/${tail}`;
+  }
+  return `${server}/pages/${owner}/${repo}/${tail}`;
+}
+
+/** The links of the summary: runner name, results artifact, history chart. */
+function linkSettings(
+  read: Reader,
+  env: NodeJS.ProcessEnv,
+  owner: string,
+  repo: string,
+): Pick<ReportSettings, "runnerName" | "artifactUrl" | "chartUrl"> {
+  const runnerName = read("runner-name") || undefined;
+  const artifactUrl = urlInput(read, "artifact-url");
+  const pagesDir = read("gh-pages-dir");
+  const chartUrl =
+    urlInput(read, "chart-url") ??
+    (pagesDir !== ""
+      ? pagesUrl(env.GITHUB_SERVER_URL || "https://github.com", owner, repo, pagesDir)
+      : undefined);
+  return {
+    ...(runnerName !== undefined ? { runnerName } : {}),
+    ...(artifactUrl !== undefined ? { artifactUrl } : {}),
+    ...(chartUrl !== undefined ? { chartUrl } : {}),
+  };
 }
 
 /** Reads and validates every input (pure apart from `read` and `env`). */
@@ -99,12 +153,9 @@ export function getSettings(
     throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
   }
 
-  let detailsUrl = read("details-url") || undefined;
+  let detailsUrl = urlInput(read, "details-url");
   if (detailsUrl === undefined && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
     detailsUrl = `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
-  }
-  if (detailsUrl !== undefined && !/^https?:\/\//.test(detailsUrl)) {
-    throw new Error(`input 'details-url': expected an http(s) URL, got '${detailsUrl}'`);
   }
 
   const comment = booleanInput(read, "comment");
@@ -132,5 +183,6 @@ export function getSettings(
     ...(pr !== undefined ? { pr } : {}),
     ...(headSha !== undefined ? { headSha } : {}),
     ...(detailsUrl !== undefined ? { detailsUrl } : {}),
+    ...linkSettings(read, env, ownerRepo[1]!, ownerRepo[2]!),
   };
 }

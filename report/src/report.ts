@@ -6,6 +6,7 @@ import { renderComparisonMarkdown } from "../../src/report/compare-markdown.js";
 import { renderMarkdownReport } from "../../src/report/markdown.js";
 import { readResults } from "../../src/results/io.js";
 import type { Results } from "../../src/results/schema.js";
+import { formatCores } from "../../src/runner/cpus.js";
 import type { ReportSettings } from "./input-helper.js";
 
 export interface ReportOutcome {
@@ -26,22 +27,60 @@ export function overallVerdict(comparison: Comparison): Verdict {
   return "unchanged";
 }
 
+/**
+ * Where the head was measured, from its results.json: the runner (given by the workflow, else
+ * the host name), the CPU model, the core count and the cores of each role (pure).
+ */
+export function machineLine(head: Results, runnerName?: string): string {
+  const env = head.environment;
+  const where = runnerName ?? env.hostname;
+  const cpus = head.settings.cpus;
+  const layout = [
+    `load generator ${formatCores(cpus.loadgen)}`,
+    `proxy ${formatCores(cpus.proxy)}`,
+    `upstream ${formatCores(cpus.upstream)}`,
+  ].join(", ");
+  const machine = `${env.cpuModel}, ${env.cores} core${env.cores === 1 ? "" : "s"}`;
+  return `Measured on ${where ? `**${where}** (${machine})` : machine}; cores: ${layout}.`;
+}
+
+export interface RenderOptions {
+  baselineProxy?: string;
+  runnerName?: string;
+}
+
 /** The markdown of the comment and the summary (pure). */
 export function renderReport(
   head: Results,
   comparison: Comparison | undefined,
-  baselineProxy?: string,
+  options: RenderOptions = {},
 ): string {
+  const { baselineProxy } = options;
   const tables = renderMarkdownReport(head, baselineProxy !== undefined ? { baselineProxy } : {});
-  if (comparison === undefined) return tables;
+  const machine = machineLine(head, options.runnerName);
+  if (comparison === undefined) return `${machine}\n\n${tables}`;
   return [
     renderComparisonMarkdown(comparison, { showUnchanged: false }),
+    machine,
+    "",
     "<details><summary>All results of the head</summary>",
     "",
     tables,
     "</details>",
     "",
   ].join("\n");
+}
+
+/** The links under the summary: the results artifact, the history chart, the run (pure). */
+export function summaryLinks(
+  settings: Pick<ReportSettings, "artifactUrl" | "chartUrl" | "detailsUrl">,
+): string {
+  const links = [
+    settings.artifactUrl && `[results artifact](${settings.artifactUrl})`,
+    settings.chartUrl && `[history chart](${settings.chartUrl})`,
+    settings.detailsUrl && `[this run](${settings.detailsUrl})`,
+  ].filter((l): l is string => typeof l === "string" && l !== "");
+  return links.length === 0 ? "" : `\n${links.join(" · ")}\n`;
 }
 
 /**
@@ -66,8 +105,52 @@ export async function findPullRequest(
 
 export interface ReportDeps {
   log: (line: string) => void;
+  /** A problem that does not fail the step (default: log). */
+  warn?: (line: string) => void;
   /** Tests shorten the retry waits. */
   clientDelayMs?: number;
+}
+
+/** A token that may not write comments: forks' and Dependabot's pull_request tokens are read-only. */
+export const READ_ONLY_TOKEN_HINT =
+  "the token may not comment on this pull request (a fork's or Dependabot's pull_request run gets a " +
+  "read-only token): no comment written; for those, use workflows/fork-benchmark.yml + fork-comment.yml";
+
+/** Creates or updates the sticky comment; returns its URL ("" when none was written). */
+async function comment(settings: ReportSettings, markdown: string, head: Results, deps: ReportDeps) {
+  const client = createClient({
+    token: settings.token ?? "",
+    baseUrl: settings.apiUrl,
+    log: deps.log,
+    ...(deps.clientDelayMs !== undefined ? { delayBaseMs: deps.clientDelayMs } : {}),
+  });
+  const pr = await findPullRequest(client, settings);
+  if (pr === undefined) {
+    deps.log("no pull request for this run (none in the event, none open for the head commit): no comment");
+    return "";
+  }
+  let outcome: StickyCommentOutcome;
+  try {
+    outcome = await upsertStickyComment(client, {
+      owner: settings.owner,
+      repo: settings.repo,
+      pr,
+      markdown,
+      id: settings.marker,
+      head: {
+        sha: settings.headSha ?? head.environment.git.commit,
+        time: head.environment.git.timestamp ?? head.startedAt,
+      },
+      ...(settings.detailsUrl !== undefined ? { detailsUrl: settings.detailsUrl } : {}),
+      log: deps.log,
+    });
+  } catch (err) {
+    if ((err as { status?: unknown }).status !== 403) throw err;
+    (deps.warn ?? deps.log)(`${READ_ONLY_TOKEN_HINT} (403: ${(err as Error).message})`);
+    return "";
+  }
+  deps.log(`comment ${outcome.action} on #${pr}: ${outcome.reason}`);
+  return outcome.url ?? "";
 }
 
 /** Compares, writes the summary and the comment; the caller sets the outputs. */
@@ -78,39 +161,16 @@ export async function report(settings: ReportSettings, deps: ReportDeps): Promis
     const base = await readResults(settings.baseResults);
     comparison = compareResults(base, head, { thresholdPct: settings.thresholdPct, alpha: settings.alpha });
   }
-  const markdown = renderReport(head, comparison, settings.baselineProxy);
+  const markdown = renderReport(head, comparison, {
+    ...(settings.baselineProxy !== undefined ? { baselineProxy: settings.baselineProxy } : {}),
+    ...(settings.runnerName !== undefined ? { runnerName: settings.runnerName } : {}),
+  });
 
-  if (settings.summary && (await writeJobSummary(markdown))) deps.log("report added to the job summary");
+  if (settings.summary && (await writeJobSummary(`${markdown}${summaryLinks(settings)}`)))
+    deps.log("report added to the job summary");
 
-  let commentUrl = "";
-  if (settings.comment && settings.token !== undefined) {
-    const client = createClient({
-      token: settings.token,
-      baseUrl: settings.apiUrl,
-      log: deps.log,
-      ...(deps.clientDelayMs !== undefined ? { delayBaseMs: deps.clientDelayMs } : {}),
-    });
-    const pr = await findPullRequest(client, settings);
-    if (pr === undefined) {
-      deps.log("no pull request for this run (none in the event, none open for the head commit): no comment");
-    } else {
-      const outcome: StickyCommentOutcome = await upsertStickyComment(client, {
-        owner: settings.owner,
-        repo: settings.repo,
-        pr,
-        markdown,
-        id: settings.marker,
-        head: {
-          sha: settings.headSha ?? head.environment.git.commit,
-          time: head.environment.git.timestamp ?? head.startedAt,
-        },
-        ...(settings.detailsUrl !== undefined ? { detailsUrl: settings.detailsUrl } : {}),
-        log: deps.log,
-      });
-      deps.log(`comment ${outcome.action} on #${pr}: ${outcome.reason}`);
-      commentUrl = outcome.url ?? "";
-    }
-  }
+  const commentUrl =
+    settings.comment && settings.token !== undefined ? await comment(settings, markdown, head, deps) : "";
 
   const regressions = comparison?.counts.regressed ?? 0;
   return {

@@ -6,7 +6,10 @@ import { report } from "./report.js";
 export async function run(): Promise<void> {
   try {
     const settings = getSettings();
-    const outcome = await report(settings, { log: (line) => core.info(line) });
+    const outcome = await report(settings, {
+      log: (line) => core.info(line),
+      warn: (line) => core.warning(line),
+    });
     core.setOutput("verdict", outcome.verdict);
     core.setOutput("regressions", String(outcome.regressions));
     core.setOutput("comment-url", outcome.commentUrl);

@@ -10,6 +10,12 @@ export interface StickyCommentSettings {
   id: string;
   head: HeadInfo;
   detailsUrl?: string;
+  /**
+   * Login of the account the comment is written as; default: the token's own (GraphQL `viewer`,
+   * e.g. github-actions[bot] for GITHUB_TOKEN). Comments by anyone else are never ours, whatever
+   * marker they carry.
+   */
+  author?: string;
   log?: (line: string) => void;
 }
 
@@ -27,8 +33,36 @@ export interface StickyCommentOutcome {
 interface IssueComment {
   id: number;
   body?: string;
+  user?: { login?: string } | null;
   created_at: string;
   html_url: string;
+}
+
+/** Logins compared as GitHub shows them: case aside, and with or without a bot's "[bot]" (pure). */
+export function sameLogin(a: string | undefined, b: string | undefined): boolean {
+  const norm = (login: string) => login.toLowerCase().replace(/\[bot\]$/, "");
+  return a !== undefined && b !== undefined && a !== "" && norm(a) === norm(b);
+}
+
+/**
+ * The login of the token's account. GraphQL's `viewer`, because REST's GET /user refuses
+ * installation tokens such as GITHUB_TOKEN ("Resource not accessible by integration").
+ */
+export async function tokenLogin(client: GitHubClient): Promise<string> {
+  let login: string | undefined;
+  try {
+    const data = await client.graphql<{ viewer?: { login?: string } }>("query { viewer { login } }");
+    login = data.viewer?.login;
+  } catch (err) {
+    // An HTTP error (a rejected token, a rate limit) keeps its status for the caller's message.
+    if (typeof (err as { status?: unknown }).status === "number") throw err;
+    throw new Error(
+      `cannot tell which account the token belongs to (GraphQL viewer: ${(err as Error).message}); ` +
+        "the sticky comment is found by its marker and its author",
+    );
+  }
+  if (!login) throw new Error("cannot tell which account the token belongs to: GraphQL viewer has no login");
+  return login;
 }
 
 /**
@@ -50,12 +84,13 @@ export async function upsertStickyComment(
   });
   if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
 
-  const ours = await markedComments(client, settings);
+  const mine = { ...settings, author: settings.author ?? (await tokenLogin(client)) };
+  const ours = await markedComments(client, mine);
 
   if (ours.length === 0) {
     const created = await client.rest.issues.createComment({ owner, repo, issue_number: settings.pr, body });
     // Another run may have created one at the same moment: the oldest stays, ours goes.
-    const now = await markedComments(client, settings);
+    const now = await markedComments(client, mine);
     const oldest = now[0];
     if (!oldest || oldest.id === created.data.id) {
       return {
@@ -83,10 +118,10 @@ export async function upsertStickyComment(
   return update(client, settings, ours, body, truncated, []);
 }
 
-/** Our marked comments on the pull request, every page read, oldest first. */
+/** Our comments on the pull request (our marker, our author), every page read, oldest first. */
 async function markedComments(
   client: GitHubClient,
-  settings: StickyCommentSettings,
+  settings: StickyCommentSettings & { author: string },
 ): Promise<IssueComment[]> {
   const all = (await client.paginate(client.rest.issues.listComments, {
     owner: settings.owner,
@@ -95,7 +130,7 @@ async function markedComments(
     per_page: 100,
   })) as IssueComment[];
   return all
-    .filter((c) => isMarked(c.body, settings.id))
+    .filter((c) => isMarked(c.body, settings.id) && sameLogin(c.user?.login ?? undefined, settings.author))
     .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
 }
 

@@ -4,53 +4,15 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import { startGitHubServer, type GitHubServer } from "../support/github-server.js";
-import { getSettings } from "../../report/src/input-helper.js";
+import { actionYml, runReportAction } from "./support/report-action.js";
+import { getSettings, pagesUrl } from "../../report/src/input-helper.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 
 const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "actions");
 const REPO = "octo/proxy-config";
 const PR = 7;
 const HEAD_SHA = "6d2ddce0741ce7f9f98fbbcd0dad55390364cf64";
-
-interface ActionYml {
-  inputs: Record<string, { default?: string; required?: boolean }>;
-  outputs: Record<string, unknown>;
-  runs: { using: string; main: string };
-}
-const actionYml = parseYaml(
-  readFileSync(path.join(PROJECT_ROOT, "report", "action.yml"), "utf8"),
-) as ActionYml;
-
-/** GitHub's name for an input's variable: INPUT_ + the name upper-cased, spaces to '_', hyphens kept. */
-const inputVar = (name: string) => `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
-
-/** What GitHub sets for every input: its default (expressions aside), then the `with:` values. */
-function inputsEnv(withValues: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(actionYml.inputs)) {
-    const value = spec.default ?? "";
-    env[inputVar(name)] = value.includes("${{") ? "" : value;
-  }
-  for (const [name, value] of Object.entries(withValues)) env[inputVar(name)] = value;
-  return env;
-}
-
-/** GITHUB_OUTPUT as written by @actions/core: `name<<DELIM\nvalue\nDELIM` blocks. */
-function parseOutputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /^([^<\n]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
-  for (const m of text.matchAll(re)) out[m[1]!] = m[3]!;
-  return out;
-}
-
-interface ActionRun {
-  code: number | null;
-  stdout: string;
-  outputs: Record<string, string>;
-  summary: string;
-}
 
 let server: GitHubServer;
 let dir: string;
@@ -64,50 +26,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs report/dist/index.js the way the runner does for `uses: org/proxybench/report@v1`. */
-async function runAction(
-  withValues: Record<string, string>,
-  event: unknown,
-  name: string,
-): Promise<ActionRun> {
-  const eventFile = path.join(dir, `${name}-event.json`);
-  const outputFile = path.join(dir, `${name}-output`);
-  const summaryFile = path.join(dir, `${name}-summary.md`);
-  await writeFile(eventFile, JSON.stringify(event));
-  await writeFile(outputFile, "");
-  await writeFile(summaryFile, "");
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: dir,
-    GITHUB_ACTIONS: "true",
-    GITHUB_EVENT_NAME: "pull_request",
-    GITHUB_EVENT_PATH: eventFile,
-    GITHUB_REPOSITORY: REPO,
-    GITHUB_SHA: "0123456789abcdef0123456789abcdef01234567",
-    GITHUB_API_URL: server.url,
-    GITHUB_SERVER_URL: "https://github.test",
-    GITHUB_RUN_ID: "4242",
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    RUNNER_TEMP: dir,
-    ...inputsEnv(withValues),
-  };
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "report", actionYml.runs.main)], {
-    cwd: PROJECT_ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (stdout += c.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return {
-    code,
-    stdout,
-    outputs: parseOutputs(await readFile(outputFile, "utf8")),
-    summary: await readFile(summaryFile, "utf8"),
-  };
-}
+const runAction = (withValues: Record<string, string>, event: unknown, name: string) =>
+  runReportAction({ dir, apiUrl: server.url, repository: REPO }, withValues, event, name);
 
 const prEvent = {
   action: "synchronize",
@@ -190,9 +110,67 @@ describe("report action, bundled", () => {
     expect(
       server.requests.filter((r) => r.method === "PATCH" && r.path.endsWith(`/comments/${comment!.id}`)),
     ).toHaveLength(1);
-    expect(server.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    expect(server.requests.filter((r) => r.method === "POST" && r.path.endsWith("/comments"))).toHaveLength(
+      1,
+    );
     expect(server.requests.every((r) => r.authorized)).toBe(true);
     expect(second.outputs["comment-url"]).toBe(comment!.html_url);
+  });
+
+  it("shows where it was measured in the comment, and links the artifact and the chart in the summary", async () => {
+    const pr = PR + 1;
+    const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+    const run = await runAction(
+      {
+        results: path.join(FIXTURES, "head"),
+        "base-results": path.join(FIXTURES, "base"),
+        token: server.token,
+        "runner-name": "bench-01",
+        "artifact-url": "https://github.test/octo/proxy-config/actions/runs/4242/artifacts/77",
+        "gh-pages-dir": "dev/bench",
+      },
+      event,
+      "links",
+    );
+    expect(run.stdout).not.toMatch(/::error::/);
+    expect(run.code).toBe(0);
+    // From the head's results.json: AMD EPYC, 2 cores, loadgen=0, proxy=1, upstream=1.
+    const line =
+      "Measured on **bench-01** (AMD EPYC, 2 cores); cores: load generator 0, proxy 1, upstream 1.";
+    expect(server.comments(REPO, pr)[0]?.body).toContain(line);
+    expect(run.summary).toContain(line);
+    expect(run.summary).toContain(
+      "[results artifact](https://github.test/octo/proxy-config/actions/runs/4242/artifacts/77)",
+    );
+    // GITHUB_SERVER_URL is not github.com here: the Enterprise Server address of Pages.
+    expect(run.summary).toContain("[history chart](https://github.test/pages/octo/proxy-config/dev/bench/)");
+    expect(run.summary).toContain("[this run](https://github.test/octo/proxy-config/actions/runs/4242)");
+  });
+
+  it("warns and succeeds when the token may not comment (a fork's or Dependabot's read-only token)", async () => {
+    const pr = PR + 2;
+    const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+    server.fail({
+      method: "POST",
+      path: new RegExp(`/issues/${pr}/comments$`),
+      status: 403,
+      body: { message: "Resource not accessible by integration" },
+    });
+    const run = await runAction(
+      {
+        results: path.join(FIXTURES, "head"),
+        "base-results": path.join(FIXTURES, "base"),
+        token: server.token,
+      },
+      event,
+      "read-only",
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/::warning::the token may not comment on this pull request/);
+    expect(run.stdout).toContain("Resource not accessible by integration");
+    expect(run.outputs["comment-url"]).toBe("");
+    expect(run.summary).toContain("proxybench compare:");
+    expect(server.comments(REPO, pr)).toEqual([]);
   });
 
   it("without a base: the tables alone, no verdict", async () => {
@@ -267,6 +245,8 @@ describe("getSettings", () => {
     [{ "details-url": "javascript:alert(1)" }, /input 'details-url': expected an http\(s\) URL/],
     [{ marker: "a b" }, /input 'marker'/],
     [{ repository: "nope" }, /input 'repository': expected owner\/name/],
+    [{ "artifact-url": "file:///etc" }, /input 'artifact-url': expected an http\(s\) URL/],
+    [{ "chart-url": "ftp://x" }, /input 'chart-url': expected an http\(s\) URL/],
     [{ token: "" }, /input 'token': required to comment/],
   ])("%j", (values, error) => {
     expect(() => getSettings(reader(values), env)).toThrow(error);
@@ -281,6 +261,45 @@ describe("getSettings", () => {
     const withEvent = { ...env, GITHUB_EVENT_PATH: file };
     expect(getSettings(reader({}), withEvent)).toMatchObject({ pr: 12, headSha: "abcdef1234" });
     expect(getSettings(reader({ "pr-number": "3" }), withEvent)).toMatchObject({ pr: 3 });
+  });
+});
+
+describe("pagesUrl", () => {
+  it.each<[string, string, string, string, string]>([
+    [
+      "https://github.com",
+      "Octo",
+      "proxy-config",
+      "dev/bench",
+      "https://octo.github.io/proxy-config/dev/bench/",
+    ],
+    ["https://github.com", "octo", "octo.github.io", "/dev/bench/", "https://octo.github.io/dev/bench/"],
+    ["https://github.com/", "octo", "r", "", "https://octo.github.io/r/"],
+    ["https://ghe.example.com", "octo", "r", "dev/bench", "https://ghe.example.com/pages/octo/r/dev/bench/"],
+  ])("%s %s/%s %s", (server, owner, repo, dir, expected) => {
+    expect(pagesUrl(server, owner, repo, dir)).toBe(expected);
+  });
+
+  it("a chart-url input wins over gh-pages-dir", () => {
+    const read = (values: Record<string, string>) => (name: string) =>
+      ({
+        results: "r",
+        comment: "false",
+        summary: "true",
+        "fail-on-regression": "false",
+        threshold: "5",
+        alpha: "0.05",
+        ...values,
+      })[name] ?? "";
+    const env = { GITHUB_REPOSITORY: "o/r", GITHUB_SERVER_URL: "https://github.com" } as NodeJS.ProcessEnv;
+    expect(getSettings(read({ "gh-pages-dir": "dev/bench" }), env).chartUrl).toBe(
+      "https://o.github.io/r/dev/bench/",
+    );
+    expect(
+      getSettings(read({ "gh-pages-dir": "dev/bench", "chart-url": "https://charts.example/x" }), env)
+        .chartUrl,
+    ).toBe("https://charts.example/x");
+    expect(getSettings(read({}), env).chartUrl).toBeUndefined();
   });
 });
 

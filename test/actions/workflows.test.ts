@@ -217,10 +217,10 @@ const isOwnExample = (file: string, uses: string) =>
   rel(file).startsWith("workflows/") && uses.startsWith("org/proxybench/");
 
 describe("safety", () => {
-  it.each(WORKFLOWS.map(rel))("%s: no permissions by default, concurrency set", (file) => {
+  it.each(WORKFLOWS.map(rel))("%s: no permissions by default, concurrency set for pull requests", (file) => {
     const wf = read<Workflow>(path.join(PROJECT_ROOT, file));
     expect(wf.permissions).toEqual({});
-    expect(wf.concurrency).toBeDefined();
+    if (JSON.stringify(wf.on).includes("pull_request")) expect(wf.concurrency).toBeDefined();
   });
 
   it("every remote uses: is pinned to a full commit SHA with its version in a comment", () => {
@@ -276,21 +276,17 @@ describe("safety", () => {
     expect(writes.sort()).toEqual(
       [
         ".github/workflows/bench-label-reset.yml unlabel pull-requests",
-        ".github/workflows/bench.yml detect-env id-token",
         ".github/workflows/bench.yml publish contents",
         ".github/workflows/bench.yml report pull-requests",
         ".github/workflows/dogfood.yml bench contents",
-        ".github/workflows/dogfood.yml bench id-token",
         ".github/workflows/dogfood.yml bench pull-requests",
         "workflows/fork-comment.yml comment pull-requests",
         "workflows/label-reset.yml unlabel pull-requests",
-        "workflows/manual-compare.yml bench id-token",
+        "workflows/manual-compare.yml bench contents",
         "workflows/manual-compare.yml bench pull-requests",
         "workflows/nightly.yml bench contents",
-        "workflows/nightly.yml bench id-token",
         "workflows/nightly.yml bench pull-requests",
         "workflows/pr-benchmark.yml bench contents",
-        "workflows/pr-benchmark.yml bench id-token",
         "workflows/pr-benchmark.yml bench pull-requests",
       ].sort(),
     );
@@ -316,17 +312,18 @@ describe("safety", () => {
     // The verdict approves a fork only on the `labeled` event for the approval label, never on a push.
     const plan = read<Workflow>(path.join(PROJECT_ROOT, ".github/workflows/bench.yml")).jobs[
       "detect-env"
-    ] as Job & {
-      outputs: Record<string, string>;
-    };
-    expect(plan.outputs.approved).toMatch(
+    ] as Job & { outputs: Record<string, string>; env: Record<string, string> };
+    expect(plan.env.APPROVED).toMatch(
       /github\.event\.action == 'labeled' && github\.event\.label\.name == inputs\.approval-label/,
     );
-    expect(plan.outputs.approved).not.toMatch(/contains\(github\.event\.pull_request\.labels/);
-    // The plan step skips quietly on the same rule (a fork's run has no OIDC token to fail on).
-    const detect = (plan.steps ?? []).find((s) => s.id === "detect");
-    const squash = (text: string | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
-    expect(squash(detect?.env?.APPROVED)).toBe(squash(plan.outputs.approved));
+    expect(plan.env.APPROVED).not.toMatch(/contains\(github\.event\.pull_request\.labels/);
+    // Written once: the output and the plan step both read the job's env.
+    expect(plan.outputs.approved).toBe("${{ env.APPROVED }}");
+    const text = readFileSync(path.join(PROJECT_ROOT, ".github/workflows/bench.yml"), "utf8");
+    expect(
+      text.split("github.event.action == 'labeled' && github.event.label.name == inputs.approval-label")
+        .length - 1,
+    ).toBe(1);
   });
 
   it("checkouts never keep credentials on disk", () => {
@@ -349,5 +346,276 @@ describe("safety", () => {
       expect(steps.some((s) => s.uses?.startsWith("actions/checkout@"))).toBe(false);
       expect(JSON.stringify(steps)).toContain("removeLabel");
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Callers that load and run as copied
+
+type Permissions = Record<string, string>;
+interface Concurrency {
+  group: string;
+  "cancel-in-progress"?: boolean | string;
+}
+type FullJob = Job & { concurrency?: Concurrency | string; with?: Record<string, unknown> };
+
+const BENCH = path.join(PROJECT_ROOT, ".github/workflows/bench.yml");
+const LEVEL: Record<string, number> = { none: 0, read: 1, write: 2 };
+
+/** Every job of every workflow that calls bench.yml (locally or as org/proxybench/...). */
+function benchCallers(): Array<[string, string, FullJob]> {
+  const out: Array<[string, string, FullJob]> = [];
+  for (const file of WORKFLOWS) {
+    for (const [jobId, job] of Object.entries(read<Workflow>(file).jobs)) {
+      if (/\.github\/workflows\/bench\.yml(@|$)/.test(job.uses ?? "")) out.push([rel(file), jobId, job]);
+    }
+  }
+  return out;
+}
+
+/** The scopes a caller grants that are below what a called job asks for (GitHub refuses the run). */
+export function missingPermissions(granted: Permissions, asked: Permissions): string[] {
+  return Object.entries(asked)
+    .filter(([scope, level]) => (LEVEL[granted[scope] ?? "none"] ?? 0) < (LEVEL[level] ?? 0))
+    .map(([scope, level]) => `${scope}: ${level} (granted: ${granted[scope] ?? "none"})`);
+}
+
+describe("callers load as GitHub loads them", () => {
+  const bench = read<Workflow>(BENCH);
+
+  it("missingPermissions compares levels, scope by scope", () => {
+    expect(missingPermissions({ contents: "read" }, { contents: "write" })).toEqual([
+      "contents: write (granted: read)",
+    ]);
+    expect(missingPermissions({ contents: "write" }, { contents: "read", "id-token": "write" })).toEqual([
+      "id-token: write (granted: none)",
+    ]);
+    expect(missingPermissions({ contents: "write", "pull-requests": "write" }, { contents: "read" })).toEqual(
+      [],
+    );
+  });
+
+  it("every caller grants at least what each job of bench.yml asks for, even jobs that will not run", () => {
+    const callers = benchCallers();
+    expect(callers.map(([file]) => file)).toEqual(
+      expect.arrayContaining([
+        "workflows/pr-benchmark.yml",
+        "workflows/manual-compare.yml",
+        "workflows/nightly.yml",
+        ".github/workflows/dogfood.yml",
+      ]),
+    );
+    const problems: string[] = [];
+    for (const [file, jobId, job] of callers) {
+      for (const [calledId, called] of Object.entries(bench.jobs)) {
+        const missing = missingPermissions(
+          (job.permissions ?? {}) as Permissions,
+          (called.permissions ?? {}) as Permissions,
+        );
+        for (const m of missing) problems.push(`${file} ${jobId} -> bench.yml ${calledId}: ${m}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("no OIDC token anywhere: bench.yml finds itself through the job context", () => {
+    for (const file of WORKFLOWS) {
+      for (const [jobId, job] of Object.entries(read<Workflow>(file).jobs)) {
+        const perms = (job.permissions ?? {}) as Permissions;
+        expect(perms["id-token"], `${rel(file)} ${jobId}`).toBeUndefined();
+      }
+    }
+    const detect = (bench.jobs["detect-env"]?.steps ?? []).find((s) => s.id === "detect");
+    expect(detect?.env?.JOB_CONTEXT).toBe("${{ toJSON(job) }}");
+    expect(String(detect?.with?.script)).toMatch(/job\.workflow_repository/);
+    expect(String(detect?.with?.script)).toMatch(/job\.workflow_sha/);
+    expect(String(detect?.with?.script)).not.toMatch(/getIDToken/);
+  });
+
+  it("callers do not name a proxybench ref that can drift from their uses: ref", () => {
+    for (const [file, jobId, job] of benchCallers()) {
+      const ref = job.with?.["proxybench-ref"];
+      if (ref === undefined) continue;
+      // Only the repository's own commit (dogfood), never a literal tag or branch.
+      expect(typeof ref === "string" ? ref : JSON.stringify(ref), `${file} ${jobId}`).toMatch(
+        /^\$\{\{.*github\.(sha|event\.pull_request\.head\.sha)/,
+      );
+    }
+  });
+
+  it("Dependabot's and forks' read-only tokens never try to comment from bench.yml", () => {
+    const report = (bench.jobs.report?.steps ?? []).find((s) => s.id === "report");
+    expect(String(report?.with?.comment)).toMatch(/same-repo == 'true'/);
+    expect(String(report?.with?.comment)).toMatch(/github\.actor != 'dependabot\[bot\]'/);
+  });
+});
+
+describe("results of one run never mix with an earlier run's on a reused runner", () => {
+  /** Every `with:` of a step that uses the run action (bench.yml, the examples). */
+  function actionCalls(): Array<[string, Step]> {
+    return allSteps()
+      .filter(([, , step]) => /(^\.\/\.proxybench\/action$|^org\/proxybench\/action@)/.test(step.uses ?? ""))
+      .map(([file, where, step]) => [`${rel(file)} ${where}`, step]);
+  }
+
+  it("every results-dir is under runner.temp, which the runner empties at the start of each job", () => {
+    const calls = actionCalls();
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    for (const [where, step] of calls) {
+      expect(String(step.with?.["results-dir"]), where).toMatch(/^\$\{\{ runner\.temp \}\}\//);
+    }
+  });
+
+  it("the report job reads only what this run uploaded (downloaded into a fresh hosted job)", () => {
+    const bench = read<Workflow>(BENCH);
+    expect(JSON.stringify(bench.jobs.report?.["runs-on"])).not.toMatch(/self-hosted|inputs\.runs-on/);
+    expect(JSON.stringify(bench.jobs.publish?.["runs-on"])).not.toMatch(/self-hosted|inputs\.runs-on/);
+  });
+
+  it("the action's own default is under runner.temp too, in every place it is used", () => {
+    const text = readFileSync(path.join(PROJECT_ROOT, "action/action.yml"), "utf8");
+    const action = parseYaml(text) as Action & { inputs: Record<string, { default?: string }> };
+    expect(action.inputs["results-dir"]?.default).toBe("");
+    const fallback =
+      "inputs.results-dir != '' && inputs.results-dir || format('{0}/proxybench-results-{1}', runner.temp, inputs.image-tag)";
+    const steps = action.runs.steps ?? [];
+    const run = steps.find((s) => s.id === "run");
+    const upload = steps.find((s) => s.id === "upload");
+    expect(run?.env?.RESULTS_DIR).toBe(`\${{ ${fallback} }}`);
+    expect(upload?.with?.path).toBe(`\${{ ${fallback} }}`);
+    // No other spelling of the folder is left behind.
+    expect(text.match(/\$\{\{ inputs\.results-dir \}\}/g)).toBeNull();
+  });
+});
+
+describe("the run action builds from outside the workspace", () => {
+  it("allows Buildx to read the built-in proxies next to the action (buildx 0.20+ refuses otherwise)", () => {
+    const action = read<Action>(path.join(PROJECT_ROOT, "action/action.yml"));
+    const bake = (action.runs.steps ?? []).find((s) => s.uses?.startsWith("docker/bake-action@"));
+    expect(bake?.env?.PROXIES_DIR).toContain("format('{0}/../proxies', github.action_path)");
+    expect(String(bake?.with?.allow)).toBe("fs.read=${{ github.action_path }}/..");
+  });
+});
+
+describe("concurrency never cancels or drops a benchmark it should not", () => {
+  const group = (c: Concurrency | string | undefined) => (typeof c === "string" ? c : (c?.group ?? ""));
+
+  it("a label other than the approval label, and any event but a pull request, get a group of their own", () => {
+    const files = [
+      ".github/workflows/bench.yml",
+      ".github/workflows/dogfood.yml",
+      "workflows/pr-benchmark.yml",
+      "workflows/fork-benchmark.yml",
+    ];
+    for (const file of files) {
+      const wf = read<Workflow & { concurrency?: Concurrency }>(path.join(PROJECT_ROOT, file));
+      const g = group(wf.concurrency).replace(/\s+/g, " ");
+      expect(wf.concurrency?.["cancel-in-progress"], file).toBe(true);
+      // The pull request's group only for its own events and the approval label ...
+      expect(g, file).toMatch(
+        /github\.event\.action != 'labeled' \|\| github\.event\.label\.name == (inputs\.approval-label|\(vars\.PROXYBENCH_APPROVAL_LABEL \|\| 'safe-to-bench'\))/,
+      );
+      // ... anything else is unique to its run.
+      expect(g, file).toMatch(/format\('run-\{0\}-\{1\}', github\.run_id, github\.run_attempt\)/);
+    }
+  });
+
+  it("no fixed group holds benchmarks or publishes in a queue of one (it would drop the others)", () => {
+    const problems: string[] = [];
+    for (const file of WORKFLOWS) {
+      const wf = read<Workflow & { concurrency?: Concurrency }>(file);
+      const benchmarks = Object.values(wf.jobs).some((j) =>
+        /bench\.yml|self-hosted/.test(`${j.uses ?? ""} ${JSON.stringify(j["runs-on"] ?? "")}`),
+      );
+      const places: Array<[string, Concurrency | string | undefined]> = [["workflow", wf.concurrency]];
+      for (const [jobId, job] of Object.entries(wf.jobs) as Array<[string, FullJob]>) {
+        const runsBench = JSON.stringify(job["runs-on"] ?? "").match(/self-hosted|inputs\.runs-on/);
+        if (runsBench || jobId === "publish") places.push([jobId, job.concurrency]);
+      }
+      for (const [where, c] of places) {
+        if (c === undefined || (where === "workflow" && !benchmarks)) continue;
+        if (!group(c).includes("github.run_id"))
+          problems.push(`${rel(file)} ${where}: group '${group(c)}' is shared by every run`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("one approval label, named once", () => {
+  const LABEL = "vars.PROXYBENCH_APPROVAL_LABEL || 'safe-to-bench'";
+
+  it("label reset removes the label the callers approve with", () => {
+    for (const file of [".github/workflows/bench-label-reset.yml", "workflows/label-reset.yml"]) {
+      const wf = read<Workflow>(path.join(PROJECT_ROOT, file));
+      const job = wf.jobs.unlabel!;
+      expect(job.if, file).toContain(LABEL);
+      expect(job.steps?.[0]?.env?.LABEL, file).toBe(`\${{ ${LABEL} }}`);
+    }
+    for (const [file, jobId, job] of benchCallers()) {
+      if (file === "workflows/nightly.yml" || file === "workflows/manual-compare.yml") continue;
+      expect(job.with?.["approval-label"], `${file} ${jobId}`).toBe(`\${{ ${LABEL} }}`);
+    }
+    const fork = read<Workflow>(path.join(PROJECT_ROOT, "workflows/fork-benchmark.yml"));
+    expect(fork.jobs.bench?.if).toContain(`github.event.label.name == (${LABEL})`);
+  });
+});
+
+describe("pinned actions run on node24", () => {
+  // The first release of each that runs on node24; earlier ones run on node20, which GitHub retires.
+  const NODE24: Record<string, number> = {
+    "actions/checkout": 5,
+    "actions/setup-node": 5,
+    "actions/github-script": 8,
+    "actions/upload-artifact": 5,
+    "actions/download-artifact": 6,
+    "actions/setup-go": 6,
+    "docker/setup-buildx-action": 4,
+  };
+
+  it("every pinned action listed above is at or past its node24 release", () => {
+    const problems: string[] = [];
+    for (const file of [...WORKFLOWS, ...ACTIONS]) {
+      for (const m of readFileSync(file, "utf8").matchAll(/uses:\s*([^@\s]+)@[0-9a-f]{40}\s*#\s*v(\d+)/g)) {
+        const first = NODE24[m[1]!];
+        if (first !== undefined && Number(m[2]) < first) problems.push(`${rel(file)}: ${m[1]} v${m[2]}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("the docs tell what the approval label does and does not prevent", () => {
+  const docs = readFileSync(path.join(PROJECT_ROOT, "docs/actions.md"), "utf8");
+  const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+
+  it("docs/actions.md has a self-hosted runner checklist, each control with what it protects against", () => {
+    const start = docs.indexOf("### Self-hosted runner checklist");
+    expect(start).toBeGreaterThan(0);
+    const section = docs.slice(start, docs.indexOf("\n### ", start + 1));
+    expect(section).toMatch(/\| control \| where \| protects against \| does not protect against \|/);
+    for (const control of [
+      /Require approval for all outside collaborators/,
+      /runner group limited to the benchmark workflow/,
+      /Ephemeral or wiped runners/,
+      /No secrets on the runner/,
+      /Network egress limited/,
+    ])
+      expect(section).toMatch(control);
+  });
+
+  it("neither README nor docs claim the label keeps a fork off the runner; both say it does not", () => {
+    for (const text of [readme, docs].map((t) => t.replace(/\s+/g, " "))) {
+      expect(text).not.toMatch(/never reaches? a self-hosted runner unless/);
+      expect(text).toMatch(/does \*\*not\*\*/);
+      expect(text).toMatch(/fork can edit the caller/);
+    }
+    expect(readme).toContain("docs/actions.md#self-hosted-runner-checklist");
+  });
+
+  it("docs say why bench.yml reads the job context rather than an OIDC token, and what GHES callers set", () => {
+    expect(docs).toMatch(/job\.workflow_repository/);
+    expect(docs).toMatch(/job\.workflow_sha/);
+    expect(docs).toMatch(/GitHub Enterprise Server does not set these job context properties/);
   });
 });

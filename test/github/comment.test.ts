@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { COMMENT_LIMIT, commentMarker, headMarker, parseHead } from "../../src/github/body.js";
 import { createClient } from "../../src/github/client.js";
-import { upsertStickyComment, type StickyCommentSettings } from "../../src/github/comment.js";
+import { sameLogin, upsertStickyComment, type StickyCommentSettings } from "../../src/github/comment.js";
 import { buildCli, runCli } from "../publish/git-support.js";
 import { RESULTS_DIR } from "../publish/support.js";
 import {
@@ -42,6 +42,8 @@ function settings(overrides: Partial<StickyCommentSettings> = {}): StickyComment
     ...overrides,
   };
 }
+
+const BOT = "github-actions[bot]";
 
 const marked = (sha: string, time: string, text = "old report") =>
   `${commentMarker("proxybench")}\n${headMarker("proxybench", { sha, time })}\n${text}`;
@@ -81,8 +83,8 @@ describe("sticky comment against a local GitHub API", () => {
 
   it("when another run created the comment at the same moment, keeps the older one", async () => {
     let played = false;
-    server.onRequest(({ method }) => {
-      if (method === "POST" && !played) {
+    server.onRequest(({ method, path: where }) => {
+      if (method === "POST" && where.endsWith("/comments") && !played) {
         played = true;
         server.addComment(
           REPO,
@@ -103,7 +105,7 @@ describe("sticky comment against a local GitHub API", () => {
 
   it("finds the marker on the second page of more than 100 comments", async () => {
     for (let i = 0; i < 130; i++) server.addComment(REPO, 7, `comment ${i}`);
-    const ours = server.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"));
+    const ours = server.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"), BOT);
     const outcome = await upsertStickyComment(client(), settings());
     expect(outcome).toMatchObject({ action: "updated", commentId: ours.id });
     const pages = server.requests.filter((r) => r.method === "GET" && r.path.endsWith("/issues/7/comments"));
@@ -125,7 +127,8 @@ describe("sticky comment against a local GitHub API", () => {
     expect(outcome.action).toBe("created");
     expect(server.pendingFaults()).toEqual([]);
     const log = server.requests.map((r) => `${r.method} ${r.status}`);
-    expect(log).toEqual(["GET 502", "GET 200", "POST 403", "POST 201", "GET 200"]);
+    // The first request asks GraphQL who the token is.
+    expect(log).toEqual(["POST 200", "GET 502", "GET 200", "POST 403", "POST 201", "GET 200"]);
     expect(server.comments(REPO, 7)).toHaveLength(1);
   });
 
@@ -133,6 +136,7 @@ describe("sticky comment against a local GitHub API", () => {
     server.fail({ method: "GET", status: 403, body: { message: SECONDARY_RATE_LIMIT_MESSAGE } });
     server.fail({
       method: "POST",
+      path: /\/comments$/,
       status: 429,
       headers: { "retry-after": "1" },
       body: { message: SECONDARY_RATE_LIMIT_MESSAGE },
@@ -140,6 +144,7 @@ describe("sticky comment against a local GitHub API", () => {
     const outcome = await upsertStickyComment(client(), settings());
     expect(outcome.action).toBe("created");
     expect(server.requests.map((r) => `${r.method} ${r.status}`)).toEqual([
+      "POST 200",
       "GET 403",
       "GET 200",
       "POST 429",
@@ -150,17 +155,17 @@ describe("sticky comment against a local GitHub API", () => {
 
   it("leaves a comment written for the pull request's newer head alone", async () => {
     server.setPullHead(REPO, 7, SHA_NEW);
-    const theirs = server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-20T08:00:00Z", "newer report"));
+    const theirs = server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-20T08:00:00Z", "newer report"), BOT);
     const outcome = await upsertStickyComment(client(), settings());
     expect(outcome.action).toBe("skipped");
     expect(outcome.commentId).toBe(theirs.id);
     expect(outcome.reason).toMatch(/current head/);
     expect(server.comments(REPO, 7)[0]?.body).toContain("newer report");
-    expect(server.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(server.requests.filter((r) => r.method !== "GET" && r.path !== "/graphql")).toEqual([]);
   });
 
   it("without the pull request's head, keeps a comment for a later commit time", async () => {
-    server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-20T11:00:00Z", "newer report"));
+    server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-20T11:00:00Z", "newer report"), BOT);
     const skipped = await upsertStickyComment(client(), settings());
     expect(skipped.action).toBe("skipped");
     expect(skipped.reason).toMatch(/newer commit/);
@@ -174,7 +179,7 @@ describe("sticky comment against a local GitHub API", () => {
 
   it("replaces a comment for an older head when ours is the pull request's head", async () => {
     server.setPullHead(REPO, 7, SHA_OLD);
-    server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-21T00:00:00Z"));
+    server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-21T00:00:00Z"), BOT);
     const outcome = await upsertStickyComment(client(), settings());
     expect(outcome.action).toBe("updated");
   });
@@ -196,6 +201,76 @@ describe("sticky comment against a local GitHub API", () => {
     // Cut on a row boundary: the last table row before the note is whole.
     const beforeNote = body.slice(0, body.indexOf("\n\n---\n"));
     expect(beforeNote.endsWith("+1.00% |")).toBe(true);
+  });
+
+  it("never edits, deletes or obeys a comment by someone else that carries the marker", async () => {
+    server.setPullHead(REPO, 7, SHA_NEW);
+    // Older than ours would be, and claiming the pull request's newest head: by marker alone it
+    // would be kept as the sticky comment (ours deleted) or would make the report skip.
+    const planted = [
+      server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-21T00:00:00Z", "planted"), "mallory"),
+      server.addComment(REPO, 7, marked(SHA_NEW, "2026-11-21T00:00:00Z", "planted 2"), "mallory[bot]"),
+    ];
+    const outcome = await upsertStickyComment(
+      client(),
+      settings({ head: { sha: SHA_NEW, time: "2026-11-21T01:00:00Z" } }),
+    );
+    expect(outcome.action).toBe("created");
+    expect(outcome.deleted).toEqual([]);
+    const comments = server.comments(REPO, 7);
+    expect(comments.map((c) => [c.user.login, c.body.includes("planted")])).toEqual([
+      ["mallory", true],
+      ["mallory[bot]", true],
+      [BOT, false],
+    ]);
+    expect(comments.slice(0, 2).map((c) => c.body)).toEqual(planted.map((c) => c.body));
+    // The next run updates ours, still leaving theirs alone.
+    const again = await upsertStickyComment(
+      client(),
+      settings({ head: { sha: SHA_NEW, time: "2026-11-21T01:00:00Z" } }),
+    );
+    expect(again).toMatchObject({ action: "updated", commentId: outcome.commentId, deleted: [] });
+    expect(server.comments(REPO, 7)).toHaveLength(3);
+  });
+
+  it("with a personal token, the comments of that user are its own", async () => {
+    const pat = await startGitHubServer({ login: "octocat" });
+    try {
+      const ours = pat.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"), "octocat");
+      pat.addComment(REPO, 7, marked(SHA_OLD, "2026-11-20T09:00:00Z"), BOT);
+      const outcome = await upsertStickyComment(
+        createClient({ token: pat.token, baseUrl: pat.url, delayBaseMs: 5 }),
+        settings(),
+      );
+      expect(outcome).toMatchObject({ action: "updated", commentId: ours.id, deleted: [] });
+      expect(pat.comments(REPO, 7)).toHaveLength(2);
+    } finally {
+      await pat.close();
+    }
+  });
+
+  it("says so when GraphQL cannot name the token's account", async () => {
+    server.fail({
+      method: "POST",
+      path: /^\/graphql$/,
+      status: 200,
+      body: { errors: [{ message: "nope" }] },
+    });
+    await expect(upsertStickyComment(client(), settings())).rejects.toThrow(
+      /cannot tell which account the token belongs to \(GraphQL viewer: [\s\S]*nope/,
+    );
+    expect(server.requests.filter((r) => r.path.endsWith("/comments"))).toEqual([]);
+  });
+
+  it.each<[string | undefined, string | undefined, boolean]>([
+    ["github-actions[bot]", "github-actions[bot]", true],
+    ["github-actions", "github-actions[bot]", true],
+    ["GitHub-Actions[bot]", "github-actions[bot]", true],
+    ["mallory", "github-actions[bot]", false],
+    [undefined, "github-actions[bot]", false],
+    ["", "", false],
+  ])("sameLogin(%j, %j) is %j", (a, b, expected) => {
+    expect(sameLogin(a, b)).toBe(expected);
   });
 
   it("reports a rejected token as an error", async () => {

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
  *   PATCH  /repos/{o}/{r}/issues/comments/{id}  {body}
  *   DELETE /repos/{o}/{r}/issues/comments/{id}
  *   GET    /repos/{o}/{r}/pulls/{n}             {number, head: {sha, ref}}
+ *   POST   /graphql                             `viewer { login }` only: the token's login
  *
  * Every request must carry `Authorization: token|bearer <token>`, else 401 Bad credentials.
  */
@@ -232,6 +233,12 @@ export async function startGitHubServer(
         return reply(204);
       }
       if (method === "GET") return reply(200, found.list[found.index]);
+    }
+    if (url.pathname === "/graphql" && method === "POST") {
+      const query = (await readJson(req)).query;
+      if (typeof query !== "string" || !/\bviewer\s*\{\s*login\s*\}/.test(query))
+        return reply(200, { errors: [{ message: "only `viewer { login }` is known here" }] });
+      return reply(200, { data: { viewer: { login: botLogin } } });
     }
     if ((m = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)) && method === "GET") {
       const pull = pulls.get(`${m[1]}#${m[2]}`);
