@@ -5,12 +5,14 @@ import { readdir, readFile } from "node:fs/promises";
  * - otherCpu: busy time (user, nice, system) of those cores minus the CPU time of this process
  *   and all its descendants (the load generator, the proxies, the upstream), in cores;
  * - steal: time the hypervisor gave those cores' vCPUs to something else, in cores.
- * Interrupt and softirq time is left out on both sides: the kernel's loopback work for the
- * benchmark's own requests is accounted there and is not interference.
+ * Interrupt and softirq time is left out on both sides, and so are kernel threads (children
+ * of kthreadd, pid 2): the kernel's loopback work for the benchmark's own requests is
+ * accounted there (softirq, or ksoftirqd's system time) and is not interference.
  * Proxies in containers are not descendants: noise is not measured for the docker runtime.
  */
 
 const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/stat and /proc/PID/stat.
+const KTHREADD = 2; // parent of every kernel thread
 
 export interface CoreTicks {
   busy: number;
@@ -83,7 +85,8 @@ async function readProcesses(): Promise<Map<number, { ppid: number; ticks: numbe
 export async function noiseSnapshot(): Promise<NoiseSnapshot | undefined> {
   const stat = await readFile("/proc/stat", "utf8").catch(() => undefined);
   if (stat === undefined) return undefined;
-  const ownTicks = treeTicks(process.pid, await readProcesses());
+  const processes = await readProcesses();
+  const ownTicks = treeTicks(process.pid, processes) + treeTicks(KTHREADD, processes);
   return { at: performance.now(), cores: parseProcStat(stat), ownTicks };
 }
 

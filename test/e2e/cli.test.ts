@@ -153,7 +153,7 @@ describe("proxybench CLI", () => {
     const first = await cli([...args, "--out", out], {
       cwd: tmp,
       onStderr: (text, pid) => {
-        // direct has finished both repetitions; nginx's second one is running.
+        // Rounds run A B C, then C B A: haproxy has finished both repetitions; nginx's second runs.
         if (!sent && /light-default nginx {2}rep 2\/2/.test(text)) {
           sent = true;
           setTimeout(() => {
@@ -170,7 +170,7 @@ describe("proxybench CLI", () => {
     expect(stillRunning(snapshot)).toEqual([]);
     expect(processesMentioning(out)).toEqual([]);
     const partial = await readResults(out);
-    expect(partial.cells.map((c) => c.proxy)).toEqual(["direct"]);
+    expect(partial.cells.map((c) => c.proxy)).toEqual(["haproxy"]);
     expect(partial.finishedAt).toBeUndefined();
 
     const conflict = await cli(["run", "--resume", out, "--repetitions", "5"], { cwd: tmp });

@@ -151,7 +151,7 @@ describe("studies, native subset", () => {
     const { outcome, out } = await run("ocelot", { proxiesDirs: [dir] });
     const nginx = outcome.results.cells.find((c) => c.proxy === "nginx");
     const direct = outcome.results.cells.find((c) => c.proxy === "direct");
-    expect(["ok", "loadgen-bound"]).toContain(direct?.status); // the CPU may be shared
+    expect(["ok", "loadgen-bound", "noisy"]).toContain(direct?.status); // the CPU may be shared
     expect(nginx?.status).toBe("invalid");
     expect(nginx?.reasons.join("; ")).toMatch(/404/);
     const md = await readFile(path.join(out, "study.md"), "utf8");
