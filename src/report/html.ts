@@ -2,7 +2,7 @@ import type { Results } from "../results/schema.js";
 import { loadChartJsSource, inlineScript } from "./chart-source.js";
 import { escapeHtml, jsonForScript } from "./escape.js";
 import { formatCount, formatDelta, formatMs, formatPercent, formatRps } from "./format.js";
-import { describeLoad } from "./markdown.js";
+import { boundPrefix, describeLoad } from "./markdown.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
 import { comparisonTable, latencyTable, type ComparisonMetric, type TableCell } from "./tables.js";
 
@@ -73,7 +73,7 @@ export function chartData(model: ReportModel): ChartData {
 
 function cellHtml(cell: TableCell, format: (v: number) => string): string {
   if (cell.status !== undefined) return `<span class="status">${escapeHtml(cell.status)}</span>`;
-  return cell.value === undefined ? "n/a" : escapeHtml(format(cell.value));
+  return cell.value === undefined ? "n/a" : escapeHtml(`${boundPrefix(cell)}${format(cell.value)}`);
 }
 
 function formatMetric(metric: ComparisonMetric, value: number): string {

@@ -33,7 +33,14 @@ function formatMetric(metric: ComparisonMetric, value: number): string {
 /** Text of a value cell: the status of a column that is not ok, `n/a` for a stat not measured. */
 function valueText(cell: TableCell, format: (v: number) => string): string {
   if (cell.status !== undefined) return cell.status;
-  return cell.value === undefined ? "n/a" : format(cell.value);
+  return cell.value === undefined ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
+}
+
+/** ">= " before a lower bound, "<= " before an upper one (plain text: no HTML entities). */
+export function boundPrefix(cell: TableCell): string {
+  if (cell.bound === "lower") return ">= ";
+  if (cell.bound === "upper") return "<= ";
+  return "";
 }
 
 export function describeLoad(load: Load): string {
@@ -114,6 +121,12 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   }
   if (group.baselineProblem !== undefined) {
     lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
+  }
+  const bounded = group.columns.filter((c) => c.bound).map((c) => `**${escapeMarkdown(c.proxy)}**`);
+  if (bounded.length > 0) {
+    lines.push(
+      `${bounded.join(", ")}: the load generator was the limit, so the figures are bounds (req/s at least, latency at most), and so are the changes against ${bounded.length === 1 ? "it" : "them"}.`,
+    );
   }
   const notOk = group.columns.filter((c) => c.status !== "ok");
   if (notOk.length > 0 && lines.length > 0) lines.push("");

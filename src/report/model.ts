@@ -29,8 +29,12 @@ export interface ReportColumn {
   reasons: string[];
   repetitions: number;
   proxyVersion?: string;
-  /** Present only when status is ok: numbers are never shown for any other status. */
+  /**
+   * Present when status is ok, or loadgen-bound with repetitions: then `bound` is set and the
+   * numbers are bounds (req/s at least, latency at most). Never for any other status.
+   */
   values?: ColumnValues;
+  bound?: boolean;
 }
 
 export interface ReportGroup {
@@ -123,6 +127,10 @@ export function cellColumn(cell: Cell, proxyVersion?: string): ReportColumn {
     column.reasons.push("no measured repetitions");
   }
   if (column.status === "ok") column.values = cellValues(cell);
+  if (column.status === "loadgen-bound" && cell.repetitions.length > 0) {
+    column.values = cellValues(cell);
+    column.bound = true;
+  }
   return column;
 }
 
@@ -139,7 +147,7 @@ export function chooseBaseline(
   if (name === undefined) return { baselineProblem: "no proxy ran" };
   const column = columns.find((c) => c.proxy === name);
   if (column === undefined) return { baselineProblem: `baseline ${name} did not run in this scenario` };
-  if (column.status !== "ok") {
+  if (column.status !== "ok" && !column.bound) {
     return { baseline: name, baselineProblem: `baseline ${name} is ${column.status}: no changes computed` };
   }
   return { baseline: name };

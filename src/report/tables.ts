@@ -26,6 +26,8 @@ export interface TableCell {
   delta?: number;
   /** The column's status when it is not ok: shown instead of any number. */
   status?: Exclude<CellStatus, "ok">;
+  /** A loadgen-bound column's figure: the real one is at least (lower) or at most (upper) this. */
+  bound?: "lower" | "upper";
 }
 
 export interface ComparisonTable {
@@ -56,7 +58,13 @@ export function percentChange(value: number | undefined, base: number | undefine
 }
 
 function notOk(column: ReportColumn): TableCell | undefined {
-  return column.status === "ok" ? undefined : { status: column.status };
+  return column.status === "ok" || column.bound ? undefined : { status: column.status };
+}
+
+/** Where a loadgen-bound column's figure sits: req/s at least, latency at most. */
+function boundOf(column: ReportColumn, metric: ComparisonMetric | "latency"): TableCell["bound"] {
+  if (!column.bound || metric === "errors") return undefined;
+  return metric === "rps" ? "lower" : "upper";
 }
 
 function baselineColumn(group: ReportGroup): ReportColumn | undefined {
@@ -82,6 +90,8 @@ export function comparisonTable(group: ReportGroup): ComparisonTable {
         const value = metricValue(column, metric);
         const cell: TableCell = {};
         if (value !== undefined && Number.isFinite(value)) cell.value = value;
+        const bound = boundOf(column, metric);
+        if (bound) cell.bound = bound;
         if (base !== undefined && column !== base) {
           const change = percentChange(value, metricValue(base, metric));
           if (change !== undefined) cell.changePct = change;
@@ -106,6 +116,8 @@ export function latencyTable(group: ReportGroup): LatencyTable {
         const value = column.values?.latencyMs[stat];
         const cell: TableCell = {};
         if (value !== undefined && Number.isFinite(value)) cell.value = value;
+        const bound = boundOf(column, "latency");
+        if (bound) cell.bound = bound;
         const baseValue = base?.values?.latencyMs[stat];
         if (base !== undefined && column !== base && cell.value !== undefined && baseValue !== undefined) {
           cell.delta = cell.value - baseValue;

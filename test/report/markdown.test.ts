@@ -170,7 +170,7 @@ describe("renderMarkdownReport", () => {
   });
 
   it("shows each status that is not ok, with its reasons", () => {
-    for (const status of ["failed", "loadgen-bound", "skipped"] as const) {
+    for (const status of ["failed", "invalid", "noisy", "skipped"] as const) {
       const md = renderMarkdownReport(
         results([
           cell("direct", [{ rps: 100, p50: 1 }]),
@@ -180,6 +180,24 @@ describe("renderMarkdownReport", () => {
       expect(md).toContain(`**x** is ${status}: why ${status}`);
       expect(md).not.toMatch(/4,242|42\.42/);
     }
+  });
+
+  it("shows a loadgen-bound column's figures as bounds, so the baseline keeps its place", () => {
+    const md = renderMarkdownReport(
+      results([
+        cell("direct", [{ rps: 4242, p50: 42.42, status: "loadgen-bound" }], {
+          status: "loadgen-bound",
+          reasons: ["the load generator used 1.00 of its 1 core (>= 90%)"],
+        }),
+        cell("nginx", [{ rps: 2121, p50: 50 }]),
+      ]),
+    );
+    expect(md).toContain(">= 4,242");
+    expect(md).toContain("<= 42.42");
+    expect(md).toContain("-50.00%"); // nginx against the bound: still a change to read
+    expect(md).toMatch(/\*\*direct\*\*: the load generator was the limit, so the figures are bounds/);
+    expect(md).not.toContain("&gt;= 4,242");
+    expect(md).not.toMatch(/No changes against a baseline/);
   });
 
   it("groups cells by scenario and load level", () => {
