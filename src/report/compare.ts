@@ -199,20 +199,9 @@ export function compareMetric(
   const positive = [...base, ...head].every((v) => v > 0);
   const hl = positive ? hodgesLehmannPercentChange(base, head, level.confidence) : undefined;
   const test = mannWhitneyU(head, base);
-  return finish(
-    spec,
-    base,
-    head,
-    {
-      p: test.p,
-      method: test.method,
-      n: Math.min(base.length, head.length),
-      nNeeded: repetitionsNeeded(level.confidence),
-      unit: "repetitions",
-    },
-    hl === undefined ? undefined : { ...hl },
-    level,
-  );
+  const n = Math.min(base.length, head.length);
+  const tested = { ...test, n, nNeeded: repetitionsNeeded(level.confidence), unit: "repetitions" };
+  return finish(spec, base, head, tested, hl, level);
 }
 
 /** One metric of pairs (base, head) measured in the same round. */
@@ -233,20 +222,8 @@ export function comparePairedMetric(
     ...(hl.high !== undefined ? { high: toPct(hl.high) } : {}),
     ...(hl.confidence !== undefined ? { confidence: hl.confidence } : {}),
   };
-  return finish(
-    spec,
-    base,
-    head,
-    {
-      p: test.p,
-      method: test.method,
-      n: pairs.length,
-      nNeeded: pairsNeededFor(1 - level.confidence),
-      unit: "rounds",
-    },
-    hlPct,
-    level,
-  );
+  const tested = { ...test, n: pairs.length, nNeeded: pairsNeededFor(1 - level.confidence), unit: "rounds" };
+  return finish(spec, base, head, tested, hlPct, level);
 }
 
 /** Fewest repetitions on each side that give a two-sample interval at this confidence. */
