@@ -51,6 +51,7 @@ function interval(m: MetricComparison): string {
 }
 
 function methodText(c: Comparison): string {
+  if (c.tests === 0) return "no cell could be compared, so no test was made.";
   const level = formatConfidence(c.confidence);
   const test =
     c.mode === "paired"
