@@ -77,6 +77,8 @@ export function k6MetricValues(json: unknown, file: string): K6Metrics {
 export const LATENCY_METRIC = "http_req_duration{expected_response:true}";
 
 const STATUS_METRIC = /^proxybench_status_(\d+|[1-5]xx)$/;
+/** k6's own count of responses with one accepted status (the library names it by a threshold). */
+const ACCEPTED_METRIC = /^http_reqs\{expected_response:true,status:(\d+)\}$/;
 
 /** Trend keys k6 writes, for the LatencyMs fields. */
 const LATENCY_KEYS: Record<keyof LatencyMs, string> = {
@@ -104,9 +106,10 @@ export interface K6SummaryContext {
 }
 
 /**
- * Pure: responses that passed every check, from the status counters. The library counts each
- * response once by status; a 2xx that fails the check is also a check failure, and every 2xx
- * whose status is not accepted fails the check. So the correct responses are those with an
+ * Pure: responses that passed every check, from the status counts. Each response is counted
+ * once by status (accepted statuses by k6's http_reqs submetrics, the others by the library's
+ * counters); a 2xx that fails the check is also a check failure, and every 2xx whose status is
+ * not accepted fails the check. So the correct responses are those with an
  * accepted 2xx status, minus the check failures that are not explained by a wrong 2xx status.
  */
 export function correctResponses(
@@ -145,8 +148,9 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
   }
   const statusCodes: Record<string, number> = {};
   for (const [name, values] of Object.entries(metrics)) {
-    const match = STATUS_METRIC.exec(name);
-    if (match?.[1] !== undefined && (values.count ?? 0) > 0) statusCodes[match[1]] = values.count ?? 0;
+    const code = (STATUS_METRIC.exec(name) ?? ACCEPTED_METRIC.exec(name))?.[1];
+    const n = values.count ?? 0;
+    if (code !== undefined && n > 0) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   }
   let requests = 0;
   let non2xx = 0;
