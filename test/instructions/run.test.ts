@@ -48,7 +48,7 @@ describe("run --measure instructions with real proxies under valgrind", () => {
     const yml = await readFile(path.join(copy, "proxy.yml"), "utf8");
     await writeFile(
       path.join(copy, "proxy.yml"),
-      yml.replace("name: nginx", "name: nginx-plain").replace(/^instructions:\n(  .*\n)+/m, ""),
+      yml.replace("name: nginx", "name: nginx-plain").replace(/^instructions:\n( {2}.*\n)+/m, ""),
     );
   });
   afterAll(async () => {
