@@ -17,10 +17,9 @@ function signed(x: number, digits = 2): string {
 }
 
 function cellName(id: string): string {
-  const [scenario = id, proxy] = id.split("/");
-  return proxy === undefined
-    ? escapeMarkdown(id)
-    : `${escapeMarkdown(scenario)} · **${escapeMarkdown(proxy)}**`;
+  const slash = id.indexOf("/");
+  if (slash < 0) return escapeMarkdown(id);
+  return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
 }
 
 function metricRows(cell: CountedCellComparison): string[] {

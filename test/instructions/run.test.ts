@@ -5,6 +5,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execOutput } from "../../src/environment/exec.js";
 import { parseCallgrind } from "../../src/instructions/callgrind.js";
+import { runCountedCompare } from "../../src/instructions/compare-command.js";
+import { compareCountedRuns } from "../../src/instructions/compare.js";
 import { runInstructions } from "../../src/instructions/run.js";
 import { InstructionsResults } from "../../src/instructions/schema.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
@@ -106,6 +108,51 @@ describe("run --measure instructions with real proxies under valgrind", () => {
       const fn = profile.functions.find((f) => f.name === name);
       expect(fn?.self[0], name).toBe(Number(ir?.replace(/,/g, "")));
     }
+  });
+
+  it("compare: a header added to nginx is more work, found in nginx's script code; A/A is unchanged", async () => {
+    const headerDir = path.join(tmp, "with-header");
+    await cp(path.join(PROJECT_ROOT, "proxies", "nginx"), path.join(headerDir, "nginx"), { recursive: true });
+    const conf = path.join(headerDir, "nginx", "nginx.conf");
+    const text = await readFile(conf, "utf8");
+    await writeFile(conf, text.replace("proxy_set_header Host $http_host;", "$&\n proxy_set_header X-A a;"));
+    const head = path.join(tmp, "head");
+    await runInstructions({
+      proxies: ["nginx"],
+      scenarios: ["values"],
+      scenariosDirs: [path.join(tmp, "scenarios")],
+      proxiesDirs: [headerDir],
+      repetitions: 2,
+      requests: 200,
+      warmupRequests: 20,
+      cpus,
+      out: head,
+      log: quiet,
+    });
+    const base = path.join(tmp, "ok");
+    const c = await compareCountedRuns(base, head);
+    expect(c.notCompared).toEqual([{ id: "values/haproxy", why: "only in base" }]);
+    const [ir] = c.cells[0]?.metrics ?? [];
+    expect(ir?.label).toBe("Instructions/request");
+    expect(ir?.verdict).toBe("more-work");
+    expect(ir?.changePct).toBeGreaterThan(0.5);
+    const self = c.cells[0]?.where?.self ?? [];
+    expect(self.length).toBeGreaterThan(0);
+    expect(self.length).toBeLessThanOrEqual(10);
+    expect(self.find((f) => f.name === "ngx_http_script_copy_code")?.delta).toBeGreaterThan(0);
+
+    // The same runs on both sides: never a change (a wide spread may leave it inconclusive).
+    const same = await compareCountedRuns(base, base);
+    const verdicts = same.cells.flatMap((cell) =>
+      cell.metrics.map((m) => `${cell.id} ${m.label} ${m.verdict}`),
+    );
+    expect(verdicts.filter((v) => /more-work|less-work/.test(v))).toEqual([]);
+    expect(verdicts).toContain("values/nginx Instructions/request unchanged");
+    const out = path.join(tmp, "compare.md");
+    expect(await runCountedCompare(base, head, { failOnRegression: true, out })).toBe(1);
+    expect(await readFile(out, "utf8")).toMatch(/more work.*\n[\s\S]*<details>/);
+    expect(await runCountedCompare(base, head, { floor: "50", out })).toBe(0);
+    await expect(runCountedCompare(base, head, { floor: "x" })).rejects.toThrow(/--floor: expected a number/);
   });
 
   it("a wrong body makes the cell invalid with the reason, and the exit code 1", async () => {
