@@ -142,9 +142,23 @@ function draws(base: number[], head: number[], next: () => number): Instructions
 
 function aa(results: InstructionsResults): void {
   const next = random(SEED);
-  const all = ["nginx", "haproxy"].flatMap((p) =>
-    draws(perRequest(cell(results, p)), perRequest(cell(results, `${p}-aa`)), next),
-  );
+  for (const proxy of ["nginx", "nginx-aa", "haproxy", "haproxy-aa", "nginx-hdr"]) {
+    const values = perRequest(cell(results, proxy));
+    console.log(
+      `    ${proxy}: all ${values.length} repetitions: median ${median(values).toFixed(1)}, spread ${spreadPct(values).toFixed(4)}%`,
+    );
+  }
+  const byProxy = ["nginx", "haproxy"].map((p) => ({
+    p,
+    results: draws(perRequest(cell(results, p)), perRequest(cell(results, `${p}-aa`)), next),
+  }));
+  for (const { p, results: r } of byProxy) {
+    const tally = ["unchanged", "inconclusive", "more-work", "less-work"].map(
+      (v) => `${r.filter((c) => c.verdict === v).length} ${v}`,
+    );
+    console.log(`    A/A ${p} vs ${p}-aa: ${tally.join(", ")}`);
+  }
+  const all = byProxy.flatMap((b) => b.results);
   const quiet = all.filter((c) => c.verdict === "unchanged" || c.verdict === "inconclusive").length;
   const unchanged = all.filter((c) => c.verdict === "unchanged").length;
   const worst = Math.max(...all.map((c) => Math.abs(c.changePct)));

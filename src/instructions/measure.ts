@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { probe } from "../engines/probe.js";
 import type { LoadedProxy } from "../manifests/load.js";
@@ -64,6 +64,8 @@ export async function measureOnce(job: MeasureJob): Promise<CountedRepetition> {
     return { index: job.index, startedAt, ...outcome };
   } finally {
     await started.proc.stop();
+    // What valgrind writes at exit holds nothing counted (instrumentation is off by then).
+    await rm(started.outFile, { force: true });
   }
 }
 
