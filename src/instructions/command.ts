@@ -35,6 +35,11 @@ const FLAG_NAMES: Record<string, string> = {
   study: "--study",
   findMaxRate: "--find-max-rate",
   maxP99: "--max-p99",
+  variant: "--variant",
+  noiseLimit: "--noise-limit",
+  retries: "--retries",
+  roundOrder: "--round-order",
+  seed: "--seed",
 };
 
 /** Flags that have no meaning for a counted run, named in the error. */

@@ -16,6 +16,12 @@ describe("run --measure instructions flags", () => {
     ).not.toThrow();
   });
 
+  it("refuses the variant flags of wall-clock runs by name", () => {
+    expect(() =>
+      checkInstructionsFlags({ measure: "instructions", variant: ["base=../main"], roundOrder: "abba" }),
+    ).toThrow(/--variant, --round-order cannot be used together/);
+  });
+
   it("names the flags that mean nothing to a counted run", () => {
     expect(() => checkInstructionsFlags({ measure: "instructions", engine: "wrk", duration: 5 })).toThrow(
       /--measure instructions and --engine, --duration cannot be used together/,
