@@ -2,7 +2,7 @@
 # Installs what proxybench needs on this machine, and only what is missing. Safe to run again.
 #
 #   scripts/setup.sh              what `proxybench run` needs: node modules, k6, wrk, nginx,
-#                                 haproxy, the upstream server
+#                                 haproxy, valgrind, the upstream server
 #   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium,
 #                                 actionlint, zizmor, hadolint
 #
@@ -34,6 +34,8 @@ say() { printf 'setup: %s\n' "$*"; }
 # --- Debian packages -------------------------------------------------------------------------
 declare -A apt_for=(
   [nginx]=nginx-light [haproxy]=haproxy [wrk]=wrk [taskset]=util-linux [ip]=iproute2
+  # run --measure instructions: the proxy under callgrind, switched with callgrind_control
+  [valgrind]=valgrind [callgrind_control]=valgrind
 )
 if $for_tests; then
   apt_for+=([caddy]=caddy [ab]=apache2-utils [hey]=hey [chromium]=chromium [git]=git)

@@ -10,6 +10,8 @@ import {
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { UserError } from "../util/errors.js";
+import { isInstructionsRun } from "../instructions/compare.js";
+import { runCountedCompare, type CountedCompareOptions } from "../instructions/compare-command.js";
 
 export const COMPARE_FORMATS = ["markdown", "json"] as const;
 export type CompareFormat = (typeof COMPARE_FORMATS)[number];
@@ -125,7 +127,19 @@ export function register(program: Command): void {
     .option("--fail-on-regression", "exit 1 when any metric regressed")
     .option("--format <format>", `output format: ${COMPARE_FORMATS.join(", ")}`, "markdown")
     .option("--out <file>", "write to this file instead of stdout")
-    .action(async (dirs: string[], options: RawOptions) => {
+    .option(
+      "--floor <pct>",
+      "counted runs (--measure instructions): smallest % change that counts (default: 0.5)",
+    )
+    .option(
+      "--spread-factor <k>",
+      "counted runs: a change must exceed k x the repetitions' spread (default: 3)",
+    )
+    .action(async (dirs: string[], options: RawOptions & CountedCompareOptions) => {
+      if (dirs.length === 2 && (await isInstructionsRun(dirs[0] as string))) {
+        process.exitCode = await runCountedCompare(dirs[0] as string, dirs[1] as string, options);
+        return;
+      }
       process.exitCode = await runCompare(compareSettings(dirs, options));
     });
 }

@@ -8,6 +8,7 @@ import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
 import { runStudy } from "../studies/run.js";
 import { parseVariant } from "../runner/variants.js";
+import { runInstructionsCommand } from "../instructions/command.js";
 import { UserError } from "../util/errors.js";
 import {
   collect,
@@ -42,6 +43,7 @@ interface RunFlags {
   retries?: number;
   roundOrder?: "abba" | "random";
   seed?: number;
+  measure?: string;
 }
 
 export function register(program: Command): void {
@@ -116,7 +118,17 @@ export function register(program: Command): void {
       "with --find-max-rate: the p99 latency a held rate stays under (default: 50)",
       parsePositiveNumber,
     )
+    .addOption(
+      new Option(
+        "--measure <what>",
+        "wall-clock (load, req/s and latency) or instructions (the proxy under callgrind, instructions per request)",
+      ).choices(["wall-clock", "instructions"]),
+    )
     .action(async (flags: RunFlags) => {
+      if (flags.measure === "instructions") {
+        process.exitCode = await runInstructionsCommand(flags);
+        return;
+      }
       checkModes(flags);
       if (flags.study !== undefined) {
         const outcome = await runStudy(flags.study, studyOverrides(flags), { engines });

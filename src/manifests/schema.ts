@@ -59,6 +59,19 @@ export const ProxyManifest = z
       })
       .strict()
       .optional(),
+    /**
+     * `run --measure instructions`: how the proxy runs as one process under Valgrind (rendered
+     * with {{cores}} = 1). `args` and `env` replace the native ones when given; `unsupported`
+     * says why it cannot run there (a Go or .NET runtime), and the proxy is skipped with it.
+     */
+    instructions: z
+      .object({
+        args: z.array(z.string()).optional(),
+        env: z.record(z.string(), z.string()).optional(),
+        unsupported: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
     ready: z
       .object({
         /** Path requested through the proxy until it answers 2xx (the upstream serves /health). */

@@ -1,0 +1,93 @@
+import { escapeMarkdown } from "../report/escape.js";
+import type { CountedCellComparison, CountedComparison } from "./compare.js";
+import { formatCount } from "./report.js";
+import type { FunctionChange } from "./where.js";
+
+/** Markdown of a counted comparison, for the terminal and a PR comment. Pure. */
+
+const VERDICT_TEXT = {
+  "more-work": "**more work**",
+  "less-work": "**less work**",
+  unchanged: "unchanged",
+  inconclusive: "inconclusive",
+} as const;
+
+function signed(x: number, digits = 2): string {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+}
+
+function cellName(id: string): string {
+  const slash = id.indexOf("/");
+  if (slash < 0) return escapeMarkdown(id);
+  return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
+}
+
+function metricRows(cell: CountedCellComparison): string[] {
+  return cell.metrics.map((m) =>
+    [
+      "",
+      cellName(cell.id),
+      m.label,
+      formatCount(m.baseMedian),
+      formatCount(m.headMedian),
+      `${signed(m.changePct)}%`,
+      `${m.spreadPct.toFixed(3)}%`,
+      `${m.baseN} / ${m.headN}`,
+      VERDICT_TEXT[m.verdict],
+      "",
+    ]
+      .join(" | ")
+      .trim(),
+  );
+}
+
+function functionTable(title: string, changes: FunctionChange[]): string[] {
+  if (changes.length === 0) return [`${title}: no function changed.`, ""];
+  const rows = changes.map((c) => {
+    const where = c.object === undefined ? "" : ` (${escapeMarkdown(c.object)})`;
+    return `| ${escapeMarkdown(c.name)}${where} | ${formatCount(c.base)} | ${formatCount(c.head)} | ${signed(c.delta, 1)} |`;
+  });
+  return [title, "", "| function | base | head | change |", "| :-- | --: | --: | --: |", ...rows, ""];
+}
+
+/** The functions whose instructions per request changed most, in a collapsed block. */
+export function renderWhereItWent(cell: CountedCellComparison): string[] {
+  if (!cell.where) return [];
+  return [
+    "<details>",
+    `<summary>Where it went: ${cellName(cell.id)} (instructions per request, top ${cell.where.self.length})</summary>`,
+    "",
+    ...functionTable("Self (in the function itself)", cell.where.self),
+    ...functionTable("Inclusive (with what it calls)", cell.where.inclusive),
+    "</details>",
+  ];
+}
+
+export function headline(c: CountedComparison): string {
+  const all = c.cells.flatMap((cell) => cell.metrics);
+  const count = (v: string) => all.filter((m) => m.verdict === v).length;
+  return (
+    `## proxybench compare (instructions): ${count("more-work")} more work, ${count("less-work")} less work, ` +
+    `${count("unchanged")} unchanged, ${count("inconclusive")} inconclusive`
+  );
+}
+
+export function renderCountedComparison(c: CountedComparison): string {
+  const lines = [
+    headline(c),
+    "",
+    `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) ` +
+      "of the repetitions. Values are medians per request.",
+    "",
+    "| Cell | Metric | Base | Head | Change | Spread | n | Verdict |",
+    "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
+    ...c.cells.flatMap(metricRows),
+    "",
+  ];
+  for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");
+  if (c.notCompared.length > 0) {
+    lines.push("Not compared:", "");
+    for (const n of c.notCompared) lines.push(`- ${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}
