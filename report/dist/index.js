@@ -46079,6 +46079,10 @@ function cellColumn(cell, proxyVersion) {
     column.reasons.push("no measured repetitions");
   }
   if (column.status === "ok") column.values = cellValues(cell);
+  if (column.status === "loadgen-bound" && cell.repetitions.length > 0) {
+    column.values = cellValues(cell);
+    column.bound = true;
+  }
   return column;
 }
 function chooseBaseline(columns, requested) {
@@ -46086,7 +46090,7 @@ function chooseBaseline(columns, requested) {
   if (name === void 0) return { baselineProblem: "no proxy ran" };
   const column = columns.find((c) => c.proxy === name);
   if (column === void 0) return { baselineProblem: `baseline ${name} did not run in this scenario` };
-  if (column.status !== "ok") {
+  if (column.status !== "ok" && !column.bound) {
     return { baseline: name, baselineProblem: `baseline ${name} is ${column.status}: no changes computed` };
   }
   return { baseline: name };
@@ -46199,7 +46203,11 @@ function percentChange(value, base) {
   return (value - base) / base * 100;
 }
 function notOk(column) {
-  return column.status === "ok" ? void 0 : { status: column.status };
+  return column.status === "ok" || column.bound ? void 0 : { status: column.status };
+}
+function boundOf(column, metric) {
+  if (!column.bound || metric === "errors") return void 0;
+  return metric === "rps" ? "lower" : "upper";
 }
 function baselineColumn(group) {
   if (group.baselineProblem !== void 0) return void 0;
@@ -46223,6 +46231,8 @@ function comparisonTable(group) {
         const value = metricValue(column, metric);
         const cell = {};
         if (value !== void 0 && Number.isFinite(value)) cell.value = value;
+        const bound = boundOf(column, metric);
+        if (bound) cell.bound = bound;
         if (base !== void 0 && column !== base) {
           const change = percentChange(value, metricValue(base, metric));
           if (change !== void 0) cell.changePct = change;
@@ -46246,6 +46256,8 @@ function latencyTable(group) {
         const value = column.values?.latencyMs[stat3];
         const cell = {};
         if (value !== void 0 && Number.isFinite(value)) cell.value = value;
+        const bound = boundOf(column, "latency");
+        if (bound) cell.bound = bound;
         const baseValue = base?.values?.latencyMs[stat3];
         if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
           cell.delta = cell.value - baseValue;
@@ -46309,20 +46321,9 @@ function compareMetric(base, head, spec, level) {
   const positive = [...base, ...head].every((v) => v > 0);
   const hl = positive ? hodgesLehmannPercentChange(base, head, level.confidence) : void 0;
   const test = mannWhitneyU(head, base);
-  return finish(
-    spec,
-    base,
-    head,
-    {
-      p: test.p,
-      method: test.method,
-      n: Math.min(base.length, head.length),
-      nNeeded: repetitionsNeeded(level.confidence),
-      unit: "repetitions"
-    },
-    hl === void 0 ? void 0 : { ...hl },
-    level
-  );
+  const n = Math.min(base.length, head.length);
+  const tested = { ...test, n, nNeeded: repetitionsNeeded(level.confidence), unit: "repetitions" };
+  return finish(spec, base, head, tested, hl, level);
 }
 function repetitionsNeeded(confidence) {
   for (let n = 2; n <= 30; n++) if (intervalRank(n, n, confidence).k >= 1) return n;
@@ -46675,6 +46676,7 @@ function interval(m) {
   return m.ci === void 0 ? "n/a" : `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}`;
 }
 function methodText(c) {
+  if (c.tests === 0) return "no cell could be compared, so no test was made.";
   const level = formatConfidence(c.confidence);
   const test = c.mode === "paired" ? `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its ${level} interval (exact Wilcoxon signed-rank)` : `the Hodges-Lehmann estimate of the ratio head/base with its ${level} interval (Mann-Whitney U)`;
   return `${test}, ${level} = 1 - ${c.alpha}/${c.tests} for ${c.tests} tested metrics (Bonferroni: at most ${c.alpha} chance of any false verdict in this comparison); regressed or improved when the interval excludes 0 and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive.`;
@@ -46764,7 +46766,12 @@ function formatMetric(metric, value) {
 }
 function valueText(cell, format) {
   if (cell.status !== void 0) return cell.status;
-  return cell.value === void 0 ? "n/a" : format(cell.value);
+  return cell.value === void 0 ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
+}
+function boundPrefix(cell) {
+  if (cell.bound === "lower") return ">= ";
+  if (cell.bound === "upper") return "<= ";
+  return "";
 }
 function describeLoad(load) {
   const parts = [load.model];
@@ -46834,6 +46841,12 @@ function renderGroupNotes(group) {
   }
   if (group.baselineProblem !== void 0) {
     lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
+  }
+  const bounded = group.columns.filter((c) => c.bound).map((c) => `**${escapeMarkdown(c.proxy)}**`);
+  if (bounded.length > 0) {
+    lines.push(
+      `${bounded.join(", ")}: the load generator was the limit, so the figures are bounds (req/s at least, latency at most), and so are the changes against ${bounded.length === 1 ? "it" : "them"}.`
+    );
   }
   const notOk2 = group.columns.filter((c) => c.status !== "ok");
   if (notOk2.length > 0 && lines.length > 0) lines.push("");
