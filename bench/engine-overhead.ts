@@ -6,13 +6,16 @@
  *     (goal >= 0.95; on a shared machine the best runs are the less disturbed ones).
  * (b) the k6 engine's ceiling on one core: k6 pinned to core 0, the upstream on core 1, and
  *     whether classifyRepetition flags the run loadgen-bound.
- * (c) the coefficient of variation of nginx req/s over 5 repetitions, measured where req/s is
- *     nginx's own: the wrk engine at passthrough's `max` level (a closed-model k6 load on two
- *     cores measures k6, see (b)); nginx started natively with the upstream behind it.
+ * (c) the coefficient of variation of req/s and p50 over 5 repetitions for nginx and HAProxy,
+ *     measured where req/s is the proxy's own: `proxybench run` with the wrk engine at
+ *     passthrough's `max` level (a closed-model k6 load on two cores measures k6, see (b));
+ *     the same run gives the orchestration overhead: its wall time against its seconds of load.
+ * (d) report time: markdown, HTML and compare of 1000 cells x 10 repetitions.
+ * The wrk pairs run at 64 and 256 connections. Every ratio is printed again at the end.
  *
- * Bounded: about 90 s of load in total.
+ * Bounded: about 3 minutes of load in total.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parse } from "yaml";
@@ -21,13 +24,17 @@ import { classifyRepetition, getEngine, probe } from "../src/engines/index.js";
 import type { EngineInvocation, EngineMeasurement } from "../src/engines/types.js";
 import { ScenarioManifest } from "../src/manifests/schema.js";
 import type { Load } from "../src/results/schema.js";
+import { compareResults } from "../src/report/compare.js";
+import { renderHtmlReport } from "../src/report/html.js";
+import { renderMarkdownReport } from "../src/report/markdown.js";
+import type { Results } from "../src/results/schema.js";
+import { runBenchmark } from "../src/runner/run.js";
 import { findExecutable, PROJECT_ROOT } from "../src/util/paths.js";
-import { freePort } from "../src/util/ports.js";
 import { runCommand, startProcess, stopAll, type ManagedProcess } from "../src/util/processes.js";
 
 const WRK_SECONDS = 3;
 const WRK_PAIRS = 5;
-const WRK_CONNECTIONS = 64;
+const WRK_CONNECTION_COUNTS = [64, 256];
 const K6_SECONDS = 5;
 const K6_CEILING_VUS = 64;
 const CV_REPETITIONS = 5;
@@ -56,12 +63,18 @@ async function main(): Promise<void> {
     if (!check.ok)
       throw new Error(`the upstream does not serve passthrough correctly: ${check.reasons.join("; ")}`);
 
-    await wrkOverhead(upstream.baseUrl, passthrough, dir);
-    loadAverage();
+    for (const connections of WRK_CONNECTION_COUNTS) {
+      await wrkOverhead(upstream.baseUrl, passthrough, dir, connections);
+      loadAverage();
+    }
     await k6Ceiling(upstream.baseUrl, passthrough, dir);
     loadAverage();
-    await nginxVariation(upstream.port, passthrough, dir);
+    await upstream.proc.stop();
+    await proxyVariation(dir);
     loadAverage();
+    reportTime();
+    console.log("\nsummary");
+    for (const line of SUMMARY) console.log(`  ${line}`);
   } finally {
     await stopAll();
     await rm(dir, { recursive: true, force: true });
@@ -116,8 +129,11 @@ async function startUpstream(): Promise<{ baseUrl: string; port: number; proc: M
   throw new Error(`the upstream did not start: ${proc.output()}`);
 }
 
+/** The ratios and figures the issue's targets are about, printed together at the end. */
+const SUMMARY: string[] = [];
+
 /** Plain wrk, as a user would run it: `wrk -t1 -c64 -d5s URL`, req/s from its stdout. */
-async function rawWrk(url: string): Promise<number> {
+async function rawWrk(url: string, connections: number): Promise<number> {
   const wrk = await findExecutable("wrk");
   if (!wrk) throw new Error("wrk not found: apt-get install wrk");
   const { code, output } = await runCommand("taskset", [
@@ -127,7 +143,7 @@ async function rawWrk(url: string): Promise<number> {
     "-t",
     String(LOADGEN.length),
     "-c",
-    String(WRK_CONNECTIONS),
+    String(connections),
     "-d",
     `${WRK_SECONDS}s`,
     url,
@@ -141,25 +157,32 @@ async function wrkOverhead(
   baseUrl: string,
   s: { manifest: ScenarioManifest; dir: string },
   dir: string,
+  connections: number,
 ): Promise<void> {
   console.log(
-    `\n(a) wrk engine vs plain wrk: direct upstream, /api/values, ${LOADGEN.length} thread, ${WRK_CONNECTIONS} connections, ${WRK_SECONDS} s, ${WRK_PAIRS} alternated pairs`,
+    `\n(a) wrk engine vs plain wrk: direct upstream, /api/values, ${LOADGEN.length} thread, ${connections} connections, ${WRK_SECONDS} s, ${WRK_PAIRS} alternated pairs`,
   );
-  const load: Load = { label: "bench", model: "max-throughput", connections: WRK_CONNECTIONS };
+  const load: Load = { label: "bench", model: "max-throughput", connections };
   const raw: number[] = [];
   const engine: number[] = [];
   const engineCpu: number[] = [];
   for (let i = 0; i < WRK_PAIRS; i++) {
-    raw.push(await rawWrk(`${baseUrl}/api/values`));
-    const m = await getEngine("wrk").run(invocation(s, load, WRK_SECONDS, baseUrl, dir, `wrk-${i}`));
+    raw.push(await rawWrk(`${baseUrl}/api/values`, connections));
+    const m = await getEngine("wrk").run(
+      invocation(s, load, WRK_SECONDS, baseUrl, dir, `wrk-${connections}-${i}`),
+    );
     report(`  pair ${i + 1}: plain ${raw[i]!.toFixed(0)} req/s, engine`, m);
     engine.push(m.rps);
     if (m.loadgenCpu !== undefined) engineCpu.push(m.loadgenCpu);
   }
   const ratio = median(engine) / median(raw);
   console.log(`  median: plain ${median(raw).toFixed(0)} req/s, engine ${median(engine).toFixed(0)} req/s`);
+  const pairs = engine.map((e, i) => e / raw[i]!);
   console.log(
-    `  ratio engine/plain: median ${ratio.toFixed(3)}, best of each ${(Math.max(...engine) / Math.max(...raw)).toFixed(3)} (goal >= 0.95)`,
+    `  ratio engine/plain: median ${ratio.toFixed(3)}, best of each ${(Math.max(...engine) / Math.max(...raw)).toFixed(3)}, worst pair ${Math.min(...pairs).toFixed(3)} (goal >= 0.97 in every pair)`,
+  );
+  SUMMARY.push(
+    `wrk engine / raw wrk at ${connections} connections: median ${ratio.toFixed(3)}, pairs ${pairs.map((p) => p.toFixed(3)).join(" ")}`,
   );
   if (engineCpu.length) console.log(`  wrk CPU during the engine runs: ${mean(engineCpu).toFixed(2)} cores`);
 }
@@ -182,6 +205,7 @@ async function k6Ceiling(
     `  plain k6 (one GET per iteration, no checks or counters), same load: ${bare.toFixed(0)} req/s`,
   );
   console.log(`  engine/plain: ${(m.rps / bare).toFixed(3)}`);
+  SUMMARY.push(`k6 engine / bare k6 (64 VUs, one core): ${(m.rps / bare).toFixed(3)}`);
 }
 
 /** Plain k6 (bench/bare.k6.js) on the same core and load: req/s from its own summary. */
@@ -218,72 +242,127 @@ async function bareK6(url: string, dir: string): Promise<number> {
   return data.metrics.http_reqs.values.rate;
 }
 
-async function startNginx(upstreamPort: number, dir: string): Promise<{ baseUrl: string }> {
-  const nginx = await findExecutable("nginx");
-  if (!nginx) throw new Error("nginx not found: apt-get install nginx-light");
-  const workdir = path.join(dir, "nginx");
-  await mkdir(workdir, { recursive: true });
-  const port = await freePort();
-  const values: Record<string, string> = {
-    listenHost: "127.0.0.1",
-    listenPort: String(port),
-    upstreamHost: "127.0.0.1",
-    upstreamPort: String(upstreamPort),
-    cores: String(TARGET.length),
-    cpuList: TARGET.join(","),
-    workdir,
-    dir: path.join(PROJECT_ROOT, "proxies", "nginx"),
-  };
-  const template = await readFile(path.join(PROJECT_ROOT, "proxies", "nginx", "nginx.conf"), "utf8");
-  const conf = template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
-  await writeFile(path.join(workdir, "nginx.conf"), conf);
-  const proc = await startProcess({
-    name: "nginx",
-    command: nginx,
-    args: ["-p", workdir, "-c", path.join(workdir, "nginx.conf"), "-e", "stderr"],
-    cpus: TARGET,
-    logFile: path.join(workdir, "nginx.log"),
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${baseUrl}/health`)).ok) return { baseUrl };
-    } catch {
-      // not up yet
-    }
-    if (!proc.alive()) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(
-    `nginx did not come up: ${await readFile(path.join(workdir, "nginx.log"), "utf8").catch(() => "")}`,
+/**
+ * nginx and HAProxy through `proxybench run` itself (wrk, passthrough `max`, 5 repetitions in
+ * rounds): the CV of req/s and p50 per proxy, and the run's wall time against its load time.
+ */
+async function proxyVariation(dir: string): Promise<void> {
+  console.log(
+    `\n(c) req/s and p50 over ${CV_REPETITIONS} repetitions through proxybench run: wrk engine, passthrough 'max' load, ${CV_SECONDS} s each after a ${CV_WARMUP_SECONDS} s warm-up`,
   );
+  const sink = { write: () => true };
+  const started = performance.now();
+  const outcome = await runBenchmark(
+    {
+      proxies: ["nginx", "haproxy"],
+      scenarios: ["passthrough"],
+      engine: "wrk",
+      loads: ["max"],
+      repetitions: CV_REPETITIONS,
+      durationS: CV_SECONDS,
+      warmupS: CV_WARMUP_SECONDS,
+      out: path.join(dir, "variation"),
+    },
+    { engines: { getEngine, classifyRepetition, probe }, stderr: sink, stdout: sink, handleSignals: false },
+  );
+  const wallS = (performance.now() - started) / 1000;
+  for (const cell of outcome.results.cells) {
+    const rps = cell.repetitions.map((r) => r.rps);
+    const p50 = cell.repetitions.map((r) => r.latencyMs.p50);
+    const statuses = cell.repetitions.map((r) => r.status).join(" ");
+    const line = `${cell.proxy}: req/s mean ${mean(rps).toFixed(0)}, CV ${cv(rps)}; p50 CV ${cv(p50)} (${statuses}; redone ${(cell.redone?.noisy ?? 0) + (cell.redone?.dropped ?? 0)})`;
+    console.log(`  ${line}`);
+    SUMMARY.push(line);
+  }
+  const attempts = outcome.results.cells
+    .flatMap((c) => c.repetitions)
+    .reduce((n, r) => n + (r.attempts ?? 1), 0);
+  const loadS = outcome.results.cells.length * CV_WARMUP_SECONDS + attempts * CV_SECONDS;
+  const overhead = `orchestration: ${wallS.toFixed(1)} s for ${loadS} s of warm-up and measurement: ${(((wallS - loadS) / loadS) * 100).toFixed(1)}% overhead`;
+  console.log(`  ${overhead}`);
+  SUMMARY.push(overhead);
 }
 
-async function nginxVariation(
-  upstreamPort: number,
-  s: { manifest: ScenarioManifest; dir: string },
-  dir: string,
-): Promise<void> {
-  const load = s.manifest.loads.find((l) => l.model === "max-throughput");
-  if (!load) throw new Error("scenario passthrough has no max-throughput level");
-  console.log(
-    `\n(c) nginx req/s over ${CV_REPETITIONS} repetitions: wrk engine, passthrough '${load.label}' load (${load.connections ?? "?"} connections), ${CV_SECONDS} s each after a ${CV_WARMUP_SECONDS} s warm-up; nginx and the upstream on core ${TARGET.join(",")}`,
-  );
-  const { baseUrl } = await startNginx(upstreamPort, dir);
-  const check = await probe(baseUrl, s.manifest);
-  if (!check.ok) throw new Error(`nginx does not serve passthrough correctly: ${check.reasons.join("; ")}`);
-  await getEngine("wrk").run(invocation(s, load, CV_WARMUP_SECONDS, baseUrl, dir, "nginx-warmup"));
-  const rps: number[] = [];
-  for (let i = 0; i < CV_REPETITIONS; i++) {
-    const m = await getEngine("wrk").run(invocation(s, load, CV_SECONDS, baseUrl, dir, `nginx-${i}`));
-    const c = classifyRepetition(m, { loadgenCores: LOADGEN.length });
-    report(`  repetition ${i + 1} [${c.status}]`, m);
-    rps.push(m.rps);
-  }
-  const cv = sampleStandardDeviation(rps) / mean(rps);
-  console.log(
-    `  mean ${mean(rps).toFixed(0)} req/s, sd ${sampleStandardDeviation(rps).toFixed(0)}, CV ${(cv * 100).toFixed(2)}%`,
-  );
+function cv(xs: number[]): string {
+  return xs.length < 2 ? "n/a" : `${((sampleStandardDeviation(xs) / mean(xs)) * 100).toFixed(2)}%`;
+}
+
+/** Report time of a large matrix: 1000 cells x 10 repetitions, synthesised. */
+function reportTime(): void {
+  const results = syntheticResults(1000, 10);
+  const head = syntheticResults(1000, 10);
+  const t0 = performance.now();
+  renderMarkdownReport(results);
+  const t1 = performance.now();
+  renderHtmlReport(results);
+  const t2 = performance.now();
+  compareResults(results, head);
+  const t3 = performance.now();
+  const line = `report time, 1000 cells x 10 repetitions: markdown ${((t1 - t0) / 1000).toFixed(2)} s, HTML ${((t2 - t1) / 1000).toFixed(2)} s, compare ${((t3 - t2) / 1000).toFixed(2)} s`;
+  console.log(`\n(d) ${line}`);
+  SUMMARY.push(line);
+}
+
+function syntheticResults(cells: number, repetitions: number): Results {
+  const rep = (i: number, c: number) => {
+    const p50 = 1 + (c % 7) * 0.1 + (i % 3) * 0.01;
+    return {
+      index: i,
+      startedAt: new Date(0).toISOString(),
+      durationS: 5,
+      status: "ok" as const,
+      reasons: [],
+      rps: 1000 + i,
+      requests: 5000,
+      errors: 0,
+      non2xx: 0,
+      checkFailures: 0,
+      statusCodes: { "200": 5000 },
+      droppedIterations: 0,
+      latencyMs: { min: p50 / 2, mean: p50, p50, p90: p50 * 2, p95: p50 * 3, p99: p50 * 4, max: p50 * 9 },
+      raw: [],
+    };
+  };
+  const load = { label: "default", model: "constant-vus" as const, vus: 10 };
+  return {
+    schemaVersion: 2,
+    tool: { name: "proxybench", version: "bench" },
+    runId: "synthetic",
+    startedAt: new Date(0).toISOString(),
+    settings: {
+      proxies: ["direct"],
+      scenarios: ["s"],
+      repetitions,
+      cpus: { loadgen: [0], proxy: [1], upstream: [1] },
+      runtime: "native",
+    },
+    environment: {
+      os: "linux",
+      kernel: "6",
+      arch: "x64",
+      cpuModel: "bench",
+      cores: 2,
+      loadAverage: [0, 0, 0],
+      node: process.version,
+      tools: {},
+      proxies: {},
+      git: {},
+    },
+    skipped: [],
+    cells: Array.from({ length: cells }, (_, c) => ({
+      id: `s${c % 50}/default/p${Math.floor(c / 50)}/k6`,
+      proxy: `p${Math.floor(c / 50)}`,
+      scenario: `s${c % 50}`,
+      engine: "k6" as const,
+      load,
+      status: "ok" as const,
+      reasons: [],
+      runtime: "native" as const,
+      tuning: {},
+      repetitions: Array.from({ length: repetitions }, (_, i) => rep(i, c)),
+      logs: [],
+    })),
+  };
 }
 
 function loadAverage(): void {
