@@ -200,6 +200,35 @@ describe("renderMarkdownReport", () => {
     expect(md).not.toMatch(/No changes against a baseline/);
   });
 
+  it("a skipped proxy has a column saying skipped in every row of every scenario", () => {
+    const md = renderMarkdownReport(
+      results(
+        [
+          cell("direct", [{ rps: 100, p50: 1 }], { scenario: "a" }),
+          cell("nginx", [{ rps: 90, p50: 1.1 }], { scenario: "a" }),
+          cell("direct", [{ rps: 300, p50: 1 }], { scenario: "b" }),
+        ],
+        { skipped: [{ proxy: "envoy", reason: "image only: run it with --runtime docker" }] },
+      ),
+    );
+    for (const scenario of ["### a", "### b"]) {
+      const rows = tableAfter(md, scenario);
+      const at = rows[0]!.indexOf("envoy");
+      expect(at).toBeGreaterThan(0);
+      for (const row of rows.slice(2)) expect(row[at]).toBe("skipped");
+    }
+    const model = buildReport(
+      results([cell("direct", [{ rps: 100, p50: 1 }])], {
+        skipped: [{ proxy: "envoy", reason: "image only" }],
+      }),
+    );
+    expect(model.groups[0]?.baseline).toBe("direct");
+    expect(model.groups[0]?.columns.map((c) => `${c.proxy}:${c.status}`)).toEqual([
+      "direct:ok",
+      "envoy:skipped",
+    ]);
+  });
+
   it("groups cells by scenario and load level", () => {
     const md = renderMarkdownReport(
       results([
