@@ -25,6 +25,7 @@ import {
   coreCount,
   defaultOutDir,
   resolveResumeSettings,
+  resumePath,
   resolveSettings,
   runStamp,
   type ResolvedSettings,
@@ -187,7 +188,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
         stderr.write(
           `\ninterrupted: ${results.cells.length} finished cell(s) kept in ${file.file}` +
             (unfinished > 0 ? `, ${unfinished} unfinished dropped` : "") +
-            `; finish the matrix with: proxybench run --resume ${path.relative(process.cwd(), dir) || "."}\n`,
+            `; finish the matrix with: proxybench run --resume ${resumePath(dir)}\n`,
         );
       }),
     );

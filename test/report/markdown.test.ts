@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPercent, formatRps, formatMs, formatDelta } from "../../src/report/format.js";
+import { formatCount, formatPercent, formatRps, formatMs, formatDelta } from "../../src/report/format.js";
 import { renderMarkdownReport } from "../../src/report/markdown.js";
 import { buildReport, displayReasons } from "../../src/report/model.js";
 import { reportJson } from "../../src/report/json.js";
@@ -41,6 +41,13 @@ describe("number formatting", () => {
     [100, "100"],
   ])("formatRps(%d) = %s", (value, text) => {
     expect(formatRps(value)).toBe(text);
+  });
+
+  it("a count is whole from 100 up, even a median of two (45,239.5 requests)", () => {
+    expect(formatCount(45239.5)).toBe("45,240");
+    expect(formatCount(20000)).toBe("20,000");
+    expect(formatCount(0.5)).toBe("0.50");
+    expect(formatCount(3)).toBe("3");
   });
 
   it("ms and deltas have two decimals", () => {

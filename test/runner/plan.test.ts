@@ -14,6 +14,7 @@ import {
   plannedSeconds,
   splitForResume,
 } from "../../src/runner/plan.js";
+import { resumePath } from "../../src/runner/settings.js";
 
 const version = { args: ["-v"], pattern: "(.*)" };
 const proxy = (name: string, m: object): LoadedProxy => ({
@@ -222,5 +223,13 @@ describe("the plan of the built-in scenarios (issue 16)", () => {
       /scenario 'passthrough': wrk cannot run its first load 'default' \(constant-arrival-rate\); running 'vus-32'/,
     );
     expect(buildPlan(settings(), builtins).notes).toEqual([]);
+  });
+});
+
+describe("names a user reads (issue 16)", () => {
+  it("the resume hint is relative inside the working folder, absolute outside it", () => {
+    expect(resumePath("/work/p/results/1", "/work/p")).toBe("results/1");
+    expect(resumePath("/tmp/pb/run", "/work/p")).toBe("/tmp/pb/run");
+    expect(resumePath("/work/p", "/work/p")).toBe(".");
   });
 });
