@@ -88,10 +88,11 @@ export interface DoctorDeps {
 
 /** Every check, in the order shown. `needed` checks make doctor exit 1 when they fail. */
 export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
+  const getEngine = (name: Engine) => deps.getEngine(name);
   const checks: Check[] = [
-    await engineCheck("k6", deps.getEngine, "the default benchmark", "npm run setup"),
-    await engineCheck("wrk", deps.getEngine, undefined),
-    await engineCheck("ab", deps.getEngine, undefined),
+    await engineCheck("k6", getEngine, "the default benchmark", "npm run setup"),
+    await engineCheck("wrk", getEngine, undefined),
+    await engineCheck("ab", getEngine, undefined),
   ];
   for (const proxy of [...deps.manifests.proxies.values()].sort((a, b) =>
     a.manifest.name.localeCompare(b.manifest.name),

@@ -74,7 +74,8 @@ export function formatStudyListings(listings: StudyListing[]): string {
       `    seed ${s.seed}, ${s.engine}, ${s.layout} table; ${here} of ${s.proxies.length} proxies run here:`,
     );
     lines.push(`    ${s.proxies.map((p) => `${p.here ? "+" : "-"} ${p.proxy} (${p.note})`).join(", ")}`);
-    if (!s.engineFound) lines.push(`    its load generator ${s.engine} is not installed: the study cannot run here`);
+    if (!s.engineFound)
+      lines.push(`    its load generator ${s.engine} is not installed: the study cannot run here`);
     if (s.setup) lines.push(`    install what it needs: ${s.setup}`);
   }
   return lines.join("\n");

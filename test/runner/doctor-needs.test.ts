@@ -12,15 +12,14 @@ import { runCommand } from "../../src/util/processes.js";
 /** Engines where those in `missing` are not installed. */
 const engines =
   (missing: Engine[]) =>
-  (name: Engine): EngineAdapter =>
-    ({
-      name,
-      locate: () =>
-        missing.includes(name)
-          ? Promise.reject(new Error(`${name} not found`))
-          : Promise.resolve({ path: `/usr/bin/${name}`, version: "1.0" }),
-      run: () => Promise.reject(new Error("not here")),
-    }) as EngineAdapter;
+  (name: Engine): EngineAdapter => ({
+    name,
+    locate: () =>
+      missing.includes(name)
+        ? Promise.reject(new Error(`${name} not found`))
+        : Promise.resolve({ path: `/usr/bin/${name}`, version: "1.0" }),
+    run: () => Promise.reject(new Error("not here")),
+  });
 
 describe("doctor --study and --engine: what a named study or engine needs", () => {
   it("ocelot without ab: a failure whose fix is the one setup command for the study", async () => {
