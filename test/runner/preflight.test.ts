@@ -22,15 +22,14 @@ const settings = (s: Partial<Settings> = {}): Settings => ({
 
 /** Engines where `missing` are not installed, with the install hint their adapters give. */
 function engines(missing: Engine[]): (name: Engine) => EngineAdapter {
-  return (name) =>
-    ({
-      name,
-      locate: () =>
-        missing.includes(name)
-          ? Promise.reject(new UserError(`${name} not found: install it`, 1))
-          : Promise.resolve({ path: `/bin/${name}`, version: "1.0" }),
-      run: () => Promise.reject(new Error("not here")),
-    });
+  return (name) => ({
+    name,
+    locate: () =>
+      missing.includes(name)
+        ? Promise.reject(new UserError(`${name} not found: install it`, 1))
+        : Promise.resolve({ path: `/bin/${name}`, version: "1.0" }),
+    run: () => Promise.reject(new Error("not here")),
+  });
 }
 
 async function refusal(p: Promise<unknown>): Promise<UserError> {
