@@ -91,7 +91,7 @@ export async function checkScriptImports(scenario: LoadedScenario): Promise<void
     if (await exists(target)) continue;
     const shared = path.join(PROJECT_ROOT, "scenarios", "lib", path.basename(spec));
     const fix = (await exists(shared))
-      ? `import it as "${path.relative(path.dirname(script), shared)}" (proxybench's scenarios/lib), or copy scenarios/lib next to the scenario's folder`
+      ? `import it by its absolute path "${shared}", or copy proxybench's scenarios/lib next to the scenario's folder`
       : `create ${target}`;
     throw new UserError(`${script}: imports '${spec}', which does not exist (${target}): ${fix}`);
   }
