@@ -21,7 +21,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["*.js", "bin/*.js"] },
+        projectService: { allowDefaultProject: ["*.js", "bin/*.js", "scripts/*.js"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

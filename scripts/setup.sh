@@ -5,6 +5,9 @@
 #                                 haproxy, valgrind, the upstream server
 #   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium,
 #                                 actionlint, zizmor, hadolint
+#   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
+#                                 packages of its native proxies (npm run setup -- --study ocelot)
+#   scripts/setup.sh --engine NAME also a load generator: k6, wrk or ab (npm run setup -- --engine ab)
 #
 # Go tools and the upstream are built into .tools/bin, Python tools into .tools/venv: the
 # project never writes outside its folder except for Debian packages (apt-get).
@@ -21,15 +24,39 @@ tools="$root/.tools"
 mkdir -p "$tools/bin"
 
 for_tests=false
-for arg in "$@"; do
-  case "$arg" in
+needs_args=()
+while (($#)); do
+  case "$1" in
     --for-tests) for_tests=true ;;
-    -h | --help) sed -n '2,10p' "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown option '$arg' (known: --for-tests)" >&2; exit 2 ;;
+    --study | --engine)
+      [ $# -ge 2 ] || { echo "setup.sh: $1 needs a NAME" >&2; exit 2; }
+      needs_args+=("$1" "$2"); shift ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$1' (known: --for-tests, --study NAME, --engine NAME)" >&2; exit 2 ;;
   esac
+  shift
 done
 
 say() { printf 'setup: %s\n' "$*"; }
+
+# Unknown names stop here, before anything is installed.
+for ((i = 0; i < ${#needs_args[@]}; i += 2)); do
+  name=${needs_args[i + 1]}
+  if [ "${needs_args[i]}" = --study ] && [ ! -f "studies/$name/study.yml" ]; then
+    echo "setup.sh: --study $name: unknown study (known: $(ls studies | tr '\n' ' '))" >&2
+    exit 2
+  fi
+  if [ "${needs_args[i]}" = --engine ] && [[ ! "$name" =~ ^(k6|wrk|ab)$ ]]; then
+    echo "setup.sh: --engine $name: unknown engine (known: k6, wrk, ab)" >&2
+    exit 2
+  fi
+done
+
+# --- Node modules ----------------------------------------------------------------------------
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing node modules (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
 
 # --- Debian packages -------------------------------------------------------------------------
 declare -A apt_for=(
@@ -39,6 +66,13 @@ declare -A apt_for=(
 )
 if $for_tests; then
   apt_for+=([caddy]=caddy [ab]=apache2-utils [hey]=hey [chromium]=chromium [git]=git)
+fi
+# What a named study or engine needs (scripts/needs.js reads the manifests): command=package.
+if ((${#needs_args[@]})); then
+  needs=$(node scripts/needs.js "${needs_args[@]}")
+  while IFS='=' read -r cmd pkg; do
+    [ -n "$cmd" ] && apt_for[$cmd]=$pkg
+  done <<<"$needs"
 fi
 missing=()
 for cmd in "${!apt_for[@]}"; do
@@ -60,12 +94,6 @@ if ((${#missing[@]})); then
   for svc in nginx haproxy caddy; do
     command -v service >/dev/null 2>&1 && "${sudo_cmd[@]}" service "$svc" stop >/dev/null 2>&1 || true
   done
-fi
-
-# --- Node modules ----------------------------------------------------------------------------
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing node modules (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
 fi
 
 # --- Go tools: k6, actionlint, the upstream ---------------------------------------------------

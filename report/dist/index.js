@@ -46162,9 +46162,14 @@ function buildReport(results, options = {}) {
   for (const cells of groups2.values()) {
     const first = cells[0];
     if (first === void 0) continue;
-    const sorted = [...cells].sort((a, b) => rank(a.proxy) - rank(b.proxy));
-    const columns = sorted.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
-    const chosen = chooseBaseline(columns, options.baselineProxy);
+    const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
+    const chosen = chooseBaseline(
+      [...measured].sort((a, b) => rank(a.proxy) - rank(b.proxy)),
+      options.baselineProxy
+    );
+    const columns = [...measured, ...skippedColumns(results.skipped, measured)].sort(
+      (a, b) => rank(a.proxy) - rank(b.proxy)
+    );
     const group = {
       scenario: first.scenario,
       load: first.load,
@@ -46177,6 +46182,9 @@ function buildReport(results, options = {}) {
     out.push(group);
   }
   return { header: buildHeader(results), groups: out };
+}
+function skippedColumns(skipped, measured) {
+  return skipped.filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
 }
 
 // src/report/tables.ts
@@ -46632,7 +46640,7 @@ function formatMs(value) {
   return twoDecimals.format(value);
 }
 function formatCount(value) {
-  return Number.isInteger(value) ? integer2.format(value) : twoDecimals.format(value);
+  return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
 }
 function signed(value) {
   const rounded = Number(value.toFixed(2));

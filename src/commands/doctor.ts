@@ -1,8 +1,30 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { getEngine } from "../engines/index.js";
 import { loadManifests } from "../manifests/load.js";
-import { doctorExitCode, renderChecks, runChecks } from "../runner/doctor.js";
+import { Engine } from "../results/schema.js";
+import { doctorExitCode, renderChecks, runChecks, type Check } from "../runner/doctor.js";
+import { engineCheck, studyChecks } from "../runner/doctor-needs.js";
+import { findStudy } from "../studies/load.js";
 import { collect } from "./options.js";
+
+interface DoctorFlags {
+  json?: boolean;
+  proxiesDir?: string[];
+  study?: string;
+  engine?: Engine;
+}
+
+/** The machine's checks, then what the named study or engine needs (replacing its general check). */
+export async function doctorChecks(flags: DoctorFlags): Promise<Check[]> {
+  const manifests = await loadManifests(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {});
+  const study = flags.study !== undefined ? await findStudy(flags.study) : undefined;
+  const named: Check[] = [];
+  if (flags.engine) named.push(await engineCheck(flags.engine, getEngine, `--engine ${flags.engine}`));
+  if (study) named.push(...(await studyChecks(study, manifests, getEngine)));
+  const replaced = new Set(named.map((c) => c.name));
+  const general = (await runChecks({ manifests, getEngine })).filter((c) => !replaced.has(c.name));
+  return [...general, ...named];
+}
 
 export function register(program: Command): void {
   program
@@ -10,9 +32,10 @@ export function register(program: Command): void {
     .description("Check this machine for a trustworthy run: tools, proxies, cores, governor, ulimit, load.")
     .option("--json", "print JSON")
     .option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)", collect)
-    .action(async (flags: { json?: boolean; proxiesDir?: string[] }) => {
-      const manifests = await loadManifests(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {});
-      const checks = await runChecks({ manifests, getEngine });
+    .option("--study <name>", "also check what this study needs (its engine and proxies)")
+    .addOption(new Option("--engine <engine>", "also check this load generator").choices(Engine.options))
+    .action(async (flags: DoctorFlags) => {
+      const checks = await doctorChecks(flags);
       process.stdout.write(flags.json ? `${JSON.stringify(checks, null, 2)}\n` : `${renderChecks(checks)}\n`);
       process.exitCode = doctorExitCode(checks);
     });

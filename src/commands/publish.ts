@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from "commander";
 import type { CommitContext } from "../publish/entries.js";
+import { usernamesFromEventFile } from "../publish/event.js";
 import { normaliseDir, publish, type PublishSettings } from "../publish/publish.js";
 
 interface PublishFlags {
@@ -28,7 +29,13 @@ function positiveInt(flag: string) {
 export function commitContextFromEnv(env: NodeJS.ProcessEnv, repoUrl?: string): CommitContext {
   const server = (env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
   const url = repoUrl ?? (env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : undefined);
-  return { repoUrl: url, sha: env.GITHUB_SHA || undefined };
+  const users = usernamesFromEventFile(env.GITHUB_EVENT_PATH);
+  return {
+    repoUrl: url,
+    sha: env.GITHUB_SHA || undefined,
+    ...(users.author ? { authorUsername: users.author } : {}),
+    ...(users.committer ? { committerUsername: users.committer } : {}),
+  };
 }
 
 export function publishSettings(

@@ -187,7 +187,7 @@ export function checkModes(flags: RunFlags): void {
     throw new UserError("--max-p99 goes with --find-max-rate");
 }
 
-function studyOverrides(flags: RunFlags): Parameters<typeof runStudy>[1] {
+export function studyOverrides(flags: RunFlags): Parameters<typeof runStudy>[1] {
   const request = toRequest(flags);
   return {
     ...(flags.proxies ? { proxies: flags.proxies } : {}),

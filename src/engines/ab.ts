@@ -280,7 +280,7 @@ export const abEngine: EngineAdapter = {
 
   async locate() {
     const found = await findExecutable("ab");
-    if (!found) throw new UserError(INSTALL_HINT);
+    if (!found) throw new UserError(INSTALL_HINT, 1);
     const { output } = await runCommand(found, ["-V"], { timeoutMs: 5000 });
     const version = /Version ([0-9][^\s<]*)/.exec(output)?.[1] ?? "unknown";
     return { path: found, version };

@@ -62,7 +62,7 @@ export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: nu
   if (m.loadgenCpu !== undefined && m.loadgenCpu >= LOADGEN_SATURATION * cores) {
     found.push({
       status: "loadgen-bound",
-      reason: `the load generator used ${m.loadgenCpu.toFixed(2)} of its ${plural(cores, "core")} (>= ${LOADGEN_SATURATION * 100}%): the figures are its limit, not the target's`,
+      reason: `the load generator used ${m.loadgenCpu.toFixed(2)} of its ${plural(cores, "core")} (${LOADGEN_SATURATION * 100}% or more): the figures are its limit, not the target's`,
     });
   }
   // Pinned cores busy beyond the load generator's own share: the kernel's network work for its

@@ -8,14 +8,14 @@ export function parseVersion(output: string): string {
   return match?.[1] ?? output.trim().split("\n")[0] ?? "unknown";
 }
 
-/** Finds `binary` and reads its version; a UserError with `installHint` when it is missing. */
+/** Finds `binary` and reads its version; a UserError (exit 1: cannot run here) with `installHint` when it is missing. */
 export async function locateTool(
   binary: string,
   versionArgs: string[],
   installHint: string,
 ): Promise<{ path: string; version: string }> {
   const found = await findExecutable(binary);
-  if (!found) throw new UserError(`${binary} not found on PATH, in .tools/bin or in sbin: ${installHint}`);
+  if (!found) throw new UserError(`${binary} not found on PATH, in .tools/bin or in sbin: ${installHint}`, 1);
   const { output } = await runCommand(found, versionArgs, { timeoutMs: 10_000 });
   return { path: found, version: parseVersion(output) };
 }

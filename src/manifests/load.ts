@@ -114,12 +114,21 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
   const text = await readText(file);
   const manifest = parseManifest(ProxyManifest, text, file);
   const dir = path.dirname(file);
+  const at = fieldLines(text, file);
   const problems = [
-    ...checkFolderName(manifest.name, dir, file),
-    ...checkPlaceholdersInStrings(file, "native.args", manifest.native?.args ?? []),
-    ...checkPlaceholdersInStrings(file, "native.env", Object.values(manifest.native?.env ?? {})),
-    ...checkPlaceholdersInStrings(file, "image.args", manifest.image?.args ?? []),
-    ...checkPlaceholdersInStrings(file, "image.env", Object.values(manifest.image?.env ?? {})),
+    ...checkFolderName(manifest.name, dir, at(["name"])),
+    ...checkPlaceholdersInStrings(at(["native", "args"]), "native.args", manifest.native?.args ?? []),
+    ...checkPlaceholdersInStrings(
+      at(["native", "env"]),
+      "native.env",
+      Object.values(manifest.native?.env ?? {}),
+    ),
+    ...checkPlaceholdersInStrings(at(["image", "args"]), "image.args", manifest.image?.args ?? []),
+    ...checkPlaceholdersInStrings(
+      at(["image", "env"]),
+      "image.env",
+      Object.values(manifest.image?.env ?? {}),
+    ),
   ];
   const templates = [
     ...(manifest.native?.configs ?? []).map((c, i) => ({
@@ -131,16 +140,24 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
       t: c.template,
     })),
   ];
+  // A template shared by the native and image sections is checked (and reported) once.
+  const checked = new Set<string>();
   for (const { field, t } of templates) {
     const templateFile = path.resolve(dir, t);
     if (!(await exists(templateFile))) {
-      problems.push(`${file}: ${field}: template ${t} not found in ${dir}`);
+      problems.push(
+        `${at(
+          field
+            .split(/[.[\]]+/)
+            .filter(Boolean)
+            .map(pathKey),
+        )}: ${field}: template ${t} not found in ${dir}`,
+      );
       continue;
     }
-    const unknown = unknownPlaceholders(await readFile(templateFile, "utf8"));
-    if (unknown.length > 0) {
-      problems.push(`${templateFile}: unknown placeholder ${unknown.map((u) => `{{${u}}}`).join(", ")}`);
-    }
+    if (checked.has(templateFile)) continue;
+    checked.add(templateFile);
+    problems.push(...templateProblems(templateFile, await readFile(templateFile, "utf8")));
   }
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return { manifest, dir, file, builtIn };
@@ -150,7 +167,7 @@ export async function loadScenarioFile(file: string, builtIn = false): Promise<L
   const text = await readText(file);
   const manifest = parseManifest(ScenarioManifest, text, file);
   const dir = path.dirname(file);
-  const problems = checkFolderName(manifest.name, dir, file);
+  const problems = checkFolderName(manifest.name, dir, fieldLines(text, file)(["name"]));
   if (manifest.engine === "k6" && !(await exists(path.resolve(dir, manifest.script)))) {
     problems.push(`${file}: script: ${manifest.script} not found in ${dir}`);
   }
@@ -223,16 +240,40 @@ function rangeLine(node: unknown, lineCounter: LineCounter): number | undefined 
   return range ? lineCounter.linePos(range[0]).line : undefined;
 }
 
-function checkFolderName(name: string, dir: string, file: string): string[] {
-  const folder = path.basename(dir);
-  return folder === name ? [] : [`${file}: name: '${name}' must equal its folder name '${folder}'`];
+/** `file:line` of a field of a manifest's text (the deepest part of the path present). */
+function fieldLines(text: string, file: string): (fieldPath: readonly PropertyKey[]) => string {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  return (fieldPath) => {
+    const line = lineOfPath(doc, lineCounter, fieldPath);
+    return line === undefined ? file : `${file}:${line}`;
+  };
 }
 
-function checkPlaceholdersInStrings(file: string, field: string, values: string[]): string[] {
+function pathKey(part: string): PropertyKey {
+  return /^\d+$/.test(part) ? Number(part) : part;
+}
+
+/** `where` is `file:line` of the manifest's `name` field. */
+function checkFolderName(name: string, dir: string, where: string): string[] {
+  const folder = path.basename(dir);
+  return folder === name ? [] : [`${where}: name: '${name}' must equal its folder name '${folder}'`];
+}
+
+function checkPlaceholdersInStrings(where: string, field: string, values: string[]): string[] {
   const unknown = [...new Set(values.flatMap(unknownPlaceholders))];
   return unknown.length === 0
     ? []
-    : [`${file}: ${field}: unknown placeholder ${unknown.map((u) => `{{${u}}}`).join(", ")}`];
+    : [`${where}: ${field}: unknown placeholder ${unknown.map((u) => `{{${u}}}`).join(", ")}`];
+}
+
+/** One line per unknown placeholder of a template: `file:line: unknown placeholder {{x}}`. Pure. */
+export function templateProblems(templateFile: string, text: string): string[] {
+  const lines = text.split("\n");
+  return unknownPlaceholders(text).map((name) => {
+    const index = lines.findIndex((l) => unknownPlaceholders(l).includes(name));
+    return `${templateFile}${index >= 0 ? `:${index + 1}` : ""}: unknown placeholder {{${name}}}`;
+  });
 }
 
 async function readText(file: string): Promise<string> {

@@ -21,7 +21,10 @@ export interface CommitContext {
   timestamp?: string;
   authorName?: string;
   authorEmail?: string;
+  /** GitHub username of both, when nothing more specific is known. */
   username?: string;
+  authorUsername?: string;
+  committerUsername?: string;
 }
 
 export function suiteName(scenario: string, loadLabel: string, direction: "throughput" | "latency"): string {
@@ -37,11 +40,12 @@ export function commitInfo(results: Results, context: CommitContext = {}): Bench
       ? { email: git.author?.email ?? context.authorEmail }
       : {}),
     ...((git.author?.name ?? context.authorName) ? { name: git.author?.name ?? context.authorName } : {}),
-    ...(context.username ? { username: context.username } : {}),
   };
+  const author = context.authorUsername ?? context.username;
+  const committer = context.committerUsername ?? context.username;
   const commit: BenchCommit = {
-    author: person,
-    committer: { ...person },
+    author: { ...person, ...(author ? { username: author } : {}) },
+    committer: { ...person, ...(committer ? { username: committer } : {}) },
     id,
     message: git.message ?? context.message ?? "",
     timestamp: git.timestamp ?? context.timestamp ?? results.startedAt,

@@ -13,9 +13,14 @@ export function formatMs(value: number): string {
   return twoDecimals.format(value);
 }
 
-/** A count; a median of counts can be a half. */
+/**
+ * A count. A median of an even number of counts can be a half: whole from 100 up (a count of
+ * requests reads `45,240`, not `45,239.50`), two decimals below (0.50 bad responses is not 1).
+ */
 export function formatCount(value: number): string {
-  return Number.isInteger(value) ? integer.format(value) : twoDecimals.format(value);
+  return Number.isInteger(value) || Math.abs(value) >= 100
+    ? integer.format(value)
+    : twoDecimals.format(value);
 }
 
 function signed(value: number): string {

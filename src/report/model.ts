@@ -226,9 +226,14 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
   for (const cells of groups.values()) {
     const first = cells[0];
     if (first === undefined) continue;
-    const sorted = [...cells].sort((a, b) => rank(a.proxy) - rank(b.proxy));
-    const columns = sorted.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
-    const chosen = chooseBaseline(columns, options.baselineProxy);
+    const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
+    const chosen = chooseBaseline(
+      [...measured].sort((a, b) => rank(a.proxy) - rank(b.proxy)),
+      options.baselineProxy,
+    );
+    const columns = [...measured, ...skippedColumns(results.skipped, measured)].sort(
+      (a, b) => rank(a.proxy) - rank(b.proxy),
+    );
     const group: ReportGroup = {
       scenario: first.scenario,
       load: first.load,
@@ -241,4 +246,14 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
     out.push(group);
   }
   return { header: buildHeader(results), groups: out };
+}
+
+/** A `skipped` column for each proxy that was not run, in every group (never a number). */
+export function skippedColumns(
+  skipped: Results["skipped"],
+  measured: readonly ReportColumn[],
+): ReportColumn[] {
+  return skipped
+    .filter((s) => !measured.some((c) => c.proxy === s.proxy))
+    .map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
 }

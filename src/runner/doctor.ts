@@ -5,6 +5,7 @@ import type { ManifestSet } from "../manifests/load.js";
 import type { Engine } from "../results/schema.js";
 import { readGovernor } from "../environment/capture.js";
 import { findExecutable } from "../util/paths.js";
+import { engineCheck } from "./doctor-needs.js";
 import { DEFAULT_PROXIES } from "./plan.js";
 import { nativeAvailability } from "./proxy-binary.js";
 import { UPSTREAM_BIN, UPSTREAM_SRC } from "./upstream.js";
@@ -87,25 +88,12 @@ export interface DoctorDeps {
 
 /** Every check, in the order shown. `needed` checks make doctor exit 1 when they fail. */
 export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
-  const checks: Check[] = [];
-  for (const [engine, needed] of [
-    ["k6", true],
-    ["wrk", false],
-  ] as const) {
-    try {
-      const { path, version } = await deps.getEngine(engine).locate();
-      checks.push({ name: engine, level: "ok", detail: `${version} (${path})` });
-    } catch (err) {
-      checks.push({
-        name: engine,
-        level: needed ? "fail" : "warn",
-        detail: needed
-          ? "not found (needed by the default benchmark)"
-          : "not found (needed for --engine wrk)",
-        fix: (err as Error).message,
-      });
-    }
-  }
+  const getEngine = (name: Engine) => deps.getEngine(name);
+  const checks: Check[] = [
+    await engineCheck("k6", getEngine, "the default benchmark", "npm run setup"),
+    await engineCheck("wrk", getEngine, undefined),
+    await engineCheck("ab", getEngine, undefined),
+  ];
   for (const proxy of [...deps.manifests.proxies.values()].sort((a, b) =>
     a.manifest.name.localeCompare(b.manifest.name),
   )) {

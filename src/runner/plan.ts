@@ -39,6 +39,8 @@ export interface Block {
 export interface Plan {
   blocks: Block[];
   skipped: Array<{ proxy: string; reason: string }>;
+  /** What the plan chose that the user did not ask for (printed before the run). */
+  notes: string[];
 }
 
 /** Checks names asked for against the known ones; the error lists the known ones. */
@@ -89,6 +91,7 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     }
   }
   const blocks: Block[] = [];
+  const notes: string[] = [];
   for (const name of scenarioNames) {
     const scenario = manifests.scenarios.get(name);
     if (!scenario) continue;
@@ -105,6 +108,13 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
         labels
           ? `--load: scenario '${name}' has none of ${labels.join(", ")} (its loads: ${known})`
           : `scenario '${name}' has no load that ${engine} can run (its loads: ${known})`,
+      );
+    }
+    const first = all[0];
+    if (!labels && first && loads[0] !== first) {
+      notes.push(
+        `scenario '${name}': ${engine} cannot run its first load '${first.label}' (${first.model}); ` +
+          `running '${loads[0]!.label}' (${loads[0]!.model}), the first it can (choose with --load)`,
       );
     }
     const unfit = loads.find((l) => !engineRunsLoad(engine, l));
@@ -130,7 +140,7 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
       });
     }
   }
-  return { blocks, skipped };
+  return { blocks, skipped, notes };
 }
 
 /** Why a proxy cannot run with this runtime (undefined: it can). */
@@ -172,7 +182,8 @@ export function mergeVariantPlans(plans: ReadonlyArray<{ variant: string; plan: 
       );
     }
   }
-  return { blocks: [...blocks.values()], skipped: [...skipped.values()] };
+  const notes = [...new Set(plans.flatMap((p) => p.plan.notes))];
+  return { blocks: [...blocks.values()], skipped: [...skipped.values()], notes };
 }
 
 /** Planned seconds of load of a block (warm-ups and repetitions), for the ETA. */

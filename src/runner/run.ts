@@ -17,7 +17,7 @@ import { formatCpuLayout } from "./cpus.js";
 import { NativeRuntime } from "./native-runtime.js";
 import { plannedSeconds, splitForResume } from "./plan.js";
 import { Progress, type ProgressStream } from "./progress.js";
-import { nativeAvailability } from "./proxy-binary.js";
+import { preflight } from "./preflight.js";
 import { ResultsFile } from "./results-file.js";
 import type { Runtime } from "./runtime.js";
 import { createRuntime } from "./runtime-factory.js";
@@ -25,6 +25,7 @@ import {
   coreCount,
   defaultOutDir,
   resolveResumeSettings,
+  resumePath,
   resolveSettings,
   runStamp,
   type ResolvedSettings,
@@ -109,28 +110,8 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
     );
   }
 
-  // 2. Everything needed is here: engines, proxy binaries, the upstream.
-  const tools: Record<string, string> = {};
-  const needed = new Set(plan.blocks.map((b) => b.engine));
-  for (const engine of new Set<Engine>([...needed, "k6", "wrk"])) {
-    try {
-      tools[engine] = (await deps.engines.getEngine(engine).locate()).version;
-    } catch (err) {
-      if (needed.has(engine)) throw err; // its message says how to install it
-    }
-  }
-  const binaries = new Map<string, { path: string; version: string }>();
-  if (settings.runtime === "native") {
-    const missing: string[] = [];
-    for (const proxy of new Set(plannedCells.map((c) => c.proxy))) {
-      const a = await nativeAvailability(proxy);
-      if (a.kind === "found") binaries.set(proxy.manifest.name, { path: a.path, version: a.version });
-      if (a.kind === "missing")
-        missing.push(`${proxy.manifest.name}: '${a.binary}' not found (fix: ${a.fix})`);
-    }
-    if (missing.length > 0)
-      throw new UserError(`cannot run every proxy asked for:\n  ${missing.join("\n  ")}`, 1);
-  }
+  // 2. Everything needed is here (else exit 1 before anything is created): engines, proxy binaries, the upstream.
+  const { tools, binaries } = await preflight(plan, settings, (e) => deps.engines.getEngine(e));
   const upstreamBinary = await ensureUpstream();
   const runtime = deps.runtime ?? (await createRuntime(settings.runtime));
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
@@ -175,6 +156,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   say(`cpus: ${formatCpuLayout(settings.cpus)} (${resolved.layoutNote})`);
   for (const w of resolved.warnings) say(`warning: ${w}`);
   for (const s of plan.skipped) say(`skipped ${s.proxy}: ${s.reason}`);
+  for (const n of plan.notes) say(`note: ${n}`);
   if (keep.length > 0) say(`resuming: ${keep.length} finished cell(s) kept, ${todo.size} to run`);
 
   const totalS = plan.blocks.reduce(
@@ -206,7 +188,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
         stderr.write(
           `\ninterrupted: ${results.cells.length} finished cell(s) kept in ${file.file}` +
             (unfinished > 0 ? `, ${unfinished} unfinished dropped` : "") +
-            `; finish the matrix with: proxybench run --resume ${path.relative(process.cwd(), dir) || "."}\n`,
+            `; finish the matrix with: proxybench run --resume ${resumePath(dir)}\n`,
         );
       }),
     );

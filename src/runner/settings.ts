@@ -138,3 +138,10 @@ export function runStamp(now: Date): string {
   const iso = now.toISOString(); // 2026-11-21T13:31:21.123Z
   return `${iso.slice(0, 10).replaceAll("-", "")}-${iso.slice(11, 19).replaceAll(":", "")}`;
 }
+
+/** DIR for `--resume DIR`: relative when inside the working folder, else absolute (never `../..`). */
+export function resumePath(dir: string, cwd = process.cwd()): string {
+  const relative = path.relative(cwd, dir);
+  if (relative === "") return ".";
+  return relative.startsWith("..") || path.isAbsolute(relative) ? path.resolve(dir) : relative;
+}

@@ -1,4 +1,6 @@
+import { getEngine } from "../engines/index.js";
 import { loadManifests, type ManifestDirs, type ManifestSet } from "../manifests/load.js";
+import type { Engine } from "../results/schema.js";
 import { nativeAvailability, type NativeAvailability } from "../runner/proxy-binary.js";
 import { BUILTIN_STUDIES_DIR, loadStudies, type LoadedStudy } from "./load.js";
 
@@ -13,7 +15,16 @@ export interface StudyListing {
   seed: string;
   layout: string;
   engine: string;
+  /** Whether the study's load generator is installed here. */
+  engineFound: boolean;
   proxies: Array<{ proxy: string; here: boolean; note: string }>;
+  /** The one command that installs what the study needs and is missing here (engine, binaries). */
+  setup?: string;
+}
+
+/** The command that installs what a study needs (scripts/setup.sh --study NAME). */
+export function studySetupCommand(study: string): string {
+  return `npm run setup -- --study ${study}`;
 }
 
 function note(a: NativeAvailability | undefined): { here: boolean; note: string } {
@@ -25,7 +36,7 @@ function note(a: NativeAvailability | undefined): { here: boolean; note: string 
     case "image-only":
       return { here: false, note: "image only" };
     case "missing":
-      return { here: false, note: `not installed: ${a.fix}` };
+      return { here: false, note: "not installed" };
     default:
       return { here: false, note: "no manifest" };
   }
@@ -35,15 +46,22 @@ function note(a: NativeAvailability | undefined): { here: boolean; note: string 
 export function studyListings(
   studies: Iterable<LoadedStudy>,
   availability: ReadonlyMap<string, NativeAvailability>,
+  enginesFound: ReadonlyMap<string, boolean> = new Map(),
 ): StudyListing[] {
-  return [...studies].map(({ manifest: m }) => ({
-    name: m.name,
-    title: m.title,
-    seed: m.source.seed,
-    layout: m.layout,
-    engine: m.engine,
-    proxies: m.proxies.map((proxy) => ({ proxy, ...note(availability.get(proxy)) })),
-  }));
+  return [...studies].map(({ manifest: m }) => {
+    const engineFound = enginesFound.get(m.engine) ?? true;
+    const installable = m.proxies.some((p) => availability.get(p)?.kind === "missing");
+    return {
+      name: m.name,
+      title: m.title,
+      seed: m.source.seed,
+      layout: m.layout,
+      engine: m.engine,
+      engineFound,
+      proxies: m.proxies.map((proxy) => ({ proxy, ...note(availability.get(proxy)) })),
+      ...(!engineFound || installable ? { setup: studySetupCommand(m.name) } : {}),
+    };
+  });
 }
 
 /** Pure: the listing as terminal lines. */
@@ -56,6 +74,9 @@ export function formatStudyListings(listings: StudyListing[]): string {
       `    seed ${s.seed}, ${s.engine}, ${s.layout} table; ${here} of ${s.proxies.length} proxies run here:`,
     );
     lines.push(`    ${s.proxies.map((p) => `${p.here ? "+" : "-"} ${p.proxy} (${p.note})`).join(", ")}`);
+    if (!s.engineFound)
+      lines.push(`    its load generator ${s.engine} is not installed: the study cannot run here`);
+    if (s.setup) lines.push(`    install what it needs: ${s.setup}`);
   }
   return lines.join("\n");
 }
@@ -65,6 +86,13 @@ export async function listStudies(
   dirs: ManifestDirs = {},
   studiesDir: string = BUILTIN_STUDIES_DIR,
   manifests?: ManifestSet,
+  engineFound: (engine: Engine) => Promise<boolean> = (engine) =>
+    getEngine(engine)
+      .locate()
+      .then(
+        () => true,
+        () => false,
+      ),
 ): Promise<StudyListing[]> {
   const studies = await loadStudies(studiesDir);
   const set = manifests ?? (await loadManifests(dirs));
@@ -75,5 +103,10 @@ export async function listStudies(
       if (loaded && !availability.has(proxy)) availability.set(proxy, await nativeAvailability(loaded));
     }
   }
-  return studyListings(studies.values(), availability);
+  const engines = new Map<string, boolean>();
+  for (const study of studies.values()) {
+    const engine = study.manifest.engine;
+    if (!engines.has(engine)) engines.set(engine, await engineFound(engine));
+  }
+  return studyListings(studies.values(), availability, engines);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyRepetition } from "../../src/engines/classify.js";
 import type { EngineMeasurement } from "../../src/engines/types.js";
+import { escapeMarkdown } from "../../src/report/escape.js";
 
 function measurement(overrides: Partial<EngineMeasurement> = {}): EngineMeasurement {
   return {
@@ -101,7 +102,7 @@ describe("classifyRepetition", () => {
       m: { loadgenCpu: 0.95 },
       status: "loadgen-bound",
       reasons: [
-        "the load generator used 0.95 of its 1 core (>= 90%): the figures are its limit, not the target's",
+        "the load generator used 0.95 of its 1 core (90% or more): the figures are its limit, not the target's",
       ],
     },
     {
@@ -110,7 +111,7 @@ describe("classifyRepetition", () => {
       cores: 2,
       status: "loadgen-bound",
       reasons: [
-        "the load generator used 1.80 of its 2 cores (>= 90%): the figures are its limit, not the target's",
+        "the load generator used 1.80 of its 2 cores (90% or more): the figures are its limit, not the target's",
       ],
     },
     { name: "0.95 of two cores is fine", m: { loadgenCpu: 0.95 }, cores: 2, status: "ok", reasons: [] },
@@ -138,7 +139,7 @@ describe("classifyRepetition", () => {
       m: { loadgenCpu: 0.95, loadgenCoresBusy: 1 },
       status: "loadgen-bound",
       reasons: [
-        "the load generator used 0.95 of its 1 core (>= 90%): the figures are its limit, not the target's",
+        "the load generator used 0.95 of its 1 core (90% or more): the figures are its limit, not the target's",
       ],
     },
     {
@@ -153,12 +154,22 @@ describe("classifyRepetition", () => {
       status: "invalid",
       reasons: [
         "2 non-2xx responses of 5000 (503: 2)",
-        "the load generator used 1.00 of its 1 core (>= 90%): the figures are its limit, not the target's",
+        "the load generator used 1.00 of its 1 core (90% or more): the figures are its limit, not the target's",
         "5 iterations dropped: the load generator could not hold the arrival rate",
       ],
     },
   ];
   it.each(cases)("$name", ({ m, cores, status, reasons }) => {
     expect(classifyRepetition(measurement(m), { loadgenCores: cores ?? 1 })).toEqual({ status, reasons });
+  });
+});
+
+describe("reasons read the same in a terminal and in markdown", () => {
+  it("a loadgen-bound reason has no character the reports turn into an entity", () => {
+    const { reasons } = classifyRepetition(measurement({ loadgenCpu: 0.95, loadgenCoresBusy: 1 }), {
+      loadgenCores: 1,
+    });
+    expect(reasons).toHaveLength(1);
+    for (const r of reasons) expect(escapeMarkdown(r)).not.toMatch(/&[a-z#0-9]+;/);
   });
 });

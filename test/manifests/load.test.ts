@@ -88,6 +88,14 @@ describe("loadManifests", () => {
     );
     await write("badplaceholder/q/c.conf", "{{listen_port}}");
     await write(
+      "shared/t/proxy.yml",
+      proxy(
+        "t",
+        "image:\n  configs:\n    - template: c.conf\n      output: c.conf\n      mount: /etc/c.conf\n",
+      ),
+    );
+    await write("shared/t/c.conf", "ok\nlisten {{port}};\n");
+    await write(
       "scen/s/scenario.yml",
       "name: s\ndescription: d\nrequests:\n  - path: /a\nloads:\n  - label: l\n    model: constant-vus\n",
     );
@@ -108,12 +116,22 @@ describe("loadManifests", () => {
   });
 
   it.each([
-    ["wrongname", /z\/proxy\.yml: name: 'y' must equal its folder name 'z'/],
-    ["notemplate", /n\/proxy\.yml: native\.configs\[0\]\.template: template c\.conf not found/],
-    ["badplaceholder", /q\/proxy\.yml: native\.args: unknown placeholder \{\{port\}\}/],
-    ["badplaceholder", /q\/c\.conf: unknown placeholder \{\{listen_port\}\}/],
+    ["wrongname", /z\/proxy\.yml:1: name: 'y' must equal its folder name 'z'/],
+    ["notemplate", /n\/proxy\.yml:6: native\.configs\[0\]\.template: template c\.conf not found/],
+    ["badplaceholder", /q\/proxy\.yml:5: native\.args: unknown placeholder \{\{port\}\}/],
+    ["badplaceholder", /q\/c\.conf:1: unknown placeholder \{\{listen_port\}\}/],
   ])("%s: %s", async (dir, error) => {
     await expect(loadManifests({ ...dirs(), proxiesDirs: [path.join(root, dir)] })).rejects.toThrow(error);
+  });
+
+  it("a template shared by the native and image sections is reported once, with its line", async () => {
+    const err = await loadManifests({ ...dirs(), proxiesDirs: [path.join(root, "shared")] }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message.split("\n")).toEqual([
+      expect.stringMatching(/t\/c\.conf:2: unknown placeholder \{\{port\}\}$/),
+    ]);
   });
 
   it("checks the scenario's k6 script exists", async () => {

@@ -81,6 +81,16 @@ describe("compareResults", () => {
     expect(renderComparisonMarkdown(c)).toMatch(/unpaired: runs at different times/);
   });
 
+  it("the note names the repetitions compared, not others (2 against 2)", () => {
+    const c = compareResults(
+      results([cell("nginx", reps(15000, 5, 2))]),
+      results([cell("nginx", reps(7500, 10, 2))]),
+    );
+    const note = c.notes.join();
+    expect(note).toMatch(/With 2 repetitions no interval/);
+    expect(note).not.toMatch(/3 against 3/);
+  });
+
   it("cells missing on one side or not ok get their own line, never a verdict", () => {
     const head = results([
       cell("direct", reps(20000, 4), { status: "invalid", reasons: ["502 from upstream"] }),

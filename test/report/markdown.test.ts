@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPercent, formatRps, formatMs, formatDelta } from "../../src/report/format.js";
+import { formatCount, formatPercent, formatRps, formatMs, formatDelta } from "../../src/report/format.js";
 import { renderMarkdownReport } from "../../src/report/markdown.js";
 import { buildReport, displayReasons } from "../../src/report/model.js";
 import { reportJson } from "../../src/report/json.js";
@@ -41,6 +41,13 @@ describe("number formatting", () => {
     [100, "100"],
   ])("formatRps(%d) = %s", (value, text) => {
     expect(formatRps(value)).toBe(text);
+  });
+
+  it("a count is whole from 100 up, even a median of two (45,239.5 requests)", () => {
+    expect(formatCount(45239.5)).toBe("45,240");
+    expect(formatCount(20000)).toBe("20,000");
+    expect(formatCount(0.5)).toBe("0.50");
+    expect(formatCount(3)).toBe("3");
   });
 
   it("ms and deltas have two decimals", () => {
@@ -198,6 +205,35 @@ describe("renderMarkdownReport", () => {
     expect(md).toMatch(/\*\*direct\*\*: the load generator was the limit, so the figures are bounds/);
     expect(md).not.toContain("&gt;= 4,242");
     expect(md).not.toMatch(/No changes against a baseline/);
+  });
+
+  it("a skipped proxy has a column saying skipped in every row of every scenario", () => {
+    const md = renderMarkdownReport(
+      results(
+        [
+          cell("direct", [{ rps: 100, p50: 1 }], { scenario: "a" }),
+          cell("nginx", [{ rps: 90, p50: 1.1 }], { scenario: "a" }),
+          cell("direct", [{ rps: 300, p50: 1 }], { scenario: "b" }),
+        ],
+        { skipped: [{ proxy: "envoy", reason: "image only: run it with --runtime docker" }] },
+      ),
+    );
+    for (const scenario of ["### a", "### b"]) {
+      const rows = tableAfter(md, scenario);
+      const at = rows[0]!.indexOf("envoy");
+      expect(at).toBeGreaterThan(0);
+      for (const row of rows.slice(2)) expect(row[at]).toBe("skipped");
+    }
+    const model = buildReport(
+      results([cell("direct", [{ rps: 100, p50: 1 }])], {
+        skipped: [{ proxy: "envoy", reason: "image only" }],
+      }),
+    );
+    expect(model.groups[0]?.baseline).toBe("direct");
+    expect(model.groups[0]?.columns.map((c) => `${c.proxy}:${c.status}`)).toEqual([
+      "direct:ok",
+      "envoy:skipped",
+    ]);
   });
 
   it("groups cells by scenario and load level", () => {

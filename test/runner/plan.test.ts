@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { LoadedProxy, LoadedScenario, ManifestSet } from "../../src/manifests/load.js";
+import {
+  loadManifests,
+  type LoadedProxy,
+  type LoadedScenario,
+  type ManifestSet,
+} from "../../src/manifests/load.js";
 import { ProxyManifest, ScenarioManifest } from "../../src/manifests/schema.js";
 import type { Cell, Settings } from "../../src/results/schema.js";
 import {
@@ -9,6 +14,7 @@ import {
   plannedSeconds,
   splitForResume,
 } from "../../src/runner/plan.js";
+import { resumePath } from "../../src/runner/settings.js";
 
 const version = { args: ["-v"], pattern: "(.*)" };
 const proxy = (name: string, m: object): LoadedProxy => ({
@@ -195,5 +201,35 @@ describe("resume", () => {
     const run = () => checkResumeFlags(settings(), flags);
     if (error) expect(run).toThrow(error);
     else expect(run).not.toThrow();
+  });
+});
+
+describe("the plan of the built-in scenarios (issue 16)", () => {
+  it("README's throughput command plans both default scenarios at their max load", async () => {
+    const builtins = await loadManifests({});
+    const plan = buildPlan(settings({ engine: "wrk", loads: ["max"] }), builtins);
+    expect(plan.blocks.map((b) => `${b.key}/${b.engine}`)).toEqual([
+      "passthrough-max/wrk",
+      "json-lookup-max/wrk",
+    ]);
+  });
+
+  it("--engine wrk without --load says which load it runs instead of the first", async () => {
+    const builtins = await loadManifests({});
+    const plan = buildPlan(settings({ engine: "wrk" }), builtins);
+    expect(plan.blocks.map((b) => b.key)).toEqual(["passthrough-vus-32", "json-lookup-vus-32"]);
+    expect(plan.notes).toHaveLength(2);
+    expect(plan.notes[0]).toMatch(
+      /scenario 'passthrough': wrk cannot run its first load 'default' \(constant-arrival-rate\); running 'vus-32'/,
+    );
+    expect(buildPlan(settings(), builtins).notes).toEqual([]);
+  });
+});
+
+describe("names a user reads (issue 16)", () => {
+  it("the resume hint is relative inside the working folder, absolute outside it", () => {
+    expect(resumePath("/work/p/results/1", "/work/p")).toBe("results/1");
+    expect(resumePath("/tmp/pb/run", "/work/p")).toBe("/tmp/pb/run");
+    expect(resumePath("/work/p", "/work/p")).toBe(".");
   });
 });

@@ -1,0 +1,62 @@
+// What `scripts/setup.sh --study NAME --engine NAME` installs from Debian for a study or an
+// engine: one `command=package` line each (the command that shows it is installed, its package).
+// Reads studies/<name>/study.yml and proxies/<name>/proxy.yml; k6 is always built by setup.sh.
+//
+//   node scripts/needs.js --study ocelot --engine wrk
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Debian packages of the load generators; k6 is built into .tools/bin instead. */
+export const ENGINE_PACKAGES = {
+  k6: [],
+  wrk: [["wrk", "wrk"]],
+  ab: [["ab", "apache2-utils"]],
+};
+
+function fail(message) {
+  process.stderr.write(`setup.sh: ${message}\n`);
+  process.exit(2);
+}
+
+function readYaml(file) {
+  return parse(readFileSync(file, "utf8"));
+}
+
+export function engineNeeds(engine) {
+  const needs = ENGINE_PACKAGES[engine];
+  if (!needs) fail(`--engine ${engine}: unknown engine (known: ${Object.keys(ENGINE_PACKAGES).join(", ")})`);
+  return needs;
+}
+
+export function studyNeeds(name) {
+  const file = path.join(root, "studies", name, "study.yml");
+  if (!existsSync(file)) {
+    const known = readdirSync(path.join(root, "studies")).join(", ");
+    fail(`--study ${name}: unknown study (known: ${known})`);
+  }
+  const study = readYaml(file);
+  const needs = [...engineNeeds(study.engine)];
+  for (const proxy of study.proxies ?? []) {
+    const manifest = path.join(root, "proxies", proxy, "proxy.yml");
+    const native = existsSync(manifest) ? readYaml(manifest).native : undefined;
+    // Image-only proxies run with --runtime docker; a binary without a package is the user's.
+    if (native?.binary && native.package) needs.push([native.binary, native.package]);
+  }
+  return needs;
+}
+
+const args = process.argv.slice(2);
+const needs = [];
+for (let i = 0; i < args.length; i++) {
+  const [flag, inline] = args[i].split("=", 2);
+  const value = inline ?? args[++i];
+  if (value === undefined) fail(`${flag} needs a value`);
+  if (flag === "--study") needs.push(...studyNeeds(value));
+  else if (flag === "--engine") needs.push(...engineNeeds(value));
+  else fail(`unknown option '${flag}' (known: --study NAME, --engine NAME)`);
+}
+for (const [command, pkg] of needs) process.stdout.write(`${command}=${pkg}\n`);

@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * The `proxybench ...` commands that README.md and docs/*.md show: every line of a fenced block
+ * that starts with `proxybench` (or `npx proxybench`, `$ `, `- run: `), and every inline code
+ * span that is a whole command.
+ */
+
+export interface DocCommand {
+  file: string;
+  line: number;
+  text: string;
+  /** The words after `proxybench`, quotes removed. */
+  words: string[];
+  fenced: boolean;
+}
+
+const PREFIX = /^(?:\$\s+|-?\s*run:\s+)?(?:npx\s+)?proxybench\s+(.*)$/;
+
+/** Splits a shell line into words: quotes kept together, a trailing `# comment` dropped. */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let current: string | undefined;
+  let quote: string | undefined;
+  for (const ch of line) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      else current = (current ?? "") + ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      current ??= "";
+    } else if (/\s/.test(ch)) {
+      if (current !== undefined) words.push(current);
+      current = undefined;
+    } else if (ch === "#" && current === undefined) {
+      break;
+    } else {
+      current = (current ?? "") + ch;
+    }
+  }
+  if (current !== undefined) words.push(current);
+  return words;
+}
+
+function command(file: string, line: number, raw: string, fenced: boolean): DocCommand | undefined {
+  const m = PREFIX.exec(raw.trim());
+  if (!m?.[1]) return undefined;
+  return { file, line, text: `proxybench ${m[1].trim()}`, words: shellWords(m[1]), fenced };
+}
+
+/** The commands of one markdown text. */
+export function extractCommands(file: string, markdown: string): DocCommand[] {
+  const found: DocCommand[] = [];
+  const lines = markdown.split("\n");
+  let fence = false;
+  const prose: Array<{ line: number; text: string }> = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (/^\s*```/.test(line)) {
+      fence = !fence;
+      continue;
+    }
+    if (fence) {
+      const start = i + 1;
+      let joined = line;
+      while (joined.endsWith("\\") && i + 1 < lines.length) joined = `${joined.slice(0, -1)} ${lines[++i]}`;
+      const c = command(file, start, joined, true);
+      if (c) found.push(c);
+    } else prose.push({ line: i + 1, text: line });
+  }
+  // Inline spans may wrap onto the next line of a paragraph.
+  const text = prose.map((p) => p.text).join("\n");
+  for (const m of text.matchAll(/`([^`]+)`/g)) {
+    const span = m[1]!.replace(/\s+/g, " ");
+    const lineIndex = text.slice(0, m.index).split("\n").length - 1;
+    const c = command(file, prose[lineIndex]?.line ?? 0, span, false);
+    if (c && c.words.length > 0) found.push(c);
+  }
+  return found;
+}
+
+/** README.md and docs/*.md of the project. */
+export function documentedCommands(root: string): DocCommand[] {
+  const files = ["README.md", ...readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md"))];
+  return files.flatMap((f) => {
+    const rel = f === "README.md" ? f : `docs/${f}`;
+    return extractCommands(rel, readFileSync(path.join(root, rel), "utf8"));
+  });
+}
+
+/**
+ * A word that stands for a value the reader chooses: DIR, NAME=FILE, OWNER/NAME, `...`, a
+ * `[--flag]` part, a `$VARIABLE` of the workflow.
+ */
+export function isPlaceholder(word: string): boolean {
+  return /^[A-Z][A-Z0-9_/=.]*$/.test(word) || word === "..." || /[[\]()$]/.test(word) || word === "|";
+}
+
+/**
+ * A command with nothing left for the reader to fill in. An inline span that is a name alone
+ * (`proxybench publish`) or ends with a flag (`proxybench report --k6-summary`) names the command
+ * or the flag in a sentence: only its subcommand and flags are checked.
+ */
+export function isConcrete(c: DocCommand): boolean {
+  if (c.words.some(isPlaceholder) || c.words.some((w) => /^[a-z0-9-]+(\|[a-z0-9-]+)+$/.test(w))) return false;
+  return c.fenced || (c.words.length > 1 && !c.words.at(-1)!.startsWith("-"));
+}
