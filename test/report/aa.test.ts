@@ -105,7 +105,11 @@ describe("compare on real runs", () => {
     const verdicts = verdictsOf(comparison);
     // an open model at 200/s: the throughput is the arrival rate, whatever the noise
     expect(verdicts.rps).toBe("unchanged");
-    expect(verdicts.p50).toBe("unchanged");
+    // p50 behind a 20 ms upstream: unchanged on a quiet machine; on a loaded one the interval
+    // (at 1 - 0.05/4) can be wider than ±5%, but the estimate stays near 0 and is never a verdict
+    expect(["unchanged", "inconclusive"]).toContain(verdicts.p50);
+    const p50 = comparison.cells[0]?.metrics.find((m) => m.metric === "p50");
+    expect(Math.abs(p50?.hlChangePct ?? 99)).toBeLessThan(5);
     // the mean and p99 catch the scheduling spikes of this shared machine (load average above 10
     // while other suites run): they may be too noisy to call unchanged, never a change
     expect(["unchanged", "inconclusive"]).toContain(verdicts.mean);
