@@ -57,7 +57,7 @@ describe("findProxyMaxRate with k6, through nginx", () => {
     const saved = JSON.parse(readFileSync(outcome.file, "utf8")) as typeof outcome;
     expect(saved.result.steps).toHaveLength(result.steps.length);
     expect(liveProcesses()).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 });
 
 describe("findMaxRates: what it refuses before starting anything", () => {
