@@ -185,7 +185,16 @@ export const Settings = z.object({
   scenariosDirs: z.array(z.string()).optional().describe("Extra scenario manifest folders (--scenarios-dir), absolute."),
   imageTag: z.string().optional().describe("Image tag of the proxies in a docker run."),
   variants: z
-    .array(z.object({ name: z.string(), dir: z.string() }))
+    .array(
+      z.object({
+        name: z.string(),
+        dir: z.string(),
+        imageTag: z
+          .string()
+          .optional()
+          .describe("Image tag of this variant's proxies in a docker run (--variant NAME:TAG=DIR)."),
+      }),
+    )
     .optional()
     .describe("Variants measured side by side in rounds (--variant NAME=DIR), in order; absent: one variant."),
   roundOrder: z

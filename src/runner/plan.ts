@@ -268,7 +268,9 @@ function show(key: keyof ResumeFlags, value: unknown): string {
   if (value === undefined) return "(none)";
   if (key === "cpus") return formatCpuLayout(value as Settings["cpus"]);
   if (key === "variants")
-    return (value as Array<{ name: string; dir: string }>).map((v) => `${v.name}=${v.dir}`).join(" ");
+    return (value as Array<{ name: string; dir: string; imageTag?: string }>)
+      .map((v) => `${v.name}${v.imageTag === undefined ? "" : `:${v.imageTag}`}=${v.dir}`)
+      .join(" ");
   if (Array.isArray(value)) return value.join(",");
   return typeof value === "string" || typeof value === "number" ? String(value) : JSON.stringify(value);
 }

@@ -14,18 +14,32 @@ import { buildPlan, mergeVariantPlans, type Plan } from "./plan.js";
 export type Variant = NonNullable<Settings["variants"]>[number];
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Docker's tag grammar. */
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
-/** "head=../pr" -> { name: "head", dir: "/abs/pr" }; the error names the flag. Pure. */
+/**
+ * "head=../pr" -> { name: "head", dir: "/abs/pr" }; "head:pr-1=../pr" also sets the image tag
+ * of the variant's proxies in a docker run (each variant's images told apart). The error names
+ * the flag. Pure.
+ */
 export function parseVariant(text: string, cwd = process.cwd()): Variant {
   const eq = text.indexOf("=");
-  const name = eq < 0 ? "" : text.slice(0, eq);
+  const left = eq < 0 ? "" : text.slice(0, eq);
   const dir = eq < 0 ? "" : text.slice(eq + 1);
+  const colon = left.indexOf(":");
+  const name = colon < 0 ? left : left.slice(0, colon);
+  const imageTag = colon < 0 ? undefined : left.slice(colon + 1);
   if (!NAME.test(name) || dir === "") {
     throw new UserError(
-      `--variant: expected NAME=DIR (a name of letters, digits, '.', '_' or '-', then a folder), got '${text}'`,
+      `--variant: expected NAME=DIR or NAME:TAG=DIR (a name of letters, digits, '.', '_' or '-', then a folder), got '${text}'`,
     );
   }
-  return { name, dir: path.resolve(cwd, dir) };
+  if (imageTag !== undefined && !TAG.test(imageTag)) {
+    throw new UserError(
+      `--variant ${name}: '${imageTag}' is not an image tag (letters, digits, '_', '.', '-'; at most 128)`,
+    );
+  }
+  return { name, dir: path.resolve(cwd, dir), ...(imageTag !== undefined ? { imageTag } : {}) };
 }
 
 /** Checks names are distinct, at least two, and every folder holds proxies/ or scenarios/. */
