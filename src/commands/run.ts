@@ -7,7 +7,7 @@ import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
 import { runStudy } from "../studies/run.js";
-import { parseVariant } from "../runner/variants.js";
+import { parseVariant, withLayout } from "../runner/variants.js";
 import { runInstructionsCommand } from "../instructions/command.js";
 import { UserError } from "../util/errors.js";
 import {
@@ -39,6 +39,8 @@ interface RunFlags {
   findMaxRate?: boolean;
   maxP99?: number;
   variant?: string[];
+  variantProxiesDir?: string;
+  variantScenariosDir?: string;
   noiseLimit?: number;
   retries?: number;
   roundOrder?: "abba" | "random";
@@ -85,6 +87,14 @@ export function register(program: Command): void {
       "--variant <name=dir>",
       "measure this variant's proxies/ and scenarios/ side by side with the others, in rounds (repeatable; e.g. base=../main head=.)",
       collect,
+    )
+    .option(
+      "--variant-proxies-dir <dir>",
+      "where each variant's DIR holds its proxies, e.g. bench/proxies (default: proxies)",
+    )
+    .option(
+      "--variant-scenarios-dir <dir>",
+      "where each variant's DIR holds its scenarios, e.g. bench/scenarios (default: scenarios)",
     )
     .addOption(
       new Option("--round-order <order>", "order of the cells in each round (default: abba)").choices([
@@ -220,10 +230,22 @@ export function toRequest(flags: RunFlags): RunRequest {
     ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
     ...(flags.out !== undefined ? { out: flags.out } : {}),
     ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
-    ...(flags.variant ? { variants: flags.variant.map((v) => parseVariant(v)) } : {}),
+    ...variantsOf(flags),
     ...(flags.noiseLimit !== undefined ? { noiseLimit: flags.noiseLimit } : {}),
     ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
     ...(flags.roundOrder !== undefined ? { roundOrder: flags.roundOrder } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
   };
+}
+
+/** `--variant` with `--variant-proxies-dir`/`--variant-scenarios-dir` applied to each. */
+function variantsOf(flags: RunFlags): Pick<RunRequest, "variants"> {
+  const variants = withLayout(
+    (flags.variant ?? []).map((v) => parseVariant(v)),
+    {
+      proxiesDir: flags.variantProxiesDir,
+      scenariosDir: flags.variantScenariosDir,
+    },
+  );
+  return variants.length > 0 ? { variants } : {};
 }

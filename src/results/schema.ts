@@ -193,6 +193,14 @@ export const Settings = z.object({
           .string()
           .optional()
           .describe("Image tag of this variant's proxies in a docker run (--variant NAME:TAG=DIR)."),
+        proxiesDir: z
+          .string()
+          .optional()
+          .describe("This variant's proxies folder (--variant-proxies-dir inside DIR); absent: DIR/proxies."),
+        scenariosDir: z
+          .string()
+          .optional()
+          .describe("This variant's scenarios folder (--variant-scenarios-dir inside DIR); absent: DIR/scenarios."),
       }),
     )
     .optional()

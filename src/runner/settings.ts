@@ -30,7 +30,7 @@ export interface RunRequest {
   out?: string;
   resume?: string;
   /** `--variant NAME=DIR`, parsed. */
-  variants?: Array<{ name: string; dir: string }>;
+  variants?: NonNullable<Settings["variants"]>;
   noiseLimit?: number;
   retries?: number;
   roundOrder?: "abba" | "random";
