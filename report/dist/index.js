@@ -45842,7 +45842,9 @@ var Settings = external_exports.object({
     external_exports.object({
       name: external_exports.string(),
       dir: external_exports.string(),
-      imageTag: external_exports.string().optional().describe("Image tag of this variant's proxies in a docker run (--variant NAME:TAG=DIR).")
+      imageTag: external_exports.string().optional().describe("Image tag of this variant's proxies in a docker run (--variant NAME:TAG=DIR)."),
+      proxiesDir: external_exports.string().optional().describe("This variant's proxies folder (--variant-proxies-dir inside DIR); absent: DIR/proxies."),
+      scenariosDir: external_exports.string().optional().describe("This variant's scenarios folder (--variant-scenarios-dir inside DIR); absent: DIR/scenarios.")
     })
   ).optional().describe("Variants measured side by side in rounds (--variant NAME=DIR), in order; absent: one variant."),
   roundOrder: external_exports.enum(["abba", "random"]).optional().describe("Order of the cells within each round: abba (reversed every other round) or random (seeded)."),

@@ -11,6 +11,7 @@ interface PublishFlags {
   message?: string;
   retries: number;
   repoUrl?: string;
+  variant?: string;
 }
 
 function positiveInt(flag: string) {
@@ -53,6 +54,7 @@ export function publishSettings(
     retries: flags.retries,
     token: env.GITHUB_TOKEN || undefined,
     context: commitContextFromEnv(env, flags.repoUrl),
+    ...(flags.variant !== undefined ? { variant: flags.variant } : {}),
   };
 }
 
@@ -68,6 +70,10 @@ export function register(program: Command): void {
     .option("--dir <folder>", "folder inside the branch for data.js and index.html", "dev/bench")
     .option("--max-items <n>", "keep only the newest N entries per suite", positiveInt("--max-items"))
     .option("--message <text>", "commit message")
+    .option(
+      "--variant <name>",
+      "of a run with variants (--variant), publish this one's cells; a run without variants is published whole",
+    )
     .option("--retries <n>", "fetch-and-reapply rounds after a rejected push", positiveInt("--retries"), 10)
     .option(
       "--repo-url <url>",

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readResults } from "../results/io.js";
+import { selectVariant } from "../results/select.js";
 import { UserError } from "../util/errors.js";
 import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
 import type { BenchCommit, BenchEntry } from "./datajs.js";
@@ -21,6 +22,8 @@ import { CHART_JS_FILE, isOurPage, renderIndexHtml } from "./page.js";
 
 export interface PublishSettings {
   resultsDir: string;
+  /** Of a variant run: the variant whose cells are published (a run without variants: all). */
+  variant?: string;
   /** A path to a (bare) repository or a URL. */
   remote: string;
   branch: string;
@@ -124,7 +127,7 @@ export async function publish(settings: PublishSettings): Promise<PublishOutcome
   const log = settings.log ?? (() => undefined);
   const now = settings.now ?? Date.now;
   const dir = normaliseDir(settings.dir);
-  const results = await readResults(settings.resultsDir);
+  const results = selectVariant(await readResults(settings.resultsDir), settings.variant);
   const commit = commitInfo(results, settings.context);
   const probe = buildSuites(results, { commit, date: now() });
   if (probe.size === 0) {

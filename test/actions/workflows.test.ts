@@ -460,7 +460,7 @@ describe("results of one run never mix with an earlier run's on a reused runner"
 
   it("every results-dir is under runner.temp, which the runner empties at the start of each job", () => {
     const calls = actionCalls();
-    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
     for (const [where, step] of calls) {
       expect(String(step.with?.["results-dir"]), where).toMatch(/^\$\{\{ runner\.temp \}\}\//);
     }
@@ -485,6 +485,47 @@ describe("results of one run never mix with an earlier run's on a reused runner"
     expect(upload?.with?.path).toBe(`\${{ ${fallback} }}`);
     // No other spelling of the folder is left behind.
     expect(text.match(/\$\{\{ inputs\.results-dir \}\}/g)).toBeNull();
+  });
+});
+
+describe("base and head are measured in one run, interleaved on one runner", () => {
+  const bench = read<Workflow>(BENCH);
+  const steps = bench.jobs.bench?.steps ?? [];
+  const runs = steps.filter((s) => s.uses === "./.proxybench/action");
+
+  it("bench.yml calls the run action once, with both checkouts as variants", () => {
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.with).toMatchObject({
+      "base-dir": "${{ needs.detect-env.outputs.base-sha != '' && 'base' || '' }}",
+      "head-dir": "head",
+      "proxies-dir": "${{ inputs.proxies-dir }}",
+      "scenarios-dir": "${{ inputs.scenarios-dir }}",
+    });
+    const paths = steps.filter((s) => s.uses?.startsWith("actions/checkout@")).map((s) => s.with?.path);
+    expect(paths).toEqual([".proxybench", "head", "base"]);
+  });
+
+  it("the report compares the one run's variants (paired), with no base-results", () => {
+    const report = (bench.jobs.report?.steps ?? []).find((s) => s.id === "report");
+    expect(report?.with?.results).toBe("results/run");
+    expect(report?.with?.["base-results"]).toBeUndefined();
+    const downloads = (bench.jobs.report?.steps ?? []).filter((s) =>
+      s.uses?.startsWith("actions/download-artifact@"),
+    );
+    expect(downloads.map((d) => d.with?.name)).toEqual(["${{ inputs.artifact-prefix }}-results"]);
+  });
+
+  it("the history gets the head's cells only", () => {
+    const publish = (bench.jobs.publish?.steps ?? []).find((s) => s.name === "Publish");
+    expect(cliCalls(publish?.run ?? "", publish?.env ?? {})).toEqual([
+      { subcommand: "publish", flags: ["--variant", "--repo", "--branch", "--dir"] },
+    ]);
+  });
+
+  it("compares only what differs between the checkouts (your proxies or scenarios), and never a study", () => {
+    const plan = bench.jobs["detect-env"] as Job & { outputs: Record<string, string> };
+    expect(plan.outputs["base-sha"]).toMatch(/inputs\.study == ''/);
+    expect(plan.outputs["base-sha"]).toMatch(/inputs\.proxies-dir != '' \|\| inputs\.scenarios-dir != ''/);
   });
 });
 
