@@ -1,4 +1,4 @@
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import * as engines from "../engines/index.js";
 import { Engine } from "../results/schema.js";
 import { renderMarkdownReport } from "../report/markdown.js";
@@ -7,6 +7,8 @@ import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
 import { runStudy } from "../studies/run.js";
+import { dryRun } from "../runner/dry-run.js";
+import { parseShard, type Shard } from "../runner/shard.js";
 import { parseVariant, withLayout } from "../runner/variants.js";
 import { runInstructionsCommand } from "../instructions/command.js";
 import { UserError } from "../util/errors.js";
@@ -46,6 +48,8 @@ interface RunFlags {
   roundOrder?: "abba" | "random";
   seed?: number;
   measure?: string;
+  shard?: Shard;
+  dryRun?: boolean;
 }
 
 export function register(program: Command): void {
@@ -113,6 +117,18 @@ export function register(program: Command): void {
       "times a noisy repetition, or one that dropped iterations, is measured again (default: 2)",
       parseNonNegativeInt,
     )
+    .option(
+      "--shard <i/n>",
+      "run the i-th of n parts of the matrix, split by cell (every variant of a cell in the same part), e.g. 2/3",
+      (text: string) => {
+        try {
+          return parseShard(text);
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message.replace(/^--shard: /, ""));
+        }
+      },
+    )
+    .option("--dry-run", "print the plan and its estimated wall time (and per shard count), run nothing")
     .option("-o, --out <dir>", "results directory (default: results/<YYYYMMDD-HHMMSS>)")
     .option("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings")
     .option(
@@ -140,7 +156,9 @@ export function register(program: Command): void {
         return;
       }
       checkModes(flags);
-      if (flags.study !== undefined) {
+      if (flags.dryRun) {
+        await dryRun(toRequest(flags));
+      } else if (flags.study !== undefined) {
         const outcome = await runStudy(flags.study, studyOverrides(flags), { engines });
         process.exitCode = outcome.exitCode;
       } else if (flags.findMaxRate) {
@@ -189,6 +207,12 @@ export function checkModes(flags: RunFlags): void {
     if (flags.runtime !== undefined && flags.runtime !== "native")
       clash("--find-max-rate", `--runtime ${flags.runtime}`);
   }
+  if (flags.dryRun || flags.shard) {
+    const flag = flags.dryRun ? "--dry-run" : "--shard";
+    if (flags.study !== undefined) clash(flag, "--study");
+    if (flags.findMaxRate) clash(flag, "--find-max-rate");
+    if (flags.dryRun && flags.resume !== undefined) clash("--dry-run", "--resume");
+  }
   if (flags.variant) {
     if (flags.study !== undefined) clash("--variant", "--study");
     if (flags.findMaxRate) clash("--variant", "--find-max-rate");
@@ -235,6 +259,7 @@ export function toRequest(flags: RunFlags): RunRequest {
     ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
     ...(flags.roundOrder !== undefined ? { roundOrder: flags.roundOrder } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+    ...(flags.shard !== undefined ? { shard: flags.shard } : {}),
   };
 }
 

@@ -98,6 +98,10 @@ export const Cell = z.object({
     .string()
     .describe("scenario/load/proxy/engine (and @variant in a variant run): stable across runs, the key compare and history join on."),
   variant: z.string().optional().describe("The variant (--variant NAME=DIR) this cell measured."),
+  runner: z
+    .string()
+    .optional()
+    .describe("Host name of the machine that measured this cell, in results merged from several runs (shards)."),
   upstream: z
     .object({ latencyMs: z.number().nonnegative(), maxRps: z.number().nonnegative() })
     .optional()
@@ -216,6 +220,10 @@ export const Settings = z.object({
     .optional()
     .describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
   retries: z.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
+  shard: z
+    .object({ index: z.number().int().positive(), count: z.number().int().positive() })
+    .optional()
+    .describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
 });
 export type Settings = z.infer<typeof Settings>;
 
