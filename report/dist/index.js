@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path2 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path3 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path2 && path2[0] !== "/") {
-          path2 = `/${path2}`;
+        if (path3 && path3[0] !== "/") {
+          path3 = `/${path3}`;
         }
-        return new URL(`${origin}${path2}`);
+        return new URL(`${origin}${path3}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path2, origin }
+          request: { method, path: path3, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path2);
+        debuglog("sending request to %s %s/%s", method, origin, path3);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path2, origin },
+          request: { method, path: path3, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path2,
+          path3,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path2, origin }
+          request: { method, path: path3, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path2);
+        debuglog("trailers received from %s %s/%s", method, origin, path3);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path2, origin },
+          request: { method, path: path3, origin },
           error: error63
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path2,
+          path3,
           error63.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path2, origin }
+            request: { method, path: path3, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path2);
+          debuglog("sending request to %s %s/%s", method, origin, path3);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path2,
+        path: path3,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path2 !== "string") {
+        if (typeof path3 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path2[0] !== "/" && !(path2.startsWith("http://") || path2.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path3[0] !== "/" && !(path3.startsWith("http://") || path3.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path2)) {
+        } else if (invalidPathRegex.test(path3)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path2, query) : path2;
+        this.path = query ? buildURL(path3, query) : path3;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path2, host, upgrade, blocking, reset } = request2;
+      const { method, path: path3, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path2} HTTP/1.1\r
+      let header = `${method} ${path3} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path2, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path3, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path2;
+      headers[HTTP2_HEADER_PATH] = path3;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path2 = search ? `${pathname}${search}` : pathname;
+        const path3 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path2;
+        this.opts.path = path3;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path2 = "/",
+          path: path3 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path2;
+        opts.path = origin + path3;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path2) {
-      if (typeof path2 !== "string") {
-        return path2;
+    function safeUrl(path3) {
+      if (typeof path3 !== "string") {
+        return path3;
       }
-      const pathSegments = path2.split("?");
+      const pathSegments = path3.split("?");
       if (pathSegments.length !== 2) {
-        return path2;
+        return path3;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path2, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path2);
+    function matchKey(mockDispatch2, { path: path3, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path3);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path2 }) => matchValue(safeUrl(path2), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path3 }) => matchValue(safeUrl(path3), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path2, method, body, headers, query } = opts;
+      const { path: path3, method, body, headers, query } = opts;
       return {
-        path: path2,
+        path: path3,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path2, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path3, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path2,
+            Path: path3,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path2) {
-      for (let i = 0; i < path2.length; ++i) {
-        const code = path2.charCodeAt(i);
+    function validateCookiePath(path3) {
+      for (let i = 0; i < path3.length; ++i) {
+        const code = path3.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path2 = opts.path;
+          let path3 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path2 = `/${path2}`;
+            path3 = `/${path3}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path2);
+          url2 = new URL(util.parseOrigin(url2).origin + path3);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -21021,8 +21021,8 @@ function linkSettings(read, env, owner, repo) {
   };
 }
 function getSettings(read = (name) => getInput(name).trim(), env = process.env) {
-  const results = read("results");
-  if (results === "") throw new Error("input 'results': required (the head's results directory)");
+  const results = read("results").split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
   const repository = read("repository") || env.GITHUB_REPOSITORY || "";
   const ownerRepo = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(repository);
   if (!ownerRepo) {
@@ -21265,7 +21265,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path2) => path2.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path3) => path3.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -22857,17 +22857,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path2 = requestOptions.url.replace(options.baseUrl, "");
+    const path3 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path2} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path3} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path2} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path3} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -26824,10 +26824,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path2) {
-  if (!path2)
+function getElementAtPath(obj, path3) {
+  if (!path3)
     return obj;
-  return path2.reduce((acc, key) => acc?.[key], obj);
+  return path3.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -27167,11 +27167,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path2, issues) {
+function prefixIssues(path3, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path2);
+    iss.path.unshift(path3);
     return iss;
   });
 }
@@ -27633,16 +27633,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path2 = []) => {
+  const processError = (error64, path3 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path2, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path3, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path2, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path2, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
       } else {
-        const fullpath = [...path2, ...issue3.path];
+        const fullpath = [...path3, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -27681,17 +27681,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path2 = []) => {
+  const processError = (error64, path3 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path2, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path3, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path2, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path2, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path3, ...issue3.path]);
       } else {
-        const fullpath = [...path2, ...issue3.path];
+        const fullpath = [...path3, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -27730,8 +27730,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path2 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path2) {
+  const path3 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path3) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -44869,13 +44869,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path2 = ref.slice(1).split("/").filter(Boolean);
-  if (path2.length === 0) {
+  const path3 = ref.slice(1).split("/").filter(Boolean);
+  if (path3.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path2[0] === defsKey) {
-    const key = path2[1] === void 0 ? void 0 : decodeJSONPointerSegment(path2[1]);
+  if (path3[0] === defsKey) {
+    const key = path3[1] === void 0 ? void 0 : decodeJSONPointerSegment(path3[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -45776,6 +45776,7 @@ var Load = external_exports.object({
 var Cell = external_exports.object({
   id: external_exports.string().describe("scenario/load/proxy/engine (and @variant in a variant run): stable across runs, the key compare and history join on."),
   variant: external_exports.string().optional().describe("The variant (--variant NAME=DIR) this cell measured."),
+  runner: external_exports.string().optional().describe("Host name of the machine that measured this cell, in results merged from several runs (shards)."),
   upstream: external_exports.object({ latencyMs: external_exports.number().nonnegative(), maxRps: external_exports.number().nonnegative() }).optional().describe("The built-in upstream's settings from the cell's scenario (a variant may bring its own)."),
   loadgenVus: external_exports.number().int().positive().optional().describe("VUs the load generator ran an arrival-rate load with, when the warm-up's latency called for more than the load's own (Little's law, doubled)."),
   redone: external_exports.object({
@@ -45850,7 +45851,8 @@ var Settings = external_exports.object({
   roundOrder: external_exports.enum(["abba", "random"]).optional().describe("Order of the cells within each round: abba (reversed every other round) or random (seeded)."),
   seed: external_exports.number().int().optional().describe("Seed of the random round order."),
   noiseLimit: external_exports.number().nonnegative().optional().describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
-  retries: external_exports.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again.")
+  retries: external_exports.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
+  shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).optional().describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it.")
 });
 var Results = external_exports.object({
   $schema: external_exports.string().optional(),
@@ -46129,9 +46131,9 @@ var UserError = class extends Error {
   }
   exitCode;
 };
-function issuePath(path2) {
+function issuePath(path3) {
   let out = "";
-  for (const key of path2) {
+  for (const key of path3) {
     if (typeof key === "number") out += `[${key}]`;
     else out += out ? `.${String(key)}` : String(key);
   }
@@ -46155,7 +46157,7 @@ function med(values) {
 function cellValues(cell) {
   const reps = cell.repetitions;
   const latencyMs = {};
-  for (const stat3 of LATENCY_STATS) latencyMs[stat3] = med(reps.map((r) => r.latencyMs[stat3]));
+  for (const stat4 of LATENCY_STATS) latencyMs[stat4] = med(reps.map((r) => r.latencyMs[stat4]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs = {};
   for (const key of keys) {
@@ -46373,15 +46375,15 @@ function latencyTable(group) {
       proxy: column.proxy,
       status: column.status,
       baseline: column.proxy === group.baseline,
-      cells: LATENCY_STATS.map((stat3) => {
+      cells: LATENCY_STATS.map((stat4) => {
         const bad = notOk(column);
         if (bad) return bad;
-        const value = column.values?.latencyMs[stat3];
+        const value = column.values?.latencyMs[stat4];
         const cell = {};
         if (value !== void 0 && Number.isFinite(value)) cell.value = value;
         const bound = boundOf(column, "latency");
         if (bound) cell.bound = bound;
-        const baseValue = base?.values?.latencyMs[stat3];
+        const baseValue = base?.values?.latencyMs[stat4];
         if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
           cell.delta = cell.value - baseValue;
         }
@@ -46464,20 +46466,8 @@ function comparePairedMetric(pairs, spec, level) {
     ...hl.high !== void 0 ? { high: toPct(hl.high) } : {},
     ...hl.confidence !== void 0 ? { confidence: hl.confidence } : {}
   };
-  return finish(
-    spec,
-    base,
-    head,
-    {
-      p: test.p,
-      method: test.method,
-      n: pairs.length,
-      nNeeded: pairsNeededFor(1 - level.confidence),
-      unit: "rounds"
-    },
-    hlPct,
-    level
-  );
+  const tested = { ...test, n: pairs.length, nNeeded: pairsNeededFor(1 - level.confidence), unit: "rounds" };
+  return finish(spec, base, head, tested, hlPct, level);
 }
 function repetitionsNeeded(confidence) {
   for (let n = 2; n <= 30; n++) if (intervalRank(n, n, confidence).k >= 1) return n;
@@ -46501,7 +46491,8 @@ function where(cell) {
     scenario: cell.scenario,
     loadLabel: cell.load.label,
     proxy: cell.proxy,
-    engine: cell.engine
+    engine: cell.engine,
+    ...cell.runner !== void 0 ? { runner: cell.runner } : {}
   };
 }
 function machineNotes(base, head) {
@@ -46935,7 +46926,8 @@ function renderComparisonMarkdown(comparison, options = {}) {
   const rows = [];
   let hidden = 0;
   for (const cell of comparison.cells) {
-    const name = `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})`;
+    const on = cell.runner === void 0 ? "" : ` on ${escapeMarkdown(cell.runner)}`;
+    const name = `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
     for (const m of cell.metrics) {
       if (!showUnchanged && m.verdict === "unchanged") {
         hidden += 1;
@@ -47159,6 +47151,94 @@ async function readResults(dirOrFile) {
   return parsed.data;
 }
 
+// src/results/merge.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { readdir as readdir2, stat as stat3 } from "node:fs/promises";
+import path2 from "node:path";
+function sharedSettings(s) {
+  return {
+    proxies: s.proxies,
+    scenarios: s.scenarios,
+    repetitions: s.repetitions,
+    engine: s.engine,
+    durationS: s.durationS,
+    warmupS: s.warmupS,
+    runtime: s.runtime,
+    loads: s.loads,
+    variants: s.variants?.map((v) => v.name),
+    roundOrder: s.roundOrder
+  };
+}
+function checkSameMatrix(first, other) {
+  const a = sharedSettings(first.results.settings);
+  const b = sharedSettings(other.results.settings);
+  for (const key of Object.keys(a)) {
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) {
+      throw new UserError(
+        `${other.from}: its ${key} (${JSON.stringify(b[key]) ?? "none"}) differs from ${first.from}'s (${JSON.stringify(a[key]) ?? "none"}): not parts of one run`
+      );
+    }
+  }
+}
+function mergeResults(sources) {
+  const [first, ...rest] = sources;
+  if (first === void 0) throw new UserError("no results to merge");
+  if (rest.length === 0) return first.results;
+  const seen = /* @__PURE__ */ new Map();
+  const cells = [];
+  for (const source of sources) {
+    if (source !== first) checkSameMatrix(first, source);
+    const runner = source.results.environment.hostname;
+    for (const cell of source.results.cells) {
+      const other = seen.get(cell.id);
+      if (other !== void 0) throw new UserError(`${source.from}: cell ${cell.id} is also in ${other}`);
+      seen.set(cell.id, source.from);
+      const named = cell.runner ?? runner;
+      cells.push(named === void 0 ? cell : { ...cell, runner: named });
+    }
+  }
+  const all = sources.map((s) => s.results);
+  const finished = all.map((r) => r.finishedAt);
+  const { shard: _shard, ...settings } = first.results.settings;
+  const skipped = new Map(all.flatMap((r) => r.skipped).map((s) => [`${s.proxy}
+${s.reason}`, s]));
+  const { finishedAt: _finished, ...base } = first.results;
+  return {
+    ...base,
+    runId: all.map((r) => r.runId).join("+"),
+    startedAt: all.map((r) => r.startedAt).sort()[0],
+    ...finished.every((f) => f !== void 0) ? { finishedAt: [...finished].sort().at(-1) } : {},
+    settings,
+    skipped: [...skipped.values()],
+    cells
+  };
+}
+async function readMergedResults(paths) {
+  const sources = [];
+  for (const from of paths) sources.push({ results: await readResults(from), from });
+  return mergeResults(sources);
+}
+function cellRunners(results) {
+  const out = /* @__PURE__ */ new Map();
+  for (const c of results.cells) if (c.runner !== void 0) out.set(c.runner, (out.get(c.runner) ?? 0) + 1);
+  return out;
+}
+async function expandResultPaths(paths) {
+  const out = [];
+  for (const p of paths) {
+    const info2 = await stat3(p).catch(() => void 0);
+    if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
+    if (!info2.isDirectory() || existsSync2(path2.join(p, RESULTS_FILE))) {
+      out.push(p);
+      continue;
+    }
+    const inside = (await readdir2(p, { withFileTypes: true })).filter((e) => e.isDirectory() && existsSync2(path2.join(p, e.name, RESULTS_FILE))).map((e) => path2.join(p, e.name)).sort();
+    if (inside.length === 0) throw new UserError(`${p}: holds no ${RESULTS_FILE}, nor folders that do`);
+    out.push(...inside);
+  }
+  return out;
+}
+
 // src/runner/cpus.ts
 function formatCores(cores) {
   const sorted = [...cores].sort((a, b) => a - b);
@@ -47200,7 +47280,12 @@ function chooseComparison(head, base, options) {
 }
 function pairingLine(comparison, head, runnerName) {
   if (comparison.mode !== "paired") return `Base and head: ${comparison.label}.`;
-  const where2 = runnerName ?? head.environment.hostname;
+  const runners = cellRunners(head);
+  if (runners.size > 1) {
+    const list = [...runners].map(([name, cells]) => `**${name}** (${cells} cells)`).join(", ");
+    return `Base and head ${comparison.label} on ${runners.size} runners, each cell's pairs on one machine: ${list}.`;
+  }
+  const where2 = runnerName ?? [...runners.keys()][0] ?? head.environment.hostname;
   return `Base and head ${comparison.label}${where2 ? ` on **${where2}**` : ""}, interleaved on the same cores.`;
 }
 function renderReport(head, comparison, options = {}) {
@@ -47281,7 +47366,7 @@ async function comment(settings, markdown, head, deps) {
   return outcome.url ?? "";
 }
 async function report(settings, deps) {
-  const head = await readResults(settings.results);
+  const head = await readMergedResults(await expandResultPaths(settings.results));
   const base = settings.baseResults !== void 0 ? await readResults(settings.baseResults) : void 0;
   const comparison = chooseComparison(head, base, {
     thresholdPct: settings.thresholdPct,

@@ -12,6 +12,7 @@ import {
 import { renderComparisonMarkdown } from "../../src/report/compare-markdown.js";
 import { renderMarkdownReport } from "../../src/report/markdown.js";
 import { readResults } from "../../src/results/io.js";
+import { cellRunners, expandResultPaths, readMergedResults } from "../../src/results/merge.js";
 import type { Results } from "../../src/results/schema.js";
 import { formatCores } from "../../src/runner/cpus.js";
 import type { ReportSettings } from "./input-helper.js";
@@ -65,10 +66,18 @@ export function chooseComparison(
   return undefined;
 }
 
-/** "Base and head paired over 10 rounds on **bench-1**." for a paired comparison (pure). */
+/**
+ * "Base and head paired over 10 rounds on **bench-1**, ..." for a paired comparison; over
+ * shards, every runner with its cells (pure).
+ */
 export function pairingLine(comparison: Comparison, head: Results, runnerName?: string): string {
   if (comparison.mode !== "paired") return `Base and head: ${comparison.label}.`;
-  const where = runnerName ?? head.environment.hostname;
+  const runners = cellRunners(head);
+  if (runners.size > 1) {
+    const list = [...runners].map(([name, cells]) => `**${name}** (${cells} cells)`).join(", ");
+    return `Base and head ${comparison.label} on ${runners.size} runners, each cell's pairs on one machine: ${list}.`;
+  }
+  const where = runnerName ?? [...runners.keys()][0] ?? head.environment.hostname;
   return `Base and head ${comparison.label}${where ? ` on **${where}**` : ""}, interleaved on the same cores.`;
 }
 
@@ -184,7 +193,7 @@ async function comment(settings: ReportSettings, markdown: string, head: Results
 
 /** Compares, writes the summary and the comment; the caller sets the outputs. */
 export async function report(settings: ReportSettings, deps: ReportDeps): Promise<ReportOutcome> {
-  const head = await readResults(settings.results);
+  const head = await readMergedResults(await expandResultPaths(settings.results));
   const base = settings.baseResults !== undefined ? await readResults(settings.baseResults) : undefined;
   const comparison = chooseComparison(head, base, {
     thresholdPct: settings.thresholdPct,

@@ -1,5 +1,8 @@
+import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
 import { UserError } from "../util/errors.js";
-import { readResults } from "./io.js";
+import { readResults, RESULTS_FILE } from "./io.js";
 import type { Results, Settings } from "./schema.js";
 
 /**
@@ -87,5 +90,29 @@ export async function readMergedResults(paths: readonly string[]): Promise<Resul
 export function cellRunners(results: Results): Map<string, number> {
   const out = new Map<string, number>();
   for (const c of results.cells) if (c.runner !== undefined) out.set(c.runner, (out.get(c.runner) ?? 0) + 1);
+  return out;
+}
+
+/**
+ * The results a list of paths names: each path as it is when it holds results.json (or is a
+ * file), else the folders right inside it that do (an artifact download of several shards),
+ * sorted. The error names the path.
+ */
+export async function expandResultPaths(paths: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    const info = await stat(p).catch(() => undefined);
+    if (info === undefined) throw new UserError(`${p}: no such results directory or file`);
+    if (!info.isDirectory() || existsSync(path.join(p, RESULTS_FILE))) {
+      out.push(p);
+      continue;
+    }
+    const inside = (await readdir(p, { withFileTypes: true }))
+      .filter((e) => e.isDirectory() && existsSync(path.join(p, e.name, RESULTS_FILE)))
+      .map((e) => path.join(p, e.name))
+      .sort();
+    if (inside.length === 0) throw new UserError(`${p}: holds no ${RESULTS_FILE}, nor folders that do`);
+    out.push(...inside);
+  }
   return out;
 }

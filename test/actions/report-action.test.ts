@@ -207,6 +207,52 @@ describe("report action, bundled", () => {
     expect(outcome.summary).toContain("paired over 10 rounds");
   });
 
+  it("the shards of one run, downloaded side by side: merged, each runner named with its cells", async () => {
+    const pr = PR + 4;
+    const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+    const rounds = (p50: number) =>
+      Array.from({ length: 10 }, (_, i) => ({ rps: 1000, p50: p50 * (1 + i / 100) }));
+    const downloads = path.join(dir, "shards");
+    for (const [i, proxy] of ["nginx", "haproxy"].entries()) {
+      const run = buildResults([
+        cell(proxy, rounds(5), { variant: "base" }),
+        cell(proxy, rounds(5), { variant: "head" }),
+      ]);
+      run.settings.proxies = ["nginx", "haproxy"];
+      run.settings.variants = [
+        { name: "base", dir: "/w/base" },
+        { name: "head", dir: "/w/head" },
+      ];
+      run.settings.shard = { index: i + 1, count: 2 };
+      run.environment.hostname = `bench-${i + 1}`;
+      // download-artifact with a pattern: one folder per artifact.
+      const shardDir = path.join(downloads, `proxybench-results-${i + 1}`);
+      await mkdir(shardDir, { recursive: true });
+      await writeFile(path.join(shardDir, "results.json"), JSON.stringify(run));
+    }
+    const outcome = await runAction({ results: downloads, token: server.token }, event, "shards");
+    expect(outcome.stdout).not.toMatch(/::error::/);
+    expect(outcome.code).toBe(0);
+    const body = server.comments(REPO, pr)[0]?.body ?? "";
+    expect(body).toContain(
+      "Base and head paired over 10 rounds on 2 runners, each cell's pairs on one machine: **bench-1** (2 cells), **bench-2** (2 cells).",
+    );
+    expect(outcome.outputs.verdict).toBe("unchanged");
+
+    // The same shards named one per line.
+    const listed = await runAction(
+      {
+        results: `${path.join(downloads, "proxybench-results-1")}\n${path.join(downloads, "proxybench-results-2")}`,
+        comment: "false",
+        token: "",
+      },
+      { action: "push" },
+      "shards-listed",
+    );
+    expect(listed.code).toBe(0);
+    expect(listed.summary).toContain("on 2 runners");
+  });
+
   it("without a base: the tables alone, no verdict", async () => {
     const run = await runAction(
       { results: path.join(FIXTURES, "head"), comment: "false", token: "" },
@@ -254,7 +300,7 @@ describe("getSettings", () => {
 
   it("reads the defaults into typed settings", () => {
     expect(getSettings(reader({}), env)).toEqual({
-      results: "r",
+      results: ["r"],
       thresholdPct: 5,
       alpha: 0.05,
       failOnRegression: false,
