@@ -40,7 +40,7 @@ export function commitContextFromEnv(env: NodeJS.ProcessEnv, repoUrl?: string): 
 }
 
 export function publishSettings(
-  resultsDir: string,
+  resultsDir: string | string[],
   flags: PublishFlags,
   env: NodeJS.ProcessEnv,
 ): PublishSettings {
@@ -64,7 +64,10 @@ export function register(program: Command): void {
     .description(
       "Append results to a github-action-benchmark data.js on a branch (gh-pages) and push, never forced",
     )
-    .argument("<results-dir>", "results directory (or results.json) of a run")
+    .argument(
+      "<results-dirs...>",
+      "results directory (or results.json) of a run; several: the shards of one run, merged",
+    )
     .requiredOption("--repo <path-or-url>", "repository to push to: a path (bare repo) or a URL")
     .option("--branch <name>", "branch holding the history", "gh-pages")
     .option("--dir <folder>", "folder inside the branch for data.js and index.html", "dev/bench")
@@ -79,8 +82,8 @@ export function register(program: Command): void {
       "--repo-url <url>",
       "https://github.com/OWNER/NAME for commit links (default: from GITHUB_REPOSITORY)",
     )
-    .action(async (resultsDir: string, flags: PublishFlags) => {
-      const settings = publishSettings(resultsDir, flags, process.env);
+    .action(async (dirs: string[], flags: PublishFlags) => {
+      const settings = publishSettings(dirs.length === 1 ? dirs[0]! : dirs, flags, process.env);
       const outcome = await publish({
         ...settings,
         log: (line) => process.stderr.write(`publish: ${line}\n`),

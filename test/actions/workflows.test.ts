@@ -507,12 +507,15 @@ describe("base and head are measured in one run, interleaved on one runner", () 
 
   it("the report compares the one run's variants (paired), with no base-results", () => {
     const report = (bench.jobs.report?.steps ?? []).find((s) => s.id === "report");
-    expect(report?.with?.results).toBe("results/run");
+    expect(report?.with?.results).toBe("results");
     expect(report?.with?.["base-results"]).toBeUndefined();
     const downloads = (bench.jobs.report?.steps ?? []).filter((s) =>
       s.uses?.startsWith("actions/download-artifact@"),
     );
-    expect(downloads.map((d) => d.with?.name)).toEqual(["${{ inputs.artifact-prefix }}-results"]);
+    // Every shard's artifact, each into a folder of its own that the report action merges.
+    expect(downloads.map((d) => d.with)).toEqual([
+      { pattern: "${{ inputs.artifact-prefix }}-results-*", path: "results" },
+    ]);
   });
 
   it("the history gets the head's cells only", () => {
@@ -520,6 +523,32 @@ describe("base and head are measured in one run, interleaved on one runner", () 
     expect(cliCalls(publish?.run ?? "", publish?.env ?? {})).toEqual([
       { subcommand: "publish", flags: ["--variant", "--repo", "--branch", "--dir"] },
     ]);
+  });
+
+  it("splits the cells over `runners` runners, one shard each, and uploads one artifact per shard", () => {
+    const job = bench.jobs.bench as Job & {
+      strategy?: { "fail-fast"?: boolean; matrix?: Record<string, unknown> };
+    };
+    expect(job.strategy).toEqual({
+      "fail-fast": false,
+      matrix: { shard: "${{ fromJSON(needs.detect-env.outputs.shards) }}" },
+    });
+    expect(runs[0]?.with?.shard).toBe(
+      "${{ inputs.runners > 1 && format('{0}/{1}', matrix.shard, inputs.runners) || '' }}",
+    );
+    expect(runs[0]?.with?.["artifact-name"]).toBe(
+      "${{ inputs.artifact-prefix }}-results-${{ matrix.shard }}",
+    );
+    const plan = bench.jobs["detect-env"] as Job & { outputs: Record<string, string> };
+    expect(plan.outputs.shards).toBe("${{ steps.detect.outputs.shards }}");
+    const script = String((plan.steps ?? []).find((s) => s.id === "detect")?.with?.script);
+    expect(script).toMatch(/input 'runners': expected a whole number/);
+    // The shard list is set before the approval check returns: a skipped run still has a matrix.
+    expect(script.indexOf('setOutput("shards"')).toBeLessThan(script.indexOf("return;"));
+    const action = read<Action>(path.join(PROJECT_ROOT, "action/action.yml"));
+    const run = (action.runs.steps ?? []).find((s) => s.id === "run");
+    expect(run?.env?.SHARD).toBe("${{ inputs.shard }}");
+    expect(cliCalls(run?.run ?? "", run?.env ?? {})[0]?.flags).toContain("--shard");
   });
 
   it("compares only what differs between the checkouts (your proxies or scenarios), and never a study", () => {
