@@ -683,6 +683,19 @@ describe("the docs tell what the approval label does and does not prevent", () =
     expect(readme).toContain("docs/actions.md#self-hosted-runner-checklist");
   });
 
+  it("docs tell how to split over several runners, and k6-operator as the path past one load generator", () => {
+    const start = docs.indexOf("## Several runners");
+    expect(start).toBeGreaterThan(0);
+    const section = docs.slice(start, docs.indexOf("\n## ", start + 1));
+    expect(section).toMatch(/runners: 3/);
+    expect(section).toMatch(/--shard I\/3/);
+    expect(section).toMatch(/--dry-run/);
+    expect(section).toMatch(/pairs never cross machines/);
+    expect(section).toMatch(/### Past one machine's load generator \(on paper\)/);
+    expect(section).toMatch(/k6-operator/);
+    expect(section).toMatch(/Nothing of this is built/);
+  });
+
   it("docs say why bench.yml reads the job context rather than an OIDC token, and what GHES callers set", () => {
     expect(docs).toMatch(/job\.workflow_repository/);
     expect(docs).toMatch(/job\.workflow_sha/);
