@@ -304,5 +304,9 @@ describe("compareVariants (paired by round)", () => {
     const parsed = JSON.parse(await readFile(json, "utf8")) as Comparison;
     expect(parsed.mode).toBe("paired");
     expect(parsed.cells.map((c) => c.proxy)).toEqual(["nginx", "haproxy"]);
+    expect(parsed.cells.map((c) => c.runner)).toEqual(["host-nginx", "host-haproxy"]);
+    const md = path.join(shards[0]!, "cmp.md");
+    expect(await compareCli([...shards, "--out", md])).toBe(0);
+    expect(await readFile(md, "utf8")).toContain("· **haproxy** (k6) on host-haproxy");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderDryRun, shardEstimates } from "../../src/runner/dry-run.js";
-import type { Plan } from "../../src/runner/plan.js";
+import { checkResumeFlags, type Plan } from "../../src/runner/plan.js";
 import { resolveSettings } from "../../src/runner/settings.js";
 import { estimateSeconds, parseShard, plannedKey, shardPlan } from "../../src/runner/shard.js";
 import { planRun } from "../../src/runner/variants.js";
@@ -61,6 +61,16 @@ describe("shardPlan", () => {
     const whole = await plan(["direct", "nginx"], ["passthrough"]);
     expect(() => shardPlan(whole, { index: 3, count: 3 })).toThrow(
       "--shard 3/3: no cell falls in this shard (the matrix has 2 cells): use at most 2 shards",
+    );
+  });
+});
+
+describe("a shard in the settings", () => {
+  it("is recorded, and --resume refuses another one, naming the flag", async () => {
+    const { settings } = resolveSettings({ shard: { index: 2, count: 3 } }, 4);
+    expect(settings.shard).toEqual({ index: 2, count: 3 });
+    expect(() => checkResumeFlags(settings, { shard: { index: 1, count: 3 } })).toThrow(
+      "--shard 1/3 differs from the recorded 2/3",
     );
   });
 });
