@@ -66,7 +66,7 @@ describe("shardPlan", () => {
 });
 
 describe("a shard in the settings", () => {
-  it("is recorded, and --resume refuses another one, naming the flag", async () => {
+  it("is recorded, and --resume refuses another one, naming the flag", () => {
     const { settings } = resolveSettings({ shard: { index: 2, count: 3 } }, 4);
     expect(settings.shard).toEqual({ index: 2, count: 3 });
     expect(() => checkResumeFlags(settings, { shard: { index: 1, count: 3 } })).toThrow(
