@@ -137,8 +137,8 @@ export function register(program: Command): void {
       "<dirs...>",
       "RUN_DIR of a variant run (or one per shard), or BASE_DIR HEAD_DIR (results directories or results.json)",
     )
-    .option("--base <variant>", "with one RUN_DIR: the baseline variant (default: 'base', else the first)")
-    .option("--head <variant>", "with one RUN_DIR: the candidate variant (default: 'head', else the second)")
+    .option("--base <variant>", "of a variant run: the baseline variant (default: 'base', else the first)")
+    .option("--head <variant>", "of a variant run: the candidate variant (default: 'head', else the second)")
     .option("--threshold <pct>", "smallest % change that counts", String(DEFAULT_THRESHOLD_PCT))
     .option(
       "--alpha <a>",
