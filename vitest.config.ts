@@ -16,7 +16,7 @@ const UNIT = [
   "test/manifests/{load,template}.test.ts",
   "test/publish/{datajs,event,settings}.test.ts",
   "test/report/{compare,escape,k6-summary,markdown,report-command}.test.ts",
-  "test/runner/{cpus,feedback,noise,plan,results-file,rounds,specs}.test.ts",
+  "test/runner/{cpus,feedback,noise,parse-variant,plan,results-file,rounds,shard,specs}.test.ts",
   "test/studies/{list,load,max-rate,parity,plan,report}.test.ts",
 ];
 

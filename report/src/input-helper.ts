@@ -7,7 +7,8 @@ import * as core from "@actions/core";
  * so the rest of the action takes a plain settings object.
  */
 export interface ReportSettings {
-  results: string;
+  /** One results directory, or several (one per line): the shards of one run, merged. */
+  results: string[];
   baseResults?: string;
   baselineProxy?: string;
   thresholdPct: number;
@@ -120,8 +121,11 @@ export function getSettings(
   read: Reader = (name) => core.getInput(name).trim(),
   env: NodeJS.ProcessEnv = process.env,
 ): ReportSettings {
-  const results = read("results");
-  if (results === "") throw new Error("input 'results': required (the head's results directory)");
+  const results = read("results")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
 
   const repository = read("repository") || env.GITHUB_REPOSITORY || "";
   const ownerRepo = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(repository);

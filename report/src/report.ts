@@ -1,10 +1,18 @@
 import { createClient, type GitHubClient } from "../../src/github/client.js";
 import { upsertStickyComment, type StickyCommentOutcome } from "../../src/github/comment.js";
 import { writeJobSummary } from "../../src/github/summary.js";
-import { compareResults, type Comparison, type Verdict } from "../../src/report/compare.js";
+import {
+  compareResults,
+  compareVariants,
+  variantNames,
+  type CompareOptions,
+  type Comparison,
+  type Verdict,
+} from "../../src/report/compare.js";
 import { renderComparisonMarkdown } from "../../src/report/compare-markdown.js";
 import { renderMarkdownReport } from "../../src/report/markdown.js";
 import { readResults } from "../../src/results/io.js";
+import { cellRunners, expandResultPaths, readMergedResults } from "../../src/results/merge.js";
 import type { Results } from "../../src/results/schema.js";
 import { formatCores } from "../../src/runner/cpus.js";
 import type { ReportSettings } from "./input-helper.js";
@@ -44,6 +52,35 @@ export function machineLine(head: Results, runnerName?: string): string {
   return `Measured on ${where ? `**${where}** (${machine})` : machine}; cores: ${layout}.`;
 }
 
+/**
+ * The comparison a report shows: a base run against the head run (unpaired), else the
+ * variants of the one run (base and head interleaved, paired by round), else none (pure).
+ */
+export function chooseComparison(
+  head: Results,
+  base: Results | undefined,
+  options: CompareOptions,
+): Comparison | undefined {
+  if (base !== undefined) return compareResults(base, head, options);
+  if (variantNames(head).length >= 2) return compareVariants(head, options);
+  return undefined;
+}
+
+/**
+ * "Base and head paired over 10 rounds on **bench-1**, ..." for a paired comparison; over
+ * shards, every runner with its cells (pure).
+ */
+export function pairingLine(comparison: Comparison, head: Results, runnerName?: string): string {
+  if (comparison.mode !== "paired") return `Base and head: ${comparison.label}.`;
+  const runners = cellRunners(head);
+  if (runners.size > 1) {
+    const list = [...runners].map(([name, cells]) => `**${name}** (${cells} cells)`).join(", ");
+    return `Base and head ${comparison.label} on ${runners.size} runners, each cell's pairs on one machine: ${list}.`;
+  }
+  const where = runnerName ?? [...runners.keys()][0] ?? head.environment.hostname;
+  return `Base and head ${comparison.label}${where ? ` on **${where}**` : ""}, interleaved on the same cores.`;
+}
+
 export interface RenderOptions {
   baselineProxy?: string;
   runnerName?: string;
@@ -61,9 +98,10 @@ export function renderReport(
   if (comparison === undefined) return `${machine}\n\n${tables}`;
   return [
     renderComparisonMarkdown(comparison, { showUnchanged: false }),
+    pairingLine(comparison, head, options.runnerName),
     machine,
     "",
-    "<details><summary>All results of the head</summary>",
+    `<details><summary>All results of the ${comparison.mode === "paired" ? "run" : "head"}</summary>`,
     "",
     tables,
     "</details>",
@@ -155,12 +193,12 @@ async function comment(settings: ReportSettings, markdown: string, head: Results
 
 /** Compares, writes the summary and the comment; the caller sets the outputs. */
 export async function report(settings: ReportSettings, deps: ReportDeps): Promise<ReportOutcome> {
-  const head = await readResults(settings.results);
-  let comparison: Comparison | undefined;
-  if (settings.baseResults !== undefined) {
-    const base = await readResults(settings.baseResults);
-    comparison = compareResults(base, head, { thresholdPct: settings.thresholdPct, alpha: settings.alpha });
-  }
+  const head = await readMergedResults(await expandResultPaths(settings.results));
+  const base = settings.baseResults !== undefined ? await readResults(settings.baseResults) : undefined;
+  const comparison = chooseComparison(head, base, {
+    thresholdPct: settings.thresholdPct,
+    alpha: settings.alpha,
+  });
   const markdown = renderReport(head, comparison, {
     ...(settings.baselineProxy !== undefined ? { baselineProxy: settings.baselineProxy } : {}),
     ...(settings.runnerName !== undefined ? { runnerName: settings.runnerName } : {}),

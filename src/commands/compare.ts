@@ -1,8 +1,11 @@
 import type { Command } from "commander";
 import { readResults } from "../results/io.js";
+import { mergeResults, type Source } from "../results/merge.js";
 import {
   compareResults,
   compareVariants,
+  variantNames,
+  type Comparison,
   DEFAULT_ALPHA,
   DEFAULT_THRESHOLD_PCT,
   hasRegression,
@@ -17,8 +20,8 @@ export const COMPARE_FORMATS = ["markdown", "json"] as const;
 export type CompareFormat = (typeof COMPARE_FORMATS)[number];
 
 export interface CompareSettings {
-  /** Two runs (unpaired) or one run holding variants (paired). */
-  dirs: [string] | [string, string];
+  /** Two runs (unpaired), or one run holding variants, or its shards (paired). */
+  dirs: string[];
   baseVariant?: string;
   headVariant?: string;
   thresholdPct: number;
@@ -55,20 +58,17 @@ function number(
 
 /** Reads and checks the command's arguments; errors name the flag. */
 export function compareSettings(dirs: string[], options: RawOptions): CompareSettings {
-  if (dirs.length === 0 || dirs.length > 2) {
+  if (dirs.length === 0) {
     throw new UserError(
-      `compare: expected RUN_DIR (a run with variants) or BASE_DIR HEAD_DIR (two runs), got ${dirs.length} arguments`,
+      "compare: expected RUN_DIR... (a run with variants, or its shards) or BASE_DIR HEAD_DIR (two runs)",
     );
-  }
-  if (dirs.length === 2 && (options.base !== undefined || options.head !== undefined)) {
-    throw new UserError("--base/--head pick variants of one run: give one RUN_DIR with them");
   }
   const format = options.format ?? "markdown";
   if (!(COMPARE_FORMATS as readonly string[]).includes(format)) {
     throw new UserError(`--format: expected one of ${COMPARE_FORMATS.join(", ")}, got '${format}'`);
   }
   const settings: CompareSettings = {
-    dirs: dirs as CompareSettings["dirs"],
+    dirs,
     ...(options.base !== undefined ? { baseVariant: options.base } : {}),
     ...(options.head !== undefined ? { headVariant: options.head } : {}),
     thresholdPct: number(
@@ -86,18 +86,39 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
   return settings;
 }
 
+/**
+ * The comparison of the runs given: runs holding variants (one run, or the shards of one) are
+ * merged and paired by round; two runs without variants are compared unpaired (pure).
+ */
+export function compareRuns(
+  sources: readonly Source[],
+  settings: Pick<CompareSettings, "thresholdPct" | "alpha" | "baseVariant" | "headVariant">,
+): Comparison {
+  const options = { thresholdPct: settings.thresholdPct, alpha: settings.alpha };
+  const plain = sources.filter((s) => variantNames(s.results).length === 0);
+  if (sources.length === 1 || plain.length === 0) {
+    return compareVariants(mergeResults(sources), {
+      ...options,
+      ...(settings.baseVariant !== undefined ? { base: settings.baseVariant } : {}),
+      ...(settings.headVariant !== undefined ? { head: settings.headVariant } : {}),
+    });
+  }
+  if (plain.length === 2 && sources.length === 2) {
+    if (settings.baseVariant !== undefined || settings.headVariant !== undefined) {
+      throw new UserError("--base/--head pick variants of a variant run: these two runs hold none");
+    }
+    return compareResults(sources[0]!.results, sources[1]!.results, options);
+  }
+  throw new UserError(
+    `compare: ${plain.map((s) => s.from).join(", ")} hold${plain.length === 1 ? "s" : ""} no variants: give the shards of one variant run, or exactly two runs (BASE_DIR HEAD_DIR)`,
+  );
+}
+
 /** Returns the exit code: 1 when asked to fail on a regression and there is one. */
 export async function runCompare(settings: CompareSettings): Promise<number> {
-  const options = { thresholdPct: settings.thresholdPct, alpha: settings.alpha };
-  const [first, second] = settings.dirs;
-  const comparison =
-    second === undefined
-      ? compareVariants(await readResults(first), {
-          ...options,
-          ...(settings.baseVariant !== undefined ? { base: settings.baseVariant } : {}),
-          ...(settings.headVariant !== undefined ? { head: settings.headVariant } : {}),
-        })
-      : compareResults(await readResults(first), await readResults(second), options);
+  const sources: Source[] = [];
+  for (const from of settings.dirs) sources.push({ results: await readResults(from), from });
+  const comparison = compareRuns(sources, settings);
   const text =
     settings.format === "json"
       ? `${JSON.stringify(comparison, null, 2)}\n`
@@ -110,14 +131,14 @@ export function register(program: Command): void {
   program
     .command("compare")
     .description(
-      "Head against base, per cell and metric: change, interval, p-value, verdict. One RUN_DIR holding variants (--variant): paired by round; two runs: unpaired.",
+      "Head against base, per cell and metric: change, interval, p-value, verdict. A RUN_DIR holding variants (--variant), or the shards of one (--shard): paired by round; two runs: unpaired.",
     )
     .argument(
       "<dirs...>",
-      "RUN_DIR of a variant run, or BASE_DIR HEAD_DIR (results directories or results.json)",
+      "RUN_DIR of a variant run (or one per shard), or BASE_DIR HEAD_DIR (results directories or results.json)",
     )
-    .option("--base <variant>", "with one RUN_DIR: the baseline variant (default: 'base', else the first)")
-    .option("--head <variant>", "with one RUN_DIR: the candidate variant (default: 'head', else the second)")
+    .option("--base <variant>", "of a variant run: the baseline variant (default: 'base', else the first)")
+    .option("--head <variant>", "of a variant run: the candidate variant (default: 'head', else the second)")
     .option("--threshold <pct>", "smallest % change that counts", String(DEFAULT_THRESHOLD_PCT))
     .option(
       "--alpha <a>",

@@ -11,6 +11,7 @@ interface PublishFlags {
   message?: string;
   retries: number;
   repoUrl?: string;
+  variant?: string;
 }
 
 function positiveInt(flag: string) {
@@ -39,7 +40,7 @@ export function commitContextFromEnv(env: NodeJS.ProcessEnv, repoUrl?: string): 
 }
 
 export function publishSettings(
-  resultsDir: string,
+  resultsDir: string | string[],
   flags: PublishFlags,
   env: NodeJS.ProcessEnv,
 ): PublishSettings {
@@ -53,6 +54,7 @@ export function publishSettings(
     retries: flags.retries,
     token: env.GITHUB_TOKEN || undefined,
     context: commitContextFromEnv(env, flags.repoUrl),
+    ...(flags.variant !== undefined ? { variant: flags.variant } : {}),
   };
 }
 
@@ -62,19 +64,26 @@ export function register(program: Command): void {
     .description(
       "Append results to a github-action-benchmark data.js on a branch (gh-pages) and push, never forced",
     )
-    .argument("<results-dir>", "results directory (or results.json) of a run")
+    .argument(
+      "<results-dirs...>",
+      "results directory (or results.json) of a run; several: the shards of one run, merged",
+    )
     .requiredOption("--repo <path-or-url>", "repository to push to: a path (bare repo) or a URL")
     .option("--branch <name>", "branch holding the history", "gh-pages")
     .option("--dir <folder>", "folder inside the branch for data.js and index.html", "dev/bench")
     .option("--max-items <n>", "keep only the newest N entries per suite", positiveInt("--max-items"))
     .option("--message <text>", "commit message")
+    .option(
+      "--variant <name>",
+      "of a run with variants (--variant), publish this one's cells; a run without variants is published whole",
+    )
     .option("--retries <n>", "fetch-and-reapply rounds after a rejected push", positiveInt("--retries"), 10)
     .option(
       "--repo-url <url>",
       "https://github.com/OWNER/NAME for commit links (default: from GITHUB_REPOSITORY)",
     )
-    .action(async (resultsDir: string, flags: PublishFlags) => {
-      const settings = publishSettings(resultsDir, flags, process.env);
+    .action(async (dirs: string[], flags: PublishFlags) => {
+      const settings = publishSettings(dirs.length === 1 ? dirs[0]! : dirs, flags, process.env);
       const outcome = await publish({
         ...settings,
         log: (line) => process.stderr.write(`publish: ${line}\n`),

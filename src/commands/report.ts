@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { readResults } from "../results/io.js";
+import { readMergedResults } from "../results/merge.js";
 import { renderHtmlReportModel } from "../report/html.js";
 import { reportJson } from "../report/json.js";
 import { k6Report } from "../report/k6-summary.js";
@@ -12,7 +12,8 @@ export const REPORT_FORMATS = ["markdown", "html", "json"] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export interface ReportSettings {
-  source: { kind: "results"; dir: string } | { kind: "k6"; summaries: string[]; scenario?: string };
+  /** One results directory, or several runs of one matrix (shards), merged. */
+  source: { kind: "results"; dirs: string[] } | { kind: "k6"; summaries: string[]; scenario?: string };
   baselineProxy?: string;
   format: ReportFormat;
   out?: string;
@@ -27,7 +28,9 @@ interface RawOptions {
 }
 
 /** Reads and checks the command's arguments; errors name the flag. */
-export function reportSettings(dir: string | undefined, options: RawOptions): ReportSettings {
+export function reportSettings(dirs: string | string[] | undefined, options: RawOptions): ReportSettings {
+  const list = dirs === undefined ? [] : typeof dirs === "string" ? [dirs] : dirs;
+  const dir = list[0];
   const format = options.format ?? "markdown";
   if (!(REPORT_FORMATS as readonly string[]).includes(format)) {
     throw new UserError(`--format: expected one of ${REPORT_FORMATS.join(", ")}, got '${format}'`);
@@ -48,7 +51,7 @@ export function reportSettings(dir: string | undefined, options: RawOptions): Re
   const settings: ReportSettings = {
     source:
       dir !== undefined
-        ? { kind: "results", dir }
+        ? { kind: "results", dirs: list }
         : {
             kind: "k6",
             summaries,
@@ -70,7 +73,7 @@ export function renderReport(model: ReportModel, format: ReportFormat): string {
 export async function runReport(settings: ReportSettings): Promise<void> {
   let model: ReportModel;
   if (settings.source.kind === "results") {
-    const results = await readResults(settings.source.dir);
+    const results = await readMergedResults(settings.source.dirs);
     model = buildReport(
       results,
       settings.baselineProxy !== undefined ? { baselineProxy: settings.baselineProxy } : {},
@@ -94,7 +97,10 @@ export function register(program: Command): void {
     .description(
       "Comparison and latency tables per scenario, from a results directory or from raw k6 summaries.",
     )
-    .argument("[results-dir]", "directory holding results.json (or the file itself)")
+    .argument(
+      "[results-dirs...]",
+      "directory holding results.json (or the file itself); several: the shards of one run (--shard), merged",
+    )
     .option(
       "--baseline-proxy <name>",
       "proxy every % change is computed against (default: direct, else the first)",
@@ -108,7 +114,7 @@ export function register(program: Command): void {
       [],
     )
     .option("--scenario <name>", "scenario name shown for --k6-summary tables")
-    .action(async (dir: string | undefined, options: RawOptions) => {
-      await runReport(reportSettings(dir, options));
+    .action(async (dirs: string[], options: RawOptions) => {
+      await runReport(reportSettings(dirs.length > 0 ? dirs : undefined, options));
     });
 }

@@ -1,4 +1,4 @@
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import * as engines from "../engines/index.js";
 import { Engine } from "../results/schema.js";
 import { renderMarkdownReport } from "../report/markdown.js";
@@ -7,7 +7,9 @@ import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
 import { runStudy } from "../studies/run.js";
-import { parseVariant } from "../runner/variants.js";
+import { dryRun } from "../runner/dry-run.js";
+import { parseShard, type Shard } from "../runner/shard.js";
+import { parseVariant, withLayout } from "../runner/variants.js";
 import { runInstructionsCommand } from "../instructions/command.js";
 import { UserError } from "../util/errors.js";
 import {
@@ -39,11 +41,15 @@ interface RunFlags {
   findMaxRate?: boolean;
   maxP99?: number;
   variant?: string[];
+  variantProxiesDir?: string;
+  variantScenariosDir?: string;
   noiseLimit?: number;
   retries?: number;
   roundOrder?: "abba" | "random";
   seed?: number;
   measure?: string;
+  shard?: Shard;
+  dryRun?: boolean;
 }
 
 export function register(program: Command): void {
@@ -86,6 +92,14 @@ export function register(program: Command): void {
       "measure this variant's proxies/ and scenarios/ side by side with the others, in rounds (repeatable; e.g. base=../main head=.)",
       collect,
     )
+    .option(
+      "--variant-proxies-dir <dir>",
+      "where each variant's DIR holds its proxies, e.g. bench/proxies (default: proxies)",
+    )
+    .option(
+      "--variant-scenarios-dir <dir>",
+      "where each variant's DIR holds its scenarios, e.g. bench/scenarios (default: scenarios)",
+    )
     .addOption(
       new Option("--round-order <order>", "order of the cells in each round (default: abba)").choices([
         "abba",
@@ -103,6 +117,18 @@ export function register(program: Command): void {
       "times a noisy repetition, or one that dropped iterations, is measured again (default: 2)",
       parseNonNegativeInt,
     )
+    .option(
+      "--shard <i/n>",
+      "run the i-th of n parts of the matrix, split by cell (every variant of a cell in the same part), e.g. 2/3",
+      (text: string) => {
+        try {
+          return parseShard(text);
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message.replace(/^--shard: /, ""));
+        }
+      },
+    )
+    .option("--dry-run", "print the plan and its estimated wall time (and per shard count), run nothing")
     .option("-o, --out <dir>", "results directory (default: results/<YYYYMMDD-HHMMSS>)")
     .option("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings")
     .option(
@@ -130,7 +156,9 @@ export function register(program: Command): void {
         return;
       }
       checkModes(flags);
-      if (flags.study !== undefined) {
+      if (flags.dryRun) {
+        await dryRun(toRequest(flags));
+      } else if (flags.study !== undefined) {
         const outcome = await runStudy(flags.study, studyOverrides(flags), { engines });
         process.exitCode = outcome.exitCode;
       } else if (flags.findMaxRate) {
@@ -179,6 +207,12 @@ export function checkModes(flags: RunFlags): void {
     if (flags.runtime !== undefined && flags.runtime !== "native")
       clash("--find-max-rate", `--runtime ${flags.runtime}`);
   }
+  if (flags.dryRun || flags.shard) {
+    const flag = flags.dryRun ? "--dry-run" : "--shard";
+    if (flags.study !== undefined) clash(flag, "--study");
+    if (flags.findMaxRate) clash(flag, "--find-max-rate");
+    if (flags.dryRun && flags.resume !== undefined) clash("--dry-run", "--resume");
+  }
   if (flags.variant) {
     if (flags.study !== undefined) clash("--variant", "--study");
     if (flags.findMaxRate) clash("--variant", "--find-max-rate");
@@ -220,10 +254,23 @@ export function toRequest(flags: RunFlags): RunRequest {
     ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
     ...(flags.out !== undefined ? { out: flags.out } : {}),
     ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
-    ...(flags.variant ? { variants: flags.variant.map((v) => parseVariant(v)) } : {}),
+    ...variantsOf(flags),
     ...(flags.noiseLimit !== undefined ? { noiseLimit: flags.noiseLimit } : {}),
     ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
     ...(flags.roundOrder !== undefined ? { roundOrder: flags.roundOrder } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+    ...(flags.shard !== undefined ? { shard: flags.shard } : {}),
   };
+}
+
+/** `--variant` with `--variant-proxies-dir`/`--variant-scenarios-dir` applied to each. */
+function variantsOf(flags: RunFlags): Pick<RunRequest, "variants"> {
+  const variants = withLayout(
+    (flags.variant ?? []).map((v) => parseVariant(v)),
+    {
+      proxiesDir: flags.variantProxiesDir,
+      scenariosDir: flags.variantScenariosDir,
+    },
+  );
+  return variants.length > 0 ? { variants } : {};
 }

@@ -3,6 +3,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { readResults } from "../results/io.js";
+import { expandResultPaths, readMergedResults } from "../results/merge.js";
+import { selectVariant } from "../results/select.js";
 import { UserError } from "../util/errors.js";
 import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
 import type { BenchCommit, BenchEntry } from "./datajs.js";
@@ -20,7 +22,10 @@ import {
 import { CHART_JS_FILE, isOurPage, renderIndexHtml } from "./page.js";
 
 export interface PublishSettings {
-  resultsDir: string;
+  /** A results directory (or results.json); several: the shards of one run, merged. */
+  resultsDir: string | string[];
+  /** Of a variant run: the variant whose cells are published (a run without variants: all). */
+  variant?: string;
   /** A path to a (bare) repository or a URL. */
   remote: string;
   branch: string;
@@ -124,11 +129,12 @@ export async function publish(settings: PublishSettings): Promise<PublishOutcome
   const log = settings.log ?? (() => undefined);
   const now = settings.now ?? Date.now;
   const dir = normaliseDir(settings.dir);
-  const results = await readResults(settings.resultsDir);
+  const dirs = typeof settings.resultsDir === "string" ? [settings.resultsDir] : settings.resultsDir;
+  const results = selectVariant(await readMergedResults(await expandResultPaths(dirs)), settings.variant);
   const commit = commitInfo(results, settings.context);
   const probe = buildSuites(results, { commit, date: now() });
   if (probe.size === 0) {
-    throw new UserError(`${settings.resultsDir}: nothing to publish: no cell has status ok`, 1);
+    throw new UserError(`${dirs.join(", ")}: nothing to publish: no cell has status ok`, 1);
   }
   const suiteNames = [...probe.keys()];
   const remote = resolveRemote(settings.remote);

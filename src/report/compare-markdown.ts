@@ -82,7 +82,8 @@ export function renderComparisonMarkdown(
   const rows: string[][] = [];
   let hidden = 0;
   for (const cell of comparison.cells) {
-    const name = `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})`;
+    const on = cell.runner === undefined ? "" : ` on ${escapeMarkdown(cell.runner)}`;
+    const name = `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
     for (const m of cell.metrics) {
       if (!showUnchanged && m.verdict === "unchanged") {
         hidden += 1;

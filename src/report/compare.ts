@@ -81,6 +81,8 @@ export interface CellComparison {
   loadLabel: string;
   proxy: string;
   engine: string;
+  /** The machine that measured both sides (results merged from shards). */
+  runner?: string;
   metrics: MetricComparison[];
   /** Set when base and head ran different scenario settings (a variant's own scenario). */
   scenarioDiffers?: string;
@@ -92,6 +94,7 @@ export interface NotCompared {
   loadLabel: string;
   proxy: string;
   engine: string;
+  runner?: string;
   reason: string;
 }
 
@@ -253,6 +256,7 @@ function where(cell: Cell) {
     loadLabel: cell.load.label,
     proxy: cell.proxy,
     engine: cell.engine,
+    ...(cell.runner !== undefined ? { runner: cell.runner } : {}),
   };
 }
 

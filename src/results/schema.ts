@@ -98,6 +98,10 @@ export const Cell = z.object({
     .string()
     .describe("scenario/load/proxy/engine (and @variant in a variant run): stable across runs, the key compare and history join on."),
   variant: z.string().optional().describe("The variant (--variant NAME=DIR) this cell measured."),
+  runner: z
+    .string()
+    .optional()
+    .describe("Host name of the machine that measured this cell, in results merged from several runs (shards)."),
   upstream: z
     .object({ latencyMs: z.number().nonnegative(), maxRps: z.number().nonnegative() })
     .optional()
@@ -185,7 +189,24 @@ export const Settings = z.object({
   scenariosDirs: z.array(z.string()).optional().describe("Extra scenario manifest folders (--scenarios-dir), absolute."),
   imageTag: z.string().optional().describe("Image tag of the proxies in a docker run."),
   variants: z
-    .array(z.object({ name: z.string(), dir: z.string() }))
+    .array(
+      z.object({
+        name: z.string(),
+        dir: z.string(),
+        imageTag: z
+          .string()
+          .optional()
+          .describe("Image tag of this variant's proxies in a docker run (--variant NAME:TAG=DIR)."),
+        proxiesDir: z
+          .string()
+          .optional()
+          .describe("This variant's proxies folder (--variant-proxies-dir inside DIR); absent: DIR/proxies."),
+        scenariosDir: z
+          .string()
+          .optional()
+          .describe("This variant's scenarios folder (--variant-scenarios-dir inside DIR); absent: DIR/scenarios."),
+      }),
+    )
     .optional()
     .describe("Variants measured side by side in rounds (--variant NAME=DIR), in order; absent: one variant."),
   roundOrder: z
@@ -199,6 +220,10 @@ export const Settings = z.object({
     .optional()
     .describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
   retries: z.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
+  shard: z
+    .object({ index: z.number().int().positive(), count: z.number().int().positive() })
+    .optional()
+    .describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
 });
 export type Settings = z.infer<typeof Settings>;
 

@@ -29,6 +29,7 @@ import {
   buildNativeProxySpec,
   buildUpstreamSpec,
   imageRef,
+  proxyImageTag,
   renderConfigs,
   type ProxyContext,
 } from "./specs.js";
@@ -298,7 +299,12 @@ async function startCell(
     }
     const spec =
       section === "image"
-        ? buildDockerProxySpec(planned.proxy, pctx, configs, imageRef(name, ctx.settings.imageTag))
+        ? buildDockerProxySpec(
+            planned.proxy,
+            pctx,
+            configs,
+            imageRef(name, proxyImageTag(ctx.settings, planned.variant)),
+          )
         : buildNativeProxySpec(planned.proxy, pctx, binary?.path ?? m.native?.binary ?? name);
     const logOffset = await fileSize(logFile);
     try {

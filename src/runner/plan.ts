@@ -223,6 +223,7 @@ export type ResumeFlags = Partial<
     | "retries"
     | "roundOrder"
     | "seed"
+    | "shard"
   >
 >;
 
@@ -244,6 +245,7 @@ const FLAG_NAMES: Record<keyof ResumeFlags, string> = {
   retries: "--retries",
   roundOrder: "--round-order",
   seed: "--seed",
+  shard: "--shard",
 };
 
 /** Throws when a flag given with --resume differs from the recorded settings. */
@@ -267,8 +269,14 @@ export function checkResumeFlags(recorded: Settings, flags: ResumeFlags): void {
 function show(key: keyof ResumeFlags, value: unknown): string {
   if (value === undefined) return "(none)";
   if (key === "cpus") return formatCpuLayout(value as Settings["cpus"]);
+  if (key === "shard") {
+    const { index, count } = value as NonNullable<Settings["shard"]>;
+    return `${index}/${count}`;
+  }
   if (key === "variants")
-    return (value as Array<{ name: string; dir: string }>).map((v) => `${v.name}=${v.dir}`).join(" ");
+    return (value as Array<{ name: string; dir: string; imageTag?: string }>)
+      .map((v) => `${v.name}${v.imageTag === undefined ? "" : `:${v.imageTag}`}=${v.dir}`)
+      .join(" ");
   if (Array.isArray(value)) return value.join(",");
   return typeof value === "string" || typeof value === "number" ? String(value) : JSON.stringify(value);
 }

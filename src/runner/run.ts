@@ -32,6 +32,7 @@ import {
   type RunRequest,
 } from "./settings.js";
 import { ensureUpstream } from "./upstream.js";
+import { shardPlan } from "./shard.js";
 import { planRun } from "./variants.js";
 
 /**
@@ -99,7 +100,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
       `--out ${dir} already holds results; finish them with --resume ${dir} or choose another --out`,
     );
   }
-  const plan = await planRun(settings, deps.builtinDirs);
+  const plan = shardPlan(await planRun(settings, deps.builtinDirs), settings.shard);
   const { keep, todo } = previous
     ? splitForResume(previous.cells, plan)
     : { keep: [], todo: new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.id))) };

@@ -30,11 +30,13 @@ export interface RunRequest {
   out?: string;
   resume?: string;
   /** `--variant NAME=DIR`, parsed. */
-  variants?: Array<{ name: string; dir: string }>;
+  variants?: NonNullable<Settings["variants"]>;
   noiseLimit?: number;
   retries?: number;
   roundOrder?: "abba" | "random";
   seed?: number;
+  /** `--shard I/N`, parsed. */
+  shard?: NonNullable<Settings["shard"]>;
 }
 
 /** Rounds of a variant run by default: enough for a verdict over a default matrix at alpha 0.05. */
@@ -126,6 +128,7 @@ function runControls(req: RunRequest): Partial<Settings> {
     ...(req.retries !== undefined ? { retries: req.retries } : {}),
     ...(req.roundOrder !== undefined ? { roundOrder: req.roundOrder } : {}),
     ...(req.seed !== undefined ? { seed: req.seed } : {}),
+    ...(req.shard !== undefined ? { shard: req.shard } : {}),
   };
 }
 

@@ -95,6 +95,22 @@ export function imageRef(proxy: string, tag?: string, env: NodeJS.ProcessEnv = p
 }
 
 /**
+ * The image tag of a cell's proxy: its variant's own (`--variant NAME:TAG=DIR`), else the run's
+ * `--image-tag`; undefined leaves the choice to imageRef.
+ */
+export function proxyImageTag(
+  settings: {
+    imageTag?: string | undefined;
+    variants?: ReadonlyArray<{ name: string; imageTag?: string | undefined }> | undefined;
+  },
+  variant: string | undefined,
+): string | undefined {
+  const own =
+    variant === undefined ? undefined : settings.variants?.find((v) => v.name === variant)?.imageTag;
+  return own ?? settings.imageTag;
+}
+
+/**
  * The container of a proxy: `command` is the image, args and env rendered like the native ones,
  * the configs rendered on the host and mounted where the manifest says.
  */

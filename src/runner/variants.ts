@@ -14,18 +14,71 @@ import { buildPlan, mergeVariantPlans, type Plan } from "./plan.js";
 export type Variant = NonNullable<Settings["variants"]>[number];
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Docker's tag grammar. */
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
-/** "head=../pr" -> { name: "head", dir: "/abs/pr" }; the error names the flag. Pure. */
+/**
+ * "head=../pr" -> { name: "head", dir: "/abs/pr" }; "head:pr-1=../pr" also sets the image tag
+ * of the variant's proxies in a docker run (each variant's images told apart). The error names
+ * the flag. Pure.
+ */
 export function parseVariant(text: string, cwd = process.cwd()): Variant {
   const eq = text.indexOf("=");
-  const name = eq < 0 ? "" : text.slice(0, eq);
+  const left = eq < 0 ? "" : text.slice(0, eq);
   const dir = eq < 0 ? "" : text.slice(eq + 1);
+  const colon = left.indexOf(":");
+  const name = colon < 0 ? left : left.slice(0, colon);
+  const imageTag = colon < 0 ? undefined : left.slice(colon + 1);
   if (!NAME.test(name) || dir === "") {
     throw new UserError(
-      `--variant: expected NAME=DIR (a name of letters, digits, '.', '_' or '-', then a folder), got '${text}'`,
+      `--variant: expected NAME=DIR or NAME:TAG=DIR (a name of letters, digits, '.', '_' or '-', then a folder), got '${text}'`,
     );
   }
-  return { name, dir: path.resolve(cwd, dir) };
+  if (imageTag !== undefined && !TAG.test(imageTag)) {
+    throw new UserError(
+      `--variant ${name}: '${imageTag}' is not an image tag (letters, digits, '_', '.', '-'; at most 128)`,
+    );
+  }
+  return { name, dir: path.resolve(cwd, dir), ...(imageTag !== undefined ? { imageTag } : {}) };
+}
+
+/**
+ * Where every variant keeps its manifests when not in DIR/proxies and DIR/scenarios
+ * (`--variant-proxies-dir bench/proxies`): a folder inside DIR, the same for each variant (a
+ * PR's base and head checkouts). The error names the flag. Pure.
+ */
+export function withLayout(
+  variants: readonly Variant[],
+  layout: { proxiesDir?: string | undefined; scenariosDir?: string | undefined },
+): Variant[] {
+  const inside = (flag: string, rel: string | undefined) => {
+    if (rel === undefined) return undefined;
+    const norm = path.normalize(rel);
+    if (rel === "" || path.isAbsolute(rel) || norm === ".." || norm.startsWith(`..${path.sep}`)) {
+      throw new UserError(`${flag}: expected a folder inside each variant's DIR, got '${rel}'`);
+    }
+    return norm;
+  };
+  const proxies = inside("--variant-proxies-dir", layout.proxiesDir);
+  const scenarios = inside("--variant-scenarios-dir", layout.scenariosDir);
+  if (variants.length === 0 && (proxies ?? scenarios) !== undefined) {
+    throw new UserError(
+      `${proxies !== undefined ? "--variant-proxies-dir" : "--variant-scenarios-dir"} goes with --variant`,
+    );
+  }
+  return variants.map((v) => ({
+    ...v,
+    ...(proxies !== undefined ? { proxiesDir: path.join(v.dir, proxies) } : {}),
+    ...(scenarios !== undefined ? { scenariosDir: path.join(v.dir, scenarios) } : {}),
+  }));
+}
+
+/** A variant's proxies and scenarios folders. */
+function folders(v: Variant): { proxies: string; scenarios: string } {
+  return {
+    proxies: v.proxiesDir ?? path.join(v.dir, "proxies"),
+    scenarios: v.scenariosDir ?? path.join(v.dir, "scenarios"),
+  };
 }
 
 /** Checks names are distinct, at least two, and every folder holds proxies/ or scenarios/. */
@@ -39,9 +92,11 @@ export async function checkVariants(variants: readonly Variant[]): Promise<void>
     seen.add(v.name);
     const info = await stat(v.dir).catch(() => undefined);
     if (!info?.isDirectory()) throw new UserError(`--variant ${v.name}=${v.dir}: not a directory`);
-    const found = await Promise.all(["proxies", "scenarios"].map((sub) => isDir(path.join(v.dir, sub))));
+    const { proxies, scenarios } = folders(v);
+    const found = await Promise.all([proxies, scenarios].map((dir) => isDir(dir)));
     if (!found.some(Boolean)) {
-      throw new UserError(`--variant ${v.name}=${v.dir}: holds neither proxies/ nor scenarios/`);
+      const names = [proxies, scenarios].map((dir) => `${path.relative(v.dir, dir)}/`).join(" nor ");
+      throw new UserError(`--variant ${v.name}=${v.dir}: holds neither ${names}`);
     }
   }
 }
@@ -54,8 +109,9 @@ async function isDir(p: string): Promise<boolean> {
 export async function variantDirs(v: Variant | undefined, settings: Settings): Promise<ManifestDirs> {
   const proxiesDirs = [...(settings.proxiesDirs ?? [])];
   const scenariosDirs = [...(settings.scenariosDirs ?? [])];
-  if (v && (await isDir(path.join(v.dir, "proxies")))) proxiesDirs.push(path.join(v.dir, "proxies"));
-  if (v && (await isDir(path.join(v.dir, "scenarios")))) scenariosDirs.push(path.join(v.dir, "scenarios"));
+  const own = v === undefined ? undefined : folders(v);
+  if (own && (await isDir(own.proxies))) proxiesDirs.push(own.proxies);
+  if (own && (await isDir(own.scenarios))) scenariosDirs.push(own.scenarios);
   return {
     ...(proxiesDirs.length ? { proxiesDirs } : {}),
     ...(scenariosDirs.length ? { scenariosDirs } : {}),

@@ -4,7 +4,14 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { loadProxyFile } from "../../src/manifests/load.js";
-import { buildDockerProxySpec, imageRef, renderConfigs, type ProxyContext } from "../../src/runner/specs.js";
+import {
+  buildDockerProxySpec,
+  imageRef,
+  proxyImageTag,
+  renderConfigs,
+  type ProxyContext,
+} from "../../src/runner/specs.js";
+import { parseVariant } from "../../src/runner/variants.js";
 import { buildDockerRunArgs } from "../../src/runner/docker-runtime.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 
@@ -174,11 +181,32 @@ describe("the bake file of the run action", () => {
   it("the action builds and runs the same tag, from the same proxies folder", () => {
     const bake = action.runs.steps.find((s) => s.uses?.startsWith("docker/bake-action@"));
     const run = action.runs.steps.find((s) => s.run?.includes(" run --runtime docker"));
-    expect(bake?.env?.IMAGE_TAG).toBe("${{ inputs.image-tag }}");
+    expect(bake?.env?.IMAGE_TAG).toBe(
+      "${{ inputs.base-dir != '' && format('{0}-head', inputs.image-tag) || inputs.image-tag }}",
+    );
     expect(run?.env?.IMAGE_TAG).toBe("${{ inputs.image-tag }}");
     expect(run?.run).toContain('--image-tag "$IMAGE_TAG"');
     expect(bake?.env?.PROXIES).toBe("${{ inputs.proxies }}");
     expect(bake?.env?.PROXIES_DIR).toContain("inputs.proxies-dir");
     expect(bake?.with).toMatchObject({ source: ".", load: true });
+  });
+
+  it("with a base-dir, builds the base's images under <tag>-base and the head's under <tag>-head, which the run's variants use", () => {
+    const bakes = action.runs.steps.filter((s) => s.uses?.startsWith("docker/bake-action@"));
+    expect(bakes).toHaveLength(2);
+    const base = bakes[1] as (typeof bakes)[number] & { if?: string };
+    expect(base.if).toBe("${{ inputs.base-dir != '' }}");
+    expect(base.env?.IMAGE_TAG).toBe("${{ format('{0}-base', inputs.image-tag) }}");
+    expect(base.env?.PROXIES_DIR).toContain("format('{0}/{1}', inputs.base-dir, inputs.proxies-dir)");
+    expect(bakes[0]?.env?.PROXIES_DIR).toContain("format('{0}/{1}', inputs.head-dir, inputs.proxies-dir)");
+    const run = action.runs.steps.find((s) => s.run?.includes(" run --runtime docker"));
+    expect(run?.run).toContain(
+      '${BASE_DIR:+--variant "base:$IMAGE_TAG-base=$BASE_DIR" --variant "head:$IMAGE_TAG-head=$HEAD_DIR"}',
+    );
+    // The tags the run looks up are the tags built: parse the flags as the CLI does.
+    const base0 = parseVariant("base:pb-base=/w/base");
+    expect(imageRef("envoy", proxyImageTag({ variants: [base0] }, "base"))).toBe("proxybench/envoy:pb-base");
+    expect(run?.env?.VARIANT_PROXIES_DIR).toBe("${{ inputs.base-dir != '' && inputs.proxies-dir || '' }}");
+    expect(run?.run).toContain('${VARIANT_PROXIES_DIR:+--variant-proxies-dir "$VARIANT_PROXIES_DIR"}');
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,6 +8,7 @@ import { startGitHubServer, type GitHubServer } from "../support/github-server.j
 import { actionYml, runReportAction } from "./support/report-action.js";
 import { getSettings, pagesUrl } from "../../report/src/input-helper.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
+import { cell, results as buildResults } from "../report/build.js";
 
 const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "actions");
 const REPO = "octo/proxy-config";
@@ -173,6 +174,85 @@ describe("report action, bundled", () => {
     expect(server.comments(REPO, pr)).toEqual([]);
   });
 
+  it("one run holding base and head as variants: paired by round, and says so with the runner", async () => {
+    const pr = PR + 3;
+    const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+    const rounds = (p50: number) =>
+      Array.from({ length: 10 }, (_, i) => ({ rps: 1000, p50: p50 * (1 + i / 100) }));
+    const run = buildResults([
+      cell("nginx", rounds(5), { variant: "base" }),
+      cell("nginx", rounds(6), { variant: "head" }),
+    ]);
+    run.settings.variants = [
+      { name: "base", dir: "/w/base", imageTag: "pb-base" },
+      { name: "head", dir: "/w/head", imageTag: "pb-head" },
+    ];
+    run.environment.hostname = "bench-host";
+    const runDir = path.join(dir, "variant-run");
+    await mkdir(runDir, { recursive: true });
+    await writeFile(path.join(runDir, "results.json"), JSON.stringify(run));
+    const outcome = await runAction(
+      { results: runDir, token: server.token, "runner-name": "bench-02" },
+      event,
+      "variants",
+    );
+    expect(outcome.stdout).not.toMatch(/::error::/);
+    expect(outcome.code).toBe(0);
+    const body = server.comments(REPO, pr)[0]?.body ?? "";
+    expect(body).toContain("Base and head paired over 10 rounds on **bench-02**");
+    expect(body).toContain("p50 latency (ms)");
+    // Head's p50 is 20% above the base's in every round: a regression, found without a base-results.
+    expect(outcome.outputs.verdict).toBe("regressed");
+    expect(Number(outcome.outputs.regressions)).toBeGreaterThan(0);
+    expect(outcome.summary).toContain("paired over 10 rounds");
+  });
+
+  it("the shards of one run, downloaded side by side: merged, each runner named with its cells", async () => {
+    const pr = PR + 4;
+    const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+    const rounds = (p50: number) =>
+      Array.from({ length: 10 }, (_, i) => ({ rps: 1000, p50: p50 * (1 + i / 100) }));
+    const downloads = path.join(dir, "shards");
+    for (const [i, proxy] of ["nginx", "haproxy"].entries()) {
+      const run = buildResults([
+        cell(proxy, rounds(5), { variant: "base" }),
+        cell(proxy, rounds(5), { variant: "head" }),
+      ]);
+      run.settings.proxies = ["nginx", "haproxy"];
+      run.settings.variants = [
+        { name: "base", dir: "/w/base" },
+        { name: "head", dir: "/w/head" },
+      ];
+      run.settings.shard = { index: i + 1, count: 2 };
+      run.environment.hostname = `bench-${i + 1}`;
+      // download-artifact with a pattern: one folder per artifact.
+      const shardDir = path.join(downloads, `proxybench-results-${i + 1}`);
+      await mkdir(shardDir, { recursive: true });
+      await writeFile(path.join(shardDir, "results.json"), JSON.stringify(run));
+    }
+    const outcome = await runAction({ results: downloads, token: server.token }, event, "shards");
+    expect(outcome.stdout).not.toMatch(/::error::/);
+    expect(outcome.code).toBe(0);
+    const body = server.comments(REPO, pr)[0]?.body ?? "";
+    expect(body).toContain(
+      "Base and head paired over 10 rounds on 2 runners, each cell's pairs on one machine: **bench-1** (2 cells), **bench-2** (2 cells).",
+    );
+    expect(outcome.outputs.verdict).toBe("unchanged");
+
+    // The same shards named one per line.
+    const listed = await runAction(
+      {
+        results: `${path.join(downloads, "proxybench-results-1")}\n${path.join(downloads, "proxybench-results-2")}`,
+        comment: "false",
+        token: "",
+      },
+      { action: "push" },
+      "shards-listed",
+    );
+    expect(listed.code).toBe(0);
+    expect(listed.summary).toContain("on 2 runners");
+  });
+
   it("without a base: the tables alone, no verdict", async () => {
     const run = await runAction(
       { results: path.join(FIXTURES, "head"), comment: "false", token: "" },
@@ -220,7 +300,7 @@ describe("getSettings", () => {
 
   it("reads the defaults into typed settings", () => {
     expect(getSettings(reader({}), env)).toEqual({
-      results: "r",
+      results: ["r"],
       thresholdPct: 5,
       alpha: 0.05,
       failOnRegression: false,

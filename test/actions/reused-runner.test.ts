@@ -56,15 +56,15 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-/** One benchmark job: a fresh RUNNER_TEMP, the same workspace; returns the head's results folder. */
+/** One benchmark job: a fresh RUNNER_TEMP, the same workspace; returns its results folder. */
 async function benchmarkJob(results: string): Promise<string> {
   const workspace = path.join(root, "_work", "proxy-config", "proxy-config");
   const runnerTemp = path.join(root, "_work", "_temp");
   await rm(runnerTemp, { recursive: true, force: true });
   await mkdir(runnerTemp, { recursive: true });
   await mkdir(workspace, { recursive: true });
-  const step = (bench.jobs.bench?.steps ?? []).find((s) => s.name === "Benchmark the head");
-  if (!step) throw new Error("bench.yml has no step 'Benchmark the head'");
+  const step = (bench.jobs.bench?.steps ?? []).find((s) => s.id === "bench");
+  if (!step) throw new Error("bench.yml has no benchmark step (id: bench)");
   const dir = path.resolve(workspace, resolvePath(String(step?.with?.["results-dir"]), runnerTemp));
   // `proxybench run --out` refuses a folder that already holds results.
   if (existsSync(path.join(dir, "results.json")))

@@ -460,7 +460,7 @@ describe("results of one run never mix with an earlier run's on a reused runner"
 
   it("every results-dir is under runner.temp, which the runner empties at the start of each job", () => {
     const calls = actionCalls();
-    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
     for (const [where, step] of calls) {
       expect(String(step.with?.["results-dir"]), where).toMatch(/^\$\{\{ runner\.temp \}\}\//);
     }
@@ -485,6 +485,76 @@ describe("results of one run never mix with an earlier run's on a reused runner"
     expect(upload?.with?.path).toBe(`\${{ ${fallback} }}`);
     // No other spelling of the folder is left behind.
     expect(text.match(/\$\{\{ inputs\.results-dir \}\}/g)).toBeNull();
+  });
+});
+
+describe("base and head are measured in one run, interleaved on one runner", () => {
+  const bench = read<Workflow>(BENCH);
+  const steps = bench.jobs.bench?.steps ?? [];
+  const runs = steps.filter((s) => s.uses === "./.proxybench/action");
+
+  it("bench.yml calls the run action once, with both checkouts as variants", () => {
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.with).toMatchObject({
+      "base-dir": "${{ needs.detect-env.outputs.base-sha != '' && 'base' || '' }}",
+      "head-dir": "head",
+      "proxies-dir": "${{ inputs.proxies-dir }}",
+      "scenarios-dir": "${{ inputs.scenarios-dir }}",
+    });
+    const paths = steps.filter((s) => s.uses?.startsWith("actions/checkout@")).map((s) => s.with?.path);
+    expect(paths).toEqual([".proxybench", "head", "base"]);
+  });
+
+  it("the report compares the one run's variants (paired), with no base-results", () => {
+    const report = (bench.jobs.report?.steps ?? []).find((s) => s.id === "report");
+    expect(report?.with?.results).toBe("results");
+    expect(report?.with?.["base-results"]).toBeUndefined();
+    const downloads = (bench.jobs.report?.steps ?? []).filter((s) =>
+      s.uses?.startsWith("actions/download-artifact@"),
+    );
+    // Every shard's artifact, each into a folder of its own that the report action merges.
+    expect(downloads.map((d) => d.with)).toEqual([
+      { pattern: "${{ inputs.artifact-prefix }}-results-*", path: "results" },
+    ]);
+  });
+
+  it("the history gets the head's cells only", () => {
+    const publish = (bench.jobs.publish?.steps ?? []).find((s) => s.name === "Publish");
+    expect(cliCalls(publish?.run ?? "", publish?.env ?? {})).toEqual([
+      { subcommand: "publish", flags: ["--variant", "--repo", "--branch", "--dir"] },
+    ]);
+  });
+
+  it("splits the cells over `runners` runners, one shard each, and uploads one artifact per shard", () => {
+    const job = bench.jobs.bench as Job & {
+      strategy?: { "fail-fast"?: boolean; matrix?: Record<string, unknown> };
+    };
+    expect(job.strategy).toEqual({
+      "fail-fast": false,
+      matrix: { shard: "${{ fromJSON(needs.detect-env.outputs.shards) }}" },
+    });
+    expect(runs[0]?.with?.shard).toBe(
+      "${{ inputs.runners > 1 && format('{0}/{1}', matrix.shard, inputs.runners) || '' }}",
+    );
+    expect(runs[0]?.with?.["artifact-name"]).toBe(
+      "${{ inputs.artifact-prefix }}-results-${{ matrix.shard }}",
+    );
+    const plan = bench.jobs["detect-env"] as Job & { outputs: Record<string, string> };
+    expect(plan.outputs.shards).toBe("${{ steps.detect.outputs.shards }}");
+    const script = String((plan.steps ?? []).find((s) => s.id === "detect")?.with?.script);
+    expect(script).toMatch(/input 'runners': expected a whole number/);
+    // The shard list is set before the approval check returns: a skipped run still has a matrix.
+    expect(script.indexOf('setOutput("shards"')).toBeLessThan(script.indexOf("return;"));
+    const action = read<Action>(path.join(PROJECT_ROOT, "action/action.yml"));
+    const run = (action.runs.steps ?? []).find((s) => s.id === "run");
+    expect(run?.env?.SHARD).toBe("${{ inputs.shard }}");
+    expect(cliCalls(run?.run ?? "", run?.env ?? {})[0]?.flags).toContain("--shard");
+  });
+
+  it("compares only what differs between the checkouts (your proxies or scenarios), and never a study", () => {
+    const plan = bench.jobs["detect-env"] as Job & { outputs: Record<string, string> };
+    expect(plan.outputs["base-sha"]).toMatch(/inputs\.study == ''/);
+    expect(plan.outputs["base-sha"]).toMatch(/inputs\.proxies-dir != '' \|\| inputs\.scenarios-dir != ''/);
   });
 });
 
@@ -611,6 +681,19 @@ describe("the docs tell what the approval label does and does not prevent", () =
       expect(text).toMatch(/fork can edit the caller/);
     }
     expect(readme).toContain("docs/actions.md#self-hosted-runner-checklist");
+  });
+
+  it("docs tell how to split over several runners, and k6-operator as the path past one load generator", () => {
+    const start = docs.indexOf("## Several runners");
+    expect(start).toBeGreaterThan(0);
+    const section = docs.slice(start, docs.indexOf("\n## ", start + 1));
+    expect(section).toMatch(/runners: 3/);
+    expect(section).toMatch(/--shard I\/3/);
+    expect(section).toMatch(/--dry-run/);
+    expect(section).toMatch(/pairs never cross machines/);
+    expect(section).toMatch(/### Past one machine's load generator \(on paper\)/);
+    expect(section).toMatch(/k6-operator/);
+    expect(section).toMatch(/Nothing of this is built/);
   });
 
   it("docs say why bench.yml reads the job context rather than an OIDC token, and what GHES callers set", () => {

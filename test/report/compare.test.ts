@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Command } from "commander";
-import { compareSettings, register } from "../../src/commands/compare.js";
+import { compareSettings, register, runCompare } from "../../src/commands/compare.js";
 import {
   compareResults,
   comparisonHeadline,
@@ -279,8 +279,34 @@ describe("compareVariants (paired by round)", () => {
     const out = path.join(dir, "cmp.md");
     expect(await compareCli([dir, "--fail-on-regression", "--out", out])).toBe(1);
     expect(await readFile(out, "utf8")).toMatch(/paired over 10 rounds/);
-    expect(() => compareSettings(["a", "b"], { base: "x" })).toThrow(
-      /--base\/--head pick variants of one run/,
+    const plain = await mkdtemp(path.join(tmpdir(), "pb-plain-"));
+    await writeFile(path.join(plain, "results.json"), JSON.stringify(results([cell("nginx", reps(1, 1))])));
+    await expect(runCompare(compareSettings([plain, plain], { base: "x" }))).rejects.toThrow(
+      /--base\/--head pick variants of a variant run: these two runs hold none/,
     );
+    await expect(runCompare(compareSettings([dir, plain], {}))).rejects.toThrow(
+      /compare: .*pb-plain-\w+ holds no variants: give the shards of one variant run, or exactly two runs/,
+    );
+  });
+
+  it("compare takes the shards of one variant run, merged and paired", async () => {
+    const shards: string[] = [];
+    for (const proxy of ["nginx", "haproxy"]) {
+      const r = run(1.1);
+      r.cells = r.cells.map((c) => ({ ...c, proxy, id: c.id.replace("nginx", proxy) }));
+      r.environment.hostname = `host-${proxy}`;
+      const d = await mkdtemp(path.join(tmpdir(), `pb-shard-${proxy}-`));
+      await writeFile(path.join(d, "results.json"), JSON.stringify(r));
+      shards.push(d);
+    }
+    const json = path.join(shards[0]!, "cmp.json");
+    expect(await compareCli([...shards, "--format", "json", "--out", json])).toBe(0);
+    const parsed = JSON.parse(await readFile(json, "utf8")) as Comparison;
+    expect(parsed.mode).toBe("paired");
+    expect(parsed.cells.map((c) => c.proxy)).toEqual(["nginx", "haproxy"]);
+    expect(parsed.cells.map((c) => c.runner)).toEqual(["host-nginx", "host-haproxy"]);
+    const md = path.join(shards[0]!, "cmp.md");
+    expect(await compareCli([...shards, "--out", md])).toBe(0);
+    expect(await readFile(md, "utf8")).toContain("· **haproxy** (k6) on host-haproxy");
   });
 });

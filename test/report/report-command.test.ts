@@ -19,9 +19,13 @@ const K6 = "test/fixtures/report/k6";
 describe("reportSettings", () => {
   it("reads a results directory with defaults", () => {
     expect(reportSettings("dir", {})).toEqual({
-      source: { kind: "results", dir: "dir" },
+      source: { kind: "results", dirs: ["dir"] },
       format: "markdown",
     });
+  });
+
+  it("reads several results directories (the shards of one run)", () => {
+    expect(reportSettings(["a", "b"], {}).source).toEqual({ kind: "results", dirs: ["a", "b"] });
   });
 
   it("reads --k6-summary with a scenario", () => {

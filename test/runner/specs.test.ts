@@ -6,6 +6,7 @@ import {
   buildNativeProxySpec,
   buildUpstreamSpec,
   imageRef,
+  proxyImageTag,
   renderConfigs,
   type ProxyContext,
 } from "../../src/runner/specs.js";
@@ -85,6 +86,20 @@ describe("process specs", () => {
     ["v2", { PROXYBENCH_IMAGE_TAG: "ci-123" }, "proxybench/envoy:v2"],
   ])("imageRef tag %s env %j", (tag, env, expected) => {
     expect(imageRef("envoy", tag, env)).toBe(expected);
+  });
+
+  it("a variant's own image tag wins over the run's, which holds for the variants without one", () => {
+    const settings = {
+      imageTag: "ci",
+      variants: [
+        { name: "base", dir: "/b", imageTag: "pb-base" },
+        { name: "head", dir: "/h" },
+      ],
+    };
+    expect(imageRef("nginx", proxyImageTag(settings, "base"), {})).toBe("proxybench/nginx:pb-base");
+    expect(proxyImageTag(settings, "head")).toBe("ci");
+    expect(proxyImageTag(settings, undefined)).toBe("ci");
+    expect(proxyImageTag({ variants: settings.variants }, "head")).toBeUndefined();
   });
 
   it("a config output may not leave the workdir", () => {

@@ -1,0 +1,118 @@
+import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { UserError } from "../util/errors.js";
+import { readResults, RESULTS_FILE } from "./io.js";
+import type { Results, Settings } from "./schema.js";
+
+/**
+ * Several runs of one matrix (the shards of `proxybench run --shard I/N`, each on its own
+ * machine) as one Results: their cells side by side, each naming the runner (host name) that
+ * measured it. The runs must agree on what was measured; a cell may be in one run only. Pure.
+ */
+
+export interface Source {
+  results: Results;
+  /** Where it was read from, for the errors. */
+  from: string;
+}
+
+/** The settings shards of one run share (the shard itself and the folders aside). */
+function sharedSettings(s: Settings): Record<string, unknown> {
+  return {
+    proxies: s.proxies,
+    scenarios: s.scenarios,
+    repetitions: s.repetitions,
+    engine: s.engine,
+    durationS: s.durationS,
+    warmupS: s.warmupS,
+    runtime: s.runtime,
+    loads: s.loads,
+    variants: s.variants?.map((v) => v.name),
+    roundOrder: s.roundOrder,
+  };
+}
+
+function checkSameMatrix(first: Source, other: Source): void {
+  const a = sharedSettings(first.results.settings);
+  const b = sharedSettings(other.results.settings);
+  for (const key of Object.keys(a)) {
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) {
+      throw new UserError(
+        `${other.from}: its ${key} (${JSON.stringify(b[key]) ?? "none"}) differs from ${first.from}'s (${JSON.stringify(a[key]) ?? "none"}): not parts of one run`,
+      );
+    }
+  }
+}
+
+/** One Results from one or more runs; a single run comes back as it is. */
+export function mergeResults(sources: readonly Source[]): Results {
+  const [first, ...rest] = sources;
+  if (first === undefined) throw new UserError("no results to merge");
+  if (rest.length === 0) return first.results;
+  const seen = new Map<string, string>();
+  const cells: Results["cells"] = [];
+  for (const source of sources) {
+    if (source !== first) checkSameMatrix(first, source);
+    const runner = source.results.environment.hostname;
+    for (const cell of source.results.cells) {
+      const other = seen.get(cell.id);
+      if (other !== undefined) throw new UserError(`${source.from}: cell ${cell.id} is also in ${other}`);
+      seen.set(cell.id, source.from);
+      const named = cell.runner ?? runner;
+      cells.push(named === undefined ? cell : { ...cell, runner: named });
+    }
+  }
+  const all = sources.map((s) => s.results);
+  const finished = all.map((r) => r.finishedAt);
+  const { shard: _shard, ...settings } = first.results.settings;
+  const skipped = new Map(all.flatMap((r) => r.skipped).map((s) => [`${s.proxy}\n${s.reason}`, s]));
+  const { finishedAt: _finished, ...base } = first.results;
+  return {
+    ...base,
+    runId: all.map((r) => r.runId).join("+"),
+    startedAt: all.map((r) => r.startedAt).sort()[0]!,
+    ...(finished.every((f) => f !== undefined) ? { finishedAt: [...finished].sort().at(-1)! } : {}),
+    settings,
+    skipped: [...skipped.values()],
+    cells,
+  };
+}
+
+/** Reads every results directory (or results.json) and merges them. */
+export async function readMergedResults(paths: readonly string[]): Promise<Results> {
+  const sources: Source[] = [];
+  for (const from of paths) sources.push({ results: await readResults(from), from });
+  return mergeResults(sources);
+}
+
+/** The runners that measured the cells, with how many cells each (merged results only). */
+export function cellRunners(results: Results): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of results.cells) if (c.runner !== undefined) out.set(c.runner, (out.get(c.runner) ?? 0) + 1);
+  return out;
+}
+
+/**
+ * The results a list of paths names: each path as it is when it holds results.json (or is a
+ * file), else the folders right inside it that do (an artifact download of several shards),
+ * sorted. The error names the path.
+ */
+export async function expandResultPaths(paths: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    const info = await stat(p).catch(() => undefined);
+    if (info === undefined) throw new UserError(`${p}: no such results directory or file`);
+    if (!info.isDirectory() || existsSync(path.join(p, RESULTS_FILE))) {
+      out.push(p);
+      continue;
+    }
+    const inside = (await readdir(p, { withFileTypes: true }))
+      .filter((e) => e.isDirectory() && existsSync(path.join(p, e.name, RESULTS_FILE)))
+      .map((e) => path.join(p, e.name))
+      .sort();
+    if (inside.length === 0) throw new UserError(`${p}: holds no ${RESULTS_FILE}, nor folders that do`);
+    out.push(...inside);
+  }
+  return out;
+}

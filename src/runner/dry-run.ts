@@ -1,0 +1,77 @@
+import type { ManifestDirs } from "../manifests/load.js";
+import { formatCpuLayout } from "./cpus.js";
+import type { Plan } from "./plan.js";
+import { coreCount, resolveSettings, type RunRequest } from "./settings.js";
+import { estimateSeconds, shardOfKeys, shardPlan } from "./shard.js";
+import { planRun } from "./variants.js";
+
+/**
+ * `proxybench run --dry-run`: the plan (blocks, cells, repetitions) and its estimated wall
+ * time, and how long the longest shard would take over 2 to 4 runners, without starting
+ * anything: a caller picks its shard count from it.
+ */
+
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  return h > 0
+    ? `${h}h${String(m).padStart(2, "0")}m`
+    : m > 0
+      ? `${m}m${String(rest).padStart(2, "0")}s`
+      : `${rest}s`;
+}
+
+/** The longest shard's estimate for each shard count from 2 up to `upTo` (and the cell count). */
+export function shardEstimates(plan: Plan, repetitions: number, upTo = 4): Array<[number, number]> {
+  const cells = shardOfKeys(plan, 1).size;
+  const out: Array<[number, number]> = [];
+  for (let count = 2; count <= Math.min(upTo, cells); count++) {
+    const longest = Math.max(
+      ...Array.from({ length: count }, (_, i) =>
+        estimateSeconds(shardPlan(plan, { index: i + 1, count }), repetitions),
+      ),
+    );
+    out.push([count, longest]);
+  }
+  return out;
+}
+
+/** The text of a dry run (pure). */
+export function renderDryRun(
+  plan: Plan,
+  settings: { repetitions: number; shard?: { index: number; count: number } },
+  layout: string,
+): string {
+  const lines: string[] = [];
+  const cells = plan.blocks.reduce((n, b) => n + b.cells.length, 0);
+  const shard = settings.shard ? ` (shard ${settings.shard.index}/${settings.shard.count})` : "";
+  lines.push(
+    `plan${shard}: ${plan.blocks.length} block(s), ${cells} cell(s), ${settings.repetitions} repetition(s) each; cores ${layout}`,
+  );
+  for (const b of plan.blocks) {
+    lines.push(
+      `  ${b.key} (${b.engine}, ${b.load.warmupS}s warm-up, ${b.load.durationS}s per repetition): ${b.cells.map((c) => c.id).join(", ")}`,
+    );
+  }
+  for (const s of plan.skipped) lines.push(`  skipped ${s.proxy}: ${s.reason}`);
+  lines.push(`estimated wall time: ${formatDuration(estimateSeconds(plan, settings.repetitions))}`);
+  if (settings.shard === undefined) {
+    for (const [count, seconds] of shardEstimates(plan, settings.repetitions)) {
+      lines.push(`  over ${count} runners (--shard I/${count}): about ${formatDuration(seconds)} each`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Plans the run asked for and prints it; starts nothing, writes nothing. */
+export async function dryRun(
+  req: RunRequest,
+  out: { write(text: string): unknown } = process.stdout,
+  builtinDirs: Pick<ManifestDirs, "builtinProxiesDir" | "builtinScenariosDir"> = {},
+): Promise<void> {
+  const { settings } = resolveSettings(req, coreCount());
+  const plan = shardPlan(await planRun(settings, builtinDirs), settings.shard);
+  out.write(renderDryRun(plan, settings, formatCpuLayout(settings.cpus)));
+}
