@@ -1,7 +1,7 @@
 import { writeOutput } from "../report/output.js";
 import { DEFAULT_FLOOR_PCT, DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
 import { UserError } from "../util/errors.js";
-import { compareCountedRuns, countedRegressions } from "./compare.js";
+import { compareCountedRuns, compareCountedVariants, countedRegressions } from "./compare.js";
 import { renderCountedComparison } from "./compare-markdown.js";
 
 /** `proxybench compare BASE HEAD` when both are counted runs (`run --measure instructions`). */
@@ -12,6 +12,9 @@ export interface CountedCompareOptions {
   format?: string;
   out?: string;
   failOnRegression?: boolean;
+  /** With one RUN_DIR holding variants: the baseline and candidate variants. */
+  base?: string;
+  head?: string;
 }
 
 function parseNumber(flag: string, text: string | undefined, fallback: number, min: number): number {
@@ -23,20 +26,34 @@ function parseNumber(flag: string, text: string | undefined, fallback: number, m
   return value;
 }
 
-/** Returns the exit code: 1 when asked to fail on a regression (more work) and there is one. */
+/**
+ * `compare BASE HEAD` (two counted runs) or `compare RUN_DIR` (one counted run with variants).
+ * Returns the exit code: 1 when asked to fail on a regression (more work) and there is one.
+ */
 export async function runCountedCompare(
-  baseDir: string,
-  headDir: string,
+  dirs: [string] | [string, string],
   options: CountedCompareOptions,
 ): Promise<number> {
   const format = options.format ?? "markdown";
   if (format !== "markdown" && format !== "json") {
     throw new UserError(`--format: expected markdown or json, got '${format}'`);
   }
-  const comparison = await compareCountedRuns(baseDir, headDir, {
+  const verdict = {
     floorPct: parseNumber("--floor", options.floor, DEFAULT_FLOOR_PCT, 0),
     spreadFactor: parseNumber("--spread-factor", options.spreadFactor, DEFAULT_SPREAD_FACTOR, 0),
-  });
+  };
+  const [first, second] = dirs;
+  if (second !== undefined && (options.base !== undefined || options.head !== undefined)) {
+    throw new UserError("--base/--head pick variants of one run: give one RUN_DIR with them");
+  }
+  const comparison =
+    second === undefined
+      ? await compareCountedVariants(first, {
+          ...verdict,
+          ...(options.base !== undefined ? { base: options.base } : {}),
+          ...(options.head !== undefined ? { head: options.head } : {}),
+        })
+      : await compareCountedRuns(first, second, verdict);
   const text =
     format === "json" ? `${JSON.stringify(comparison, null, 2)}\n` : renderCountedComparison(comparison);
   await writeOutput(text, options.out);

@@ -8,7 +8,8 @@ import {
   type VerdictOptions,
 } from "../stats/instructions-verdict.js";
 import { formatSchemaError, UserError } from "../util/errors.js";
-import { INSTRUCTIONS_FILE, InstructionsResults, type CountedCell } from "./schema.js";
+import { pickVariants } from "../report/compare.js";
+import { countedCellId, INSTRUCTIONS_FILE, InstructionsResults, type CountedCell } from "./schema.js";
 import { whereItWent, type WhereItWent } from "./where.js";
 
 /** Head against base for counted runs: per cell, instructions and estimated cycles per request. */
@@ -29,6 +30,8 @@ export interface CountedComparison {
   spreadFactor: number;
   cells: CountedCellComparison[];
   notCompared: Array<{ id: string; why: string }>;
+  /** The variants compared, for one run holding variants. */
+  variants?: { base: string; head: string };
 }
 
 /** Whether a folder (or file) holds the results of a counted run. */
@@ -78,6 +81,35 @@ export async function compareCountedCells(
   return { id, metrics, where: await whereItWent(base, head) };
 }
 
+/** One side of a comparison: its cells by the id they share with the other side. */
+interface Side {
+  name: string;
+  cells: Map<string, CountedCell>;
+  dir: string;
+}
+
+async function compareSides(base: Side, head: Side, options: VerdictOptions): Promise<CountedComparison> {
+  const out: CountedComparison = {
+    floorPct: options.floorPct ?? DEFAULT_FLOOR_PCT,
+    spreadFactor: options.spreadFactor ?? DEFAULT_SPREAD_FACTOR,
+    cells: [],
+    notCompared: [],
+  };
+  for (const id of new Set([...base.cells.keys(), ...head.cells.keys()])) {
+    const b = base.cells.get(id);
+    const h = head.cells.get(id);
+    if (!b || !h) out.notCompared.push({ id, why: `only in ${b ? base.name : head.name}` });
+    else if (b.status !== "ok" || h.status !== "ok") {
+      out.notCompared.push({ id, why: `${base.name} ${b.status}, ${head.name} ${h.status}` });
+    } else {
+      const compared = { cell: b, dir: base.dir };
+      out.cells.push(await compareCountedCells(compared, { cell: h, dir: head.dir }, options, id));
+    }
+  }
+  return out;
+}
+
+/** Two counted runs, unpaired: cells matched by id. */
 export async function compareCountedRuns(
   baseDir: string,
   headDir: string,
@@ -85,25 +117,36 @@ export async function compareCountedRuns(
 ): Promise<CountedComparison> {
   const base = await readInstructions(baseDir);
   const head = await readInstructions(headDir);
-  const out: CountedComparison = {
-    floorPct: options.floorPct ?? DEFAULT_FLOOR_PCT,
-    spreadFactor: options.spreadFactor ?? DEFAULT_SPREAD_FACTOR,
-    cells: [],
-    notCompared: [],
-  };
-  const ids = [...new Set([...base.results.cells, ...head.results.cells].map((c) => c.id))];
-  for (const id of ids) {
-    const b = base.results.cells.find((c) => c.id === id);
-    const h = head.results.cells.find((c) => c.id === id);
-    if (!b || !h) out.notCompared.push({ id, why: `only in ${b ? "base" : "head"}` });
-    else if (b.status !== "ok" || h.status !== "ok") {
-      out.notCompared.push({ id, why: `base ${b.status}, head ${h.status}` });
-    } else
-      out.cells.push(
-        await compareCountedCells({ cell: b, dir: base.dir }, { cell: h, dir: head.dir }, options),
-      );
-  }
-  return out;
+  const byId = (cells: CountedCell[]) => new Map(cells.map((c) => [c.id, c]));
+  return compareSides(
+    { name: "base", cells: byId(base.results.cells), dir: base.dir },
+    { name: "head", cells: byId(head.results.cells), dir: head.dir },
+    options,
+  );
+}
+
+/**
+ * One counted run holding variants (--variant): the head variant's cells against the base's,
+ * matched by scenario and proxy, where-it-went from each variant's callgrind files. The variants
+ * are picked as for a wall-clock run (--base/--head, else 'base' and 'head', else the first two).
+ */
+export async function compareCountedVariants(
+  dir: string,
+  options: VerdictOptions & { base?: string; head?: string } = {},
+): Promise<CountedComparison> {
+  const run = await readInstructions(dir);
+  const [baseName, headName] = pickVariants(run.results, options);
+  const of = (variant: string): Side => ({
+    name: variant,
+    dir: run.dir,
+    cells: new Map(
+      run.results.cells
+        .filter((c) => c.variant === variant)
+        .map((c) => [countedCellId(c.scenario, c.proxy), c]),
+    ),
+  });
+  const comparison = await compareSides(of(baseName), of(headName), options);
+  return { ...comparison, variants: { base: baseName, head: headName } };
 }
 
 export function countedRegressions(c: CountedComparison): number {
