@@ -125,7 +125,11 @@ export function register(program: Command): void {
       String(DEFAULT_ALPHA),
     )
     .option("--fail-on-regression", "exit 1 when any metric regressed")
-    .option("--format <format>", `output format: ${COMPARE_FORMATS.join(", ")}`, "markdown")
+    .option(
+      "--format <format>",
+      `output format: ${COMPARE_FORMATS.join(", ")}; counted runs also html (every changed function as an icicle chart)`,
+      "markdown",
+    )
     .option("--out <file>", "write to this file instead of stdout")
     .option(
       "--floor <pct>",

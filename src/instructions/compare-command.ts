@@ -2,9 +2,13 @@ import { writeOutput } from "../report/output.js";
 import { DEFAULT_FLOOR_PCT, DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
 import { UserError } from "../util/errors.js";
 import { compareCountedRuns, compareCountedVariants, countedRegressions } from "./compare.js";
+import { renderCountedComparisonHtml } from "./compare-html.js";
 import { renderCountedComparison } from "./compare-markdown.js";
 
 /** `proxybench compare BASE HEAD` when both are counted runs (`run --measure instructions`). */
+
+/** Output formats of a counted comparison (html: every changed function as an icicle chart). */
+export const COUNTED_FORMATS = ["markdown", "json", "html"] as const;
 
 export interface CountedCompareOptions {
   floor?: string;
@@ -35,10 +39,12 @@ export async function runCountedCompare(
   options: CountedCompareOptions,
 ): Promise<number> {
   const format = options.format ?? "markdown";
-  if (format !== "markdown" && format !== "json") {
-    throw new UserError(`--format: expected markdown or json, got '${format}'`);
+  if (!(COUNTED_FORMATS as readonly string[]).includes(format)) {
+    throw new UserError(`--format: expected one of ${COUNTED_FORMATS.join(", ")}, got '${format}'`);
   }
   const verdict = {
+    // The HTML page charts every function that changed; the others keep the top ten.
+    ...(format === "html" ? { whereTop: Infinity } : {}),
     floorPct: parseNumber("--floor", options.floor, DEFAULT_FLOOR_PCT, 0),
     spreadFactor: parseNumber("--spread-factor", options.spreadFactor, DEFAULT_SPREAD_FACTOR, 0),
   };
@@ -55,7 +61,11 @@ export async function runCountedCompare(
         })
       : await compareCountedRuns(first, second, verdict);
   const text =
-    format === "json" ? `${JSON.stringify(comparison, null, 2)}\n` : renderCountedComparison(comparison);
+    format === "json"
+      ? `${JSON.stringify(comparison, null, 2)}\n`
+      : format === "html"
+        ? renderCountedComparisonHtml(comparison)
+        : renderCountedComparison(comparison);
   await writeOutput(text, options.out);
   return options.failOnRegression && countedRegressions(comparison) > 0 ? 1 : 0;
 }

@@ -19,6 +19,9 @@ export const COUNTED_METRICS = [
   { key: "cyclesPerRequest", label: "Est. cycles/request" },
 ] as const;
 
+/** The verdict's floor and factor, and how many functions where-it-went keeps (default ten). */
+export type CountedOptions = VerdictOptions & { whereTop?: number };
+
 export interface CountedCellComparison {
   id: string;
   metrics: Array<{ label: string; baseN: number; headN: number } & InstructionsComparison>;
@@ -69,7 +72,7 @@ function values(cell: CountedCell, key: (typeof COUNTED_METRICS)[number]["key"])
 export async function compareCountedCells(
   base: { cell: CountedCell; dir: string },
   head: { cell: CountedCell; dir: string },
-  options: VerdictOptions = {},
+  options: CountedOptions = {},
   id = head.cell.id,
 ): Promise<CountedCellComparison> {
   const metrics = COUNTED_METRICS.flatMap(({ key, label }) => {
@@ -78,7 +81,7 @@ export async function compareCountedCells(
     if (b.length === 0 || h.length === 0) return [];
     return [{ label, baseN: b.length, headN: h.length, ...compareCounts(b, h, options) }];
   });
-  return { id, metrics, where: await whereItWent(base, head) };
+  return { id, metrics, where: await whereItWent(base, head, options.whereTop) };
 }
 
 /** One side of a comparison: its cells by the id they share with the other side. */
@@ -88,7 +91,7 @@ interface Side {
   dir: string;
 }
 
-async function compareSides(base: Side, head: Side, options: VerdictOptions): Promise<CountedComparison> {
+async function compareSides(base: Side, head: Side, options: CountedOptions): Promise<CountedComparison> {
   const out: CountedComparison = {
     floorPct: options.floorPct ?? DEFAULT_FLOOR_PCT,
     spreadFactor: options.spreadFactor ?? DEFAULT_SPREAD_FACTOR,
@@ -113,7 +116,7 @@ async function compareSides(base: Side, head: Side, options: VerdictOptions): Pr
 export async function compareCountedRuns(
   baseDir: string,
   headDir: string,
-  options: VerdictOptions = {},
+  options: CountedOptions = {},
 ): Promise<CountedComparison> {
   const base = await readInstructions(baseDir);
   const head = await readInstructions(headDir);
@@ -132,7 +135,7 @@ export async function compareCountedRuns(
  */
 export async function compareCountedVariants(
   dir: string,
-  options: VerdictOptions & { base?: string; head?: string } = {},
+  options: CountedOptions & { base?: string; head?: string } = {},
 ): Promise<CountedComparison> {
   const run = await readInstructions(dir);
   const [baseName, headName] = pickVariants(run.results, options);

@@ -214,7 +214,23 @@ describe("run --measure instructions with real proxies under valgrind", () => {
     const md = path.join(tmp, "variants.md");
     expect(await runCountedCompare([out], { failOnRegression: true, out: md })).toBe(1);
     expect(await readFile(md, "utf8")).toMatch(/Variants of one run: head against base[\s\S]*<details>/);
-    await expect(runCountedCompare([path.join(tmp, "ok")], {})).rejects.toThrow(/holds no variants/);
+    // The same run without its variants: one folder has nothing to compare, and says so.
+    const plain = path.join(tmp, "no-variants");
+    await mkdir(plain, { recursive: true });
+    const { variants: _, ...settings } = results.settings;
+    const cells = results.cells.slice(0, 1).map(({ variant: __, ...cell }) => cell);
+    await writeFile(path.join(plain, "instructions.json"), JSON.stringify({ ...results, settings, cells }));
+    await expect(runCountedCompare([plain], {})).rejects.toThrow(/holds no variants/);
+    // HTML: every changed function (not only the top ten), charted from the variants' files.
+    const page = path.join(tmp, "variants.html");
+    expect(await runCountedCompare([out], { format: "html", out: page })).toBe(0);
+    const html = await readFile(page, "utf8");
+    const charted = Number(/Self \(in the function itself\): (\d+) functions/.exec(html)?.[1]);
+    const all = await compareCountedVariants(out, { whereTop: Infinity });
+    expect(charted).toBe(all.cells[0]?.where?.self.length);
+    expect(charted).toBeGreaterThanOrEqual(self.length);
+    expect(html).toContain('<canvas id="icicle-0"');
+    expect(html).toContain("ngx_http_script_copy_code");
     expect(liveProcesses()).toEqual([]);
   });
 
