@@ -642,7 +642,7 @@ describe("the counted benchmark's fork-safe pair", () => {
     const caller = read<Workflow & { name: string }>(
       path.join(PROJECT_ROOT, "workflows/fork-instructions.yml"),
     );
-    const job = Object.values(caller.jobs)[0];
+    const job: (Job & { with?: Record<string, string> }) | undefined = Object.values(caller.jobs)[0];
     expect(job?.uses).toMatch(/^org\/proxybench\/\.github\/workflows\/bench-instructions\.yml@/);
     expect(job?.permissions).toEqual({ contents: "read" });
     const prefix = job?.with?.["artifact-prefix"];
