@@ -8,7 +8,7 @@ import { startGitHubServer, type GitHubServer } from "../support/github-server.j
 import { runReportAction } from "./support/report-action.js";
 
 // The comment side of the fork-safe pair for counted runs (workflows/fork-comment.yml after
-// fork-instructions.yml): the bundled report action given the artifact of bench-instructions.yml,
+// the "proxybench instructions benchmark" caller): the bundled report action given the artifact of bench-instructions.yml,
 // one real counted run holding the variants base and head (nginx under valgrind, about 10 s).
 const REPO = "octo/proxy-config";
 const PR = 9;

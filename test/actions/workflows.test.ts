@@ -638,10 +638,14 @@ describe("the counted benchmark's fork-safe pair", () => {
     expect(upload?.with?.name).toBe("${{ inputs.artifact-prefix }}-results");
   });
 
-  it("fork-comment.yml answers fork-instructions.yml by name and downloads its artifact", () => {
-    const caller = read<Workflow & { name: string }>(
-      path.join(PROJECT_ROOT, "workflows/fork-instructions.yml"),
-    );
+  it("fork-comment.yml answers the documented caller by name and downloads its artifact", () => {
+    const docs = text("docs/actions.md");
+    const block = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1] ?? "")
+      .find((y) => y.includes("name: proxybench instructions benchmark"));
+    const caller = parseYaml(block ?? "") as Workflow & { name: string };
+    expect(caller.permissions).toEqual({});
+    expect(caller.concurrency).toBeDefined();
     const job: (Job & { with?: Record<string, string> }) | undefined = Object.values(caller.jobs)[0];
     expect(job?.uses).toMatch(/^org\/proxybench\/\.github\/workflows\/bench-instructions\.yml@/);
     expect(job?.permissions).toEqual({ contents: "read" });
