@@ -7,9 +7,10 @@ import { PROJECT_ROOT } from "../../src/util/paths.js";
 import { startGitHubServer, type GitHubServer } from "../support/github-server.js";
 import { runReportAction } from "./support/report-action.js";
 
-// The comment side of the fork-safe pair for counted runs (workflows/fork-comment.yml after
-// the "proxybench instructions benchmark" caller): the bundled report action given the artifact of bench-instructions.yml,
-// one real counted run holding the variants base and head (nginx under valgrind, about 10 s).
+// The comment side of the fork-safe pair for counted runs (workflows/fork-comment.yml after the
+// "proxybench instructions benchmark" caller): the bundled report action given the artifact of
+// bench-instructions.yml, one real counted run holding the variants base and head (nginx under
+// valgrind, about 10 s).
 const REPO = "octo/proxy-config";
 const PR = 9;
 const HEAD_SHA = "5e1f0c0ffee0000000000000000000000000beef";
