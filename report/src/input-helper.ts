@@ -1,3 +1,4 @@
+import { DEFAULT_FLOOR_PCT } from "../../src/stats/instructions-verdict.js";
 import { readFileSync } from "node:fs";
 import * as core from "@actions/core";
 
@@ -12,6 +13,8 @@ export interface ReportSettings {
   baseResults?: string;
   baselineProxy?: string;
   thresholdPct: number;
+  /** Counted runs: smallest % change in instructions per request that counts. */
+  floorPct: number;
   alpha: number;
   failOnRegression: boolean;
   comment: boolean;
@@ -175,6 +178,10 @@ export function getSettings(
     baseResults: read("base-results") || undefined,
     baselineProxy: read("baseline-proxy") || undefined,
     thresholdPct: numberInput(read, "threshold", (x) => x >= 0, "a percentage >= 0"),
+    floorPct:
+      read("floor") === ""
+        ? DEFAULT_FLOOR_PCT
+        : numberInput(read, "floor", (x) => x >= 0, "a percentage >= 0"),
     alpha: numberInput(read, "alpha", (x) => x > 0 && x < 1, "a number between 0 and 1"),
     failOnRegression: booleanInput(read, "fail-on-regression"),
     comment,

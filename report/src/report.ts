@@ -15,7 +15,9 @@ import { readResults } from "../../src/results/io.js";
 import { cellRunners, expandResultPaths, readMergedResults } from "../../src/results/merge.js";
 import type { Results } from "../../src/results/schema.js";
 import { formatCores } from "../../src/runner/cpus.js";
+import { isInstructionsRun } from "../../src/instructions/compare.js";
 import type { ReportSettings } from "./input-helper.js";
+import { reportCounted } from "./counted.js";
 
 export interface ReportOutcome {
   /** Empty without a base. */
@@ -154,8 +156,27 @@ export const READ_ONLY_TOKEN_HINT =
   "the token may not comment on this pull request (a fork's or Dependabot's pull_request run gets a " +
   "read-only token): no comment written; for those, use workflows/fork-benchmark.yml + fork-comment.yml";
 
+/** The commit a comment is for, and its time (a newer comment is never replaced by an older one). */
+export interface CommentHead {
+  sha: string;
+  time: string;
+}
+
+export function commentHead(head: {
+  environment?: Pick<Results["environment"], "git"> | undefined;
+  startedAt: string;
+}): CommentHead {
+  const git = head.environment?.git;
+  return { sha: git?.commit ?? "", time: git?.timestamp ?? head.startedAt };
+}
+
 /** Creates or updates the sticky comment; returns its URL ("" when none was written). */
-async function comment(settings: ReportSettings, markdown: string, head: Results, deps: ReportDeps) {
+export async function comment(
+  settings: ReportSettings,
+  markdown: string,
+  head: CommentHead,
+  deps: ReportDeps,
+): Promise<string> {
   const client = createClient({
     token: settings.token ?? "",
     baseUrl: settings.apiUrl,
@@ -175,10 +196,7 @@ async function comment(settings: ReportSettings, markdown: string, head: Results
       pr,
       markdown,
       id: settings.marker,
-      head: {
-        sha: settings.headSha ?? head.environment.git.commit,
-        time: head.environment.git.timestamp ?? head.startedAt,
-      },
+      head: { sha: settings.headSha ?? head.sha, time: head.time },
       ...(settings.detailsUrl !== undefined ? { detailsUrl: settings.detailsUrl } : {}),
       log: deps.log,
     });
@@ -193,6 +211,8 @@ async function comment(settings: ReportSettings, markdown: string, head: Results
 
 /** Compares, writes the summary and the comment; the caller sets the outputs. */
 export async function report(settings: ReportSettings, deps: ReportDeps): Promise<ReportOutcome> {
+  const only = settings.results.length === 1 ? settings.results[0] : undefined;
+  if (only !== undefined && (await isInstructionsRun(only))) return reportCounted(settings, only, deps);
   const head = await readMergedResults(await expandResultPaths(settings.results));
   const base = settings.baseResults !== undefined ? await readResults(settings.baseResults) : undefined;
   const comparison = chooseComparison(head, base, {
@@ -208,7 +228,9 @@ export async function report(settings: ReportSettings, deps: ReportDeps): Promis
     deps.log("report added to the job summary");
 
   const commentUrl =
-    settings.comment && settings.token !== undefined ? await comment(settings, markdown, head, deps) : "";
+    settings.comment && settings.token !== undefined
+      ? await comment(settings, markdown, commentHead(head), deps)
+      : "";
 
   const regressions = comparison?.counts.regressed ?? 0;
   return {

@@ -146,7 +146,11 @@ export function register(program: Command): void {
       String(DEFAULT_ALPHA),
     )
     .option("--fail-on-regression", "exit 1 when any metric regressed")
-    .option("--format <format>", `output format: ${COMPARE_FORMATS.join(", ")}`, "markdown")
+    .option(
+      "--format <format>",
+      `output format: ${COMPARE_FORMATS.join(", ")}; counted runs also html (every changed function as an icicle chart)`,
+      "markdown",
+    )
     .option("--out <file>", "write to this file instead of stdout")
     .option(
       "--floor <pct>",
@@ -157,8 +161,8 @@ export function register(program: Command): void {
       "counted runs: a change must exceed k x the repetitions' spread (default: 3)",
     )
     .action(async (dirs: string[], options: RawOptions & CountedCompareOptions) => {
-      if (dirs.length === 2 && (await isInstructionsRun(dirs[0] as string))) {
-        process.exitCode = await runCountedCompare(dirs[0] as string, dirs[1] as string, options);
+      if ((dirs.length === 1 || dirs.length === 2) && (await isInstructionsRun(dirs[0] as string))) {
+        process.exitCode = await runCountedCompare(dirs as [string] | [string, string], options);
         return;
       }
       process.exitCode = await runCompare(compareSettings(dirs, options));

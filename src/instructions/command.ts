@@ -1,3 +1,4 @@
+import { parseVariant } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
 import { runInstructions } from "./run.js";
 import { renderInstructionsMarkdown } from "./report.js";
@@ -11,6 +12,7 @@ export interface InstructionsFlags {
   out?: string;
   proxiesDir?: string[];
   scenariosDir?: string[];
+  variant?: string[];
 }
 
 const ACCEPTED = new Set([
@@ -21,6 +23,7 @@ const ACCEPTED = new Set([
   "out",
   "proxiesDir",
   "scenariosDir",
+  "variant",
   "measure",
 ]);
 
@@ -35,7 +38,6 @@ const FLAG_NAMES: Record<string, string> = {
   study: "--study",
   findMaxRate: "--find-max-rate",
   maxP99: "--max-p99",
-  variant: "--variant",
   noiseLimit: "--noise-limit",
   retries: "--retries",
   roundOrder: "--round-order",
@@ -66,6 +68,7 @@ export async function runInstructionsCommand(flags: InstructionsFlags): Promise<
     ...(flags.out !== undefined ? { out: flags.out } : {}),
     ...(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {}),
     ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
+    ...(flags.variant ? { variants: flags.variant.map((v) => parseVariant(v)) } : {}),
   });
   process.stdout.write(renderInstructionsMarkdown(results));
   return exitCode;

@@ -1,10 +1,14 @@
 import { writeOutput } from "../report/output.js";
 import { DEFAULT_FLOOR_PCT, DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
 import { UserError } from "../util/errors.js";
-import { compareCountedRuns, countedRegressions } from "./compare.js";
+import { compareCountedRuns, compareCountedVariants, countedRegressions } from "./compare.js";
+import { renderCountedComparisonHtml } from "./compare-html.js";
 import { renderCountedComparison } from "./compare-markdown.js";
 
 /** `proxybench compare BASE HEAD` when both are counted runs (`run --measure instructions`). */
+
+/** Output formats of a counted comparison (html: every changed function as an icicle chart). */
+export const COUNTED_FORMATS = ["markdown", "json", "html"] as const;
 
 export interface CountedCompareOptions {
   floor?: string;
@@ -12,6 +16,9 @@ export interface CountedCompareOptions {
   format?: string;
   out?: string;
   failOnRegression?: boolean;
+  /** With one RUN_DIR holding variants: the baseline and candidate variants. */
+  base?: string;
+  head?: string;
 }
 
 function parseNumber(flag: string, text: string | undefined, fallback: number, min: number): number {
@@ -23,22 +30,42 @@ function parseNumber(flag: string, text: string | undefined, fallback: number, m
   return value;
 }
 
-/** Returns the exit code: 1 when asked to fail on a regression (more work) and there is one. */
+/**
+ * `compare BASE HEAD` (two counted runs) or `compare RUN_DIR` (one counted run with variants).
+ * Returns the exit code: 1 when asked to fail on a regression (more work) and there is one.
+ */
 export async function runCountedCompare(
-  baseDir: string,
-  headDir: string,
+  dirs: [string] | [string, string],
   options: CountedCompareOptions,
 ): Promise<number> {
   const format = options.format ?? "markdown";
-  if (format !== "markdown" && format !== "json") {
-    throw new UserError(`--format: expected markdown or json, got '${format}'`);
+  if (!(COUNTED_FORMATS as readonly string[]).includes(format)) {
+    throw new UserError(`--format: expected one of ${COUNTED_FORMATS.join(", ")}, got '${format}'`);
   }
-  const comparison = await compareCountedRuns(baseDir, headDir, {
+  const verdict = {
+    // The HTML page charts every function that changed; the others keep the top ten.
+    ...(format === "html" ? { whereTop: Infinity } : {}),
     floorPct: parseNumber("--floor", options.floor, DEFAULT_FLOOR_PCT, 0),
     spreadFactor: parseNumber("--spread-factor", options.spreadFactor, DEFAULT_SPREAD_FACTOR, 0),
-  });
+  };
+  const [first, second] = dirs;
+  if (second !== undefined && (options.base !== undefined || options.head !== undefined)) {
+    throw new UserError("--base/--head pick variants of one run: give one RUN_DIR with them");
+  }
+  const comparison =
+    second === undefined
+      ? await compareCountedVariants(first, {
+          ...verdict,
+          ...(options.base !== undefined ? { base: options.base } : {}),
+          ...(options.head !== undefined ? { head: options.head } : {}),
+        })
+      : await compareCountedRuns(first, second, verdict);
   const text =
-    format === "json" ? `${JSON.stringify(comparison, null, 2)}\n` : renderCountedComparison(comparison);
+    format === "json"
+      ? `${JSON.stringify(comparison, null, 2)}\n`
+      : format === "html"
+        ? renderCountedComparisonHtml(comparison)
+        : renderCountedComparison(comparison);
   await writeOutput(text, options.out);
   return options.failOnRegression && countedRegressions(comparison) > 0 ? 1 : 0;
 }

@@ -76,6 +76,12 @@ export function renderCountedComparison(c: CountedComparison): string {
   const lines = [
     headline(c),
     "",
+    ...(c.variants === undefined
+      ? []
+      : [
+          `Variants of one run: ${escapeMarkdown(c.variants.head)} against ${escapeMarkdown(c.variants.base)}.`,
+          "",
+        ]),
     `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) ` +
       "of the repetitions. Values are medians per request.",
     "",

@@ -8,7 +8,8 @@ import {
   type VerdictOptions,
 } from "../stats/instructions-verdict.js";
 import { formatSchemaError, UserError } from "../util/errors.js";
-import { INSTRUCTIONS_FILE, InstructionsResults, type CountedCell } from "./schema.js";
+import { pickVariants } from "../report/compare.js";
+import { countedCellId, INSTRUCTIONS_FILE, InstructionsResults, type CountedCell } from "./schema.js";
 import { whereItWent, type WhereItWent } from "./where.js";
 
 /** Head against base for counted runs: per cell, instructions and estimated cycles per request. */
@@ -17,6 +18,9 @@ export const COUNTED_METRICS = [
   { key: "instructionsPerRequest", label: "Instructions/request" },
   { key: "cyclesPerRequest", label: "Est. cycles/request" },
 ] as const;
+
+/** The verdict's floor and factor, and how many functions where-it-went keeps (default ten). */
+export type CountedOptions = VerdictOptions & { whereTop?: number };
 
 export interface CountedCellComparison {
   id: string;
@@ -29,6 +33,8 @@ export interface CountedComparison {
   spreadFactor: number;
   cells: CountedCellComparison[];
   notCompared: Array<{ id: string; why: string }>;
+  /** The variants compared, for one run holding variants. */
+  variants?: { base: string; head: string };
 }
 
 /** Whether a folder (or file) holds the results of a counted run. */
@@ -66,7 +72,7 @@ function values(cell: CountedCell, key: (typeof COUNTED_METRICS)[number]["key"])
 export async function compareCountedCells(
   base: { cell: CountedCell; dir: string },
   head: { cell: CountedCell; dir: string },
-  options: VerdictOptions = {},
+  options: CountedOptions = {},
   id = head.cell.id,
 ): Promise<CountedCellComparison> {
   const metrics = COUNTED_METRICS.flatMap(({ key, label }) => {
@@ -75,35 +81,75 @@ export async function compareCountedCells(
     if (b.length === 0 || h.length === 0) return [];
     return [{ label, baseN: b.length, headN: h.length, ...compareCounts(b, h, options) }];
   });
-  return { id, metrics, where: await whereItWent(base, head) };
+  return { id, metrics, where: await whereItWent(base, head, options.whereTop) };
 }
 
-export async function compareCountedRuns(
-  baseDir: string,
-  headDir: string,
-  options: VerdictOptions = {},
-): Promise<CountedComparison> {
-  const base = await readInstructions(baseDir);
-  const head = await readInstructions(headDir);
+/** One side of a comparison: its cells by the id they share with the other side. */
+interface Side {
+  name: string;
+  cells: Map<string, CountedCell>;
+  dir: string;
+}
+
+async function compareSides(base: Side, head: Side, options: CountedOptions): Promise<CountedComparison> {
   const out: CountedComparison = {
     floorPct: options.floorPct ?? DEFAULT_FLOOR_PCT,
     spreadFactor: options.spreadFactor ?? DEFAULT_SPREAD_FACTOR,
     cells: [],
     notCompared: [],
   };
-  const ids = [...new Set([...base.results.cells, ...head.results.cells].map((c) => c.id))];
-  for (const id of ids) {
-    const b = base.results.cells.find((c) => c.id === id);
-    const h = head.results.cells.find((c) => c.id === id);
-    if (!b || !h) out.notCompared.push({ id, why: `only in ${b ? "base" : "head"}` });
+  for (const id of new Set([...base.cells.keys(), ...head.cells.keys()])) {
+    const b = base.cells.get(id);
+    const h = head.cells.get(id);
+    if (!b || !h) out.notCompared.push({ id, why: `only in ${b ? base.name : head.name}` });
     else if (b.status !== "ok" || h.status !== "ok") {
-      out.notCompared.push({ id, why: `base ${b.status}, head ${h.status}` });
-    } else
-      out.cells.push(
-        await compareCountedCells({ cell: b, dir: base.dir }, { cell: h, dir: head.dir }, options),
-      );
+      out.notCompared.push({ id, why: `${base.name} ${b.status}, ${head.name} ${h.status}` });
+    } else {
+      const compared = { cell: b, dir: base.dir };
+      out.cells.push(await compareCountedCells(compared, { cell: h, dir: head.dir }, options, id));
+    }
   }
   return out;
+}
+
+/** Two counted runs, unpaired: cells matched by id. */
+export async function compareCountedRuns(
+  baseDir: string,
+  headDir: string,
+  options: CountedOptions = {},
+): Promise<CountedComparison> {
+  const base = await readInstructions(baseDir);
+  const head = await readInstructions(headDir);
+  const byId = (cells: CountedCell[]) => new Map(cells.map((c) => [c.id, c]));
+  return compareSides(
+    { name: "base", cells: byId(base.results.cells), dir: base.dir },
+    { name: "head", cells: byId(head.results.cells), dir: head.dir },
+    options,
+  );
+}
+
+/**
+ * One counted run holding variants (--variant): the head variant's cells against the base's,
+ * matched by scenario and proxy, where-it-went from each variant's callgrind files. The variants
+ * are picked as for a wall-clock run (--base/--head, else 'base' and 'head', else the first two).
+ */
+export async function compareCountedVariants(
+  dir: string,
+  options: CountedOptions & { base?: string; head?: string } = {},
+): Promise<CountedComparison> {
+  const run = await readInstructions(dir);
+  const [baseName, headName] = pickVariants(run.results, options);
+  const of = (variant: string): Side => ({
+    name: variant,
+    dir: run.dir,
+    cells: new Map(
+      run.results.cells
+        .filter((c) => c.variant === variant)
+        .map((c) => [countedCellId(c.scenario, c.proxy), c]),
+    ),
+  });
+  const comparison = await compareSides(of(baseName), of(headName), options);
+  return { ...comparison, variants: { base: baseName, head: headName } };
 }
 
 export function countedRegressions(c: CountedComparison): number {

@@ -15,7 +15,7 @@ function values(cell: CountedCell, key: "instructionsPerRequest" | "cyclesPerReq
 }
 
 function row(cell: CountedCell): string {
-  const name = escapeMarkdown(cell.proxy);
+  const name = escapeMarkdown(cell.variant === undefined ? cell.proxy : `${cell.proxy} (${cell.variant})`);
   if (cell.status !== "ok") return `| ${name} | ${cell.status} | | | ${cell.repetitions.length} |`;
   const ir = values(cell, "instructionsPerRequest");
   if (ir.length === 0) return `| ${name} | not yet measured | | | 0 |`;

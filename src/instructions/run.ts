@@ -2,15 +2,17 @@ import { mkdir, readdir, rename, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { captureEnvironment } from "../environment/capture.js";
-import { loadManifests, type LoadedProxy, type ManifestSet } from "../manifests/load.js";
+import type { LoadedProxy } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
-import { worstStatus, type CpuLayout } from "../results/schema.js";
+import { worstStatus, type CpuLayout, type Settings } from "../results/schema.js";
 import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
-import { selectNames } from "../runner/plan.js";
+import type { Block, PlannedCell } from "../runner/plan.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
+import { roundOrder } from "../runner/rounds.js";
 import { buildUpstreamSpec } from "../runner/specs.js";
-import { ensureUpstream, startUpstream } from "../runner/upstream.js";
+import { ensureUpstream, startUpstream, type StartedUpstream } from "../runner/upstream.js";
+import { planRun, type Variant } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
 import { measureOnce } from "./measure.js";
 import { renderInstructionsMarkdown } from "./report.js";
@@ -21,7 +23,7 @@ import {
   type CountedCell,
   type InstructionsResults,
 } from "./schema.js";
-import { findValgrind, instructionsSkipReason, type ValgrindTools } from "./valgrind.js";
+import { findValgrind, IMAGE_ONLY_REASON, instructionsSkipReason, type ValgrindTools } from "./valgrind.js";
 
 /** `proxybench run --measure instructions`: the fixed sequence and its defaults. */
 export const DEFAULT_REQUESTS = 1000;
@@ -40,16 +42,29 @@ export interface InstructionsRequest {
   out?: string;
   proxiesDirs?: string[];
   scenariosDirs?: string[];
+  /** Sets of manifests counted side by side (--variant NAME=DIR), in ABBA rounds. */
+  variants?: Variant[];
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
+}
+
+/** One cell to count: a proxy of a variant, its binary, and its results entry. */
+interface CountedJob {
+  planned: PlannedCell;
+  binaryPath: string;
+  cell: CountedCell;
+}
+
+interface CountedBlock {
+  scenario: string;
+  jobs: CountedJob[];
 }
 
 interface Ready {
   results: InstructionsResults;
   dir: string;
   tools: ValgrindTools;
-  proxies: Array<{ proxy: LoadedProxy; binaryPath: string }>;
-  scenarios: ScenarioManifest[];
+  blocks: CountedBlock[];
   log: (line: string) => void;
 }
 
@@ -57,7 +72,7 @@ export async function runInstructions(
   request: InstructionsRequest,
 ): Promise<{ exitCode: number; results: InstructionsResults; dir: string }> {
   const ready = await prepare(request);
-  for (const scenario of ready.scenarios) await runScenario(ready, scenario);
+  for (const block of ready.blocks) await runBlock(ready, block);
   ready.results.finishedAt = new Date().toISOString();
   await save(ready);
   ready.log(`results: ${path.join(ready.dir, INSTRUCTIONS_FILE)}`);
@@ -65,42 +80,63 @@ export async function runInstructions(
   return { exitCode: allOk ? 0 : 1, results: ready.results, dir: ready.dir };
 }
 
+/**
+ * The plan as the wall-clock mode makes it (planRun: the variants checked, each variant's
+ * manifest folders, the plans merged by scenario), then each cell's binary found under Valgrind.
+ */
 async function prepare(request: InstructionsRequest): Promise<Ready> {
   const log = request.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const manifests = await loadManifests({
-    ...(request.proxiesDirs ? { proxiesDirs: request.proxiesDirs } : {}),
-    ...(request.scenariosDirs ? { scenariosDirs: request.scenariosDirs } : {}),
-  });
-  const proxyNames = selectNames("--proxies", request.proxies ?? ["nginx", "haproxy"], manifests.proxies);
-  const scenarioNames = selectNames("--scenarios", request.scenarios ?? ["passthrough"], manifests.scenarios);
+  const planSettings = toPlanSettings(request);
+  const plan = await planRun(planSettings);
   const tools = await findValgrind();
-  const { proxies, skipped } = await runnable(proxyNames, manifests);
+  const found = await findBinaries(plan.blocks);
+  const skipped = dedupe([
+    ...plan.skipped.map((s) => ({ ...s, reason: IMAGE_ONLY_REASON })),
+    ...found.skipped,
+  ]);
   for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
-  const cpus = cpuLayout(request.cpus);
   const dir = await resultsDir(request.out);
-  const settings = {
-    proxies: proxyNames,
-    scenarios: scenarioNames,
-    repetitions: positive("--repetitions", request.repetitions ?? DEFAULT_COUNTED_REPETITIONS),
-    requests: positive("requests", request.requests ?? DEFAULT_REQUESTS),
-    warmupRequests: request.warmupRequests ?? DEFAULT_WARMUP_REQUESTS,
-    connections: positive("connections", request.connections ?? DEFAULT_CONNECTIONS),
-    cpus,
-    valgrind: tools.version,
-  };
-  const versions = Object.fromEntries(proxies.map((p) => [p.proxy.manifest.name, p.version]));
+  const variants = request.variants;
+  if (variants) log(`variants: ${variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ABBA rounds`);
   const results: InstructionsResults = {
     schemaVersion: INSTRUCTIONS_SCHEMA_VERSION,
     measure: "instructions",
     runId: path.basename(dir),
     startedAt: new Date().toISOString(),
-    settings,
-    environment: await captureEnvironment({ tools: { valgrind: tools.version }, proxies: versions }),
+    settings: {
+      proxies: planSettings.proxies,
+      scenarios: planSettings.scenarios,
+      repetitions: planSettings.repetitions,
+      requests: positive("requests", request.requests ?? DEFAULT_REQUESTS),
+      warmupRequests: request.warmupRequests ?? DEFAULT_WARMUP_REQUESTS,
+      connections: positive("connections", request.connections ?? DEFAULT_CONNECTIONS),
+      cpus: planSettings.cpus,
+      valgrind: tools.version,
+      ...(variants ? { variants } : {}),
+    },
+    environment: await captureEnvironment({ tools: { valgrind: tools.version }, proxies: found.versions }),
     skipped,
     cells: [],
   };
-  const scenarios = scenarioNames.map((n) => manifests.scenarios.get(n)?.manifest as ScenarioManifest);
-  return { results, dir, tools, proxies, scenarios, log };
+  const blocks = found.blocks.map((b) => ({
+    scenario: b.scenario,
+    jobs: b.jobs.map((j) => ({ ...j, cell: newCell(j.planned, found.versions) })),
+  }));
+  return { results, dir, tools, blocks, log };
+}
+
+/** The request as the wall-clock mode's settings, for planRun (native: Valgrind runs binaries). */
+function toPlanSettings(request: InstructionsRequest): Settings {
+  return {
+    proxies: request.proxies ?? ["nginx", "haproxy"],
+    scenarios: request.scenarios ?? ["passthrough"],
+    repetitions: positive("--repetitions", request.repetitions ?? DEFAULT_COUNTED_REPETITIONS),
+    cpus: cpuLayout(request.cpus),
+    runtime: "native",
+    ...(request.proxiesDirs ? { proxiesDirs: request.proxiesDirs } : {}),
+    ...(request.scenariosDirs ? { scenariosDirs: request.scenariosDirs } : {}),
+    ...(request.variants ? { variants: request.variants } : {}),
+  };
 }
 
 function positive(flag: string, n: number): number {
@@ -108,31 +144,49 @@ function positive(flag: string, n: number): number {
   return n;
 }
 
-async function runnable(
-  names: string[],
-  manifests: ManifestSet,
-): Promise<{
-  proxies: Array<{ proxy: LoadedProxy; binaryPath: string; version: string }>;
-  skipped: Array<{ proxy: string; reason: string }>;
+type Skipped = InstructionsResults["skipped"][number];
+
+function dedupe(skipped: Skipped[]): Skipped[] {
+  const seen = new Map(skipped.map((s) => [`${s.proxy}\n${s.reason}`, s]));
+  return [...seen.values()];
+}
+
+/** Each planned cell's binary, or why it cannot be counted (one look per proxy folder). */
+async function findBinaries(blocks: Block[]): Promise<{
+  blocks: Array<{ scenario: string; jobs: Array<Omit<CountedJob, "cell">> }>;
+  skipped: Skipped[];
+  versions: Record<string, string>;
 }> {
-  const proxies: Array<{ proxy: LoadedProxy; binaryPath: string; version: string }> = [];
-  const skipped: Array<{ proxy: string; reason: string }> = [];
-  for (const name of names) {
-    const proxy = manifests.proxies.get(name) as LoadedProxy;
-    const reason = instructionsSkipReason(proxy);
-    if (reason !== undefined) {
-      skipped.push({ proxy: name, reason });
-      continue;
+  const looked = new Map<string, { path: string; version: string } | { reason: string }>();
+  const skipped: Skipped[] = [];
+  const versions: Record<string, string> = {};
+  const out = [];
+  for (const block of blocks) {
+    const jobs = [];
+    for (const planned of block.cells) {
+      const proxy = planned.proxy;
+      const key = proxy.file;
+      if (!looked.has(key)) looked.set(key, await lookFor(proxy));
+      const found = looked.get(key) as { path: string; version: string } | { reason: string };
+      const name = proxy.manifest.name;
+      const shown = planned.variant === undefined ? name : `${name}@${planned.variant}`;
+      if ("reason" in found) skipped.push({ proxy: shown, reason: found.reason });
+      else {
+        versions[shown] = found.version;
+        jobs.push({ planned, binaryPath: found.path });
+      }
     }
-    const found = await nativeAvailability(proxy);
-    if (found.kind === "found") proxies.push({ proxy, binaryPath: found.path, version: found.version });
-    else
-      skipped.push({
-        proxy: name,
-        reason: found.kind === "missing" ? `binary not found (${found.fix})` : found.kind,
-      });
+    out.push({ scenario: block.scenario.manifest.name, jobs });
   }
-  return { proxies, skipped };
+  return { blocks: out, skipped, versions };
+}
+
+async function lookFor(proxy: LoadedProxy): Promise<{ path: string; version: string } | { reason: string }> {
+  const reason = instructionsSkipReason(proxy);
+  if (reason !== undefined) return { reason };
+  const found = await nativeAvailability(proxy);
+  if (found.kind === "found") return { path: found.path, version: found.version };
+  return { reason: found.kind === "missing" ? `binary not found (${found.fix})` : found.kind };
 }
 
 function cpuLayout(text: string | undefined): CpuLayout {
@@ -151,43 +205,68 @@ async function resultsDir(out: string | undefined): Promise<string> {
   return dir;
 }
 
-/** The upstream, then the repetitions interleaved across proxies (rep 1 of A, B, then rep 2...). */
-async function runScenario(ready: Ready, scenario: ScenarioManifest): Promise<void> {
-  const { results, dir } = ready;
-  const upstreamLog = path.join(dir, "logs", `${scenario.name}-upstream.log`);
-  await mkdir(path.dirname(upstreamLog), { recursive: true });
-  const spec = buildUpstreamSpec(
-    await ensureUpstream(),
-    scenario,
-    results.settings.cpus.upstream,
-    upstreamLog,
-  );
-  const upstream = await startUpstream(new NativeRuntime(), spec);
+/** One upstream per distinct upstream setting of the block's scenarios (variants may differ). */
+async function startUpstreams(ready: Ready, block: CountedBlock): Promise<Map<string, StartedUpstream>> {
+  const out = new Map<string, StartedUpstream>();
   try {
-    const cells = ready.proxies.map((p) => newCell(scenario.name, p.proxy.manifest.name, ready));
-    results.cells.push(...cells);
-    for (let index = 0; index < results.settings.repetitions; index++) {
-      for (const [i, { proxy, binaryPath }] of ready.proxies.entries()) {
-        const cell = cells[i] as CountedCell;
-        if (cell.status === "failed") continue;
-        const rep = await measureOnce({
-          ...jobPaths(scenario.name, proxy.manifest.name, index, dir),
-          proxy,
-          binaryPath,
-          scenario,
-          upstream,
-          cpus: results.settings.cpus.proxy.slice(0, 1),
-          dir,
-          index,
-          ...pick(results.settings),
-          tools: ready.tools,
-        });
-        addRepetition(cell, rep, ready.log);
-        await save(ready);
-      }
+    for (const { planned } of block.jobs) {
+      const key = upstreamKey(planned);
+      if (out.has(key)) continue;
+      const logRel = `logs/${block.scenario}-upstream${out.size === 0 ? "" : `-${out.size + 1}`}.log`;
+      await mkdir(path.join(ready.dir, "logs"), { recursive: true });
+      const spec = buildUpstreamSpec(
+        await ensureUpstream(),
+        planned.scenario.manifest,
+        ready.results.settings.cpus.upstream,
+        path.join(ready.dir, logRel),
+      );
+      out.set(key, await startUpstream(new NativeRuntime(), spec));
+    }
+  } catch (err) {
+    await stopAll(out);
+    throw err;
+  }
+  return out;
+}
+
+function upstreamKey(planned: PlannedCell): string {
+  return JSON.stringify(planned.scenario.manifest.upstream ?? {});
+}
+
+async function stopAll(upstreams: Map<string, StartedUpstream>): Promise<void> {
+  for (const u of upstreams.values()) await u.proc.stop();
+}
+
+/**
+ * The upstream(s), then the repetitions in rounds: every cell (each proxy of each variant) once
+ * per round, the order reversed every other round (ABBA), so a drift weighs alike on base and head.
+ */
+async function runBlock(ready: Ready, block: CountedBlock): Promise<void> {
+  const { results, dir } = ready;
+  const upstreams = await startUpstreams(ready, block);
+  try {
+    results.cells.push(...block.jobs.map((j) => j.cell));
+    for (const { cell: job, round } of roundOrder(block.jobs, results.settings.repetitions, "abba")) {
+      if (job.cell.status === "failed") continue;
+      const scenario: ScenarioManifest = job.planned.scenario.manifest;
+      const rep = await measureOnce({
+        ...jobPaths(job.cell, job.cell.repetitions.length, dir),
+        proxy: job.planned.proxy,
+        binaryPath: job.binaryPath,
+        scenario,
+        upstream: upstreams.get(upstreamKey(job.planned)) as StartedUpstream,
+        cpus: results.settings.cpus.proxy.slice(0, 1),
+        dir,
+        index: job.cell.repetitions.length,
+        ...pick(results.settings),
+        tools: ready.tools,
+      });
+      const variant = job.planned.variant;
+      addRepetition(job.cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
+      await save(ready);
     }
   } finally {
-    await upstream.proc.stop();
+    await stopAll(upstreams);
   }
 }
 
@@ -195,26 +274,36 @@ function pick(s: InstructionsResults["settings"]) {
   return { requests: s.requests, warmupRequests: s.warmupRequests, connections: s.connections };
 }
 
-function jobPaths(scenario: string, proxy: string, index: number, dir: string) {
+/** Files of a cell: `<scenario>-<proxy>[@<variant>]`. */
+function cellStem(cell: CountedCell): string {
+  return `${cell.scenario}-${cell.proxy}${cell.variant === undefined ? "" : `@${cell.variant}`}`;
+}
+
+function jobPaths(cell: CountedCell, index: number, dir: string) {
+  const stem = cellStem(cell);
   return {
-    workdir: path.join(dir, "work", `${scenario}-${proxy}`),
-    logRel: `logs/${scenario}-${proxy}.log`,
-    rawRel: `raw/${scenario}-${proxy}-rep${index + 1}.callgrind.out`,
+    workdir: path.join(dir, "work", stem),
+    logRel: `logs/${stem}.log`,
+    rawRel: `raw/${stem}-rep${index + 1}.callgrind.out`,
   };
 }
 
-function newCell(scenario: string, proxy: string, ready: Ready): CountedCell {
-  const version = ready.results.environment?.proxies[proxy];
-  return {
-    id: countedCellId(scenario, proxy),
+function newCell(planned: PlannedCell, versions: Record<string, string>): CountedCell {
+  const proxy = planned.proxy.manifest.name;
+  const scenario = planned.scenario.manifest.name;
+  const variant = planned.variant;
+  const version = versions[variant === undefined ? proxy : `${proxy}@${variant}`];
+  const cell: CountedCell = {
+    id: countedCellId(scenario, proxy, variant),
     proxy,
+    ...(variant === undefined ? {} : { variant }),
     scenario,
     status: "ok",
     reasons: [],
     ...(version === undefined ? {} : { proxyVersion: version }),
     repetitions: [],
-    log: `logs/${scenario}-${proxy}.log`,
   };
+  return { ...cell, log: `logs/${cellStem(cell)}.log` };
 }
 
 function addRepetition(

@@ -10,6 +10,13 @@ export const INSTRUCTIONS_FILE = "instructions.json";
 
 export const CountedRepetition = z.object({
   index: z.number().int().nonnegative(),
+  round: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("The round of a variant run (every variant's cell measured once per round, ABBA order)."),
+  variant: z.string().optional().describe("The variant (--variant NAME=DIR) this repetition ran."),
   startedAt: z.iso.datetime(),
   status: CellStatus,
   reasons: z.array(z.string()),
@@ -36,8 +43,9 @@ export const CountedRepetition = z.object({
 export type CountedRepetition = z.infer<typeof CountedRepetition>;
 
 export const CountedCell = z.object({
-  id: z.string().describe("scenario/proxy"),
+  id: z.string().describe("scenario/proxy, or scenario/proxy@variant in a variant run"),
   proxy: z.string(),
+  variant: z.string().optional().describe("The variant (--variant NAME=DIR) whose manifests this cell ran."),
   scenario: z.string(),
   status: CellStatus,
   reasons: z.array(z.string()),
@@ -62,6 +70,10 @@ export const InstructionsResults = z.object({
     connections: z.number().int().positive(),
     cpus: CpuLayout,
     valgrind: z.string(),
+    variants: z
+      .array(z.object({ name: z.string(), dir: z.string() }))
+      .optional()
+      .describe("Variants counted side by side in rounds (--variant NAME=DIR), in order."),
   }),
   environment: Environment.optional(),
   skipped: z.array(z.object({ proxy: z.string(), reason: z.string() })).default([]),
@@ -69,6 +81,6 @@ export const InstructionsResults = z.object({
 });
 export type InstructionsResults = z.infer<typeof InstructionsResults>;
 
-export function countedCellId(scenario: string, proxy: string): string {
-  return `${scenario}/${proxy}`;
+export function countedCellId(scenario: string, proxy: string, variant?: string): string {
+  return `${scenario}/${proxy}${variant === undefined ? "" : `@${variant}`}`;
 }

@@ -26,11 +26,13 @@ export async function findValgrind(): Promise<ValgrindTools> {
   return { valgrind, control, version: output.trim().replace(/^valgrind-/, "") };
 }
 
+export const IMAGE_ONLY_REASON = "image only: a container cannot run under Valgrind here";
+
 /** Why a proxy cannot be counted under Valgrind, or undefined when it can. Pure. */
 export function instructionsSkipReason(proxy: LoadedProxy): string | undefined {
   const m = proxy.manifest;
   if (m.kind === "direct") return "no proxy process to count (direct goes straight to the upstream)";
-  if (!m.native) return "image only: a container cannot run under Valgrind here";
+  if (!m.native) return IMAGE_ONLY_REASON;
   if (m.instructions?.unsupported !== undefined)
     return `cannot run under Valgrind: ${m.instructions.unsupported}`;
   if (!m.instructions) return `${proxy.file}: no 'instructions' section (how to run it as one process)`;

@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { median } from "simple-statistics";
 import { eventCost, parseCallgrind } from "./callgrind.js";
-import type { CountedCell } from "./schema.js";
+import { UserError } from "../util/errors.js";
+import { INSTRUCTIONS_FILE, type CountedCell } from "./schema.js";
 
 /**
  * "Where it went": per function, instructions per request (self and inclusive, the median over
@@ -30,6 +31,21 @@ export interface WhereItWent {
 
 export const WHERE_TOP = 10;
 
+/**
+ * A repetition's callgrindFile inside its results folder: results downloaded from another run
+ * (a fork's artifact) are data, and a path out of the folder is refused, not read.
+ */
+export function insideResults(dir: string, file: string): string {
+  const root = path.resolve(dir);
+  const full = path.resolve(root, file);
+  if (path.isAbsolute(file) || !full.startsWith(`${root}${path.sep}`)) {
+    throw new UserError(
+      `${path.join(root, INSTRUCTIONS_FILE)}: callgrindFile '${file}' is not inside the results folder`,
+    );
+  }
+  return full;
+}
+
 /** Per function, the median over repetitions of its Ir per request (0 in a repetition without it). */
 export async function functionsPerRequest(
   cell: CountedCell,
@@ -40,7 +56,7 @@ export async function functionsPerRequest(
   );
   const perRep: Array<Map<string, FunctionPerRequest>> = [];
   for (const rep of reps) {
-    const profile = parseCallgrind(await readFile(path.join(dir, rep.callgrindFile as string), "utf8"));
+    const profile = parseCallgrind(await readFile(insideResults(dir, rep.callgrindFile as string), "utf8"));
     const map = new Map<string, FunctionPerRequest>();
     for (const f of profile.functions) {
       map.set(f.name, {

@@ -375,7 +375,14 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
 }
 
 /** The variants a paired comparison takes: the names asked for, else base/head, else the first two. */
-export function pickVariants(results: Results, asked: { base?: string; head?: string }): [string, string] {
+/** What picking variants reads of a run: wall-clock (results.json) or counted (instructions.json). */
+export interface VariantRun {
+  runId: string;
+  settings: { variants?: ReadonlyArray<{ name: string }> | undefined };
+  cells: ReadonlyArray<{ variant?: string | undefined }>;
+}
+
+export function pickVariants(results: VariantRun, asked: { base?: string; head?: string }): [string, string] {
   const names = variantNames(results);
   if (names.length < 2) {
     throw new UserError(
@@ -394,7 +401,7 @@ export function pickVariants(results: Results, asked: { base?: string; head?: st
   return [base, head];
 }
 
-export function variantNames(results: Results): string[] {
+export function variantNames(results: VariantRun): string[] {
   const recorded = results.settings.variants?.map((v) => v.name) ?? [];
   const seen = results.cells.map((c) => c.variant).filter((v): v is string => v !== undefined);
   return [...new Set([...recorded, ...seen])];

@@ -302,6 +302,7 @@ describe("getSettings", () => {
     expect(getSettings(reader({}), env)).toEqual({
       results: ["r"],
       thresholdPct: 5,
+      floorPct: 0.5,
       alpha: 0.05,
       failOnRegression: false,
       comment: true,
@@ -317,6 +318,7 @@ describe("getSettings", () => {
   it.each<[Record<string, string>, RegExp]>([
     [{ results: "" }, /input 'results': required/],
     [{ threshold: "-1" }, /input 'threshold': expected a percentage >= 0, got '-1'/],
+    [{ floor: "x" }, /input 'floor': expected a percentage >= 0, got 'x'/],
     [{ alpha: "1" }, /input 'alpha': expected a number between 0 and 1/],
     [{ comment: "yes" }, /input 'comment': expected true or false, got 'yes'/],
     [{ "fail-on-regression": "1" }, /input 'fail-on-regression'/],

@@ -702,3 +702,40 @@ describe("the docs tell what the approval label does and does not prevent", () =
     expect(docs).toMatch(/GitHub Enterprise Server does not set these job context properties/);
   });
 });
+
+describe("the counted benchmark's fork-safe pair", () => {
+  const wf = (file: string) => read<Workflow>(path.join(PROJECT_ROOT, file));
+  const text = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
+
+  it("bench-instructions.yml counts base and head as variants of one run with a read-only token", () => {
+    const bench = wf(".github/workflows/bench-instructions.yml");
+    for (const [name, job] of Object.entries(bench.jobs)) {
+      expect(job.permissions, name).toEqual({ contents: "read" });
+      expect(job["runs-on"], name).toBe("ubuntu-latest");
+    }
+    const steps = Object.values(bench.jobs).flatMap((j) => j.steps ?? []);
+    const count = steps.find((s) => s.run?.includes("--measure instructions"))?.run ?? "";
+    expect(count).toMatch(/--variant "base=[^"]+" --variant "head=[^"]+"/);
+    expect(steps.filter((s) => /compare \.\.\/results /.test(s.run ?? ""))).toHaveLength(2);
+    const upload = steps.find((s) => s.uses?.startsWith("actions/upload-artifact@"));
+    expect(upload?.with?.name).toBe("${{ inputs.artifact-prefix }}-results");
+  });
+
+  it("fork-comment.yml answers the documented caller by name and downloads its artifact", () => {
+    const docs = text("docs/actions.md");
+    const block = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1] ?? "")
+      .find((y) => y.includes("name: proxybench instructions benchmark"));
+    const caller = parseYaml(block ?? "") as Workflow & { name: string };
+    expect(caller.permissions).toEqual({});
+    expect(caller.concurrency).toBeDefined();
+    const job: (Job & { with?: Record<string, string> }) | undefined = Object.values(caller.jobs)[0];
+    expect(job?.uses).toMatch(/^org\/proxybench\/\.github\/workflows\/bench-instructions\.yml@/);
+    expect(job?.permissions).toEqual({ contents: "read" });
+    const prefix = job?.with?.["artifact-prefix"];
+    const comment = text("workflows/fork-comment.yml");
+    expect(comment).toContain(`"${caller.name}"`);
+    expect(comment).toContain(`name: ${prefix}-results`);
+    expect(comment).toContain(`github.event.workflow_run.name == '${caller.name}'`);
+  });
+});

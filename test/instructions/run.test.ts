@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execOutput } from "../../src/environment/exec.js";
 import { parseCallgrind } from "../../src/instructions/callgrind.js";
 import { runCountedCompare } from "../../src/instructions/compare-command.js";
-import { compareCountedRuns } from "../../src/instructions/compare.js";
+import { compareCountedRuns, compareCountedVariants } from "../../src/instructions/compare.js";
 import { runInstructions } from "../../src/instructions/run.js";
 import { InstructionsResults } from "../../src/instructions/schema.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
@@ -154,10 +154,90 @@ describe("run --measure instructions with real proxies under valgrind", () => {
     expect(verdicts.filter((v) => /more-work|less-work/.test(v))).toEqual([]);
     expect(verdicts).toHaveLength(4);
     const out = path.join(tmp, "compare.md");
-    expect(await runCountedCompare(base, head, { failOnRegression: true, out })).toBe(1);
+    expect(await runCountedCompare([base, head], { failOnRegression: true, out })).toBe(1);
     expect(await readFile(out, "utf8")).toMatch(/more work.*\n[\s\S]*<details>/);
-    expect(await runCountedCompare(base, head, { floor: "50", out })).toBe(0);
-    await expect(runCountedCompare(base, head, { floor: "x" })).rejects.toThrow(/--floor: expected a number/);
+    expect(await runCountedCompare([base, head], { floor: "50", out })).toBe(0);
+    await expect(runCountedCompare([base, head], { floor: "x" })).rejects.toThrow(
+      /--floor: expected a number/,
+    );
+  });
+
+  it("variants: base and head counted in ABBA rounds in one run, compared from the one folder", async () => {
+    const variant = async (name: string, headers: number) => {
+      const dir = path.join(tmp, "variants", name);
+      await cp(path.join(PROJECT_ROOT, "proxies", "nginx"), path.join(dir, "proxies", "nginx"), {
+        recursive: true,
+      });
+      const conf = path.join(dir, "proxies", "nginx", "nginx.conf");
+      const text = await readFile(conf, "utf8");
+      const added = " proxy_set_header X-A a;".repeat(headers);
+      await writeFile(conf, text.replace("proxy_set_header Host $http_host;", `$&${added}`));
+      return { name, dir };
+    };
+    const out = path.join(tmp, "variant-run");
+    const { exitCode, results } = await runInstructions({
+      proxies: ["nginx"],
+      scenarios: ["values"],
+      scenariosDirs: [path.join(tmp, "scenarios")],
+      variants: [await variant("base", 0), await variant("head", 5)],
+      repetitions: 2,
+      requests: 200,
+      warmupRequests: 20,
+      cpus,
+      out,
+      log: quiet,
+    });
+    expect(exitCode).toBe(0);
+    expect(results.settings.variants?.map((v) => v.name)).toEqual(["base", "head"]);
+    expect(results.cells.map((c) => `${c.id} ${c.variant} ${c.status}`)).toEqual([
+      "values/nginx@base base ok",
+      "values/nginx@head head ok",
+    ]);
+    const reps = results.cells.flatMap((c) => c.repetitions);
+    const order = [...reps].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+    expect(order.map((r) => `${r.variant}${r.round}`)).toEqual(["base0", "head0", "head1", "base1"]);
+    for (const r of reps) expect(existsSync(path.join(out, r.callgrindFile ?? "missing"))).toBe(true);
+    expect(reps.map((r) => r.callgrindFile)).toContain("raw/values-nginx@head-rep2.callgrind.out");
+
+    const c = await compareCountedVariants(out);
+    expect(c.variants).toEqual({ base: "base", head: "head" });
+    expect(c.cells.map((cell) => cell.id)).toEqual(["values/nginx"]);
+    expect(c.cells[0]?.metrics[0]?.verdict).toBe("more-work");
+    const self = c.cells[0]?.where?.self ?? [];
+    expect(self.find((f) => f.name === "ngx_http_script_copy_code")?.delta).toBeGreaterThan(0);
+    // Swapped: the same change is less work; a name that is not a variant is an error naming it.
+    const swapped = await compareCountedVariants(out, { base: "head", head: "base" });
+    expect(swapped.cells[0]?.metrics[0]?.verdict).toBe("less-work");
+    await expect(compareCountedVariants(out, { head: "pr" })).rejects.toThrow(
+      /--head: no variant 'pr' in this run \(its variants: base, head\)/,
+    );
+    const md = path.join(tmp, "variants.md");
+    expect(await runCountedCompare([out], { failOnRegression: true, out: md })).toBe(1);
+    expect(await readFile(md, "utf8")).toMatch(/Variants of one run: head against base[\s\S]*<details>/);
+    // The same run without its variants: one folder has nothing to compare, and says so.
+    const plain = path.join(tmp, "no-variants");
+    await mkdir(plain, { recursive: true });
+    const { variants: _, ...settings } = results.settings;
+    const cells = results.cells.slice(0, 1).map(({ variant: __, ...cell }) => cell);
+    await writeFile(path.join(plain, "instructions.json"), JSON.stringify({ ...results, settings, cells }));
+    await expect(runCountedCompare([plain], {})).rejects.toThrow(/holds no variants/);
+    // HTML: every changed function (not only the top ten), charted from the variants' files.
+    const page = path.join(tmp, "variants.html");
+    expect(await runCountedCompare([out], { format: "html", out: page })).toBe(0);
+    const html = await readFile(page, "utf8");
+    const charted = Number(/Self \(in the function itself\): (\d+) functions/.exec(html)?.[1]);
+    const all = await compareCountedVariants(out, { whereTop: Infinity });
+    expect(charted).toBe(all.cells[0]?.where?.self.length);
+    expect(charted).toBeGreaterThanOrEqual(self.length);
+    expect(html).toContain('<canvas id="icicle-0"');
+    expect(html).toContain("ngx_http_script_copy_code");
+    expect(liveProcesses()).toEqual([]);
+  });
+
+  it("variants: one variant alone is refused before anything starts", async () => {
+    await expect(
+      runInstructions({ variants: [{ name: "base", dir: tmp }], out: path.join(tmp, "none"), log: quiet }),
+    ).rejects.toThrow(/--variant: give two or more variants/);
   });
 
   it("a wrong body makes the cell invalid with the reason, and the exit code 1", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { renderCountedComparison } from "../../src/instructions/compare-markdown.js";
 import type { CountedComparison } from "../../src/instructions/compare.js";
-import { largestChanges, type FunctionPerRequest } from "../../src/instructions/where.js";
+import { insideResults, largestChanges, type FunctionPerRequest } from "../../src/instructions/where.js";
 
 const map = (entries: Array<[string, number, number]>) =>
   new Map<string, FunctionPerRequest>(
@@ -84,5 +84,18 @@ describe("renderCountedComparison", () => {
   it("escapes names", () => {
     expect(md).not.toContain("<b>");
     expect(md).toContain("&lt;b&gt;nginx&lt;/b&gt;");
+  });
+});
+
+describe("callgrind files of downloaded results", () => {
+  it("reads only files inside the results folder, naming the field", () => {
+    expect(insideResults("/r/run", "raw/a@head-rep1.callgrind.out")).toBe(
+      "/r/run/raw/a@head-rep1.callgrind.out",
+    );
+    for (const bad of ["../secret", "/etc/passwd", "raw/../../x", ""]) {
+      expect(() => insideResults("/r/run", bad), bad).toThrow(
+        /\/r\/run\/instructions\.json: callgrindFile '.*' is not inside the results folder/,
+      );
+    }
   });
 });
