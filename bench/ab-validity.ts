@@ -7,8 +7,8 @@
  * - A/A, quiet: base and head identical; a `regressed` or `improved` on any metric of the cell
  *   is a false alarm;
  * - A/A with a noisy neighbour: a busy loop pinned to the proxy's core while the head measures,
- *   in every other round; it must be caught (repetitions redone, or the cell `noisy`), never a
- *   verdict;
+ *   in every other round, started outside this process's tree as another tenant's would be
+ *   (bench/neighbour.ts); it must be caught (the cell `noisy`), never a verdict;
  * - power: head's upstream +10% latency at the default threshold, and +5% with --threshold 2;
  *   found when p50 is `regressed`.
  * Rates come with 95% Wilson intervals. Last, the time of one interleaved A/B against the same
@@ -18,7 +18,6 @@
  *
  * Bounded: about 25 s per comparison; with the defaults about 30 minutes.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -28,6 +27,7 @@ import type { Results } from "../src/results/schema.js";
 import { runBenchmark, type RunDeps } from "../src/runner/run.js";
 import type { RunRequest } from "../src/runner/settings.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
+import { startNeighbour, type Neighbour } from "./neighbour.js";
 
 const BASE_LATENCY_MS = 10;
 const RATE = 200;
@@ -82,15 +82,13 @@ async function runQuiet(req: RunRequest, extra: Partial<RunDeps> = {}): Promise<
 
 /** A neighbour: a busy loop on the proxy's core while the head measures in even rounds. */
 function neighbour(): Partial<RunDeps> {
-  let loop: ChildProcess | undefined;
+  let loop: Neighbour | undefined;
   return {
     onMeasure: (e) => {
       if (e.phase === "start" && e.variant === "head" && e.round % 2 === 0) {
-        loop = spawn("taskset", ["-c", PROXY_CORE, "timeout", "30", "sh", "-c", "while :; do :; done"], {
-          stdio: "ignore",
-        });
+        loop = startNeighbour(PROXY_CORE, 30);
       } else if (e.phase === "end") {
-        loop?.kill();
+        loop?.stop();
         loop = undefined;
       }
     },

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -11,6 +10,7 @@ import type { Results } from "../../src/results/schema.js";
 import { runBenchmark } from "../../src/runner/run.js";
 import type { RunRequest } from "../../src/runner/settings.js";
 import { liveProcesses } from "../../src/util/processes.js";
+import { startNeighbour, type Neighbour } from "../../bench/neighbour.js";
 import { collectText, lightScenarioDir } from "./helpers.js";
 
 // Real upstream, nginx and k6 through the runner; a few seconds per run.
@@ -27,11 +27,9 @@ async function run(req: RunRequest): Promise<{ results: Results; exitCode: numbe
   return { results: await readResults(outcome.dir), exitCode: outcome.exitCode, log: stderr.text() };
 }
 
-/** A busy loop pinned to the proxy's core, bounded in time. */
-function busyLoop(seconds: number): ChildProcess {
-  return spawn("taskset", ["-c", proxyCore, "timeout", String(seconds), "sh", "-c", "while :; do :; done"], {
-    stdio: "ignore",
-  });
+/** A busy process pinned to the proxy's core, bounded in time, outside this process's tree. */
+function busyLoop(seconds: number): Neighbour {
+  return startNeighbour(proxyCore, seconds);
 }
 
 describe("variant runs", () => {
@@ -184,7 +182,7 @@ describe("noise and dropped iterations", () => {
       );
       expect(exitCode).toBe(1);
     } finally {
-      busy.kill();
+      busy.stop();
     }
   });
 
