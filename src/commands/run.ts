@@ -3,6 +3,7 @@ import * as engines from "../engines/index.js";
 import { Engine } from "../results/schema.js";
 import { renderMarkdownReport } from "../report/markdown.js";
 import { runBenchmark } from "../runner/run.js";
+import { DEFAULT_PROXIES } from "../runner/plan.js";
 import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
@@ -163,7 +164,7 @@ export function register(program: Command): void {
         process.exitCode = outcome.exitCode;
       } else if (flags.findMaxRate) {
         const outcomes = await findMaxRates({
-          proxies: flags.proxies ?? ["direct", "nginx", "haproxy"],
+          proxies: flags.proxies ?? DEFAULT_PROXIES,
           scenarios: flags.scenarios ?? ["passthrough"],
           ...(flags.cpus !== undefined ? { cpus: flags.cpus } : {}),
           ...(flags.out !== undefined ? { out: flags.out } : {}),

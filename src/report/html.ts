@@ -1,10 +1,10 @@
 import type { Results } from "../results/schema.js";
 import { loadChartJsSource, inlineScript } from "./chart-source.js";
 import { escapeHtml, jsonForScript } from "./escape.js";
-import { formatCount, formatDelta, formatMs, formatPercent, formatRps } from "./format.js";
-import { boundPrefix, describeLoad } from "./markdown.js";
+import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
+import { describeLoad } from "./markdown.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { comparisonTable, latencyTable, type ComparisonMetric, type TableCell } from "./tables.js";
+import { comparisonTable, latencyTable, type TableCell } from "./tables.js";
 
 export interface HtmlReportOptions extends ReportOptions {
   /** Chart.js UMD source to inline; read from the installed chart.js package when absent. */
@@ -72,14 +72,8 @@ export function chartData(model: ReportModel): ChartData {
 }
 
 function cellHtml(cell: TableCell, format: (v: number) => string): string {
-  if (cell.status !== undefined) return `<span class="status">${escapeHtml(cell.status)}</span>`;
-  return cell.value === undefined ? "n/a" : escapeHtml(`${boundPrefix(cell)}${format(cell.value)}`);
-}
-
-function formatMetric(metric: ComparisonMetric, value: number): string {
-  if (metric === "rps") return formatRps(value);
-  if (metric === "errors") return formatCount(value);
-  return formatMs(value);
+  const text = escapeHtml(cellText(cell, format));
+  return cell.status === undefined ? text : `<span class="status">${text}</span>`;
 }
 
 function comparisonTableHtml(group: ReportGroup): string {

@@ -1,9 +1,9 @@
 import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
 import { escapeMarkdown } from "./escape.js";
-import { formatCount, formatDelta, formatMs, formatPercent, formatRps } from "./format.js";
+import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { comparisonTable, latencyTable, type ComparisonMetric, type TableCell } from "./tables.js";
+import { comparisonTable, latencyTable } from "./tables.js";
 
 export interface MarkdownReportOptions extends ReportOptions {
   /** Level of the report's title heading (2 = `##`); scenarios go one level below. */
@@ -22,25 +22,6 @@ const STAT_LABELS: Record<string, string> = {
 
 function heading(level: number, text: string): string {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
-}
-
-function formatMetric(metric: ComparisonMetric, value: number): string {
-  if (metric === "rps") return formatRps(value);
-  if (metric === "errors") return formatCount(value);
-  return formatMs(value);
-}
-
-/** Text of a value cell: the status of a column that is not ok, `n/a` for a stat not measured. */
-function valueText(cell: TableCell, format: (v: number) => string): string {
-  if (cell.status !== undefined) return cell.status;
-  return cell.value === undefined ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
-}
-
-/** ">= " before a lower bound, "<= " before an upper one (plain text: no HTML entities). */
-export function boundPrefix(cell: TableCell): string {
-  if (cell.bound === "lower") return ">= ";
-  if (cell.bound === "upper") return "<= ";
-  return "";
 }
 
 export function describeLoad(load: Load): string {
@@ -79,7 +60,7 @@ export function renderComparisonTableMarkdown(group: ReportGroup): string {
   const rows = table.rows.map((row) => {
     const out = [row.label];
     row.cells.forEach((cell, i) => {
-      out.push(valueText(cell, (v) => formatMetric(row.metric, v)));
+      out.push(cellText(cell, (v) => formatMetric(row.metric, v)));
       if (withPercent && !table.columns[i]?.baseline) {
         out.push(cell.changePct === undefined ? "" : formatPercent(cell.changePct));
       }
@@ -96,7 +77,7 @@ export function renderLatencyTableMarkdown(group: ReportGroup): string {
   const rows = table.rows.map((row) => [
     escapeMarkdown(row.proxy),
     ...row.cells.map((cell) => {
-      const text = valueText(cell, formatMs);
+      const text = cellText(cell, formatMs);
       return cell.delta === undefined ? text : `${text}<br>(${formatDelta(cell.delta)})`;
     }),
   ]);

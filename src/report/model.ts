@@ -71,7 +71,8 @@ export interface ReportOptions {
 
 export const DEFAULT_BASELINE = "direct";
 
-function med(values: number[]): number {
+/** The median of a cell's values over its repetitions; NaN when there is none. */
+export function medianOf(values: number[]): number {
   return values.length === 0 ? NaN : median(values);
 }
 
@@ -79,7 +80,7 @@ function med(values: number[]): number {
 export function cellValues(cell: Cell): ColumnValues {
   const reps = cell.repetitions;
   const latencyMs: Partial<Record<LatencyStat, number>> = {};
-  for (const stat of LATENCY_STATS) latencyMs[stat] = med(reps.map((r) => r.latencyMs[stat]));
+  for (const stat of LATENCY_STATS) latencyMs[stat] = medianOf(reps.map((r) => r.latencyMs[stat]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs: Record<string, number> = {};
   for (const key of keys) {
@@ -87,12 +88,12 @@ export function cellValues(cell: Cell): ColumnValues {
       const v = r.latencyPercentilesMs?.[key];
       return v === undefined ? [] : [v];
     });
-    if (values.length === reps.length) percentilesMs[key] = med(values);
+    if (values.length === reps.length) percentilesMs[key] = medianOf(values);
   }
   return {
-    rps: med(reps.map((r) => r.rps)),
+    rps: medianOf(reps.map((r) => r.rps)),
     latencyMs,
-    errors: med(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
+    errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
     percentilesMs,
   };

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
@@ -8,8 +7,8 @@ import { SCHEMA_ID } from "../results/json-schema.js";
 import { readResults, RESULTS_FILE } from "../results/io.js";
 import { SCHEMA_VERSION, type Engine, type Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { PROJECT_ROOT } from "../util/paths.js";
 import { onInterrupt, stopAll } from "../util/processes.js";
+import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { runBlock } from "./block.js";
 import type { BlockContext } from "./cell.js";
@@ -71,11 +70,6 @@ export interface RunOutcome {
   /** 0: every cell ok; 1: some cell is not. */
   exitCode: number;
 }
-
-/** The package version, found from src/ (tests) and dist/src/ (the CLI) alike. */
-const VERSION = (
-  JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }
-).version;
 
 export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunOutcome> {
   const stderr = deps.stderr ?? process.stderr;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { execOutput } from "../environment/exec.js";
 import { UserError } from "../util/errors.js";
 import { PROJECT_ROOT, TOOLS_BIN, findExecutable } from "../util/paths.js";
-import { logTail } from "./logs.js";
+import { logTail } from "../util/logs.js";
 import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 
 /** The built-in upstream: built from upstream/ into .tools/bin by `npm run setup`. */

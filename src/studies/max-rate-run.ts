@@ -4,7 +4,7 @@ import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import type { CpuLayout } from "../results/schema.js";
-import { logTail } from "../runner/logs.js";
+import { logTail } from "../util/logs.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { waitReady } from "../runner/ready.js";

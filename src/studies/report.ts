@@ -1,9 +1,8 @@
 import { markdownTable } from "markdown-table";
-import { median } from "simple-statistics";
 import { escapeMarkdown } from "../report/escape.js";
 import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
 import { describeLoad } from "../report/markdown.js";
-import { buildHeader, cellColumn, type ReportColumn } from "../report/model.js";
+import { buildHeader, cellColumn, medianOf, type ReportColumn } from "../report/model.js";
 import { percentChange } from "../report/tables.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
 import { renderParitySection } from "./parity.js";
@@ -54,10 +53,6 @@ export interface StudyGroup {
   columns: StudyColumn[];
 }
 
-function med(values: number[]): number {
-  return values.length === 0 ? NaN : median(values);
-}
-
 function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
   if (column.status !== "ok" || column.values === undefined) return undefined;
   const reps = cell.repetitions;
@@ -75,11 +70,11 @@ function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
       p99: l.p99 ?? NaN,
       max: l.max ?? NaN,
     },
-    failedPct: med(reps.map((r, i) => (r.requests > 0 ? ((bad[i] ?? 0) / r.requests) * 100 : 0))),
-    requests: med(reps.map((r) => r.requests)),
-    badResponses: med(bad),
-    ...(bytes.length === reps.length && bytes.length > 0 ? { bytesReceived: med(bytes) } : {}),
-    durationS: med(reps.map((r) => r.durationS)),
+    failedPct: medianOf(reps.map((r, i) => (r.requests > 0 ? ((bad[i] ?? 0) / r.requests) * 100 : 0))),
+    requests: medianOf(reps.map((r) => r.requests)),
+    badResponses: medianOf(bad),
+    ...(bytes.length === reps.length && bytes.length > 0 ? { bytesReceived: medianOf(bytes) } : {}),
+    durationS: medianOf(reps.map((r) => r.durationS)),
     percentilesMs: column.values.percentilesMs,
   };
 }
