@@ -45816,15 +45816,8 @@ function date4(params) {
 // src/results/schema.ts
 var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
 var Engine = external_exports.enum(["k6", "wrk", "ab"]);
-var LatencyMs = external_exports.object({
-  min: external_exports.number().nonnegative(),
-  mean: external_exports.number().nonnegative(),
-  p50: external_exports.number().nonnegative(),
-  p90: external_exports.number().nonnegative(),
-  p95: external_exports.number().nonnegative(),
-  p99: external_exports.number().nonnegative(),
-  max: external_exports.number().nonnegative()
-}).describe("Latency of successful responses only, in milliseconds.");
+var Ms = external_exports.number().nonnegative();
+var LatencyMs = external_exports.object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms }).describe("Latency of successful responses only, in milliseconds.");
 var Repetition = external_exports.object({
   index: external_exports.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
   round: external_exports.number().int().nonnegative().optional().describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
@@ -47778,17 +47771,9 @@ async function reportCounted(settings, dir, deps) {
   const { results: head } = await readInstructions(dir);
   const comparison = await countedComparison(settings, dir);
   const markdown = comparison === void 0 ? renderInstructionsMarkdown(head) : renderCountedComparison(comparison);
-  if (settings.summary && await writeJobSummary(`${markdown}${summaryLinks(settings)}`))
-    deps.log("report added to the job summary");
-  const commentUrl = settings.comment && settings.token !== void 0 ? await comment(settings, markdown, commentHead(head), deps) : "";
   const regressions = comparison === void 0 ? 0 : countedRegressions(comparison);
-  return {
-    verdict: comparison === void 0 ? "" : countedVerdict(comparison),
-    regressions,
-    commentUrl,
-    markdown,
-    failed: settings.failOnRegression && regressions > 0
-  };
+  const verdict = comparison === void 0 ? "" : countedVerdict(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
 }
 
 // report/src/report.ts
@@ -47917,16 +47902,20 @@ async function report(settings, deps) {
     ...settings.baselineProxy !== void 0 ? { baselineProxy: settings.baselineProxy } : {},
     ...settings.runnerName !== void 0 ? { runnerName: settings.runnerName } : {}
   });
-  if (settings.summary && await writeJobSummary(`${markdown}${summaryLinks(settings)}`))
-    deps.log("report added to the job summary");
-  const commentUrl = settings.comment && settings.token !== void 0 ? await comment(settings, markdown, commentHead(head), deps) : "";
   const regressions = comparison?.counts.regressed ?? 0;
+  const verdict = comparison === void 0 ? "" : overallVerdict(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
+}
+async function deliver(settings, report2, deps) {
+  if (settings.summary && await writeJobSummary(`${report2.markdown}${summaryLinks(settings)}`))
+    deps.log("report added to the job summary");
+  const commentUrl = settings.comment && settings.token !== void 0 ? await comment(settings, report2.markdown, report2.head, deps) : "";
   return {
-    verdict: comparison === void 0 ? "" : overallVerdict(comparison),
-    regressions,
+    verdict: report2.verdict,
+    regressions: report2.regressions,
     commentUrl,
-    markdown,
-    failed: settings.failOnRegression && regressions > 0
+    markdown: report2.markdown,
+    failed: settings.failOnRegression && report2.regressions > 0
   };
 }
 

@@ -224,20 +224,31 @@ export async function report(settings: ReportSettings, deps: ReportDeps): Promis
     ...(settings.runnerName !== undefined ? { runnerName: settings.runnerName } : {}),
   });
 
-  if (settings.summary && (await writeJobSummary(`${markdown}${summaryLinks(settings)}`)))
-    deps.log("report added to the job summary");
+  const regressions = comparison?.counts.regressed ?? 0;
+  const verdict = comparison === undefined ? "" : overallVerdict(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
+}
 
+/**
+ * Writes a rendered report to the job summary and the sticky comment, as the settings ask;
+ * returns what the action's outputs are set from.
+ */
+export async function deliver(
+  settings: ReportSettings,
+  report: Pick<ReportOutcome, "markdown" | "verdict" | "regressions"> & { head: CommentHead },
+  deps: ReportDeps,
+): Promise<ReportOutcome> {
+  if (settings.summary && (await writeJobSummary(`${report.markdown}${summaryLinks(settings)}`)))
+    deps.log("report added to the job summary");
   const commentUrl =
     settings.comment && settings.token !== undefined
-      ? await comment(settings, markdown, commentHead(head), deps)
+      ? await comment(settings, report.markdown, report.head, deps)
       : "";
-
-  const regressions = comparison?.counts.regressed ?? 0;
   return {
-    verdict: comparison === undefined ? "" : overallVerdict(comparison),
-    regressions,
+    verdict: report.verdict,
+    regressions: report.regressions,
     commentUrl,
-    markdown,
-    failed: settings.failOnRegression && regressions > 0,
+    markdown: report.markdown,
+    failed: settings.failOnRegression && report.regressions > 0,
   };
 }

@@ -75,7 +75,8 @@ export interface MetricComparison {
   more?: number;
 }
 
-export interface CellComparison {
+/** Which cell: its id and what the id is made of. */
+interface CellIdentity {
   id: string;
   scenario: string;
   loadLabel: string;
@@ -83,18 +84,15 @@ export interface CellComparison {
   engine: string;
   /** The machine that measured both sides (results merged from shards). */
   runner?: string;
+}
+
+export interface CellComparison extends CellIdentity {
   metrics: MetricComparison[];
   /** Set when base and head ran different scenario settings (a variant's own scenario). */
   scenarioDiffers?: string;
 }
 
-export interface NotCompared {
-  id: string;
-  scenario: string;
-  loadLabel: string;
-  proxy: string;
-  engine: string;
-  runner?: string;
+export interface NotCompared extends CellIdentity {
   reason: string;
 }
 

@@ -20,16 +20,11 @@ export const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loa
 export const Engine = z.enum(["k6", "wrk", "ab"]);
 export type Engine = z.infer<typeof Engine>;
 
+/** A latency statistic in milliseconds. */
+const Ms = z.number().nonnegative();
+
 export const LatencyMs = z
-  .object({
-    min: z.number().nonnegative(),
-    mean: z.number().nonnegative(),
-    p50: z.number().nonnegative(),
-    p90: z.number().nonnegative(),
-    p95: z.number().nonnegative(),
-    p99: z.number().nonnegative(),
-    max: z.number().nonnegative(),
-  })
+  .object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms })
   .describe("Latency of successful responses only, in milliseconds.");
 export type LatencyMs = z.infer<typeof LatencyMs>;
 
