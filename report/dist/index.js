@@ -45938,6 +45938,7 @@ var Settings = external_exports.object({
 });
 var Results = external_exports.object({
   $schema: external_exports.string().optional(),
+  /** The versions this reader accepts: 1 had no variants, rounds or noise figures. */
   schemaVersion: external_exports.union([external_exports.literal(1), external_exports.literal(2)]),
   tool: external_exports.object({ name: external_exports.literal("proxybench"), version: external_exports.string() }),
   runId: external_exports.string(),

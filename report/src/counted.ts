@@ -19,7 +19,7 @@ import { commentHead, deliver, type ReportDeps, type ReportOutcome } from "./rep
  */
 
 /** One word for a counted comparison: more work wins, then less work, then doubt (pure). */
-export function countedVerdict(c: CountedComparison): Verdict {
+function countedVerdict(c: CountedComparison): Verdict {
   const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
   if (all.includes("more-work")) return "regressed";
   if (all.includes("less-work")) return "improved";

@@ -64,7 +64,7 @@ interface EventPayload {
 }
 
 /** The event payload GitHub wrote to GITHUB_EVENT_PATH ({} when there is none). */
-export function readEvent(env: NodeJS.ProcessEnv): EventPayload {
+function readEvent(env: NodeJS.ProcessEnv): EventPayload {
   const file = env.GITHUB_EVENT_PATH;
   if (!file) return {};
   try {

@@ -25,7 +25,7 @@ interface CommentFlags extends CommentOptions {
   repo: string;
 }
 
-export interface CommentSettings extends CommentOptions {
+interface CommentSettings extends CommentOptions {
   source: { resultsDir: string } | { markdownFile: string };
   owner: string;
   repo: string;
@@ -40,7 +40,7 @@ function prNumber(value: string): number {
 }
 
 /** Reads and checks every input; errors name the flag or variable (pure apart from `env`). */
-export function commentSettings(
+function commentSettings(
   resultsDir: string | undefined,
   flags: CommentFlags,
   env: NodeJS.ProcessEnv,

@@ -17,8 +17,8 @@ import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../ut
 import { isInstructionsRun } from "../instructions/compare.js";
 import { runCountedCompare, type CountedCompareOptions } from "../instructions/compare-command.js";
 
-export const COMPARE_FORMATS = ["markdown", "json"] as const;
-export type CompareFormat = (typeof COMPARE_FORMATS)[number];
+const COMPARE_FORMATS = ["markdown", "json"] as const;
+type CompareFormat = (typeof COMPARE_FORMATS)[number];
 
 export interface CompareSettings {
   /** Two runs (unpaired), or one run holding variants, or its shards (paired). */
@@ -67,7 +67,7 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
  * The comparison of the runs given: runs holding variants (one run, or the shards of one) are
  * merged and paired by round; two runs without variants are compared unpaired (pure).
  */
-export function compareRuns(
+function compareRuns(
   sources: readonly Source[],
   settings: Pick<CompareSettings, "thresholdPct" | "alpha" | "baseVariant" | "headVariant">,
 ): Comparison {

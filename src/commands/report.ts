@@ -10,8 +10,8 @@ import { UserError } from "../util/errors.js";
 import { choiceInput } from "../util/inputs.js";
 import { collect } from "./options.js";
 
-export const REPORT_FORMATS = ["markdown", "html", "json"] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+const REPORT_FORMATS = ["markdown", "html", "json"] as const;
+type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export interface ReportSettings {
   /** One results directory, or several runs of one matrix (shards), merged. */
@@ -63,13 +63,13 @@ export function reportSettings(dirs: string | string[] | undefined, options: Raw
   return settings;
 }
 
-export function renderReport(model: ReportModel, format: ReportFormat): string {
+function renderReport(model: ReportModel, format: ReportFormat): string {
   if (format === "json") return `${JSON.stringify(reportJson(model), null, 2)}\n`;
   if (format === "html") return renderHtmlReportModel(model);
   return renderReportModelMarkdown(model);
 }
 
-export async function runReport(settings: ReportSettings): Promise<void> {
+async function runReport(settings: ReportSettings): Promise<void> {
   let model: ReportModel;
   if (settings.source.kind === "results") {
     const results = await readMergedResults(settings.source.dirs);

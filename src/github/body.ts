@@ -52,7 +52,7 @@ export function safeLink(url: string | undefined): string | undefined {
   return parsed?.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-export function truncationNote(limit: number, detailsUrl: string | undefined): string {
+function truncationNote(limit: number, detailsUrl: string | undefined): string {
   const link = safeLink(detailsUrl);
   const where = link
     ? `The full report: [${link}](${link})`

@@ -9,7 +9,7 @@ import { renderCountedComparison } from "./compare-markdown.js";
 /** `proxybench compare BASE HEAD` when both are counted runs (`run --measure instructions`). */
 
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
-export const COUNTED_FORMATS = ["markdown", "json", "html"] as const;
+const COUNTED_FORMATS = ["markdown", "json", "html"] as const;
 
 export interface CountedCompareOptions {
   floor?: string;

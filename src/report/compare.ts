@@ -21,11 +21,10 @@ import { percentChange } from "./tables.js";
  */
 
 export type { Verdict } from "../stats/verdict.js";
-export { VERDICTS } from "../stats/verdict.js";
 
-export type CompareMetric = "rps" | "mean" | "p50" | "p99";
+type CompareMetric = "rps" | "mean" | "p50" | "p99";
 
-export const COMPARE_METRICS: ReadonlyArray<{
+const COMPARE_METRICS: ReadonlyArray<{
   metric: CompareMetric;
   label: string;
   biggerIsBetter: boolean;
@@ -43,7 +42,7 @@ export interface CompareOptions {
   alpha?: number;
 }
 
-export interface SampleSummary {
+interface SampleSummary {
   median: number;
   n: number;
   values: number[];
@@ -86,13 +85,13 @@ interface CellIdentity {
   runner?: string;
 }
 
-export interface CellComparison extends CellIdentity {
+interface CellComparison extends CellIdentity {
   metrics: MetricComparison[];
   /** Set when base and head ran different scenario settings (a variant's own scenario). */
   scenarioDiffers?: string;
 }
 
-export interface NotCompared extends CellIdentity {
+interface NotCompared extends CellIdentity {
   reason: string;
 }
 
@@ -126,7 +125,7 @@ export interface Comparison {
 
 export const DEFAULT_THRESHOLD_PCT = 5;
 export const DEFAULT_ALPHA = 0.05;
-export const UNPAIRED_LABEL = "unpaired: runs at different times";
+const UNPAIRED_LABEL = "unpaired: runs at different times";
 
 function metricValue(r: Repetition, metric: CompareMetric): number {
   return metric === "rps" ? r.rps : r.latencyMs[metric];
@@ -191,7 +190,7 @@ function finish(
 }
 
 /** One metric of two independent samples (two runs). */
-export function compareMetric(
+function compareMetric(
   base: number[],
   head: number[],
   spec: MetricSpec,
@@ -206,7 +205,7 @@ export function compareMetric(
 }
 
 /** One metric of pairs (base, head) measured in the same round. */
-export function comparePairedMetric(
+function comparePairedMetric(
   pairs: Array<[number, number]>,
   spec: MetricSpec,
   level: FamilyLevel,

@@ -54,7 +54,7 @@ export function formatMetric(metric: ComparisonMetric, value: number): string {
 }
 
 /** ">= " before a lower bound, "<= " before an upper one (plain text: no HTML entities). */
-export function boundPrefix(cell: TableCell): string {
+function boundPrefix(cell: TableCell): string {
   if (cell.bound === "lower") return ">= ";
   if (cell.bound === "upper") return "<= ";
   return "";

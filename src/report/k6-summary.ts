@@ -125,7 +125,7 @@ export async function readK6Summary(file: string): Promise<K6Figures> {
 }
 
 /** One report column from one summary: invalid (with the reason) when its latency is unusable. */
-export function k6Column(name: string, figures: K6Figures): ReportColumn {
+function k6Column(name: string, figures: K6Figures): ReportColumn {
   const column: ReportColumn = { proxy: name, status: "ok", reasons: [], repetitions: 1 };
   if (figures.latency === undefined) {
     column.status = "invalid";

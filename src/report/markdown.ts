@@ -35,7 +35,7 @@ export function describeLoad(load: Load): string {
   return parts.join(", ");
 }
 
-export function groupTitle(group: ReportGroup): string {
+function groupTitle(group: ReportGroup): string {
   let title = escapeMarkdown(group.scenario);
   if (group.load !== undefined) title += ` · ${escapeMarkdown(group.load.label)}`;
   if (group.engine !== undefined) title += ` (${escapeMarkdown(group.engine)})`;
@@ -44,7 +44,7 @@ export function groupTitle(group: ReportGroup): string {
 }
 
 /** crank compare's layout: metrics as rows, the baseline first, a % column after every other proxy. */
-export function renderComparisonTableMarkdown(group: ReportGroup): string {
+function renderComparisonTableMarkdown(group: ReportGroup): string {
   const table = comparisonTable(group);
   const withPercent = group.baselineProblem === undefined;
   const header = ["metric"];
@@ -71,7 +71,7 @@ export function renderComparisonTableMarkdown(group: ReportGroup): string {
 }
 
 /** The Apollo study's layout: a row per proxy, each stat with its (+delta ms) against the baseline. */
-export function renderLatencyTableMarkdown(group: ReportGroup): string {
+function renderLatencyTableMarkdown(group: ReportGroup): string {
   const table = latencyTable(group);
   const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
   const rows = table.rows.map((row) => [
@@ -85,7 +85,7 @@ export function renderLatencyTableMarkdown(group: ReportGroup): string {
 }
 
 /** What the numbers are, and every column that is not ok with its reasons. */
-export function renderGroupNotes(group: ReportGroup): string[] {
+function renderGroupNotes(group: ReportGroup): string[] {
   const lines: string[] = [];
   const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
   if (group.valuesNote !== undefined) {
@@ -118,7 +118,7 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   return lines;
 }
 
-export function renderGroupMarkdown(group: ReportGroup, level: number): string {
+function renderGroupMarkdown(group: ReportGroup, level: number): string {
   const parts: string[] = [heading(level, groupTitle(group))];
   const intro: string[] = [];
   if (group.load !== undefined) intro.push(`Load: ${escapeMarkdown(describeLoad(group.load))}.`);
@@ -133,7 +133,7 @@ export function renderGroupMarkdown(group: ReportGroup, level: number): string {
   return parts.join("\n\n");
 }
 
-export function renderHeaderMarkdown(model: ReportModel, level: number): string {
+function renderHeaderMarkdown(model: ReportModel, level: number): string {
   const lines = [heading(level, escapeMarkdown(model.header.title)), ""];
   for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
   if (model.header.skipped.length > 0) {

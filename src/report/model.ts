@@ -69,7 +69,7 @@ export interface ReportOptions {
   baselineProxy?: string;
 }
 
-export const DEFAULT_BASELINE = "direct";
+const DEFAULT_BASELINE = "direct";
 
 /** The median of a cell's values over its repetitions; NaN when there is none. */
 export function medianOf(values: number[]): number {
@@ -77,7 +77,7 @@ export function medianOf(values: number[]): number {
 }
 
 /** Median values of an ok cell's repetitions. */
-export function cellValues(cell: Cell): ColumnValues {
+function cellValues(cell: Cell): ColumnValues {
   const reps = cell.repetitions;
   const latencyMs: Partial<Record<LatencyStat, number>> = {};
   for (const stat of LATENCY_STATS) latencyMs[stat] = medianOf(reps.map((r) => r.latencyMs[stat]));
@@ -100,7 +100,7 @@ export function cellValues(cell: Cell): ColumnValues {
 }
 
 /** At most this many reasons per column are shown; the rest are counted. */
-export const MAX_REASONS = 3;
+const MAX_REASONS = 3;
 
 /**
  * A cell's reasons for display: duplicates removed, at most MAX_REASONS, then "and N more"
@@ -250,10 +250,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
 }
 
 /** A `skipped` column for each proxy that was not run, in every group (never a number). */
-export function skippedColumns(
-  skipped: Results["skipped"],
-  measured: readonly ReportColumn[],
-): ReportColumn[] {
+function skippedColumns(skipped: Results["skipped"], measured: readonly ReportColumn[]): ReportColumn[] {
   return skipped
     .filter((s) => !measured.some((c) => c.proxy === s.proxy))
     .map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));

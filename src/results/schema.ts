@@ -7,15 +7,13 @@ import { z } from "zod";
  * change that an older reader could misread.
  */
 export const SCHEMA_VERSION = 2;
-/** Versions this reader accepts: 1 had no variants, rounds or noise figures. */
-export const READABLE_SCHEMA_VERSIONS = [1, 2] as const;
 
 /** ok: a measurement to publish. Every other status is shown with its reasons, never as numbers. */
 export const CellStatus = z.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
 export type CellStatus = z.infer<typeof CellStatus>;
 
 /** Worst first: a cell takes the worst status of its repetitions. */
-export const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "noisy", "skipped", "ok"];
+const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "noisy", "skipped", "ok"];
 
 export const Engine = z.enum(["k6", "wrk", "ab"]);
 export type Engine = z.infer<typeof Engine>;
@@ -224,6 +222,7 @@ export type Settings = z.infer<typeof Settings>;
 
 export const Results = z.object({
   $schema: z.string().optional(),
+  /** The versions this reader accepts: 1 had no variants, rounds or noise figures. */
   schemaVersion: z.union([z.literal(1), z.literal(2)]),
   tool: z.object({ name: z.literal("proxybench"), version: z.string() }),
   runId: z.string(),

@@ -108,7 +108,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   // 2. Everything needed is here (else exit 1 before anything is created): engines, proxy binaries, the upstream.
   const { tools, binaries } = await preflight(plan, settings, (e) => deps.engines.getEngine(e));
   const upstreamBinary = await ensureUpstream();
-  const runtime = deps.runtime ?? (await createRuntime(settings.runtime));
+  const runtime = deps.runtime ?? createRuntime(settings.runtime);
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
 
   // 3. The results directory and file.

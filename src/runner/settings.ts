@@ -40,7 +40,7 @@ export interface RunRequest {
 }
 
 /** Rounds of a variant run by default: enough for a verdict over a default matrix at alpha 0.05. */
-export const DEFAULT_VARIANT_ROUNDS = 10;
+const DEFAULT_VARIANT_ROUNDS = 10;
 
 export interface ResolvedSettings {
   settings: Settings;

@@ -101,8 +101,8 @@ export function buildNativeProxySpec(proxy: LoadedProxy, ctx: ProxyContext, bina
   return proxyProcess(proxy, ctx, binaryPath, "native", native);
 }
 
-export const DEFAULT_IMAGE_TAG = "local";
-export const IMAGE_TAG_ENV = "PROXYBENCH_IMAGE_TAG";
+const DEFAULT_IMAGE_TAG = "local";
+const IMAGE_TAG_ENV = "PROXYBENCH_IMAGE_TAG";
 
 /** `proxybench/<proxy>:<tag>`; the tag comes from `--image-tag`, else $PROXYBENCH_IMAGE_TAG, else `local`. */
 export function imageRef(proxy: string, tag?: string, env: NodeJS.ProcessEnv = process.env): string {

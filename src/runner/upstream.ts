@@ -10,7 +10,7 @@ import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 export const UPSTREAM_SRC = path.join(PROJECT_ROOT, "upstream");
 export const UPSTREAM_BIN = path.join(TOOLS_BIN, "proxybench-upstream");
 /** Another upstream binary (same flags and `listening on` line), e.g. for a custom build. */
-export const UPSTREAM_ENV = "PROXYBENCH_UPSTREAM";
+const UPSTREAM_ENV = "PROXYBENCH_UPSTREAM";
 
 /**
  * The upstream binary, (re)built with `go build` when upstream/ holds sources newer than the

@@ -64,7 +64,7 @@ export interface ProxyMaxRateOutcome {
   file: string;
 }
 
-export const DEFAULT_STEP_DURATION_S = 5;
+const DEFAULT_STEP_DURATION_S = 5;
 
 export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyMaxRateOutcome> {
   const manifests = await loadManifests(req.dirs ?? {});

@@ -22,7 +22,7 @@ const name = z
 export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab"]);
 export type StudyLayout = z.infer<typeof StudyLayout>;
 
-export const StudySource = z.strictObject({
+const StudySource = z.strictObject({
   /** The write-up reproduced: its number in the seeds (e.g. "000"). */
   seed: z.string().regex(/^\d{3}$/, "three digits, e.g. '000'"),
   title: z.string().min(1),
@@ -33,7 +33,7 @@ export const StudySource = z.strictObject({
   /** Where the original fell short and what proxybench does about it. */
   flaws: z.array(z.string().min(1)).default([]),
 });
-export type StudySource = z.infer<typeof StudySource>;
+type StudySource = z.infer<typeof StudySource>;
 
 export const StudyManifest = z
   .strictObject({

@@ -11,7 +11,7 @@ import { buildWrkArgs, buildWrkEnv, wrkDurationS } from "./args.js";
 import { normaliseWrkSummary } from "./summary.js";
 
 /** The shared wrk script: wrk cannot check bodies, so every scenario uses the same one. */
-export const WRK_SCRIPT = path.join(PROJECT_ROOT, "scenarios", "lib", "wrk.lua");
+const WRK_SCRIPT = path.join(PROJECT_ROOT, "scenarios", "lib", "wrk.lua");
 
 const WRK_SLACK_S = 30;
 
