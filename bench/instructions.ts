@@ -25,6 +25,7 @@ import { compareCountedCells } from "../src/instructions/compare.js";
 import { runInstructions } from "../src/instructions/run.js";
 import type { CountedCell, InstructionsResults } from "../src/instructions/schema.js";
 import { compareCounts, spreadPct, type InstructionsComparison } from "../src/stats/instructions-verdict.js";
+import { mulberry32, shuffle } from "../src/runner/rounds.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
 import { stopAll } from "../src/util/processes.js";
 
@@ -115,25 +116,9 @@ function spreads(results: InstructionsResults): void {
   }
 }
 
-/** A deterministic pseudo-random generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+/** `n` of `values`, drawn without replacement. */
 function draw<T>(values: readonly T[], n: number, next: () => number): T[] {
-  const pool = [...values];
-  for (let i = pool.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [pool[i], pool[j]] = [pool[j] as T, pool[i] as T];
-  }
-  return pool.slice(0, n);
+  return shuffle(values, next).slice(0, n);
 }
 
 function draws(base: number[], head: number[], next: () => number): InstructionsComparison[] {
@@ -141,7 +126,7 @@ function draws(base: number[], head: number[], next: () => number): Instructions
 }
 
 function aa(results: InstructionsResults): void {
-  const next = random(SEED);
+  const next = mulberry32(SEED);
   for (const proxy of ["nginx", "nginx-aa", "haproxy", "haproxy-aa", "nginx-hdr"]) {
     const values = perRequest(cell(results, proxy));
     console.log(
@@ -169,7 +154,7 @@ function aa(results: InstructionsResults): void {
 }
 
 async function change(results: InstructionsResults, dir: string): Promise<void> {
-  const next = random(SEED + 1);
+  const next = mulberry32(SEED + 1);
   const all = draws(perRequest(cell(results, "nginx")), perRequest(cell(results, "nginx-hdr")), next);
   const called = all.filter((c) => c.verdict === "more-work").length;
   const changes = all.map((c) => c.changePct);

@@ -20967,6 +20967,33 @@ function info(message) {
   process.stdout.write(message + os4.EOL);
 }
 
+// report/src/input-helper.ts
+import { readFileSync } from "node:fs";
+
+// src/github/identifiers.ts
+var MARKER_RULE = "use 1 to 64 letters, digits, '.', '_' or '-'";
+function isMarkerId(id) {
+  return /^[A-Za-z0-9._-]{1,64}$/.test(id);
+}
+function parseRepository(text) {
+  const match = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(text);
+  return match ? { owner: match[1], repo: match[2] } : void 0;
+}
+function isCommitSha(text) {
+  return /^[0-9a-fA-F]{4,64}$/.test(text);
+}
+function isPullRequestNumber(n) {
+  return Number.isInteger(n) && n > 0;
+}
+function httpUrl(text) {
+  try {
+    const url2 = new URL(text);
+    return url2.protocol === "https:" || url2.protocol === "http:" ? url2 : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function quantileSorted(x, p) {
   var idx = (x.length - 1) * p;
@@ -21330,15 +21357,46 @@ function fmt(x) {
   return x.toFixed(2);
 }
 
-// report/src/input-helper.ts
-import { readFileSync } from "node:fs";
-function numberInput(read, name, ok, what) {
-  const text = read(name);
+// src/util/errors.ts
+var UserError = class extends Error {
+  constructor(message, exitCode = 2) {
+    super(message);
+    this.exitCode = exitCode;
+    this.name = "UserError";
+  }
+  exitCode;
+};
+function issuePath(path5) {
+  let out = "";
+  for (const key of path5) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out || "(root)";
+}
+function formatSchemaError(file2, error63, lineOf) {
+  const lines = error63.issues.map((issue3) => {
+    const line = lineOf?.(issue3.path);
+    const where2 = line === void 0 ? file2 : `${file2}:${line}`;
+    return `${where2}: ${issuePath(issue3.path)}: ${issue3.message}`;
+  });
+  return lines.join("\n");
+}
+
+// src/util/inputs.ts
+var PERCENTAGE = { ok: (x) => x >= 0, what: "a percentage >= 0" };
+var PROBABILITY = { ok: (x) => x > 0 && x < 1, what: "a number between 0 and 1" };
+function numberInput(name, text, rule) {
   const value = Number(text);
-  if (text === "" || !Number.isFinite(value) || !ok(value)) {
-    throw new Error(`input '${name}': expected ${what}, got '${text}'`);
+  if (text.trim() === "" || !Number.isFinite(value) || !rule.ok(value)) {
+    throw new UserError(`${name}: expected ${rule.what}, got '${text}'`);
   }
   return value;
+}
+
+// report/src/input-helper.ts
+function number(read, name, rule) {
+  return numberInput(`input '${name}'`, read(name), rule);
 }
 function booleanInput(read, name) {
   const text = read(name);
@@ -21357,7 +21415,7 @@ function readEvent(env) {
 }
 function urlInput(read, name) {
   const url2 = read(name) || void 0;
-  if (url2 !== void 0 && !/^https?:\/\//.test(url2)) {
+  if (url2 !== void 0 && httpUrl(url2) === void 0) {
     throw new Error(`input '${name}': expected an http(s) URL, got '${url2}'`);
   }
   return url2;
@@ -21387,28 +21445,28 @@ function getSettings(read = (name) => getInput(name).trim(), env = process.env) 
   const results = read("results").split("\n").map((line) => line.trim()).filter((line) => line !== "");
   if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
   const repository = read("repository") || env.GITHUB_REPOSITORY || "";
-  const ownerRepo = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(repository);
+  const ownerRepo = parseRepository(repository);
   if (!ownerRepo) {
     throw new Error(
       `input 'repository': expected owner/name, got '${repository}' (nor is GITHUB_REPOSITORY set)`
     );
   }
   const marker = read("marker") || "proxybench";
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(marker)) {
-    throw new Error(`input 'marker': use 1 to 64 letters, digits, '.', '_' or '-', got '${marker}'`);
+  if (!isMarkerId(marker)) {
+    throw new Error(`input 'marker': ${MARKER_RULE}, got '${marker}'`);
   }
   const event = readEvent(env);
   let pr;
   const prText = read("pr-number");
   if (prText !== "") {
     pr = Number(prText);
-    if (!Number.isInteger(pr) || pr <= 0)
+    if (!isPullRequestNumber(pr))
       throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
   } else {
     pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
   }
   const headSha = read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || void 0;
-  if (headSha !== void 0 && !/^[0-9a-fA-F]{4,64}$/.test(headSha)) {
+  if (headSha !== void 0 && !isCommitSha(headSha)) {
     throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
   }
   let detailsUrl = urlInput(read, "details-url");
@@ -21426,21 +21484,21 @@ function getSettings(read = (name) => getInput(name).trim(), env = process.env) 
     results,
     baseResults: read("base-results") || void 0,
     baselineProxy: read("baseline-proxy") || void 0,
-    thresholdPct: numberInput(read, "threshold", (x) => x >= 0, "a percentage >= 0"),
-    floorPct: read("floor") === "" ? DEFAULT_FLOOR_PCT : numberInput(read, "floor", (x) => x >= 0, "a percentage >= 0"),
-    alpha: numberInput(read, "alpha", (x) => x > 0 && x < 1, "a number between 0 and 1"),
+    thresholdPct: number(read, "threshold", PERCENTAGE),
+    floorPct: read("floor") === "" ? DEFAULT_FLOOR_PCT : number(read, "floor", PERCENTAGE),
+    alpha: number(read, "alpha", PROBABILITY),
     failOnRegression: booleanInput(read, "fail-on-regression"),
     comment: comment2,
     summary: booleanInput(read, "summary"),
     marker,
     token,
     apiUrl: env.GITHUB_API_URL || "https://api.github.com",
-    owner: ownerRepo[1],
-    repo: ownerRepo[2],
+    owner: ownerRepo.owner,
+    repo: ownerRepo.repo,
     ...pr !== void 0 ? { pr } : {},
     ...headSha !== void 0 ? { headSha } : {},
     ...detailsUrl !== void 0 ? { detailsUrl } : {},
-    ...linkSettings(read, env, ownerRepo[1], ownerRepo[2])
+    ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo)
   };
 }
 
@@ -25832,7 +25890,7 @@ function commentMarker(id) {
   return `<!-- proxybench:${id} -->`;
 }
 function headMarker(id, head) {
-  const sha = head.sha && /^[0-9a-fA-F]{4,64}$/.test(head.sha) ? head.sha.toLowerCase() : "";
+  const sha = head.sha && isCommitSha(head.sha) ? head.sha.toLowerCase() : "";
   const time3 = head.time && !Number.isNaN(Date.parse(head.time)) ? new Date(head.time).toISOString() : "";
   return `<!-- proxybench:${id}:head sha=${sha} time=${time3} -->`;
 }
@@ -25848,14 +25906,8 @@ function parseHead(body, id) {
   return { sha: match[1] || void 0, time: match[2] || void 0 };
 }
 function safeLink(url2) {
-  if (!url2) return void 0;
-  try {
-    const parsed = new URL(url2);
-    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return void 0;
-    return parsed.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  } catch {
-    return void 0;
-  }
+  const parsed = url2 ? httpUrl(url2) : void 0;
+  return parsed?.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 function truncationNote(limit, detailsUrl) {
   const link = safeLink(detailsUrl);
@@ -26189,7 +26241,7 @@ __export(external_exports, {
   hash: () => hash,
   hex: () => hex2,
   hostname: () => hostname2,
-  httpUrl: () => httpUrl,
+  httpUrl: () => httpUrl2,
   iban: () => iban2,
   includes: () => _includes,
   input: () => input,
@@ -26237,7 +26289,7 @@ __export(external_exports, {
   null: () => _null3,
   nullable: () => nullable,
   nullish: () => nullish2,
-  number: () => number2,
+  number: () => number3,
   object: () => object,
   optional: () => optional,
   output: () => output,
@@ -27996,7 +28048,7 @@ __export(regexes_exports, {
   nanoid: () => nanoid,
   nanoidOfLength: () => nanoidOfLength,
   null: () => _null,
-  number: () => number,
+  number: () => number2,
   rfc5322Email: () => rfc5322Email,
   sha1_base64: () => sha1_base64,
   sha1_base64url: () => sha1_base64url,
@@ -28097,7 +28149,7 @@ var string = (params) => {
 };
 var bigint = /^-?\d+n?$/;
 var integer = /^-?\d+$/;
-var number = /^-?\d+(?:\.\d+)?$/;
+var number2 = /^-?\d+(?:\.\d+)?$/;
 var boolean = /^(?:true|false)$/i;
 var _null = /^null$/i;
 var _undefined = /^undefined$/i;
@@ -29224,7 +29276,7 @@ var $ZodCustomStringFormat = /* @__PURE__ */ $constructor("$ZodCustomStringForma
 });
 var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
   $ZodType.init(inst, def);
-  inst._zod.pattern = number;
+  inst._zod.pattern = number2;
   inst._zod.parse = (payload, _ctx) => {
     if (def.coerce)
       try {
@@ -30327,7 +30379,7 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         if (keyResult instanceof Promise) {
           throw new Error("Async schemas not supported in object keys currently");
         }
-        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+        const checkNumericKey = typeof key === "string" && number2.test(key) && keyResult.issues.length;
         if (checkNumericKey) {
           const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
           if (retryResult instanceof Promise) {
@@ -30896,7 +30948,7 @@ function leafPattern(schema) {
   if (minimum !== void 0 || maximum !== void 0)
     return string({ minimum, maximum }).source;
   const own2 = schema._zod.pattern;
-  return (isInt && own2 === number ? integer : own2)?.source;
+  return (isInt && own2 === number2 ? integer : own2)?.source;
 }
 function partPattern(schema) {
   const def = schema._zod.def;
@@ -35397,8 +35449,8 @@ function ko_default() {
 var capitalizeFirstCharacter = (text) => {
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
-function getUnitTypeFromNumber(number4) {
-  const abs = Math.abs(number4);
+function getUnitTypeFromNumber(number5) {
+  const abs = Math.abs(number5);
   const last = abs % 10;
   const last2 = abs % 100;
   if (last2 >= 11 && last2 <= 19 || last === 0)
@@ -40376,7 +40428,7 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
     if (keyFn.definite === false)
       ctx.definite = false;
     const keyFast = addConstant(ctx, keyFn);
-    const numericConst = addConstant(ctx, number);
+    const numericConst = addConstant(ctx, number2);
     const outKeyVar = newVar(ctx);
     emitOwnKeys(doc, ctx, accessor, kVar, (d) => {
       d.write(`let ${outKeyVar} = ${keyFast}(${kVar});`);
@@ -42686,7 +42738,7 @@ function stringifyKeyNames(bySchema, json2, visited) {
     return rest;
   rest.type = "string";
   if (!values3)
-    rest.pattern = (types.includes("number") ? number : integer).source;
+    rest.pattern = (types.includes("number") ? number2 : integer).source;
   return rest;
 }
 var pendingRecords = /* @__PURE__ */ new WeakMap();
@@ -43128,7 +43180,7 @@ __export(schemas_exports2, {
   hash: () => hash,
   hex: () => hex2,
   hostname: () => hostname2,
-  httpUrl: () => httpUrl,
+  httpUrl: () => httpUrl2,
   iban: () => iban2,
   instanceof: () => _instanceof,
   int: () => int,
@@ -43157,7 +43209,7 @@ __export(schemas_exports2, {
   null: () => _null3,
   nullable: () => nullable,
   nullish: () => nullish2,
-  number: () => number2,
+  number: () => number3,
   object: () => object,
   optional: () => optional,
   partialRecord: () => partialRecord,
@@ -43676,7 +43728,7 @@ var ZodURL = /* @__PURE__ */ $constructor("ZodURL", (inst, def) => {
 function url(params) {
   return _url(ZodURL, params);
 }
-function httpUrl(params) {
+function httpUrl2(params) {
   return _url(ZodURL, {
     protocol: httpProtocol,
     hostname: domain,
@@ -43903,7 +43955,7 @@ var ZodNumber = /* @__PURE__ */ $constructor(
     }
   })
 );
-function number2(params) {
+function number3(params) {
   return _number(ZodNumber, params);
 }
 var ZodNumberFormat = /* @__PURE__ */ $constructor("ZodNumberFormat", (inst, def) => {
@@ -44743,7 +44795,7 @@ var stringbool = (...args) => _stringbool({
 }, ...args);
 function json(params) {
   const jsonSchema = lazy(() => {
-    return union([string2(params), number2(), boolean2(), _null3(), array(jsonSchema), record(string2(), jsonSchema)]);
+    return union([string2(params), number3(), boolean2(), _null3(), array(jsonSchema), record(string2(), jsonSchema)]);
   });
   return jsonSchema;
 }
@@ -45742,13 +45794,13 @@ __export(coerce_exports, {
   bigint: () => bigint3,
   boolean: () => boolean3,
   date: () => date4,
-  number: () => number3,
+  number: () => number4,
   string: () => string3
 });
 function string3(params) {
   return _coercedString(ZodString, params);
 }
-function number3(params) {
+function number4(params) {
   return _coercedNumber(ZodNumber, params);
 }
 function boolean3(params) {
@@ -45764,15 +45816,8 @@ function date4(params) {
 // src/results/schema.ts
 var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
 var Engine = external_exports.enum(["k6", "wrk", "ab"]);
-var LatencyMs = external_exports.object({
-  min: external_exports.number().nonnegative(),
-  mean: external_exports.number().nonnegative(),
-  p50: external_exports.number().nonnegative(),
-  p90: external_exports.number().nonnegative(),
-  p95: external_exports.number().nonnegative(),
-  p99: external_exports.number().nonnegative(),
-  max: external_exports.number().nonnegative()
-}).describe("Latency of successful responses only, in milliseconds.");
+var Ms = external_exports.number().nonnegative();
+var LatencyMs = external_exports.object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms }).describe("Latency of successful responses only, in milliseconds.");
 var Repetition = external_exports.object({
   index: external_exports.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
   round: external_exports.number().int().nonnegative().optional().describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
@@ -45893,6 +45938,7 @@ var Settings = external_exports.object({
 });
 var Results = external_exports.object({
   $schema: external_exports.string().optional(),
+  /** The versions this reader accepts: 1 had no variants, rounds or noise figures. */
   schemaVersion: external_exports.union([external_exports.literal(1), external_exports.literal(2)]),
   tool: external_exports.object({ name: external_exports.literal("proxybench"), version: external_exports.string() }),
   runId: external_exports.string(),
@@ -46159,42 +46205,16 @@ function hodgesLehmannPaired(differences, confidence = 0.95) {
   return out;
 }
 
-// src/util/errors.ts
-var UserError = class extends Error {
-  constructor(message, exitCode = 2) {
-    super(message);
-    this.exitCode = exitCode;
-    this.name = "UserError";
-  }
-  exitCode;
-};
-function issuePath(path5) {
-  let out = "";
-  for (const key of path5) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out || "(root)";
-}
-function formatSchemaError(file2, error63, lineOf) {
-  const lines = error63.issues.map((issue3) => {
-    const line = lineOf?.(issue3.path);
-    const where2 = line === void 0 ? file2 : `${file2}:${line}`;
-    return `${where2}: ${issuePath(issue3.path)}: ${issue3.message}`;
-  });
-  return lines.join("\n");
-}
-
 // src/report/model.ts
 var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
 var DEFAULT_BASELINE = "direct";
-function med(values3) {
+function medianOf(values3) {
   return values3.length === 0 ? NaN : median(values3);
 }
 function cellValues(cell) {
   const reps = cell.repetitions;
   const latencyMs = {};
-  for (const stat4 of LATENCY_STATS) latencyMs[stat4] = med(reps.map((r) => r.latencyMs[stat4]));
+  for (const stat4 of LATENCY_STATS) latencyMs[stat4] = medianOf(reps.map((r) => r.latencyMs[stat4]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs = {};
   for (const key of keys) {
@@ -46202,12 +46222,12 @@ function cellValues(cell) {
       const v = r.latencyPercentilesMs?.[key];
       return v === void 0 ? [] : [v];
     });
-    if (values3.length === reps.length) percentilesMs[key] = med(values3);
+    if (values3.length === reps.length) percentilesMs[key] = medianOf(values3);
   }
   return {
-    rps: med(reps.map((r) => r.rps)),
+    rps: medianOf(reps.map((r) => r.rps)),
     latencyMs,
-    errors: med(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
+    errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
     percentilesMs
   };
@@ -46913,6 +46933,20 @@ function formatDelta(value) {
 function formatPValue(p) {
   return p < 1e-3 ? "<0.001" : p.toFixed(3);
 }
+function formatMetric(metric, value) {
+  if (metric === "rps") return formatRps(value);
+  if (metric === "errors") return formatCount(value);
+  return formatMs(value);
+}
+function boundPrefix(cell) {
+  if (cell.bound === "lower") return ">= ";
+  if (cell.bound === "upper") return "<= ";
+  return "";
+}
+function cellText(cell, format) {
+  if (cell.status !== void 0) return cell.status;
+  return cell.value === void 0 ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
+}
 
 // src/report/compare-markdown.ts
 var VERDICT_TEXT = {
@@ -46929,9 +46963,6 @@ function describeRun(run2) {
     text += ")";
   }
   return text;
-}
-function formatValue(m, value) {
-  return m.metric === "rps" ? formatRps(value) : formatMs(value);
 }
 function verdictText(m, unit) {
   if (m.verdict !== "inconclusive" || m.more === void 0) return VERDICT_TEXT[m.verdict];
@@ -46973,8 +47004,8 @@ function renderComparisonMarkdown(comparison, options = {}) {
       rows.push([
         name,
         m.label,
-        formatValue(m, m.base.median),
-        formatValue(m, m.head.median),
+        formatMetric(m.metric, m.base.median),
+        formatMetric(m.metric, m.head.median),
         m.hlChangePct === void 0 ? "n/a" : formatPercent(m.hlChangePct),
         interval(m),
         formatPValue(m.p),
@@ -47025,20 +47056,6 @@ var STAT_LABELS = {
 function heading(level, text) {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
-function formatMetric(metric, value) {
-  if (metric === "rps") return formatRps(value);
-  if (metric === "errors") return formatCount(value);
-  return formatMs(value);
-}
-function valueText(cell, format) {
-  if (cell.status !== void 0) return cell.status;
-  return cell.value === void 0 ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
-}
-function boundPrefix(cell) {
-  if (cell.bound === "lower") return ">= ";
-  if (cell.bound === "upper") return "<= ";
-  return "";
-}
 function describeLoad(load) {
   const parts = [load.model];
   if (load.vus !== void 0) parts.push(`${load.vus} VUs`);
@@ -47072,7 +47089,7 @@ function renderComparisonTableMarkdown(group) {
   const rows = table.rows.map((row2) => {
     const out = [row2.label];
     row2.cells.forEach((cell, i) => {
-      out.push(valueText(cell, (v) => formatMetric(row2.metric, v)));
+      out.push(cellText(cell, (v) => formatMetric(row2.metric, v)));
       if (withPercent && !table.columns[i]?.baseline) {
         out.push(cell.changePct === void 0 ? "" : formatPercent(cell.changePct));
       }
@@ -47087,7 +47104,7 @@ function renderLatencyTableMarkdown(group) {
   const rows = table.rows.map((row2) => [
     escapeMarkdown(row2.proxy),
     ...row2.cells.map((cell) => {
-      const text = valueText(cell, formatMs);
+      const text = cellText(cell, formatMs);
       return cell.delta === void 0 ? text : `${text}<br>(${formatDelta(cell.delta)})`;
     })
   ]);
@@ -47755,17 +47772,9 @@ async function reportCounted(settings, dir, deps) {
   const { results: head } = await readInstructions(dir);
   const comparison = await countedComparison(settings, dir);
   const markdown = comparison === void 0 ? renderInstructionsMarkdown(head) : renderCountedComparison(comparison);
-  if (settings.summary && await writeJobSummary(`${markdown}${summaryLinks(settings)}`))
-    deps.log("report added to the job summary");
-  const commentUrl = settings.comment && settings.token !== void 0 ? await comment(settings, markdown, commentHead(head), deps) : "";
   const regressions = comparison === void 0 ? 0 : countedRegressions(comparison);
-  return {
-    verdict: comparison === void 0 ? "" : countedVerdict(comparison),
-    regressions,
-    commentUrl,
-    markdown,
-    failed: settings.failOnRegression && regressions > 0
-  };
+  const verdict = comparison === void 0 ? "" : countedVerdict(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
 }
 
 // report/src/report.ts
@@ -47894,16 +47903,20 @@ async function report(settings, deps) {
     ...settings.baselineProxy !== void 0 ? { baselineProxy: settings.baselineProxy } : {},
     ...settings.runnerName !== void 0 ? { runnerName: settings.runnerName } : {}
   });
-  if (settings.summary && await writeJobSummary(`${markdown}${summaryLinks(settings)}`))
-    deps.log("report added to the job summary");
-  const commentUrl = settings.comment && settings.token !== void 0 ? await comment(settings, markdown, commentHead(head), deps) : "";
   const regressions = comparison?.counts.regressed ?? 0;
+  const verdict = comparison === void 0 ? "" : overallVerdict(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
+}
+async function deliver(settings, report2, deps) {
+  if (settings.summary && await writeJobSummary(`${report2.markdown}${summaryLinks(settings)}`))
+    deps.log("report added to the job summary");
+  const commentUrl = settings.comment && settings.token !== void 0 ? await comment(settings, report2.markdown, report2.head, deps) : "";
   return {
-    verdict: comparison === void 0 ? "" : overallVerdict(comparison),
-    regressions,
+    verdict: report2.verdict,
+    regressions: report2.regressions,
     commentUrl,
-    markdown,
-    failed: settings.failOnRegression && regressions > 0
+    markdown: report2.markdown,
+    failed: settings.failOnRegression && report2.regressions > 0
   };
 }
 

@@ -1,4 +1,3 @@
-import { writeJobSummary } from "../../src/github/summary.js";
 import {
   compareCountedRuns,
   compareCountedVariants,
@@ -10,7 +9,7 @@ import { renderCountedComparison } from "../../src/instructions/compare-markdown
 import { renderInstructionsMarkdown } from "../../src/instructions/report.js";
 import type { Verdict } from "../../src/report/compare.js";
 import type { ReportSettings } from "./input-helper.js";
-import { comment, commentHead, summaryLinks, type ReportDeps, type ReportOutcome } from "./report.js";
+import { commentHead, deliver, type ReportDeps, type ReportOutcome } from "./report.js";
 
 /**
  * The report of a counted run (`run --measure instructions`, instructions.json): with
@@ -20,7 +19,7 @@ import { comment, commentHead, summaryLinks, type ReportDeps, type ReportOutcome
  */
 
 /** One word for a counted comparison: more work wins, then less work, then doubt (pure). */
-export function countedVerdict(c: CountedComparison): Verdict {
+function countedVerdict(c: CountedComparison): Verdict {
   const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
   if (all.includes("more-work")) return "regressed";
   if (all.includes("less-work")) return "improved";
@@ -51,18 +50,7 @@ export async function reportCounted(
   const comparison = await countedComparison(settings, dir);
   const markdown =
     comparison === undefined ? renderInstructionsMarkdown(head) : renderCountedComparison(comparison);
-  if (settings.summary && (await writeJobSummary(`${markdown}${summaryLinks(settings)}`)))
-    deps.log("report added to the job summary");
-  const commentUrl =
-    settings.comment && settings.token !== undefined
-      ? await comment(settings, markdown, commentHead(head), deps)
-      : "";
   const regressions = comparison === undefined ? 0 : countedRegressions(comparison);
-  return {
-    verdict: comparison === undefined ? "" : countedVerdict(comparison),
-    regressions,
-    commentUrl,
-    markdown,
-    failed: settings.failOnRegression && regressions > 0,
-  };
+  const verdict = comparison === undefined ? "" : countedVerdict(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
 }

@@ -1,6 +1,15 @@
-import { DEFAULT_FLOOR_PCT } from "../../src/stats/instructions-verdict.js";
 import { readFileSync } from "node:fs";
 import * as core from "@actions/core";
+import {
+  httpUrl,
+  isCommitSha,
+  isMarkerId,
+  isPullRequestNumber,
+  MARKER_RULE,
+  parseRepository,
+} from "../../src/github/identifiers.js";
+import { DEFAULT_FLOOR_PCT } from "../../src/stats/instructions-verdict.js";
+import { numberInput, PERCENTAGE, PROBABILITY, type NumberRule } from "../../src/util/inputs.js";
 
 /**
  * Every input of the report action, read once and checked; errors name the input. Values that
@@ -38,13 +47,8 @@ export interface ReportSettings {
 /** A strict reader of one input. */
 type Reader = (name: string) => string;
 
-function numberInput(read: Reader, name: string, ok: (x: number) => boolean, what: string): number {
-  const text = read(name);
-  const value = Number(text);
-  if (text === "" || !Number.isFinite(value) || !ok(value)) {
-    throw new Error(`input '${name}': expected ${what}, got '${text}'`);
-  }
-  return value;
+function number(read: Reader, name: string, rule: NumberRule): number {
+  return numberInput(`input '${name}'`, read(name), rule);
 }
 
 function booleanInput(read: Reader, name: string): boolean {
@@ -60,7 +64,7 @@ interface EventPayload {
 }
 
 /** The event payload GitHub wrote to GITHUB_EVENT_PATH ({} when there is none). */
-export function readEvent(env: NodeJS.ProcessEnv): EventPayload {
+function readEvent(env: NodeJS.ProcessEnv): EventPayload {
   const file = env.GITHUB_EVENT_PATH;
   if (!file) return {};
   try {
@@ -73,7 +77,7 @@ export function readEvent(env: NodeJS.ProcessEnv): EventPayload {
 /** An optional http(s) URL input. */
 function urlInput(read: Reader, name: string): string | undefined {
   const url = read(name) || undefined;
-  if (url !== undefined && !/^https?:\/\//.test(url)) {
+  if (url !== undefined && httpUrl(url) === undefined) {
     throw new Error(`input '${name}': expected an http(s) URL, got '${url}'`);
   }
   return url;
@@ -131,7 +135,7 @@ export function getSettings(
   if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
 
   const repository = read("repository") || env.GITHUB_REPOSITORY || "";
-  const ownerRepo = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(repository);
+  const ownerRepo = parseRepository(repository);
   if (!ownerRepo) {
     throw new Error(
       `input 'repository': expected owner/name, got '${repository}' (nor is GITHUB_REPOSITORY set)`,
@@ -139,8 +143,8 @@ export function getSettings(
   }
 
   const marker = read("marker") || "proxybench";
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(marker)) {
-    throw new Error(`input 'marker': use 1 to 64 letters, digits, '.', '_' or '-', got '${marker}'`);
+  if (!isMarkerId(marker)) {
+    throw new Error(`input 'marker': ${MARKER_RULE}, got '${marker}'`);
   }
 
   const event = readEvent(env);
@@ -148,7 +152,7 @@ export function getSettings(
   const prText = read("pr-number");
   if (prText !== "") {
     pr = Number(prText);
-    if (!Number.isInteger(pr) || pr <= 0)
+    if (!isPullRequestNumber(pr))
       throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
   } else {
     pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
@@ -156,7 +160,7 @@ export function getSettings(
 
   const headSha =
     read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || undefined;
-  if (headSha !== undefined && !/^[0-9a-fA-F]{4,64}$/.test(headSha)) {
+  if (headSha !== undefined && !isCommitSha(headSha)) {
     throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
   }
 
@@ -177,23 +181,20 @@ export function getSettings(
     results,
     baseResults: read("base-results") || undefined,
     baselineProxy: read("baseline-proxy") || undefined,
-    thresholdPct: numberInput(read, "threshold", (x) => x >= 0, "a percentage >= 0"),
-    floorPct:
-      read("floor") === ""
-        ? DEFAULT_FLOOR_PCT
-        : numberInput(read, "floor", (x) => x >= 0, "a percentage >= 0"),
-    alpha: numberInput(read, "alpha", (x) => x > 0 && x < 1, "a number between 0 and 1"),
+    thresholdPct: number(read, "threshold", PERCENTAGE),
+    floorPct: read("floor") === "" ? DEFAULT_FLOOR_PCT : number(read, "floor", PERCENTAGE),
+    alpha: number(read, "alpha", PROBABILITY),
     failOnRegression: booleanInput(read, "fail-on-regression"),
     comment,
     summary: booleanInput(read, "summary"),
     marker,
     token,
     apiUrl: env.GITHUB_API_URL || "https://api.github.com",
-    owner: ownerRepo[1]!,
-    repo: ownerRepo[2]!,
+    owner: ownerRepo.owner,
+    repo: ownerRepo.repo,
     ...(pr !== undefined ? { pr } : {}),
     ...(headSha !== undefined ? { headSha } : {}),
     ...(detailsUrl !== undefined ? { detailsUrl } : {}),
-    ...linkSettings(read, env, ownerRepo[1]!, ownerRepo[2]!),
+    ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo),
   };
 }

@@ -29,7 +29,7 @@ export interface ReportOutcome {
 }
 
 /** One word for a whole comparison: any regression wins, then improvements, then doubt (pure). */
-export function overallVerdict(comparison: Comparison): Verdict {
+function overallVerdict(comparison: Comparison): Verdict {
   const c = comparison.counts;
   if (c.regressed > 0) return "regressed";
   if (c.improved > 0) return "improved";
@@ -41,7 +41,7 @@ export function overallVerdict(comparison: Comparison): Verdict {
  * Where the head was measured, from its results.json: the runner (given by the workflow, else
  * the host name), the CPU model, the core count and the cores of each role (pure).
  */
-export function machineLine(head: Results, runnerName?: string): string {
+function machineLine(head: Results, runnerName?: string): string {
   const env = head.environment;
   const where = runnerName ?? env.hostname;
   const cpus = head.settings.cpus;
@@ -58,7 +58,7 @@ export function machineLine(head: Results, runnerName?: string): string {
  * The comparison a report shows: a base run against the head run (unpaired), else the
  * variants of the one run (base and head interleaved, paired by round), else none (pure).
  */
-export function chooseComparison(
+function chooseComparison(
   head: Results,
   base: Results | undefined,
   options: CompareOptions,
@@ -72,7 +72,7 @@ export function chooseComparison(
  * "Base and head paired over 10 rounds on **bench-1**, ..." for a paired comparison; over
  * shards, every runner with its cells (pure).
  */
-export function pairingLine(comparison: Comparison, head: Results, runnerName?: string): string {
+function pairingLine(comparison: Comparison, head: Results, runnerName?: string): string {
   if (comparison.mode !== "paired") return `Base and head: ${comparison.label}.`;
   const runners = cellRunners(head);
   if (runners.size > 1) {
@@ -83,13 +83,13 @@ export function pairingLine(comparison: Comparison, head: Results, runnerName?: 
   return `Base and head ${comparison.label}${where ? ` on **${where}**` : ""}, interleaved on the same cores.`;
 }
 
-export interface RenderOptions {
+interface RenderOptions {
   baselineProxy?: string;
   runnerName?: string;
 }
 
 /** The markdown of the comment and the summary (pure). */
-export function renderReport(
+function renderReport(
   head: Results,
   comparison: Comparison | undefined,
   options: RenderOptions = {},
@@ -112,9 +112,7 @@ export function renderReport(
 }
 
 /** The links under the summary: the results artifact, the history chart, the run (pure). */
-export function summaryLinks(
-  settings: Pick<ReportSettings, "artifactUrl" | "chartUrl" | "detailsUrl">,
-): string {
+function summaryLinks(settings: Pick<ReportSettings, "artifactUrl" | "chartUrl" | "detailsUrl">): string {
   const links = [
     settings.artifactUrl && `[results artifact](${settings.artifactUrl})`,
     settings.chartUrl && `[history chart](${settings.chartUrl})`,
@@ -152,7 +150,7 @@ export interface ReportDeps {
 }
 
 /** A token that may not write comments: forks' and Dependabot's pull_request tokens are read-only. */
-export const READ_ONLY_TOKEN_HINT =
+const READ_ONLY_TOKEN_HINT =
   "the token may not comment on this pull request (a fork's or Dependabot's pull_request run gets a " +
   "read-only token): no comment written; for those, use workflows/fork-benchmark.yml + fork-comment.yml";
 
@@ -171,7 +169,7 @@ export function commentHead(head: {
 }
 
 /** Creates or updates the sticky comment; returns its URL ("" when none was written). */
-export async function comment(
+async function comment(
   settings: ReportSettings,
   markdown: string,
   head: CommentHead,
@@ -224,20 +222,31 @@ export async function report(settings: ReportSettings, deps: ReportDeps): Promis
     ...(settings.runnerName !== undefined ? { runnerName: settings.runnerName } : {}),
   });
 
-  if (settings.summary && (await writeJobSummary(`${markdown}${summaryLinks(settings)}`)))
-    deps.log("report added to the job summary");
+  const regressions = comparison?.counts.regressed ?? 0;
+  const verdict = comparison === undefined ? "" : overallVerdict(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
+}
 
+/**
+ * Writes a rendered report to the job summary and the sticky comment, as the settings ask;
+ * returns what the action's outputs are set from.
+ */
+export async function deliver(
+  settings: ReportSettings,
+  report: Pick<ReportOutcome, "markdown" | "verdict" | "regressions"> & { head: CommentHead },
+  deps: ReportDeps,
+): Promise<ReportOutcome> {
+  if (settings.summary && (await writeJobSummary(`${report.markdown}${summaryLinks(settings)}`)))
+    deps.log("report added to the job summary");
   const commentUrl =
     settings.comment && settings.token !== undefined
-      ? await comment(settings, markdown, commentHead(head), deps)
+      ? await comment(settings, report.markdown, report.head, deps)
       : "";
-
-  const regressions = comparison?.counts.regressed ?? 0;
   return {
-    verdict: comparison === undefined ? "" : overallVerdict(comparison),
-    regressions,
+    verdict: report.verdict,
+    regressions: report.regressions,
     commentUrl,
-    markdown,
-    failed: settings.failOnRegression && regressions > 0,
+    markdown: report.markdown,
+    failed: settings.failOnRegression && report.regressions > 0,
   };
 }

@@ -2,15 +2,15 @@ import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { checkMarkerId, safeLink, type HeadInfo } from "../github/body.js";
 import { createClient } from "../github/client.js";
+import { isCommitSha, isPullRequestNumber, parseRepository } from "../github/identifiers.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";
 import { renderMarkdownReport } from "../report/markdown.js";
 import { readResults } from "../results/io.js";
 import { UserError } from "../util/errors.js";
 
-interface CommentFlags {
-  markdown?: string;
-  repo: string;
+/** What the flags give as they are and the settings keep. */
+interface CommentOptions {
   pr: number;
   headSha?: string;
   headTime?: string;
@@ -19,28 +19,28 @@ interface CommentFlags {
   baselineProxy?: string;
 }
 
-export interface CommentSettings {
+interface CommentFlags extends CommentOptions {
+  markdown?: string;
+  /** OWNER/NAME. */
+  repo: string;
+}
+
+interface CommentSettings extends CommentOptions {
   source: { resultsDir: string } | { markdownFile: string };
   owner: string;
   repo: string;
-  pr: number;
-  headSha?: string;
-  headTime?: string;
-  detailsUrl?: string;
-  marker: string;
-  baselineProxy?: string;
   token: string;
   apiUrl?: string;
 }
 
 function prNumber(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("--pr must be a pull request number");
+  if (!isPullRequestNumber(n)) throw new InvalidArgumentError("--pr must be a pull request number");
   return n;
 }
 
 /** Reads and checks every input; errors name the flag or variable (pure apart from `env`). */
-export function commentSettings(
+function commentSettings(
   resultsDir: string | undefined,
   flags: CommentFlags,
   env: NodeJS.ProcessEnv,
@@ -48,9 +48,9 @@ export function commentSettings(
   if ((resultsDir === undefined) === (flags.markdown === undefined)) {
     throw new UserError("comment: give either RESULTS_DIR or --markdown FILE (one of them)");
   }
-  const repo = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(flags.repo);
+  const repo = parseRepository(flags.repo);
   if (!repo) throw new UserError(`--repo ${flags.repo}: expected OWNER/NAME`);
-  if (flags.headSha !== undefined && !/^[0-9a-fA-F]{4,64}$/.test(flags.headSha)) {
+  if (flags.headSha !== undefined && !isCommitSha(flags.headSha)) {
     throw new UserError(`--head-sha ${flags.headSha}: expected a hexadecimal commit sha`);
   }
   if (flags.headTime !== undefined && Number.isNaN(Date.parse(flags.headTime))) {
@@ -70,8 +70,8 @@ export function commentSettings(
     throw new UserError("GITHUB_TOKEN is not set: the comment needs a token with pull-requests: write");
   return {
     source: resultsDir !== undefined ? { resultsDir } : { markdownFile: flags.markdown! },
-    owner: repo[1]!,
-    repo: repo[2]!,
+    owner: repo.owner,
+    repo: repo.repo,
     pr: flags.pr,
     headSha: flags.headSha,
     headTime: flags.headTime,

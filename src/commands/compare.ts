@@ -13,11 +13,12 @@ import {
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { UserError } from "../util/errors.js";
+import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { isInstructionsRun } from "../instructions/compare.js";
 import { runCountedCompare, type CountedCompareOptions } from "../instructions/compare-command.js";
 
-export const COMPARE_FORMATS = ["markdown", "json"] as const;
-export type CompareFormat = (typeof COMPARE_FORMATS)[number];
+const COMPARE_FORMATS = ["markdown", "json"] as const;
+type CompareFormat = (typeof COMPARE_FORMATS)[number];
 
 export interface CompareSettings {
   /** Two runs (unpaired), or one run holding variants, or its shards (paired). */
@@ -41,21 +42,6 @@ interface RawOptions {
   out?: string;
 }
 
-function number(
-  flag: string,
-  text: string | undefined,
-  fallback: number,
-  ok: (x: number) => boolean,
-  what: string,
-) {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || !ok(value)) {
-    throw new UserError(`${flag}: expected ${what}, got '${text}'`);
-  }
-  return value;
-}
-
 /** Reads and checks the command's arguments; errors name the flag. */
 export function compareSettings(dirs: string[], options: RawOptions): CompareSettings {
   if (dirs.length === 0) {
@@ -63,24 +49,15 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
       "compare: expected RUN_DIR... (a run with variants, or its shards) or BASE_DIR HEAD_DIR (two runs)",
     );
   }
-  const format = options.format ?? "markdown";
-  if (!(COMPARE_FORMATS as readonly string[]).includes(format)) {
-    throw new UserError(`--format: expected one of ${COMPARE_FORMATS.join(", ")}, got '${format}'`);
-  }
+  const format = choiceInput("--format", options.format ?? "markdown", COMPARE_FORMATS);
   const settings: CompareSettings = {
     dirs,
     ...(options.base !== undefined ? { baseVariant: options.base } : {}),
     ...(options.head !== undefined ? { headVariant: options.head } : {}),
-    thresholdPct: number(
-      "--threshold",
-      options.threshold,
-      DEFAULT_THRESHOLD_PCT,
-      (x) => x >= 0,
-      "a percentage >= 0",
-    ),
-    alpha: number("--alpha", options.alpha, DEFAULT_ALPHA, (x) => x > 0 && x < 1, "a number between 0 and 1"),
+    thresholdPct: optionalNumberInput("--threshold", options.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
+    alpha: optionalNumberInput("--alpha", options.alpha, DEFAULT_ALPHA, PROBABILITY),
     failOnRegression: options.failOnRegression ?? false,
-    format: format as CompareFormat,
+    format,
   };
   if (options.out !== undefined) settings.out = options.out;
   return settings;
@@ -90,7 +67,7 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
  * The comparison of the runs given: runs holding variants (one run, or the shards of one) are
  * merged and paired by round; two runs without variants are compared unpaired (pure).
  */
-export function compareRuns(
+function compareRuns(
   sources: readonly Source[],
   settings: Pick<CompareSettings, "thresholdPct" | "alpha" | "baseVariant" | "headVariant">,
 ): Comparison {

@@ -15,7 +15,7 @@ interface DoctorFlags {
 }
 
 /** The machine's checks, then what the named study or engine needs (replacing its general check). */
-export async function doctorChecks(flags: DoctorFlags): Promise<Check[]> {
+async function doctorChecks(flags: DoctorFlags): Promise<Check[]> {
   const manifests = await loadManifests(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {});
   const study = flags.study !== undefined ? await findStudy(flags.study) : undefined;
   const named: Check[] = [];

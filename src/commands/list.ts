@@ -9,7 +9,7 @@ import { collect } from "./options.js";
  * plain data, one renderer each; later sections (studies) add their own pair.
  */
 
-export interface ProxyEntry {
+interface ProxyEntry {
   name: string;
   description: string;
   kind: "proxy" | "direct";
@@ -20,7 +20,7 @@ export interface ProxyEntry {
   source: string;
 }
 
-export interface ScenarioEntry {
+interface ScenarioEntry {
   name: string;
   description: string;
   engine: string;
@@ -29,7 +29,7 @@ export interface ScenarioEntry {
   source: string;
 }
 
-export async function listProxies(set: ManifestSet): Promise<ProxyEntry[]> {
+async function listProxies(set: ManifestSet): Promise<ProxyEntry[]> {
   const entries: ProxyEntry[] = [];
   for (const p of [...set.proxies.values()].sort(byName)) {
     const a = await nativeAvailability(p);
@@ -38,7 +38,7 @@ export async function listProxies(set: ManifestSet): Promise<ProxyEntry[]> {
   return entries;
 }
 
-export function proxyEntry(p: LoadedProxy, a: NativeAvailability): ProxyEntry {
+function proxyEntry(p: LoadedProxy, a: NativeAvailability): ProxyEntry {
   const binaryName = p.manifest.native?.binary ?? p.manifest.name;
   return {
     name: p.manifest.name,
@@ -52,11 +52,11 @@ export function proxyEntry(p: LoadedProxy, a: NativeAvailability): ProxyEntry {
   };
 }
 
-export function listScenarios(set: ManifestSet): ScenarioEntry[] {
+function listScenarios(set: ManifestSet): ScenarioEntry[] {
   return [...set.scenarios.values()].sort(byName).map(scenarioEntry);
 }
 
-export function scenarioEntry(s: LoadedScenario): ScenarioEntry {
+function scenarioEntry(s: LoadedScenario): ScenarioEntry {
   const m = s.manifest;
   return {
     name: m.name,
@@ -79,7 +79,7 @@ export function scenarioEntry(s: LoadedScenario): ScenarioEntry {
   };
 }
 
-export function renderProxies(entries: ProxyEntry[]): string {
+function renderProxies(entries: ProxyEntry[]): string {
   const lines = ["Proxies:"];
   for (const e of entries) {
     const image = e.image && e.native !== "image only" ? ", image" : "";
@@ -89,7 +89,7 @@ export function renderProxies(entries: ProxyEntry[]): string {
   return lines.join("\n");
 }
 
-export function renderScenarios(entries: ScenarioEntry[]): string {
+function renderScenarios(entries: ScenarioEntry[]): string {
   const lines = ["Scenarios:"];
   for (const e of entries) {
     lines.push(`  ${e.name.padEnd(18)} engine ${e.engine}; ${e.description}`);

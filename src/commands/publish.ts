@@ -1,7 +1,8 @@
-import { type Command, InvalidArgumentError } from "commander";
+import type { Command } from "commander";
 import type { CommitContext } from "../publish/entries.js";
 import { usernamesFromEventFile } from "../publish/event.js";
 import { normaliseDir, publish, type PublishSettings } from "../publish/publish.js";
+import { parseNonNegativeInt, parsePositiveInt } from "./options.js";
 
 interface PublishFlags {
   repo: string;
@@ -12,18 +13,6 @@ interface PublishFlags {
   retries: number;
   repoUrl?: string;
   variant?: string;
-}
-
-function positiveInt(flag: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || (flag === "--max-items" && n === 0)) {
-      throw new InvalidArgumentError(
-        `${flag} must be a ${flag === "--max-items" ? "positive" : "non-negative"} integer`,
-      );
-    }
-    return n;
-  };
 }
 
 /** What a GitHub workflow tells us about the commit (read here, passed down as arguments). */
@@ -71,13 +60,13 @@ export function register(program: Command): void {
     .requiredOption("--repo <path-or-url>", "repository to push to: a path (bare repo) or a URL")
     .option("--branch <name>", "branch holding the history", "gh-pages")
     .option("--dir <folder>", "folder inside the branch for data.js and index.html", "dev/bench")
-    .option("--max-items <n>", "keep only the newest N entries per suite", positiveInt("--max-items"))
+    .option("--max-items <n>", "keep only the newest N entries per suite", parsePositiveInt)
     .option("--message <text>", "commit message")
     .option(
       "--variant <name>",
       "of a run with variants (--variant), publish this one's cells; a run without variants is published whole",
     )
-    .option("--retries <n>", "fetch-and-reapply rounds after a rejected push", positiveInt("--retries"), 10)
+    .option("--retries <n>", "fetch-and-reapply rounds after a rejected push", parseNonNegativeInt, 10)
     .option(
       "--repo-url <url>",
       "https://github.com/OWNER/NAME for commit links (default: from GITHUB_REPOSITORY)",

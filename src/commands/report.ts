@@ -7,9 +7,11 @@ import { renderReportModelMarkdown } from "../report/markdown.js";
 import { buildReport, type ReportModel } from "../report/model.js";
 import { writeOutput } from "../report/output.js";
 import { UserError } from "../util/errors.js";
+import { choiceInput } from "../util/inputs.js";
+import { collect } from "./options.js";
 
-export const REPORT_FORMATS = ["markdown", "html", "json"] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+const REPORT_FORMATS = ["markdown", "html", "json"] as const;
+type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export interface ReportSettings {
   /** One results directory, or several runs of one matrix (shards), merged. */
@@ -31,10 +33,7 @@ interface RawOptions {
 export function reportSettings(dirs: string | string[] | undefined, options: RawOptions): ReportSettings {
   const list = dirs === undefined ? [] : typeof dirs === "string" ? [dirs] : dirs;
   const dir = list[0];
-  const format = options.format ?? "markdown";
-  if (!(REPORT_FORMATS as readonly string[]).includes(format)) {
-    throw new UserError(`--format: expected one of ${REPORT_FORMATS.join(", ")}, got '${format}'`);
-  }
+  const format = choiceInput("--format", options.format ?? "markdown", REPORT_FORMATS);
   const summaries = options.k6Summary ?? [];
   if (dir !== undefined && summaries.length > 0) {
     throw new UserError("give either RESULTS_DIR or --k6-summary, not both");
@@ -57,20 +56,20 @@ export function reportSettings(dirs: string | string[] | undefined, options: Raw
             summaries,
             ...(options.scenario !== undefined ? { scenario: options.scenario } : {}),
           },
-    format: format as ReportFormat,
+    format,
   };
   if (options.baselineProxy !== undefined) settings.baselineProxy = options.baselineProxy;
   if (options.out !== undefined) settings.out = options.out;
   return settings;
 }
 
-export function renderReport(model: ReportModel, format: ReportFormat): string {
+function renderReport(model: ReportModel, format: ReportFormat): string {
   if (format === "json") return `${JSON.stringify(reportJson(model), null, 2)}\n`;
   if (format === "html") return renderHtmlReportModel(model);
   return renderReportModelMarkdown(model);
 }
 
-export async function runReport(settings: ReportSettings): Promise<void> {
+async function runReport(settings: ReportSettings): Promise<void> {
   let model: ReportModel;
   if (settings.source.kind === "results") {
     const results = await readMergedResults(settings.source.dirs);
@@ -85,10 +84,6 @@ export async function runReport(settings: ReportSettings): Promise<void> {
     );
   }
   await writeOutput(renderReport(model, settings.format), settings.out);
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 export function register(program: Command): void {

@@ -3,15 +3,17 @@ import * as engines from "../engines/index.js";
 import { Engine } from "../results/schema.js";
 import { renderMarkdownReport } from "../report/markdown.js";
 import { runBenchmark } from "../runner/run.js";
+import { DEFAULT_PROXIES } from "../runner/plan.js";
 import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
-import { runStudy } from "../studies/run.js";
+import { runStudy, type StudyOverrides } from "../studies/run.js";
 import { dryRun } from "../runner/dry-run.js";
 import { parseShard, type Shard } from "../runner/shard.js";
 import { parseVariant, withLayout } from "../runner/variants.js";
-import { runInstructionsCommand } from "../instructions/command.js";
+import { checkInstructionsFlags, runInstructionsCommand } from "../instructions/command.js";
 import { UserError } from "../util/errors.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 import {
   collect,
   parseCsv,
@@ -152,7 +154,8 @@ export function register(program: Command): void {
     )
     .action(async (flags: RunFlags) => {
       if (flags.measure === "instructions") {
-        process.exitCode = await runInstructionsCommand(flags);
+        checkInstructionsFlags(flags);
+        process.exitCode = await runInstructionsCommand(toRequest(flags));
         return;
       }
       checkModes(flags);
@@ -163,15 +166,17 @@ export function register(program: Command): void {
         process.exitCode = outcome.exitCode;
       } else if (flags.findMaxRate) {
         const outcomes = await findMaxRates({
-          proxies: flags.proxies ?? ["direct", "nginx", "haproxy"],
+          proxies: flags.proxies ?? DEFAULT_PROXIES,
           scenarios: flags.scenarios ?? ["passthrough"],
-          ...(flags.cpus !== undefined ? { cpus: flags.cpus } : {}),
-          ...(flags.out !== undefined ? { out: flags.out } : {}),
-          ...(flags.duration !== undefined ? { durationS: flags.duration } : {}),
-          ...(flags.warmup !== undefined ? { warmupS: flags.warmup } : {}),
-          ...(flags.maxP99 !== undefined ? { maxP99Ms: flags.maxP99 } : {}),
-          ...(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {}),
-          ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
+          ...withoutUndefined({
+            cpus: flags.cpus,
+            out: flags.out,
+            durationS: flags.duration,
+            warmupS: flags.warmup,
+            maxP99Ms: flags.maxP99,
+            proxiesDirs: flags.proxiesDir,
+            scenariosDirs: flags.scenariosDir,
+          }),
         });
         // A search that found no rate at all is not a measurement.
         process.exitCode = outcomes.every((o) => o.result.rate !== undefined) ? 0 : 1;
@@ -221,50 +226,49 @@ export function checkModes(flags: RunFlags): void {
     throw new UserError("--max-p99 goes with --find-max-rate");
 }
 
-export function studyOverrides(flags: RunFlags): Parameters<typeof runStudy>[1] {
-  const request = toRequest(flags);
-  return {
-    ...(flags.proxies ? { proxies: flags.proxies } : {}),
-    ...(request.repetitions !== undefined ? { repetitions: request.repetitions } : {}),
-    ...(request.durationS !== undefined ? { durationS: request.durationS } : {}),
-    ...(request.warmupS !== undefined ? { warmupS: request.warmupS } : {}),
-    ...(request.loads ? { loads: request.loads } : {}),
-    ...(request.cpus !== undefined ? { cpus: request.cpus } : {}),
-    ...(request.runtime !== undefined ? { runtime: request.runtime } : {}),
-    ...(request.imageTag !== undefined ? { imageTag: request.imageTag } : {}),
-    ...(request.proxiesDirs ? { proxiesDirs: request.proxiesDirs } : {}),
-    ...(request.out !== undefined ? { out: request.out } : {}),
-  };
+export function studyOverrides(flags: RunFlags): StudyOverrides {
+  return pickDefined(toRequest(flags), [
+    "proxies",
+    "repetitions",
+    "durationS",
+    "warmupS",
+    "loads",
+    "cpus",
+    "runtime",
+    "imageTag",
+    "proxiesDirs",
+    "out",
+  ]);
 }
 
-/** The flags as a RunRequest (undefined where not given, so that --resume can tell). */
+/** The flags as a RunRequest (absent where not given, so that --resume can tell). */
 export function toRequest(flags: RunFlags): RunRequest {
-  return {
-    ...(flags.proxies ? { proxies: flags.proxies } : {}),
-    ...(flags.scenarios ? { scenarios: flags.scenarios } : {}),
-    ...(flags.engine ? { engine: flags.engine } : {}),
-    ...(flags.repetitions !== undefined ? { repetitions: flags.repetitions } : {}),
-    ...(flags.duration !== undefined ? { durationS: flags.duration } : {}),
-    ...(flags.warmup !== undefined ? { warmupS: flags.warmup } : {}),
-    ...(flags.load ? { loads: flags.load } : {}),
-    ...(flags.cpus !== undefined ? { cpus: flags.cpus } : {}),
-    ...(flags.runtime !== undefined ? { runtime: parseRuntimeKind(flags.runtime) } : {}),
-    ...(flags.imageTag !== undefined ? { imageTag: flags.imageTag } : {}),
-    ...(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {}),
-    ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
-    ...(flags.out !== undefined ? { out: flags.out } : {}),
-    ...(flags.resume !== undefined ? { resume: flags.resume } : {}),
-    ...variantsOf(flags),
-    ...(flags.noiseLimit !== undefined ? { noiseLimit: flags.noiseLimit } : {}),
-    ...(flags.retries !== undefined ? { retries: flags.retries } : {}),
-    ...(flags.roundOrder !== undefined ? { roundOrder: flags.roundOrder } : {}),
-    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-    ...(flags.shard !== undefined ? { shard: flags.shard } : {}),
-  };
+  return withoutUndefined({
+    proxies: flags.proxies,
+    scenarios: flags.scenarios,
+    engine: flags.engine,
+    repetitions: flags.repetitions,
+    durationS: flags.duration,
+    warmupS: flags.warmup,
+    loads: flags.load,
+    cpus: flags.cpus,
+    runtime: flags.runtime === undefined ? undefined : parseRuntimeKind(flags.runtime),
+    imageTag: flags.imageTag,
+    proxiesDirs: flags.proxiesDir,
+    scenariosDirs: flags.scenariosDir,
+    out: flags.out,
+    resume: flags.resume,
+    variants: variantsOf(flags),
+    noiseLimit: flags.noiseLimit,
+    retries: flags.retries,
+    roundOrder: flags.roundOrder,
+    seed: flags.seed,
+    shard: flags.shard,
+  });
 }
 
-/** `--variant` with `--variant-proxies-dir`/`--variant-scenarios-dir` applied to each. */
-function variantsOf(flags: RunFlags): Pick<RunRequest, "variants"> {
+/** `--variant` with `--variant-proxies-dir`/`--variant-scenarios-dir` applied to each; none: undefined. */
+function variantsOf(flags: RunFlags): RunRequest["variants"] {
   const variants = withLayout(
     (flags.variant ?? []).map((v) => parseVariant(v)),
     {
@@ -272,5 +276,5 @@ function variantsOf(flags: RunFlags): Pick<RunRequest, "variants"> {
       scenariosDir: flags.variantScenariosDir,
     },
   );
-  return variants.length > 0 ? { variants } : {};
+  return variants.length > 0 ? variants : undefined;
 }

@@ -26,10 +26,10 @@ import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types
  * allocates 32 bytes per allowed request up front, so the cap is sized from the duration
  * (250k req/s is beyond what ab reaches on one core) and bounded at 20M (640 MB).
  */
-export const AB_TIMED_REQUESTS_PER_S = 250_000;
-export const AB_TIMED_REQUESTS_MAX = 20_000_000;
+const AB_TIMED_REQUESTS_PER_S = 250_000;
+const AB_TIMED_REQUESTS_MAX = 20_000_000;
 
-export function abTimedRequestCap(durationS: number): number {
+function abTimedRequestCap(durationS: number): number {
   return Math.min(AB_TIMED_REQUESTS_MAX, Math.max(50_000, Math.ceil(durationS * AB_TIMED_REQUESTS_PER_S)));
 }
 
@@ -202,7 +202,7 @@ export function parseAbCsv(text: string): Record<string, number> {
 }
 
 /** The percentiles of ab's text ladder, the ones the Ocelot study published. */
-export const AB_LADDER = ["50", "66", "75", "80", "90", "95", "98", "99", "100"] as const;
+const AB_LADDER = ["50", "66", "75", "80", "90", "95", "98", "99", "100"] as const;
 
 /**
  * ab's figures normalised into a measurement (pure). Transport errors are the connect, receive

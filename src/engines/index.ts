@@ -1,5 +1,4 @@
 import type { Engine } from "../results/schema.js";
-import { UserError } from "../util/errors.js";
 import { abEngine } from "./ab.js";
 import { K6Engine } from "./k6/adapter.js";
 import type { EngineAdapter } from "./types.js";
@@ -10,23 +9,22 @@ export { classifyRepetition, LOADGEN_SATURATION } from "./classify.js";
 export { probe } from "./probe.js";
 export { expandRequests, type ExpandedRequest } from "./requests.js";
 
-const adapters: Partial<Record<Engine, () => EngineAdapter>> = {
+/** Every engine's adapter; the type makes a new engine name fail to compile until it is here. */
+const adapters: Record<Engine, () => EngineAdapter> = {
   k6: () => new K6Engine(),
   wrk: () => new WrkEngine(),
   ab: () => abEngine,
 };
 const cache = new Map<Engine, EngineAdapter>();
 
-/** The adapter for an engine name (one instance per engine, so `locate()` runs once). */
+/**
+ * The adapter for an engine name: one instance per engine for the whole process (k6's and wrk's
+ * keep where `locate()` found their tool; ab's looks again on every run).
+ */
 export function getEngine(name: Engine): EngineAdapter {
   const cached = cache.get(name);
   if (cached) return cached;
-  const make = adapters[name];
-  if (!make) {
-    const known = Object.keys(adapters).join(", ");
-    throw new UserError(`engine '${name}' is not available yet (available: ${known})`);
-  }
-  const adapter = make();
+  const adapter = adapters[name]();
   cache.set(name, adapter);
   return adapter;
 }

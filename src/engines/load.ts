@@ -13,9 +13,9 @@ export function engineRunsLoad(engine: Engine, load: Pick<Load, "model">): boole
 }
 
 /** Closed-model concurrency used when a load names neither `vus` nor `connections`. */
-export const DEFAULT_CONCURRENCY = 64;
+const DEFAULT_CONCURRENCY = 64;
 /** Upper bound of the VUs k6 pre-allocates for an arrival-rate load that does not name `vus`. */
-export const MAX_DEFAULT_ARRIVAL_VUS = 1000;
+const MAX_DEFAULT_ARRIVAL_VUS = 1000;
 
 /** Concurrency of a closed-model load: `vus`, else `connections`, else the default. */
 export function concurrency(load: Load): number {
@@ -41,7 +41,7 @@ export function requireRate(load: Load): number {
 }
 
 /** Headroom over Little's law for the VU pool of an arrival rate: bursts and k6's own delays. */
-export const VU_HEADROOM = 2;
+const VU_HEADROOM = 2;
 
 /**
  * VUs an arrival-rate load needs so the pool does not run out (Little's law: in flight = rate x

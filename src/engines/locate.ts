@@ -3,7 +3,7 @@ import { runCommand } from "../util/processes.js";
 import { UserError } from "../util/errors.js";
 
 /** Pure: the first x.y.z version in a tool's output, else its first line. */
-export function parseVersion(output: string): string {
+function parseVersion(output: string): string {
   const match = /v?(\d+\.\d+(?:\.\d+)?)/.exec(output);
   return match?.[1] ?? output.trim().split("\n")[0] ?? "unknown";
 }

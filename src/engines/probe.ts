@@ -3,10 +3,10 @@ import { expandRequests, type ExpandedRequest } from "./requests.js";
 import type { ProbeResult } from "./types.js";
 
 /** Times each request is sent by the probe. */
-export const PROBE_ATTEMPTS = 3;
+const PROBE_ATTEMPTS = 3;
 const PROBE_TIMEOUT_MS = 5000;
 /** The probe accepts a body this far from the upstream's declared size. */
-export const BODY_SIZE_TOLERANCE = 0.25;
+const BODY_SIZE_TOLERANCE = 0.25;
 
 export interface ProbeResponse {
   status: number;

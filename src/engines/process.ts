@@ -1,4 +1,3 @@
-import { open } from "node:fs/promises";
 import { startProcess } from "../util/processes.js";
 import { CpuSampler } from "./cpu.js";
 
@@ -62,26 +61,6 @@ export async function runEngineProcess(options: EngineProcessOptions): Promise<E
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
     await sampler?.stop();
-  }
-}
-
-/** The last `lines` lines of a log file, for error messages ("" when it cannot be read). */
-export async function logTail(file: string, lines = 5): Promise<string> {
-  // Logs can be large (k6 logs a warning per refused request): read the end only.
-  const TAIL_BYTES = 64 * 1024;
-  try {
-    const handle = await open(file, "r");
-    try {
-      const { size } = await handle.stat();
-      const length = Math.min(size, TAIL_BYTES);
-      const buffer = Buffer.alloc(length);
-      await handle.read(buffer, 0, length, size - length);
-      return buffer.toString("utf8").trimEnd().split("\n").slice(-lines).join("\n");
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return "";
   }
 }
 

@@ -58,7 +58,7 @@ export async function readGovernor(): Promise<string | undefined> {
   );
 }
 
-export async function toolVersion(name: string, args: string[]): Promise<string | undefined> {
+async function toolVersion(name: string, args: string[]): Promise<string | undefined> {
   const found = await findExecutable(name);
   if (!found) return undefined;
   const { output } = await execOutput(found, args, { timeoutMs: 5000 });

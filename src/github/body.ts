@@ -1,3 +1,5 @@
+import { httpUrl, isCommitSha, isMarkerId, MARKER_RULE } from "./identifiers.js";
+
 /**
  * The sticky comment's body: two hidden markers, then the markdown. The first marker finds the
  * comment again (`<!-- proxybench:ID -->`); the second records which head commit it was written
@@ -14,12 +16,8 @@ export interface HeadInfo {
   time?: string;
 }
 
-const ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-
 export function checkMarkerId(id: string): string {
-  if (!ID_PATTERN.test(id)) {
-    throw new Error(`--marker ${id}: use 1 to 64 letters, digits, '.', '_' or '-'`);
-  }
+  if (!isMarkerId(id)) throw new Error(`--marker ${id}: ${MARKER_RULE}`);
   return id;
 }
 
@@ -28,7 +26,7 @@ export function commentMarker(id: string): string {
 }
 
 export function headMarker(id: string, head: HeadInfo): string {
-  const sha = head.sha && /^[0-9a-fA-F]{4,64}$/.test(head.sha) ? head.sha.toLowerCase() : "";
+  const sha = head.sha && isCommitSha(head.sha) ? head.sha.toLowerCase() : "";
   const time = head.time && !Number.isNaN(Date.parse(head.time)) ? new Date(head.time).toISOString() : "";
   return `<!-- proxybench:${id}:head sha=${sha} time=${time} -->`;
 }
@@ -50,17 +48,11 @@ export function parseHead(body: string | undefined, id: string): HeadInfo | unde
 
 /** A URL safe to put in a markdown link, or undefined. */
 export function safeLink(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return undefined;
-    return parsed.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  } catch {
-    return undefined;
-  }
+  const parsed = url ? httpUrl(url) : undefined;
+  return parsed?.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-export function truncationNote(limit: number, detailsUrl: string | undefined): string {
+function truncationNote(limit: number, detailsUrl: string | undefined): string {
   const link = safeLink(detailsUrl);
   const where = link
     ? `The full report: [${link}](${link})`

@@ -7,7 +7,7 @@ import { Octokit } from "@octokit/rest";
  * the throttling plugin (403/429 rate limits, honouring `retry-after`). `delayBaseMs` scales both
  * (1000 = the header's seconds); tests make it small through this option.
  */
-export const ProxybenchOctokit = Octokit.plugin(retry, throttling);
+const ProxybenchOctokit = Octokit.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof ProxybenchOctokit>;
 
 export interface ClientOptions {

@@ -48,7 +48,7 @@ export function sameLogin(a: string | undefined, b: string | undefined): boolean
  * The login of the token's account. GraphQL's `viewer`, because REST's GET /user refuses
  * installation tokens such as GITHUB_TOKEN ("Resource not accessible by integration").
  */
-export async function tokenLogin(client: GitHubClient): Promise<string> {
+async function tokenLogin(client: GitHubClient): Promise<string> {
   let login: string | undefined;
   try {
     const data = await client.graphql<{ viewer?: { login?: string } }>("query { viewer { login } }");

@@ -1,7 +1,7 @@
 import { appendFile } from "node:fs/promises";
 
 /** GitHub shows at most 1 MiB of summary per step. */
-export const SUMMARY_LIMIT_BYTES = 1024 * 1024;
+const SUMMARY_LIMIT_BYTES = 1024 * 1024;
 
 /** The text appended to the job summary: cut on a line boundary to fit, with a note (pure). */
 export function summaryText(markdown: string, limitBytes = SUMMARY_LIMIT_BYTES): string {

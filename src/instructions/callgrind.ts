@@ -8,7 +8,7 @@
  * mutual recursion (a -> b -> a) can count a call twice, as callgrind_annotate does.
  */
 
-export interface FunctionCost {
+interface FunctionCost {
   name: string;
   /** Object (binary or library) the function is in, its base name. */
   object?: string;

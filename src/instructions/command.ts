@@ -1,20 +1,10 @@
-import { parseVariant } from "../runner/variants.js";
+import type { RunRequest } from "../runner/settings.js";
 import { UserError } from "../util/errors.js";
+import { pickDefined } from "../util/objects.js";
 import { runInstructions } from "./run.js";
 import { renderInstructionsMarkdown } from "./report.js";
 
 /** The flags of `proxybench run` that `--measure instructions` reads (the others are refused). */
-export interface InstructionsFlags {
-  proxies?: string[];
-  scenarios?: string[];
-  repetitions?: number;
-  cpus?: string;
-  out?: string;
-  proxiesDir?: string[];
-  scenariosDir?: string[];
-  variant?: string[];
-}
-
 const ACCEPTED = new Set([
   "proxies",
   "scenarios",
@@ -57,19 +47,20 @@ export function checkInstructionsFlags(flags: object): void {
   }
 }
 
-/** Runs the counted benchmark, prints its report, returns the exit code. */
-export async function runInstructionsCommand(flags: InstructionsFlags): Promise<number> {
-  checkInstructionsFlags(flags);
-  const { exitCode, results } = await runInstructions({
-    ...(flags.proxies ? { proxies: flags.proxies } : {}),
-    ...(flags.scenarios ? { scenarios: flags.scenarios } : {}),
-    ...(flags.repetitions !== undefined ? { repetitions: flags.repetitions } : {}),
-    ...(flags.cpus !== undefined ? { cpus: flags.cpus } : {}),
-    ...(flags.out !== undefined ? { out: flags.out } : {}),
-    ...(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {}),
-    ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
-    ...(flags.variant ? { variants: flags.variant.map((v) => parseVariant(v)) } : {}),
-  });
+/** Runs the counted benchmark (flags checked by `checkInstructionsFlags`), prints its report, returns the exit code. */
+export async function runInstructionsCommand(request: RunRequest): Promise<number> {
+  const { exitCode, results } = await runInstructions(
+    pickDefined(request, [
+      "proxies",
+      "scenarios",
+      "repetitions",
+      "cpus",
+      "out",
+      "proxiesDirs",
+      "scenariosDirs",
+      "variants",
+    ]),
+  );
   process.stdout.write(renderInstructionsMarkdown(results));
   return exitCode;
 }

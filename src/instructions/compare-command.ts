@@ -1,6 +1,7 @@
 import { writeOutput } from "../report/output.js";
 import { DEFAULT_FLOOR_PCT, DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
 import { UserError } from "../util/errors.js";
+import { choiceInput, NON_NEGATIVE, optionalNumberInput } from "../util/inputs.js";
 import { compareCountedRuns, compareCountedVariants, countedRegressions } from "./compare.js";
 import { renderCountedComparisonHtml } from "./compare-html.js";
 import { renderCountedComparison } from "./compare-markdown.js";
@@ -8,7 +9,7 @@ import { renderCountedComparison } from "./compare-markdown.js";
 /** `proxybench compare BASE HEAD` when both are counted runs (`run --measure instructions`). */
 
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
-export const COUNTED_FORMATS = ["markdown", "json", "html"] as const;
+const COUNTED_FORMATS = ["markdown", "json", "html"] as const;
 
 export interface CountedCompareOptions {
   floor?: string;
@@ -21,15 +22,6 @@ export interface CountedCompareOptions {
   head?: string;
 }
 
-function parseNumber(flag: string, text: string | undefined, fallback: number, min: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value < min) {
-    throw new UserError(`${flag}: expected a number >= ${min}, got '${text}'`);
-  }
-  return value;
-}
-
 /**
  * `compare BASE HEAD` (two counted runs) or `compare RUN_DIR` (one counted run with variants).
  * Returns the exit code: 1 when asked to fail on a regression (more work) and there is one.
@@ -38,15 +30,17 @@ export async function runCountedCompare(
   dirs: [string] | [string, string],
   options: CountedCompareOptions,
 ): Promise<number> {
-  const format = options.format ?? "markdown";
-  if (!(COUNTED_FORMATS as readonly string[]).includes(format)) {
-    throw new UserError(`--format: expected one of ${COUNTED_FORMATS.join(", ")}, got '${format}'`);
-  }
+  const format = choiceInput("--format", options.format ?? "markdown", COUNTED_FORMATS);
   const verdict = {
     // The HTML page charts every function that changed; the others keep the top ten.
     ...(format === "html" ? { whereTop: Infinity } : {}),
-    floorPct: parseNumber("--floor", options.floor, DEFAULT_FLOOR_PCT, 0),
-    spreadFactor: parseNumber("--spread-factor", options.spreadFactor, DEFAULT_SPREAD_FACTOR, 0),
+    floorPct: optionalNumberInput("--floor", options.floor, DEFAULT_FLOOR_PCT, NON_NEGATIVE),
+    spreadFactor: optionalNumberInput(
+      "--spread-factor",
+      options.spreadFactor,
+      DEFAULT_SPREAD_FACTOR,
+      NON_NEGATIVE,
+    ),
   };
   const [first, second] = dirs;
   if (second !== undefined && (options.base !== undefined || options.head !== undefined)) {

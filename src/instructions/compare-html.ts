@@ -1,4 +1,5 @@
 import { escapeHtml, jsonForScript } from "../report/escape.js";
+import { BASE_STYLE, htmlPage } from "../report/page.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
 import { headline } from "./compare-markdown.js";
 import { formatCount } from "./report.js";
@@ -192,11 +193,7 @@ const PAGE_SCRIPT = `
 })();
 `;
 
-const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; vertical-align: top; }
-thead th, th[scope=row], .l { text-align: left; }
+const STYLE = `${BASE_STYLE}thead th, th[scope=row], .l { text-align: left; }
 thead th, th[scope=row] { background: #f6f6f6; }
 .more-work { color: #b00020; font-weight: bold; }
 .less-work { color: #1a4fa0; font-weight: bold; }
@@ -214,17 +211,10 @@ export function renderCountedComparisonHtml(c: CountedComparison): string {
   const notCompared = c.notCompared.length
     ? `<h2>Not compared</h2><ul>${c.notCompared.map((n) => `<li>${escapeHtml(n.id)}: ${escapeHtml(n.why)}</li>`).join("")}</ul>`
     : "";
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<h1>${escapeHtml(title)}</h1>
-${variants}
+  return htmlPage({
+    title,
+    style: STYLE,
+    body: `${variants}
 <p>A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) of the repetitions. Values are medians per request.</p>
 <table><thead><tr><th>Cell</th><th>Metric</th><th>Base</th><th>Head</th><th>Change</th><th>Spread</th><th>n</th><th>Verdict</th></tr></thead>
 <tbody>
@@ -233,8 +223,6 @@ ${verdictRows(c)}
 ${c.cells.map(cellSection).join("\n")}
 ${notCompared}
 <script type="application/json" id="icicle-data">${jsonForScript(icicleData(c))}</script>
-<script>${PAGE_SCRIPT}</script>
-</body>
-</html>
-`;
+<script>${PAGE_SCRIPT}</script>`,
+  });
 }

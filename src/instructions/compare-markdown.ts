@@ -51,7 +51,7 @@ function functionTable(title: string, changes: FunctionChange[]): string[] {
 }
 
 /** The functions whose instructions per request changed most, in a collapsed block. */
-export function renderWhereItWent(cell: CountedCellComparison): string[] {
+function renderWhereItWent(cell: CountedCellComparison): string[] {
   if (!cell.where) return [];
   return [
     "<details>",

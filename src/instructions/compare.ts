@@ -14,7 +14,7 @@ import { whereItWent, type WhereItWent } from "./where.js";
 
 /** Head against base for counted runs: per cell, instructions and estimated cycles per request. */
 
-export const COUNTED_METRICS = [
+const COUNTED_METRICS = [
   { key: "instructionsPerRequest", label: "Instructions/request" },
   { key: "cyclesPerRequest", label: "Est. cycles/request" },
 ] as const;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { probe } from "../engines/probe.js";
 import type { LoadedProxy } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
-import { logTail } from "../runner/logs.js";
+import { logTail } from "../util/logs.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
 import { waitReady } from "../runner/ready.js";
 import type { RunningProcess } from "../runner/runtime.js";

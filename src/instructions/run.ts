@@ -26,10 +26,10 @@ import {
 import { findValgrind, IMAGE_ONLY_REASON, instructionsSkipReason, type ValgrindTools } from "./valgrind.js";
 
 /** `proxybench run --measure instructions`: the fixed sequence and its defaults. */
-export const DEFAULT_REQUESTS = 1000;
-export const DEFAULT_WARMUP_REQUESTS = 200;
-export const DEFAULT_CONNECTIONS = 2;
-export const DEFAULT_COUNTED_REPETITIONS = 5;
+const DEFAULT_REQUESTS = 1000;
+const DEFAULT_WARMUP_REQUESTS = 200;
+const DEFAULT_CONNECTIONS = 2;
+const DEFAULT_COUNTED_REPETITIONS = 5;
 
 export interface InstructionsRequest {
   proxies?: string[];

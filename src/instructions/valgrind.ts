@@ -76,7 +76,7 @@ export function buildCallgrindSpec(
 }
 
 /** Valgrind's flags: callgrind with the cache simulation, counting nothing until switched on. */
-export function callgrindArgs(outFile: string): string[] {
+function callgrindArgs(outFile: string): string[] {
   return [
     "--tool=callgrind",
     "--instr-atstart=no",

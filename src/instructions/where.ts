@@ -29,7 +29,7 @@ export interface WhereItWent {
   inclusive: FunctionChange[];
 }
 
-export const WHERE_TOP = 10;
+const WHERE_TOP = 10;
 
 /**
  * A repetition's callgrindFile inside its results folder: results downloaded from another run
@@ -47,10 +47,7 @@ export function insideResults(dir: string, file: string): string {
 }
 
 /** Per function, the median over repetitions of its Ir per request (0 in a repetition without it). */
-export async function functionsPerRequest(
-  cell: CountedCell,
-  dir: string,
-): Promise<Map<string, FunctionPerRequest>> {
+async function functionsPerRequest(cell: CountedCell, dir: string): Promise<Map<string, FunctionPerRequest>> {
   const reps = cell.repetitions.filter(
     (r) => r.status === "ok" && r.callgrindFile !== undefined && r.requests > 0,
   );

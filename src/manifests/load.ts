@@ -13,10 +13,10 @@ import { unknownPlaceholders } from "./template.js";
  * override built-ins of the same name. Every problem names the file, the line and the field.
  */
 
-export const BUILTIN_PROXIES_DIR = path.join(PROJECT_ROOT, "proxies");
-export const BUILTIN_SCENARIOS_DIR = path.join(PROJECT_ROOT, "scenarios");
+const BUILTIN_PROXIES_DIR = path.join(PROJECT_ROOT, "proxies");
+const BUILTIN_SCENARIOS_DIR = path.join(PROJECT_ROOT, "scenarios");
 
-export interface Loaded<T> {
+interface Loaded<T> {
   manifest: T;
   /** The manifest's folder (absolute). */
   dir: string;
@@ -268,7 +268,7 @@ function checkPlaceholdersInStrings(where: string, field: string, values: string
 }
 
 /** One line per unknown placeholder of a template: `file:line: unknown placeholder {{x}}`. Pure. */
-export function templateProblems(templateFile: string, text: string): string[] {
+function templateProblems(templateFile: string, text: string): string[] {
   const lines = text.split("\n");
   return unknownPlaceholders(text).map((name) => {
     const index = lines.findIndex((l) => unknownPlaceholders(l).includes(name));

@@ -21,14 +21,14 @@ const name = z
 const Tuning = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 
 export const ProxyManifest = z
-  .object({
+  .strictObject({
     name,
     description: z.string().min(1),
     homepage: z.url().optional(),
     /** `direct`: no process, the load goes straight to the upstream (the baseline). */
     kind: z.enum(["proxy", "direct"]).default("proxy"),
     native: z
-      .object({
+      .strictObject({
         /** Executable looked up on PATH, then /usr/sbin, /usr/local/sbin, /sbin. */
         binary: z.string().min(1),
         args: z.array(z.string()).default([]),
@@ -43,10 +43,9 @@ export const ProxyManifest = z
         /** Debian package that provides the binary, for `doctor`'s fix. */
         package: z.string().optional(),
       })
-      .strict()
       .optional(),
     image: z
-      .object({
+      .strictObject({
         dockerfile: z.string().default("Dockerfile"),
         context: z.string().default("."),
         buildArgs: z.record(z.string(), z.string()).default({}),
@@ -57,7 +56,6 @@ export const ProxyManifest = z
           .array(z.object({ template: z.string(), output: z.string(), mount: z.string() }))
           .default([]),
       })
-      .strict()
       .optional(),
     /**
      * `run --measure instructions`: how the proxy runs as one process under Valgrind (rendered
@@ -65,77 +63,68 @@ export const ProxyManifest = z
      * says why it cannot run there (a Go or .NET runtime), and the proxy is skipped with it.
      */
     instructions: z
-      .object({
+      .strictObject({
         args: z.array(z.string()).optional(),
         env: z.record(z.string(), z.string()).optional(),
         unsupported: z.string().min(1).optional(),
       })
-      .strict()
       .optional(),
     ready: z
-      .object({
+      .strictObject({
         /** Path requested through the proxy until it answers 2xx (the upstream serves /health). */
         path: z.string().startsWith("/").default("/health"),
         timeoutS: z.number().positive().default(20),
       })
-      .strict()
       .default({ path: "/health", timeoutS: 20 }),
     /** Choices that keep proxies comparable; recorded in each cell and compared across proxies. */
     tuning: Tuning.default({}),
   })
-  .strict()
   .refine((m) => m.kind === "direct" || m.native !== undefined || m.image !== undefined, {
     message: "a proxy needs a 'native' section, an 'image' section, or both",
     path: ["native"],
   });
 export type ProxyManifest = z.infer<typeof ProxyManifest>;
 
-export const RequestSpec = z
-  .object({
-    method: z.enum(["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]).default("GET"),
-    /** May hold `{var}` placeholders, expanded with `vars` (one request per value). */
-    path: z.string().startsWith("/"),
-    vars: z.record(z.string(), z.array(z.string()).min(1)).default({}),
-    headers: z.record(z.string(), z.string()).default({}),
-    body: z.string().optional(),
-  })
-  .strict();
+export const RequestSpec = z.strictObject({
+  method: z.enum(["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]).default("GET"),
+  /** May hold `{var}` placeholders, expanded with `vars` (one request per value). */
+  path: z.string().startsWith("/"),
+  vars: z.record(z.string(), z.array(z.string()).min(1)).default({}),
+  headers: z.record(z.string(), z.string()).default({}),
+  body: z.string().optional(),
+});
 export type RequestSpec = z.infer<typeof RequestSpec>;
 
-export const ScenarioManifest = z
-  .object({
-    name,
-    description: z.string().min(1),
-    /** Engine used unless `--engine` says otherwise. */
-    engine: Engine.default("k6"),
-    /** k6 script in the scenario folder. */
-    script: z.string().default("script.js"),
-    /** One iteration sends every request in order (expanded over their vars). */
-    requests: z.array(RequestSpec).min(1),
-    /** What the built-in upstream returns for these requests; the probe checks it before the load. */
-    upstream: z
-      .object({
-        latencyMs: z.number().nonnegative().default(0),
-        /** Serve at most this many requests per second (0: unlimited). */
-        maxRps: z.number().nonnegative().default(0),
-        contentType: z.string().optional(),
-        /** Approximate body size; the probe accepts +-25%. */
-        bodyBytes: z.number().int().positive().optional(),
-      })
-      .strict()
-      .default({ latencyMs: 0, maxRps: 0 }),
-    /** What a correct response is. Any other response makes the cell invalid. */
-    check: z
-      .object({
-        status: z.array(z.number().int().min(100).max(599)).min(1).default([200]),
-        contentType: z.string().optional(),
-        bodyEquals: z.string().optional(),
-        bodyContains: z.string().optional(),
-      })
-      .strict()
-      .default({ status: [200] }),
-    /** Load levels; the first is the default. */
-    loads: z.array(Load).min(1),
-  })
-  .strict();
+export const ScenarioManifest = z.strictObject({
+  name,
+  description: z.string().min(1),
+  /** Engine used unless `--engine` says otherwise. */
+  engine: Engine.default("k6"),
+  /** k6 script in the scenario folder. */
+  script: z.string().default("script.js"),
+  /** One iteration sends every request in order (expanded over their vars). */
+  requests: z.array(RequestSpec).min(1),
+  /** What the built-in upstream returns for these requests; the probe checks it before the load. */
+  upstream: z
+    .strictObject({
+      latencyMs: z.number().nonnegative().default(0),
+      /** Serve at most this many requests per second (0: unlimited). */
+      maxRps: z.number().nonnegative().default(0),
+      contentType: z.string().optional(),
+      /** Approximate body size; the probe accepts +-25%. */
+      bodyBytes: z.number().int().positive().optional(),
+    })
+    .default({ latencyMs: 0, maxRps: 0 }),
+  /** What a correct response is. Any other response makes the cell invalid. */
+  check: z
+    .strictObject({
+      status: z.array(z.number().int().min(100).max(599)).min(1).default([200]),
+      contentType: z.string().optional(),
+      bodyEquals: z.string().optional(),
+      bodyContains: z.string().optional(),
+    })
+    .default({ status: [200] }),
+  /** Load levels; the first is the default. */
+  loads: z.array(Load).min(1),
+});
 export type ScenarioManifest = z.infer<typeof ScenarioManifest>;

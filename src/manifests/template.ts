@@ -1,7 +1,7 @@
 import { UserError } from "../util/errors.js";
 
 /** The placeholders a proxy manifest may use (see the header of schema.ts). */
-export const PLACEHOLDERS = [
+const PLACEHOLDERS = [
   "listenHost",
   "listenPort",
   "upstreamHost",
@@ -11,7 +11,7 @@ export const PLACEHOLDERS = [
   "workdir",
   "dir",
 ] as const;
-export type Placeholder = (typeof PLACEHOLDERS)[number];
+type Placeholder = (typeof PLACEHOLDERS)[number];
 export type TemplateVars = Record<Placeholder, string>;
 
 const PATTERN = /\{\{\s*([A-Za-z0-9_.-]*)\s*\}\}/g;

@@ -7,7 +7,7 @@ import { formatSchemaError, UserError } from "../util/errors.js";
  * and tools read it, so we keep the exact layout and every field we do not know about
  * (`distinct`, `tree_id`, ...): parsing validates, but serialising writes back the object as read.
  */
-export const DATA_JS_PREFIX = "window.BENCHMARK_DATA = ";
+const DATA_JS_PREFIX = "window.BENCHMARK_DATA = ";
 
 const Person = z.looseObject({
   email: z.string().optional(),

@@ -63,7 +63,7 @@ function redact(text: string, token: string | undefined): string {
   return text.split(token).join("***").split(basic).join("***");
 }
 
-export async function git(args: string[], options: GitOptions): Promise<GitResult> {
+async function git(args: string[], options: GitOptions): Promise<GitResult> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     GIT_TERMINAL_PROMPT: "0",
@@ -93,23 +93,12 @@ export async function git(args: string[], options: GitOptions): Promise<GitResul
 }
 
 /** Runs git and throws a GitError naming the subcommand when it fails. */
-export async function gitOk(args: string[], options: GitOptions): Promise<string> {
+async function gitOk(args: string[], options: GitOptions): Promise<string> {
   const result = await git(args, options);
   if (result.code !== 0) {
     throw new GitError(`git ${args[0] ?? ""} failed (exit ${result.code}): ${result.stderr.trim()}`, result);
   }
   return result.stdout;
-}
-
-/** The commit a remote branch points at, or undefined when the branch does not exist. */
-export async function remoteTip(
-  remote: string,
-  branch: string,
-  options: GitOptions,
-): Promise<string | undefined> {
-  const out = await gitOk(["ls-remote", "--heads", remote, `refs/heads/${branch}`], options);
-  const line = out.split("\n").find((l) => l.endsWith(`\trefs/heads/${branch}`));
-  return line?.split("\t")[0];
 }
 
 /** An empty work tree with `origin` pointing at the remote. */

@@ -6,7 +6,7 @@
  */
 
 /** Present in every page we write; a page without it is someone else's and is left alone. */
-export const PAGE_MARKER = '<meta name="generator" content="proxybench history page">';
+const PAGE_MARKER = '<meta name="generator" content="proxybench history page">';
 
 export const CHART_JS_FILE = "chart.umd.min.js";
 

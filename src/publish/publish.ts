@@ -62,7 +62,7 @@ export function normaliseDir(dir: string): string {
   return normal === "" ? "." : normal;
 }
 
-export function defaultMessage(commit: BenchCommit, suites: string[]): string {
+function defaultMessage(commit: BenchCommit, suites: string[]): string {
   const sha = commit.id === "unknown" ? "an unknown commit" : commit.id.slice(0, 12);
   return `Add benchmark results for ${sha} (${suites.length} suites)`;
 }
@@ -82,7 +82,7 @@ async function readIfExists(file: string): Promise<string | undefined> {
 }
 
 /** Writes the new entries (and our page) into a checked-out branch; throws on a bad data.js. */
-export async function applyToWorkTree(
+async function applyToWorkTree(
   work: string,
   settings: Pick<PublishSettings, "branch" | "dir" | "maxItems" | "context">,
   suites: ReadonlyMap<string, BenchEntry>,

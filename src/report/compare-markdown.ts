@@ -1,6 +1,6 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "./escape.js";
-import { formatMs, formatPercent, formatPValue, formatRps } from "./format.js";
+import { formatMetric, formatPercent, formatPValue } from "./format.js";
 import {
   comparisonHeadline,
   formatConfidence,
@@ -35,10 +35,6 @@ function describeRun(run: RunInfo): string {
     text += ")";
   }
   return text;
-}
-
-function formatValue(m: MetricComparison, value: number): string {
-  return m.metric === "rps" ? formatRps(value) : formatMs(value);
 }
 
 function verdictText(m: MetricComparison, unit: string): string {
@@ -92,8 +88,8 @@ export function renderComparisonMarkdown(
       rows.push([
         name,
         m.label,
-        formatValue(m, m.base.median),
-        formatValue(m, m.head.median),
+        formatMetric(m.metric, m.base.median),
+        formatMetric(m.metric, m.head.median),
         m.hlChangePct === undefined ? "n/a" : formatPercent(m.hlChangePct),
         interval(m),
         formatPValue(m.p),

@@ -21,11 +21,10 @@ import { percentChange } from "./tables.js";
  */
 
 export type { Verdict } from "../stats/verdict.js";
-export { VERDICTS } from "../stats/verdict.js";
 
-export type CompareMetric = "rps" | "mean" | "p50" | "p99";
+type CompareMetric = "rps" | "mean" | "p50" | "p99";
 
-export const COMPARE_METRICS: ReadonlyArray<{
+const COMPARE_METRICS: ReadonlyArray<{
   metric: CompareMetric;
   label: string;
   biggerIsBetter: boolean;
@@ -43,7 +42,7 @@ export interface CompareOptions {
   alpha?: number;
 }
 
-export interface SampleSummary {
+interface SampleSummary {
   median: number;
   n: number;
   values: number[];
@@ -75,7 +74,8 @@ export interface MetricComparison {
   more?: number;
 }
 
-export interface CellComparison {
+/** Which cell: its id and what the id is made of. */
+interface CellIdentity {
   id: string;
   scenario: string;
   loadLabel: string;
@@ -83,18 +83,15 @@ export interface CellComparison {
   engine: string;
   /** The machine that measured both sides (results merged from shards). */
   runner?: string;
+}
+
+interface CellComparison extends CellIdentity {
   metrics: MetricComparison[];
   /** Set when base and head ran different scenario settings (a variant's own scenario). */
   scenarioDiffers?: string;
 }
 
-export interface NotCompared {
-  id: string;
-  scenario: string;
-  loadLabel: string;
-  proxy: string;
-  engine: string;
-  runner?: string;
+interface NotCompared extends CellIdentity {
   reason: string;
 }
 
@@ -128,7 +125,7 @@ export interface Comparison {
 
 export const DEFAULT_THRESHOLD_PCT = 5;
 export const DEFAULT_ALPHA = 0.05;
-export const UNPAIRED_LABEL = "unpaired: runs at different times";
+const UNPAIRED_LABEL = "unpaired: runs at different times";
 
 function metricValue(r: Repetition, metric: CompareMetric): number {
   return metric === "rps" ? r.rps : r.latencyMs[metric];
@@ -193,7 +190,7 @@ function finish(
 }
 
 /** One metric of two independent samples (two runs). */
-export function compareMetric(
+function compareMetric(
   base: number[],
   head: number[],
   spec: MetricSpec,
@@ -208,7 +205,7 @@ export function compareMetric(
 }
 
 /** One metric of pairs (base, head) measured in the same round. */
-export function comparePairedMetric(
+function comparePairedMetric(
   pairs: Array<[number, number]>,
   spec: MetricSpec,
   level: FamilyLevel,

@@ -1,3 +1,5 @@
+import type { ComparisonMetric, TableCell } from "./tables.js";
+
 /** Number formatting shared by the markdown and HTML reports (en-US digits, fixed decimals). */
 
 const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
@@ -42,4 +44,27 @@ export function formatDelta(value: number): string {
 /** A p-value: three decimals, `<0.001` below that. */
 export function formatPValue(p: number): string {
   return p < 0.001 ? "<0.001" : p.toFixed(3);
+}
+
+/** A value of a report metric: requests/sec, a count of errors, else milliseconds. */
+export function formatMetric(metric: ComparisonMetric, value: number): string {
+  if (metric === "rps") return formatRps(value);
+  if (metric === "errors") return formatCount(value);
+  return formatMs(value);
+}
+
+/** ">= " before a lower bound, "<= " before an upper one (plain text: no HTML entities). */
+function boundPrefix(cell: TableCell): string {
+  if (cell.bound === "lower") return ">= ";
+  if (cell.bound === "upper") return "<= ";
+  return "";
+}
+
+/**
+ * Plain text of a table's value cell, for either renderer: the status of a column that is not
+ * ok, `n/a` for a stat not measured, else the value after its bound.
+ */
+export function cellText(cell: TableCell, format: (v: number) => string): string {
+  if (cell.status !== undefined) return cell.status;
+  return cell.value === undefined ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
 }

@@ -1,10 +1,11 @@
 import type { Results } from "../results/schema.js";
 import { loadChartJsSource, inlineScript } from "./chart-source.js";
 import { escapeHtml, jsonForScript } from "./escape.js";
-import { formatCount, formatDelta, formatMs, formatPercent, formatRps } from "./format.js";
-import { boundPrefix, describeLoad } from "./markdown.js";
+import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
+import { describeLoad } from "./markdown.js";
+import { BASE_STYLE, htmlPage } from "./page.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { comparisonTable, latencyTable, type ComparisonMetric, type TableCell } from "./tables.js";
+import { comparisonTable, latencyTable, type TableCell } from "./tables.js";
 
 export interface HtmlReportOptions extends ReportOptions {
   /** Chart.js UMD source to inline; read from the installed chart.js package when absent. */
@@ -72,14 +73,8 @@ export function chartData(model: ReportModel): ChartData {
 }
 
 function cellHtml(cell: TableCell, format: (v: number) => string): string {
-  if (cell.status !== undefined) return `<span class="status">${escapeHtml(cell.status)}</span>`;
-  return cell.value === undefined ? "n/a" : escapeHtml(`${boundPrefix(cell)}${format(cell.value)}`);
-}
-
-function formatMetric(metric: ComparisonMetric, value: number): string {
-  if (metric === "rps") return formatRps(value);
-  if (metric === "errors") return formatCount(value);
-  return formatMs(value);
+  const text = escapeHtml(cellText(cell, format));
+  return cell.status === undefined ? text : `<span class="status">${text}</span>`;
 }
 
 function comparisonTableHtml(group: ReportGroup): string {
@@ -180,6 +175,17 @@ ${notesHtml(group)}
 </section>`;
 }
 
+/** The page script's bar chart of one ChartData series (`key`, its range `${key}Range`), with whiskers. */
+function barChart(key: "rps" | "p99", label: string, title: string): string {
+  return `    new Chart(document.getElementById(g.id + "-${key}"), {
+      type: "bar",
+      data: { labels: g.proxies, datasets: [{ label: "${label}", data: g.${key}, backgroundColor: colors, whiskers: g.${key}Range }] },
+      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "${title} (median, range across repetitions)" } }, scales: { y: { beginAtZero: true, suggestedMax: top(g.${key}Range) } } }),
+      plugins: [whiskers]
+    });
+    drawn++;`;
+}
+
 /** Draws the charts from the embedded data; whiskers come from a small plugin of ours. */
 const PAGE_SCRIPT = `
 (function () {
@@ -222,20 +228,8 @@ const PAGE_SCRIPT = `
   data.groups.forEach(function (g) {
     if (g.proxies.length === 0) return;
     var colors = g.proxies.map(function (_, i) { return palette[i % palette.length]; });
-    new Chart(document.getElementById(g.id + "-rps"), {
-      type: "bar",
-      data: { labels: g.proxies, datasets: [{ label: "Requests/sec", data: g.rps, backgroundColor: colors, whiskers: g.rpsRange }] },
-      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "Requests/sec (median, range across repetitions)" } }, scales: { y: { beginAtZero: true, suggestedMax: top(g.rpsRange) } } }),
-      plugins: [whiskers]
-    });
-    drawn++;
-    new Chart(document.getElementById(g.id + "-p99"), {
-      type: "bar",
-      data: { labels: g.proxies, datasets: [{ label: "p99 (ms)", data: g.p99, backgroundColor: colors, whiskers: g.p99Range }] },
-      options: Object.assign({}, common, { plugins: { legend: { display: false }, title: { display: true, text: "p99 latency, ms (median, range across repetitions)" } }, scales: { y: { beginAtZero: true, suggestedMax: top(g.p99Range) } } }),
-      plugins: [whiskers]
-    });
-    drawn++;
+${barChart("rps", "Requests/sec", "Requests/sec")}
+${barChart("p99", "p99 (ms)", "p99 latency, ms")}
     var labels = [];
     g.percentiles.forEach(function (p) { p.points.forEach(function (pt) { if (labels.indexOf(pt.label) < 0) labels.push(pt.label); }); });
     var order = function (l) { return l === "max" ? 100 : Number(l.slice(1)); };
@@ -258,11 +252,7 @@ const PAGE_SCRIPT = `
 })();
 `;
 
-const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; vertical-align: top; }
-thead th, th[scope=row] { text-align: left; background: #f6f6f6; }
+const STYLE = `${BASE_STYLE}thead th, th[scope=row] { text-align: left; background: #f6f6f6; }
 .status { color: #b00020; font-weight: bold; }
 .delta, .pct { color: #555; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
@@ -283,27 +273,19 @@ export function renderHtmlReportModel(model: ReportModel, options: HtmlReportOpt
         .join("")}</ul>`
     : "";
   const groups = model.groups.map((g, i) => groupHtml(g, `g${i}`)).join("\n");
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(model.header.title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<h1>${escapeHtml(model.header.title)}</h1>
-<dl>
+  return htmlPage({
+    title: model.header.title,
+    style: STYLE,
+    dataImages: true,
+    body: `<dl>
 ${facts}
 </dl>
 ${skipped}
 ${groups || "<p>No cells were measured.</p>"}
 <script type="application/json" id="report-data">${jsonForScript(chartData(model))}</script>
 <script>${inlineScript(chartJs)}</script>
-<script>${PAGE_SCRIPT}</script>
-</body>
-</html>
-`;
+<script>${PAGE_SCRIPT}</script>`,
+  });
 }
 
 /** The HTML report of a results.json. Pure but for reading Chart.js when `chartJs` is not given. */

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { formatSchemaError, UserError } from "../util/errors.js";
+import { LATENCY_METRIC, readK6Metrics, type K6SummaryFormat } from "../engines/k6/summary.js";
+import { UserError } from "../util/errors.js";
 import {
   chooseBaseline,
   orderColumns,
@@ -10,17 +11,14 @@ import {
 } from "./model.js";
 
 /**
- * Raw k6 output as report columns, for people with their own k6 scripts. Reads both formats:
- * - handleSummary JSON: `metrics.<name> = {type, contains, values}`;
- * - `--summary-export` (legacy): the values flattened into the metric, rate metrics with `value`.
+ * Raw k6 output as report columns, for people with their own k6 scripts. Reads both formats
+ * (handleSummary and --summary-export) with the engine's reader (`readK6Metrics`).
  * Latency comes from `http_req_duration{expected_response:true}` (a refused connection adds a
  * ~0 ms sample to http_req_duration); plain http_req_duration is used only when no request
  * failed, otherwise the column is invalid. Requests per second count successful requests only.
  * Failed checks (wrong bodies behind a 200) make the column invalid; dropped iterations of an
  * open model make it loadgen-bound (k6 could not keep the arrival rate).
  */
-
-export const EXPECTED_DURATION = "http_req_duration{expected_response:true}";
 
 const Trend = z.object({
   avg: z.number().nonnegative(),
@@ -34,54 +32,27 @@ const Trend = z.object({
 type Trend = z.infer<typeof Trend>;
 
 const Counter = z.object({ count: z.number().nonnegative(), rate: z.number().nonnegative() });
-const HandleRate = z.object({
+const Rate = z.object({
   rate: z.number().min(0).max(1),
   passes: z.number().int(),
   fails: z.number().int(),
 });
-const LegacyRate = z.object({
-  value: z.number().min(0).max(1),
-  passes: z.number().int(),
-  fails: z.number().int(),
-});
-
-function handleMetric<T extends z.ZodType>(type: string, values: T) {
-  return z.object({ type: z.literal(type), contains: z.string().optional(), values });
-}
 
 /** The counter proxybench's own k6 library keeps instead of check() samples (cheaper per request). */
 const CHECK_FAILURES = "proxybench_check_failures";
 
-const HandleSummary = z.object({
-  state: z.object({ testRunDurationMs: z.number().nonnegative() }).optional(),
-  metrics: z
-    .object({
-      http_reqs: handleMetric("counter", Counter),
-      http_req_failed: handleMetric("rate", HandleRate),
-      http_req_duration: handleMetric("trend", Trend),
-      [EXPECTED_DURATION]: handleMetric("trend", Trend).optional(),
-      checks: handleMetric("rate", HandleRate).optional(),
-      [CHECK_FAILURES]: handleMetric("counter", Counter).optional(),
-      dropped_iterations: handleMetric("counter", Counter).optional(),
-    })
-    .loose(),
-});
-
-const LegacySummary = z.object({
-  metrics: z
-    .object({
-      http_reqs: Counter,
-      http_req_failed: LegacyRate,
-      http_req_duration: Trend,
-      [EXPECTED_DURATION]: Trend.optional(),
-      checks: LegacyRate.optional(),
-      [CHECK_FAILURES]: Counter.optional(),
-      dropped_iterations: Counter.optional(),
-    })
-    .loose(),
-});
-
-export type K6SummaryFormat = "handleSummary" | "summary-export";
+/** The metrics a report reads (handleSummary key names; a legacy rate's `value` is its `rate`). */
+const ReportMetrics = z
+  .object({
+    http_reqs: Counter,
+    http_req_failed: Rate,
+    http_req_duration: Trend,
+    [LATENCY_METRIC]: Trend.optional(),
+    checks: Rate.optional(),
+    [CHECK_FAILURES]: Counter.optional(),
+    dropped_iterations: Counter.optional(),
+  })
+  .loose();
 
 /** What a report needs from one k6 summary, whichever its format. */
 export interface K6Figures {
@@ -99,60 +70,32 @@ export interface K6Figures {
   droppedIterations: number;
 }
 
-/** Which of the two formats a parsed summary is in (handleSummary metrics carry `values`). */
-export function detectFormat(data: unknown): K6SummaryFormat {
-  const metrics = (data as { metrics?: Record<string, unknown> } | null)?.metrics;
-  const reqs = metrics?.http_reqs;
-  if (typeof reqs === "object" && reqs !== null && "values" in reqs) return "handleSummary";
-  return "summary-export";
-}
-
 /** Validates a parsed k6 summary and extracts the figures; errors name the file and the field. */
 export function parseK6Summary(file: string, data: unknown): K6Figures {
-  const format = detectFormat(data);
-  let requests: number;
-  let rate: number;
-  let failed: number;
-  let all: Trend;
-  let expected: Trend | undefined;
-  let runMs: number | undefined;
-  let checks: { passes: number; fails: number } | undefined;
-  let dropped = 0;
-  if (format === "handleSummary") {
-    const parsed = HandleSummary.safeParse(data);
-    if (!parsed.success) throw new UserError(formatSchemaError(`${file} (k6 handleSummary)`, parsed.error));
-    const m = parsed.data.metrics;
-    requests = m.http_reqs.values.count;
-    rate = m.http_reqs.values.rate;
-    failed = m.http_req_failed.values.passes;
-    all = m.http_req_duration.values;
-    expected = m[EXPECTED_DURATION]?.values;
-    runMs = parsed.data.state?.testRunDurationMs;
-    checks = m.checks?.values ?? checkCounter(m[CHECK_FAILURES]?.values.count, requests);
-    dropped = m.dropped_iterations?.values.count ?? 0;
-  } else {
-    const parsed = LegacySummary.safeParse(data);
-    if (!parsed.success)
-      throw new UserError(formatSchemaError(`${file} (k6 --summary-export)`, parsed.error));
-    const m = parsed.data.metrics;
-    requests = m.http_reqs.count;
-    rate = m.http_reqs.rate;
-    failed = m.http_req_failed.passes;
-    all = m.http_req_duration;
-    expected = m[EXPECTED_DURATION];
-    checks = m.checks ?? checkCounter(m[CHECK_FAILURES]?.count, requests);
-    dropped = m.dropped_iterations?.count ?? 0;
-  }
-  const durationS = rate > 0 ? requests / rate : (runMs ?? 0) / 1000;
+  const {
+    format,
+    testRunDurationMs,
+    metrics: m,
+  } = readK6Metrics(data, ReportMetrics, {
+    file,
+    nameFormat: true,
+  });
+  const requests = m.http_reqs.count;
+  const failed = m.http_req_failed.passes;
+  const expected = m[LATENCY_METRIC];
+  const checks = m.checks ?? checkCounter(m[CHECK_FAILURES]?.count, requests);
+  const dropped = m.dropped_iterations?.count ?? 0;
+  const rate = m.http_reqs.rate;
+  const durationS = rate > 0 ? requests / rate : (testRunDurationMs ?? 0) / 1000;
   const figures: K6Figures = { format, requests, failed, durationS, droppedIterations: dropped };
   // a rate metric counts true values as passes: for checks, passes are checks that passed
   if (checks !== undefined) figures.checks = { failed: checks.fails, total: checks.passes + checks.fails };
   if (expected !== undefined && requests - failed > 0) figures.latency = expected;
-  else if (failed === 0 && requests > 0) figures.latency = all;
+  else if (failed === 0 && requests > 0) figures.latency = m.http_req_duration;
   else if (requests - failed <= 0)
     figures.latencyProblem = `no successful request (${failed} of ${requests} failed)`;
   else {
-    figures.latencyProblem = `${failed} of ${requests} requests failed and the summary has no ${EXPECTED_DURATION}: latency would include failed requests`;
+    figures.latencyProblem = `${failed} of ${requests} requests failed and the summary has no ${LATENCY_METRIC}: latency would include failed requests`;
   }
   return figures;
 }
@@ -182,7 +125,7 @@ export async function readK6Summary(file: string): Promise<K6Figures> {
 }
 
 /** One report column from one summary: invalid (with the reason) when its latency is unusable. */
-export function k6Column(name: string, figures: K6Figures): ReportColumn {
+function k6Column(name: string, figures: K6Figures): ReportColumn {
   const column: ReportColumn = { proxy: name, status: "ok", reasons: [], repetitions: 1 };
   if (figures.latency === undefined) {
     column.status = "invalid";

@@ -1,9 +1,9 @@
 import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
 import { escapeMarkdown } from "./escape.js";
-import { formatCount, formatDelta, formatMs, formatPercent, formatRps } from "./format.js";
+import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { comparisonTable, latencyTable, type ComparisonMetric, type TableCell } from "./tables.js";
+import { comparisonTable, latencyTable } from "./tables.js";
 
 export interface MarkdownReportOptions extends ReportOptions {
   /** Level of the report's title heading (2 = `##`); scenarios go one level below. */
@@ -24,25 +24,6 @@ function heading(level: number, text: string): string {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
 
-function formatMetric(metric: ComparisonMetric, value: number): string {
-  if (metric === "rps") return formatRps(value);
-  if (metric === "errors") return formatCount(value);
-  return formatMs(value);
-}
-
-/** Text of a value cell: the status of a column that is not ok, `n/a` for a stat not measured. */
-function valueText(cell: TableCell, format: (v: number) => string): string {
-  if (cell.status !== undefined) return cell.status;
-  return cell.value === undefined ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
-}
-
-/** ">= " before a lower bound, "<= " before an upper one (plain text: no HTML entities). */
-export function boundPrefix(cell: TableCell): string {
-  if (cell.bound === "lower") return ">= ";
-  if (cell.bound === "upper") return "<= ";
-  return "";
-}
-
 export function describeLoad(load: Load): string {
   const parts: string[] = [load.model];
   if (load.vus !== undefined) parts.push(`${load.vus} VUs`);
@@ -54,7 +35,7 @@ export function describeLoad(load: Load): string {
   return parts.join(", ");
 }
 
-export function groupTitle(group: ReportGroup): string {
+function groupTitle(group: ReportGroup): string {
   let title = escapeMarkdown(group.scenario);
   if (group.load !== undefined) title += ` · ${escapeMarkdown(group.load.label)}`;
   if (group.engine !== undefined) title += ` (${escapeMarkdown(group.engine)})`;
@@ -63,7 +44,7 @@ export function groupTitle(group: ReportGroup): string {
 }
 
 /** crank compare's layout: metrics as rows, the baseline first, a % column after every other proxy. */
-export function renderComparisonTableMarkdown(group: ReportGroup): string {
+function renderComparisonTableMarkdown(group: ReportGroup): string {
   const table = comparisonTable(group);
   const withPercent = group.baselineProblem === undefined;
   const header = ["metric"];
@@ -79,7 +60,7 @@ export function renderComparisonTableMarkdown(group: ReportGroup): string {
   const rows = table.rows.map((row) => {
     const out = [row.label];
     row.cells.forEach((cell, i) => {
-      out.push(valueText(cell, (v) => formatMetric(row.metric, v)));
+      out.push(cellText(cell, (v) => formatMetric(row.metric, v)));
       if (withPercent && !table.columns[i]?.baseline) {
         out.push(cell.changePct === undefined ? "" : formatPercent(cell.changePct));
       }
@@ -90,13 +71,13 @@ export function renderComparisonTableMarkdown(group: ReportGroup): string {
 }
 
 /** The Apollo study's layout: a row per proxy, each stat with its (+delta ms) against the baseline. */
-export function renderLatencyTableMarkdown(group: ReportGroup): string {
+function renderLatencyTableMarkdown(group: ReportGroup): string {
   const table = latencyTable(group);
   const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
   const rows = table.rows.map((row) => [
     escapeMarkdown(row.proxy),
     ...row.cells.map((cell) => {
-      const text = valueText(cell, formatMs);
+      const text = cellText(cell, formatMs);
       return cell.delta === undefined ? text : `${text}<br>(${formatDelta(cell.delta)})`;
     }),
   ]);
@@ -104,7 +85,7 @@ export function renderLatencyTableMarkdown(group: ReportGroup): string {
 }
 
 /** What the numbers are, and every column that is not ok with its reasons. */
-export function renderGroupNotes(group: ReportGroup): string[] {
+function renderGroupNotes(group: ReportGroup): string[] {
   const lines: string[] = [];
   const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
   if (group.valuesNote !== undefined) {
@@ -137,7 +118,7 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   return lines;
 }
 
-export function renderGroupMarkdown(group: ReportGroup, level: number): string {
+function renderGroupMarkdown(group: ReportGroup, level: number): string {
   const parts: string[] = [heading(level, groupTitle(group))];
   const intro: string[] = [];
   if (group.load !== undefined) intro.push(`Load: ${escapeMarkdown(describeLoad(group.load))}.`);
@@ -152,7 +133,7 @@ export function renderGroupMarkdown(group: ReportGroup, level: number): string {
   return parts.join("\n\n");
 }
 
-export function renderHeaderMarkdown(model: ReportModel, level: number): string {
+function renderHeaderMarkdown(model: ReportModel, level: number): string {
   const lines = [heading(level, escapeMarkdown(model.header.title)), ""];
   for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
   if (model.header.skipped.length > 0) {

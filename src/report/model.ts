@@ -69,17 +69,18 @@ export interface ReportOptions {
   baselineProxy?: string;
 }
 
-export const DEFAULT_BASELINE = "direct";
+const DEFAULT_BASELINE = "direct";
 
-function med(values: number[]): number {
+/** The median of a cell's values over its repetitions; NaN when there is none. */
+export function medianOf(values: number[]): number {
   return values.length === 0 ? NaN : median(values);
 }
 
 /** Median values of an ok cell's repetitions. */
-export function cellValues(cell: Cell): ColumnValues {
+function cellValues(cell: Cell): ColumnValues {
   const reps = cell.repetitions;
   const latencyMs: Partial<Record<LatencyStat, number>> = {};
-  for (const stat of LATENCY_STATS) latencyMs[stat] = med(reps.map((r) => r.latencyMs[stat]));
+  for (const stat of LATENCY_STATS) latencyMs[stat] = medianOf(reps.map((r) => r.latencyMs[stat]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs: Record<string, number> = {};
   for (const key of keys) {
@@ -87,19 +88,19 @@ export function cellValues(cell: Cell): ColumnValues {
       const v = r.latencyPercentilesMs?.[key];
       return v === undefined ? [] : [v];
     });
-    if (values.length === reps.length) percentilesMs[key] = med(values);
+    if (values.length === reps.length) percentilesMs[key] = medianOf(values);
   }
   return {
-    rps: med(reps.map((r) => r.rps)),
+    rps: medianOf(reps.map((r) => r.rps)),
     latencyMs,
-    errors: med(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
+    errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
     percentilesMs,
   };
 }
 
 /** At most this many reasons per column are shown; the rest are counted. */
-export const MAX_REASONS = 3;
+const MAX_REASONS = 3;
 
 /**
  * A cell's reasons for display: duplicates removed, at most MAX_REASONS, then "and N more"
@@ -249,10 +250,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
 }
 
 /** A `skipped` column for each proxy that was not run, in every group (never a number). */
-export function skippedColumns(
-  skipped: Results["skipped"],
-  measured: readonly ReportColumn[],
-): ReportColumn[] {
+function skippedColumns(skipped: Results["skipped"], measured: readonly ReportColumn[]): ReportColumn[] {
   return skipped
     .filter((s) => !measured.some((c) => c.proxy === s.proxy))
     .map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));

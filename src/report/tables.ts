@@ -8,7 +8,7 @@ import { LATENCY_STATS, type LatencyStat, type ReportColumn, type ReportGroup } 
 
 export type ComparisonMetric = "rps" | "mean" | "p50" | "p99" | "max" | "errors";
 
-export const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }> = [
+const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }> = [
   { metric: "rps", label: "Requests/sec" },
   { metric: "mean", label: "Mean latency (ms)" },
   { metric: "p50", label: "p50 latency (ms)" },
@@ -40,7 +40,7 @@ export interface LatencyTable {
   rows: Array<{ proxy: string; status: CellStatus; baseline: boolean; cells: TableCell[] }>;
 }
 
-export function metricValue(column: ReportColumn, metric: ComparisonMetric): number | undefined {
+function metricValue(column: ReportColumn, metric: ComparisonMetric): number | undefined {
   const values = column.values;
   if (values === undefined) return undefined;
   if (metric === "rps") return values.rps;

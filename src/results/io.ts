@@ -6,7 +6,7 @@ import { Results } from "./schema.js";
 export const RESULTS_FILE = "results.json";
 
 /** Accepts a results directory or a results.json path. */
-export function resultsFilePath(dirOrFile: string): string {
+function resultsFilePath(dirOrFile: string): string {
   return dirOrFile.endsWith(".json") ? dirOrFile : path.join(dirOrFile, RESULTS_FILE);
 }
 

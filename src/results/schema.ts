@@ -7,29 +7,22 @@ import { z } from "zod";
  * change that an older reader could misread.
  */
 export const SCHEMA_VERSION = 2;
-/** Versions this reader accepts: 1 had no variants, rounds or noise figures. */
-export const READABLE_SCHEMA_VERSIONS = [1, 2] as const;
 
 /** ok: a measurement to publish. Every other status is shown with its reasons, never as numbers. */
 export const CellStatus = z.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
 export type CellStatus = z.infer<typeof CellStatus>;
 
 /** Worst first: a cell takes the worst status of its repetitions. */
-export const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "noisy", "skipped", "ok"];
+const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "noisy", "skipped", "ok"];
 
 export const Engine = z.enum(["k6", "wrk", "ab"]);
 export type Engine = z.infer<typeof Engine>;
 
+/** A latency statistic in milliseconds. */
+const Ms = z.number().nonnegative();
+
 export const LatencyMs = z
-  .object({
-    min: z.number().nonnegative(),
-    mean: z.number().nonnegative(),
-    p50: z.number().nonnegative(),
-    p90: z.number().nonnegative(),
-    p95: z.number().nonnegative(),
-    p99: z.number().nonnegative(),
-    max: z.number().nonnegative(),
-  })
+  .object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms })
   .describe("Latency of successful responses only, in milliseconds.");
 export type LatencyMs = z.infer<typeof LatencyMs>;
 
@@ -229,6 +222,7 @@ export type Settings = z.infer<typeof Settings>;
 
 export const Results = z.object({
   $schema: z.string().optional(),
+  /** The versions this reader accepts: 1 had no variants, rounds or noise figures. */
   schemaVersion: z.union([z.literal(1), z.literal(2)]),
   tool: z.object({ name: z.literal("proxybench"), version: z.string() }),
   runId: z.string(),

@@ -19,7 +19,7 @@ import {
   type ActiveCell,
   type BlockContext,
 } from "./cell.js";
-import { logTail, tailOf } from "./logs.js";
+import { logTail, tailOf } from "../util/logs.js";
 import { plannedSeconds, type Block, type PlannedCell } from "./plan.js";
 import { waitReady } from "./ready.js";
 import { describeRepetition, measure, measureRepetition } from "./repetition.js";

@@ -1,5 +1,5 @@
 import { worstStatus, type Cell, type CellStatus, type Results } from "../results/schema.js";
-import { logTail } from "./logs.js";
+import { logTail } from "../util/logs.js";
 import type { PlannedCell } from "./plan.js";
 import type { Progress } from "./progress.js";
 import type { RunDeps } from "./run.js";

@@ -9,8 +9,8 @@ import { UserError } from "../util/errors.js";
  * Every role must be given; a core may serve several roles.
  */
 
-export const ROLES = ["loadgen", "proxy", "upstream"] as const;
-export type Role = (typeof ROLES)[number];
+const ROLES = ["loadgen", "proxy", "upstream"] as const;
+type Role = (typeof ROLES)[number];
 
 const FLAG = "--cpus";
 

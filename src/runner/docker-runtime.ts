@@ -101,35 +101,6 @@ function bindMount(source: string, target: string, readOnly: boolean): string {
   return `type=bind,source=${source},target=${target}${readOnly ? ",readonly" : ""}`;
 }
 
-export interface DockerBuildOptions {
-  /** Image reference to tag the result with: `proxybench/nginx:local`. */
-  tag: string;
-  /** Build context folder. */
-  context: string;
-  /** Dockerfile path (absolute, or relative to the current folder). */
-  dockerfile: string;
-  buildArgs?: Record<string, string>;
-  /** GitHub Actions cache scope (`type=gha`); absent: no external cache. */
-  cacheScope?: string;
-}
-
-/** `docker buildx build` that loads the image into the local engine (pure). */
-export function buildDockerBuildArgs(options: DockerBuildOptions): string[] {
-  const args = ["buildx", "build", "--load", "--tag", options.tag, "--file", options.dockerfile];
-  for (const [key, value] of Object.entries(options.buildArgs ?? {}))
-    args.push("--build-arg", `${key}=${value}`);
-  if (options.cacheScope !== undefined) {
-    args.push(
-      "--cache-from",
-      `type=gha,scope=${options.cacheScope}`,
-      "--cache-to",
-      `type=gha,mode=max,scope=${options.cacheScope}`,
-    );
-  }
-  args.push(options.context);
-  return args;
-}
-
 /**
  * What is wrong with the docker setup, from `docker version`'s outcome (pure), or undefined when
  * the engine answered. `missing`: the docker executable could not be started at all.

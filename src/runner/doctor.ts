@@ -15,7 +15,7 @@ import { UPSTREAM_BIN, UPSTREAM_SRC } from "./upstream.js";
  * The evaluations are pure (table-tested); `runChecks` gathers the facts.
  */
 
-export type CheckLevel = "ok" | "warn" | "fail";
+type CheckLevel = "ok" | "warn" | "fail";
 export interface Check {
   name: string;
   level: CheckLevel;
@@ -23,7 +23,7 @@ export interface Check {
   fix?: string;
 }
 
-export const RECOMMENDED_NOFILE = 65535;
+const RECOMMENDED_NOFILE = 65535;
 
 export function checkCores(cores: number): Check {
   return cores >= 2

@@ -11,7 +11,7 @@ import { planRun } from "./variants.js";
  * anything: a caller picks its shard count from it.
  */
 
-export function formatDuration(seconds: number): string {
+function formatDuration(seconds: number): string {
   const s = Math.round(seconds);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);

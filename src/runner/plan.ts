@@ -13,8 +13,8 @@ export const DEFAULT_PROXIES = ["direct", "nginx", "haproxy"];
 export const DEFAULT_SCENARIOS = ["passthrough", "json-lookup"];
 export const DEFAULT_REPETITIONS = 3;
 /** Used when neither the flag nor the scenario's load gives a duration. */
-export const DEFAULT_DURATION_S = 10;
-export const DEFAULT_WARMUP_S = 3;
+const DEFAULT_DURATION_S = 10;
+const DEFAULT_WARMUP_S = 3;
 
 export interface PlannedCell {
   id: string;
@@ -44,11 +44,7 @@ export interface Plan {
 }
 
 /** Checks names asked for against the known ones; the error lists the known ones. */
-export function selectNames(
-  flag: string,
-  asked: readonly string[],
-  known: ReadonlyMap<string, unknown>,
-): string[] {
+function selectNames(flag: string, asked: readonly string[], known: ReadonlyMap<string, unknown>): string[] {
   const unknown = asked.filter((n) => !known.has(n));
   if (unknown.length > 0) {
     const list = [...known.keys()].sort().join(", ") || "(none)";
@@ -58,10 +54,7 @@ export function selectNames(
   return asked.filter((n) => !seen.has(n) && seen.add(n));
 }
 
-export function resolveLoad(
-  load: Load,
-  settings: Pick<Settings, "durationS" | "warmupS">,
-): PlannedCell["load"] {
+function resolveLoad(load: Load, settings: Pick<Settings, "durationS" | "warmupS">): PlannedCell["load"] {
   return {
     ...load,
     durationS: settings.durationS ?? load.durationS ?? DEFAULT_DURATION_S,
@@ -144,7 +137,7 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
 }
 
 /** Why a proxy cannot run with this runtime (undefined: it can). */
-export function skipReason(proxy: LoadedProxy, runtime: Settings["runtime"]): string | undefined {
+function skipReason(proxy: LoadedProxy, runtime: Settings["runtime"]): string | undefined {
   const m = proxy.manifest;
   if (m.kind === "direct") return undefined;
   if (runtime === "native" && !m.native) return "image only: run it with --runtime docker";

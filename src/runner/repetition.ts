@@ -14,8 +14,8 @@ import type { Block } from "./plan.js";
  */
 
 /** Defaults: other CPU plus steal above 0.05 core makes a repetition noisy; 2 more tries. */
-export const DEFAULT_NOISE_LIMIT = 0.05;
-export const DEFAULT_RETRIES = 2;
+const DEFAULT_NOISE_LIMIT = 0.05;
+const DEFAULT_RETRIES = 2;
 
 export async function measureRepetition(
   a: ActiveCell,

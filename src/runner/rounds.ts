@@ -28,7 +28,8 @@ export function roundOrder<T>(
   return out;
 }
 
-function shuffle<T>(items: readonly T[], random: () => number): T[] {
+/** Fisher-Yates: `items` in an order drawn from `random`. */
+export function shuffle<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -38,7 +39,7 @@ function shuffle<T>(items: readonly T[], random: () => number): T[] {
 }
 
 /** A small seeded generator (mulberry32): the same seed gives the same order on every machine. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

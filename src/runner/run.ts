@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
@@ -8,8 +7,8 @@ import { SCHEMA_ID } from "../results/json-schema.js";
 import { readResults, RESULTS_FILE } from "../results/io.js";
 import { SCHEMA_VERSION, type Engine, type Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { PROJECT_ROOT } from "../util/paths.js";
 import { onInterrupt, stopAll } from "../util/processes.js";
+import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { runBlock } from "./block.js";
 import type { BlockContext } from "./cell.js";
@@ -72,11 +71,6 @@ export interface RunOutcome {
   exitCode: number;
 }
 
-/** The package version, found from src/ (tests) and dist/src/ (the CLI) alike. */
-const VERSION = (
-  JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }
-).version;
-
 export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunOutcome> {
   const stderr = deps.stderr ?? process.stderr;
   const stdout = deps.stdout ?? process.stdout;
@@ -114,7 +108,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   // 2. Everything needed is here (else exit 1 before anything is created): engines, proxy binaries, the upstream.
   const { tools, binaries } = await preflight(plan, settings, (e) => deps.engines.getEngine(e));
   const upstreamBinary = await ensureUpstream();
-  const runtime = deps.runtime ?? (await createRuntime(settings.runtime));
+  const runtime = deps.runtime ?? createRuntime(settings.runtime);
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
 
   // 3. The results directory and file.

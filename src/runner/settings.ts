@@ -40,7 +40,7 @@ export interface RunRequest {
 }
 
 /** Rounds of a variant run by default: enough for a verdict over a default matrix at alpha 0.05. */
-export const DEFAULT_VARIANT_ROUNDS = 10;
+const DEFAULT_VARIANT_ROUNDS = 10;
 
 export interface ResolvedSettings {
   settings: Settings;
@@ -74,14 +74,7 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
     repetitions: req.repetitions ?? (req.variants?.length ? DEFAULT_VARIANT_ROUNDS : DEFAULT_REPETITIONS),
     cpus,
     runtime: req.runtime ?? "native",
-    ...(req.engine ? { engine: req.engine } : {}),
-    ...(req.durationS !== undefined ? { durationS: req.durationS } : {}),
-    ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
-    ...(req.loads ? { loads: req.loads } : {}),
-    ...(req.imageTag ? { imageTag: req.imageTag } : {}),
-    ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
-    ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
-    ...runControls(req),
+    ...requestedSettings(req),
   };
   if (req.variants?.length && settings.roundOrder === "random" && settings.seed === undefined) {
     settings.seed = Math.floor(Math.random() * 2 ** 31);
@@ -96,17 +89,10 @@ export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores
   const flags: ResumeFlags = {
     ...(req.proxies ? { proxies: req.proxies } : {}),
     ...(req.scenarios ? { scenarios: req.scenarios } : {}),
-    ...(req.engine ? { engine: req.engine } : {}),
     ...(req.repetitions !== undefined ? { repetitions: req.repetitions } : {}),
-    ...(req.durationS !== undefined ? { durationS: req.durationS } : {}),
-    ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
-    ...(req.loads ? { loads: req.loads } : {}),
     ...(req.cpus !== undefined ? { cpus: parseCpuLayout(req.cpus, cores) } : {}),
     ...(req.runtime ? { runtime: req.runtime } : {}),
-    ...(req.imageTag ? { imageTag: req.imageTag } : {}),
-    ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
-    ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
-    ...runControls(req),
+    ...requestedSettings(req),
   };
   checkResumeFlags(recorded, flags);
   const missing = [...recorded.cpus.loadgen, ...recorded.cpus.proxy, ...recorded.cpus.upstream].filter(
@@ -120,9 +106,16 @@ export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores
   return { settings: recorded, layoutNote: "as recorded", warnings: [] };
 }
 
-/** Variants, noise limit, retries and round order, as given. */
-function runControls(req: RunRequest): Partial<Settings> {
+/** The settings a request gives as they are, for a new run and against a resumed one's. */
+function requestedSettings(req: RunRequest): Partial<Settings> {
   return {
+    ...(req.engine ? { engine: req.engine } : {}),
+    ...(req.durationS !== undefined ? { durationS: req.durationS } : {}),
+    ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
+    ...(req.loads ? { loads: req.loads } : {}),
+    ...(req.imageTag ? { imageTag: req.imageTag } : {}),
+    ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
+    ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.variants?.length ? { variants: req.variants } : {}),
     ...(req.noiseLimit !== undefined ? { noiseLimit: req.noiseLimit } : {}),
     ...(req.retries !== undefined ? { retries: req.retries } : {}),

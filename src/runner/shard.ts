@@ -48,7 +48,7 @@ export function shardPlan(plan: Plan, shard: Shard | undefined): Plan {
 }
 
 /** Seconds per block for starting the upstream and the proxies and probing them (a rough figure). */
-export const BLOCK_OVERHEAD_S = 10;
+const BLOCK_OVERHEAD_S = 10;
 
 /** Estimated wall time of a plan: every warm-up and repetition, plus each block's start-up. */
 export function estimateSeconds(plan: Plan, repetitions: number): number {

@@ -70,24 +70,39 @@ export function renderConfigs(
   });
 }
 
-/** The native process of a proxy: its binary with rendered args and env, pinned to its cores. */
-export function buildNativeProxySpec(proxy: LoadedProxy, ctx: ProxyContext, binaryPath: string): ProcessSpec {
-  const native = proxy.manifest.native;
-  if (!native) throw new Error(`${proxy.file}: no 'native' section`);
+/**
+ * A proxy's process from one section of its manifest (`native` or `image`): `command` with the
+ * section's args and env rendered, pinned to its cores. Its private folder is the working
+ * folder (a container has it mounted at the same path): pid and temp files go there.
+ */
+function proxyProcess(
+  proxy: LoadedProxy,
+  ctx: ProxyContext,
+  command: string,
+  key: "native" | "image",
+  section: { args: string[]; env: Record<string, string> },
+): ProcessSpec {
   const vars = templateVars(proxy, ctx);
   return {
     name: `proxy:${proxy.manifest.name}`,
-    command: binaryPath,
-    args: native.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: native.args[${i}]`)),
-    env: renderEnv(native.env, vars, `${proxy.file}: native.env`),
+    command,
+    args: section.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: ${key}.args[${i}]`)),
+    env: renderEnv(section.env, vars, `${proxy.file}: ${key}.env`),
     cwd: ctx.workdir,
     cpus: ctx.cpus,
     logFile: ctx.logFile,
   };
 }
 
-export const DEFAULT_IMAGE_TAG = "local";
-export const IMAGE_TAG_ENV = "PROXYBENCH_IMAGE_TAG";
+/** The native process of a proxy: its binary with rendered args and env, pinned to its cores. */
+export function buildNativeProxySpec(proxy: LoadedProxy, ctx: ProxyContext, binaryPath: string): ProcessSpec {
+  const native = proxy.manifest.native;
+  if (!native) throw new Error(`${proxy.file}: no 'native' section`);
+  return proxyProcess(proxy, ctx, binaryPath, "native", native);
+}
+
+const DEFAULT_IMAGE_TAG = "local";
+const IMAGE_TAG_ENV = "PROXYBENCH_IMAGE_TAG";
 
 /** `proxybench/<proxy>:<tag>`; the tag comes from `--image-tag`, else $PROXYBENCH_IMAGE_TAG, else `local`. */
 export function imageRef(proxy: string, tag?: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -122,16 +137,8 @@ export function buildDockerProxySpec(
 ): ProcessSpec {
   const section = proxy.manifest.image;
   if (!section) throw new Error(`${proxy.file}: no 'image' section`);
-  const vars = templateVars(proxy, ctx);
   return {
-    name: `proxy:${proxy.manifest.name}`,
-    command: image,
-    args: section.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: image.args[${i}]`)),
-    env: renderEnv(section.env, vars, `${proxy.file}: image.env`),
-    // The instance's private folder is mounted at the same path: pid and temp files go there.
-    cwd: ctx.workdir,
-    cpus: ctx.cpus,
-    logFile: ctx.logFile,
+    ...proxyProcess(proxy, ctx, image, "image", section),
     files: configs.map((c) => c.output),
     mounts: configs.flatMap((c) => (c.mount === undefined ? [] : [{ host: c.output, container: c.mount }])),
   };

@@ -3,14 +3,14 @@ import path from "node:path";
 import { execOutput } from "../environment/exec.js";
 import { UserError } from "../util/errors.js";
 import { PROJECT_ROOT, TOOLS_BIN, findExecutable } from "../util/paths.js";
-import { logTail } from "./logs.js";
+import { logTail } from "../util/logs.js";
 import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 
 /** The built-in upstream: built from upstream/ into .tools/bin by `npm run setup`. */
 export const UPSTREAM_SRC = path.join(PROJECT_ROOT, "upstream");
 export const UPSTREAM_BIN = path.join(TOOLS_BIN, "proxybench-upstream");
 /** Another upstream binary (same flags and `listening on` line), e.g. for a custom build. */
-export const UPSTREAM_ENV = "PROXYBENCH_UPSTREAM";
+const UPSTREAM_ENV = "PROXYBENCH_UPSTREAM";
 
 /**
  * The upstream binary, (re)built with `go build` when upstream/ holds sources newer than the

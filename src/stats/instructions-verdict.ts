@@ -15,9 +15,9 @@ import { median } from "simple-statistics";
 export const DEFAULT_FLOOR_PCT = 0.5;
 export const DEFAULT_SPREAD_FACTOR = 3;
 /** Repetitions a side needs for a spread, hence a verdict. */
-export const MIN_REPETITIONS = 2;
+const MIN_REPETITIONS = 2;
 
-export type InstructionsVerdict = "more-work" | "less-work" | "unchanged" | "inconclusive";
+type InstructionsVerdict = "more-work" | "less-work" | "unchanged" | "inconclusive";
 
 export interface InstructionsComparison {
   baseMedian: number;

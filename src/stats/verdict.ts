@@ -10,7 +10,6 @@
  */
 
 export type Verdict = "improved" | "regressed" | "unchanged" | "inconclusive";
-export const VERDICTS: readonly Verdict[] = ["regressed", "improved", "unchanged", "inconclusive"];
 
 export interface VerdictInput {
   /** Estimated % change of head against base (Hodges-Lehmann). */

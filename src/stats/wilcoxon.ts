@@ -10,7 +10,7 @@ import { cumulativeStdNormalProbability, median, probit } from "simple-statistic
  */
 
 /** Above this many non-zero pairs the normal approximation is used. */
-export const EXACT_MAX_PAIRS = 50;
+const EXACT_MAX_PAIRS = 50;
 
 /** Ranks 1..n of |d|, ties sharing their mid-rank. */
 export function signedRanks(differences: readonly number[]): Array<{ rank: number; positive: boolean }> {
@@ -32,7 +32,7 @@ export function signedRanks(differences: readonly number[]): Array<{ rank: numbe
  * likely: counts[t] = number of the 2^n sign patterns whose doubled W+ equals t (ranks are
  * doubled so mid-ranks stay integers).
  */
-export function signedRankCounts(ranks: readonly number[]): number[] {
+function signedRankCounts(ranks: readonly number[]): number[] {
   const doubled = ranks.map((r) => Math.round(r * 2));
   const total = doubled.reduce((a, b) => a + b, 0);
   let counts = new Array<number>(total + 1).fill(0);

@@ -28,10 +28,10 @@ export interface LimitsCheck {
 }
 
 /** Descriptors beyond the connections: listeners, logs, pipes, the runtime's own. */
-export const FD_SLACK = 512;
+const FD_SLACK = 512;
 /** Ports kept free for everything else the machine does. */
-export const PORT_SLACK = 1024;
-export const RECOMMENDED_NOFILE = 65535;
+const PORT_SLACK = 1024;
+const RECOMMENDED_NOFILE = 65535;
 
 /**
  * Whether `connections` concurrent connections fit (pure). A proxied connection costs a
@@ -117,7 +117,7 @@ export async function readSystemLimits(procRoot = "/proc"): Promise<SystemLimits
 }
 
 /** The message a run stops with: every problem, then the fix. */
-export function formatLimitsProblem(check: LimitsCheck, connections: number): string {
+function formatLimitsProblem(check: LimitsCheck, connections: number): string {
   return [
     `this machine cannot hold ${connections} concurrent connections:`,
     ...check.problems.map((p) => `  - ${p}`),

@@ -19,7 +19,7 @@ import { StudyManifest } from "./schema.js";
  */
 
 export const BUILTIN_STUDIES_DIR = path.join(PROJECT_ROOT, "studies");
-export const STUDY_FILE = "study.yml";
+const STUDY_FILE = "study.yml";
 
 export interface LoadedStudy {
   manifest: StudyManifest;

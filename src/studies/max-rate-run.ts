@@ -4,7 +4,7 @@ import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import type { CpuLayout } from "../results/schema.js";
-import { logTail } from "../runner/logs.js";
+import { logTail } from "../util/logs.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { waitReady } from "../runner/ready.js";
@@ -64,7 +64,7 @@ export interface ProxyMaxRateOutcome {
   file: string;
 }
 
-export const DEFAULT_STEP_DURATION_S = 5;
+const DEFAULT_STEP_DURATION_S = 5;
 
 export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyMaxRateOutcome> {
   const manifests = await loadManifests(req.dirs ?? {});

@@ -49,7 +49,7 @@ export interface MaxRateOptions {
   minRate: number;
 }
 
-export const DEFAULT_MAX_RATE_OPTIONS: MaxRateOptions = {
+const DEFAULT_MAX_RATE_OPTIONS: MaxRateOptions = {
   startRate: 100,
   growth: 2,
   precision: 0.05,

@@ -24,7 +24,7 @@ export interface ParityContext {
 }
 
 /** Keys every proxy should record; one that does not is reported. */
-export const PARITY_KEYS = ["workers", "upstreamKeepalive", "accessLog"] as const;
+const PARITY_KEYS = ["workers", "upstreamKeepalive", "accessLog"] as const;
 
 const OFF = new Set(["false", "0", "off", "no", "none", "never", "disabled"]);
 

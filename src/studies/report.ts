@@ -1,9 +1,8 @@
 import { markdownTable } from "markdown-table";
-import { median } from "simple-statistics";
 import { escapeMarkdown } from "../report/escape.js";
 import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
 import { describeLoad } from "../report/markdown.js";
-import { buildHeader, cellColumn, type ReportColumn } from "../report/model.js";
+import { buildHeader, cellColumn, medianOf, type ReportColumn } from "../report/model.js";
 import { percentChange } from "../report/tables.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
 import { renderParitySection } from "./parity.js";
@@ -26,7 +25,7 @@ export interface StudyReportInput {
 }
 
 /** One column of a study table: a proxy at a load level. */
-export interface StudyColumn {
+interface StudyColumn {
   proxy: string;
   load: string;
   status: CellStatus;
@@ -36,7 +35,7 @@ export interface StudyColumn {
   values?: StudyValues;
 }
 
-export interface StudyValues {
+interface StudyValues {
   rps: number;
   latencyMs: { min: number; mean: number; p50: number; p90: number; p95: number; p99: number; max: number };
   /** Failed requests (transport errors, non-2xx, failed checks) over all requests, %. */
@@ -52,10 +51,6 @@ export interface StudyGroup {
   scenario: string;
   loads: Load[];
   columns: StudyColumn[];
-}
-
-function med(values: number[]): number {
-  return values.length === 0 ? NaN : median(values);
 }
 
 function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
@@ -75,11 +70,11 @@ function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
       p99: l.p99 ?? NaN,
       max: l.max ?? NaN,
     },
-    failedPct: med(reps.map((r, i) => (r.requests > 0 ? ((bad[i] ?? 0) / r.requests) * 100 : 0))),
-    requests: med(reps.map((r) => r.requests)),
-    badResponses: med(bad),
-    ...(bytes.length === reps.length && bytes.length > 0 ? { bytesReceived: med(bytes) } : {}),
-    durationS: med(reps.map((r) => r.durationS)),
+    failedPct: medianOf(reps.map((r, i) => (r.requests > 0 ? ((bad[i] ?? 0) / r.requests) * 100 : 0))),
+    requests: medianOf(reps.map((r) => r.requests)),
+    badResponses: medianOf(bad),
+    ...(bytes.length === reps.length && bytes.length > 0 ? { bytesReceived: medianOf(bytes) } : {}),
+    durationS: medianOf(reps.map((r) => r.durationS)),
     percentilesMs: column.values.percentilesMs,
   };
 }
@@ -196,7 +191,7 @@ export function summariseReasons(reasons: readonly string[]): string[] {
 }
 
 /** Every column that is not ok, with its reasons (one line each). */
-export function renderColumnNotes(columns: StudyColumn[]): string[] {
+function renderColumnNotes(columns: StudyColumn[]): string[] {
   const lines: string[] = [];
   const seen = new Set<string>();
   for (const c of columns) {
@@ -214,7 +209,7 @@ export function renderColumnNotes(columns: StudyColumn[]): string[] {
 }
 
 /** The k6 end-of-test summary of the YARP study, one column per load level and proxy. */
-export function renderK6SummaryTable(group: StudyGroup): string {
+function renderK6SummaryTable(group: StudyGroup): string {
   const withLoad = group.loads.length > 1;
   const header = ["metric", ...group.columns.map((c) => columnHeader(c, withLoad))];
   const rows: Array<[string, (v: StudyValues) => string]> = [
@@ -243,7 +238,7 @@ export function renderK6SummaryTable(group: StudyGroup): string {
  * crank compare's table of the LLRP study: the baseline first, every other proxy with its signed %
  * against it. Latency in µs, as crank prints it.
  */
-export function renderCrankCompareTable(group: StudyGroup, baseline: string): string {
+function renderCrankCompareTable(group: StudyGroup, baseline: string): string {
   const ordered = [
     ...group.columns.filter((c) => c.proxy === baseline),
     ...group.columns.filter((c) => c.proxy !== baseline),
@@ -296,7 +291,7 @@ export function renderCrankCompareTable(group: StudyGroup, baseline: string): st
 }
 
 /** ab's figures of the Ocelot study: req/s, time per request, the percentile ladder. */
-export function renderAbTable(group: StudyGroup): string {
+function renderAbTable(group: StudyGroup): string {
   const withLoad = group.loads.length > 1;
   const header = ["", ...group.columns.map((c) => columnHeader(c, withLoad))];
   const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
@@ -324,7 +319,7 @@ export function renderAbTable(group: StudyGroup): string {
   return markdownTable([header, ...body], { align: ["l", ...group.columns.map(() => "r" as const)] });
 }
 
-export function renderStudyTable(layout: StudyLayout, group: StudyGroup, baseline: string): string {
+function renderStudyTable(layout: StudyLayout, group: StudyGroup, baseline: string): string {
   if (layout === "k6-summary") return renderK6SummaryTable(group);
   if (layout === "crank-compare") return renderCrankCompareTable(group, baseline);
   return renderAbTable(group);

@@ -22,23 +22,21 @@ const name = z
 export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab"]);
 export type StudyLayout = z.infer<typeof StudyLayout>;
 
-export const StudySource = z
-  .object({
-    /** The write-up reproduced: its number in the seeds (e.g. "000"). */
-    seed: z.string().regex(/^\d{3}$/, "three digits, e.g. '000'"),
-    title: z.string().min(1),
-    /** What the original compared, with what load, and what it reported. */
-    compared: z.string().min(1),
-    load: z.string().min(1),
-    reported: z.string().min(1),
-    /** Where the original fell short and what proxybench does about it. */
-    flaws: z.array(z.string().min(1)).default([]),
-  })
-  .strict();
-export type StudySource = z.infer<typeof StudySource>;
+const StudySource = z.strictObject({
+  /** The write-up reproduced: its number in the seeds (e.g. "000"). */
+  seed: z.string().regex(/^\d{3}$/, "three digits, e.g. '000'"),
+  title: z.string().min(1),
+  /** What the original compared, with what load, and what it reported. */
+  compared: z.string().min(1),
+  load: z.string().min(1),
+  reported: z.string().min(1),
+  /** Where the original fell short and what proxybench does about it. */
+  flaws: z.array(z.string().min(1)).default([]),
+});
+type StudySource = z.infer<typeof StudySource>;
 
 export const StudyManifest = z
-  .object({
+  .strictObject({
     name,
     title: z.string().min(1),
     description: z.string().min(1),
@@ -55,7 +53,6 @@ export const StudyManifest = z
     engine: Engine,
     layout: StudyLayout,
   })
-  .strict()
   .superRefine((s, ctx) => {
     const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
     if (dupProxy !== undefined) {

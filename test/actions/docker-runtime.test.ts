@@ -6,7 +6,6 @@ import path from "node:path";
 import type { ProcessSpec } from "../../src/runner/runtime.js";
 import {
   DockerRuntime,
-  buildDockerBuildArgs,
   buildDockerRunArgs,
   cgroupOfContainer,
   containerName,
@@ -121,53 +120,6 @@ describe("buildDockerRunArgs", () => {
     ["negative memory", { memoryBytes: -1 }, {}, /positive number of bytes/],
   ])("refuses %s", (_label, spec, opts, error) => {
     expect(() => buildDockerRunArgs({ ...base, ...spec }, { ...options, ...opts })).toThrow(error);
-  });
-});
-
-describe("buildDockerBuildArgs", () => {
-  it.each<[string, Parameters<typeof buildDockerBuildArgs>[0], string[]]>([
-    [
-      "plain",
-      { tag: "proxybench/envoy:local", context: "proxies/envoy", dockerfile: "proxies/envoy/Dockerfile" },
-      [
-        "buildx",
-        "build",
-        "--load",
-        "--tag",
-        "proxybench/envoy:local",
-        "--file",
-        "proxies/envoy/Dockerfile",
-        "proxies/envoy",
-      ],
-    ],
-    [
-      "build args and the GitHub Actions cache",
-      {
-        tag: "proxybench/yarp:pr-12",
-        context: "proxies/yarp",
-        dockerfile: "proxies/yarp/Dockerfile",
-        buildArgs: { CONFIGURATION: "Release" },
-        cacheScope: "proxybench-yarp",
-      },
-      [
-        "buildx",
-        "build",
-        "--load",
-        "--tag",
-        "proxybench/yarp:pr-12",
-        "--file",
-        "proxies/yarp/Dockerfile",
-        "--build-arg",
-        "CONFIGURATION=Release",
-        "--cache-from",
-        "type=gha,scope=proxybench-yarp",
-        "--cache-to",
-        "type=gha,mode=max,scope=proxybench-yarp",
-        "proxies/yarp",
-      ],
-    ],
-  ])("%s", (_label, options, expected) => {
-    expect(buildDockerBuildArgs(options)).toEqual(expected);
   });
 });
 

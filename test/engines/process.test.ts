@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logTail } from "../../src/engines/process.js";
+import { logTail } from "../../src/util/logs.js";
 
 describe("logTail", () => {
   let dir: string;

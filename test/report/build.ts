@@ -10,7 +10,7 @@ export interface RepSpec {
   non2xx?: number;
 }
 
-export function rep(index: number, spec: RepSpec): Repetition {
+function rep(index: number, spec: RepSpec): Repetition {
   const { rps, p50 } = spec;
   return {
     index,

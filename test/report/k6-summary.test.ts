@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { LATENCY_METRIC as EXPECTED_DURATION } from "../../src/engines/k6/summary.js";
 import {
   buildK6Report,
-  EXPECTED_DURATION,
   k6Report,
   parseK6Summary,
   parseK6SummaryArg,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { estimateRemaining, formatDuration, formatProgress, Progress } from "../../src/runner/progress.js";
 import { describeRepetition, failedMeasurement, toRepetition } from "../../src/runner/repetition.js";
-import { tailOf } from "../../src/runner/logs.js";
+import { tailOf } from "../../src/util/logs.js";
 import { parseListening } from "../../src/runner/upstream.js";
 import { parseVersion } from "../../src/runner/proxy-binary.js";
 import { parseStat } from "../../src/runner/cpu-usage.js";

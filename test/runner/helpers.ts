@@ -14,7 +14,7 @@ export interface ProcInfo {
   cmd: string;
 }
 
-export function allProcesses(): ProcInfo[] {
+function allProcesses(): ProcInfo[] {
   const out: ProcInfo[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;

@@ -57,8 +57,8 @@ describe("ResultsFile", () => {
 });
 
 describe("runtime selection", () => {
-  it("native is built in; an unknown runtime names the flag", async () => {
-    expect((await createRuntime("native")).kind).toBe("native");
+  it("native is built in; an unknown runtime names the flag", () => {
+    expect(createRuntime("native").kind).toBe("native");
     expect(parseRuntimeKind("docker")).toBe("docker");
     expect(() => parseRuntimeKind("podman")).toThrow("--runtime: 'podman' is not a runtime (native, docker)");
   });

@@ -1,7 +1,7 @@
 import { chromium, type Browser } from "playwright-core";
 
 /** Debian's Chromium (`apt-get install chromium`), installed by scripts/setup.sh --for-tests. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /**
  * Launches headless Chromium with the network quiet (no background requests to the outside:

@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
  * Every request must carry `Authorization: token|bearer <token>`, else 401 Bad credentials.
  */
 
-export interface FakeComment {
+interface FakeComment {
   id: number;
   body: string;
   user: { login: string; type: string };
@@ -26,7 +26,7 @@ export interface FakeComment {
   issue_url: string;
 }
 
-export interface Fault {
+interface Fault {
   method?: string;
   /** Matched against the request path (without the query). */
   path?: RegExp;
@@ -37,7 +37,7 @@ export interface Fault {
   times?: number;
 }
 
-export interface LoggedRequest {
+interface LoggedRequest {
   method: string;
   path: string;
   query: Record<string, string>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { LatencyMs } from "../../results/schema.js";
-import { formatSchemaError, UserError } from "../../util/errors.js";
+import { formatSchemaError, issuePath, UserError } from "../../util/errors.js";
 import { isNon2xx } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
@@ -9,68 +9,119 @@ import type { EngineFigures } from "../types.js";
  * - handleSummary(data): `metrics.<name> = {type, contains, values: {...}, thresholds?}`;
  * - `--summary-export` (legacy): the values flattened into the metric object, `value` instead of
  *   `rate` for rate metrics, thresholds as `{expr: true-when-failed}`.
- * `k6MetricValues` reads either into `name -> values`, with the handleSummary key names.
+ * `readK6Metrics` is the one reader of either shape (the engine's figures and `report
+ * --k6-summary` both start from it): it returns `name -> values` with the handleSummary key
+ * names, checked against the caller's schema, and its errors name the field as the file has it.
  */
 
-const Values = z.record(z.string(), z.number());
+export type K6SummaryFormat = "handleSummary" | "summary-export";
 
-const HandleSummaryMetric = z.object({
-  type: z.enum(["counter", "gauge", "rate", "trend"]),
-  contains: z.string().optional(),
-  values: Values,
-  thresholds: z.record(z.string(), z.object({ ok: z.boolean() })).optional(),
+const HandleSummaryShape = z.object({
+  state: z.object({ testRunDurationMs: z.number().nonnegative() }).loose().optional(),
+  metrics: z.record(
+    z.string(),
+    z.object({
+      type: z.enum(["counter", "gauge", "rate", "trend"]),
+      contains: z.string().optional(),
+      values: z.record(z.string(), z.unknown()),
+      thresholds: z.record(z.string(), z.object({ ok: z.boolean() })).optional(),
+    }),
+  ),
 });
 
-export const K6HandleSummary = z.object({
-  state: z.object({ testRunDurationMs: z.number().nonnegative() }).loose(),
-  metrics: z.record(z.string(), HandleSummaryMetric),
-});
-export type K6HandleSummary = z.infer<typeof K6HandleSummary>;
-
-const LegacyMetric = z
-  .object({ thresholds: z.record(z.string(), z.boolean()).optional() })
-  .catchall(z.union([z.number(), z.record(z.string(), z.boolean())]));
-
-export const K6LegacySummary = z.object({
-  metrics: z.record(z.string(), LegacyMetric),
+const LegacyShape = z.object({
+  metrics: z.record(
+    z.string(),
+    z.object({ thresholds: z.record(z.string(), z.boolean()).optional() }).catchall(z.unknown()),
+  ),
 });
 
-export interface K6Metrics {
-  format: "handleSummary" | "summary-export";
+export interface K6Metrics<T> {
+  format: K6SummaryFormat;
   /** Present in handleSummary output only. */
   testRunDurationMs?: number;
-  metrics: Record<string, Record<string, number>>;
+  metrics: T;
 }
 
-function isHandleSummary(json: unknown): boolean {
-  if (typeof json !== "object" || json === null) return false;
-  const metrics = (json as { metrics?: unknown }).metrics;
-  if (typeof metrics !== "object" || metrics === null) return false;
+/** Which shape a parsed summary has: handleSummary metrics carry `values`. */
+function formatOf(json: unknown): K6SummaryFormat {
+  const metrics = (json as { metrics?: unknown } | null)?.metrics;
+  if (typeof metrics !== "object" || metrics === null) return "summary-export";
   const first = Object.values(metrics)[0] as unknown;
-  return typeof first === "object" && first !== null && "values" in first;
+  return typeof first === "object" && first !== null && "values" in first
+    ? "handleSummary"
+    : "summary-export";
 }
 
-/** Validates a k6 summary (either shape) from `file` and returns its metric values. */
-export function k6MetricValues(json: unknown, file: string): K6Metrics {
-  if (isHandleSummary(json)) {
-    const parsed = K6HandleSummary.safeParse(json);
-    if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
-    const metrics: Record<string, Record<string, number>> = {};
+/**
+ * Reads a k6 summary of either shape into `name -> values` (handleSummary key names: a legacy
+ * rate metric's `value` is its `rate`) and checks them against `schema`. Errors name `file`
+ * (with the shape when `nameFormat`) and the field where the file has it.
+ */
+export function readK6Metrics<T>(
+  json: unknown,
+  schema: z.ZodType<T>,
+  options: { file: string; nameFormat?: boolean },
+): K6Metrics<T> {
+  const format = formatOf(json);
+  const where = options.nameFormat
+    ? `${options.file} (k6 ${format === "handleSummary" ? "handleSummary" : "--summary-export"})`
+    : options.file;
+  const metrics: Record<string, Record<string, unknown>> = {};
+  /** Legacy metrics whose `value` was read as `rate`. */
+  const renamed = new Set<string>();
+  let testRunDurationMs: number | undefined;
+  if (format === "handleSummary") {
+    const parsed = HandleSummaryShape.safeParse(json);
+    if (!parsed.success) throw new UserError(formatSchemaError(where, parsed.error));
+    testRunDurationMs = parsed.data.state?.testRunDurationMs;
     for (const [name, m] of Object.entries(parsed.data.metrics)) metrics[name] = m.values;
-    return { format: "handleSummary", testRunDurationMs: parsed.data.state.testRunDurationMs, metrics };
-  }
-  const parsed = K6LegacySummary.safeParse(json);
-  if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
-  const metrics: Record<string, Record<string, number>> = {};
-  for (const [name, m] of Object.entries(parsed.data.metrics)) {
-    const values: Record<string, number> = {};
-    for (const [key, value] of Object.entries(m)) {
-      if (typeof value !== "number") continue;
-      values[key === "value" && !("min" in m) ? "rate" : key] = value;
+  } else {
+    const parsed = LegacyShape.safeParse(json);
+    if (!parsed.success) throw new UserError(formatSchemaError(where, parsed.error));
+    for (const [name, m] of Object.entries(parsed.data.metrics)) {
+      const values: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(m)) {
+        if (key === "thresholds") continue;
+        const isRate = key === "value" && !("min" in m);
+        if (isRate) renamed.add(name);
+        values[isRate ? "rate" : key] = value;
+      }
+      metrics[name] = values;
     }
-    metrics[name] = values;
   }
-  return { format: "summary-export", metrics };
+  const checked = schema.safeParse(metrics);
+  if (!checked.success) {
+    // issues are at [name, key, ...] of `metrics`: name them where the file has them
+    const lines = checked.error.issues.map((issue) => {
+      const [name, key, ...rest] = issue.path;
+      const inFile =
+        name === undefined
+          ? []
+          : key === undefined
+            ? [name]
+            : format === "handleSummary"
+              ? [name, "values", key, ...rest]
+              : [name, key === "rate" && renamed.has(String(name)) ? "value" : key, ...rest];
+      return `${where}: ${issuePath(["metrics", ...inFile])}: ${issue.message}`;
+    });
+    throw new UserError(lines.join("\n"));
+  }
+  return {
+    format,
+    ...(testRunDurationMs === undefined ? {} : { testRunDurationMs }),
+    metrics: checked.data,
+  };
+}
+
+const NumericMetrics = z.record(z.string(), z.record(z.string(), z.number()));
+
+/** Every metric's values, all numbers: what the engine reads from proxybench's own summaries. */
+export function k6MetricValues(
+  json: unknown,
+  file: string,
+): K6Metrics<Record<string, Record<string, number>>> {
+  return readK6Metrics(json, NumericMetrics, { file });
 }
 
 /** The latency submetric proxybench reads: successful responses only (see ANCHORS.md). */
@@ -127,7 +178,7 @@ export function correctResponses(
   return Math.max(0, accepted - Math.max(0, checkFailures - wrong2xx));
 }
 
-function count(metrics: K6Metrics["metrics"], name: string): number {
+function count(metrics: Record<string, Record<string, number>>, name: string): number {
   return metrics[name]?.count ?? 0;
 }
 

@@ -4,13 +4,14 @@ import { PROJECT_ROOT } from "../../util/paths.js";
 import { UserError } from "../../util/errors.js";
 import { locateTool } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { cpuFields, logTail, runEngineProcess } from "../process.js";
+import { logTail } from "../../util/logs.js";
+import { cpuFields, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildWrkArgs, buildWrkEnv, wrkDurationS } from "./args.js";
 import { normaliseWrkSummary } from "./summary.js";
 
 /** The shared wrk script: wrk cannot check bodies, so every scenario uses the same one. */
-export const WRK_SCRIPT = path.join(PROJECT_ROOT, "scenarios", "lib", "wrk.lua");
+const WRK_SCRIPT = path.join(PROJECT_ROOT, "scenarios", "lib", "wrk.lua");
 
 const WRK_SLACK_S = 30;
 

@@ -4,7 +4,7 @@ import { concurrency } from "../load.js";
 import { UserError } from "../../util/errors.js";
 
 /** Socket/request timeout: a response slower than this counts as a timeout error. */
-export const WRK_TIMEOUT_S = 10;
+const WRK_TIMEOUT_S = 10;
 
 /** wrk takes whole seconds. */
 export function wrkDurationS(durationS: number): number {

@@ -3,7 +3,7 @@ import { formatSchemaError, UserError } from "../../util/errors.js";
 import type { EngineFigures } from "../types.js";
 
 /** The JSON scenarios/lib/wrk.lua writes from wrk's done() hook (times in microseconds). */
-export const WrkSummary = z.object({
+const WrkSummary = z.object({
   requests: z.number().int().nonnegative(),
   duration_us: z.number().int().positive(),
   bytes: z.number().int().nonnegative(),
@@ -22,7 +22,7 @@ export const WrkSummary = z.object({
     percentiles: z.record(z.string(), z.number().nonnegative()),
   }),
 });
-export type WrkSummary = z.infer<typeof WrkSummary>;
+type WrkSummary = z.infer<typeof WrkSummary>;
 
 /** Measured from wrk's done() JSON (it always reports the bytes it read). */
 export type WrkFigures = EngineFigures & { bytesReceived: number };

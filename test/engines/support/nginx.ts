@@ -19,10 +19,10 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export const COUNTRY_CODES = ["us", "fr", "de", "jp", "br"];
+const COUNTRY_CODES = ["us", "fr", "de", "jp", "br"];
 
 /** A country document of about 3.4 KB. */
-export function countryJson(code: string): string {
+function countryJson(code: string): string {
   const doc = {
     name: { common: `Country ${code.toUpperCase()}`, official: `The Country of ${code.toUpperCase()}` },
     cca2: code.toUpperCase(),

@@ -4,7 +4,7 @@ import { parse } from "yaml";
 import { ScenarioManifest } from "../../../src/manifests/schema.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 
-export const SCENARIOS_DIR = path.join(PROJECT_ROOT, "scenarios");
+const SCENARIOS_DIR = path.join(PROJECT_ROOT, "scenarios");
 
 /** A scenario shipped in scenarios/, validated. */
 export async function loadScenario(name: string): Promise<{ manifest: ScenarioManifest; dir: string }> {
