@@ -6,6 +6,7 @@ export const PLACEHOLDERS = [
   "listenPort",
   "upstreamHost",
   "upstreamPort",
+  "upstreamGrpcPort",
   "cores",
   "cpuList",
   "workdir",

@@ -20,6 +20,13 @@ export const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loa
 export const Engine = z.enum(["k6", "wrk", "ab"]);
 export type Engine = z.infer<typeof Engine>;
 
+/**
+ * What the load generator speaks to the proxy: HTTP/1.1 (`http1`), HTTP/2 without TLS (`h2c`)
+ * or over TLS (`h2`), gRPC over h2c (`grpc`) or over TLS (`grpcs`).
+ */
+export const Protocol = z.enum(["http1", "h2c", "h2", "grpc", "grpcs"]);
+export type Protocol = z.infer<typeof Protocol>;
+
 export const LatencyMs = z
   .object({
     min: z.number().nonnegative(),
@@ -122,6 +129,7 @@ export const Cell = z.object({
   proxy: z.string(),
   scenario: z.string(),
   engine: Engine,
+  protocol: Protocol.optional().describe("What the load generator spoke to the proxy (the scenario's protocol); absent: http1."),
   load: Load,
   status: CellStatus,
   reasons: z.array(z.string()),
@@ -237,9 +245,18 @@ export const Results = z.object({
   settings: Settings,
   environment: Environment,
   skipped: z
-    .array(z.object({ proxy: z.string(), reason: z.string() }))
+    .array(
+      z.object({
+        proxy: z.string(),
+        scenario: z
+          .string()
+          .optional()
+          .describe("The scenario the proxy was not run on; absent: not run on any (e.g. image only)."),
+        reason: z.string(),
+      }),
+    )
     .default([])
-    .describe("Proxies asked for but not run here, e.g. image-only proxies in a native run."),
+    .describe("Proxies asked for but not run here, e.g. image-only proxies in a native run, or a scenario whose protocol the proxy does not front."),
   cells: z.array(Cell),
 });
 export type Results = z.infer<typeof Results>;

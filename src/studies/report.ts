@@ -6,6 +6,7 @@ import { describeLoad } from "../report/markdown.js";
 import { buildHeader, cellColumn, type ReportColumn } from "../report/model.js";
 import { percentChange } from "../report/tables.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
+import { renderGoBenchSection } from "./go-bench.js";
 import { renderParitySection } from "./parity.js";
 import { studyBaseline, type StudyLayout, type StudyManifest } from "./schema.js";
 
@@ -20,7 +21,7 @@ export interface StudyReportInput {
   study: StudyManifest;
   results: Results;
   /** Proxies of the study not run here, with why (merged with results.skipped). */
-  skipped?: Array<{ proxy: string; reason: string }>;
+  skipped?: Array<{ proxy: string; scenario?: string; reason: string }>;
   /** Heading level of the title (default 2). */
   headingLevel?: number;
 }
@@ -91,7 +92,7 @@ function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
 export function studyGroups(
   study: StudyManifest,
   results: Results,
-  skipped: Array<{ proxy: string; reason: string }>,
+  skipped: Array<{ proxy: string; scenario?: string; reason: string }>,
 ): StudyGroup[] {
   const groups: StudyGroup[] = [];
   for (const scenario of study.scenarios) {
@@ -103,7 +104,7 @@ export function studyGroups(
     for (const load of loads) {
       for (const proxy of study.proxies) {
         const cell = cells.find((c) => c.proxy === proxy && c.load.label === load.label);
-        const skip = skipped.find((s) => s.proxy === proxy);
+        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
         if (!cell) {
           columns.push({
             proxy,
@@ -128,7 +129,7 @@ export function studyGroups(
     }
     if (loads.length === 0) {
       for (const proxy of study.proxies) {
-        const skip = skipped.find((s) => s.proxy === proxy);
+        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
         columns.push({
           proxy,
           load: "",
@@ -325,7 +326,8 @@ export function renderAbTable(group: StudyGroup): string {
 }
 
 export function renderStudyTable(layout: StudyLayout, group: StudyGroup, baseline: string): string {
-  if (layout === "k6-summary") return renderK6SummaryTable(group);
+  // go-bench: the go test lines come first (renderGoBenchSection); each scenario's table is k6's.
+  if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
   if (layout === "crank-compare") return renderCrankCompareTable(group, baseline);
   return renderAbTable(group);
 }
@@ -347,7 +349,9 @@ export function renderStudyReport(input: StudyReportInput): string {
   const { study, results } = input;
   const level = input.headingLevel ?? 2;
   const skipped = [...results.skipped];
-  for (const s of input.skipped ?? []) if (!skipped.some((k) => k.proxy === s.proxy)) skipped.push(s);
+  for (const s of input.skipped ?? []) {
+    if (!skipped.some((k) => k.proxy === s.proxy && k.scenario === s.scenario)) skipped.push(s);
+  }
   const header = buildHeader(results);
   const parts: string[] = [
     heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
@@ -362,12 +366,17 @@ export function renderStudyReport(input: StudyReportInput): string {
       [
         "Not measured here (never shown as numbers):",
         "",
-        ...skipped.map((s) => `- **${escapeMarkdown(s.proxy)}**: ${escapeMarkdown(s.reason)}`),
+        ...skipped.map(
+          (s) =>
+            `- **${escapeMarkdown(s.proxy)}**${s.scenario === undefined ? "" : ` on ${escapeMarkdown(s.scenario)}`}: ${escapeMarkdown(s.reason)}`,
+        ),
       ].join("\n"),
     );
   }
   const baseline = studyBaseline(study);
-  for (const group of studyGroups(study, results, skipped)) {
+  const groups = studyGroups(study, results, skipped);
+  parts.push(...renderGoBenchSection(study, groups));
+  for (const group of groups) {
     parts.push(heading(level + 1, escapeMarkdown(group.scenario)));
     const loads = group.loads.map(
       (l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`,

@@ -207,11 +207,10 @@ export async function runStudy(
   return { ...outcome, results, study, split, markdown };
 }
 
-function mergeSkipped(
-  a: Array<{ proxy: string; reason: string }>,
-  b: Array<{ proxy: string; reason: string }>,
-): Array<{ proxy: string; reason: string }> {
+type Skipped = { proxy: string; scenario?: string; reason: string };
+
+function mergeSkipped(a: Skipped[], b: Skipped[]): Skipped[] {
   const out = [...a];
-  for (const s of b) if (!out.some((x) => x.proxy === s.proxy)) out.push(s);
+  for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
   return out;
 }

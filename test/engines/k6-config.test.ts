@@ -119,6 +119,7 @@ describe("buildK6Config and buildK6Env", () => {
     const config = buildK6Config(invocation({ scenario: s, durationS: 2 }), "/out/rep-0.k6.json");
     expect(config).toEqual({
       baseUrl: "http://127.0.0.1:8080",
+      protocol: "http1",
       scenario: "json-lookup",
       requests: [
         { method: "GET", path: "/countries/us", name: "/countries/{code}", headers: {} },

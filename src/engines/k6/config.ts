@@ -3,6 +3,7 @@ import { expandRequests } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
 import { arrivalVus, concurrency, requireRate } from "../load.js";
 import { UserError } from "../../util/errors.js";
+import type { Protocol } from "../../results/schema.js";
 
 /** The k6 load model, as scenarios/lib/proxybench.js turns it into `options.scenarios`. */
 export type K6Load =
@@ -13,6 +14,8 @@ export type K6Load =
 /** What the k6 script receives in PROXYBENCH_CONFIG (JSON). */
 export interface K6Config {
   baseUrl: string;
+  /** http1: scenarios/lib/proxybench.js; grpc: scenarios/lib/proxybench-grpc.js. */
+  protocol: Protocol;
   scenario: string;
   requests: ExpandedRequest[];
   check: EngineInvocation["scenario"]["check"];
@@ -57,6 +60,7 @@ export function k6DurationS(durationS: number): number {
 export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFast = true): K6Config {
   return {
     baseUrl: inv.baseUrl.replace(/\/+$/, ""),
+    protocol: inv.scenario.protocol,
     scenario: inv.scenario.name,
     requests: expandRequests(inv.scenario),
     check: inv.scenario.check,
