@@ -3,6 +3,8 @@
 #   upstream/pingpong/              messages and the gRPC server (package proxybench/upstream/pingpong)
 #   proxies/grpc-gateway/pingpong/  messages, the gRPC client and the REST gateway
 #                                   (package proxybench/grpc-gateway/pingpong)
+#   studies/grpc-gateway/scenarios/pingpong-grpc/pingpong.protoset
+#                                   the descriptor set k6 loads (the scenario's `protoset`)
 # with protoc from grpcio-tools and google/api/*.proto from googleapis-common-protos (both in
 # .tools/venv) and the Go plugins in .tools/bin, all pinned by scripts/setup.sh --for-tests.
 #
@@ -30,7 +32,9 @@ protoc() {
     -I "${include_dirs[0]}" -I "${include_dirs[1]}" "$@" pingpong.proto)
 }
 
-mkdir -p "$out/upstream/pingpong" "$out/proxies/grpc-gateway/pingpong"
+scenario=studies/grpc-gateway/scenarios/pingpong-grpc
+mkdir -p "$out/upstream/pingpong" "$out/proxies/grpc-gateway/pingpong" "$out/$scenario"
+protoc --include_imports --descriptor_set_out="$out/$scenario/pingpong.protoset"
 protoc --go_out="$out/upstream/pingpong" --go_opt=paths=source_relative \
   --go-grpc_out="$out/upstream/pingpong" --go-grpc_opt=paths=source_relative
 gateway=Mpingpong.proto=proxybench/grpc-gateway/pingpong

@@ -3,8 +3,9 @@
 // scenario manifest, which proxybench passes as JSON in PROXYBENCH_CONFIG
 // (src/engines/k6/config.ts). Each request of the manifest is one unary call: `path` is
 // `/package.Service/Method`, `body` the request message in JSON; `check.bodyEquals` is the reply
-// message in JSON. The service's definition comes from the server's reflection, through the
-// proxy under test, once per VU.
+// message in JSON. The service's definition comes from the scenario's descriptor set
+// (`protoset`, loaded once at start), else from the server's reflection through the proxy under
+// test as each VU connects (a round trip per VU, which can time out on a busy machine).
 //
 // What is counted (read by src/engines/k6/summary.ts). A correct call adds no sample of its own:
 // calls with status OK are counted by k6's own grpc_req_duration, through its submetric
@@ -26,7 +27,7 @@ if (!__ENV.PROXYBENCH_CONFIG) {
   );
 }
 
-/** @type {{ baseUrl: string, scenario: string, requests: {method: string, path: string, name: string, headers: Record<string,string>, body?: string}[], check: {bodyEquals?: string}, load: object, durationS: number, summaryFile: string, failFast: boolean }} */
+/** @type {{ baseUrl: string, protoset?: string, scenario: string, requests: {method: string, path: string, name: string, headers: Record<string,string>, body?: string}[], check: {bodyEquals?: string}, load: object, durationS: number, summaryFile: string, failFast: boolean }} */
 export const config = JSON.parse(__ENV.PROXYBENCH_CONFIG);
 
 /** host:port of the target (the scheme and any path of baseUrl dropped). */
@@ -69,10 +70,11 @@ const prepared = config.requests.map((r) => ({
 }));
 
 const client = new grpc.Client();
+if (config.protoset) client.loadProtoset(config.protoset);
 let connected = false;
 
 function connect() {
-  client.connect(target, { plaintext: true, reflect: true, timeout: "5s" });
+  client.connect(target, { plaintext: true, reflect: !config.protoset, timeout: "5s" });
   connected = true;
 }
 

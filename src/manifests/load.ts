@@ -178,6 +178,9 @@ export async function loadScenarioFile(file: string, builtIn = false): Promise<L
   if (manifest.engine === "k6" && !(await exists(path.resolve(dir, manifest.script)))) {
     problems.push(`${file}: script: ${manifest.script} not found in ${dir}`);
   }
+  if (manifest.protoset !== undefined && !(await exists(path.resolve(dir, manifest.protoset)))) {
+    problems.push(`${file}: protoset: ${manifest.protoset} not found in ${dir}`);
+  }
   const labels = manifest.loads.map((l) => l.label);
   const dup = labels.find((l, i) => labels.indexOf(l) !== i);
   if (dup !== undefined) problems.push(`${file}: loads: label '${dup}' is used twice`);

@@ -142,6 +142,12 @@ export const ScenarioManifest = z
     engine: Engine.default("k6"),
     /** What the load generator speaks to the proxy; only proxies that declare it run the scenario. */
     protocol: Protocol.default("http1"),
+    /**
+     * gRPC: the service's descriptor set in the scenario folder (`protoc --include_imports
+     * --descriptor_set_out`), loaded by k6 before the load; absent: read from the server's
+     * reflection by each VU as it connects.
+     */
+    protoset: z.string().min(1).optional(),
     /** k6 script in the scenario folder. */
     script: z.string().default("script.js"),
     /** One iteration sends every request in order (expanded over their vars). */

@@ -110,6 +110,15 @@ describe("buildK6Args", () => {
 });
 
 describe("buildK6Config and buildK6Env", () => {
+  it("a gRPC scenario's descriptor set is passed by its absolute path", () => {
+    const s = scenario({ protocol: "grpc", protoset: "pingpong.protoset" });
+    const config = buildK6Config(invocation({ scenario: s }), "/out/rep-0.k6.json");
+    expect(config).toMatchObject({
+      protocol: "grpc",
+      protoset: "/p/scenarios/passthrough/pingpong.protoset",
+    });
+  });
+
   it("carries the expanded requests, the check, the load and the window", () => {
     const s = scenario({
       name: "json-lookup",

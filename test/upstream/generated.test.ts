@@ -17,6 +17,7 @@ const GENERATED = [
   "proxies/grpc-gateway/pingpong/pingpong.pb.go",
   "proxies/grpc-gateway/pingpong/pingpong_grpc.pb.go",
   "proxies/grpc-gateway/pingpong/pingpong.pb.gw.go",
+  "studies/grpc-gateway/scenarios/pingpong-grpc/pingpong.protoset",
 ];
 
 let dir: string;
@@ -39,9 +40,9 @@ afterAll(async () => {
 
 describe("generated protobuf code", () => {
   it.each(GENERATED)("%s is current (else run scripts/generate-proto.sh and commit)", async (file) => {
-    const fresh = await readFile(path.join(dir, file), "utf8");
-    const committed = await readFile(path.join(PROJECT_ROOT, file), "utf8");
-    expect(committed).toBe(fresh);
+    const fresh = await readFile(path.join(dir, file));
+    const committed = await readFile(path.join(PROJECT_ROOT, file));
+    expect(committed.equals(fresh)).toBe(true);
   });
 
   it("records the pinned generator versions", async () => {

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { ExpandedRequest } from "../requests.js";
 import { expandRequests } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
@@ -16,6 +17,8 @@ export interface K6Config {
   baseUrl: string;
   /** http1: scenarios/lib/proxybench.js; grpc: scenarios/lib/proxybench-grpc.js. */
   protocol: Protocol;
+  /** gRPC: the absolute path of the scenario's descriptor set (absent: server reflection). */
+  protoset?: string;
   scenario: string;
   requests: ExpandedRequest[];
   check: EngineInvocation["scenario"]["check"];
@@ -61,6 +64,9 @@ export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFa
   return {
     baseUrl: inv.baseUrl.replace(/\/+$/, ""),
     protocol: inv.scenario.protocol,
+    ...(inv.scenario.protoset === undefined
+      ? {}
+      : { protoset: path.resolve(inv.scenarioDir, inv.scenario.protoset) }),
     scenario: inv.scenario.name,
     requests: expandRequests(inv.scenario),
     check: inv.scenario.check,
