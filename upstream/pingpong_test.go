@@ -41,6 +41,7 @@ func newGRPCClient(t *testing.T, s *Server) *grpc.ClientConn {
 	return conn
 }
 
+// newServer is a Server with opts, or the test fails.
 func newServer(t *testing.T, opts Options) *Server {
 	t.Helper()
 	s, err := NewServer(opts)
