@@ -65,7 +65,17 @@ export function splitStudyProxies(
 /** User flags a study run accepts on top of the study's own settings. */
 export type StudyOverrides = Pick<
   RunRequest,
-  "durationS" | "warmupS" | "repetitions" | "loads" | "cpus" | "runtime" | "imageTag" | "proxiesDirs" | "out"
+  | "durationS"
+  | "warmupS"
+  | "repetitions"
+  | "loads"
+  | "cpus"
+  | "runtime"
+  | "imageTag"
+  | "proxiesDirs"
+  | "out"
+  | "noiseLimit"
+  | "retries"
 > & {
   /** `--proxies`: only these of the study's proxies. */
   proxies?: string[];
@@ -117,6 +127,8 @@ export function studyRunRequest(
     ...(overrides.imageTag !== undefined ? { imageTag: overrides.imageTag } : {}),
     ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
     ...(overrides.out !== undefined ? { out: overrides.out } : {}),
+    ...(overrides.noiseLimit !== undefined ? { noiseLimit: overrides.noiseLimit } : {}),
+    ...(overrides.retries !== undefined ? { retries: overrides.retries } : {}),
   };
 }
 
