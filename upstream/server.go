@@ -157,6 +157,9 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 			resp = statusResponses[code]
 		}
 	default:
+		if s.servePingPongREST(ctx, path) {
+			return
+		}
 		reply(ctx, notFoundResponse) // not a route: neither delayed nor limited
 		return
 	}
@@ -164,16 +167,9 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 		notAllowed(ctx)
 		return
 	}
-	if s.bucket != nil {
-		wait, ok := s.bucket.Reserve(time.Now())
-		if !ok {
-			reply(ctx, overloadedResponse)
-			return
-		}
-		sleep(wait)
-	}
-	if s.opts.Latency > 0 || s.opts.LatencyJitter > 0 {
-		sleep(latency(s.opts.Latency, s.opts.LatencyJitter, rand.Int64N))
+	if !s.hold() {
+		reply(ctx, overloadedResponse)
+		return
 	}
 	if n >= 0 {
 		ctx.Response.Header.SetContentTypeBytes(typeBinary)
@@ -181,6 +177,22 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	reply(ctx, resp)
+}
+
+// hold applies the rate limit, then the added latency, to one request; false: the rate limit
+// refused it (no slot within the queue timeout).
+func (s *Server) hold() bool {
+	if s.bucket != nil {
+		wait, ok := s.bucket.Reserve(time.Now())
+		if !ok {
+			return false
+		}
+		sleep(wait)
+	}
+	if s.opts.Latency > 0 || s.opts.LatencyJitter > 0 {
+		sleep(latency(s.opts.Latency, s.opts.LatencyJitter, rand.Int64N))
+	}
+	return true
 }
 
 func (s *Server) country(code []byte) *response {

@@ -22,10 +22,7 @@ type testServer struct {
 
 func newTestServer(t *testing.T, opts Options) *testServer {
 	t.Helper()
-	s, err := NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

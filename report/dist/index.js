@@ -45817,6 +45817,7 @@ function date4(params) {
 var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
 var Engine = external_exports.enum(["k6", "wrk", "ab"]);
 var Ms = external_exports.number().nonnegative();
+var Protocol = external_exports.enum(["http1", "h2c", "h2", "grpc", "grpcs"]);
 var LatencyMs = external_exports.object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms }).describe("Latency of successful responses only, in milliseconds.");
 var Repetition = external_exports.object({
   index: external_exports.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
@@ -45868,6 +45869,7 @@ var Cell = external_exports.object({
   proxy: external_exports.string(),
   scenario: external_exports.string(),
   engine: Engine,
+  protocol: Protocol.optional().describe("What the load generator spoke to the proxy (the scenario's protocol); absent: http1."),
   load: Load,
   status: CellStatus,
   reasons: external_exports.array(external_exports.string()),
@@ -45946,7 +45948,13 @@ var Results = external_exports.object({
   finishedAt: external_exports.iso.datetime().optional(),
   settings: Settings,
   environment: Environment,
-  skipped: external_exports.array(external_exports.object({ proxy: external_exports.string(), reason: external_exports.string() })).default([]).describe("Proxies asked for but not run here, e.g. image-only proxies in a native run."),
+  skipped: external_exports.array(
+    external_exports.object({
+      proxy: external_exports.string(),
+      scenario: external_exports.string().optional().describe("The scenario the proxy was not run on; absent: not run on any (e.g. image only)."),
+      reason: external_exports.string()
+    })
+  ).default([]).describe("Proxies asked for but not run here, e.g. image-only proxies in a native run, or a scenario whose protocol the proxy does not front."),
   cells: external_exports.array(Cell)
 });
 function cellId(scenario, loadLabel, proxy, engine, variant) {
@@ -46341,7 +46349,7 @@ function buildReport(results, options = {}) {
       [...measured].sort((a, b) => rank(a.proxy) - rank(b.proxy)),
       options.baselineProxy
     );
-    const columns = [...measured, ...skippedColumns(results.skipped, measured)].sort(
+    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(
       (a, b) => rank(a.proxy) - rank(b.proxy)
     );
     const group = {
@@ -46357,8 +46365,8 @@ function buildReport(results, options = {}) {
   }
   return { header: buildHeader(results), groups: out };
 }
-function skippedColumns(skipped, measured) {
-  return skipped.filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
+function skippedColumns(skipped, measured, scenario) {
+  return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
 }
 
 // src/report/tables.ts
@@ -47159,7 +47167,8 @@ function renderHeaderMarkdown(model, level) {
   if (model.header.skipped.length > 0) {
     lines.push("", "Skipped:", "");
     for (const s of model.header.skipped) {
-      lines.push(`- **${escapeMarkdown(s.proxy)}**: ${escapeMarkdown(s.reason)}`);
+      const where2 = s.scenario === void 0 ? "" : ` on ${escapeMarkdown(s.scenario)}`;
+      lines.push(`- **${escapeMarkdown(s.proxy)}**${where2}: ${escapeMarkdown(s.reason)}`);
     }
   }
   return lines.join("\n");

@@ -19,6 +19,7 @@
 import http from "k6/http";
 import exec from "k6/execution";
 import { Counter } from "k6/metrics";
+import { executor } from "./executor.js";
 
 if (!__ENV.PROXYBENCH_CONFIG) {
   throw new Error(
@@ -99,32 +100,6 @@ function needsBody(c) {
 
 function needsCheck(c) {
   return needsBody(c) || c.contentType !== undefined;
-}
-
-function executor(load, durationS) {
-  const duration = `${durationS}s`;
-  switch (load.model) {
-    case "constant-arrival-rate":
-      return {
-        executor: "constant-arrival-rate",
-        rate: load.rate,
-        timeUnit: "1s",
-        duration,
-        preAllocatedVUs: load.preAllocatedVUs,
-        maxVUs: load.maxVUs,
-        gracefulStop: "2s",
-      };
-    case "fixed-count":
-      return {
-        executor: "shared-iterations",
-        vus: load.vus,
-        iterations: load.iterations,
-        maxDuration: duration,
-        gracefulStop: "2s",
-      };
-    default:
-      return { executor: "constant-vus", vus: load.vus, duration, gracefulStop: "2s" };
-  }
 }
 
 /** setup(): fails fast when the target does not answer at all (a wrong status is measured instead). */

@@ -17,6 +17,8 @@ interface ProxyEntry {
   nativeAvailable: boolean;
   version?: string;
   image: boolean;
+  /** The protocols it fronts, each with its note: `grpc (grpc_pass over h2c)`. */
+  protocols: string[];
   source: string;
 }
 
@@ -24,6 +26,7 @@ interface ScenarioEntry {
   name: string;
   description: string;
   engine: string;
+  protocol: string;
   loads: Array<{ label: string; model: string; vus?: number; rate?: number; durationS?: number }>;
   requests: string[];
   source: string;
@@ -48,6 +51,9 @@ function proxyEntry(p: LoadedProxy, a: NativeAvailability): ProxyEntry {
     nativeAvailable: a.kind === "found" || a.kind === "direct",
     ...(a.kind === "found" ? { version: a.version } : {}),
     image: p.manifest.image !== undefined,
+    protocols: Object.entries(p.manifest.protocols).map(([name, s]) =>
+      s?.note ? `${name} (${s.note})` : name,
+    ),
     source: p.file,
   };
 }
@@ -62,6 +68,7 @@ function scenarioEntry(s: LoadedScenario): ScenarioEntry {
     name: m.name,
     description: m.description,
     engine: m.engine,
+    protocol: m.protocol,
     loads: m.loads.map((l) => ({
       label: l.label,
       model: l.model,
@@ -85,6 +92,7 @@ function renderProxies(entries: ProxyEntry[]): string {
     const image = e.image && e.native !== "image only" ? ", image" : "";
     lines.push(`  ${e.name.padEnd(18)} ${e.native}${image}`);
     lines.push(`  ${"".padEnd(18)} ${e.description}`);
+    lines.push(`  ${"".padEnd(18)} fronts: ${e.protocols.join(", ")}`);
   }
   return lines.join("\n");
 }
@@ -92,7 +100,7 @@ function renderProxies(entries: ProxyEntry[]): string {
 function renderScenarios(entries: ScenarioEntry[]): string {
   const lines = ["Scenarios:"];
   for (const e of entries) {
-    lines.push(`  ${e.name.padEnd(18)} engine ${e.engine}; ${e.description}`);
+    lines.push(`  ${e.name.padEnd(18)} engine ${e.engine}, ${e.protocol}; ${e.description}`);
     const loads = e.loads.map((l) => {
       const what = l.vus !== undefined ? `${l.vus} VUs` : l.rate !== undefined ? `${l.rate}/s` : "";
       const dur = l.durationS !== undefined ? ` ${l.durationS}s` : "";

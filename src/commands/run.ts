@@ -238,6 +238,8 @@ export function studyOverrides(flags: RunFlags): StudyOverrides {
     "imageTag",
     "proxiesDirs",
     "out",
+    "noiseLimit",
+    "retries",
   ]);
 }
 

@@ -38,17 +38,19 @@ export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: nu
   }
   if (m.requests === 0) failed("no request completed");
 
+  // gRPC cells count calls by status name ("OK", "UNAVAILABLE"), HTTP cells by number.
+  const grpc = Object.keys(m.statusCodes).some((code) => /^[A-Z]/.test(code));
   if (m.non2xx > 0) {
     const codes = non2xxCodes(m.statusCodes);
-    found.push({
-      status: "invalid",
-      reason: `${plural(m.non2xx, "non-2xx response")} of ${m.requests}${codes ? ` (${codes})` : ""}`,
-    });
+    const what = grpc ? `${plural(m.non2xx, "gRPC call")} not OK` : plural(m.non2xx, "non-2xx response");
+    found.push({ status: "invalid", reason: `${what} of ${m.requests}${codes ? ` (${codes})` : ""}` });
   }
   if (m.checkFailures > 0) {
     found.push({
       status: "invalid",
-      reason: `${plural(m.checkFailures, "2xx response")} failed the scenario's check`,
+      reason: grpc
+        ? `${plural(m.checkFailures, "OK gRPC call")} with a reply that failed the scenario's check`
+        : `${plural(m.checkFailures, "2xx response")} failed the scenario's check`,
     });
   }
   if (m.errors > 0) {

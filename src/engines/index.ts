@@ -1,12 +1,14 @@
 import type { Engine } from "../results/schema.js";
 import { abEngine } from "./ab.js";
 import { K6Engine } from "./k6/adapter.js";
-import type { EngineAdapter } from "./types.js";
+import type { ScenarioManifest } from "../manifests/schema.js";
+import { probeGrpc } from "./grpc-health.js";
+import { probe as probeHttp } from "./probe.js";
+import type { EngineAdapter, ProbeResult } from "./types.js";
 import { WrkEngine } from "./wrk/adapter.js";
 
 export type * from "./types.js";
 export { classifyRepetition, LOADGEN_SATURATION } from "./classify.js";
-export { probe } from "./probe.js";
 export { expandRequests, type ExpandedRequest } from "./requests.js";
 
 /** Every engine's adapter; the type makes a new engine name fail to compile until it is here. */
@@ -27,4 +29,13 @@ export function getEngine(name: Engine): EngineAdapter {
   const adapter = adapters[name]();
   cache.set(name, adapter);
   return adapter;
+}
+
+/**
+ * The correctness probe of a target before the load: the scenario's requests over HTTP/1.1, or
+ * for a gRPC scenario the standard health check through the target (the calls' replies are
+ * checked during the load).
+ */
+export function probe(baseUrl: string, scenario: ScenarioManifest): Promise<ProbeResult> {
+  return scenario.protocol === "grpc" ? probeGrpc(baseUrl) : probeHttp(baseUrl, scenario);
 }

@@ -1,4 +1,4 @@
-import type { Engine, Load } from "../results/schema.js";
+import type { Engine, Load, Protocol } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 
 /** The load models each engine can run: wrk and ab have no open model. */
@@ -10,6 +10,17 @@ export const ENGINE_LOAD_MODELS: Readonly<Record<Engine, readonly Load["model"][
 
 export function engineRunsLoad(engine: Engine, load: Pick<Load, "model">): boolean {
   return ENGINE_LOAD_MODELS[engine].includes(load.model);
+}
+
+/** The protocols each engine speaks to its target (k6: scenarios/lib/proxybench{,-grpc}.js). */
+export const ENGINE_PROTOCOLS: Record<Engine, readonly Protocol[]> = {
+  k6: ["http1", "grpc"],
+  wrk: ["http1"],
+  ab: ["http1"],
+};
+
+export function engineSpeaks(engine: Engine, protocol: Protocol): boolean {
+  return ENGINE_PROTOCOLS[engine].includes(protocol);
 }
 
 /** Closed-model concurrency used when a load names neither `vus` nor `connections`. */

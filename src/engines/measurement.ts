@@ -17,7 +17,10 @@ export function emptyMeasurement(
   };
 }
 
-/** A status key ("404", or a class such as "4xx") that is a response but not a 2xx; "0" is no response. */
+/**
+ * A status key ("404", a class such as "4xx", a gRPC status name such as "UNAVAILABLE") that
+ * is a response but not a success (2xx, gRPC "OK"); "0" is no response.
+ */
 export function isNon2xx(code: string): boolean {
-  return code !== "0" && !code.startsWith("2");
+  return code !== "0" && code !== "OK" && !code.startsWith("2");
 }

@@ -3,7 +3,7 @@ import { expandRequests, type ExpandedRequest } from "./requests.js";
 import type { ProbeResult } from "./types.js";
 
 /** Times each request is sent by the probe. */
-const PROBE_ATTEMPTS = 3;
+export const PROBE_ATTEMPTS = 3;
 const PROBE_TIMEOUT_MS = 5000;
 /** The probe accepts a body this far from the upstream's declared size. */
 const BODY_SIZE_TOLERANCE = 0.25;

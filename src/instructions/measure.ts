@@ -26,7 +26,7 @@ export interface MeasureJob {
   proxy: LoadedProxy;
   binaryPath: string;
   scenario: ScenarioManifest;
-  upstream: { host: string; port: number };
+  upstream: { host: string; port: number; grpcPort: number };
   cpus: number[];
   /** Results directory and the names inside it. */
   dir: string;
@@ -80,6 +80,7 @@ async function startUnderCallgrind(
     listenPort: await freePort(),
     upstreamHost: job.upstream.host,
     upstreamPort: job.upstream.port,
+    upstreamGrpcPort: job.upstream.grpcPort,
     cpus: job.cpus,
     workdir: job.workdir,
     logFile,

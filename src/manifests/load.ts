@@ -129,6 +129,7 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
       "image.env",
       Object.values(manifest.image?.env ?? {}),
     ),
+    ...protocolConfigProblems(manifest, (field) => at(field)),
   ];
   const templates = [
     ...(manifest.native?.configs ?? []).map((c, i) => ({
@@ -139,6 +140,12 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
       field: `image.configs[${i}].template`,
       t: c.template,
     })),
+    ...Object.entries(manifest.protocols).flatMap(([protocol, support]) =>
+      (support?.configs ?? []).map((c, i) => ({
+        field: `protocols.${protocol}.configs[${i}].template`,
+        t: c.template,
+      })),
+    ),
   ];
   // A template shared by the native and image sections is checked (and reported) once.
   const checked = new Set<string>();
@@ -170,6 +177,9 @@ export async function loadScenarioFile(file: string, builtIn = false): Promise<L
   const problems = checkFolderName(manifest.name, dir, fieldLines(text, file)(["name"]));
   if (manifest.engine === "k6" && !(await exists(path.resolve(dir, manifest.script)))) {
     problems.push(`${file}: script: ${manifest.script} not found in ${dir}`);
+  }
+  if (manifest.protoset !== undefined && !(await exists(path.resolve(dir, manifest.protoset)))) {
+    problems.push(`${file}: protoset: ${manifest.protoset} not found in ${dir}`);
   }
   const labels = manifest.loads.map((l) => l.label);
   const dup = labels.find((l, i) => labels.indexOf(l) !== i);
@@ -252,6 +262,29 @@ function fieldLines(text: string, file: string): (fieldPath: readonly PropertyKe
 
 function pathKey(part: string): PropertyKey {
   return /^\d+$/.test(part) ? Number(part) : part;
+}
+
+/**
+ * A protocol's config replaces a config of the native or image section with the same output:
+ * one that replaces nothing would never be rendered. `at` gives `file:line` of a field. Pure.
+ */
+function protocolConfigProblems(
+  manifest: ProxyManifest,
+  at: (fieldPath: readonly PropertyKey[]) => string,
+): string[] {
+  const outputs = new Set(
+    [...(manifest.native?.configs ?? []), ...(manifest.image?.configs ?? [])].map((c) => c.output),
+  );
+  return Object.entries(manifest.protocols).flatMap(([protocol, support]) =>
+    (support?.configs ?? []).flatMap((c, i) =>
+      outputs.has(c.output)
+        ? []
+        : [
+            `${at(["protocols", protocol, "configs", i, "output"])}: protocols.${protocol}.configs[${i}].output: ` +
+              `${c.output} replaces no config of the native or image section (their outputs: ${[...outputs].join(", ") || "none"})`,
+          ],
+    ),
+  );
 }
 
 /** `where` is `file:line` of the manifest's `name` field. */

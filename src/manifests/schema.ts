@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Engine, Load } from "../results/schema.js";
+import { Engine, Load, Protocol } from "../results/schema.js";
 
 /**
  * Manifests: `proxies/<name>/proxy.yml` and `scenarios/<name>/scenario.yml`. Adding a proxy or
@@ -8,6 +8,7 @@ import { Engine, Load } from "../results/schema.js";
  * Strings in `args`, `env` and config templates may use these placeholders, rendered per cell:
  *   {{listenHost}} {{listenPort}}      where the proxy must listen
  *   {{upstreamHost}} {{upstreamPort}}  the built-in upstream
+ *   {{upstreamGrpcPort}}               its PingPong gRPC server (h2c), on the same host
  *   {{cores}}                          how many cores the proxy is pinned to (its worker count)
  *   {{cpuList}}                        those cores, comma separated
  *   {{workdir}}                        a private, writable directory for this proxy instance
@@ -19,6 +20,30 @@ const name = z
   .regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
 
 const Tuning = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+
+/**
+ * How a proxy fronts one protocol: config templates that replace the section's config of the
+ * same `output` (nginx renders a `grpc_pass` server instead of its `proxy_pass` one), in both
+ * the native and the image section. Empty: the proxy's usual configs serve it.
+ */
+const ProtocolSupport = z
+  .object({
+    configs: z.array(z.object({ template: z.string(), output: z.string() }).strict()).default([]),
+    /** What the proxy does for this protocol, shown by `list`. */
+    note: z.string().min(1).optional(),
+  })
+  .strict();
+type ProtocolSupport = z.infer<typeof ProtocolSupport>;
+
+/** One optional entry per protocol; a protocol a proxy does not declare is skipped for it. */
+const ProtocolSupports = z
+  .object(
+    Object.fromEntries(Protocol.options.map((p) => [p, ProtocolSupport.optional()])) as {
+      [P in Protocol]: z.ZodOptional<typeof ProtocolSupport>;
+    },
+  )
+  .strict();
+type ProtocolSupports = z.infer<typeof ProtocolSupports>;
 
 export const ProxyManifest = z
   .strictObject({
@@ -42,6 +67,8 @@ export const ProxyManifest = z
         }),
         /** Debian package that provides the binary, for `doctor`'s fix. */
         package: z.string().optional(),
+        /** The command that installs the binary when no Debian package does, for `doctor`'s fix. */
+        install: z.string().min(1).optional(),
       })
       .optional(),
     image: z
@@ -78,6 +105,11 @@ export const ProxyManifest = z
       .default({ path: "/health", timeoutS: 20 }),
     /** Choices that keep proxies comparable; recorded in each cell and compared across proxies. */
     tuning: Tuning.default({}),
+    /**
+     * The protocols the proxy fronts (what the load generator speaks to it) and how; absent:
+     * HTTP/1.1 only. A scenario in another protocol skips the proxy, with the reason.
+     */
+    protocols: ProtocolSupports.default({ http1: { configs: [] } }),
   })
   .refine((m) => m.kind === "direct" || m.native !== undefined || m.image !== undefined, {
     message: "a proxy needs a 'native' section, an 'image' section, or both",
@@ -100,6 +132,14 @@ export const ScenarioManifest = z.strictObject({
   description: z.string().min(1),
   /** Engine used unless `--engine` says otherwise. */
   engine: Engine.default("k6"),
+  /** What the load generator speaks to the proxy; only proxies that declare it run the scenario. */
+  protocol: Protocol.default("http1"),
+  /**
+   * gRPC: the service's descriptor set in the scenario folder (`protoc --include_imports
+   * --descriptor_set_out`), loaded by k6 before the load; absent: read from the server's
+   * reflection by each VU as it connects.
+   */
+  protoset: z.string().min(1).optional(),
   /** k6 script in the scenario folder. */
   script: z.string().default("script.js"),
   /** One iteration sends every request in order (expanded over their vars). */

@@ -6,6 +6,7 @@ const PLACEHOLDERS = [
   "listenPort",
   "upstreamHost",
   "upstreamPort",
+  "upstreamGrpcPort",
   "cores",
   "cpuList",
   "workdir",

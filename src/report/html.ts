@@ -269,7 +269,10 @@ export function renderHtmlReportModel(model: ReportModel, options: HtmlReportOpt
     .join("\n");
   const skipped = model.header.skipped.length
     ? `<h3>Skipped</h3><ul>${model.header.skipped
-        .map((s) => `<li><strong>${escapeHtml(s.proxy)}</strong>: ${escapeHtml(s.reason)}</li>`)
+        .map(
+          (s) =>
+            `<li><strong>${escapeHtml(s.proxy)}</strong>${s.scenario === undefined ? "" : ` on ${escapeHtml(s.scenario)}`}: ${escapeHtml(s.reason)}</li>`,
+        )
         .join("")}</ul>`
     : "";
   const groups = model.groups.map((g, i) => groupHtml(g, `g${i}`)).join("\n");

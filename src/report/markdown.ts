@@ -139,7 +139,8 @@ function renderHeaderMarkdown(model: ReportModel, level: number): string {
   if (model.header.skipped.length > 0) {
     lines.push("", "Skipped:", "");
     for (const s of model.header.skipped) {
-      lines.push(`- **${escapeMarkdown(s.proxy)}**: ${escapeMarkdown(s.reason)}`);
+      const where = s.scenario === undefined ? "" : ` on ${escapeMarkdown(s.scenario)}`;
+      lines.push(`- **${escapeMarkdown(s.proxy)}**${where}: ${escapeMarkdown(s.reason)}`);
     }
   }
   return lines.join("\n");

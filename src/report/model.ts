@@ -56,7 +56,7 @@ export interface ReportHeader {
   title: string;
   /** Label/value pairs, in order: environment, commit, CPU layout... */
   facts: Array<[string, string]>;
-  skipped: Array<{ proxy: string; reason: string }>;
+  skipped: Array<{ proxy: string; scenario?: string; reason: string }>;
 }
 
 export interface ReportModel {
@@ -232,7 +232,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
       [...measured].sort((a, b) => rank(a.proxy) - rank(b.proxy)),
       options.baselineProxy,
     );
-    const columns = [...measured, ...skippedColumns(results.skipped, measured)].sort(
+    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(
       (a, b) => rank(a.proxy) - rank(b.proxy),
     );
     const group: ReportGroup = {
@@ -249,9 +249,17 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
   return { header: buildHeader(results), groups: out };
 }
 
-/** A `skipped` column for each proxy that was not run, in every group (never a number). */
-function skippedColumns(skipped: Results["skipped"], measured: readonly ReportColumn[]): ReportColumn[] {
+/**
+ * A `skipped` column for each proxy that was not run, in every group of its scenario (every group
+ * when it ran on no scenario); never a number.
+ */
+function skippedColumns(
+  skipped: Results["skipped"],
+  measured: readonly ReportColumn[],
+  scenario?: string,
+): ReportColumn[] {
   return skipped
+    .filter((s) => s.scenario === undefined || scenario === undefined || s.scenario === scenario)
     .filter((s) => !measured.some((c) => c.proxy === s.proxy))
     .map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
 }

@@ -20,6 +20,12 @@ export type Engine = z.infer<typeof Engine>;
 
 /** A latency statistic in milliseconds. */
 const Ms = z.number().nonnegative();
+/**
+ * What the load generator speaks to the proxy: HTTP/1.1 (`http1`), HTTP/2 without TLS (`h2c`)
+ * or over TLS (`h2`), gRPC over h2c (`grpc`) or over TLS (`grpcs`).
+ */
+export const Protocol = z.enum(["http1", "h2c", "h2", "grpc", "grpcs"]);
+export type Protocol = z.infer<typeof Protocol>;
 
 export const LatencyMs = z
   .object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms })
@@ -115,6 +121,7 @@ export const Cell = z.object({
   proxy: z.string(),
   scenario: z.string(),
   engine: Engine,
+  protocol: Protocol.optional().describe("What the load generator spoke to the proxy (the scenario's protocol); absent: http1."),
   load: Load,
   status: CellStatus,
   reasons: z.array(z.string()),
@@ -231,9 +238,18 @@ export const Results = z.object({
   settings: Settings,
   environment: Environment,
   skipped: z
-    .array(z.object({ proxy: z.string(), reason: z.string() }))
+    .array(
+      z.object({
+        proxy: z.string(),
+        scenario: z
+          .string()
+          .optional()
+          .describe("The scenario the proxy was not run on; absent: not run on any (e.g. image only)."),
+        reason: z.string(),
+      }),
+    )
     .default([])
-    .describe("Proxies asked for but not run here, e.g. image-only proxies in a native run."),
+    .describe("Proxies asked for but not run here, e.g. image-only proxies in a native run, or a scenario whose protocol the proxy does not front."),
   cells: z.array(Cell),
 });
 export type Results = z.infer<typeof Results>;

@@ -31,6 +31,7 @@ import {
   imageRef,
   proxyImageTag,
   renderConfigs,
+  sectionConfigs,
   type ProxyContext,
 } from "./specs.js";
 import { startUpstream, type StartedUpstream } from "./upstream.js";
@@ -252,6 +253,9 @@ async function startCell(
     proxy: name,
     scenario: planned.scenario.manifest.name,
     engine: planned.engine,
+    ...(planned.scenario.manifest.protocol === "http1"
+      ? {}
+      : { protocol: planned.scenario.manifest.protocol }),
     load: planned.load,
     status: "ok",
     reasons: [],
@@ -263,8 +267,10 @@ async function startCell(
     ...(binary ? { proxyVersion: binary.version } : {}),
   };
   const a: ActiveCell = { planned, cell, baseUrl: "", problems: [], stopped: false };
+  const protocol = planned.scenario.manifest.protocol;
   if (m.kind === "direct") {
-    a.baseUrl = `http://${upstream.host}:${upstream.port}`;
+    // gRPC goes to the upstream's gRPC server, everything else to its HTTP listener.
+    a.baseUrl = `http://${upstream.host}:${protocol === "grpc" ? upstream.grpcPort : upstream.port}`;
     return a;
   }
   const stem = planned.variant === undefined ? name : `${name}@${planned.variant}`;
@@ -276,7 +282,7 @@ async function startCell(
   a.logFile = logFile;
   const section = ctx.runtime.kind === "docker" ? "image" : "native";
   const templates: Record<string, string> = {};
-  for (const c of m[section]?.configs ?? []) {
+  for (const c of sectionConfigs(planned.proxy, section, protocol)) {
     templates[c.template] = await readFile(path.join(planned.proxy.dir, c.template), "utf8");
   }
   // The port is free when chosen but another process may take it before the proxy binds it:
@@ -287,12 +293,13 @@ async function startCell(
       listenPort: await freePort(),
       upstreamHost: upstream.host,
       upstreamPort: upstream.port,
+      upstreamGrpcPort: upstream.grpcPort,
       cpus: ctx.settings.cpus.proxy,
       workdir,
       logFile,
     };
     a.baseUrl = `http://${pctx.listenHost}:${pctx.listenPort}`;
-    const configs = renderConfigs(planned.proxy, section, pctx, templates);
+    const configs = renderConfigs(planned.proxy, section, pctx, templates, protocol);
     for (const c of configs) {
       await mkdir(path.dirname(c.output), { recursive: true });
       await writeFile(c.output, c.content);
@@ -314,7 +321,8 @@ async function startCell(
       a.stopped = true;
       return a;
     }
-    const notReady = await waitReady(`${a.baseUrl}${m.ready.path}`, m.ready.timeoutS, a.proc, ctx.signal);
+    const readyUrl = protocol === "grpc" ? a.baseUrl : `${a.baseUrl}${m.ready.path}`;
+    const notReady = await waitReady(readyUrl, m.ready.timeoutS, a.proc, ctx.signal, protocol);
     if (!notReady) return a;
     if (ctx.isInterrupted()) throw new Interrupted();
     await stopCell(a);

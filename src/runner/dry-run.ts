@@ -55,7 +55,9 @@ export function renderDryRun(
       `  ${b.key} (${b.engine}, ${b.load.warmupS}s warm-up, ${b.load.durationS}s per repetition): ${b.cells.map((c) => c.id).join(", ")}`,
     );
   }
-  for (const s of plan.skipped) lines.push(`  skipped ${s.proxy}: ${s.reason}`);
+  for (const s of plan.skipped) {
+    lines.push(`  skipped ${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""}: ${s.reason}`);
+  }
   lines.push(`estimated wall time: ${formatDuration(estimateSeconds(plan, settings.repetitions))}`);
   if (settings.shard === undefined) {
     for (const [count, seconds] of shardEstimates(plan, settings.repetitions)) {

@@ -1,6 +1,13 @@
 import type { LoadedProxy, LoadedScenario, ManifestSet } from "../manifests/load.js";
-import { cellId, type Cell, type Engine, type Load, type Settings } from "../results/schema.js";
-import { engineRunsLoad } from "../engines/load.js";
+import {
+  cellId,
+  type Cell,
+  type Engine,
+  type Load,
+  type Protocol,
+  type Settings,
+} from "../results/schema.js";
+import { ENGINE_PROTOCOLS, engineRunsLoad, engineSpeaks } from "../engines/load.js";
 import { UserError } from "../util/errors.js";
 import { formatCpuLayout } from "./cpus.js";
 
@@ -38,7 +45,8 @@ export interface Block {
 
 export interface Plan {
   blocks: Block[];
-  skipped: Array<{ proxy: string; reason: string }>;
+  /** Proxies not run: on any scenario (no `scenario`), or on one whose protocol they do not front. */
+  skipped: Array<{ proxy: string; scenario?: string; reason: string }>;
   /** What the plan chose that the user did not ask for (printed before the run). */
   notes: string[];
 }
@@ -89,6 +97,7 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     const scenario = manifests.scenarios.get(name);
     if (!scenario) continue;
     const engine = settings.engine ?? scenario.manifest.engine;
+    assertEngineSpeaks(name, engine, scenario.manifest.protocol);
     const all = scenario.manifest.loads;
     const known = all.map((l) => `${l.label} (${l.model})`).join(", ");
     // Without --load: the scenario's first level that the engine can run (wrk and ab have no
@@ -116,6 +125,8 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
         `--load ${unfit.label}: ${engine} cannot run a ${unfit.model} load (scenario '${name}'; its loads: ${known}); use --engine k6`,
       );
     }
+    const fronting = frontingProxies(proxies, scenario, skipped);
+    if (fronting.length === 0) continue;
     for (const raw of loads) {
       const load = resolveLoad(raw, settings);
       blocks.push({
@@ -123,7 +134,7 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
         scenario,
         load,
         engine,
-        cells: proxies.map((proxy) => ({
+        cells: fronting.map((proxy) => ({
           id: cellId(name, load.label, proxy.manifest.name, engine),
           proxy,
           scenario,
@@ -134,6 +145,43 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     }
   }
   return { blocks, skipped, notes };
+}
+
+/** Throws when the engine does not speak the scenario's protocol, naming the engines that do. */
+function assertEngineSpeaks(scenario: string, engine: Engine, protocol: Protocol): void {
+  if (engineSpeaks(engine, protocol)) return;
+  const speaking = Object.entries(ENGINE_PROTOCOLS).flatMap(([e, ps]) => (ps.includes(protocol) ? [e] : []));
+  throw new UserError(
+    `scenario '${scenario}' speaks ${protocol}, which ${engine} does not (${engine}: ${ENGINE_PROTOCOLS[engine].join(", ")}); ` +
+      (speaking.length > 0 ? `use --engine ${speaking.join(" or ")}` : `no engine speaks ${protocol} yet`),
+  );
+}
+
+/** The proxies that front the scenario's protocol; the others are added to `skipped` for it. */
+function frontingProxies(
+  proxies: readonly LoadedProxy[],
+  scenario: LoadedScenario,
+  skipped: Plan["skipped"],
+): LoadedProxy[] {
+  const { name, protocol } = scenario.manifest;
+  const fronting = proxies.filter((p) => frontsProtocol(p, protocol));
+  for (const p of proxies) {
+    if (!fronting.includes(p)) {
+      skipped.push({ proxy: p.manifest.name, scenario: name, reason: protocolSkipReason(p, protocol) });
+    }
+  }
+  return fronting;
+}
+
+/** Whether a proxy declares the protocol (`protocols:` in proxy.yml). */
+function frontsProtocol(proxy: LoadedProxy, protocol: Protocol): boolean {
+  return proxy.manifest.protocols[protocol] !== undefined;
+}
+
+/** Why a proxy is not run on a scenario of this protocol. */
+function protocolSkipReason(proxy: LoadedProxy, protocol: Protocol): string {
+  const declared = Object.keys(proxy.manifest.protocols).join(", ") || "none";
+  return `does not front ${protocol} (its proxy.yml declares protocols: ${declared})`;
 }
 
 /** Why a proxy cannot run with this runtime (undefined: it can). */
@@ -164,7 +212,7 @@ export function mergeVariantPlans(plans: ReadonlyArray<{ variant: string; plan: 
       if (merged) merged.cells.push(...cells);
       else blocks.set(block.key, { ...block, cells });
     }
-    for (const s of plan.skipped) skipped.set(`${s.proxy}\n${s.reason}`, s);
+    for (const s of plan.skipped) skipped.set(`${s.proxy}\n${s.scenario ?? ""}\n${s.reason}`, s);
   }
   const keys = plans.map(({ variant, plan }) => ({ variant, keys: new Set(plan.blocks.map((b) => b.key)) }));
   for (const key of blocks.keys()) {

@@ -18,7 +18,9 @@ export async function nativeAvailability(proxy: LoadedProxy): Promise<NativeAvai
     return {
       kind: "missing",
       binary: m.native.binary,
-      fix: m.native.package ? `apt-get install ${m.native.package}` : `install ${m.native.binary} on PATH`,
+      fix: m.native.package
+        ? `apt-get install ${m.native.package}`
+        : (m.native.install ?? `install ${m.native.binary} on PATH`),
     };
   }
   const { output } = await execOutput(found, m.native.version.args, { timeoutMs: 10_000 });

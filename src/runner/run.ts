@@ -101,7 +101,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   const plannedCells = plan.blocks.flatMap((b) => b.cells);
   if (plannedCells.length === 0) {
     throw new UserError(
-      `nothing to run: ${plan.skipped.map((s) => `${s.proxy} (${s.reason})`).join(", ") || "no proxy selected"}`,
+      `nothing to run: ${plan.skipped.map((s) => `${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""} (${s.reason})`).join(", ") || "no proxy selected"}`,
     );
   }
 
@@ -150,7 +150,8 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   say(`proxybench ${VERSION}: results in ${dir}`);
   say(`cpus: ${formatCpuLayout(settings.cpus)} (${resolved.layoutNote})`);
   for (const w of resolved.warnings) say(`warning: ${w}`);
-  for (const s of plan.skipped) say(`skipped ${s.proxy}: ${s.reason}`);
+  for (const s of plan.skipped)
+    say(`skipped ${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""}: ${s.reason}`);
   for (const n of plan.notes) say(`note: ${n}`);
   if (keep.length > 0) say(`resuming: ${keep.length} finished cell(s) kept, ${todo.size} to run`);
 

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { LoadedProxy } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
+import type { Protocol } from "../results/schema.js";
 import { renderTemplate, type TemplateVars } from "../manifests/template.js";
 import type { ProcessSpec } from "./runtime.js";
 
@@ -14,6 +15,8 @@ export interface ProxyContext {
   listenPort: number;
   upstreamHost: string;
   upstreamPort: number;
+  /** The upstream's PingPong gRPC server (h2c), on upstreamHost. */
+  upstreamGrpcPort: number;
   /** Cores the proxy is pinned to. */
   cpus: number[];
   /** Private writable folder of this proxy instance (rendered configs, pid, temp files). */
@@ -35,6 +38,7 @@ export function templateVars(proxy: LoadedProxy, ctx: ProxyContext): TemplateVar
     listenPort: String(ctx.listenPort),
     upstreamHost: ctx.upstreamHost,
     upstreamPort: String(ctx.upstreamPort),
+    upstreamGrpcPort: String(ctx.upstreamGrpcPort),
     cores: String(Math.max(1, ctx.cpus.length)),
     cpuList: ctx.cpus.join(","),
     workdir: ctx.workdir,
@@ -43,18 +47,34 @@ export function templateVars(proxy: LoadedProxy, ctx: ProxyContext): TemplateVar
 }
 
 /**
- * Renders a section's config templates. `templates` maps each template name (as written in the
- * manifest) to its text; the caller reads the files.
+ * The config templates of a section for a protocol: the section's own, each replaced by the
+ * protocol's config of the same output (`protocols.<protocol>.configs`), its mount kept.
+ */
+export function sectionConfigs(
+  proxy: LoadedProxy,
+  section: "native" | "image",
+  protocol: Protocol = "http1",
+): Array<{ template: string; output: string; mount?: string }> {
+  const overrides = proxy.manifest.protocols[protocol]?.configs ?? [];
+  return (proxy.manifest[section]?.configs ?? []).map((c) => {
+    const override = overrides.find((o) => o.output === c.output);
+    return override ? { ...c, template: override.template } : c;
+  });
+}
+
+/**
+ * Renders a section's config templates for a protocol. `templates` maps each template name (as
+ * written in the manifest) to its text; the caller reads the files.
  */
 export function renderConfigs(
   proxy: LoadedProxy,
   section: "native" | "image",
   ctx: ProxyContext,
   templates: Record<string, string>,
+  protocol: Protocol = "http1",
 ): RenderedConfig[] {
   const vars = templateVars(proxy, ctx);
-  const configs: Array<{ template: string; output: string; mount?: string }> =
-    proxy.manifest[section]?.configs ?? [];
+  const configs = sectionConfigs(proxy, section, protocol);
   return configs.map((c) => {
     const text = templates[c.template];
     if (text === undefined) throw new Error(`template ${c.template} was not read`);
@@ -144,14 +164,17 @@ export function buildDockerProxySpec(
   };
 }
 
-/** The built-in upstream with the scenario's latency and rate limit, on its cores, port chosen by the OS. */
+/**
+ * The built-in upstream with the scenario's latency and rate limit, on its cores, ports chosen by
+ * the OS: HTTP, and the PingPong gRPC server (h2c).
+ */
 export function buildUpstreamSpec(
   binaryPath: string,
   scenario: ScenarioManifest,
   cpus: number[],
   logFile: string,
 ): ProcessSpec {
-  const args = ["--listen", "127.0.0.1:0"];
+  const args = ["--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"];
   if (scenario.upstream.latencyMs > 0) args.push("--latency", `${scenario.upstream.latencyMs}ms`);
   if (scenario.upstream.maxRps > 0) args.push("--max-rps", String(scenario.upstream.maxRps));
   return { name: "upstream", command: binaryPath, args, cpus, logFile };

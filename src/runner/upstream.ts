@@ -9,7 +9,7 @@ import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 /** The built-in upstream: built from upstream/ into .tools/bin by `npm run setup`. */
 export const UPSTREAM_SRC = path.join(PROJECT_ROOT, "upstream");
 export const UPSTREAM_BIN = path.join(TOOLS_BIN, "proxybench-upstream");
-/** Another upstream binary (same flags and `listening on` line), e.g. for a custom build. */
+/** Another upstream binary (same flags and `listening on` lines), e.g. for a custom build. */
 const UPSTREAM_ENV = "PROXYBENCH_UPSTREAM";
 
 /**
@@ -67,19 +67,28 @@ async function mtime(file: string): Promise<number | undefined> {
   );
 }
 
-/** `listening on 127.0.0.1:PORT` from the upstream's output. Pure. */
+/** `listening on 127.0.0.1:PORT` (HTTP) from the upstream's output. Pure. */
 export function parseListening(output: string): { host: string; port: number } | undefined {
-  const m = /listening on (\S+):(\d+)/.exec(output);
+  const m = /(?<!grpc )listening on (\S+):(\d+)/.exec(output);
+  return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
+}
+
+/** `grpc listening on 127.0.0.1:PORT` (the PingPong gRPC server) from the upstream's output. Pure. */
+export function parseGrpcListening(output: string): { host: string; port: number } | undefined {
+  const m = /grpc listening on (\S+):(\d+)/.exec(output);
   return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
 }
 
 export interface StartedUpstream {
   proc: RunningProcess;
   host: string;
+  /** HTTP/1.1 */
   port: number;
+  /** The PingPong gRPC server (h2c), on the same host. */
+  grpcPort: number;
 }
 
-/** Starts the upstream and waits for its `listening on` line. */
+/** Starts the upstream and waits for its `listening on` and `grpc listening on` lines. */
 export async function startUpstream(
   runtime: Runtime,
   spec: ProcessSpec,
@@ -97,9 +106,12 @@ export async function startUpstream(
       .subarray(offset)
       .toString("utf8");
     const addr = parseListening(text);
-    if (addr) return { proc, host: addr.host, port: addr.port };
+    const grpc = parseGrpcListening(text);
+    if (addr && grpc) return { proc, host: addr.host, port: addr.port, grpcPort: grpc.port };
     if (!proc.alive() || Date.now() > deadline) {
-      const why = proc.alive() ? `did not say 'listening on' within ${timeoutMs / 1000} s` : "exited";
+      const why = proc.alive()
+        ? `did not say 'listening on' and 'grpc listening on' within ${timeoutMs / 1000} s`
+        : "exited";
       await proc.stop();
       throw new UserError(
         `the upstream server ${why}; its log (${spec.logFile}):\n${await logTail(spec.logFile)}`,

@@ -116,6 +116,7 @@ export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyM
         listenPort: await freePort(),
         upstreamHost: upstream.host,
         upstreamPort: upstream.port,
+        upstreamGrpcPort: upstream.grpcPort,
         cpus: req.cpus.proxy,
         workdir,
         logFile: path.join(logs, `${req.proxy}.log`),

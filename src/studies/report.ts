@@ -5,6 +5,7 @@ import { describeLoad } from "../report/markdown.js";
 import { buildHeader, cellColumn, medianOf, type ReportColumn } from "../report/model.js";
 import { percentChange } from "../report/tables.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
+import { renderGoBenchSection } from "./go-bench.js";
 import { renderParitySection } from "./parity.js";
 import { studyBaseline, type StudyLayout, type StudyManifest } from "./schema.js";
 
@@ -19,13 +20,13 @@ export interface StudyReportInput {
   study: StudyManifest;
   results: Results;
   /** Proxies of the study not run here, with why (merged with results.skipped). */
-  skipped?: Array<{ proxy: string; reason: string }>;
+  skipped?: Array<{ proxy: string; scenario?: string; reason: string }>;
   /** Heading level of the title (default 2). */
   headingLevel?: number;
 }
 
 /** One column of a study table: a proxy at a load level. */
-interface StudyColumn {
+export interface StudyColumn {
   proxy: string;
   load: string;
   status: CellStatus;
@@ -35,7 +36,7 @@ interface StudyColumn {
   values?: StudyValues;
 }
 
-interface StudyValues {
+export interface StudyValues {
   rps: number;
   latencyMs: { min: number; mean: number; p50: number; p90: number; p95: number; p99: number; max: number };
   /** Failed requests (transport errors, non-2xx, failed checks) over all requests, %. */
@@ -86,7 +87,7 @@ function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
 export function studyGroups(
   study: StudyManifest,
   results: Results,
-  skipped: Array<{ proxy: string; reason: string }>,
+  skipped: Array<{ proxy: string; scenario?: string; reason: string }>,
 ): StudyGroup[] {
   const groups: StudyGroup[] = [];
   for (const scenario of study.scenarios) {
@@ -98,7 +99,7 @@ export function studyGroups(
     for (const load of loads) {
       for (const proxy of study.proxies) {
         const cell = cells.find((c) => c.proxy === proxy && c.load.label === load.label);
-        const skip = skipped.find((s) => s.proxy === proxy);
+        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
         if (!cell) {
           columns.push({
             proxy,
@@ -123,7 +124,7 @@ export function studyGroups(
     }
     if (loads.length === 0) {
       for (const proxy of study.proxies) {
-        const skip = skipped.find((s) => s.proxy === proxy);
+        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
         columns.push({
           proxy,
           load: "",
@@ -320,7 +321,8 @@ function renderAbTable(group: StudyGroup): string {
 }
 
 function renderStudyTable(layout: StudyLayout, group: StudyGroup, baseline: string): string {
-  if (layout === "k6-summary") return renderK6SummaryTable(group);
+  // go-bench: the go test lines come first (renderGoBenchSection); each scenario's table is k6's.
+  if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
   if (layout === "crank-compare") return renderCrankCompareTable(group, baseline);
   return renderAbTable(group);
 }
@@ -342,7 +344,9 @@ export function renderStudyReport(input: StudyReportInput): string {
   const { study, results } = input;
   const level = input.headingLevel ?? 2;
   const skipped = [...results.skipped];
-  for (const s of input.skipped ?? []) if (!skipped.some((k) => k.proxy === s.proxy)) skipped.push(s);
+  for (const s of input.skipped ?? []) {
+    if (!skipped.some((k) => k.proxy === s.proxy && k.scenario === s.scenario)) skipped.push(s);
+  }
   const header = buildHeader(results);
   const parts: string[] = [
     heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
@@ -357,12 +361,17 @@ export function renderStudyReport(input: StudyReportInput): string {
       [
         "Not measured here (never shown as numbers):",
         "",
-        ...skipped.map((s) => `- **${escapeMarkdown(s.proxy)}**: ${escapeMarkdown(s.reason)}`),
+        ...skipped.map(
+          (s) =>
+            `- **${escapeMarkdown(s.proxy)}**${s.scenario === undefined ? "" : ` on ${escapeMarkdown(s.scenario)}`}: ${escapeMarkdown(s.reason)}`,
+        ),
       ].join("\n"),
     );
   }
   const baseline = studyBaseline(study);
-  for (const group of studyGroups(study, results, skipped)) {
+  const groups = studyGroups(study, results, skipped);
+  parts.push(...renderGoBenchSection(study, groups));
+  for (const group of groups) {
     parts.push(heading(level + 1, escapeMarkdown(group.scenario)));
     const loads = group.loads.map(
       (l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`,

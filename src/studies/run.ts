@@ -65,7 +65,17 @@ export function splitStudyProxies(
 /** User flags a study run accepts on top of the study's own settings. */
 export type StudyOverrides = Pick<
   RunRequest,
-  "durationS" | "warmupS" | "repetitions" | "loads" | "cpus" | "runtime" | "imageTag" | "proxiesDirs" | "out"
+  | "durationS"
+  | "warmupS"
+  | "repetitions"
+  | "loads"
+  | "cpus"
+  | "runtime"
+  | "imageTag"
+  | "proxiesDirs"
+  | "out"
+  | "noiseLimit"
+  | "retries"
 > & {
   /** `--proxies`: only these of the study's proxies. */
   proxies?: string[];
@@ -117,6 +127,8 @@ export function studyRunRequest(
     ...(overrides.imageTag !== undefined ? { imageTag: overrides.imageTag } : {}),
     ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
     ...(overrides.out !== undefined ? { out: overrides.out } : {}),
+    ...(overrides.noiseLimit !== undefined ? { noiseLimit: overrides.noiseLimit } : {}),
+    ...(overrides.retries !== undefined ? { retries: overrides.retries } : {}),
   };
 }
 
@@ -207,11 +219,10 @@ export async function runStudy(
   return { ...outcome, results, study, split, markdown };
 }
 
-function mergeSkipped(
-  a: Array<{ proxy: string; reason: string }>,
-  b: Array<{ proxy: string; reason: string }>,
-): Array<{ proxy: string; reason: string }> {
+type Skipped = { proxy: string; scenario?: string; reason: string };
+
+function mergeSkipped(a: Skipped[], b: Skipped[]): Skipped[] {
   const out = [...a];
-  for (const s of b) if (!out.some((x) => x.proxy === s.proxy)) out.push(s);
+  for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
   return out;
 }

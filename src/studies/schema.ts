@@ -18,8 +18,11 @@ const name = z
  *   data received), one column per proxy and load level.
  * - `crank-compare`: crank's compare table, the first proxy as baseline, signed % columns.
  * - `ab`: ApacheBench's figures (req/s, time per request, the percentile ladder 50..100%).
+ * - `go-bench`: `go test -bench` lines, one per path (`BenchmarkNginxGrpc/pingpong_proto_ingestion
+ *   N ns/op`, the study's `paths`), then a table of the paths with their change against each of
+ *   the study's `references`.
  */
-export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab"]);
+export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab", "go-bench"]);
 export type StudyLayout = z.infer<typeof StudyLayout>;
 
 const StudySource = z.strictObject({
@@ -35,8 +38,19 @@ const StudySource = z.strictObject({
 });
 type StudySource = z.infer<typeof StudySource>;
 
-export const StudyManifest = z
-  .strictObject({
+/** One measured path of a `go-bench` study: a proxy on a scenario, named as the original's benchmark. */
+const StudyPath = z
+  .object({
+    /** The original's benchmark name, e.g. `BenchmarkNginxGrpc/pingpong_proto_ingestion`. */
+    name: z.string().regex(/^Benchmark\S+$/, "a Go benchmark name: Benchmark<Name>[/<sub>]"),
+    scenario: name,
+    proxy: name,
+  })
+  .strict();
+export type StudyPath = z.infer<typeof StudyPath>;
+
+const StudyManifestShape = z
+  .object({
     name,
     title: z.string().min(1),
     description: z.string().min(1),
@@ -52,21 +66,74 @@ export const StudyManifest = z
     repetitions: z.number().int().positive().default(1),
     engine: Engine,
     layout: StudyLayout,
+    /** `go-bench`: the paths, in the original's order. */
+    paths: z.array(StudyPath).min(1).optional(),
+    /** `go-bench`: the paths every other is compared with (`name`s of `paths`), e.g. direct gRPC and direct REST. */
+    references: z.array(z.string()).optional(),
   })
-  .superRefine((s, ctx) => {
-    const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
-    if (dupProxy !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["proxies"], message: `'${dupProxy}' is listed twice` });
+  .strict();
+
+export const StudyManifest = StudyManifestShape.superRefine((s, ctx) => {
+  const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
+  if (dupProxy !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["proxies"], message: `'${dupProxy}' is listed twice` });
+  }
+  checkPaths(s, ctx);
+  if (s.baseline !== undefined && !s.proxies.includes(s.baseline)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["baseline"],
+      message: `'${s.baseline}' is not one of the study's proxies (${s.proxies.join(", ")})`,
+    });
+  }
+});
+export type StudyManifest = z.infer<typeof StudyManifest>;
+
+/** `paths` and `references` belong to a `go-bench` study and name its proxies and scenarios. */
+function checkPaths(s: z.infer<typeof StudyManifestShape>, ctx: z.RefinementCtx): void {
+  if (s.layout !== "go-bench") {
+    for (const field of ["paths", "references"] as const) {
+      if (s[field] !== undefined) {
+        ctx.addIssue({ code: "custom", path: [field], message: "only for layout go-bench" });
+      }
     }
-    if (s.baseline !== undefined && !s.proxies.includes(s.baseline)) {
+    return;
+  }
+  if (s.paths === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["paths"],
+      message: "layout go-bench needs the paths, one per benchmark line",
+    });
+    return;
+  }
+  s.paths.forEach((p, i) => {
+    if (!s.proxies.includes(p.proxy)) {
       ctx.addIssue({
         code: "custom",
-        path: ["baseline"],
-        message: `'${s.baseline}' is not one of the study's proxies (${s.proxies.join(", ")})`,
+        path: ["paths", i, "proxy"],
+        message: `'${p.proxy}' is not one of the study's proxies`,
+      });
+    }
+    if (!s.scenarios.includes(p.scenario)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["paths", i, "scenario"],
+        message: `'${p.scenario}' is not one of the study's scenarios`,
       });
     }
   });
-export type StudyManifest = z.infer<typeof StudyManifest>;
+  const names = s.paths.map((p) => p.name);
+  (s.references ?? []).forEach((r, i) => {
+    if (!names.includes(r)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["references", i],
+        message: `'${r}' is not the name of one of the paths`,
+      });
+    }
+  });
+}
 
 /** The proxy every other is compared with: `baseline`, else the first listed. */
 export function studyBaseline(study: StudyManifest): string {

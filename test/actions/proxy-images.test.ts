@@ -23,6 +23,7 @@ const ctx: ProxyContext = {
   listenPort: 18080,
   upstreamHost: "127.0.0.1",
   upstreamPort: 18081,
+  upstreamGrpcPort: 18082,
   cpus: [1, 2],
   workdir: "/tmp/pb-run/proxy",
   logFile: "/tmp/pb-run/proxy.log",

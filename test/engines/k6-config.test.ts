@@ -110,6 +110,15 @@ describe("buildK6Args", () => {
 });
 
 describe("buildK6Config and buildK6Env", () => {
+  it("a gRPC scenario's descriptor set is passed by its absolute path", () => {
+    const s = scenario({ protocol: "grpc", protoset: "pingpong.protoset" });
+    const config = buildK6Config(invocation({ scenario: s }), "/out/rep-0.k6.json");
+    expect(config).toMatchObject({
+      protocol: "grpc",
+      protoset: "/p/scenarios/passthrough/pingpong.protoset",
+    });
+  });
+
   it("carries the expanded requests, the check, the load and the window", () => {
     const s = scenario({
       name: "json-lookup",
@@ -119,6 +128,7 @@ describe("buildK6Config and buildK6Env", () => {
     const config = buildK6Config(invocation({ scenario: s, durationS: 2 }), "/out/rep-0.k6.json");
     expect(config).toEqual({
       baseUrl: "http://127.0.0.1:8080",
+      protocol: "http1",
       scenario: "json-lookup",
       requests: [
         { method: "GET", path: "/countries/us", name: "/countries/{code}", headers: {} },

@@ -5,8 +5,10 @@ import {
   k6LogErrors,
   k6MetricValues,
   normaliseK6Summary,
+  GRPC_OK_METRIC,
   LATENCY_METRIC,
 } from "../../src/engines/k6/summary.js";
+import { classifyRepetition } from "../../src/engines/classify.js";
 import { UserError } from "../../src/util/errors.js";
 import { fixtureJson } from "./support/fixtures.js";
 
@@ -315,5 +317,61 @@ describe("k6LogErrors", () => {
   ];
   it.each(cases)("$name", ({ log, expected }) => {
     expect(k6LogErrors(log)).toEqual(expected);
+  });
+});
+
+describe("normaliseK6Summary on real k6 gRPC outputs (scenarios/lib/proxybench-grpc.js)", () => {
+  const grpc = async (name: string) =>
+    normaliseK6Summary(await fixtureJson(`k6/${name}.json`), { ...ctx(`${name}.json`), protocol: "grpc" });
+
+  it("grpc-clean: every call OK with the right reply; status counts keyed by gRPC status name", async () => {
+    const raw = (await fixtureJson("k6/grpc-clean.json")) as {
+      metrics: Record<string, { values: Record<string, number> }>;
+    };
+    const m = await grpc("grpc-clean");
+    expect(m.requests).toBe(raw.metrics[GRPC_OK_METRIC]!.values.count);
+    expect(m.statusCodes).toEqual({ OK: m.requests });
+    expect(m.non2xx + m.errors + m.checkFailures).toBe(0);
+    expect(m.rps * 2).toBeLessThanOrEqual(m.requests);
+    expect(m.rps * 2).toBeGreaterThan(m.requests * 0.8);
+    expect(m.latencyMs.p50).toBe(raw.metrics[GRPC_OK_METRIC]!.values.med);
+    expect(m.latencyMs.min).toBeGreaterThan(0);
+    expect(
+      classifyRepetition({ ...m, raw: [], exitCode: 0, engineErrors: [] }, { loadgenCores: 1 }).reasons,
+    ).toEqual([]);
+  });
+
+  it("grpc-wrong-reply: OK calls with another reply are check failures, and the cell invalid", async () => {
+    const m = await grpc("grpc-wrong-reply");
+    expect(m.statusCodes).toEqual({ OK: m.requests });
+    // Replies are compared on a sample: each VU's first 8 calls, then one in 16.
+    expect(m.checkFailures).toBeGreaterThanOrEqual(8);
+    expect(m.checkFailures).toBeLessThan(m.requests);
+    const c = classifyRepetition({ ...m, raw: [], exitCode: 0, engineErrors: [] }, { loadgenCores: 1 });
+    expect(c.status).toBe("invalid");
+    expect(c.reasons).toEqual([
+      `${m.checkFailures} OK gRPC calls with a reply that failed the scenario's check`,
+    ]);
+  });
+
+  it("grpc-unavailable: UNAVAILABLE calls are counted by name, not throughput, and make the cell invalid", async () => {
+    const m = await grpc("grpc-unavailable");
+    const unavailable = m.statusCodes.UNAVAILABLE ?? 0;
+    expect(unavailable).toBeGreaterThan(0);
+    expect(m.non2xx).toBe(unavailable);
+    expect(m.requests).toBe(unavailable + (m.statusCodes.OK ?? 0));
+    expect(m.rps * 2).toBeLessThanOrEqual(m.statusCodes.OK ?? 0);
+    const c = classifyRepetition({ ...m, raw: [], exitCode: 0, engineErrors: [] }, { loadgenCores: 1 });
+    expect(c.status).toBe("invalid");
+    expect(c.reasons[0]).toBe(
+      `${unavailable} gRPC calls not OK of ${m.requests} (UNAVAILABLE: ${unavailable})`,
+    );
+  });
+
+  it("a gRPC summary without the OK submetric names it", async () => {
+    const raw = (await fixtureJson("k6/clean.json")) as object;
+    expect(() => normaliseK6Summary(raw, { ...ctx("clean.json"), protocol: "grpc" })).toThrow(
+      `clean.json: metrics.${GRPC_OK_METRIC}: missing`,
+    );
   });
 });

@@ -54,6 +54,7 @@ describe("proxies under valgrind", async () => {
       listenPort: 8080,
       upstreamHost: "127.0.0.1",
       upstreamPort: 9090,
+      upstreamGrpcPort: 9091,
       cpus: [1],
       workdir: "/w",
       logFile: "/w/log",

@@ -58,6 +58,18 @@ describe("parseManifest errors name file:line: field", () => {
   it("accepts a valid manifest and applies defaults", () => {
     const m = parseManifest(ProxyManifest, "name: x\ndescription: d\nkind: direct\n", F);
     expect(m.ready).toEqual({ path: "/health", timeoutS: 20 });
+    expect(m.protocols).toEqual({ http1: { configs: [] } });
+  });
+
+  it("protocols: a known protocol per key, in scenarios and proxies", () => {
+    expect(() =>
+      parseManifest(ProxyManifest, "name: x\ndescription: d\nkind: direct\nprotocols:\n  http3: {}\n", F),
+    ).toThrow(`${F}:5: protocols.http3: Unrecognized key: "http3"`);
+    const text =
+      "name: x\ndescription: d\nprotocol: grpcc\nrequests:\n  - path: /a\nloads:\n  - label: l\n    model: constant-vus\n";
+    expect(() => parseManifest(ScenarioManifest, text, F)).toThrow(`${F}:3: protocol: Invalid option`);
+    const grpc = parseManifest(ScenarioManifest, text.replace("grpcc", "grpc"), F);
+    expect(grpc.protocol).toBe("grpc");
   });
 });
 
@@ -87,6 +99,22 @@ describe("loadManifests", () => {
       proxy("q", "tuning:\n  workers: 1\n").replace("binary: nginx", "binary: nginx\n  args: ['{{port}}']"),
     );
     await write("badplaceholder/q/c.conf", "{{listen_port}}");
+    await write(
+      "protocols/g/proxy.yml",
+      proxy(
+        "g",
+        "protocols:\n  http1: {}\n  grpc:\n    configs:\n      - template: g.conf\n        output: other.conf\n",
+      ),
+    );
+    await write("protocols/g/c.conf", "");
+    await write(
+      "protocolstemplate/h/proxy.yml",
+      proxy(
+        "h",
+        "protocols:\n  grpc:\n    configs:\n      - template: missing.conf\n        output: c.conf\n",
+      ),
+    );
+    await write("protocolstemplate/h/c.conf", "");
     await write(
       "shared/t/proxy.yml",
       proxy(
@@ -120,6 +148,14 @@ describe("loadManifests", () => {
     ["notemplate", /n\/proxy\.yml:6: native\.configs\[0\]\.template: template c\.conf not found/],
     ["badplaceholder", /q\/proxy\.yml:5: native\.args: unknown placeholder \{\{port\}\}/],
     ["badplaceholder", /q\/c\.conf:1: unknown placeholder \{\{listen_port\}\}/],
+    [
+      "protocols",
+      /g\/proxy\.yml:16: protocols\.grpc\.configs\[0\]\.output: other\.conf replaces no config of the native or image section \(their outputs: c\.conf\)/,
+    ],
+    [
+      "protocolstemplate",
+      /h\/proxy\.yml:\d+: protocols\.grpc\.configs\[0\]\.template: template missing\.conf not found/,
+    ],
   ])("%s: %s", async (dir, error) => {
     await expect(loadManifests({ ...dirs(), proxiesDirs: [path.join(root, dir)] })).rejects.toThrow(error);
   });
@@ -150,5 +186,8 @@ describe("loadManifests", () => {
     const set = await loadManifests();
     for (const name of ["direct", "nginx", "haproxy"]) expect(set.proxies.has(name)).toBe(true);
     for (const name of ["passthrough", "json-lookup"]) expect(set.scenarios.has(name)).toBe(true);
+    expect(Object.keys(set.proxies.get("nginx")!.manifest.protocols)).toEqual(["http1", "grpc"]);
+    expect(Object.keys(set.proxies.get("direct")!.manifest.protocols)).toEqual(["http1", "grpc"]);
+    expect(Object.keys(set.proxies.get("grpc-gateway")!.manifest.protocols)).toEqual(["http1"]);
   });
 });

@@ -6,6 +6,7 @@ const vars: TemplateVars = {
   listenPort: "8080",
   upstreamHost: "127.0.0.1",
   upstreamPort: "9090",
+  upstreamGrpcPort: "9091",
   cores: "2",
   cpuList: "2,3",
   workdir: "/tmp/w",

@@ -67,8 +67,17 @@ describe("scripts/setup.sh --study and --engine", () => {
     expect(output.trim().split("\n")).toEqual(["ab=apache2-utils", "nginx=nginx-light"]);
   });
 
+  it("the grpc-gateway study needs nginx from Debian; its gateway is built by setup itself", async () => {
+    const { code, output } = await runCommand("node", ["scripts/needs.js", "--study", "grpc-gateway"], {
+      cwd: PROJECT_ROOT,
+      timeoutMs: 20_000,
+    });
+    expect(code).toBe(0);
+    expect(output.trim().split("\n")).toEqual(["nginx=nginx-light"]);
+  });
+
   it.each([
-    [["--study", "nope"], /--study nope: unknown study \(known: llrp ocelot yarp-vs-httpclient/],
+    [["--study", "nope"], /--study nope: unknown study \(known: grpc-gateway llrp ocelot yarp-vs-httpclient/],
     [["--engine", "gatling"], /--engine gatling: unknown engine/],
     [["--study"], /--study needs a NAME/],
   ])("refuse %j before installing anything", async (args, message) => {

@@ -58,6 +58,51 @@ const settings = (s: Partial<Settings> = {}): Settings => ({
   ...s,
 });
 
+describe("buildPlan: protocols", () => {
+  const grpcSet: ManifestSet = {
+    proxies: new Map([
+      ["direct", proxy("direct", { kind: "direct", protocols: { http1: {}, grpc: {} } })],
+      ["nginx", proxy("nginx", { native: { binary: "nginx", version }, protocols: { http1: {}, grpc: {} } })],
+      ["haproxy", proxy("haproxy", { native: { binary: "haproxy", version } })],
+    ]),
+    scenarios: new Map([
+      ["rest", scenario("rest", ["default"])],
+      ["grpc", scenario("grpc", ["default"], { protocol: "grpc" })],
+      ["h2", scenario("h2", ["default"], { protocol: "h2" })],
+    ]),
+  };
+
+  it("a proxy that does not declare the scenario's protocol is skipped on it, with the reason, and runs the others", () => {
+    const plan = buildPlan(settings({ scenarios: ["grpc", "rest"] }), grpcSet);
+    expect(plan.blocks.map((b) => b.cells.map((c) => c.id))).toEqual([
+      ["grpc/default/direct/k6", "grpc/default/nginx/k6"],
+      ["rest/default/direct/k6", "rest/default/nginx/k6", "rest/default/haproxy/k6"],
+    ]);
+    expect(plan.skipped).toEqual([
+      {
+        proxy: "haproxy",
+        scenario: "grpc",
+        reason: "does not front grpc (its proxy.yml declares protocols: http1)",
+      },
+    ]);
+  });
+
+  it("no block for a scenario none of the proxies fronts", () => {
+    const plan = buildPlan(settings({ proxies: ["haproxy"], scenarios: ["grpc"] }), grpcSet);
+    expect(plan.blocks).toEqual([]);
+    expect(plan.skipped.map((s) => `${s.proxy} ${s.scenario}`)).toEqual(["haproxy grpc"]);
+  });
+
+  it("an engine that does not speak the scenario's protocol is an error naming the one that does", () => {
+    expect(() => buildPlan(settings({ scenarios: ["grpc"], engine: "wrk" }), grpcSet)).toThrow(
+      "scenario 'grpc' speaks grpc, which wrk does not (wrk: http1); use --engine k6",
+    );
+    expect(() => buildPlan(settings({ scenarios: ["h2"] }), grpcSet)).toThrow(
+      "scenario 'h2' speaks h2, which k6 does not (k6: http1, grpc); no engine speaks h2 yet",
+    );
+  });
+});
+
 describe("buildPlan", () => {
   it("one block per scenario and load, one cell per proxy, each scenario's engine", () => {
     const plan = buildPlan(settings(), set);

@@ -33,11 +33,14 @@ const proxy: LoadedProxy = {
   }),
 };
 
+const LISTEN = ["--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"];
+
 const ctx: ProxyContext = {
   listenHost: "127.0.0.1",
   listenPort: 8001,
   upstreamHost: "127.0.0.1",
   upstreamPort: 9001,
+  upstreamGrpcPort: 9002,
   cpus: [2, 3],
   workdir: "/r/work/p-nginx",
   logFile: "/r/logs/p-nginx.log",
@@ -128,9 +131,9 @@ describe("process specs", () => {
       upstream,
     });
   it.each([
-    [{}, ["--listen", "127.0.0.1:0"]],
-    [{ latencyMs: 75 }, ["--listen", "127.0.0.1:0", "--latency", "75ms"]],
-    [{ latencyMs: 0, maxRps: 5000 }, ["--listen", "127.0.0.1:0", "--max-rps", "5000"]],
+    [{}, [...LISTEN]],
+    [{ latencyMs: 75 }, [...LISTEN, "--latency", "75ms"]],
+    [{ latencyMs: 0, maxRps: 5000 }, [...LISTEN, "--max-rps", "5000"]],
   ])("upstream %j", (upstream, args) => {
     expect(buildUpstreamSpec("/bin/up", scenario(upstream), [1], "/r/up.log")).toEqual({
       name: "upstream",

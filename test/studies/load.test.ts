@@ -79,9 +79,22 @@ describe("parseStudy", () => {
 });
 
 describe("the built-in studies", () => {
-  it("are the three reproduced studies, each valid", async () => {
+  it("are the four reproduced studies, each valid", async () => {
     const studies = await loadStudies();
-    expect([...studies.keys()]).toEqual(["llrp", "ocelot", "yarp-vs-httpclient"]);
+    expect([...studies.keys()]).toEqual(["grpc-gateway", "llrp", "ocelot", "yarp-vs-httpclient"]);
+    expect(studies.get("grpc-gateway")?.manifest).toMatchObject({
+      proxies: ["direct", "grpc-gateway", "nginx"],
+      scenarios: ["pingpong-grpc", "pingpong-rest"],
+      engine: "k6",
+      layout: "go-bench",
+    });
+    expect(studies.get("grpc-gateway")?.manifest.paths?.map((p) => p.name.split("/")[0])).toEqual([
+      "BenchmarkDirectGrpc",
+      "BenchmarkNginxGrpc",
+      "BenchmarkGoGatewayRest",
+      "BenchmarkDirectRestHTTP",
+      "BenchmarkNginxRestHTTP",
+    ]);
     expect(studies.get("yarp-vs-httpclient")?.manifest).toMatchObject({
       proxies: ["yarp", "aspnet-httpclient", "direct", "nginx", "haproxy"],
       engine: "k6",

@@ -102,7 +102,15 @@ describe("studyRunRequest", () => {
       study,
       none,
       { runnable: ["direct"], skipped: [] },
-      { repetitions: 1, durationS: 2, warmupS: 0, out: "/tmp/x", cpus: "loadgen=0,proxy=1,upstream=1" },
+      {
+        repetitions: 1,
+        durationS: 2,
+        warmupS: 0,
+        out: "/tmp/x",
+        cpus: "loadgen=0,proxy=1,upstream=1",
+        noiseLimit: 2,
+        retries: 0,
+      },
     );
     expect(request).toMatchObject({
       proxies: ["direct"],
@@ -113,6 +121,8 @@ describe("studyRunRequest", () => {
       loads: ["1000c"],
       out: "/tmp/x",
       cpus: "loadgen=0,proxy=1,upstream=1",
+      noiseLimit: 2,
+      retries: 0,
     });
   });
 

@@ -77,6 +77,7 @@ export class K6Engine implements EngineAdapter {
         durationS: config.durationS,
         model: config.load.model,
         acceptedStatus: config.check.status,
+        protocol: config.protocol,
       });
       return { ...figures, ...base, raw: [summaryName, logName] };
     } catch (err) {

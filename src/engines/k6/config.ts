@@ -1,8 +1,10 @@
+import path from "node:path";
 import type { ExpandedRequest } from "../requests.js";
 import { expandRequests } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
 import { arrivalVus, concurrency, requireRate } from "../load.js";
 import { UserError } from "../../util/errors.js";
+import type { Protocol } from "../../results/schema.js";
 
 /** The k6 load model, as scenarios/lib/proxybench.js turns it into `options.scenarios`. */
 export type K6Load =
@@ -13,6 +15,10 @@ export type K6Load =
 /** What the k6 script receives in PROXYBENCH_CONFIG (JSON). */
 export interface K6Config {
   baseUrl: string;
+  /** http1: scenarios/lib/proxybench.js; grpc: scenarios/lib/proxybench-grpc.js. */
+  protocol: Protocol;
+  /** gRPC: the absolute path of the scenario's descriptor set (absent: server reflection). */
+  protoset?: string;
   scenario: string;
   requests: ExpandedRequest[];
   check: EngineInvocation["scenario"]["check"];
@@ -57,6 +63,10 @@ export function k6DurationS(durationS: number): number {
 export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFast = true): K6Config {
   return {
     baseUrl: inv.baseUrl.replace(/\/+$/, ""),
+    protocol: inv.scenario.protocol,
+    ...(inv.scenario.protoset === undefined
+      ? {}
+      : { protoset: path.resolve(inv.scenarioDir, inv.scenario.protoset) }),
     scenario: inv.scenario.name,
     requests: expandRequests(inv.scenario),
     check: inv.scenario.check,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LatencyMs } from "../../results/schema.js";
+import type { LatencyMs, Protocol } from "../../results/schema.js";
 import { formatSchemaError, issuePath, UserError } from "../../util/errors.js";
 import { isNon2xx } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
@@ -126,6 +126,30 @@ export function k6MetricValues(
 
 /** The latency submetric proxybench reads: successful responses only (see ANCHORS.md). */
 export const LATENCY_METRIC = "http_req_duration{expected_response:true}";
+/** The gRPC library's (scenarios/lib/proxybench-grpc.js): calls that ended with status OK. */
+export const GRPC_OK_METRIC = "grpc_req_duration{status:0}";
+
+/** gRPC status names by code (the keys of a gRPC cell's status counts; "0" is no answer). */
+export const GRPC_STATUS_NAMES = [
+  "OK",
+  "CANCELLED",
+  "UNKNOWN",
+  "INVALID_ARGUMENT",
+  "DEADLINE_EXCEEDED",
+  "NOT_FOUND",
+  "ALREADY_EXISTS",
+  "PERMISSION_DENIED",
+  "RESOURCE_EXHAUSTED",
+  "FAILED_PRECONDITION",
+  "ABORTED",
+  "OUT_OF_RANGE",
+  "UNIMPLEMENTED",
+  "INTERNAL",
+  "UNAVAILABLE",
+  "DATA_LOSS",
+  "UNAUTHENTICATED",
+] as const;
+const GRPC_STATUS_METRIC = /^proxybench_grpc_status_(\d+|other)$/;
 
 const STATUS_METRIC = /^proxybench_status_(\d+|[1-5]xx)$/;
 /** k6's own count of responses with one accepted status (the library names it by a threshold). */
@@ -154,6 +178,8 @@ export interface K6SummaryContext {
   model: "constant-vus" | "constant-arrival-rate" | "fixed-count";
   /** The scenario's accepted statuses (check.status). */
   acceptedStatus: readonly number[];
+  /** grpc: the summary of the gRPC library, its status counts keyed by gRPC status name. */
+  protocol?: Protocol;
 }
 
 /**
@@ -191,18 +217,15 @@ function count(metrics: Record<string, Record<string, number>>, name: string): n
  */
 export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figures {
   const { metrics, testRunDurationMs } = k6MetricValues(json, ctx.file);
-  const latency = metrics[LATENCY_METRIC];
+  const grpc = isGrpc(ctx.protocol);
+  const latencyMetric = grpc ? GRPC_OK_METRIC : LATENCY_METRIC;
+  const latency = metrics[latencyMetric];
   if (!latency) {
     throw new UserError(
-      `${ctx.file}: metrics.${LATENCY_METRIC}: missing (the script must declare a threshold on it so that k6 reports it)`,
+      `${ctx.file}: metrics.${latencyMetric}: missing (the script must declare a threshold on it so that k6 reports it)`,
     );
   }
-  const statusCodes: Record<string, number> = {};
-  for (const [name, values] of Object.entries(metrics)) {
-    const code = (STATUS_METRIC.exec(name) ?? ACCEPTED_METRIC.exec(name))?.[1];
-    const n = values.count ?? 0;
-    if (code !== undefined && n > 0) statusCodes[code] = (statusCodes[code] ?? 0) + n;
-  }
+  const statusCodes = grpc ? grpcStatusCodes(metrics) : httpStatusCodes(metrics);
   let requests = 0;
   let non2xx = 0;
   for (const [code, n] of Object.entries(statusCodes)) {
@@ -215,7 +238,7 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
     const value = latency[key];
     if (value === undefined) {
       throw new UserError(
-        `${ctx.file}: metrics.${LATENCY_METRIC}.${key}: missing (summaryTrendStats must include it)`,
+        `${ctx.file}: metrics.${latencyMetric}.${key}: missing (summaryTrendStats must include it)`,
       );
     }
     latencyMs[field] = samples > 0 ? value : 0;
@@ -228,7 +251,9 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
   const durationS =
     ctx.model === "fixed-count" && testRunDurationMs !== undefined ? testRunDurationMs / 1000 : ctx.durationS;
   const checkFailures = count(metrics, "proxybench_check_failures");
-  const correct = correctResponses(statusCodes, checkFailures, ctx.acceptedStatus);
+  const correct = grpc
+    ? Math.max(0, (statusCodes.OK ?? 0) - checkFailures)
+    : correctResponses(statusCodes, checkFailures, ctx.acceptedStatus);
   const ok =
     ctx.model === "fixed-count" ? correct : Math.max(0, correct - count(metrics, "proxybench_ok_tail"));
   const bytes = metrics.data_received?.count;
@@ -245,6 +270,40 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
     latencyMs,
     latencyPercentilesMs,
   };
+}
+
+function isGrpc(protocol: Protocol | undefined): boolean {
+  return protocol === "grpc" || protocol === "grpcs";
+}
+
+/** Responses per HTTP status: the library's counters and k6's accepted-status submetrics. */
+function httpStatusCodes(metrics: Record<string, Record<string, number>>): Record<string, number> {
+  const statusCodes: Record<string, number> = {};
+  for (const [name, values] of Object.entries(metrics)) {
+    const code = (STATUS_METRIC.exec(name) ?? ACCEPTED_METRIC.exec(name))?.[1];
+    const n = values.count ?? 0;
+    if (code !== undefined && n > 0) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  }
+  return statusCodes;
+}
+
+/**
+ * Calls per gRPC status name ("OK", "UNAVAILABLE"...; "0": no answer): OK from k6's
+ * grpc_req_duration{status:0} count, the others from the gRPC library's counters.
+ */
+function grpcStatusCodes(metrics: Record<string, Record<string, number>>): Record<string, number> {
+  const statusCodes: Record<string, number> = {};
+  const add = (key: string, n: number) => {
+    if (n > 0) statusCodes[key] = (statusCodes[key] ?? 0) + n;
+  };
+  add("OK", metrics[GRPC_OK_METRIC]?.count ?? 0);
+  add("0", count(metrics, "proxybench_status_0"));
+  for (const [name, values] of Object.entries(metrics)) {
+    const code = GRPC_STATUS_METRIC.exec(name)?.[1];
+    if (code === undefined) continue;
+    add(code === "other" ? "OTHER" : (GRPC_STATUS_NAMES[Number(code)] ?? code), values.count ?? 0);
+  }
+  return statusCodes;
 }
 
 /** What a k6 exit code means (ANCHORS.md); undefined for success. */
