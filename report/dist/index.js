@@ -45763,7 +45763,7 @@ function date4(params) {
 
 // src/results/schema.ts
 var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
-var Engine = external_exports.enum(["k6", "wrk", "ab"]);
+var Engine = external_exports.enum(["k6", "wrk", "ab", "vegeta"]);
 var LatencyMs = external_exports.object({
   min: external_exports.number().nonnegative(),
   mean: external_exports.number().nonnegative(),
@@ -47081,9 +47081,9 @@ function renderComparisonTableMarkdown(group) {
   });
   return markdownTable([header, ...rows], { align });
 }
-function renderLatencyTableMarkdown(group) {
+function renderLatencyTableMarkdown(group, rowLabel = "Proxy") {
   const table = latencyTable(group);
-  const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
+  const header = [rowLabel, ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
   const rows = table.rows.map((row2) => [
     escapeMarkdown(row2.proxy),
     ...row2.cells.map((cell) => {

@@ -6,7 +6,7 @@ import { runBenchmark } from "../runner/run.js";
 import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
-import { runStudy } from "../studies/run.js";
+import { runAnyStudy, type StudyOverrides } from "../studies/run.js";
 import { dryRun } from "../runner/dry-run.js";
 import { parseShard, type Shard } from "../runner/shard.js";
 import { parseVariant, withLayout } from "../runner/variants.js";
@@ -159,7 +159,7 @@ export function register(program: Command): void {
       if (flags.dryRun) {
         await dryRun(toRequest(flags));
       } else if (flags.study !== undefined) {
-        const outcome = await runStudy(flags.study, studyOverrides(flags), { engines });
+        const outcome = await runAnyStudy(flags.study, studyOverrides(flags), { engines });
         process.exitCode = outcome.exitCode;
       } else if (flags.findMaxRate) {
         const outcomes = await findMaxRates({
@@ -221,7 +221,7 @@ export function checkModes(flags: RunFlags): void {
     throw new UserError("--max-p99 goes with --find-max-rate");
 }
 
-export function studyOverrides(flags: RunFlags): Parameters<typeof runStudy>[1] {
+export function studyOverrides(flags: RunFlags): StudyOverrides {
   const request = toRequest(flags);
   return {
     ...(flags.proxies ? { proxies: flags.proxies } : {}),

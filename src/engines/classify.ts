@@ -48,7 +48,9 @@ export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: nu
   if (m.checkFailures > 0) {
     found.push({
       status: "invalid",
-      reason: `${plural(m.checkFailures, "2xx response")} failed the scenario's check`,
+      reason: `${plural(m.checkFailures, "2xx response")} failed the scenario's check${
+        m.checkProblems?.length ? ` (${m.checkProblems.join("; ")})` : ""
+      }`,
     });
   }
   if (m.errors > 0) {

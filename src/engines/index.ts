@@ -3,6 +3,7 @@ import { UserError } from "../util/errors.js";
 import { abEngine } from "./ab.js";
 import { K6Engine } from "./k6/adapter.js";
 import type { EngineAdapter } from "./types.js";
+import { VegetaEngine } from "./vegeta/adapter.js";
 import { WrkEngine } from "./wrk/adapter.js";
 
 export type * from "./types.js";
@@ -14,6 +15,7 @@ const adapters: Partial<Record<Engine, () => EngineAdapter>> = {
   k6: () => new K6Engine(),
   wrk: () => new WrkEngine(),
   ab: () => abEngine,
+  vegeta: () => new VegetaEngine(),
 };
 const cache = new Map<Engine, EngineAdapter>();
 

@@ -1,11 +1,12 @@
 import type { Engine, Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 
-/** The load models each engine can run: wrk and ab have no open model. */
+/** The load models each engine can run: wrk and ab have no open model, vegeta only that. */
 export const ENGINE_LOAD_MODELS: Readonly<Record<Engine, readonly Load["model"][]>> = {
   k6: ["constant-vus", "constant-arrival-rate", "max-throughput", "fixed-count"],
   wrk: ["constant-vus", "max-throughput"],
   ab: ["constant-vus", "max-throughput", "fixed-count"],
+  vegeta: ["constant-arrival-rate"],
 };
 
 export function engineRunsLoad(engine: Engine, load: Pick<Load, "model">): boolean {

@@ -10,6 +10,7 @@ export const PLACEHOLDERS = [
   "cpuList",
   "workdir",
   "dir",
+  "sidecarPort",
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 export type TemplateVars = Record<Placeholder, string>;

@@ -90,9 +90,9 @@ export function renderComparisonTableMarkdown(group: ReportGroup): string {
 }
 
 /** The Apollo study's layout: a row per proxy, each stat with its (+delta ms) against the baseline. */
-export function renderLatencyTableMarkdown(group: ReportGroup): string {
+export function renderLatencyTableMarkdown(group: ReportGroup, rowLabel = "Proxy"): string {
   const table = latencyTable(group);
-  const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
+  const header = [rowLabel, ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
   const rows = table.rows.map((row) => [
     escapeMarkdown(row.proxy),
     ...row.cells.map((cell) => {

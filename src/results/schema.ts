@@ -17,7 +17,7 @@ export type CellStatus = z.infer<typeof CellStatus>;
 /** Worst first: a cell takes the worst status of its repetitions. */
 export const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "noisy", "skipped", "ok"];
 
-export const Engine = z.enum(["k6", "wrk", "ab"]);
+export const Engine = z.enum(["k6", "wrk", "ab", "vegeta"]);
 export type Engine = z.infer<typeof Engine>;
 
 export const LatencyMs = z

@@ -18,8 +18,10 @@ const name = z
  *   data received), one column per proxy and load level.
  * - `crank-compare`: crank's compare table, the first proxy as baseline, signed % columns.
  * - `ab`: ApacheBench's figures (req/s, time per request, the percentile ladder 50..100%).
+ * - `extensibility`: one table per test (scenario), a row per extension option, Min..Max latency
+ *   each with its (+delta) against the gateway without extension (Apollo's router study).
  */
-export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab"]);
+export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab", "extensibility"]);
 export type StudyLayout = z.infer<typeof StudyLayout>;
 
 export const StudySource = z
@@ -36,6 +38,23 @@ export const StudySource = z
   })
   .strict();
 export type StudySource = z.infer<typeof StudySource>;
+
+/**
+ * The extensibility study: each test (a scenario of the study) measured on each gateway (the
+ * study's proxies) without extension (`baseline`), with its `config`, its `script` and each
+ * coprocessor (`coprocessors/<name>/`), as variants side by side. `effects` is the check an
+ * extension variant's responses must pass on top of the scenario's (`{{option}}` is the
+ * variant's name): a variant that skips the work is invalid.
+ */
+export const ExtensibilitySettings = z
+  .object({
+    coprocessors: z.array(name).min(1),
+    /** Data memory cap of the gateway and of the coprocessor, each (prlimit --data). */
+    memoryLimitBytes: z.number().int().positive(),
+    effects: z.record(name, z.record(z.string(), z.unknown())),
+  })
+  .strict();
+export type ExtensibilitySettings = z.infer<typeof ExtensibilitySettings>;
 
 export const StudyManifest = z
   .object({
@@ -54,12 +73,20 @@ export const StudyManifest = z
     repetitions: z.number().int().positive().default(1),
     engine: Engine,
     layout: StudyLayout,
+    extensibility: ExtensibilitySettings.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
     const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
     if (dupProxy !== undefined) {
       ctx.addIssue({ code: "custom", path: ["proxies"], message: `'${dupProxy}' is listed twice` });
+    }
+    if ((s.layout === "extensibility") !== (s.extensibility !== undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["extensibility"],
+        message: "the extensibility layout and the extensibility section go together",
+      });
     }
     if (s.baseline !== undefined && !s.proxies.includes(s.baseline)) {
       ctx.addIssue({

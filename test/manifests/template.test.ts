@@ -10,6 +10,7 @@ const vars: TemplateVars = {
   cpuList: "2,3",
   workdir: "/tmp/w",
   dir: "/p/nginx",
+  sidecarPort: "",
 };
 
 describe("renderTemplate", () => {

@@ -67,8 +67,27 @@ describe("scripts/setup.sh --study and --engine", () => {
     expect(output.trim().split("\n")).toEqual(["ab=apache2-utils", "nginx=nginx-light"]);
   });
 
+  it("the extensibility study: vegeta and the Go coprocessor built, njs's module, haproxy and python3 from Debian", async () => {
+    const { code, output } = await runCommand("node", ["scripts/needs.js", "--study", "extensibility"], {
+      cwd: PROJECT_ROOT,
+      timeoutMs: 20_000,
+    });
+    expect(code).toBe(0);
+    expect(output.trim().split("\n")).toEqual([
+      "vegeta=go",
+      "nginx=nginx-light",
+      "/usr/lib/nginx/modules/ngx_http_js_module.so=libnginx-mod-http-js",
+      "haproxy=haproxy",
+      "proxybench-coprocessor-go=go",
+      "python3=python3",
+    ]);
+  });
+
   it.each([
-    [["--study", "nope"], /--study nope: unknown study \(known: llrp ocelot yarp-vs-httpclient/],
+    [
+      ["--study", "nope"],
+      /--study nope: unknown study \(known: extensibility llrp ocelot yarp-vs-httpclient/,
+    ],
     [["--engine", "gatling"], /--engine gatling: unknown engine/],
     [["--study"], /--study needs a NAME/],
   ])("refuse %j before installing anything", async (args, message) => {

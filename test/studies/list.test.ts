@@ -34,6 +34,7 @@ describe("study listings", () => {
       listings.map((l) => [l.name, l.proxies.filter((p) => p.here).map((p) => p.proxy)]),
     );
     expect(here).toEqual({
+      extensibility: ["nginx", "haproxy"],
       llrp: ["haproxy", "nginx", "caddy"],
       ocelot: ["direct", "nginx"],
       "yarp-vs-httpclient": ["direct", "nginx", "haproxy"],

@@ -79,9 +79,16 @@ describe("parseStudy", () => {
 });
 
 describe("the built-in studies", () => {
-  it("are the three reproduced studies, each valid", async () => {
+  it("are the four reproduced studies, each valid", async () => {
     const studies = await loadStudies();
-    expect([...studies.keys()]).toEqual(["llrp", "ocelot", "yarp-vs-httpclient"]);
+    expect([...studies.keys()]).toEqual(["extensibility", "llrp", "ocelot", "yarp-vs-httpclient"]);
+    expect(studies.get("extensibility")?.manifest).toMatchObject({
+      proxies: ["nginx", "haproxy"],
+      scenarios: ["static-header", "guid-response", "client-awareness"],
+      engine: "vegeta",
+      layout: "extensibility",
+      durationS: 60,
+    });
     expect(studies.get("yarp-vs-httpclient")?.manifest).toMatchObject({
       proxies: ["yarp", "aspnet-httpclient", "direct", "nginx", "haproxy"],
       engine: "k6",
