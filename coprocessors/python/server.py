@@ -54,6 +54,9 @@ TESTS = {
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # headers and body are written separately: without TCP_NODELAY, Nagle's algorithm and the
+    # client's delayed ACK hold each answer for about 40 ms
+    disable_nagle_algorithm = True
 
     def log_message(self, format, *args):  # no access log
         pass
@@ -113,12 +116,17 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, json.dumps(payload), reply)
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # the default listen backlog of 5 drops connections a burst opens: a 1 s SYN retry each
+    request_queue_size = 1024
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--listen", default="127.0.0.1:8081")
     host, port = parser.parse_args().listen.rsplit(":", 1)
-    server = ThreadingHTTPServer((host, int(port)), Handler)
-    server.daemon_threads = True
+    server = Server((host, int(port)), Handler)
     print(f"listening on {host}:{server.server_address[1]}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:

@@ -234,6 +234,8 @@ export function studyOverrides(flags: RunFlags): StudyOverrides {
     ...(request.imageTag !== undefined ? { imageTag: request.imageTag } : {}),
     ...(request.proxiesDirs ? { proxiesDirs: request.proxiesDirs } : {}),
     ...(request.out !== undefined ? { out: request.out } : {}),
+    ...(request.noiseLimit !== undefined ? { noiseLimit: request.noiseLimit } : {}),
+    ...(request.retries !== undefined ? { retries: request.retries } : {}),
   };
 }
 

@@ -75,6 +75,7 @@ export type StudyOverrides = Pick<
   | "imageTag"
   | "proxiesDirs"
   | "out"
+  | "noiseLimit"
   | "retries"
 > & {
   /** `--proxies`: only these of the study's proxies. */
@@ -127,6 +128,8 @@ export function studyRunRequest(
     ...(overrides.imageTag !== undefined ? { imageTag: overrides.imageTag } : {}),
     ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
     ...(overrides.out !== undefined ? { out: overrides.out } : {}),
+    ...(overrides.noiseLimit !== undefined ? { noiseLimit: overrides.noiseLimit } : {}),
+    ...(overrides.retries !== undefined ? { retries: overrides.retries } : {}),
   };
 }
 

@@ -135,6 +135,7 @@ async function runTest(
     ...studyLoadLabels(ctx.overrides.loads ?? m.loads),
     ...(ctx.overrides.cpus !== undefined ? { cpus: ctx.overrides.cpus } : {}),
     ...(ctx.overrides.retries !== undefined ? { retries: ctx.overrides.retries } : {}),
+    ...(ctx.overrides.noiseLimit !== undefined ? { noiseLimit: ctx.overrides.noiseLimit } : {}),
     variants,
     out: path.join(ctx.out, `${test}-${name}`),
   };
