@@ -33,6 +33,21 @@ describe("doctor --study and --engine: what a named study or engine needs", () =
     expect(checks.find((c) => c.name === "ocelot: ocelot")).toMatchObject({ level: "warn" });
   });
 
+  it("extensibility: njs's module and each coprocessor, a missing one a warning (its rows are skipped)", async () => {
+    const checks = await studyChecks(await findStudy("extensibility"), await loadManifests({}), engines([]));
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(byName["extensibility: nginx script"]?.detail).toBe(
+      "/usr/lib/nginx/modules/ngx_http_js_module.so",
+    );
+    expect(byName["extensibility: coprocessor node"]).toMatchObject({ level: "ok" });
+    expect(byName["extensibility: coprocessor csharp"]).toMatchObject({
+      level: "warn",
+      detail: "image only: no native start here: its rows are skipped",
+      fix: "npm run setup -- --study extensibility",
+    });
+    expect(checks.some((c) => c.level === "fail")).toBe(false);
+  });
+
   it("an engine named on its own fails with its setup command; unnamed, it only warns", async () => {
     const named = await engineCheck("ab", engines(["ab"]), "--engine ab");
     expect(named).toMatchObject({ level: "fail", fix: "npm run setup -- --engine ab" });
