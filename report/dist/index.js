@@ -45860,7 +45860,15 @@ var Environment = external_exports.object({
     timestamp: external_exports.string().optional(),
     author: external_exports.object({ name: external_exports.string().optional(), email: external_exports.string().optional() }).optional()
   }).default({}),
-  ci: external_exports.object({ provider: external_exports.string(), runId: external_exports.string().optional(), runUrl: external_exports.string().optional() }).optional()
+  ci: external_exports.object({ provider: external_exports.string(), runId: external_exports.string().optional(), runUrl: external_exports.string().optional() }).optional(),
+  limits: external_exports.record(
+    external_exports.string(),
+    external_exports.object({
+      cores: external_exports.array(external_exports.number().int().nonnegative()),
+      memoryBytes: external_exports.number().int().positive().optional(),
+      how: external_exports.string()
+    })
+  ).optional().describe("Cores and memory caps of the run's processes by role (the extensibility study: gateway, coprocessor).")
 });
 var Settings = external_exports.object({
   proxies: external_exports.array(external_exports.string()),

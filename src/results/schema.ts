@@ -171,6 +171,17 @@ export const Environment = z.object({
   ci: z
     .object({ provider: z.string(), runId: z.string().optional(), runUrl: z.string().optional() })
     .optional(),
+  limits: z
+    .record(
+      z.string(),
+      z.object({
+        cores: z.array(z.number().int().nonnegative()),
+        memoryBytes: z.number().int().positive().optional(),
+        how: z.string(),
+      }),
+    )
+    .optional()
+    .describe("Cores and memory caps of the run's processes by role (the extensibility study: gateway, coprocessor)."),
 });
 export type Environment = z.infer<typeof Environment>;
 

@@ -7,6 +7,7 @@ import * as engines from "../../src/engines/index.js";
 import type { EngineApi } from "../../src/runner/run.js";
 import type { ExtensibilityOutcome } from "../../src/studies/extensibility/run.js";
 import { runAnyStudy } from "../../src/studies/run.js";
+import { readResults } from "../../src/results/io.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 import { liveProcesses } from "../../src/util/processes.js";
 
@@ -111,6 +112,12 @@ describe("extensibility study, static header on NGINX", () => {
     const studiesDir = await studyCopy(root, ["go", "node", "python", "crash"]);
     const { outcome, stdout } = await runStudy(root, { studiesDir, coprocessorsDir });
     expect(outcome.runs.map((r) => r.gateway)).toEqual(["nginx", "haproxy"]);
+    const saved = await readResults(outcome.runs[0]?.dir ?? "");
+    expect(saved.settings.study).toBe("extensibility");
+    expect(saved.environment.limits).toEqual({
+      gateway: { cores: [1], memoryBytes: 1073741824, how: "taskset; prlimit --data (RLIMIT_DATA)" },
+      coprocessor: { cores: [0], memoryBytes: 1073741824, how: "taskset; prlimit --data (RLIMIT_DATA)" },
+    });
     for (const run of outcome.runs) {
       const cells = run.results?.cells ?? [];
       const status: Record<string, string> = Object.fromEntries(

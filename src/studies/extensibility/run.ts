@@ -4,7 +4,8 @@ import path from "node:path";
 import { stringify } from "yaml";
 import type { LoadedProxy, ManifestSet } from "../../manifests/load.js";
 import type { ScenarioManifest } from "../../manifests/schema.js";
-import type { Results } from "../../results/schema.js";
+import type { CpuLayout, Results } from "../../results/schema.js";
+import { ResultsFile } from "../../runner/results-file.js";
 import { defaultCpuLayout, parseCpuLayout } from "../../runner/cpus.js";
 import { runBenchmark, type RunDeps } from "../../runner/run.js";
 import { coreCount, type RunRequest } from "../../runner/settings.js";
@@ -64,6 +65,7 @@ async function coprocessorChoices(names: readonly string[], root?: string): Prom
 }
 
 interface TestContext {
+  layout: CpuLayout;
   study: LoadedStudy;
   settings: ExtensibilitySettings;
   overrides: StudyOverrides;
@@ -140,7 +142,26 @@ async function runTest(
     out: path.join(ctx.out, `${test}-${name}`),
   };
   const outcome = await runBenchmark(request, { ...ctx.deps, renderReport: undefined });
-  return { ...run, dir: outcome.dir, results: outcome.results };
+  const results = withLimits(outcome.results, ctx);
+  await new ResultsFile(outcome.dir).save(results);
+  return { ...run, dir: outcome.dir, results };
+}
+
+/** The study's name and the gateway's and coprocessor's cores and memory cap, recorded in the results (pure). */
+function withLimits(results: Results, ctx: TestContext): Results {
+  const memoryBytes = ctx.settings.memoryLimitBytes;
+  const how = "taskset; prlimit --data (RLIMIT_DATA)";
+  return {
+    ...results,
+    settings: { ...results.settings, study: ctx.study.manifest.name },
+    environment: {
+      ...results.environment,
+      limits: {
+        gateway: { cores: ctx.layout.proxy, memoryBytes, how },
+        coprocessor: { cores: ctx.sidecarCpus, memoryBytes, how },
+      },
+    },
+  };
 }
 
 /** Runs every test on every runnable gateway, then writes and prints the study report. */
@@ -168,6 +189,7 @@ export async function runExtensibilityStudy(
     throw new UserError(`--out ${out} already holds a study report; choose another --out`);
   }
   const ctx: TestContext = {
+    layout,
     study,
     settings,
     overrides,
