@@ -13,6 +13,8 @@ export default tseslint.config(
       // k6 scripts: run by k6's own JavaScript runtime, with its globals and modules.
       "scenarios/**/*.js",
       "studies/**/*.js",
+      // njs scripts: run by NGINX's own JavaScript runtime, with its modules.
+      "proxies/**/*.js",
       "test-output/",
     ],
   },
@@ -21,7 +23,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["*.js", "bin/*.js", "scripts/*.js"] },
+        projectService: {
+          allowDefaultProject: ["*.js", "bin/*.js", "scripts/*.js", "coprocessors/node/*.js"],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

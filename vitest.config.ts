@@ -10,14 +10,14 @@ import { defineConfig } from "vitest/config";
 const UNIT = [
   "test/stats/**/*.test.ts",
   "test/unit/**/*.test.ts",
-  "test/engines/{ab,classify,cpu,k6-summary,load,requests}.test.ts",
+  "test/engines/{ab,classify,cpu,k6-summary,load,requests,response-effects,vegeta}.test.ts",
   "test/github/body.test.ts",
   "test/instructions/{verdict,where}.test.ts",
   "test/manifests/{load,template}.test.ts",
   "test/publish/{datajs,event,settings}.test.ts",
   "test/report/{compare,escape,k6-summary,markdown,report-command}.test.ts",
   "test/runner/{cpus,feedback,noise,parse-variant,plan,results-file,rounds,shard,specs}.test.ts",
-  "test/studies/{go-bench,list,load,max-rate,parity,plan,report}.test.ts",
+  "test/studies/{extensibility,go-bench,list,load,max-rate,parity,plan,report}.test.ts",
 ];
 
 export default defineConfig({

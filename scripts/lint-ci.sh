@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lints what TypeScript tools do not: workflows and actions (actionlint, zizmor) and the
-# proxies' Dockerfiles (hadolint). Tools come from scripts/setup.sh --for-tests.
+# Dockerfiles of the proxies, the upstream and the coprocessors (hadolint). Tools come from
+# scripts/setup.sh --for-tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -19,7 +20,7 @@ if [ -n "$workflows$actions" ]; then
   "$venv/zizmor" --offline --min-severity=low $workflows $actions
 fi
 
-dockerfiles=$(find proxies upstream -name Dockerfile 2>/dev/null | sort || true)
+dockerfiles=$(find proxies upstream coprocessors -name Dockerfile 2>/dev/null | sort || true)
 if [ -n "$dockerfiles" ]; then
   # shellcheck disable=SC2086
   "$venv/hadolint" $dockerfiles

@@ -1,5 +1,7 @@
-// What `scripts/setup.sh --study NAME --engine NAME` installs from Debian for a study or an
-// engine: one `command=package` line each (the command that shows it is installed, its package).
+// What `scripts/setup.sh --study NAME --engine NAME` installs for a study or an engine: one
+// `command=package` line each (the command that shows it is installed, or an absolute path for
+// a file such as a dynamic module; its Debian package, or `go` for a tool setup.sh builds into
+// .tools/bin).
 // Reads studies/<name>/study.yml and proxies/<name>/proxy.yml; k6 is always built by setup.sh.
 //
 //   node scripts/needs.js --study ocelot --engine wrk
@@ -10,11 +12,12 @@ import { parse } from "yaml";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Debian packages of the load generators; k6 is built into .tools/bin instead. */
+/** Debian packages of the load generators; k6 is always built, vegeta on demand (`go`). */
 export const ENGINE_PACKAGES = {
   k6: [],
   wrk: [["wrk", "wrk"]],
   ab: [["ab", "apache2-utils"]],
+  vegeta: [["vegeta", "go"]],
 };
 
 function fail(message) {
@@ -42,11 +45,31 @@ export function studyNeeds(name) {
   const needs = [...engineNeeds(study.engine)];
   for (const proxy of study.proxies ?? []) {
     const manifest = path.join(root, "proxies", proxy, "proxy.yml");
-    const native = existsSync(manifest) ? readYaml(manifest).native : undefined;
+    const loaded = existsSync(manifest) ? readYaml(manifest) : {};
+    const native = loaded.native;
     // Image-only proxies run with --runtime docker; a binary without a package is the user's.
     if (native?.binary && native.package) needs.push([native.binary, native.package]);
+    if (study.extensibility) needs.push(...extensionNeeds(loaded.extensions ?? {}));
   }
+  for (const name of study.extensibility?.coprocessors ?? []) needs.push(...coprocessorNeeds(name));
   return needs;
+}
+
+/** The files an extension point needs (a dynamic module) and their packages. */
+function extensionNeeds(extensions) {
+  return Object.values(extensions)
+    .filter((kind) => kind.requires)
+    .map((kind) => [kind.requires.file, kind.requires.package]);
+}
+
+/** Coprocessors built from this repository (proxybench-coprocessor-*) are Go tools; python3 is a package. */
+function coprocessorNeeds(name) {
+  const file = path.join(root, "coprocessors", name, "coprocessor.yml");
+  const binary = existsSync(file) ? readYaml(file).native?.binary : undefined;
+  if (!binary) return [];
+  if (binary.startsWith("proxybench-coprocessor-")) return [[binary, "go"]];
+  if (binary === "python3") return [["python3", "python3"]];
+  return [];
 }
 
 const args = process.argv.slice(2);

@@ -3,19 +3,21 @@
 #
 #   scripts/setup.sh              what `proxybench run` needs: node modules, k6, wrk, nginx,
 #                                 haproxy, valgrind, the upstream server, the grpc-gateway proxy
-#   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium,
-#                                 actionlint, zizmor, hadolint, and the protobuf code generator
-#                                 (protoc from grpcio-tools, googleapis-common-protos, the Go
-#                                 plugins) that scripts/generate-proto.sh runs
+#   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium, njs,
+#                                 vegeta, actionlint, zizmor, hadolint, and the protobuf code
+#                                 generator (protoc from grpcio-tools, googleapis-common-protos,
+#                                 the Go plugins) that scripts/generate-proto.sh runs
 #   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
 #                                 packages of its native proxies (npm run setup -- --study ocelot)
-#   scripts/setup.sh --engine NAME also a load generator: k6, wrk or ab (npm run setup -- --engine ab)
+#   scripts/setup.sh --engine NAME also a load generator: k6, wrk, ab or vegeta
+#                                 (npm run setup -- --engine ab)
 #
 # Go tools, the upstream and the grpc-gateway proxy are built into .tools/bin, Python tools into
 # .tools/venv: the project never writes outside its folder except for Debian packages (apt-get).
 set -euo pipefail
 
 K6_VERSION=v1.8.1
+VEGETA_VERSION=v12.13.0
 ACTIONLINT_VERSION=v1.7.12
 ZIZMOR_VERSION=1.32.0
 HADOLINT_VERSION=2.15.1
@@ -55,8 +57,8 @@ for ((i = 0; i < ${#needs_args[@]}; i += 2)); do
     echo "setup.sh: --study $name: unknown study (known: $(ls studies | tr '\n' ' '))" >&2
     exit 2
   fi
-  if [ "${needs_args[i]}" = --engine ] && [[ ! "$name" =~ ^(k6|wrk|ab)$ ]]; then
-    echo "setup.sh: --engine $name: unknown engine (known: k6, wrk, ab)" >&2
+  if [ "${needs_args[i]}" = --engine ] && [[ ! "$name" =~ ^(k6|wrk|ab|vegeta)$ ]]; then
+    echo "setup.sh: --engine $name: unknown engine (known: k6, wrk, ab, vegeta)" >&2
     exit 2
   fi
 done
@@ -75,16 +77,24 @@ declare -A apt_for=(
 )
 if $for_tests; then
   apt_for+=([caddy]=caddy [ab]=apache2-utils [hey]=hey [chromium]=chromium [git]=git)
+  # the extensibility study's script variant of NGINX (njs)
+  apt_for+=([/usr/lib/nginx/modules/ngx_http_js_module.so]=libnginx-mod-http-js)
 fi
-# What a named study or engine needs (scripts/needs.js reads the manifests): command=package.
+# What a named study or engine needs (scripts/needs.js reads the manifests): command=package,
+# or command=go for a Go tool built below.
+declare -A go_needed=()
 if ((${#needs_args[@]})); then
   needs=$(node scripts/needs.js "${needs_args[@]}")
   while IFS='=' read -r cmd pkg; do
-    [ -n "$cmd" ] && apt_for[$cmd]=$pkg
+    if [ "$pkg" = go ]; then go_needed[$cmd]=1; elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
   done <<<"$needs"
 fi
 missing=()
 for cmd in "${!apt_for[@]}"; do
+  if [[ "$cmd" == /* ]]; then # a file, such as a dynamic module
+    [ -e "$cmd" ] || missing+=("${apt_for[$cmd]}")
+    continue
+  fi
   command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$cmd" >/dev/null 2>&1 ||
     missing+=("${apt_for[$cmd]}")
 done
@@ -107,16 +117,21 @@ fi
 
 # --- Go tools: k6, actionlint, the protoc plugins, the upstream, the grpc-gateway proxy ---------
 command -v go >/dev/null 2>&1 || { echo "setup.sh: Go is needed to build k6 and the upstream: install Go 1.25 or newer" >&2; exit 1; }
-go_install() { # name module@version
+go_install() { # name module@version [go install flags...]
   local name=$1 module=$2 version=${2##*@}
+  shift 2
   if [ -x "$tools/bin/$name" ] && [ -f "$tools/bin/.$name.version" ] && [ "$(cat "$tools/bin/.$name.version")" = "$version" ]; then
     return
   fi
   say "building $name $version (go install; k6 takes about two minutes the first time)"
-  GOBIN="$tools/bin" GOFLAGS=-mod=mod go install "$module"
+  GOBIN="$tools/bin" GOFLAGS=-mod=mod go install "$@" "$module"
   echo "$version" >"$tools/bin/.$name.version"
 }
 go_install k6 "go.k6.io/k6@$K6_VERSION"
+# vegeta prints the version it was linked with (-X main.Version); go install links none.
+if [ -n "${go_needed[vegeta]:-}" ] || $for_tests; then
+  go_install vegeta "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" -ldflags "-X main.Version=$VEGETA_VERSION"
+fi
 if $for_tests; then
   go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
   go_install protoc-gen-go "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
@@ -129,6 +144,10 @@ if [ -f upstream/go.mod ]; then
 fi
 if [ -f proxies/grpc-gateway/go.mod ]; then
   (cd proxies/grpc-gateway && go build -trimpath -o "$tools/bin/proxybench-grpc-gateway" .)
+fi
+# The extensibility study's Go coprocessor (standard library only: a few seconds).
+if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
+  (cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .)
 fi
 
 # --- Python tools: zizmor, hadolint, protoc (grpcio-tools) ------------------------------------

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -142,6 +143,8 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 	switch {
 	case string(path) == "/api/values":
 		resp = valuesResponse
+	case string(path) == "/echo/headers":
+		resp = echoHeaders(ctx)
 	case bytes.HasPrefix(path, prefixCountries):
 		resp = s.country(path[len(prefixCountries):])
 	case bytes.HasPrefix(path, prefixAlpha):
@@ -193,6 +196,22 @@ func (s *Server) hold() bool {
 		sleep(latency(s.opts.Latency, s.opts.LatencyJitter, rand.Int64N))
 	}
 	return true
+}
+
+// echoHeaders answers with the request's headers as one JSON object, names in lower case and
+// repeated headers joined with ", ": what a proxy sent the upstream, for checks on every response.
+func echoHeaders(ctx *fasthttp.RequestCtx) *response {
+	seen := map[string]string{}
+	ctx.Request.Header.VisitAll(func(name, value []byte) {
+		key := string(bytes.ToLower(name))
+		if prev, ok := seen[key]; ok {
+			seen[key] = prev + ", " + string(value)
+		} else {
+			seen[key] = string(value)
+		}
+	})
+	body, _ := json.Marshal(seen) // a map of strings always encodes
+	return &response{http.StatusOK, typeJSON, body}
 }
 
 func (s *Server) country(code []byte) *response {

@@ -419,3 +419,32 @@ func TestHandlerDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func TestEchoHeaders(t *testing.T) {
+	s := newTestServer(t, Options{})
+	req, err := http.NewRequest(http.MethodGet, s.URL+"/echo/headers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Source", "config")
+	req.Header.Add("X-Twice", "a")
+	req.Header.Add("X-Twice", "b")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var seen map[string]string
+	if err := json.NewDecoder(resp.Body).Decode(&seen); err != nil {
+		t.Fatal(err)
+	}
+	if seen["source"] != "config" || seen["x-twice"] != "a, b" || seen["host"] == "" {
+		t.Fatalf("echoed headers %v", seen)
+	}
+	if _, ok := seen["x-absent"]; ok {
+		t.Fatalf("a header that was not sent: %v", seen)
+	}
+}

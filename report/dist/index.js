@@ -45815,7 +45815,7 @@ function date4(params) {
 
 // src/results/schema.ts
 var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
-var Engine = external_exports.enum(["k6", "wrk", "ab"]);
+var Engine = external_exports.enum(["k6", "wrk", "ab", "vegeta"]);
 var Ms = external_exports.number().nonnegative();
 var Protocol = external_exports.enum(["http1", "h2c", "h2", "grpc", "grpcs"]);
 var LatencyMs = external_exports.object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms }).describe("Latency of successful responses only, in milliseconds.");
@@ -45907,7 +45907,15 @@ var Environment = external_exports.object({
     timestamp: external_exports.string().optional(),
     author: external_exports.object({ name: external_exports.string().optional(), email: external_exports.string().optional() }).optional()
   }).default({}),
-  ci: external_exports.object({ provider: external_exports.string(), runId: external_exports.string().optional(), runUrl: external_exports.string().optional() }).optional()
+  ci: external_exports.object({ provider: external_exports.string(), runId: external_exports.string().optional(), runUrl: external_exports.string().optional() }).optional(),
+  limits: external_exports.record(
+    external_exports.string(),
+    external_exports.object({
+      cores: external_exports.array(external_exports.number().int().nonnegative()),
+      memoryBytes: external_exports.number().int().positive().optional(),
+      how: external_exports.string()
+    })
+  ).optional().describe("Cores and memory caps of the run's processes by role (the extensibility study: gateway, coprocessor).")
 });
 var Settings = external_exports.object({
   proxies: external_exports.array(external_exports.string()),
@@ -47106,9 +47114,9 @@ function renderComparisonTableMarkdown(group) {
   });
   return markdownTable([header, ...rows], { align });
 }
-function renderLatencyTableMarkdown(group) {
+function renderLatencyTableMarkdown(group, rowLabel = "Proxy") {
   const table = latencyTable(group);
-  const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
+  const header = [rowLabel, ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
   const rows = table.rows.map((row2) => [
     escapeMarkdown(row2.proxy),
     ...row2.cells.map((cell) => {

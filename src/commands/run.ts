@@ -7,7 +7,7 @@ import { DEFAULT_PROXIES } from "../runner/plan.js";
 import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { findMaxRates } from "../studies/max-rate-run.js";
-import { runStudy, type StudyOverrides } from "../studies/run.js";
+import { runAnyStudy, type StudyOverrides } from "../studies/run.js";
 import { dryRun } from "../runner/dry-run.js";
 import { parseShard, type Shard } from "../runner/shard.js";
 import { parseVariant, withLayout } from "../runner/variants.js";
@@ -162,7 +162,7 @@ export function register(program: Command): void {
       if (flags.dryRun) {
         await dryRun(toRequest(flags));
       } else if (flags.study !== undefined) {
-        const outcome = await runStudy(flags.study, studyOverrides(flags), { engines });
+        const outcome = await runAnyStudy(flags.study, studyOverrides(flags), { engines });
         process.exitCode = outcome.exitCode;
       } else if (flags.findMaxRate) {
         const outcomes = await findMaxRates({

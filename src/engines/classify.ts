@@ -50,7 +50,9 @@ export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: nu
       status: "invalid",
       reason: grpc
         ? `${plural(m.checkFailures, "OK gRPC call")} with a reply that failed the scenario's check`
-        : `${plural(m.checkFailures, "2xx response")} failed the scenario's check`,
+        : `${plural(m.checkFailures, "2xx response")} failed the scenario's check${
+            m.checkProblems?.length ? ` (${m.checkProblems.join("; ")})` : ""
+          }`,
     });
   }
   if (m.errors > 0) {

@@ -5,6 +5,7 @@ import type { ScenarioManifest } from "../manifests/schema.js";
 import { probeGrpc } from "./grpc-health.js";
 import { probe as probeHttp } from "./probe.js";
 import type { EngineAdapter, ProbeResult } from "./types.js";
+import { VegetaEngine } from "./vegeta/adapter.js";
 import { WrkEngine } from "./wrk/adapter.js";
 
 export type * from "./types.js";
@@ -16,6 +17,7 @@ const adapters: Record<Engine, () => EngineAdapter> = {
   k6: () => new K6Engine(),
   wrk: () => new WrkEngine(),
   ab: () => abEngine,
+  vegeta: () => new VegetaEngine(),
 };
 const cache = new Map<Engine, EngineAdapter>();
 

@@ -1,11 +1,12 @@
 import type { Engine, Load, Protocol } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 
-/** The load models each engine can run: wrk and ab have no open model. */
+/** The load models each engine can run: wrk and ab have no open model, vegeta only that. */
 export const ENGINE_LOAD_MODELS: Readonly<Record<Engine, readonly Load["model"][]>> = {
   k6: ["constant-vus", "constant-arrival-rate", "max-throughput", "fixed-count"],
   wrk: ["constant-vus", "max-throughput"],
   ab: ["constant-vus", "max-throughput", "fixed-count"],
+  vegeta: ["constant-arrival-rate"],
 };
 
 export function engineRunsLoad(engine: Engine, load: Pick<Load, "model">): boolean {
@@ -17,6 +18,7 @@ export const ENGINE_PROTOCOLS: Record<Engine, readonly Protocol[]> = {
   k6: ["http1", "grpc"],
   wrk: ["http1"],
   ab: ["http1"],
+  vegeta: ["http1"],
 };
 
 export function engineSpeaks(engine: Engine, protocol: Protocol): boolean {

@@ -1,5 +1,6 @@
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { expandRequests, type ExpandedRequest } from "./requests.js";
+import { checksEffects, effectProblems, lowerCaseHeaders, type ResponseHeaders } from "./response-effects.js";
 import type { ProbeResult } from "./types.js";
 
 /** Times each request is sent by the probe. */
@@ -12,6 +13,8 @@ export interface ProbeResponse {
   status: number;
   contentType: string;
   body: Buffer;
+  /** By name in lower case; needed when the scenario checks headers. */
+  headers?: ResponseHeaders;
 }
 
 /**
@@ -42,6 +45,7 @@ export function responseProblems(scenario: ScenarioManifest, method: string, res
   if (declared !== undefined && Math.abs(size - declared) > declared * BODY_SIZE_TOLERANCE) {
     problems.push(`${size}-byte body (expected about ${declared} bytes, +-${BODY_SIZE_TOLERANCE * 100}%)`);
   }
+  if (checksEffects(check)) problems.push(...effectProblems(check, res.headers ?? {}, text));
   return problems;
 }
 
@@ -60,7 +64,10 @@ async function send(baseUrl: string, r: ExpandedRequest): Promise<ProbeResponse 
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     const body = Buffer.from(await res.arrayBuffer());
-    return { status: res.status, contentType: res.headers.get("content-type") ?? "", body };
+    const seen: Record<string, string> = {};
+    res.headers.forEach((value, name) => (seen[name] = value));
+    const headers = lowerCaseHeaders(seen);
+    return { status: res.status, contentType: res.headers.get("content-type") ?? "", body, headers };
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     return { error: cause?.code ?? cause?.message ?? (err as Error).message };
@@ -85,5 +92,30 @@ export async function probe(baseUrl: string, scenario: ScenarioManifest): Promis
       for (const p of problems) reasons.add(`${r.method} ${r.path}: ${p}`);
     }
   }
+  for (const p of await rejectProblems(baseUrl, scenario)) reasons.add(p);
   return { ok: reasons.size === 0, reasons: [...reasons], statusCodes };
+}
+
+/**
+ * The scenario's `check.rejects`: its first request sent with other headers (a bad token) must
+ * be refused with one of the given statuses. Not counted in the status codes of the probe.
+ */
+async function rejectProblems(baseUrl: string, scenario: ScenarioManifest): Promise<string[]> {
+  const first = expandRequests(scenario)[0];
+  if (!first) return [];
+  const problems: string[] = [];
+  for (const rule of scenario.check.rejects ?? []) {
+    const r = { ...first, headers: { ...first.headers, ...rule.headers } };
+    const res = await send(baseUrl, r);
+    const with_ = Object.entries(rule.headers)
+      .map(([n, v]) => `${n}: ${v}`)
+      .join(", ");
+    if ("error" in res) problems.push(`${r.method} ${r.path} with ${with_}: no response (${res.error})`);
+    else if (!rule.status.includes(res.status)) {
+      problems.push(
+        `${r.method} ${r.path} with ${with_}: ${res.status} (expected ${rule.status.join(" or ")}: the request must be refused)`,
+      );
+    }
+  }
+  return problems;
 }

@@ -54,12 +54,20 @@ export interface EngineMeasurement {
   exitCode: number | null;
   /** Why the engine run is not trustworthy as a run (crash, script error, abort, no output). */
   engineErrors: string[];
+  /** A few distinct problems of the responses that failed the check, when the engine judges each one. */
+  checkProblems?: string[];
 }
 
 /** What a normaliser reads off an engine's own output; the adapter adds CPU, raw files and exit code. */
 export type EngineFigures = Omit<
   EngineMeasurement,
-  "loadgenCpu" | "loadgenCoresBusy" | "raw" | "exitCode" | "engineErrors" | "latencyPercentilesMs"
+  | "loadgenCpu"
+  | "loadgenCoresBusy"
+  | "raw"
+  | "exitCode"
+  | "engineErrors"
+  | "latencyPercentilesMs"
+  | "checkProblems"
 > & { latencyPercentilesMs: Record<string, number> };
 
 export interface EngineAdapter {

@@ -146,6 +146,7 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
         t: c.template,
       })),
     ),
+    ...extensionTemplates(manifest),
   ];
   // A template shared by the native and image sections is checked (and reported) once.
   const checked = new Set<string>();
@@ -168,6 +169,24 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
   }
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return { manifest, dir, file, builtIn };
+}
+
+/** The templates of the extensibility study's extension points, with the field that names each. */
+function extensionTemplates(manifest: ProxyManifest): Array<{ field: string; t: string }> {
+  const out: Array<{ field: string; t: string }> = [];
+  for (const [kind, ext] of Object.entries(manifest.extensions ?? {})) {
+    if (!ext) continue;
+    ext.configs.forEach((c, i) =>
+      out.push({ field: `extensions.${kind}.configs[${i}].template`, t: c.template }),
+    );
+    for (const [test, point] of Object.entries(ext.tests)) {
+      if (!("configs" in point)) continue;
+      point.configs.forEach((c, i) =>
+        out.push({ field: `extensions.${kind}.tests.${test}.configs[${i}].template`, t: c.template }),
+      );
+    }
+  }
+  return out;
 }
 
 export async function loadScenarioFile(file: string, builtIn = false): Promise<LoadedScenario> {

@@ -13,6 +13,7 @@ import { Engine, Load, Protocol } from "../results/schema.js";
  *   {{cpuList}}                        those cores, comma separated
  *   {{workdir}}                        a private, writable directory for this proxy instance
  *   {{dir}}                            the manifest's own folder
+ *   {{sidecarPort}}                    where the proxy's sidecar listens (empty without one)
  */
 
 const name = z
@@ -20,6 +21,56 @@ const name = z
   .regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
 
 const Tuning = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+
+const ConfigRef = z.object({ template: z.string(), output: z.string() }).strict();
+
+/** How a proxy does one test of the extensibility study with one kind of extension point, or why it cannot. */
+const ExtensionPoint = z.union([
+  z.object({ configs: z.array(ConfigRef).min(1) }).strict(),
+  z.object({ unsupported: z.string().min(1) }).strict(),
+]);
+type ExtensionPoint = z.infer<typeof ExtensionPoint>;
+
+/** One kind of extension point (config, script, coprocessor) and how each test is done with it. */
+const ExtensionKind = z
+  .object({
+    description: z.string().min(1),
+    /** A file this kind needs beyond the proxy (a dynamic module) and the Debian package that installs it. */
+    requires: z
+      .object({ file: z.string().startsWith("/"), package: z.string().min(1) })
+      .strict()
+      .optional(),
+    /** Configs added for every test of this kind (a module loaded, a script imported). */
+    configs: z.array(ConfigRef).default([]),
+    /** Arguments appended to the native command and environment added (a second config file). */
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    /** By test (the study's scenario names); a test not listed is not possible with this kind. */
+    tests: z.record(name, ExtensionPoint),
+  })
+  .strict();
+type ExtensionKind = z.infer<typeof ExtensionKind>;
+
+export const EXTENSION_KINDS = ["config", "script", "coprocessor"] as const;
+export type ExtensionKindName = (typeof EXTENSION_KINDS)[number];
+
+/**
+ * A process the proxy needs beside it (the extensibility study's coprocessor), started before
+ * the proxy on its own cores and watched during the run: if it dies, the cell is invalid.
+ */
+const Sidecar = z
+  .object({
+    name,
+    binary: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    /** Cores it is pinned to; empty: not pinned. */
+    cpus: z.array(z.number().int().nonnegative()).default([]),
+    /** Answers 2xx on GET of this path once it is up. */
+    ready: z.string().startsWith("/").default("/health"),
+  })
+  .strict();
+type Sidecar = z.infer<typeof Sidecar>;
 
 /**
  * How a proxy fronts one protocol: config templates that replace the section's config of the
@@ -110,6 +161,11 @@ export const ProxyManifest = z
      * HTTP/1.1 only. A scenario in another protocol skips the proxy, with the reason.
      */
     protocols: ProtocolSupports.default({ http1: { configs: [] } }),
+    /** The extensibility study: how this proxy does its tests per kind of extension point. */
+    extensions: z.partialRecord(z.enum(EXTENSION_KINDS), ExtensionKind).optional(),
+    sidecar: Sidecar.optional(),
+    /** Data memory of the proxy and its sidecar, each (RLIMIT_DATA with prlimit): the study's 1 GB cap. */
+    memoryLimitBytes: z.number().int().positive().optional(),
   })
   .refine((m) => m.kind === "direct" || m.native !== undefined || m.image !== undefined, {
     message: "a proxy needs a 'native' section, an 'image' section, or both",
@@ -162,6 +218,23 @@ export const ScenarioManifest = z.strictObject({
       contentType: z.string().optional(),
       bodyEquals: z.string().optional(),
       bodyContains: z.string().optional(),
+      /** Response headers that must have exactly these values (names in any case). */
+      headers: z.record(z.string().min(1), z.string()).optional(),
+      /** At least this many response headers whose values are distinct GUIDs. */
+      distinctGuidHeaders: z.number().int().positive().optional(),
+      /** The body is a JSON object with these string fields (the upstream's /echo/headers: what it saw). */
+      bodyJson: z.record(z.string().min(1), z.string()).optional(),
+      /** Requests the target must refuse, sent by the probe: these headers replace the request's, and the status must be one of these. */
+      rejects: z
+        .array(
+          z
+            .object({
+              headers: z.record(z.string(), z.string()),
+              status: z.array(z.number().int().min(100).max(599)).min(1),
+            })
+            .strict(),
+        )
+        .optional(),
     })
     .default({ status: [200] }),
   /** Load levels; the first is the default. */

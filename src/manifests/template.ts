@@ -11,6 +11,7 @@ const PLACEHOLDERS = [
   "cpuList",
   "workdir",
   "dir",
+  "sidecarPort",
 ] as const;
 type Placeholder = (typeof PLACEHOLDERS)[number];
 export type TemplateVars = Record<Placeholder, string>;

@@ -71,9 +71,9 @@ function renderComparisonTableMarkdown(group: ReportGroup): string {
 }
 
 /** The Apollo study's layout: a row per proxy, each stat with its (+delta ms) against the baseline. */
-function renderLatencyTableMarkdown(group: ReportGroup): string {
+export function renderLatencyTableMarkdown(group: ReportGroup, rowLabel = "Proxy"): string {
   const table = latencyTable(group);
-  const header = ["Proxy", ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
+  const header = [rowLabel, ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
   const rows = table.rows.map((row) => [
     escapeMarkdown(row.proxy),
     ...row.cells.map((cell) => {
@@ -85,7 +85,7 @@ function renderLatencyTableMarkdown(group: ReportGroup): string {
 }
 
 /** What the numbers are, and every column that is not ok with its reasons. */
-function renderGroupNotes(group: ReportGroup): string[] {
+export function renderGroupNotes(group: ReportGroup): string[] {
   const lines: string[] = [];
   const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
   if (group.valuesNote !== undefined) {

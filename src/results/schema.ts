@@ -15,7 +15,7 @@ export type CellStatus = z.infer<typeof CellStatus>;
 /** Worst first: a cell takes the worst status of its repetitions. */
 const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "noisy", "skipped", "ok"];
 
-export const Engine = z.enum(["k6", "wrk", "ab"]);
+export const Engine = z.enum(["k6", "wrk", "ab", "vegeta"]);
 export type Engine = z.infer<typeof Engine>;
 
 /** A latency statistic in milliseconds. */
@@ -171,6 +171,17 @@ export const Environment = z.object({
   ci: z
     .object({ provider: z.string(), runId: z.string().optional(), runUrl: z.string().optional() })
     .optional(),
+  limits: z
+    .record(
+      z.string(),
+      z.object({
+        cores: z.array(z.number().int().nonnegative()),
+        memoryBytes: z.number().int().positive().optional(),
+        how: z.string(),
+      }),
+    )
+    .optional()
+    .describe("Cores and memory caps of the run's processes by role (the extensibility study: gateway, coprocessor)."),
 });
 export type Environment = z.infer<typeof Environment>;
 

@@ -24,6 +24,7 @@ import { plannedSeconds, type Block, type PlannedCell } from "./plan.js";
 import { waitReady } from "./ready.js";
 import { describeRepetition, measure, measureRepetition } from "./repetition.js";
 import { roundOrder } from "./rounds.js";
+import { sidecarGone, startSidecar } from "./sidecar.js";
 import {
   buildDockerProxySpec,
   buildNativeProxySpec,
@@ -180,7 +181,8 @@ async function warmUp(
 /** An arrival-rate load's VU pool sized from the warm-up's latency (recorded on the cell). */
 function sizeVuPool(a: ActiveCell, p99Ms: number): void {
   const load = a.planned.load;
-  if (load.model !== "constant-arrival-rate" || a.planned.engine !== "k6") return;
+  // k6's VUs and vegeta's workers: a pool fixed before the run
+  if (load.model !== "constant-arrival-rate" || !["k6", "vegeta"].includes(a.planned.engine)) return;
   const vus = littleLawVus(load, p99Ms, expandRequests(a.planned.scenario.manifest).length);
   if (vus === arrivalVus(load)) return;
   a.planned = { ...a.planned, load: { ...load, vus } };
@@ -212,6 +214,7 @@ async function measureRounds(
       repetition.status = "failed";
       repetition.reasons.push(died);
     }
+    await checkSidecar(a, repetition, round, ctx, (reps - round - 1) * block.load.durationS);
     const gone = upstreams.find((u) => !u.started.proc.alive());
     if (gone) {
       const reason = `the upstream server exited during repetition ${round + 1} (log: ${gone.logRel})`;
@@ -230,6 +233,23 @@ async function measureRounds(
     progress.line(describeRepetition(a.cell.id, round, reps, repetition));
     await ctx.save();
   }
+}
+
+/** A sidecar that died makes the repetition invalid (its responses were not the proxy's work) and stops the cell. */
+async function checkSidecar(
+  a: ActiveCell,
+  repetition: { status: Cell["status"]; reasons: string[] },
+  round: number,
+  ctx: BlockContext,
+  remainingS: number,
+): Promise<void> {
+  if (a.stopped) return;
+  const gone = await sidecarGone(a, `repetition ${round + 1}`);
+  if (!gone) return;
+  if (repetition.status !== "failed") repetition.status = "invalid";
+  repetition.reasons.push(gone);
+  await stopCell(a);
+  ctx.progress.drop(remainingS);
 }
 
 /** Creates the cell and, for a proxy, renders its configs, starts it and waits until it answers. */
@@ -285,18 +305,26 @@ async function startCell(
   for (const c of sectionConfigs(planned.proxy, section, protocol)) {
     templates[c.template] = await readFile(path.join(planned.proxy.dir, c.template), "utf8");
   }
+  const base = {
+    listenHost: "127.0.0.1",
+    upstreamHost: upstream.host,
+    upstreamPort: upstream.port,
+    upstreamGrpcPort: upstream.grpcPort,
+  };
+  const shared = { ...base, cpus: ctx.settings.cpus.proxy, workdir, logFile };
+  const sidecar = await startSidecar(a, ctx, shared, `${block.key}-${stem}`);
+  if (sidecar.problem !== undefined) {
+    a.problems.push({ status: "failed", reason: sidecar.problem });
+    await stopCell(a);
+    return a;
+  }
   // The port is free when chosen but another process may take it before the proxy binds it:
   // one more try on a new port when the proxy says so.
   for (let attempt = 1; ; attempt++) {
     const pctx: ProxyContext = {
-      listenHost: "127.0.0.1",
+      ...shared,
       listenPort: await freePort(),
-      upstreamHost: upstream.host,
-      upstreamPort: upstream.port,
-      upstreamGrpcPort: upstream.grpcPort,
-      cpus: ctx.settings.cpus.proxy,
-      workdir,
-      logFile,
+      ...(sidecar.port === undefined ? {} : { sidecarPort: sidecar.port }),
     };
     a.baseUrl = `http://${pctx.listenHost}:${pctx.listenPort}`;
     const configs = renderConfigs(planned.proxy, section, pctx, templates, protocol);
@@ -318,19 +346,17 @@ async function startCell(
       a.proc = await ctx.runtime.start(spec);
     } catch (err) {
       a.problems.push({ status: "failed", reason: `${name} could not start: ${(err as Error).message}` });
-      a.stopped = true;
+      await stopCell(a); // its sidecar too
       return a;
     }
     const readyUrl = protocol === "grpc" ? a.baseUrl : `${a.baseUrl}${m.ready.path}`;
     const notReady = await waitReady(readyUrl, m.ready.timeoutS, a.proc, ctx.signal, protocol);
     if (!notReady) return a;
     if (ctx.isInterrupted()) throw new Interrupted();
-    await stopCell(a);
+    await a.proc?.stop(); // the sidecar stays up for the next attempt
     const tail = tailOf(await readFrom(logFile, logOffset), LOG_TAIL_LINES);
-    if (attempt === 1 && PORT_IN_USE.test(tail)) {
-      a.stopped = false;
-      continue;
-    }
+    if (attempt === 1 && PORT_IN_USE.test(tail)) continue;
+    await stopCell(a);
     a.problems.push({
       status: "failed",
       reason: `${name} did not come up: ${notReady}; ${tail ? `log (${logRel}): ${oneLine(tail)}` : `empty log ${logRel}`}`,

@@ -12,6 +12,8 @@ export interface ActiveCell {
   baseUrl: string;
   proc?: RunningProcess;
   logFile?: string;
+  /** The proxy's sidecar (a coprocessor), when its manifest has one. */
+  sidecar?: { name: string; proc: RunningProcess; logFile: string };
   /** Cell-level problems (setup, a process that died), on top of its repetitions'. */
   problems: Array<{ status: CellStatus; reason: string }>;
   stopped: boolean;
@@ -64,6 +66,7 @@ export async function stopCell(a: ActiveCell): Promise<void> {
   a.stopped = true;
   // Also when the proxy died: its runtime removes what it left (workers, a container).
   await a.proc?.stop();
+  await a.sidecar?.proc.stop();
 }
 
 export function updateCell(a: ActiveCell): void {

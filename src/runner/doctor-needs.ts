@@ -3,6 +3,8 @@ import type { ManifestSet } from "../manifests/load.js";
 import type { Engine } from "../results/schema.js";
 import type { LoadedStudy } from "../studies/load.js";
 import { studySetupCommand } from "../studies/list.js";
+import { existsSync } from "node:fs";
+import { coprocessorBinary, loadCoprocessor } from "../studies/extensibility/coprocessors.js";
 import type { Check } from "./doctor.js";
 import { engineSetupCommand } from "./preflight.js";
 import { nativeAvailability } from "./proxy-binary.js";
@@ -61,6 +63,44 @@ export async function studyChecks(
     if (a.kind === "missing") {
       checks.push({ name: label, level: "fail", detail: `'${a.binary}' not found`, fix });
     }
+  }
+  if (m.extensibility) checks.push(...(await extensionChecks(study, manifests)));
+  return checks;
+}
+
+/**
+ * The extensibility study's extra pieces: each gateway's extension modules and each
+ * coprocessor. A missing one is a warning (its rows are skipped, with the reason), never a
+ * failure: the rest of the study still runs.
+ */
+async function extensionChecks(study: LoadedStudy, manifests: ManifestSet): Promise<Check[]> {
+  const m = study.manifest;
+  const fix = studySetupCommand(m.name);
+  const checks: Check[] = [];
+  for (const name of m.proxies) {
+    for (const [kind, ext] of Object.entries(manifests.proxies.get(name)?.manifest.extensions ?? {})) {
+      if (!ext?.requires) continue;
+      const label = `${m.name}: ${name} ${kind}`;
+      checks.push(
+        existsSync(ext.requires.file)
+          ? { name: label, level: "ok", detail: ext.requires.file }
+          : {
+              name: label,
+              level: "warn",
+              detail: `${ext.requires.file} not found: its rows are skipped`,
+              fix,
+            },
+      );
+    }
+  }
+  for (const name of m.extensibility?.coprocessors ?? []) {
+    const where = await coprocessorBinary(await loadCoprocessor(name));
+    const label = `${m.name}: coprocessor ${name}`;
+    checks.push(
+      "path" in where
+        ? { name: label, level: "ok", detail: where.path }
+        : { name: label, level: "warn", detail: `${where.reason}: its rows are skipped`, fix },
+    );
   }
   return checks;
 }

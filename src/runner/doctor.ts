@@ -93,6 +93,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
     await engineCheck("k6", getEngine, "the default benchmark", "npm run setup"),
     await engineCheck("wrk", getEngine, undefined),
     await engineCheck("ab", getEngine, undefined),
+    await engineCheck("vegeta", getEngine, undefined),
   ];
   for (const proxy of [...deps.manifests.proxies.values()].sort((a, b) =>
     a.manifest.name.localeCompare(b.manifest.name),

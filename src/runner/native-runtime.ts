@@ -1,15 +1,26 @@
 import { startProcess, type ManagedProcess } from "../util/processes.js";
 import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 
+/**
+ * The command line that caps a process's memory natively (pure): `prlimit --data=N` runs the
+ * command with RLIMIT_DATA set, which bounds the heap and private writable mappings (a cap on
+ * address space would stop runtimes that reserve large ranges up front, such as V8 or the JVM).
+ */
+export function limitedCommand(command: string, args: string[], memoryBytes?: number): [string, string[]] {
+  if (memoryBytes === undefined) return [command, args];
+  return ["prlimit", [`--data=${memoryBytes}`, "--", command, ...args]];
+}
+
 /** Starts processes on this machine, pinned with taskset, each in its own process group. */
 export class NativeRuntime implements Runtime {
   readonly kind = "native" as const;
 
   async start(spec: ProcessSpec): Promise<RunningProcess> {
+    const [command, args] = limitedCommand(spec.command, spec.args, spec.memoryBytes);
     const proc = await startProcess({
       name: spec.name,
-      command: spec.command,
-      args: spec.args,
+      command,
+      args,
       cpus: spec.cpus,
       logFile: spec.logFile,
       ...(spec.env ? { env: spec.env } : {}),

@@ -12,7 +12,7 @@ export interface ProcessSpec {
   cwd?: string;
   /** Cores the process is pinned to (taskset -c / --cpuset-cpus). Empty: not pinned. */
   cpus: number[];
-  /** Memory limit in bytes (docker only; native runs are not limited). */
+  /** Memory limit in bytes: docker's --memory; natively the data segment (prlimit --data). */
   memoryBytes?: number;
   /** Where stdout and stderr go. */
   logFile: string;

@@ -22,6 +22,8 @@ export interface ProxyContext {
   /** Private writable folder of this proxy instance (rendered configs, pid, temp files). */
   workdir: string;
   logFile: string;
+  /** Where the proxy's sidecar listens, when it has one. */
+  sidecarPort?: number;
 }
 
 export interface RenderedConfig {
@@ -43,6 +45,7 @@ export function templateVars(proxy: LoadedProxy, ctx: ProxyContext): TemplateVar
     cpuList: ctx.cpus.join(","),
     workdir: ctx.workdir,
     dir: proxy.dir,
+    sidecarPort: ctx.sidecarPort === undefined ? "" : String(ctx.sidecarPort),
   };
 }
 
@@ -111,6 +114,34 @@ function proxyProcess(
     cwd: ctx.workdir,
     cpus: ctx.cpus,
     logFile: ctx.logFile,
+    ...memoryLimit(proxy),
+  };
+}
+
+function memoryLimit(proxy: LoadedProxy): { memoryBytes?: number } {
+  const bytes = proxy.manifest.memoryLimitBytes;
+  return bytes === undefined ? {} : { memoryBytes: bytes };
+}
+
+/** The sidecar of a proxy (its coprocessor), natively: args rendered like the proxy's, pinned and capped. */
+export function buildSidecarSpec(
+  proxy: LoadedProxy,
+  ctx: ProxyContext,
+  binaryPath: string,
+  logFile: string,
+): ProcessSpec {
+  const sidecar = proxy.manifest.sidecar;
+  if (!sidecar) throw new Error(`${proxy.file}: no 'sidecar' section`);
+  const vars = templateVars(proxy, ctx);
+  return {
+    name: `sidecar:${sidecar.name}`,
+    command: binaryPath,
+    args: sidecar.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: sidecar.args[${i}]`)),
+    env: renderEnv(sidecar.env, vars, `${proxy.file}: sidecar.env`),
+    cwd: ctx.workdir,
+    cpus: sidecar.cpus,
+    logFile,
+    ...memoryLimit(proxy),
   };
 }
 

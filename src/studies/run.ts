@@ -16,6 +16,7 @@ import {
   type LoadedStudy,
 } from "./load.js";
 import { renderStudyReport } from "./report.js";
+import { runExtensibilityStudy, type ExtensibilityOutcome } from "./extensibility/run.js";
 
 /**
  * `proxybench run --study NAME`: the study's proxies, scenarios, loads, duration, repetitions
@@ -145,6 +146,8 @@ export function loadConcurrency(
 
 export interface StudyRunDeps extends RunDeps {
   studiesDir?: string;
+  /** Where the extensibility study finds its coprocessors (tests); default coprocessors/. */
+  coprocessorsDir?: string;
   /** Limits to check instead of this machine's (tests). */
   limits?: SystemLimits;
 }
@@ -200,6 +203,9 @@ export async function runStudy(
       `study ${m.name}: none of its proxies can run here (${split.skipped.map((s) => s.proxy).join(", ")})`,
     );
   }
+  if (m.layout === "extensibility") {
+    throw new UserError(`study ${m.name} runs as variants of each gateway: use runAnyStudy`);
+  }
   const { connections, keepAlive } = loadConcurrency(studyLoads(study, manifests, overrides.loads), m.engine);
   await assertConcurrencyLimits(connections, { keepAlive }, deps.limits);
 
@@ -217,6 +223,29 @@ export async function runStudy(
   await writeFile(path.join(outcome.dir, "study.md"), markdown);
   stdout.write(`${markdown}\nstudy report: ${path.join(outcome.dir, "study.md")}\n`);
   return { ...outcome, results, study, split, markdown };
+}
+
+/**
+ * `proxybench run --study NAME`, whatever the study's layout: the extensibility study runs as
+ * variant runs of each gateway (src/studies/extensibility), every other as one run.
+ */
+export async function runAnyStudy(
+  name: string,
+  overrides: StudyOverrides,
+  deps: StudyRunDeps,
+): Promise<StudyOutcome | ExtensibilityOutcome> {
+  const study = await findStudy(name, deps.studiesDir ?? BUILTIN_STUDIES_DIR);
+  if (study.manifest.layout !== "extensibility") return runStudy(name, overrides, deps);
+  const { manifests, split } = await prepareStudy(name, overrides, deps);
+  const stderr = deps.stderr ?? process.stderr;
+  stderr.write(`study ${study.manifest.name}: ${study.manifest.title}\n`);
+  for (const s of split.skipped) stderr.write(`skipped ${s.proxy}: ${s.reason}\n`);
+  if (split.runnable.length === 0) {
+    throw new UserError(
+      `study ${name}: none of its gateways can run here (${split.skipped.map((s) => s.proxy).join(", ")})`,
+    );
+  }
+  return runExtensibilityStudy(study, manifests, split.runnable, split.skipped, overrides, deps);
 }
 
 type Skipped = { proxy: string; scenario?: string; reason: string };

@@ -21,8 +21,10 @@ const name = z
  * - `go-bench`: `go test -bench` lines, one per path (`BenchmarkNginxGrpc/pingpong_proto_ingestion
  *   N ns/op`, the study's `paths`), then a table of the paths with their change against each of
  *   the study's `references`.
+ * - `extensibility`: one table per test (scenario), a row per extension option, Min..Max latency
+ *   each with its (+delta) against the gateway without extension (Apollo's router study).
  */
-export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab", "go-bench"]);
+export const StudyLayout = z.enum(["k6-summary", "crank-compare", "ab", "go-bench", "extensibility"]);
 export type StudyLayout = z.infer<typeof StudyLayout>;
 
 const StudySource = z.strictObject({
@@ -49,6 +51,23 @@ const StudyPath = z
   .strict();
 export type StudyPath = z.infer<typeof StudyPath>;
 
+/**
+ * The extensibility study: each test (a scenario of the study) measured on each gateway (the
+ * study's proxies) without extension (`baseline`), with its `config`, its `script` and each
+ * coprocessor (`coprocessors/<name>/`), as variants side by side. `effects` is the check an
+ * extension variant's responses must pass on top of the scenario's (`{{option}}` is the
+ * variant's name): a variant that skips the work is invalid.
+ */
+export const ExtensibilitySettings = z
+  .object({
+    coprocessors: z.array(name).min(1),
+    /** Data memory cap of the gateway and of the coprocessor, each (prlimit --data). */
+    memoryLimitBytes: z.number().int().positive(),
+    effects: z.record(name, z.record(z.string(), z.unknown())),
+  })
+  .strict();
+export type ExtensibilitySettings = z.infer<typeof ExtensibilitySettings>;
+
 const StudyManifestShape = z
   .object({
     name,
@@ -70,6 +89,7 @@ const StudyManifestShape = z
     paths: z.array(StudyPath).min(1).optional(),
     /** `go-bench`: the paths every other is compared with (`name`s of `paths`), e.g. direct gRPC and direct REST. */
     references: z.array(z.string()).optional(),
+    extensibility: ExtensibilitySettings.optional(),
   })
   .strict();
 
@@ -79,6 +99,13 @@ export const StudyManifest = StudyManifestShape.superRefine((s, ctx) => {
     ctx.addIssue({ code: "custom", path: ["proxies"], message: `'${dupProxy}' is listed twice` });
   }
   checkPaths(s, ctx);
+  if ((s.layout === "extensibility") !== (s.extensibility !== undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["extensibility"],
+      message: "the extensibility layout and the extensibility section go together",
+    });
+  }
   if (s.baseline !== undefined && !s.proxies.includes(s.baseline)) {
     ctx.addIssue({
       code: "custom",

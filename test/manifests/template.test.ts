@@ -11,6 +11,7 @@ const vars: TemplateVars = {
   cpuList: "2,3",
   workdir: "/tmp/w",
   dir: "/p/nginx",
+  sidecarPort: "",
 };
 
 describe("renderTemplate", () => {

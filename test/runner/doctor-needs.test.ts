@@ -33,6 +33,21 @@ describe("doctor --study and --engine: what a named study or engine needs", () =
     expect(checks.find((c) => c.name === "ocelot: ocelot")).toMatchObject({ level: "warn" });
   });
 
+  it("extensibility: njs's module and each coprocessor, a missing one a warning (its rows are skipped)", async () => {
+    const checks = await studyChecks(await findStudy("extensibility"), await loadManifests({}), engines([]));
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(byName["extensibility: nginx script"]?.detail).toBe(
+      "/usr/lib/nginx/modules/ngx_http_js_module.so",
+    );
+    expect(byName["extensibility: coprocessor node"]).toMatchObject({ level: "ok" });
+    expect(byName["extensibility: coprocessor csharp"]).toMatchObject({
+      level: "warn",
+      detail: "image only: no native start here: its rows are skipped",
+      fix: "npm run setup -- --study extensibility",
+    });
+    expect(checks.some((c) => c.level === "fail")).toBe(false);
+  });
+
   it("an engine named on its own fails with its setup command; unnamed, it only warns", async () => {
     const named = await engineCheck("ab", engines(["ab"]), "--engine ab");
     expect(named).toMatchObject({ level: "fail", fix: "npm run setup -- --engine ab" });
@@ -76,8 +91,26 @@ describe("scripts/setup.sh --study and --engine", () => {
     expect(output.trim().split("\n")).toEqual(["nginx=nginx-light"]);
   });
 
+  it("the extensibility study: vegeta and the Go coprocessor built, njs's module, haproxy and python3 from Debian", async () => {
+    const { code, output } = await runCommand("node", ["scripts/needs.js", "--study", "extensibility"], {
+      cwd: PROJECT_ROOT,
+    });
+    expect(code).toBe(0);
+    expect(output.trim().split("\n")).toEqual([
+      "vegeta=go",
+      "nginx=nginx-light",
+      "/usr/lib/nginx/modules/ngx_http_js_module.so=libnginx-mod-http-js",
+      "haproxy=haproxy",
+      "proxybench-coprocessor-go=go",
+      "python3=python3",
+    ]);
+  });
+
   it.each([
-    [["--study", "nope"], /--study nope: unknown study \(known: grpc-gateway llrp ocelot yarp-vs-httpclient/],
+    [
+      ["--study", "nope"],
+      /--study nope: unknown study \(known: extensibility grpc-gateway llrp ocelot yarp-vs-httpclient/,
+    ],
     [["--engine", "gatling"], /--engine gatling: unknown engine/],
     [["--study"], /--study needs a NAME/],
   ])("refuse %j before installing anything", async (args, message) => {

@@ -4,12 +4,14 @@ import { ProxyManifest, ScenarioManifest } from "../../src/manifests/schema.js";
 import {
   buildDockerProxySpec,
   buildNativeProxySpec,
+  buildSidecarSpec,
   buildUpstreamSpec,
   imageRef,
   proxyImageTag,
   renderConfigs,
   type ProxyContext,
 } from "../../src/runner/specs.js";
+import { limitedCommand } from "../../src/runner/native-runtime.js";
 
 const proxy: LoadedProxy = {
   dir: "/pb/proxies/nginx",
@@ -142,5 +144,48 @@ describe("process specs", () => {
       cpus: [1],
       logFile: "/r/up.log",
     });
+  });
+});
+
+describe("sidecar and memory cap (the extensibility study)", () => {
+  const withSidecar: LoadedProxy = {
+    ...proxy,
+    manifest: ProxyManifest.parse({
+      ...proxy.manifest,
+      memoryLimitBytes: 1073741824,
+      sidecar: {
+        name: "coprocessor-node",
+        binary: "node",
+        args: ["/c/node/server.js", "--listen", "127.0.0.1:{{sidecarPort}}"],
+        cpus: [0],
+      },
+    }),
+  };
+
+  it("the sidecar: its args rendered with its port, on its own cores, with the proxy's cap", () => {
+    const spec = buildSidecarSpec(
+      withSidecar,
+      { ...ctx, sidecarPort: 7001 },
+      "/usr/bin/node",
+      "/r/logs/cp.log",
+    );
+    expect(spec).toMatchObject({
+      name: "sidecar:coprocessor-node",
+      command: "/usr/bin/node",
+      args: ["/c/node/server.js", "--listen", "127.0.0.1:7001"],
+      cpus: [0],
+      logFile: "/r/logs/cp.log",
+      memoryBytes: 1073741824,
+    });
+    expect(buildNativeProxySpec(withSidecar, ctx, "/usr/sbin/nginx").memoryBytes).toBe(1073741824);
+    expect(buildNativeProxySpec(proxy, ctx, "/usr/sbin/nginx").memoryBytes).toBeUndefined();
+  });
+
+  it("natively the cap is prlimit's data segment limit around the command", () => {
+    expect(limitedCommand("/usr/bin/node", ["s.js"], 1024)).toEqual([
+      "prlimit",
+      ["--data=1024", "--", "/usr/bin/node", "s.js"],
+    ]);
+    expect(limitedCommand("/usr/bin/node", ["s.js"])).toEqual(["/usr/bin/node", ["s.js"]]);
   });
 });

@@ -34,6 +34,7 @@ describe("study listings", () => {
       listings.map((l) => [l.name, l.proxies.filter((p) => p.here).map((p) => p.proxy)]),
     );
     expect(here).toEqual({
+      extensibility: ["nginx", "haproxy"],
       // The gateway is built into .tools/bin by setup, like the upstream.
       "grpc-gateway": ["direct", "grpc-gateway", "nginx"],
       llrp: ["haproxy", "nginx", "caddy"],

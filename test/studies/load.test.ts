@@ -81,7 +81,13 @@ describe("parseStudy", () => {
 describe("the built-in studies", () => {
   it("are the four reproduced studies, each valid", async () => {
     const studies = await loadStudies();
-    expect([...studies.keys()]).toEqual(["grpc-gateway", "llrp", "ocelot", "yarp-vs-httpclient"]);
+    expect([...studies.keys()]).toEqual([
+      "extensibility",
+      "grpc-gateway",
+      "llrp",
+      "ocelot",
+      "yarp-vs-httpclient",
+    ]);
     expect(studies.get("grpc-gateway")?.manifest).toMatchObject({
       proxies: ["direct", "grpc-gateway", "nginx"],
       scenarios: ["pingpong-grpc", "pingpong-rest"],
@@ -95,6 +101,13 @@ describe("the built-in studies", () => {
       "BenchmarkDirectRestHTTP",
       "BenchmarkNginxRestHTTP",
     ]);
+    expect(studies.get("extensibility")?.manifest).toMatchObject({
+      proxies: ["nginx", "haproxy"],
+      scenarios: ["static-header", "guid-response", "client-awareness"],
+      engine: "vegeta",
+      layout: "extensibility",
+      durationS: 60,
+    });
     expect(studies.get("yarp-vs-httpclient")?.manifest).toMatchObject({
       proxies: ["yarp", "aspnet-httpclient", "direct", "nginx", "haproxy"],
       engine: "k6",

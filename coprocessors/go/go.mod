@@ -1,0 +1,3 @@
+module proxybench/coprocessor
+
+go 1.22

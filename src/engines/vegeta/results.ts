@@ -1,0 +1,148 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { quantileSorted } from "simple-statistics";
+import { z } from "zod";
+import type { ScenarioManifest } from "../../manifests/schema.js";
+import { formatSchemaError, UserError } from "../../util/errors.js";
+import { responseProblems } from "../probe.js";
+import { lowerCaseHeaders } from "../response-effects.js";
+import type { EngineFigures } from "../types.js";
+
+/** One response as `vegeta encode -to=json` writes it (latency in nanoseconds, body base64). */
+export const VegetaResult = z.object({
+  code: z.number().int().nonnegative(),
+  timestamp: z.string().min(1),
+  latency: z.number().nonnegative(),
+  bytes_in: z.number().nonnegative().default(0),
+  error: z.string().default(""),
+  body: z.string().nullable().default(null),
+  method: z.string().default("GET"),
+  headers: z.record(z.string(), z.array(z.string())).nullable().default(null),
+});
+export type VegetaResult = z.infer<typeof VegetaResult>;
+
+/** A response as the scenario's check sees it. */
+interface CheckedResponse {
+  status: number;
+  method: string;
+  headers: Record<string, string[]>;
+  body: Buffer;
+}
+
+/** What is wrong with one 2xx response (empty: correct). */
+export type ResponseCheck = (response: CheckedResponse) => string[];
+
+/** The scenario's check (status, content type, body, headers, what the upstream saw), as the probe applies it. */
+export function scenarioCheck(scenario: ScenarioManifest): ResponseCheck {
+  return (r) => {
+    const headers = lowerCaseHeaders(r.headers);
+    const contentType = headers["content-type"]?.[0] ?? "";
+    return responseProblems(scenario, r.method, { status: r.status, contentType, body: r.body, headers });
+  };
+}
+
+/** Percentiles kept beside the seven headline figures. */
+const EXTRA_PERCENTILES = ["75", "99.9"] as const;
+/** Distinct check problems kept as examples. */
+const MAX_PROBLEM_EXAMPLES = 5;
+
+/** Tallies vegeta's responses one by one (bounded memory but for one latency per success). */
+export class VegetaTally {
+  private requests = 0;
+  private errors = 0;
+  private non2xx = 0;
+  private checkFailures = 0;
+  private bytes = 0;
+  private readonly statusCodes: Record<string, number> = {};
+  private readonly latenciesMs: number[] = [];
+  private readonly problems = new Set<string>();
+  private startMs = Number.POSITIVE_INFINITY;
+  private endMs = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly check: ResponseCheck) {}
+
+  add(r: VegetaResult): void {
+    this.requests++;
+    this.bytes += r.bytes_in;
+    const start = Date.parse(r.timestamp);
+    const latencyMs = r.latency / 1e6;
+    if (Number.isFinite(start)) {
+      this.startMs = Math.min(this.startMs, start);
+      this.endMs = Math.max(this.endMs, start + latencyMs);
+    }
+    const transport = r.code === 0;
+    const key = transport ? "0" : String(r.code);
+    this.statusCodes[key] = (this.statusCodes[key] ?? 0) + 1;
+    if (transport) {
+      this.errors++;
+      return;
+    }
+    if (r.code < 200 || r.code > 299) {
+      this.non2xx++;
+      return;
+    }
+    const body = Buffer.from(r.body ?? "", "base64");
+    const found = this.check({ status: r.code, method: r.method, headers: r.headers ?? {}, body });
+    if (found.length > 0) {
+      this.checkFailures++;
+      for (const p of found) if (this.problems.size < MAX_PROBLEM_EXAMPLES) this.problems.add(p);
+      return;
+    }
+    this.latenciesMs.push(latencyMs);
+  }
+
+  /** Distinct problems of the responses that failed the check (a few examples). */
+  checkProblems(): string[] {
+    return [...this.problems];
+  }
+
+  /** The figures so far; `plannedRequests` is what the pacer was asked to send. */
+  figures(plannedRequests: number): EngineFigures {
+    const durationS = this.requests > 0 ? Math.max(0, this.endMs - this.startMs) / 1000 : 0;
+    const sorted = [...this.latenciesMs].sort((a, b) => a - b);
+    const q = (p: number) => (sorted.length > 0 ? quantileSorted(sorted, p) : 0);
+    const mean = sorted.length > 0 ? sorted.reduce((s, x) => s + x, 0) / sorted.length : 0;
+    const latencyPercentilesMs: Record<string, number> = {};
+    if (sorted.length > 0) for (const p of EXTRA_PERCENTILES) latencyPercentilesMs[p] = q(Number(p) / 100);
+    return {
+      durationS,
+      rps: durationS > 0 ? sorted.length / durationS : 0,
+      requests: this.requests,
+      errors: this.errors,
+      non2xx: this.non2xx,
+      checkFailures: this.checkFailures,
+      statusCodes: { ...this.statusCodes },
+      droppedIterations: Math.max(0, plannedRequests - this.requests),
+      bytesReceived: this.bytes,
+      latencyMs: {
+        min: sorted[0] ?? 0,
+        mean,
+        p50: q(0.5),
+        p90: q(0.9),
+        p95: q(0.95),
+        p99: q(0.99),
+        max: sorted.at(-1) ?? 0,
+      },
+      latencyPercentilesMs,
+    };
+  }
+}
+
+/** Reads `vegeta encode -to=json` output line by line into a tally; a malformed line names the file and line. */
+export async function tallyVegetaResults(file: string, tally: VegetaTally): Promise<void> {
+  const lines = createInterface({ input: createReadStream(file, "utf8"), crlfDelay: Infinity });
+  let n = 0;
+  for await (const line of lines) {
+    n++;
+    if (line.trim() === "") continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (err) {
+      throw new UserError(`${file}:${n}: not JSON (${(err as Error).message})`);
+    }
+    const parsed = VegetaResult.safeParse(json);
+    if (!parsed.success) throw new UserError(formatSchemaError(`${file}:${n}`, parsed.error));
+    tally.add(parsed.data);
+  }
+}

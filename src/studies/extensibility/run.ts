@@ -1,0 +1,219 @@
+import { existsSync } from "node:fs";
+import { cp, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { stringify } from "yaml";
+import type { LoadedProxy, ManifestSet } from "../../manifests/load.js";
+import type { ScenarioManifest } from "../../manifests/schema.js";
+import type { CpuLayout, Results } from "../../results/schema.js";
+import { ResultsFile } from "../../runner/results-file.js";
+import { defaultCpuLayout, parseCpuLayout } from "../../runner/cpus.js";
+import { runBenchmark, type RunDeps } from "../../runner/run.js";
+import { coreCount, type RunRequest } from "../../runner/settings.js";
+import { UserError } from "../../util/errors.js";
+import { studyScenario, type LoadedStudy } from "../load.js";
+import type { StudyOverrides } from "../run.js";
+import type { ExtensibilitySettings } from "../schema.js";
+import { coprocessorBinary, loadCoprocessor } from "./coprocessors.js";
+import {
+  BASELINE,
+  derivedManifest,
+  planOptions,
+  variantScenario,
+  type CoprocessorChoice,
+  type ExtensionOption,
+} from "./options.js";
+import { renderExtensibilityReport, type TestRun } from "./report.js";
+
+/**
+ * `proxybench run --study extensibility`: for each test and gateway, one variant run (the
+ * runner's `--variant`): the gateway without extension, then each option it has, side by side
+ * in rounds on the same pinned cores, each with its own results folder. A test a gateway
+ * cannot do with an option is a blank row with the reason; a coprocessor that dies makes its
+ * row invalid with its log, the others are kept.
+ */
+
+export interface ExtensibilityOutcome {
+  dir: string;
+  exitCode: number;
+  markdown: string;
+  runs: TestRun[];
+}
+
+/** The coprocessor's cores: one neither the gateway nor the load generator uses, else the load generator's. */
+export function coprocessorCores(layout: { loadgen: number[]; proxy: number[] }, cores: number): number[] {
+  const all = Array.from({ length: cores }, (_, i) => i);
+  const free = all.find((c) => !layout.proxy.includes(c) && !layout.loadgen.includes(c));
+  if (free !== undefined) return [free];
+  const loadgen = layout.loadgen.find((c) => !layout.proxy.includes(c));
+  return [loadgen ?? layout.proxy[0] ?? 0];
+}
+
+async function coprocessorChoices(names: readonly string[], root?: string): Promise<CoprocessorChoice[]> {
+  const out: CoprocessorChoice[] = [];
+  for (const name of names) {
+    const c = await loadCoprocessor(name, root);
+    const where = await coprocessorBinary(c);
+    out.push({
+      name,
+      dir: c.dir,
+      args: c.manifest.native?.args ?? [],
+      env: c.manifest.native?.env ?? {},
+      ...("path" in where ? { binary: where.path } : { unavailable: where.reason }),
+    });
+  }
+  return out;
+}
+
+interface TestContext {
+  layout: CpuLayout;
+  study: LoadedStudy;
+  settings: ExtensibilitySettings;
+  overrides: StudyOverrides;
+  deps: RunDeps;
+  out: string;
+  sidecarCpus: number[];
+}
+
+/** Writes one variant's folder: the gateway's folder with the derived proxy.yml, and the test's scenario. */
+async function writeVariant(
+  root: string,
+  name: string,
+  gateway: LoadedProxy,
+  option: ExtensionOption | undefined,
+  scenario: ScenarioManifest,
+  ctx: TestContext,
+): Promise<{ name: string; dir: string }> {
+  const dir = path.join(root, name);
+  const proxyDir = path.join(dir, "proxies", gateway.manifest.name);
+  await cp(gateway.dir, proxyDir, { recursive: true });
+  const manifest = derivedManifest(gateway.manifest, option, {
+    memoryLimitBytes: ctx.settings.memoryLimitBytes,
+    sidecarCpus: ctx.sidecarCpus,
+  });
+  await writeFile(path.join(proxyDir, "proxy.yml"), stringify(manifest));
+  const effect = ctx.settings.effects[scenario.name];
+  const own = variantScenario(scenario, effect, name, ctx.study.file);
+  const scenarioDir = path.join(dir, "scenarios", scenario.name);
+  await mkdir(scenarioDir, { recursive: true });
+  await writeFile(path.join(scenarioDir, "scenario.yml"), stringify(own));
+  return { name, dir };
+}
+
+function studyLoadLabels(labels: string[] | undefined): { loads?: string[] } {
+  return labels === undefined ? {} : { loads: labels };
+}
+
+/** One test on one gateway: the variant run, or why there is nothing to compare. */
+async function runTest(
+  test: string,
+  gateway: LoadedProxy,
+  manifests: ManifestSet,
+  coprocessors: CoprocessorChoice[],
+  ctx: TestContext,
+): Promise<TestRun> {
+  const scenario = studyScenario(ctx.study, manifests, test)?.manifest;
+  if (!scenario) throw new UserError(`${ctx.study.file}: scenarios: unknown scenario '${test}'`);
+  const plan = planOptions(gateway, test, coprocessors, (f) => existsSync(f));
+  const name = gateway.manifest.name;
+  const run: TestRun = {
+    test,
+    gateway: name,
+    options: plan.options.map((o) => o.name),
+    skipped: plan.skipped,
+  };
+  if (plan.options.length === 0) return run;
+  const root = path.join(ctx.out, "variants", `${test}-${name}`);
+  const variants = [await writeVariant(root, BASELINE, gateway, undefined, scenario, ctx)];
+  for (const option of plan.options)
+    variants.push(await writeVariant(root, option.name, gateway, option, scenario, ctx));
+  const m = ctx.study.manifest;
+  const request: RunRequest = {
+    proxies: [name],
+    scenarios: [test],
+    engine: m.engine,
+    repetitions: ctx.overrides.repetitions ?? m.repetitions,
+    durationS: ctx.overrides.durationS ?? m.durationS,
+    warmupS: ctx.overrides.warmupS ?? m.warmupS,
+    ...studyLoadLabels(ctx.overrides.loads ?? m.loads),
+    ...(ctx.overrides.cpus !== undefined ? { cpus: ctx.overrides.cpus } : {}),
+    ...(ctx.overrides.retries !== undefined ? { retries: ctx.overrides.retries } : {}),
+    ...(ctx.overrides.noiseLimit !== undefined ? { noiseLimit: ctx.overrides.noiseLimit } : {}),
+    variants,
+    out: path.join(ctx.out, `${test}-${name}`),
+  };
+  const outcome = await runBenchmark(request, { ...ctx.deps, renderReport: undefined });
+  const results = withLimits(outcome.results, ctx);
+  await new ResultsFile(outcome.dir).save(results);
+  return { ...run, dir: outcome.dir, results };
+}
+
+/** The study's name and the gateway's and coprocessor's cores and memory cap, recorded in the results (pure). */
+function withLimits(results: Results, ctx: TestContext): Results {
+  const memoryBytes = ctx.settings.memoryLimitBytes;
+  const how = "taskset; prlimit --data (RLIMIT_DATA)";
+  return {
+    ...results,
+    settings: { ...results.settings, study: ctx.study.manifest.name },
+    environment: {
+      ...results.environment,
+      limits: {
+        gateway: { cores: ctx.layout.proxy, memoryBytes, how },
+        coprocessor: { cores: ctx.sidecarCpus, memoryBytes, how },
+      },
+    },
+  };
+}
+
+/** Runs every test on every runnable gateway, then writes and prints the study report. */
+export async function runExtensibilityStudy(
+  study: LoadedStudy,
+  manifests: ManifestSet,
+  gateways: string[],
+  skippedGateways: Array<{ proxy: string; reason: string }>,
+  overrides: StudyOverrides,
+  deps: RunDeps & { coprocessorsDir?: string },
+): Promise<ExtensibilityOutcome> {
+  const settings = study.manifest.extensibility;
+  if (!settings) throw new UserError(`${study.file}: extensibility: missing`);
+  if (overrides.runtime === "docker") {
+    throw new UserError(
+      "--runtime docker: the extensibility study runs its gateways and coprocessors natively",
+    );
+  }
+  const cores = deps.cores ?? coreCount();
+  const layout =
+    overrides.cpus !== undefined ? parseCpuLayout(overrides.cpus, cores) : defaultCpuLayout(cores).layout;
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const out = path.resolve(overrides.out ?? path.join("results", `extensibility-${stamp}`));
+  if (existsSync(path.join(out, "study.md"))) {
+    throw new UserError(`--out ${out} already holds a study report; choose another --out`);
+  }
+  const ctx: TestContext = {
+    layout,
+    study,
+    settings,
+    overrides,
+    deps,
+    out,
+    sidecarCpus: coprocessorCores(layout, cores),
+  };
+  const coprocessors = await coprocessorChoices(settings.coprocessors, deps.coprocessorsDir);
+  const runs: TestRun[] = [];
+  for (const test of study.manifest.scenarios) {
+    for (const name of gateways) {
+      const gateway = manifests.proxies.get(name);
+      if (gateway) runs.push(await runTest(test, gateway, manifests, coprocessors, ctx));
+    }
+  }
+  const markdown = renderExtensibilityReport({
+    study: study.manifest,
+    runs,
+    skippedGateways,
+    limits: { memoryLimitBytes: settings.memoryLimitBytes, coprocessorCores: ctx.sidecarCpus, layout },
+  });
+  await mkdir(out, { recursive: true });
+  await writeFile(path.join(out, "study.md"), markdown);
+  (deps.stdout ?? process.stdout).write(`${markdown}\nstudy report: ${path.join(out, "study.md")}\n`);
+  const bad = runs.some((r) => r.results?.cells.some((c: Results["cells"][number]) => c.status !== "ok"));
+  return { dir: out, exitCode: bad ? 1 : 0, markdown, runs };
+}
