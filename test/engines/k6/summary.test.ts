@@ -6,9 +6,9 @@ import {
   k6MetricValues,
   normaliseK6Summary,
   LATENCY_METRIC,
-} from "../../src/engines/k6/summary.js";
-import { UserError } from "../../src/util/errors.js";
-import { fixtureJson } from "./support/fixtures.js";
+} from "../../../src/engines/k6/summary.js";
+import { UserError } from "../../../src/util/errors.js";
+import { fixtureJson } from "../support/fixtures.js";
 
 const ctx = (
   file: string,
