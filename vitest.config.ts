@@ -6,18 +6,24 @@ import { defineConfig } from "vitest/config";
  * - integration: real processes (k6, nginx, haproxy, the upstream, Chromium, valgrind) pinned
  *   to the machine's few cores, one file at a time so they do not measure each other. It runs
  *   after the unit project, never beside it. A new test file is integration until listed here.
+ * test/ mirrors src/: the test of src/report/html.ts is test/report/html.test.ts; a module's
+ * tests with real processes sit beside it by topic (engines/ab-run, runner/variant-runs).
  */
 const UNIT = [
-  "test/stats/**/*.test.ts",
-  "test/unit/**/*.test.ts",
-  "test/engines/{ab,classify,cpu,k6-summary,load,requests,response-effects,vegeta}.test.ts",
+  "test/commands/{publish,report}.test.ts",
+  "test/engines/{ab,classify,cpu,load,requests,response-effects,vegeta}.test.ts",
+  "test/engines/k6/{config,summary}.test.ts",
+  "test/engines/wrk/{args,summary}.test.ts",
   "test/github/body.test.ts",
-  "test/instructions/{verdict,where}.test.ts",
+  "test/instructions/{callgrind,command,where}.test.ts",
   "test/manifests/{load,template}.test.ts",
-  "test/publish/{datajs,event,settings}.test.ts",
-  "test/report/{compare,escape,k6-summary,markdown,report-command}.test.ts",
-  "test/runner/{cpus,feedback,noise,parse-variant,plan,results-file,rounds,shard,specs}.test.ts",
+  "test/publish/{datajs,event}.test.ts",
+  "test/report/{compare,escape,k6-summary,markdown}.test.ts",
+  "test/results/{merge,schema,select}.test.ts",
+  "test/runner/{cpus,feedback,noise,plan,results-file,rounds,shard,specs,variants}.test.ts",
+  "test/stats/**/*.test.ts",
   "test/studies/{extensibility,go-bench,list,load,max-rate,parity,plan,report}.test.ts",
+  "test/util/{logs,paths,processes}.test.ts",
 ];
 
 export default defineConfig({

@@ -1,10 +1,10 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildK6Config, buildK6Env } from "../../src/engines/k6/config.js";
-import { K6Engine } from "../../src/engines/k6/adapter.js";
-import type { Load } from "../../src/results/schema.js";
-import { runCommand } from "../../src/util/processes.js";
-import { loadScenario } from "./support/scenarios.js";
+import { buildK6Config, buildK6Env } from "../../../src/engines/k6/config.js";
+import { K6Engine } from "../../../src/engines/k6/adapter.js";
+import type { Load } from "../../../src/results/schema.js";
+import { runCommand } from "../../../src/util/processes.js";
+import { loadScenario } from "../support/scenarios.js";
 
 // The shipped k6 scripts, read by real k6 (`k6 inspect` evaluates the options without sending
 // anything): the options come from scenario.yml through PROXYBENCH_CONFIG.

@@ -7,10 +7,10 @@ import {
   normaliseK6Summary,
   GRPC_OK_METRIC,
   LATENCY_METRIC,
-} from "../../src/engines/k6/summary.js";
-import { classifyRepetition } from "../../src/engines/classify.js";
-import { UserError } from "../../src/util/errors.js";
-import { fixtureJson } from "./support/fixtures.js";
+} from "../../../src/engines/k6/summary.js";
+import { classifyRepetition } from "../../../src/engines/classify.js";
+import { UserError } from "../../../src/util/errors.js";
+import { fixtureJson } from "../support/fixtures.js";
 
 const ctx = (
   file: string,

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { buildK6Args, buildK6Config, buildK6Env, k6DurationS, k6Load } from "../../src/engines/k6/config.js";
-import type { EngineInvocation } from "../../src/engines/types.js";
-import { UserError } from "../../src/util/errors.js";
-import { load, scenario } from "./support/manifests.js";
+import {
+  buildK6Args,
+  buildK6Config,
+  buildK6Env,
+  k6DurationS,
+  k6Load,
+} from "../../../src/engines/k6/config.js";
+import type { EngineInvocation } from "../../../src/engines/types.js";
+import { UserError } from "../../../src/util/errors.js";
+import { load, scenario } from "../support/manifests.js";
 
 function invocation(overrides: Partial<EngineInvocation> = {}): EngineInvocation {
   return {
