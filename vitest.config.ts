@@ -44,6 +44,7 @@ export default defineConfig({
           exclude: UNIT,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+          globalSetup: ["test/support/build-once.ts"],
         },
       },
     ],

@@ -1,11 +1,14 @@
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
+import Bottleneck from "bottleneck";
 
 /**
  * The GitHub REST client: octokit with the retry plugin (5xx such as 502, with growing waits) and
- * the throttling plugin (403/429 rate limits, honouring `retry-after`). `delayBaseMs` scales both
- * (1000 = the header's seconds); tests make it small through this option.
+ * the throttling plugin (403/429 rate limits, honouring `retry-after`; writes one at a time, a
+ * second apart, and those that notify people, such as a new comment, three seconds apart, as
+ * GitHub asks of integrations). `delayBaseMs` scales every wait (1000 = the header's seconds and
+ * GitHub's spacing); tests make it small.
  */
 const ProxybenchOctokit = Octokit.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof ProxybenchOctokit>;
@@ -31,6 +34,8 @@ export function createClient(options: ClientOptions): GitHubClient {
     retry: { retries, retryAfterBaseValue: base },
     throttle: {
       retryAfterBaseValue: base,
+      write: new Bottleneck.Group({ maxConcurrent: 1, minTime: base }),
+      notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: 3 * base }),
       onRateLimit: (
         retryAfter: number,
         request: { method: string; url: string },

@@ -1,12 +1,11 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMENT_LIMIT, commentMarker, headMarker, parseHead } from "../../src/github/body.js";
 import { createClient } from "../../src/github/client.js";
 import { sameLogin, upsertStickyComment, type StickyCommentSettings } from "../../src/github/comment.js";
-import { buildCli, runCli } from "../publish/git-support.js";
+import { runCli } from "../publish/git-support.js";
 import { RESULTS_DIR } from "../publish/support.js";
 import {
   SECONDARY_RATE_LIMIT_MESSAGE,
@@ -279,11 +278,6 @@ describe("sticky comment against a local GitHub API", () => {
 });
 
 describe("proxybench comment (the CLI)", () => {
-  beforeAll(async () => {
-    await buildCli();
-    expect(existsSync("dist/src/commands/comment.js")).toBe(true);
-  }, 180_000);
-
   it("posts the report of a results directory, then updates it, and writes the job summary", async () => {
     const summary = path.join(await mkdtemp(path.join(tmpdir(), "proxybench-summary-")), "summary.md");
     await writeFile(summary, "");

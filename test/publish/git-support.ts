@@ -87,8 +87,3 @@ export function runCli(
 }
 
 /** Builds dist/ (the CLI); type errors elsewhere in the tree still emit, so only the files are checked. */
-export async function buildCli(): Promise<void> {
-  await exec(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"]).catch(
-    () => undefined,
-  );
-}

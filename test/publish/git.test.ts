@@ -1,17 +1,12 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseDataJs } from "../../src/publish/datajs.js";
 import { authEnv, isRaceRejection, resolveRemote } from "../../src/publish/git.js";
 import { displayRemote, publish } from "../../src/publish/publish.js";
 import { startGitHttpServer } from "./git-http-server.js";
-import { bareRepo, buildCli, checkout, gitIn, refOf, resultsFor, runCli, seedBranch } from "./git-support.js";
-
-beforeAll(async () => {
-  await buildCli();
-  expect(existsSync("dist/src/commands/publish.js")).toBe(true);
-}, 180_000);
+import { bareRepo, checkout, gitIn, refOf, resultsFor, runCli, seedBranch } from "./git-support.js";
 
 describe("publish to a real bare repository", () => {
   it("eight publishes at once: every entry lands, data.js parses, history is linear", async () => {

@@ -9,7 +9,7 @@ import { readResults } from "../../src/results/io.js";
 import type { Results } from "../../src/results/schema.js";
 import { runBenchmark } from "../../src/runner/run.js";
 
-// Real runs: the upstream, nginx and k6 through the runner, 10 (A/A) or 5 repetitions of 2 s at a fixed
+// Real runs: the upstream, nginx and k6 through the runner, 10 (A/A) or 5 repetitions of 1 s at a fixed
 // arrival rate of 200 requests/s (scenario test/fixtures/report/scenarios-*/report-aa), with an
 // upstream that answers in 20 ms (base) or 40 ms (slow). The 20 ms keep the latencies well above
 // the scheduling noise of this shared 2-core machine, where sub-millisecond latencies swing by
@@ -32,7 +32,7 @@ async function run(
       scenariosDirs: [path.join(FIXTURES, `scenarios-${scenarios}`)],
       proxiesDirs: [path.join(FIXTURES, "proxies")],
       repetitions,
-      durationS: 2,
+      durationS: 1,
       cpus,
       out,
     },

@@ -10,7 +10,7 @@ import { liveProcesses } from "../../src/util/processes.js";
 // --find-max-rate against a target with a known limit: NGINX in front of the built-in upstream
 // serving at most 800 requests per second (a scenario with `upstream.maxRps: 800`; requests
 // beyond wait in a queue, then get 503). The search must find that limit within 10%, with
-// real k6 runs of two seconds each.
+// real k6 runs of one second each.
 
 const LIMIT = 800;
 
@@ -37,7 +37,7 @@ describe("findProxyMaxRate with k6, through nginx", () => {
       scenario: "capped",
       cpus: { loadgen: [0], proxy: [1], upstream: [1] },
       outDir,
-      stepDurationS: 2,
+      stepDurationS: 1,
       // The limit shows as throughput (served < 95% of the rate asked) and as 503s once the
       // upstream's queue passes 1 s; the p99 bound is loose because the two cores are shared
       // with other work, whose latency spikes would otherwise end the search early.
