@@ -13,6 +13,7 @@ const UNIT = [
   "test/commands/{publish,report}.test.ts",
   "test/engines/{ab,classify,cpu,load,requests,response-effects,vegeta}.test.ts",
   "test/engines/k6/{config,summary}.test.ts",
+  "test/environment/tuning.test.ts",
   "test/engines/wrk/{args,summary}.test.ts",
   "test/github/body.test.ts",
   "test/instructions/{callgrind,command,where}.test.ts",

@@ -3,6 +3,7 @@ import os from "node:os";
 import type { Environment } from "../results/schema.js";
 import { findExecutable } from "../util/paths.js";
 import { execOutput } from "./exec.js";
+import { readTuning } from "./tuning.js";
 import {
   ciFromEnv,
   gitFromEnv,
@@ -13,7 +14,8 @@ import {
 } from "./parse.js";
 
 /**
- * The machine a run happened on: CPU, cores, memory, kernel, OS, governor, load average before
+ * The machine a run happened on: CPU, cores, memory, kernel, OS, governor, SMT, boost and
+ * interrupt placement (./tuning.ts), load average before
  * the run, versions of the tools and proxies, and the git commit of the current directory.
  */
 export async function captureEnvironment(options: {
@@ -23,10 +25,11 @@ export async function captureEnvironment(options: {
   env?: NodeJS.ProcessEnv;
 }): Promise<Environment> {
   const env = options.env ?? process.env;
-  const [osName, cpuModel, governor, git, taskset] = await Promise.all([
+  const [osName, cpuModel, governor, tuning, git, taskset] = await Promise.all([
     readFile("/etc/os-release", "utf8").then(parseOsRelease, () => undefined),
     readFile("/proc/cpuinfo", "utf8").then(parseCpuModel, () => undefined),
     readGovernor(),
+    readTuning(),
     gitInfo(options.cwd ?? process.cwd(), env),
     toolVersion("taskset", ["--version"]),
   ]);
@@ -41,6 +44,7 @@ export async function captureEnvironment(options: {
     cores: Math.max(1, os.cpus().length),
     memoryBytes: os.totalmem(),
     ...(governor ? { governor } : {}),
+    ...(Object.keys(tuning).length > 0 ? { tuning } : {}),
     loadAverage: [load[0] ?? 0, load[1] ?? 0, load[2] ?? 0],
     node: process.version,
     tools: { ...(taskset ? { taskset } : {}), ...options.tools },

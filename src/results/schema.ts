@@ -154,6 +154,15 @@ export const Environment = z.object({
   cores: z.number().int().positive(),
   memoryBytes: z.number().nonnegative().optional(),
   governor: z.string().optional().describe("CPU frequency governor, when the machine exposes one."),
+  tuning: z
+    .object({
+      smt: z.string().optional().describe("/sys/devices/system/cpu/smt/control: on, off, notsupported..."),
+      boost: z.enum(["on", "off"]).optional().describe("Frequency boost (turbo)."),
+      irqbalance: z.boolean().optional().describe("Whether irqbalance ran (it moves interrupts onto pinned cores)."),
+      irqDefaultCores: z.string().optional().describe("Cores new interrupts may go to (/proc/irq/default_smp_affinity)."),
+    })
+    .optional()
+    .describe("What the kernel does to the cores beside the benchmark, as far as the machine exposes it."),
   loadAverage: z.tuple([z.number(), z.number(), z.number()]).describe("1, 5 and 15 minute load average before the run."),
   node: z.string(),
   tools: z.record(z.string(), z.string()).default({}).describe("Versions of k6, wrk, taskset..."),

@@ -4,6 +4,7 @@ import type { EngineAdapter } from "../engines/types.js";
 import type { ManifestSet } from "../manifests/load.js";
 import type { Engine } from "../results/schema.js";
 import { readGovernor } from "../environment/capture.js";
+import { readTuning, type Tuning } from "../environment/tuning.js";
 import { findExecutable } from "../util/paths.js";
 import { engineCheck } from "./doctor-needs.js";
 import { DEFAULT_PROXIES } from "./plan.js";
@@ -48,6 +49,32 @@ export function checkGovernor(governor: string | undefined): Check {
         detail: `${governor}: clock speed changes with load, which adds noise`,
         fix: "sudo cpupower frequency-set -g performance  (or: echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor)",
       };
+}
+
+/** irqbalance moves interrupts onto the pinned cores mid-run; SMT shares a core's units. */
+export function checkTuning(tuning: Tuning): Check[] {
+  const checks: Check[] = [];
+  checks.push(
+    tuning.irqbalance
+      ? {
+          name: "irqbalance",
+          level: "warn",
+          detail: "running: it moves interrupts onto the pinned cores during a run, which adds noise",
+          fix: "sudo systemctl stop irqbalance for the benchmark (and pin the NIC's IRQs away from the proxy's cores)",
+        }
+      : { name: "irqbalance", level: "ok", detail: tuning.irqbalance === false ? "not running" : "unknown" },
+  );
+  checks.push(
+    tuning.smt === "on"
+      ? {
+          name: "SMT",
+          level: "warn",
+          detail: "on: two pinned cores may be siblings of one physical core and measure each other",
+          fix: "pin to cores of different physical cores (lscpu -e), or echo off | sudo tee /sys/devices/system/cpu/smt/control",
+        }
+      : { name: "SMT", level: "ok", detail: tuning.smt ?? "unknown" },
+  );
+  return checks;
 }
 
 export function checkNofile(soft: number | undefined): Check {
@@ -126,6 +153,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
   const cores = Math.max(1, os.cpus().length);
   checks.push(checkCores(cores));
   checks.push(checkGovernor(await readGovernor()));
+  checks.push(...checkTuning(await readTuning()));
   checks.push(checkNofile(parseNofile(await readFile("/proc/self/limits", "utf8").catch(() => ""))));
   checks.push(checkLoad(os.loadavg()[0] ?? 0, cores));
   return checks;
