@@ -1,12 +1,21 @@
-// Plain k6 for the engine overhead benchmark: one GET per iteration, no checks, no counters,
-// the same load as the engine's ceiling run. Target and load come from the environment.
+// Plain k6 for the engine overhead benchmarks: one GET per iteration, no checks, no counters.
+// Target and load come from the environment: BENCH_VUS for BENCH_SECONDS, or BENCH_ITERATIONS
+// shared by BENCH_VUS (a fixed count, for bench/k6-instructions.ts).
 import http from "k6/http";
 
 const url = __ENV.BENCH_URL;
+const vus = Number(__ENV.BENCH_VUS);
 
 export const options = {
   scenarios: {
-    bare: { executor: "constant-vus", vus: Number(__ENV.BENCH_VUS), duration: `${__ENV.BENCH_SECONDS}s` },
+    bare: __ENV.BENCH_ITERATIONS
+      ? {
+          executor: "shared-iterations",
+          vus,
+          iterations: Number(__ENV.BENCH_ITERATIONS),
+          maxDuration: "600s",
+        }
+      : { executor: "constant-vus", vus, duration: `${__ENV.BENCH_SECONDS}s` },
   },
 };
 

@@ -31,7 +31,8 @@ import { renderMarkdownReport } from "../src/report/markdown.js";
 import type { Results } from "../src/results/schema.js";
 import { runBenchmark } from "../src/runner/run.js";
 import { findExecutable, PROJECT_ROOT } from "../src/util/paths.js";
-import { runCommand, startProcess, stopAll, type ManagedProcess } from "../src/util/processes.js";
+import { runCommand, stopAll } from "../src/util/processes.js";
+import { startUpstream } from "./upstream.js";
 
 const WRK_SECONDS = 3;
 const WRK_PAIRS = 5;
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(" ")}`,
     );
-    const upstream = await startUpstream();
+    const upstream = await startUpstream(TARGET);
     const passthrough = await scenario("passthrough");
     const check = await probe(upstream.baseUrl, passthrough.manifest);
     if (!check.ok)
@@ -107,28 +108,6 @@ function invocation(
     outDir,
     fileStem,
   };
-}
-
-async function startUpstream(): Promise<{ baseUrl: string; port: number; proc: ManagedProcess }> {
-  const bin = await findExecutable("proxybench-upstream");
-  if (!bin) {
-    throw new Error(
-      "proxybench-upstream not found: build it with `cd upstream && go build -o ../.tools/bin/proxybench-upstream .`",
-    );
-  }
-  const proc = await startProcess({
-    name: "upstream",
-    command: bin,
-    args: ["--listen", "127.0.0.1:0"],
-    cpus: TARGET,
-  });
-  for (let i = 0; i < 100; i++) {
-    const port = /listening on 127\.0\.0\.1:(\d+)/.exec(proc.output())?.[1];
-    if (port) return { baseUrl: `http://127.0.0.1:${port}`, port: Number(port), proc };
-    if (!proc.alive()) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the upstream did not start: ${proc.output()}`);
 }
 
 /** The ratios and figures the issue's targets are about, printed together at the end. */
