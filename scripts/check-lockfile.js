@@ -2,14 +2,20 @@
 // binding that the registry did not serve when the lock was written). `npm ci` refuses such a
 // lock on a clean checkout, while `npm install` over an existing node_modules does not notice.
 //
+// Checks the project's lock and each Node.js proxy's (proxies/<name>/package-lock.json).
+//
 //   node scripts/check-lockfile.js
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const lockFile = path.join(root, "package-lock.json");
-const lock = JSON.parse(readFileSync(lockFile, "utf8"));
+const lockFiles = [
+  path.join(root, "package-lock.json"),
+  ...readdirSync(path.join(root, "proxies"))
+    .map((proxy) => path.join(root, "proxies", proxy, "package-lock.json"))
+    .filter((file) => existsSync(file)),
+];
 
 /** Where npm would look for `name` from the package at `location`, nearest first. */
 function candidateLocations(location, name) {
@@ -24,20 +30,25 @@ function candidateLocations(location, name) {
   return found;
 }
 
-const missing = [];
-for (const [location, entry] of Object.entries(lock.packages ?? {})) {
-  for (const name of Object.keys(entry.optionalDependencies ?? {})) {
-    if (!candidateLocations(location, name).some((at) => at in lock.packages)) {
-      missing.push(`${location || "(root)"} -> ${name}`);
+let failed = false;
+for (const lockFile of lockFiles) {
+  const lock = JSON.parse(readFileSync(lockFile, "utf8"));
+  const missing = [];
+  for (const [location, entry] of Object.entries(lock.packages ?? {})) {
+    for (const name of Object.keys(entry.optionalDependencies ?? {})) {
+      if (!candidateLocations(location, name).some((at) => at in lock.packages)) {
+        missing.push(`${location || "(root)"} -> ${name}`);
+      }
     }
   }
+  if (missing.length > 0) {
+    process.stderr.write(
+      `${lockFile}: ${missing.length} optional dependencies are missing, so \`npm ci\` will refuse it:\n` +
+        missing.map((line) => `  ${line}\n`).join("") +
+        "Pin the depending package to a version whose bindings the registry serves, then `npm install`.\n",
+    );
+    failed = true;
+  }
 }
-if (missing.length > 0) {
-  process.stderr.write(
-    `${lockFile}: ${missing.length} optional dependencies are missing, so \`npm ci\` will refuse it:\n` +
-      missing.map((line) => `  ${line}\n`).join("") +
-      "Pin the depending package to a version whose bindings the registry serves, then `npm install`.\n",
-  );
-  process.exit(1);
-}
-process.stdout.write("check-lockfile: every optional dependency is locked\n");
+if (failed) process.exit(1);
+process.stdout.write(`check-lockfile: every optional dependency is locked (${lockFiles.length} locks)\n`);

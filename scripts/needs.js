@@ -1,7 +1,7 @@
 // What `scripts/setup.sh --study NAME --engine NAME` installs for a study or an engine: one
 // `command=package` line each (the command that shows it is installed, or an absolute path for
-// a file such as a dynamic module; its Debian package, or `go` for a tool setup.sh builds into
-// .tools/bin).
+// a file such as a dynamic module; its Debian package, `go` for a tool setup.sh builds into
+// .tools/bin, or `npm:<proxy>` for a Node.js proxy it installs from its folder's lock).
 // Reads studies/<name>/study.yml and proxies/<name>/proxy.yml; k6 is always built by setup.sh.
 //
 //   node scripts/needs.js --study ocelot --engine wrk
@@ -49,6 +49,10 @@ export function studyNeeds(name) {
     const native = loaded.native;
     // Image-only proxies run with --runtime docker; a binary without a package is the user's.
     if (native?.binary && native.package) needs.push([native.binary, native.package]);
+    // A Node.js proxy (hive-gateway): its package.json and lock, installed into .tools/<proxy>.
+    else if (native?.binary && existsSync(path.join(root, "proxies", proxy, "package-lock.json"))) {
+      needs.push([native.binary, `npm:${proxy}`]);
+    }
     if (study.extensibility) needs.push(...extensionNeeds(loaded.extensions ?? {}));
   }
   for (const name of study.extensibility?.coprocessors ?? []) needs.push(...coprocessorNeeds(name));

@@ -83,10 +83,13 @@ fi
 # What a named study or engine needs (scripts/needs.js reads the manifests): command=package,
 # or command=go for a Go tool built below.
 declare -A go_needed=()
+declare -A npm_proxies=() # binary -> proxy folder with a package-lock.json
 if ((${#needs_args[@]})); then
   needs=$(node scripts/needs.js "${needs_args[@]}")
   while IFS='=' read -r cmd pkg; do
-    if [ "$pkg" = go ]; then go_needed[$cmd]=1; elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
+    if [ "$pkg" = go ]; then go_needed[$cmd]=1
+    elif [[ "$pkg" == npm:* ]]; then npm_proxies[$cmd]=${pkg#npm:}
+    elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
   done <<<"$needs"
 fi
 missing=()
@@ -149,6 +152,20 @@ fi
 if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
   (cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .)
 fi
+
+# --- Node.js proxies: the extensibility study's Hive Gateway ---------------------------------
+# npm ci of the proxy folder's lock into .tools/<proxy> (outside the folder, which the study
+# copies per variant), its binary linked into .tools/bin.
+for bin in "${!npm_proxies[@]}"; do
+  proxy=${npm_proxies[$bin]} dest="$tools/${npm_proxies[$bin]}"
+  if [ ! -x "$dest/node_modules/.bin/$bin" ] || ! cmp -s "proxies/$proxy/package-lock.json" "$dest/package-lock.json"; then
+    say "installing $proxy (npm ci into .tools/$proxy)"
+    mkdir -p "$dest"
+    cp "proxies/$proxy/package.json" "proxies/$proxy/package-lock.json" "$dest/"
+    (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  ln -sf "../$proxy/node_modules/.bin/$bin" "$tools/bin/$bin"
+done
 
 # --- Python tools: zizmor, hadolint, protoc (grpcio-tools) ------------------------------------
 if $for_tests; then
