@@ -1,7 +1,8 @@
 // What `scripts/setup.sh --study NAME --engine NAME` installs for a study or an engine: one
 // `command=package` line each (the command that shows it is installed, or an absolute path for
 // a file such as a dynamic module; its Debian package, `go` for a tool setup.sh builds into
-// .tools/bin, or `npm:<proxy>` for a Node.js proxy it installs from its folder's lock).
+// .tools/bin, `maven` for the Java coprocessor's jar, or `npm:<proxy>` for a Node.js proxy it
+// installs from its folder's lock).
 // Reads studies/<name>/study.yml and proxies/<name>/proxy.yml; k6 is always built by setup.sh.
 //
 //   node scripts/needs.js --study ocelot --engine wrk
@@ -71,6 +72,8 @@ function coprocessorNeeds(name) {
   const file = path.join(root, "coprocessors", name, "coprocessor.yml");
   const binary = existsSync(file) ? readYaml(file).native?.binary : undefined;
   if (!binary) return [];
+  // Java: a jar built with Maven; the others in Go.
+  if (existsSync(path.join(root, "coprocessors", name, "pom.xml"))) return [[binary, "maven"]];
   if (binary.startsWith("proxybench-coprocessor-")) return [[binary, "go"]];
   if (binary === "python3") return [["python3", "python3"]];
   return [];

@@ -87,7 +87,7 @@ declare -A npm_proxies=() # binary -> proxy folder with a package-lock.json
 if ((${#needs_args[@]})); then
   needs=$(node scripts/needs.js "${needs_args[@]}")
   while IFS='=' read -r cmd pkg; do
-    if [ "$pkg" = go ]; then go_needed[$cmd]=1
+    if [ "$pkg" = go ] || [ "$pkg" = maven ]; then go_needed[$cmd]=1
     elif [[ "$pkg" == npm:* ]]; then npm_proxies[$cmd]=${pkg#npm:}
     elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
   done <<<"$needs"
@@ -151,6 +151,26 @@ fi
 # The extensibility study's Go coprocessor (standard library only: a few seconds).
 if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
   (cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .)
+fi
+
+# The extensibility study's Java coprocessor: one jar with Maven (Jackson from Maven Central),
+# started by a wrapper in .tools/bin with a heap well under the study's 1 GB cap.
+if [ -n "${go_needed[proxybench-coprocessor-java]:-}" ] || $for_tests; then
+  jar="$tools/lib/proxybench-coprocessor-java.jar"
+  if [ ! -f "$jar" ] || [ -n "$(find coprocessors/java/pom.xml coprocessors/java/src -newer "$jar" -print -quit)" ]; then
+    command -v mvn >/dev/null 2>&1 || { echo "setup.sh: the Java coprocessor needs Java 17 and Maven: apt-get install openjdk-17-jdk-headless maven" >&2; exit 1; }
+    say "building the Java coprocessor (mvn package)"
+    (cd coprocessors/java && mvn -q -B -DskipTests package)
+    mkdir -p "$tools/lib"
+    cp coprocessors/java/target/coprocessor.jar "$jar"
+  fi
+  cat >"$tools/bin/proxybench-coprocessor-java" <<WRAPPER
+#!/bin/sh
+# Written by scripts/setup.sh: the extensibility study's Java coprocessor.
+if [ "\$1" = --version ]; then exec java -version; fi
+exec java -Xmx512m -XX:+UseSerialGC -jar "$jar" "\$@"
+WRAPPER
+  chmod +x "$tools/bin/proxybench-coprocessor-java"
 fi
 
 # --- Node.js proxies: the extensibility study's Hive Gateway ---------------------------------
