@@ -4,7 +4,8 @@
 #   scripts/setup.sh              what `proxybench run` needs: node modules, k6, wrk, nginx,
 #                                 haproxy, valgrind, the upstream server, the grpc-gateway proxy
 #   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium, njs,
-#                                 vegeta, actionlint, zizmor, hadolint, and the protobuf code
+#                                 vegeta, Hive Gateway, the Java coprocessor (Maven), actionlint,
+#                                 zizmor, hadolint, and the protobuf code
 #                                 generator (protoc from grpcio-tools, googleapis-common-protos,
 #                                 the Go plugins) that scripts/generate-proto.sh runs
 #   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
@@ -77,13 +78,14 @@ declare -A apt_for=(
 )
 if $for_tests; then
   apt_for+=([caddy]=caddy [ab]=apache2-utils [hey]=hey [chromium]=chromium [git]=git)
-  # the extensibility study's script variant of NGINX (njs)
-  apt_for+=([/usr/lib/nginx/modules/ngx_http_js_module.so]=libnginx-mod-http-js)
+  # the extensibility study's script variant of NGINX (njs); its Java coprocessor (Maven)
+  apt_for+=([/usr/lib/nginx/modules/ngx_http_js_module.so]=libnginx-mod-http-js [mvn]=maven)
 fi
 # What a named study or engine needs (scripts/needs.js reads the manifests): command=package,
 # or command=go for a Go tool built below.
 declare -A go_needed=()
 declare -A npm_proxies=() # binary -> proxy folder with a package-lock.json
+if $for_tests; then npm_proxies[hive-gateway]=hive-gateway; fi
 if ((${#needs_args[@]})); then
   needs=$(node scripts/needs.js "${needs_args[@]}")
   while IFS='=' read -r cmd pkg; do
