@@ -39,4 +39,11 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { ...globals.node } },
   },
+  {
+    // Hive Gateway's configuration and plugins (proxies/hive-gateway): templates that the
+    // gateway imports once rendered, outside any TypeScript project.
+    files: ["**/*.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { parserOptions: { projectService: false }, globals: { ...globals.node } },
+  },
 );

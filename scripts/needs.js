@@ -1,7 +1,8 @@
 // What `scripts/setup.sh --study NAME --engine NAME` installs for a study or an engine: one
 // `command=package` line each (the command that shows it is installed, or an absolute path for
-// a file such as a dynamic module; its Debian package, or `go` for a tool setup.sh builds into
-// .tools/bin).
+// a file such as a dynamic module; its Debian package, `go` for a tool setup.sh builds into
+// .tools/bin, `maven` for the Java coprocessor's jar, or `npm:<proxy>` for a Node.js proxy it
+// installs from its folder's lock).
 // Reads studies/<name>/study.yml and proxies/<name>/proxy.yml; k6 is always built by setup.sh.
 //
 //   node scripts/needs.js --study ocelot --engine wrk
@@ -49,6 +50,10 @@ export function studyNeeds(name) {
     const native = loaded.native;
     // Image-only proxies run with --runtime docker; a binary without a package is the user's.
     if (native?.binary && native.package) needs.push([native.binary, native.package]);
+    // A Node.js proxy (hive-gateway): its package.json and lock, installed into .tools/<proxy>.
+    else if (native?.binary && existsSync(path.join(root, "proxies", proxy, "package-lock.json"))) {
+      needs.push([native.binary, `npm:${proxy}`]);
+    }
     if (study.extensibility) needs.push(...extensionNeeds(loaded.extensions ?? {}));
   }
   for (const name of study.extensibility?.coprocessors ?? []) needs.push(...coprocessorNeeds(name));
@@ -67,6 +72,8 @@ function coprocessorNeeds(name) {
   const file = path.join(root, "coprocessors", name, "coprocessor.yml");
   const binary = existsSync(file) ? readYaml(file).native?.binary : undefined;
   if (!binary) return [];
+  // Java: a jar built with Maven; the others in Go.
+  if (existsSync(path.join(root, "coprocessors", name, "pom.xml"))) return [[binary, "maven"]];
   if (binary.startsWith("proxybench-coprocessor-")) return [[binary, "go"]];
   if (binary === "python3") return [["python3", "python3"]];
   return [];

@@ -4,7 +4,8 @@
 #   scripts/setup.sh              what `proxybench run` needs: node modules, k6, wrk, nginx,
 #                                 haproxy, valgrind, the upstream server, the grpc-gateway proxy
 #   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium, njs,
-#                                 vegeta, actionlint, zizmor, hadolint, and the protobuf code
+#                                 vegeta, Hive Gateway, the Java coprocessor (Maven), actionlint,
+#                                 zizmor, hadolint, and the protobuf code
 #                                 generator (protoc from grpcio-tools, googleapis-common-protos,
 #                                 the Go plugins) that scripts/generate-proto.sh runs
 #   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
@@ -77,16 +78,20 @@ declare -A apt_for=(
 )
 if $for_tests; then
   apt_for+=([caddy]=caddy [ab]=apache2-utils [hey]=hey [chromium]=chromium [git]=git)
-  # the extensibility study's script variant of NGINX (njs)
-  apt_for+=([/usr/lib/nginx/modules/ngx_http_js_module.so]=libnginx-mod-http-js)
+  # the extensibility study's script variant of NGINX (njs); its Java coprocessor (Maven)
+  apt_for+=([/usr/lib/nginx/modules/ngx_http_js_module.so]=libnginx-mod-http-js [mvn]=maven)
 fi
 # What a named study or engine needs (scripts/needs.js reads the manifests): command=package,
 # or command=go for a Go tool built below.
 declare -A go_needed=()
+declare -A npm_proxies=() # binary -> proxy folder with a package-lock.json
+if $for_tests; then npm_proxies[hive-gateway]=hive-gateway; fi
 if ((${#needs_args[@]})); then
   needs=$(node scripts/needs.js "${needs_args[@]}")
   while IFS='=' read -r cmd pkg; do
-    if [ "$pkg" = go ]; then go_needed[$cmd]=1; elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
+    if [ "$pkg" = go ] || [ "$pkg" = maven ]; then go_needed[$cmd]=1
+    elif [[ "$pkg" == npm:* ]]; then npm_proxies[$cmd]=${pkg#npm:}
+    elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
   done <<<"$needs"
 fi
 missing=()
@@ -149,6 +154,40 @@ fi
 if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
   (cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .)
 fi
+
+# The extensibility study's Java coprocessor: one jar with Maven (Jackson from Maven Central),
+# started by a wrapper in .tools/bin with a heap well under the study's 1 GB cap.
+if [ -n "${go_needed[proxybench-coprocessor-java]:-}" ] || $for_tests; then
+  jar="$tools/lib/proxybench-coprocessor-java.jar"
+  if [ ! -f "$jar" ] || [ -n "$(find coprocessors/java/pom.xml coprocessors/java/src -newer "$jar" -print -quit)" ]; then
+    command -v mvn >/dev/null 2>&1 || { echo "setup.sh: the Java coprocessor needs Java 17 and Maven: apt-get install openjdk-17-jdk-headless maven" >&2; exit 1; }
+    say "building the Java coprocessor (mvn package)"
+    (cd coprocessors/java && mvn -q -B -DskipTests package)
+    mkdir -p "$tools/lib"
+    cp coprocessors/java/target/coprocessor.jar "$jar"
+  fi
+  cat >"$tools/bin/proxybench-coprocessor-java" <<WRAPPER
+#!/bin/sh
+# Written by scripts/setup.sh: the extensibility study's Java coprocessor.
+if [ "\$1" = --version ]; then exec java -version; fi
+exec java -Xmx512m -XX:+UseSerialGC -jar "$jar" "\$@"
+WRAPPER
+  chmod +x "$tools/bin/proxybench-coprocessor-java"
+fi
+
+# --- Node.js proxies: the extensibility study's Hive Gateway ---------------------------------
+# npm ci of the proxy folder's lock into .tools/<proxy> (outside the folder, which the study
+# copies per variant), its binary linked into .tools/bin.
+for bin in "${!npm_proxies[@]}"; do
+  proxy=${npm_proxies[$bin]} dest="$tools/${npm_proxies[$bin]}"
+  if [ ! -x "$dest/node_modules/.bin/$bin" ] || ! cmp -s "proxies/$proxy/package-lock.json" "$dest/package-lock.json"; then
+    say "installing $proxy (npm ci into .tools/$proxy)"
+    mkdir -p "$dest"
+    cp "proxies/$proxy/package.json" "proxies/$proxy/package-lock.json" "$dest/"
+    (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  ln -sf "../$proxy/node_modules/.bin/$bin" "$tools/bin/$bin"
+done
 
 # --- Python tools: zizmor, hadolint, protoc (grpcio-tools) ------------------------------------
 if $for_tests; then

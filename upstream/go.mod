@@ -3,6 +3,7 @@ module proxybench/upstream
 go 1.25.0
 
 require (
+	github.com/graph-gophers/graphql-go v1.11.0
 	github.com/valyala/fasthttp v1.59.0
 	google.golang.org/genproto/googleapis/api v0.0.0-20260414002931-afd174a4e478
 	google.golang.org/grpc v1.82.1

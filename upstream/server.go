@@ -145,6 +145,13 @@ func (s *Server) Handle(ctx *fasthttp.RequestCtx) {
 		resp = valuesResponse
 	case string(path) == "/echo/headers":
 		resp = echoHeaders(ctx)
+	case string(path) == "/graphql": // POST: the extensibility study's subgraph
+		if s.hold() {
+			reply(ctx, serveGraphQL(ctx))
+		} else {
+			reply(ctx, overloadedResponse)
+		}
+		return
 	case bytes.HasPrefix(path, prefixCountries):
 		resp = s.country(path[len(prefixCountries):])
 	case bytes.HasPrefix(path, prefixAlpha):
@@ -201,6 +208,12 @@ func (s *Server) hold() bool {
 // echoHeaders answers with the request's headers as one JSON object, names in lower case and
 // repeated headers joined with ", ": what a proxy sent the upstream, for checks on every response.
 func echoHeaders(ctx *fasthttp.RequestCtx) *response {
+	body, _ := json.Marshal(requestHeaders(ctx)) // a map of strings always encodes
+	return &response{http.StatusOK, typeJSON, body}
+}
+
+// requestHeaders are the request's headers, names in lower case, repeated ones joined with ", ".
+func requestHeaders(ctx *fasthttp.RequestCtx) map[string]string {
 	seen := map[string]string{}
 	ctx.Request.Header.VisitAll(func(name, value []byte) {
 		key := string(bytes.ToLower(name))
@@ -210,8 +223,7 @@ func echoHeaders(ctx *fasthttp.RequestCtx) *response {
 			seen[key] = string(value)
 		}
 	})
-	body, _ := json.Marshal(seen) // a map of strings always encodes
-	return &response{http.StatusOK, typeJSON, body}
+	return seen
 }
 
 func (s *Server) country(code []byte) *response {

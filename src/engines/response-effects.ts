@@ -63,11 +63,20 @@ function bodyJsonProblems(wanted: Record<string, string>, body: string): string[
   } catch {
     return [`body is not JSON (expected ${JSON.stringify(wanted)})`];
   }
-  const fields = (seen !== null && typeof seen === "object" ? seen : {}) as Record<string, unknown>;
   return Object.entries(wanted)
-    .filter(([key, value]) => fields[key] !== value)
+    .map(([key, value]) => ({ key, value, got: fieldAt(seen, key) }))
+    .filter(({ value, got }) => got !== value)
     .map(
-      ([key, value]) =>
-        `upstream saw ${key}: ${fields[key] === undefined ? "nothing" : JSON.stringify(fields[key])} (expected ${JSON.stringify(value)})`,
+      ({ key, value, got }) =>
+        `upstream saw ${key}: ${got === undefined || got === null ? "nothing" : JSON.stringify(got)} (expected ${JSON.stringify(value)})`,
     );
+}
+
+/** The field of a JSON value at a path: a top-level name, or names joined with dots (`data.source`). */
+function fieldAt(value: unknown, key: string): unknown {
+  if (value !== null && typeof value === "object" && key in value)
+    return (value as Record<string, unknown>)[key];
+  const dot = key.indexOf(".");
+  if (dot < 0 || value === null || typeof value !== "object") return undefined;
+  return fieldAt((value as Record<string, unknown>)[key.slice(0, dot)], key.slice(dot + 1));
 }

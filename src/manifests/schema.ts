@@ -222,7 +222,7 @@ export const ScenarioManifest = z.strictObject({
       headers: z.record(z.string().min(1), z.string()).optional(),
       /** At least this many response headers whose values are distinct GUIDs. */
       distinctGuidHeaders: z.number().int().positive().optional(),
-      /** The body is a JSON object with these string fields (the upstream's /echo/headers: what it saw). */
+      /** The body is a JSON object with these string fields (the upstream's /echo/headers: what it saw); a name with dots is a path (`data.source`, the subgraph's answer through a GraphQL gateway). */
       bodyJson: z.record(z.string().min(1), z.string()).optional(),
       /** Requests the target must refuse, sent by the probe: these headers replace the request's, and the status must be one of these. */
       rejects: z

@@ -45,6 +45,17 @@ describe("effect checks: the work a proxy did, seen on the response", () => {
     expect(effectProblems(c, {}, "<html>")[0]).toMatch(/^body is not JSON/);
   });
 
+  it("what the subgraph saw through a GraphQL gateway: a dotted path into the answer", () => {
+    const c = check({ bodyJson: { "data.source": "go" } });
+    expect(effectProblems(c, {}, '{"data":{"products":[],"source":"go"}}')).toEqual([]);
+    expect(effectProblems(c, {}, '{"data":{"source":null}}')).toEqual([
+      'upstream saw data.source: nothing (expected "go")',
+    ]);
+    expect(effectProblems(c, {}, '{"errors":[{"message":"x"}]}')).toEqual([
+      'upstream saw data.source: nothing (expected "go")',
+    ]);
+  });
+
   it("the probe's response check applies them after status and body", () => {
     const s = ScenarioManifest.parse({
       name: "s",

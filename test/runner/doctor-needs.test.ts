@@ -91,7 +91,7 @@ describe("scripts/setup.sh --study and --engine", () => {
     expect(output.trim().split("\n")).toEqual(["nginx=nginx-light"]);
   });
 
-  it("the extensibility study: vegeta and the Go coprocessor built, njs's module, haproxy and python3 from Debian", async () => {
+  it("the extensibility study: vegeta and the Go coprocessor built, njs's module, haproxy and python3 from Debian, Hive Gateway from its lock, the Java jar with Maven", async () => {
     const { code, output } = await runCommand("node", ["scripts/needs.js", "--study", "extensibility"], {
       cwd: PROJECT_ROOT,
     });
@@ -101,8 +101,10 @@ describe("scripts/setup.sh --study and --engine", () => {
       "nginx=nginx-light",
       "/usr/lib/nginx/modules/ngx_http_js_module.so=libnginx-mod-http-js",
       "haproxy=haproxy",
+      "hive-gateway=npm:hive-gateway",
       "proxybench-coprocessor-go=go",
       "python3=python3",
+      "proxybench-coprocessor-java=maven",
     ]);
   });
 

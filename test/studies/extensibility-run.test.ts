@@ -43,8 +43,8 @@ const [host, port] = process.argv[process.argv.indexOf("--listen") + 1].split(":
 server.listen(Number(port), host);
 `;
 
-/** A copy of the study with the static-header test only and the given coprocessors. */
-async function studyCopy(root: string, coprocessors: string[]): Promise<string> {
+/** A copy of the study with one test (static-header unless told) and the given coprocessors. */
+async function studyCopy(root: string, coprocessors: string[], test = "static-header"): Promise<string> {
   const studies = path.join(root, "studies");
   await cp(path.join(PROJECT_ROOT, "studies", "extensibility"), path.join(studies, "extensibility"), {
     recursive: true,
@@ -53,10 +53,26 @@ async function studyCopy(root: string, coprocessors: string[]): Promise<string> 
   const study = parse(await readFile(file, "utf8")) as Record<string, unknown> & {
     extensibility: Record<string, unknown>;
   };
-  study.scenarios = ["static-header"];
+  study.scenarios = [test];
   study.extensibility.coprocessors = coprocessors;
   await writeFile(file, stringify(study));
   return studies;
+}
+
+/** The crashing coprocessor as coprocessors/crash in `root`. */
+async function crashingCoprocessor(root: string): Promise<string> {
+  const coprocessorsDir = path.join(root, "coprocessors");
+  await mkdir(path.join(coprocessorsDir, "crash"), { recursive: true });
+  await writeFile(path.join(coprocessorsDir, "crash", "server.js"), CRASHING);
+  await writeFile(
+    path.join(coprocessorsDir, "crash", "coprocessor.yml"),
+    stringify({
+      name: "crash",
+      description: "dies after 150 stage requests",
+      native: { binary: "node", args: ["{{dir}}/server.js", "--listen", "127.0.0.1:{{sidecarPort}}"] },
+    }),
+  );
+  return coprocessorsDir;
 }
 
 async function runStudy(
@@ -99,16 +115,7 @@ describe("extensibility study, static header on NGINX", () => {
         recursive: true,
       });
     }
-    await mkdir(path.join(coprocessorsDir, "crash"));
-    await writeFile(path.join(coprocessorsDir, "crash", "server.js"), CRASHING);
-    await writeFile(
-      path.join(coprocessorsDir, "crash", "coprocessor.yml"),
-      stringify({
-        name: "crash",
-        description: "dies after 150 stage requests",
-        native: { binary: "node", args: ["{{dir}}/server.js", "--listen", "127.0.0.1:{{sidecarPort}}"] },
-      }),
-    );
+    await crashingCoprocessor(root);
     const studiesDir = await studyCopy(root, ["go", "node", "python", "crash"]);
     const { outcome, stdout } = await runStudy(root, { studiesDir, coprocessorsDir });
     expect(outcome.runs.map((r) => r.gateway)).toEqual(["nginx", "haproxy"]);
@@ -169,5 +176,44 @@ describe("extensibility study, static header on NGINX", () => {
     expect(MEASURED).toContain(cells.find((c) => c.variant === "node")?.status);
     expect(row(outcome.markdown, "config")).not.toMatch(/\d\.\d/);
     expect(outcome.exitCode).toBe(1);
+  }, 120_000);
+});
+
+describe("extensibility study, GraphQL on Hive Gateway", () => {
+  it("a configuration that skips the work and a coprocessor that dies are invalid; the baseline is measured", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "proxybench-ext-graphql-"));
+    const proxies = path.join(root, "proxies");
+    const hive = path.join(proxies, "hive-gateway");
+    await cp(path.join(PROJECT_ROOT, "proxies", "hive-gateway"), hive, { recursive: true });
+    // The configuration that sets no header: the subgraph never sees `source: config`.
+    await writeFile(
+      path.join(hive, "extensibility", "config-static-header.mjs"),
+      "export const extension = {};\n",
+    );
+    // Three rows (baseline, config, crash) keep the run short: the plugin row goes.
+    const manifest = parse(await readFile(path.join(hive, "proxy.yml"), "utf8")) as {
+      extensions: Record<string, unknown>;
+    };
+    delete manifest.extensions.script;
+    await writeFile(path.join(hive, "proxy.yml"), stringify(manifest));
+    const coprocessorsDir = await crashingCoprocessor(root);
+    const studiesDir = await studyCopy(root, ["crash"], "graphql-static-header");
+    const { outcome } = await runStudy(root, { studiesDir, coprocessorsDir }, [proxies], ["hive-gateway"]);
+    expect(outcome.runs.map((r) => `${r.test} ${r.gateway}`)).toEqual(["graphql-static-header hive-gateway"]);
+    const cells = outcome.runs[0]?.results?.cells ?? [];
+    const cell = (option: string) => cells.find((c) => c.variant === option);
+    expect(MEASURED).toContain(cell("baseline")?.status);
+    expect(cell("config")?.status).toBe("invalid");
+    expect(cell("config")?.reasons.join(" ")).toContain(
+      'upstream saw data.source: nothing (expected "config")',
+    );
+    expect(cell("crash")?.status).toBe("invalid");
+    expect(cell("crash")?.reasons.join(" ")).toMatch(
+      /sidecar coprocessor-crash exited during repetition 1 \(exit code 3\); log: .*simulated crash/,
+    );
+    expect(row(outcome.markdown, "config")).not.toMatch(/\d\.\d/);
+    expect(row(outcome.markdown, "script")).toContain("skipped");
+    expect(outcome.exitCode).toBe(1);
+    expect(liveProcesses()).toEqual([]);
   }, 120_000);
 });

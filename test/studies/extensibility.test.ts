@@ -6,6 +6,7 @@ import { coprocessorCores } from "../../src/studies/extensibility/run.js";
 import {
   BASELINE,
   derivedManifest,
+  isGatewayTest,
   planOptions,
   variantScenario,
   type CoprocessorChoice,
@@ -15,6 +16,7 @@ import { PROJECT_ROOT } from "../../src/util/paths.js";
 
 const NGINX = path.join(PROJECT_ROOT, "proxies", "nginx", "proxy.yml");
 const NJS = "/usr/lib/nginx/modules/ngx_http_js_module.so";
+const HIVE = path.join(PROJECT_ROOT, "proxies", "hive-gateway", "proxy.yml");
 
 const coprocessors: CoprocessorChoice[] = [
   {
@@ -51,6 +53,26 @@ describe("extensibility options: which rows a gateway has for a test", () => {
     expect(reasons.script).toMatch(
       /needs \/usr\/lib\/nginx\/modules\/ngx_http_js_module\.so \(Debian package libnginx-mod-http-js/,
     );
+  });
+
+  it("an HTTP proxy has the HTTP tests, a GraphQL gateway the GraphQL ones", async () => {
+    const nginx = (await loadProxyFile(NGINX, true)).manifest;
+    const hive = (await loadProxyFile(HIVE, true)).manifest;
+    const tests = ["static-header", "graphql-static-header", "graphql-guid-response"];
+    expect(tests.filter((t) => isGatewayTest(nginx, t))).toEqual(["static-header"]);
+    expect(tests.filter((t) => isGatewayTest(hive, t))).toEqual([
+      "graphql-static-header",
+      "graphql-guid-response",
+    ]);
+  });
+
+  it("Hive Gateway's GraphQL GUID test: its plugin and every coprocessor; its configuration cannot", async () => {
+    const hive = await loadProxyFile(HIVE, true);
+    const plan = planOptions(hive, "graphql-guid-response", coprocessors, () => true);
+    expect(plan.options.map((o) => o.name)).toEqual(["script", "go", "node"]);
+    expect(plan.skipped.map((s) => s.option)).toEqual(["config", "csharp"]);
+    const go = plan.options.find((o) => o.name === "go");
+    expect(go?.configs.map((c) => c.output)).toEqual(["coprocessor.mjs", "extension.mjs"]);
   });
 
   it("a gateway without extension points: every row skipped, naming its manifest", async () => {

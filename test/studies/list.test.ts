@@ -34,7 +34,8 @@ describe("study listings", () => {
       listings.map((l) => [l.name, l.proxies.filter((p) => p.here).map((p) => p.proxy)]),
     );
     expect(here).toEqual({
-      extensibility: ["nginx", "haproxy"],
+      // Hive Gateway is installed into .tools by setup (npm ci of its lock); Apollo Router is an image.
+      extensibility: ["nginx", "haproxy", "hive-gateway"],
       // The gateway is built into .tools/bin by setup, like the upstream.
       "grpc-gateway": ["direct", "grpc-gateway", "nginx"],
       llrp: ["haproxy", "nginx", "caddy"],

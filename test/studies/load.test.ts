@@ -102,8 +102,15 @@ describe("the built-in studies", () => {
       "BenchmarkNginxRestHTTP",
     ]);
     expect(studies.get("extensibility")?.manifest).toMatchObject({
-      proxies: ["nginx", "haproxy"],
-      scenarios: ["static-header", "guid-response", "client-awareness"],
+      proxies: ["nginx", "haproxy", "hive-gateway", "apollo-router"],
+      scenarios: [
+        "static-header",
+        "guid-response",
+        "client-awareness",
+        "graphql-static-header",
+        "graphql-guid-response",
+        "graphql-client-awareness",
+      ],
       engine: "vegeta",
       layout: "extensibility",
       durationS: 60,

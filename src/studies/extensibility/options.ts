@@ -44,6 +44,15 @@ export interface OptionPlan {
 }
 
 /**
+ * Is `test` one of `gateway`'s (pure)? It is when one of its extension kinds names it, done or
+ * unsupported: an HTTP proxy has the HTTP tests, a GraphQL gateway the GraphQL ones, and a
+ * gateway is never measured on a test it does not know.
+ */
+export function isGatewayTest(gateway: ProxyManifest, test: string): boolean {
+  return Object.values(gateway.extensions ?? {}).some((kind) => test in kind.tests);
+}
+
+/**
  * The options of `gateway` for `test`, in the seed's row order (config, script, then each
  * coprocessor), and the ones it lacks with the reason. `fileExists` says whether a kind's
  * required file (a dynamic module) is installed.

@@ -17,6 +17,7 @@ import { coprocessorBinary, loadCoprocessor } from "./coprocessors.js";
 import {
   BASELINE,
   derivedManifest,
+  isGatewayTest,
   planOptions,
   variantScenario,
   type CoprocessorChoice,
@@ -202,7 +203,8 @@ export async function runExtensibilityStudy(
   for (const test of study.manifest.scenarios) {
     for (const name of gateways) {
       const gateway = manifests.proxies.get(name);
-      if (gateway) runs.push(await runTest(test, gateway, manifests, coprocessors, ctx));
+      if (gateway && isGatewayTest(gateway.manifest, test))
+        runs.push(await runTest(test, gateway, manifests, coprocessors, ctx));
     }
   }
   const markdown = renderExtensibilityReport({
