@@ -8,6 +8,7 @@ import {
   type Settings,
 } from "../results/schema.js";
 import { ENGINE_PROTOCOLS, engineRunsLoad, engineSpeaks } from "../engines/load.js";
+import { tlsCounterpart } from "../results/protocols.js";
 import { UserError } from "../util/errors.js";
 import { formatCpuLayout } from "./cpus.js";
 
@@ -32,6 +33,8 @@ export interface PlannedCell {
   engine: Engine;
   /** The variant (--variant NAME=DIR) whose manifests this cell runs. */
   variant?: string;
+  /** Added by --tls: the scenario's protocol over TLS (its copy in `scenario` speaks it). */
+  tls?: Protocol;
 }
 
 export interface Block {
@@ -125,26 +128,52 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
         `--load ${unfit.label}: ${engine} cannot run a ${unfit.model} load (scenario '${name}'; its loads: ${known}); use --engine k6`,
       );
     }
-    const fronting = frontingProxies(proxies, scenario, skipped);
-    if (fronting.length === 0) continue;
-    for (const raw of loads) {
-      const load = resolveLoad(raw, settings);
-      blocks.push({
-        key: `${name}-${load.label}`,
+    const resolved = loads.map((raw) => resolveLoad(raw, settings));
+    blocks.push(
+      ...scenarioBlocks(scenario, undefined, resolved, engine, frontingProxies(proxies, scenario, skipped)),
+    );
+    const overTls = settings.tls === true ? tlsScenario(scenario) : undefined;
+    if (overTls) {
+      assertEngineSpeaks(name, engine, overTls.tls);
+      const fronting = frontingProxies(proxies, overTls.scenario, skipped);
+      blocks.push(...scenarioBlocks(overTls.scenario, overTls.tls, resolved, engine, fronting));
+    }
+  }
+  return { blocks, skipped, notes };
+}
+
+/** One block per load of a scenario (none without a proxy to run). */
+function scenarioBlocks(
+  scenario: LoadedScenario,
+  tls: Protocol | undefined,
+  loads: readonly PlannedCell["load"][],
+  engine: Engine,
+  fronting: readonly LoadedProxy[],
+): Block[] {
+  const name = scenario.manifest.name;
+  return fronting.length === 0
+    ? []
+    : loads.map((load) => ({
+        key: `${name}-${load.label}${tls === undefined ? "" : `-${tls}`}`,
         scenario,
         load,
         engine,
         cells: fronting.map((proxy) => ({
-          id: cellId(name, load.label, proxy.manifest.name, engine),
+          id: cellId(name, load.label, proxy.manifest.name, engine, undefined, tls),
           proxy,
           scenario,
           load,
           engine,
+          ...(tls === undefined ? {} : { tls }),
         })),
-      });
-    }
-  }
-  return { blocks, skipped, notes };
+      }));
+}
+
+/** --tls: the scenario's copy speaking its protocol over TLS (none when it is TLS already). */
+function tlsScenario(scenario: LoadedScenario): { scenario: LoadedScenario; tls: Protocol } | undefined {
+  const tls = tlsCounterpart(scenario.manifest.protocol);
+  if (tls === undefined) return undefined;
+  return { scenario: { ...scenario, manifest: { ...scenario.manifest, protocol: tls } }, tls };
 }
 
 /** Throws when the engine does not speak the scenario's protocol, naming the engines that do. */
@@ -206,7 +235,7 @@ export function mergeVariantPlans(plans: ReadonlyArray<{ variant: string; plan: 
       const cells = block.cells.map((c) => ({
         ...c,
         variant,
-        id: cellId(c.scenario.manifest.name, c.load.label, c.proxy.manifest.name, c.engine, variant),
+        id: cellId(c.scenario.manifest.name, c.load.label, c.proxy.manifest.name, c.engine, variant, c.tls),
       }));
       const merged = blocks.get(block.key);
       if (merged) merged.cells.push(...cells);
@@ -265,6 +294,7 @@ export type ResumeFlags = Partial<
     | "roundOrder"
     | "seed"
     | "shard"
+    | "tls"
   >
 >;
 
@@ -287,6 +317,7 @@ const FLAG_NAMES: Record<keyof ResumeFlags, string> = {
   roundOrder: "--round-order",
   seed: "--seed",
   shard: "--shard",
+  tls: "--tls",
 };
 
 /** Throws when a flag given with --resume differs from the recorded settings. */
