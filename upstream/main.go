@@ -30,8 +30,10 @@ const Version = "1.0.0"
 type Config struct {
 	Listen     string
 	GRPCListen string // "": no gRPC server
-	// GRPCSListen: "" for no gRPC server over TLS; else it serves TLSCert with TLSKey.
+	// GRPCSListen and HTTPSListen: "" for no gRPC or HTTP server over TLS; else they serve
+	// TLSCert with TLSKey.
 	GRPCSListen string
+	HTTPSListen string
 	TLSCert     string
 	TLSKey      string
 	Options     Options
@@ -46,7 +48,8 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:0", "address to listen on (port 0: any free port)")
 	fs.StringVar(&c.GRPCListen, "grpc-listen", "", "also serve the PingPong gRPC service (h2c) on this address (port 0: any free port)")
 	fs.StringVar(&c.GRPCSListen, "grpcs-listen", "", "also serve the PingPong gRPC service over TLS on this address (needs --tls-cert and --tls-key)")
-	fs.StringVar(&c.TLSCert, "tls-cert", "", "PEM certificate (chain) of the --grpcs-listen server")
+	fs.StringVar(&c.HTTPSListen, "https-listen", "", "also serve HTTP/1.1 over TLS on this address (needs --tls-cert and --tls-key)")
+	fs.StringVar(&c.TLSCert, "tls-cert", "", "PEM certificate (chain) of the --grpcs-listen and --https-listen servers")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.DurationVar(&c.Options.Latency, "latency", 0, "delay added before every response except /health (e.g. 75ms)")
 	fs.DurationVar(&c.Options.LatencyJitter, "latency-jitter", 0, "uniform ± jitter around --latency")
@@ -68,6 +71,8 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		return c, fmt.Errorf("--max-rps: must be 0 (unlimited) or positive, got %v", c.Options.MaxRPS)
 	case c.GRPCSListen != "" && (c.TLSCert == "" || c.TLSKey == ""):
 		return c, errors.New("--grpcs-listen: needs --tls-cert and --tls-key")
+	case c.HTTPSListen != "" && (c.TLSCert == "" || c.TLSKey == ""):
+		return c, errors.New("--https-listen: needs --tls-cert and --tls-key")
 	case c.Options.QueueTimeout < 0:
 		return c, fmt.Errorf("--queue-timeout: must not be negative, got %s", c.Options.QueueTimeout)
 	}
@@ -131,6 +136,11 @@ func serve(cfg Config, server *Server, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "proxybench-upstream: --grpcs-listen:", err)
 		return 1
 	}
+	tlsSrv, err := serveHTTPS(cfg, server, served, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "proxybench-upstream: --https-listen:", err)
+		return 1
+	}
 	select {
 	case err := <-served:
 		fmt.Fprintln(stderr, "proxybench-upstream:", err)
@@ -140,6 +150,9 @@ func serve(cfg Config, server *Server, stdout, stderr io.Writer) int {
 	shutdown(srv, gs)
 	if gss != nil {
 		gss.Stop()
+	}
+	if tlsSrv != nil {
+		_ = tlsSrv.Shutdown()
 	}
 	return 0
 }
@@ -192,4 +205,24 @@ func versionString() string {
 		}
 	}
 	return s
+}
+
+// serveHTTPS starts the HTTP/1.1 server over TLS when --https-listen is set (nil otherwise) and
+// prints its ready line: the same routes as the cleartext one (REST over HTTPS, direct).
+func serveHTTPS(cfg Config, server *Server, served chan<- error, stdout io.Writer) (*fasthttp.Server, error) {
+	if cfg.HTTPSListen == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPSListen)
+	if err != nil {
+		return nil, err
+	}
+	srv := server.HTTPServer()
+	if err := srv.AppendCert(cfg.TLSCert, cfg.TLSKey); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	go func() { served <- srv.ServeTLS(ln, "", "") }()
+	fmt.Fprintf(stdout, "https listening on %s\n", ln.Addr())
+	return srv, nil
 }

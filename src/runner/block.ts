@@ -380,16 +380,16 @@ async function startCell(
   }
 }
 
-/** The upstream's own listener for a protocol: HTTP, gRPC (h2c) or gRPC over TLS. */
+/** The upstream's own listener for a protocol: HTTP/1.1 or gRPC (h2c), each also over TLS. */
 function directUrl(upstream: StartedUpstream, protocol: Protocol): string {
-  const port = isGrpc(protocol)
-    ? protocol === "grpcs"
-      ? upstream.grpcsPort
-      : upstream.grpcPort
-    : upstream.port;
-  if (port === undefined || protocol === "https" || protocol === "h2" || protocol === "h2c") {
-    throw new Error(`the upstream has no ${protocol} listener`);
-  }
+  const ports: Partial<Record<Protocol, number | undefined>> = {
+    http1: upstream.port,
+    https: upstream.httpsPort,
+    grpc: upstream.grpcPort,
+    grpcs: upstream.grpcsPort,
+  };
+  const port = ports[protocol];
+  if (port === undefined) throw new Error(`the upstream has no ${protocol} listener`);
   return `${urlScheme(protocol)}://${upstream.host}:${port}`;
 }
 

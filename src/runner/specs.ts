@@ -206,7 +206,7 @@ export function buildDockerProxySpec(
 
 /**
  * The built-in upstream with the scenario's latency and rate limit, on its cores, ports chosen by
- * the OS: HTTP, and the PingPong gRPC server (h2c; in a run with TLS also over TLS).
+ * the OS: HTTP, and the PingPong gRPC server (h2c); in a run with TLS both over TLS too.
  */
 export function buildUpstreamSpec(
   binaryPath: string,
@@ -216,7 +216,10 @@ export function buildUpstreamSpec(
   tls?: Pick<TlsFiles, "cert" | "key">,
 ): ProcessSpec {
   const args = ["--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"];
-  if (tls) args.push("--grpcs-listen", "127.0.0.1:0", "--tls-cert", tls.cert, "--tls-key", tls.key);
+  if (tls) {
+    args.push("--grpcs-listen", "127.0.0.1:0", "--https-listen", "127.0.0.1:0");
+    args.push("--tls-cert", tls.cert, "--tls-key", tls.key);
+  }
   if (scenario.upstream.latencyMs > 0) args.push("--latency", `${scenario.upstream.latencyMs}ms`);
   if (scenario.upstream.maxRps > 0) args.push("--max-rps", String(scenario.upstream.maxRps));
   return { name: "upstream", command: binaryPath, args, cpus, logFile };

@@ -69,7 +69,7 @@ async function mtime(file: string): Promise<number | undefined> {
 
 /** `listening on 127.0.0.1:PORT` (HTTP) from the upstream's output. Pure. */
 export function parseListening(output: string): { host: string; port: number } | undefined {
-  const m = /(?<!grpcs? )listening on (\S+):(\d+)/.exec(output);
+  const m = /(?<!(?:grpcs?|https) )listening on (\S+):(\d+)/.exec(output);
   return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
 }
 
@@ -85,6 +85,12 @@ export function parseGrpcsListening(output: string): { host: string; port: numbe
   return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
 }
 
+/** `https listening on 127.0.0.1:PORT` (HTTP/1.1 over TLS). Pure. */
+export function parseHttpsListening(output: string): { host: string; port: number } | undefined {
+  const m = /https listening on (\S+):(\d+)/.exec(output);
+  return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
+}
+
 export interface StartedUpstream {
   proc: RunningProcess;
   host: string;
@@ -92,8 +98,9 @@ export interface StartedUpstream {
   port: number;
   /** The PingPong gRPC server (h2c), on the same host. */
   grpcPort: number;
-  /** The PingPong gRPC server over TLS, in a run with TLS. */
+  /** The PingPong gRPC server and HTTP/1.1 over TLS, in a run with TLS. */
   grpcsPort?: number;
+  httpsPort?: number;
 }
 
 /** Starts the upstream and waits for its `listening on` and `grpc listening on` lines. */
@@ -116,7 +123,8 @@ export async function startUpstream(
     const addr = parseListening(text);
     const grpc = parseGrpcListening(text);
     const grpcs = parseGrpcsListening(text);
-    const tlsReady = !spec.args.includes("--grpcs-listen") || grpcs !== undefined;
+    const https = parseHttpsListening(text);
+    const tlsReady = !spec.args.includes("--grpcs-listen") || (grpcs !== undefined && https !== undefined);
     if (addr && grpc && tlsReady) {
       return {
         proc,
@@ -124,6 +132,7 @@ export async function startUpstream(
         port: addr.port,
         grpcPort: grpc.port,
         ...(grpcs === undefined ? {} : { grpcsPort: grpcs.port }),
+        ...(https === undefined ? {} : { httpsPort: https.port }),
       };
     }
     if (!proc.alive() || Date.now() > deadline) {

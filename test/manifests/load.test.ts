@@ -203,7 +203,12 @@ describe("loadManifests", () => {
       "grpcs",
     ]);
     expect(Object.keys(set.proxies.get("caddy")!.manifest.protocols)).toEqual(["http1", "https", "h2"]);
-    expect(Object.keys(set.proxies.get("direct")!.manifest.protocols)).toEqual(["http1", "grpc", "grpcs"]);
-    expect(Object.keys(set.proxies.get("grpc-gateway")!.manifest.protocols)).toEqual(["http1"]);
+    expect(Object.keys(set.proxies.get("direct")!.manifest.protocols)).toEqual([
+      "http1",
+      "https",
+      "grpc",
+      "grpcs",
+    ]);
+    expect(Object.keys(set.proxies.get("grpc-gateway")!.manifest.protocols)).toEqual(["http1", "grpc"]);
   });
 });

@@ -36,7 +36,7 @@ describe("study listings", () => {
     expect(here).toEqual({
       extensibility: ["nginx", "haproxy"],
       // The gateway is built into .tools/bin by setup, like the upstream.
-      "grpc-gateway": ["direct", "grpc-gateway", "nginx"],
+      "grpc-gateway": ["direct", "grpc-gateway", "nginx", "haproxy", "caddy"],
       llrp: ["haproxy", "nginx", "caddy"],
       ocelot: ["direct", "nginx"],
       "yarp-vs-httpclient": ["direct", "nginx", "haproxy"],
