@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { arrivalVus, littleLawVus } from "../engines/load.js";
 import { expandRequests } from "../engines/requests.js";
@@ -36,7 +36,7 @@ import {
   sectionConfigs,
   type ProxyContext,
 } from "./specs.js";
-import { probeHandshake } from "./tls.js";
+import { probeHandshake, type TlsFiles } from "./tls.js";
 import { startUpstream, type StartedUpstream } from "./upstream.js";
 
 /**
@@ -316,7 +316,7 @@ async function startCell(
     upstreamPort: upstream.port,
     upstreamGrpcPort: upstream.grpcPort,
     ...(upstream.grpcsPort === undefined ? {} : { upstreamGrpcsPort: upstream.grpcsPort }),
-    ...(ctx.tls === undefined ? {} : { tls: ctx.tls }),
+    ...(ctx.tls === undefined ? {} : { tls: await certificatesFor(ctx.tls, workdir, section) }),
   };
   const shared = { ...base, cpus: ctx.settings.cpus.proxy, workdir, logFile };
   const sidecar = await startSidecar(a, ctx, shared, `${block.key}-${stem}`);
@@ -378,6 +378,31 @@ async function startCell(
     });
     return a;
   }
+}
+
+/**
+ * The run's certificates where the proxy can read them: natively in the run's folder; in a
+ * container, copies in its instance folder (the one folder it has mounted, at the same path).
+ */
+async function certificatesFor(
+  tls: TlsFiles,
+  workdir: string,
+  section: "native" | "image",
+): Promise<TlsFiles> {
+  if (section === "native") return tls;
+  const dir = path.join(workdir, "tls");
+  await mkdir(dir, { recursive: true });
+  const copy = async (file: string) => {
+    const to = path.join(dir, path.basename(file));
+    await copyFile(file, to);
+    return to;
+  };
+  return {
+    ca: await copy(tls.ca),
+    cert: await copy(tls.cert),
+    key: await copy(tls.key),
+    certKey: await copy(tls.certKey),
+  };
 }
 
 /** The upstream's own listener for a protocol: HTTP/1.1 or gRPC (h2c), each also over TLS. */
