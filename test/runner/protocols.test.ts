@@ -88,7 +88,7 @@ afterAll(async () => {
 });
 
 describe("protocols end to end", () => {
-  it("gRPC direct and through nginx's grpc_pass and HAProxy, REST direct and through nginx, HAProxy and grpc-gateway; grpc-gateway skipped on gRPC", async () => {
+  it("gRPC and REST direct and through nginx, HAProxy and grpc-gateway (its gRPC path forwarded, its REST transcoded)", async () => {
     const { results } = await run("all", {
       proxies: ["direct", "nginx", "haproxy", "grpc-gateway"],
       scenarios: ["pingpong-grpc", "pingpong-rest"],
@@ -99,6 +99,7 @@ describe("protocols end to end", () => {
       "pingpong-grpc/default/direct/k6 measured",
       "pingpong-grpc/default/nginx/k6 measured",
       "pingpong-grpc/default/haproxy/k6 measured",
+      "pingpong-grpc/default/grpc-gateway/k6 measured",
       "pingpong-rest/default/direct/k6 measured",
       "pingpong-rest/default/nginx/k6 measured",
       "pingpong-rest/default/haproxy/k6 measured",
@@ -113,13 +114,7 @@ describe("protocols end to end", () => {
         expect(r.checkFailures).toBe(0);
       }
     }
-    expect(results.skipped).toEqual([
-      {
-        proxy: "grpc-gateway",
-        scenario: "pingpong-grpc",
-        reason: "does not front grpc (its proxy.yml declares protocols: http1)",
-      },
-    ]);
+    expect(results.skipped).toEqual([]);
     expect(liveProcesses()).toEqual([]);
     expect(descendants(process.pid)).toEqual([]);
   });
@@ -251,5 +246,22 @@ describe("protocols end to end", () => {
       ),
     );
     expect(cell?.repetitions).toEqual([]);
+  });
+
+  it("h2c through nginx (listen http2) at h2load's max rate, every response a counted 200", async () => {
+    const { results } = await run("h2c", {
+      proxies: ["nginx"],
+      scenarios: ["passthrough-h2c"],
+      durationS: 1,
+      warmupS: 0,
+    });
+    const [cell] = results.cells;
+    expect(`${cell?.id} ${cell?.protocol} ${measuredStatus(cell!)}`).toBe(
+      "passthrough-h2c/max/nginx/h2load h2c measured",
+    );
+    const [rep] = cell!.repetitions;
+    expect(rep!.requests).toBeGreaterThan(0);
+    expect(rep!.statusCodes).toEqual({ "200": rep!.requests });
+    expect(rep!.latencyMs.p50).toBeGreaterThan(0);
   });
 });
