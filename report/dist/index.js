@@ -45970,12 +45970,15 @@ var Results = external_exports.object({
   ).default([]).describe("Proxies asked for but not run here, e.g. image-only proxies in a native run, or a scenario whose protocol the proxy does not front."),
   cells: external_exports.array(Cell)
 });
+function overTls(protocol) {
+  return protocol === "https" || protocol === "h2" || protocol === "grpcs" ? protocol : void 0;
+}
 function cellId(scenario, loadLabel, proxy, engine, variant, tlsProtocol) {
   const over = tlsProtocol === void 0 ? "" : `+${tlsProtocol}`;
   return `${scenario}/${loadLabel}/${proxy}${over}/${engine}${variant === void 0 ? "" : `@${variant}`}`;
 }
 function cellKey(cell) {
-  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine);
+  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine, void 0, overTls(cell.protocol));
 }
 
 // src/stats/mann-whitney.ts
@@ -46229,7 +46232,7 @@ function hodgesLehmannPaired(differences, confidence = 0.95) {
 
 // src/results/protocols.ts
 function usesTls(protocol) {
-  return protocol === "https" || protocol === "h2" || protocol === "grpcs";
+  return overTls(protocol) !== void 0;
 }
 
 // src/report/model.ts

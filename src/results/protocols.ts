@@ -1,4 +1,4 @@
-import type { Protocol } from "./schema.js";
+import { overTls, type Protocol } from "./schema.js";
 
 /**
  * What each protocol a scenario speaks implies: gRPC or HTTP, TLS or cleartext, and the TLS
@@ -13,7 +13,7 @@ export function tlsCounterpart(protocol: Protocol): Protocol | undefined {
 }
 
 export function usesTls(protocol: Protocol | undefined): boolean {
-  return protocol === "https" || protocol === "h2" || protocol === "grpcs";
+  return overTls(protocol) !== undefined;
 }
 
 export function isGrpc(protocol: Protocol | undefined): boolean {

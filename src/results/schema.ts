@@ -286,6 +286,11 @@ export function worstStatus(statuses: Iterable<CellStatus>): CellStatus {
   return worst;
 }
 
+/** The protocol of a cell over TLS, which its id names (`nginx+https`); undefined in cleartext. */
+export function overTls(protocol: Protocol | undefined): Protocol | undefined {
+  return protocol === "https" || protocol === "h2" || protocol === "grpcs" ? protocol : undefined;
+}
+
 export function cellId(
   scenario: string,
   loadLabel: string,
@@ -299,6 +304,6 @@ export function cellId(
 }
 
 /** The id of a cell without its variant: what the variants of one cell share. */
-export function cellKey(cell: Pick<Cell, "scenario" | "load" | "proxy" | "engine">): string {
-  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine);
+export function cellKey(cell: Pick<Cell, "scenario" | "load" | "proxy" | "engine" | "protocol">): string {
+  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine, undefined, overTls(cell.protocol));
 }

@@ -1,6 +1,7 @@
 import type { LoadedProxy, LoadedScenario, ManifestSet } from "../manifests/load.js";
 import {
   cellId,
+  overTls,
   type Cell,
   type Engine,
   type Load,
@@ -132,11 +133,11 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     blocks.push(
       ...scenarioBlocks(scenario, undefined, resolved, engine, frontingProxies(proxies, scenario, skipped)),
     );
-    const overTls = settings.tls === true ? tlsScenario(scenario) : undefined;
-    if (overTls) {
-      assertEngineSpeaks(name, engine, overTls.tls);
-      const fronting = frontingProxies(proxies, overTls.scenario, skipped);
-      blocks.push(...scenarioBlocks(overTls.scenario, overTls.tls, resolved, engine, fronting));
+    const tlsCopy = settings.tls === true ? tlsScenario(scenario) : undefined;
+    if (tlsCopy) {
+      assertEngineSpeaks(name, engine, tlsCopy.tls);
+      const fronting = frontingProxies(proxies, tlsCopy.scenario, skipped);
+      blocks.push(...scenarioBlocks(tlsCopy.scenario, tlsCopy.tls, resolved, engine, fronting));
     }
   }
   return { blocks, skipped, notes };
@@ -159,7 +160,14 @@ function scenarioBlocks(
         load,
         engine,
         cells: fronting.map((proxy) => ({
-          id: cellId(name, load.label, proxy.manifest.name, engine, undefined, tls),
+          id: cellId(
+            name,
+            load.label,
+            proxy.manifest.name,
+            engine,
+            undefined,
+            overTls(scenario.manifest.protocol),
+          ),
           proxy,
           scenario,
           load,
@@ -235,7 +243,14 @@ export function mergeVariantPlans(plans: ReadonlyArray<{ variant: string; plan: 
       const cells = block.cells.map((c) => ({
         ...c,
         variant,
-        id: cellId(c.scenario.manifest.name, c.load.label, c.proxy.manifest.name, c.engine, variant, c.tls),
+        id: cellId(
+          c.scenario.manifest.name,
+          c.load.label,
+          c.proxy.manifest.name,
+          c.engine,
+          variant,
+          overTls(c.scenario.manifest.protocol),
+        ),
       }));
       const merged = blocks.get(block.key);
       if (merged) merged.cells.push(...cells);

@@ -191,7 +191,7 @@ describe("protocols end to end", () => {
       "pingpong-grpc/default/nginx+grpcs/k6 grpcs measured",
       "pingpong-rest/default/nginx/k6 http1 measured",
       "pingpong-rest/default/nginx+https/k6 https measured",
-      "pingpong-rest-h2/default/nginx/k6 h2 measured",
+      "pingpong-rest-h2/default/nginx+h2/k6 h2 measured",
     ]);
     for (const c of results.cells) {
       for (const r of c.repetitions) {
