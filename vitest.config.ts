@@ -12,6 +12,7 @@ import { defineConfig } from "vitest/config";
 const UNIT = [
   "test/commands/{publish,report}.test.ts",
   "test/engines/{ab,classify,cpu,load,requests,response-effects,vegeta}.test.ts",
+  "test/engines/h2load/{args,log}.test.ts",
   "test/engines/k6/{config,summary}.test.ts",
   "test/environment/tuning.test.ts",
   "test/engines/wrk/{args,summary}.test.ts",

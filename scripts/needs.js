@@ -19,6 +19,7 @@ export const ENGINE_PACKAGES = {
   wrk: [["wrk", "wrk"]],
   ab: [["ab", "apache2-utils"]],
   vegeta: [["vegeta", "go"]],
+  h2load: [["h2load", "nghttp2-client"]],
 };
 
 function fail(message) {

@@ -10,7 +10,7 @@
 #                                 the Go plugins) that scripts/generate-proto.sh runs
 #   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
 #                                 packages of its native proxies (npm run setup -- --study ocelot)
-#   scripts/setup.sh --engine NAME also a load generator: k6, wrk, ab or vegeta
+#   scripts/setup.sh --engine NAME also a load generator: k6, wrk, ab, vegeta or h2load
 #                                 (npm run setup -- --engine ab)
 #
 # Go tools, the upstream and the grpc-gateway proxy are built into .tools/bin, Python tools into
@@ -58,8 +58,8 @@ for ((i = 0; i < ${#needs_args[@]}; i += 2)); do
     echo "setup.sh: --study $name: unknown study (known: $(ls studies | tr '\n' ' '))" >&2
     exit 2
   fi
-  if [ "${needs_args[i]}" = --engine ] && [[ ! "$name" =~ ^(k6|wrk|ab|vegeta)$ ]]; then
-    echo "setup.sh: --engine $name: unknown engine (known: k6, wrk, ab, vegeta)" >&2
+  if [ "${needs_args[i]}" = --engine ] && [[ ! "$name" =~ ^(k6|wrk|ab|vegeta|h2load)$ ]]; then
+    echo "setup.sh: --engine $name: unknown engine (known: k6, wrk, ab, vegeta, h2load)" >&2
     exit 2
   fi
 done
@@ -77,7 +77,7 @@ declare -A apt_for=(
   [valgrind]=valgrind [callgrind_control]=valgrind
 )
 if $for_tests; then
-  apt_for+=([caddy]=caddy [ab]=apache2-utils [hey]=hey [chromium]=chromium [git]=git)
+  apt_for+=([caddy]=caddy [ab]=apache2-utils [hey]=hey [chromium]=chromium [git]=git [h2load]=nghttp2-client)
   # the extensibility study's script variant of NGINX (njs); its Java coprocessor (Maven)
   apt_for+=([/usr/lib/nginx/modules/ngx_http_js_module.so]=libnginx-mod-http-js [mvn]=maven)
 fi

@@ -17,6 +17,8 @@ func TestParseArgs(t *testing.T) {
 			Config{Listen: "127.0.0.1:8080", Options: Options{75 * time.Millisecond, 5 * time.Millisecond, 500, 2 * time.Second}}},
 		{[]string{"-max-rps=0.5"}, Config{Listen: "127.0.0.1:0", Options: Options{MaxRPS: 0.5, QueueTimeout: time.Second}}},
 		{[]string{"--version"}, Config{Listen: "127.0.0.1:0", Options: Options{QueueTimeout: time.Second}, Version: true}},
+		{[]string{"--grpcs-listen", "127.0.0.1:0", "--https-listen", "127.0.0.1:0", "--tls-cert", "c.pem", "--tls-key", "k.pem"},
+			Config{Listen: "127.0.0.1:0", GRPCSListen: "127.0.0.1:0", HTTPSListen: "127.0.0.1:0", TLSCert: "c.pem", TLSKey: "k.pem", Options: Options{QueueTimeout: time.Second}}},
 	}
 	for _, tt := range ok {
 		got, err := ParseArgs(tt.args, io.Discard)
@@ -36,6 +38,8 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"--queue-timeout", "-1s"}, "--queue-timeout"},
 		{[]string{"--port", "80"}, "-port"},
 		{[]string{"extra"}, `"extra"`},
+		{[]string{"--grpcs-listen", "127.0.0.1:0", "--tls-cert", "c.pem"}, "--grpcs-listen: needs --tls-cert and --tls-key"},
+		{[]string{"--https-listen", "127.0.0.1:0", "--tls-key", "k.pem"}, "--https-listen: needs --tls-cert and --tls-key"},
 	}
 	for _, tt := range bad {
 		_, err := ParseArgs(tt.args, io.Discard)

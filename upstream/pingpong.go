@@ -56,8 +56,8 @@ func (p *pingPongService) NoPing(context.Context, *emptypb.Empty) (*pingpong.Pon
 // GRPCServer is the gRPC server (HTTP/2 without TLS, "h2c") of the PingPong service, with the
 // standard health service reporting SERVING and server reflection (k6's gRPC client reads the
 // service's definition from it, through the proxy under test).
-func (s *Server) GRPCServer() *grpc.Server {
-	gs := grpc.NewServer()
+func (s *Server) GRPCServer(opts ...grpc.ServerOption) *grpc.Server {
+	gs := grpc.NewServer(opts...)
 	pingpong.RegisterPingPongServer(gs, &pingPongService{server: s})
 	healthpb.RegisterHealthServer(gs, health.NewServer())
 	reflection.Register(gs)

@@ -1,7 +1,8 @@
 // Command proxybench-grpc-gateway is a REST-to-gRPC gateway built with grpc-ecosystem/grpc-gateway
 // v2 from the google.api.http annotations of the PingPong service (upstream/pingpong/
 // pingpong.proto): POST /ping and GET /pong in JSON over HTTP/1.1, forwarded as gRPC over h2c to
-// --upstream on one multiplexed connection.
+// --upstream on one multiplexed connection. gRPC calls to the same port (h2c) are forwarded too
+// (grpc.go), as the original's gateway served both.
 package main
 
 import (
@@ -91,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "proxybench-grpc-gateway: --listen:", err)
 		return 1
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+	srv := newHTTPServer(handler)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(listener) }()
 	fmt.Fprintf(stderr, "proxybench-grpc-gateway %s: GOMAXPROCS=%d upstream=%s\n", Version, runtime.GOMAXPROCS(0), cfg.Upstream)
@@ -108,8 +109,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// NewGateway is the REST handler of the PingPong service, forwarding to the gRPC server at
-// upstream over h2c; close the connection when done. The connection is made on first use.
+// NewGateway is the handler of the PingPong service, REST transcoded and gRPC forwarded to the
+// gRPC server at upstream over h2c; close the connection when done. The connection is made on
+// first use.
 func NewGateway(ctx context.Context, upstream string) (http.Handler, *grpc.ClientConn, error) {
 	conn, err := grpc.NewClient(upstream, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -120,7 +122,7 @@ func NewGateway(ctx context.Context, upstream string) (http.Handler, *grpc.Clien
 		conn.Close()
 		return nil, nil, err
 	}
-	return mux, conn, nil
+	return withGRPC(mux, newForwardingServer(conn)), conn, nil
 }
 
 func versionString() string {

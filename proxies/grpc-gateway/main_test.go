@@ -8,9 +8,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
@@ -102,5 +106,64 @@ func TestParseArgs(t *testing.T) {
 		if _, err := ParseArgs(args, io.Discard); err == nil {
 			t.Errorf("ParseArgs(%q): no error", args)
 		}
+	}
+}
+
+// grpcGateway serves the gateway as the command does (HTTP/1.1 and h2c on one port) and returns
+// a gRPC client connected to it.
+func grpcGateway(t *testing.T, upstream *pingPong) *grpc.ClientConn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	pingpong.RegisterPingPongServer(gs, upstream)
+	grpc_health_v1.RegisterHealthServer(gs, health.NewServer())
+	go func() { _ = gs.Serve(ln) }()
+	handler, conn, err := NewGateway(context.Background(), ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newHTTPServer(handler)
+	go func() { _ = srv.Serve(front) }()
+	client, err := grpc.NewClient(front.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		client.Close()
+		srv.Close()
+		conn.Close()
+		gs.Stop()
+	})
+	return client
+}
+
+func TestGatewayForwardsGRPC(t *testing.T) {
+	client := grpcGateway(t, &pingPong{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	reply, err := pingpong.NewPingPongClient(client).Ping(ctx, &pingpong.PingRequest{Message: "hello"})
+	if err != nil || reply.GetMessage() != "hello" {
+		t.Errorf("Ping through the gateway: %v, %v; want hello", reply, err)
+	}
+	checked, err := grpc_health_v1.NewHealthClient(client).Check(ctx, &grpc_health_v1.HealthCheckRequest{})
+	if err != nil || checked.GetStatus() != grpc_health_v1.HealthCheckResponse_SERVING {
+		t.Errorf("health check through the gateway: %v, %v; want SERVING", checked, err)
+	}
+}
+
+func TestGatewayForwardsGRPCStatus(t *testing.T) {
+	client := grpcGateway(t, &pingPong{fail: status.Error(codes.Unavailable, "down")})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := pingpong.NewPingPongClient(client).Ping(ctx, &pingpong.PingRequest{Message: "hello"})
+	if status.Code(err) != codes.Unavailable {
+		t.Errorf("Ping from an UNAVAILABLE upstream through the gateway: %v; want UNAVAILABLE", err)
 	}
 }

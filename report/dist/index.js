@@ -45815,9 +45815,9 @@ function date4(params) {
 
 // src/results/schema.ts
 var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
-var Engine = external_exports.enum(["k6", "wrk", "ab", "vegeta"]);
+var Engine = external_exports.enum(["k6", "wrk", "ab", "vegeta", "h2load"]);
 var Ms = external_exports.number().nonnegative();
-var Protocol = external_exports.enum(["http1", "h2c", "h2", "grpc", "grpcs"]);
+var Protocol = external_exports.enum(["http1", "https", "h2c", "h2", "grpc", "grpcs"]);
 var LatencyMs = external_exports.object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms }).describe("Latency of successful responses only, in milliseconds.");
 var Repetition = external_exports.object({
   index: external_exports.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
@@ -45915,7 +45915,11 @@ var Environment = external_exports.object({
       memoryBytes: external_exports.number().int().positive().optional(),
       how: external_exports.string()
     })
-  ).optional().describe("Cores and memory caps of the run's processes by role (the extensibility study: gateway, coprocessor).")
+  ).optional().describe("Cores and memory caps of the run's processes by role (the extensibility study: gateway, coprocessor)."),
+  tls: external_exports.record(
+    external_exports.string(),
+    external_exports.object({ version: external_exports.string(), cipher: external_exports.string(), alpn: external_exports.string().optional() })
+  ).optional().describe("What a probe handshake (Node's tls module) settled on with each proxy over TLS, keyed proxy/protocol.")
 });
 var Settings = external_exports.object({
   proxies: external_exports.array(external_exports.string()),
@@ -45930,6 +45934,7 @@ var Settings = external_exports.object({
   loads: external_exports.array(external_exports.string()).optional().describe("Load labels picked with --load; absent: each scenario's first load."),
   proxiesDirs: external_exports.array(external_exports.string()).optional().describe("Extra proxy manifest folders (--proxies-dir), absolute."),
   scenariosDirs: external_exports.array(external_exports.string()).optional().describe("Extra scenario manifest folders (--scenarios-dir), absolute."),
+  tls: external_exports.boolean().optional().describe("--tls: every scenario measured also over TLS (https, h2, grpcs) on the client side of the proxies that declare it."),
   imageTag: external_exports.string().optional().describe("Image tag of the proxies in a docker run."),
   variants: external_exports.array(
     external_exports.object({
@@ -45965,11 +45970,15 @@ var Results = external_exports.object({
   ).default([]).describe("Proxies asked for but not run here, e.g. image-only proxies in a native run, or a scenario whose protocol the proxy does not front."),
   cells: external_exports.array(Cell)
 });
-function cellId(scenario, loadLabel, proxy, engine, variant) {
-  return `${scenario}/${loadLabel}/${proxy}/${engine}${variant === void 0 ? "" : `@${variant}`}`;
+function overTls(protocol) {
+  return protocol === "https" || protocol === "h2" || protocol === "grpcs" ? protocol : void 0;
+}
+function cellId(scenario, loadLabel, proxy, engine, variant, tlsProtocol) {
+  const over = tlsProtocol === void 0 ? "" : `+${tlsProtocol}`;
+  return `${scenario}/${loadLabel}/${proxy}${over}/${engine}${variant === void 0 ? "" : `@${variant}`}`;
 }
 function cellKey(cell) {
-  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine);
+  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine, void 0, overTls(cell.protocol));
 }
 
 // src/stats/mann-whitney.ts
@@ -46221,6 +46230,11 @@ function hodgesLehmannPaired(differences, confidence = 0.95) {
   return out;
 }
 
+// src/results/protocols.ts
+function usesTls(protocol) {
+  return overTls(protocol) !== void 0;
+}
+
 // src/report/model.ts
 var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
 var DEFAULT_BASELINE = "direct";
@@ -46254,9 +46268,12 @@ function displayReasons(reasons) {
   if (unique.length <= MAX_REASONS) return unique;
   return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
 }
+function columnName(cell) {
+  return usesTls(cell.protocol) ? `${cell.proxy} (${cell.protocol})` : cell.proxy;
+}
 function cellColumn(cell, proxyVersion) {
   const column = {
-    proxy: cell.proxy,
+    proxy: columnName(cell),
     cellId: cell.id,
     status: cell.status,
     reasons: displayReasons(cell.reasons),
@@ -46344,8 +46361,9 @@ function buildReport(results, options = {}) {
     else groups2.set(key, [cell]);
   }
   const order = results.settings.proxies;
-  const rank = (proxy) => {
-    const i = order.indexOf(proxy);
+  const rank = (column) => {
+    const proxy = column.split(" ")[0] ?? column;
+    const i = order.indexOf(proxy) + (proxy === column ? 0 : 0.5);
     return i < 0 ? order.length : i;
   };
   const out = [];

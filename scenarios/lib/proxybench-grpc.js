@@ -27,7 +27,7 @@ if (!__ENV.PROXYBENCH_CONFIG) {
   );
 }
 
-/** @type {{ baseUrl: string, protoset?: string, scenario: string, requests: {method: string, path: string, name: string, headers: Record<string,string>, body?: string}[], check: {bodyEquals?: string}, load: object, durationS: number, summaryFile: string, failFast: boolean }} */
+/** @type {{ baseUrl: string, protocol: string, protoset?: string, scenario: string, requests: {method: string, path: string, name: string, headers: Record<string,string>, body?: string}[], check: {bodyEquals?: string}, load: object, durationS: number, summaryFile: string, failFast: boolean }} */
 export const config = JSON.parse(__ENV.PROXYBENCH_CONFIG);
 
 /** host:port of the target (the scheme and any path of baseUrl dropped). */
@@ -74,7 +74,12 @@ if (config.protoset) client.loadProtoset(config.protoset);
 let connected = false;
 
 function connect() {
-  client.connect(target, { plaintext: true, reflect: !config.protoset, timeout: "5s" });
+  // grpcs: TLS, the certificate verified against the roots in SSL_CERT_FILE (the run's CA).
+  client.connect(target, {
+    plaintext: config.protocol !== "grpcs",
+    reflect: !config.protoset,
+    timeout: "5s",
+  });
   connected = true;
 }
 

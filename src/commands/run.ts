@@ -51,6 +51,7 @@ interface RunFlags {
   seed?: number;
   measure?: string;
   shard?: Shard;
+  tls?: boolean;
   dryRun?: boolean;
 }
 
@@ -129,6 +130,10 @@ export function register(program: Command): void {
           throw new InvalidArgumentError((err as Error).message.replace(/^--shard: /, ""));
         }
       },
+    )
+    .option(
+      "--tls",
+      "also measure every scenario over TLS (HTTP/1.1 as https, gRPC as grpcs) on the client side of the proxies that declare it: their own rows, certificates made for the run",
     )
     .option("--dry-run", "print the plan and its estimated wall time (and per shard count), run nothing")
     .option("-o, --out <dir>", "results directory (default: results/<YYYYMMDD-HHMMSS>)")
@@ -266,6 +271,7 @@ export function toRequest(flags: RunFlags): RunRequest {
     roundOrder: flags.roundOrder,
     seed: flags.seed,
     shard: flags.shard,
+    tls: flags.tls,
   });
 }
 

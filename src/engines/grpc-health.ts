@@ -38,16 +38,17 @@ export function describeGrpcAnswer(answer: GrpcAnswer): string {
 
 /**
  * One unary call with an empty request message (a health check request for every service) to
- * `baseUrl` (http://host:port, HTTP/2 with prior knowledge). The status is read from the
+ * `baseUrl` (http://host:port, HTTP/2 with prior knowledge; https://host:port over TLS trusting `ca`). The status is read from the
  * trailers, or from the headers of a trailers-only answer.
  */
 export function emptyGrpcCall(
   baseUrl: string,
   method: string,
   timeoutMs = CALL_TIMEOUT_MS,
+  ca?: string,
 ): Promise<GrpcAnswer> {
   return new Promise((resolve) => {
-    const session = http2.connect(baseUrl);
+    const session = http2.connect(baseUrl, ca === undefined ? {} : { ca });
     let settled = false;
     const finish = (answer: GrpcAnswer) => {
       if (settled) return;
@@ -107,17 +108,17 @@ function percentDecoded(text: string): string {
  * Undefined when the target answers the health check over HTTP/2 at all (up: whether the
  * answer is OK is the probe's question), else why there was no answer.
  */
-export async function grpcAnswerProblem(baseUrl: string): Promise<string | undefined> {
-  const answer = await emptyGrpcCall(baseUrl, HEALTH_METHOD);
+export async function grpcAnswerProblem(baseUrl: string, ca?: string): Promise<string | undefined> {
+  const answer = await emptyGrpcCall(baseUrl, HEALTH_METHOD, CALL_TIMEOUT_MS, ca);
   return "error" in answer ? describeGrpcAnswer(answer) : undefined;
 }
 
 /** The probe of a gRPC cell: the health check through the proxy, a few times, each answer OK. */
-export async function probeGrpc(baseUrl: string): Promise<ProbeResult> {
+export async function probeGrpc(baseUrl: string, ca?: string): Promise<ProbeResult> {
   const statusCodes: Record<string, number> = {};
   const reasons = new Set<string>();
   for (let i = 0; i < PROBE_ATTEMPTS; i++) {
-    const answer = await emptyGrpcCall(baseUrl, HEALTH_METHOD);
+    const answer = await emptyGrpcCall(baseUrl, HEALTH_METHOD, CALL_TIMEOUT_MS, ca);
     const key = "error" in answer ? "0" : (GRPC_STATUS_NAMES[answer.grpcStatus] ?? String(answer.grpcStatus));
     statusCodes[key] = (statusCodes[key] ?? 0) + 1;
     if (key !== "OK") reasons.add(`gRPC health check ${HEALTH_METHOD}: ${describeGrpcAnswer(answer)}`);

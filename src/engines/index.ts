@@ -1,9 +1,11 @@
 import type { Engine } from "../results/schema.js";
 import { abEngine } from "./ab.js";
+import { H2loadEngine } from "./h2load/adapter.js";
 import { K6Engine } from "./k6/adapter.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { probeGrpc } from "./grpc-health.js";
 import { probe as probeHttp } from "./probe.js";
+import { isGrpc } from "../results/protocols.js";
 import type { EngineAdapter, ProbeResult } from "./types.js";
 import { VegetaEngine } from "./vegeta/adapter.js";
 import { WrkEngine } from "./wrk/adapter.js";
@@ -18,6 +20,7 @@ const adapters: Record<Engine, () => EngineAdapter> = {
   wrk: () => new WrkEngine(),
   ab: () => abEngine,
   vegeta: () => new VegetaEngine(),
+  h2load: () => new H2loadEngine(),
 };
 const cache = new Map<Engine, EngineAdapter>();
 
@@ -36,8 +39,8 @@ export function getEngine(name: Engine): EngineAdapter {
 /**
  * The correctness probe of a target before the load: the scenario's requests over HTTP/1.1, or
  * for a gRPC scenario the standard health check through the target (the calls' replies are
- * checked during the load).
+ * checked during the load). `ca`: the run's CA (PEM), for a target over TLS.
  */
-export function probe(baseUrl: string, scenario: ScenarioManifest): Promise<ProbeResult> {
-  return scenario.protocol === "grpc" ? probeGrpc(baseUrl) : probeHttp(baseUrl, scenario);
+export function probe(baseUrl: string, scenario: ScenarioManifest, ca?: string): Promise<ProbeResult> {
+  return isGrpc(scenario.protocol) ? probeGrpc(baseUrl, ca) : probeHttp(baseUrl, scenario, ca);
 }

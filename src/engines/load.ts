@@ -7,6 +7,7 @@ export const ENGINE_LOAD_MODELS: Readonly<Record<Engine, readonly Load["model"][
   wrk: ["constant-vus", "max-throughput"],
   ab: ["constant-vus", "max-throughput", "fixed-count"],
   vegeta: ["constant-arrival-rate"],
+  h2load: ["constant-vus", "max-throughput"],
 };
 
 export function engineRunsLoad(engine: Engine, load: Pick<Load, "model">): boolean {
@@ -15,10 +16,13 @@ export function engineRunsLoad(engine: Engine, load: Pick<Load, "model">): boole
 
 /** The protocols each engine speaks to its target (k6: scenarios/lib/proxybench{,-grpc}.js). */
 export const ENGINE_PROTOCOLS: Record<Engine, readonly Protocol[]> = {
-  k6: ["http1", "grpc"],
+  // over TLS, k6 negotiates HTTP/2 when the proxy offers it (ALPN): h2 is HTTP/2 over TLS
+  k6: ["http1", "https", "h2", "grpc", "grpcs"],
   wrk: ["http1"],
   ab: ["http1"],
   vegeta: ["http1"],
+  // HTTP/2 only: h2c with prior knowledge (http://), h2 by ALPN over TLS (https://)
+  h2load: ["h2c", "h2"],
 };
 
 export function engineSpeaks(engine: Engine, protocol: Protocol): boolean {

@@ -1,6 +1,7 @@
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { expandRequests, type ExpandedRequest } from "./requests.js";
 import { checksEffects, effectProblems, lowerCaseHeaders, type ResponseHeaders } from "./response-effects.js";
+import { fetchOverH2c, fetchOverTls } from "./fetch.js";
 import type { ProbeResult } from "./types.js";
 
 /** Times each request is sent by the probe. */
@@ -54,7 +55,18 @@ function snippet(text: string): string {
   return one.length > 60 ? `${one.slice(0, 57)}..."` : one;
 }
 
-async function send(baseUrl: string, r: ExpandedRequest): Promise<ProbeResponse | { error: string }> {
+/** How the probe reaches its target: over TLS trusting the run's CA, over h2c, or fetch. */
+interface Transport {
+  ca?: string;
+  h2c?: boolean;
+}
+
+async function send(
+  baseUrl: string,
+  r: ExpandedRequest,
+  via: Transport,
+): Promise<ProbeResponse | { error: string }> {
+  if (via.ca !== undefined || via.h2c === true) return sendWithout(baseUrl, r, via);
   try {
     const res = await fetch(baseUrl.replace(/\/+$/, "") + r.path, {
       method: r.method,
@@ -74,17 +86,40 @@ async function send(baseUrl: string, r: ExpandedRequest): Promise<ProbeResponse 
   }
 }
 
+/** `send` without fetch: to an https:// target trusting the run's CA, or over h2c. */
+async function sendWithout(
+  baseUrl: string,
+  r: ExpandedRequest,
+  via: Transport,
+): Promise<ProbeResponse | { error: string }> {
+  const url = baseUrl.replace(/\/+$/, "") + r.path;
+  const req = {
+    method: r.method,
+    headers: r.headers,
+    ...(r.body === undefined ? {} : { body: r.body }),
+    timeoutMs: PROBE_TIMEOUT_MS,
+  };
+  try {
+    const res = via.ca !== undefined ? await fetchOverTls(url, req, via.ca) : await fetchOverH2c(url, req);
+    const headers = lowerCaseHeaders(res.headers);
+    return { status: res.status, contentType: res.headers["content-type"] ?? "", body: res.body, headers };
+  } catch (err) {
+    return { error: (err as NodeJS.ErrnoException).code ?? (err as Error).message };
+  }
+}
+
 /**
  * Sends each request of the scenario a few times and checks every response the way the load
  * will be judged (status, content type, body) plus the upstream's declared body size. This is
  * the only body check for engines that cannot check bodies (wrk).
  */
-export async function probe(baseUrl: string, scenario: ScenarioManifest): Promise<ProbeResult> {
+export async function probe(baseUrl: string, scenario: ScenarioManifest, ca?: string): Promise<ProbeResult> {
+  const via: Transport = { ...(ca === undefined ? {} : { ca }), h2c: scenario.protocol === "h2c" };
   const statusCodes: Record<string, number> = {};
   const reasons = new Set<string>();
   for (const r of expandRequests(scenario)) {
     for (let i = 0; i < PROBE_ATTEMPTS; i++) {
-      const res = await send(baseUrl, r);
+      const res = await send(baseUrl, r, via);
       const code = "error" in res ? 0 : res.status;
       statusCodes[code] = (statusCodes[code] ?? 0) + 1;
       const problems =
@@ -92,7 +127,7 @@ export async function probe(baseUrl: string, scenario: ScenarioManifest): Promis
       for (const p of problems) reasons.add(`${r.method} ${r.path}: ${p}`);
     }
   }
-  for (const p of await rejectProblems(baseUrl, scenario)) reasons.add(p);
+  for (const p of await rejectProblems(baseUrl, scenario, via)) reasons.add(p);
   return { ok: reasons.size === 0, reasons: [...reasons], statusCodes };
 }
 
@@ -100,13 +135,17 @@ export async function probe(baseUrl: string, scenario: ScenarioManifest): Promis
  * The scenario's `check.rejects`: its first request sent with other headers (a bad token) must
  * be refused with one of the given statuses. Not counted in the status codes of the probe.
  */
-async function rejectProblems(baseUrl: string, scenario: ScenarioManifest): Promise<string[]> {
+async function rejectProblems(
+  baseUrl: string,
+  scenario: ScenarioManifest,
+  via: Transport,
+): Promise<string[]> {
   const first = expandRequests(scenario)[0];
   if (!first) return [];
   const problems: string[] = [];
   for (const rule of scenario.check.rejects ?? []) {
     const r = { ...first, headers: { ...first.headers, ...rule.headers } };
-    const res = await send(baseUrl, r);
+    const res = await send(baseUrl, r, via);
     const with_ = Object.entries(rule.headers)
       .map(([n, v]) => `${n}: ${v}`)
       .join(", ");

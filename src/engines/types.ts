@@ -17,6 +17,8 @@ export interface EngineInvocation {
   outDir: string;
   fileStem: string;
   signal?: AbortSignal;
+  /** The CA (PEM file) to trust, when baseUrl is https:// (the run's own CA). */
+  caFile?: string;
 }
 
 /** What one engine run measured, normalised across engines (maps onto a results.json repetition). */

@@ -14,6 +14,10 @@ import { Engine, Load, Protocol } from "../results/schema.js";
  *   {{workdir}}                        a private, writable directory for this proxy instance
  *   {{dir}}                            the manifest's own folder
  *   {{sidecarPort}}                    where the proxy's sidecar listens (empty without one)
+ *   {{upstreamGrpcsPort}}              the upstream's PingPong gRPC server over TLS (a run with TLS)
+ *   {{tlsCert}} {{tlsKey}}             the run's server certificate and key (PEM files; a run with TLS)
+ *   {{tlsCertKey}}                     both in one file (HAProxy's crt)
+ *   {{tlsCa}}                          the run's CA certificate, to verify the upstream's
  */
 
 const name = z

@@ -12,6 +12,11 @@ const PLACEHOLDERS = [
   "workdir",
   "dir",
   "sidecarPort",
+  "upstreamGrpcsPort",
+  "tlsCert",
+  "tlsKey",
+  "tlsCertKey",
+  "tlsCa",
 ] as const;
 type Placeholder = (typeof PLACEHOLDERS)[number];
 export type TemplateVars = Record<Placeholder, string>;

@@ -1,4 +1,5 @@
 import { median } from "simple-statistics";
+import { usesTls } from "../results/protocols.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
 
 /**
@@ -112,10 +113,18 @@ export function displayReasons(reasons: readonly string[]): string[] {
   return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
 }
 
+/**
+ * A column's name: the proxy, and over TLS the protocol too (`nginx (https)`), so that a run with
+ * --tls shows TLS rows beside the cleartext ones of the same proxy. Pure.
+ */
+export function columnName(cell: Pick<Cell, "proxy" | "protocol">): string {
+  return usesTls(cell.protocol) ? `${cell.proxy} (${cell.protocol})` : cell.proxy;
+}
+
 /** One column per cell; numbers only for an ok cell that has repetitions. */
 export function cellColumn(cell: Cell, proxyVersion?: string): ReportColumn {
   const column: ReportColumn = {
-    proxy: cell.proxy,
+    proxy: columnName(cell),
     cellId: cell.id,
     status: cell.status,
     reasons: displayReasons(cell.reasons),
@@ -219,8 +228,10 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
     else groups.set(key, [cell]);
   }
   const order = results.settings.proxies;
-  const rank = (proxy: string) => {
-    const i = order.indexOf(proxy);
+  // by proxy, a proxy's TLS column (`nginx (https)`) right after its cleartext one
+  const rank = (column: string) => {
+    const proxy = column.split(" ")[0] ?? column;
+    const i = order.indexOf(proxy) + (proxy === column ? 0 : 0.5);
     return i < 0 ? order.length : i;
   };
   const out: ReportGroup[] = [];

@@ -15,7 +15,7 @@ export type CellStatus = z.infer<typeof CellStatus>;
 /** Worst first: a cell takes the worst status of its repetitions. */
 const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bound", "noisy", "skipped", "ok"];
 
-export const Engine = z.enum(["k6", "wrk", "ab", "vegeta"]);
+export const Engine = z.enum(["k6", "wrk", "ab", "vegeta", "h2load"]);
 export type Engine = z.infer<typeof Engine>;
 
 /** A latency statistic in milliseconds. */
@@ -24,7 +24,8 @@ const Ms = z.number().nonnegative();
  * What the load generator speaks to the proxy: HTTP/1.1 (`http1`), HTTP/2 without TLS (`h2c`)
  * or over TLS (`h2`), gRPC over h2c (`grpc`) or over TLS (`grpcs`).
  */
-export const Protocol = z.enum(["http1", "h2c", "h2", "grpc", "grpcs"]);
+/** http1 and https: HTTP/1.1 in cleartext and over TLS; h2c and h2: HTTP/2 likewise; grpc and grpcs: gRPC likewise. */
+export const Protocol = z.enum(["http1", "https", "h2c", "h2", "grpc", "grpcs"]);
 export type Protocol = z.infer<typeof Protocol>;
 
 export const LatencyMs = z
@@ -191,6 +192,13 @@ export const Environment = z.object({
     )
     .optional()
     .describe("Cores and memory caps of the run's processes by role (the extensibility study: gateway, coprocessor)."),
+  tls: z
+    .record(
+      z.string(),
+      z.object({ version: z.string(), cipher: z.string(), alpn: z.string().optional() }),
+    )
+    .optional()
+    .describe("What a probe handshake (Node's tls module) settled on with each proxy over TLS, keyed proxy/protocol."),
 });
 export type Environment = z.infer<typeof Environment>;
 
@@ -207,6 +215,10 @@ export const Settings = z.object({
   loads: z.array(z.string()).optional().describe("Load labels picked with --load; absent: each scenario's first load."),
   proxiesDirs: z.array(z.string()).optional().describe("Extra proxy manifest folders (--proxies-dir), absolute."),
   scenariosDirs: z.array(z.string()).optional().describe("Extra scenario manifest folders (--scenarios-dir), absolute."),
+  tls: z
+    .boolean()
+    .optional()
+    .describe("--tls: every scenario measured also over TLS (https, h2, grpcs) on the client side of the proxies that declare it."),
   imageTag: z.string().optional().describe("Image tag of the proxies in a docker run."),
   variants: z
     .array(
@@ -283,17 +295,24 @@ export function worstStatus(statuses: Iterable<CellStatus>): CellStatus {
   return worst;
 }
 
+/** The protocol of a cell over TLS, which its id names (`nginx+https`); undefined in cleartext. */
+export function overTls(protocol: Protocol | undefined): Protocol | undefined {
+  return protocol === "https" || protocol === "h2" || protocol === "grpcs" ? protocol : undefined;
+}
+
 export function cellId(
   scenario: string,
   loadLabel: string,
   proxy: string,
   engine: Engine,
   variant?: string,
+  tlsProtocol?: Protocol,
 ): string {
-  return `${scenario}/${loadLabel}/${proxy}/${engine}${variant === undefined ? "" : `@${variant}`}`;
+  const over = tlsProtocol === undefined ? "" : `+${tlsProtocol}`;
+  return `${scenario}/${loadLabel}/${proxy}${over}/${engine}${variant === undefined ? "" : `@${variant}`}`;
 }
 
 /** The id of a cell without its variant: what the variants of one cell share. */
-export function cellKey(cell: Pick<Cell, "scenario" | "load" | "proxy" | "engine">): string {
-  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine);
+export function cellKey(cell: Pick<Cell, "scenario" | "load" | "proxy" | "engine" | "protocol">): string {
+  return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine, undefined, overTls(cell.protocol));
 }

@@ -1,9 +1,10 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { arrivalVus, littleLawVus } from "../engines/load.js";
 import { expandRequests } from "../engines/requests.js";
 import type { ProbeResult } from "../engines/types.js";
-import type { Cell } from "../results/schema.js";
+import { isGrpc, urlScheme, usesTls } from "../results/protocols.js";
+import type { Cell, Protocol } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { freePort } from "../util/ports.js";
 import {
@@ -35,6 +36,7 @@ import {
   sectionConfigs,
   type ProxyContext,
 } from "./specs.js";
+import { probeHandshake, type TlsFiles } from "./tls.js";
 import { startUpstream, type StartedUpstream } from "./upstream.js";
 
 /**
@@ -66,6 +68,7 @@ async function startUpstreams(
         planned.scenario.manifest,
         ctx.settings.cpus.upstream,
         path.join(ctx.dir, logRel),
+        ctx.tls,
       ),
     );
     out.set(key, { started, logRel });
@@ -91,8 +94,9 @@ function upstreamKey(planned: PlannedCell): string {
 
 /** Probes a started cell; a wrong answer stops it with the reasons. */
 async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
+  const protocol = a.planned.scenario.manifest.protocol;
   const probe = await ctx.deps.engines
-    .probe(a.baseUrl, a.planned.scenario.manifest)
+    .probe(a.baseUrl, a.planned.scenario.manifest, usesTls(protocol) ? ctx.tls?.caPem : undefined)
     .catch((err: unknown): ProbeResult => ({
       ok: false,
       reasons: [`could not send the scenario's requests (${(err as Error).message})`],
@@ -289,8 +293,9 @@ async function startCell(
   const a: ActiveCell = { planned, cell, baseUrl: "", problems: [], stopped: false };
   const protocol = planned.scenario.manifest.protocol;
   if (m.kind === "direct") {
-    // gRPC goes to the upstream's gRPC server, everything else to its HTTP listener.
-    a.baseUrl = `http://${upstream.host}:${protocol === "grpc" ? upstream.grpcPort : upstream.port}`;
+    a.baseUrl = directUrl(upstream, protocol);
+    const problem = await checkTls(a, upstream.host, Number(new URL(a.baseUrl).port), ctx);
+    if (problem !== undefined) a.problems.push({ status: "failed", reason: problem });
     return a;
   }
   const stem = planned.variant === undefined ? name : `${name}@${planned.variant}`;
@@ -310,6 +315,8 @@ async function startCell(
     upstreamHost: upstream.host,
     upstreamPort: upstream.port,
     upstreamGrpcPort: upstream.grpcPort,
+    ...(upstream.grpcsPort === undefined ? {} : { upstreamGrpcsPort: upstream.grpcsPort }),
+    ...(ctx.tls === undefined ? {} : { tls: await certificatesFor(ctx.tls, workdir, section) }),
   };
   const shared = { ...base, cpus: ctx.settings.cpus.proxy, workdir, logFile };
   const sidecar = await startSidecar(a, ctx, shared, `${block.key}-${stem}`);
@@ -326,7 +333,7 @@ async function startCell(
       listenPort: await freePort(),
       ...(sidecar.port === undefined ? {} : { sidecarPort: sidecar.port }),
     };
-    a.baseUrl = `http://${pctx.listenHost}:${pctx.listenPort}`;
+    a.baseUrl = `${urlScheme(protocol)}://${pctx.listenHost}:${pctx.listenPort}`;
     const configs = renderConfigs(planned.proxy, section, pctx, templates, protocol);
     for (const c of configs) {
       await mkdir(path.dirname(c.output), { recursive: true });
@@ -349,8 +356,16 @@ async function startCell(
       await stopCell(a); // its sidecar too
       return a;
     }
-    const readyUrl = protocol === "grpc" ? a.baseUrl : `${a.baseUrl}${m.ready.path}`;
-    const notReady = await waitReady(readyUrl, m.ready.timeoutS, a.proc, ctx.signal, protocol);
+    const readyUrl = isGrpc(protocol) ? a.baseUrl : `${a.baseUrl}${m.ready.path}`;
+    const ca = usesTls(protocol) ? ctx.tls?.caPem : undefined;
+    const notReady = await waitReady(readyUrl, m.ready.timeoutS, a.proc, ctx.signal, protocol, ca);
+    // Over TLS, a handshake (ready or not) records what it settled on, or names the certificate.
+    const tlsProblem = await checkTls(a, pctx.listenHost, pctx.listenPort, ctx);
+    if (tlsProblem !== undefined && (!notReady || notReady.startsWith("TLS"))) {
+      await stopCell(a);
+      a.problems.push({ status: "failed", reason: tlsProblem });
+      return a;
+    }
     if (!notReady) return a;
     if (ctx.isInterrupted()) throw new Interrupted();
     await a.proc?.stop(); // the sidecar stays up for the next attempt
@@ -362,6 +377,69 @@ async function startCell(
       reason: `${name} did not come up: ${notReady}; ${tail ? `log (${logRel}): ${oneLine(tail)}` : `empty log ${logRel}`}`,
     });
     return a;
+  }
+}
+
+/**
+ * The run's certificates where the proxy can read them: natively in the run's folder; in a
+ * container, copies in its instance folder (the one folder it has mounted, at the same path).
+ */
+async function certificatesFor(
+  tls: TlsFiles,
+  workdir: string,
+  section: "native" | "image",
+): Promise<TlsFiles> {
+  if (section === "native") return tls;
+  const dir = path.join(workdir, "tls");
+  await mkdir(dir, { recursive: true });
+  const copy = async (file: string) => {
+    const to = path.join(dir, path.basename(file));
+    await copyFile(file, to);
+    return to;
+  };
+  return {
+    ca: await copy(tls.ca),
+    cert: await copy(tls.cert),
+    key: await copy(tls.key),
+    certKey: await copy(tls.certKey),
+  };
+}
+
+/** The upstream's own listener for a protocol: HTTP/1.1 or gRPC (h2c), each also over TLS. */
+function directUrl(upstream: StartedUpstream, protocol: Protocol): string {
+  const ports: Partial<Record<Protocol, number | undefined>> = {
+    http1: upstream.port,
+    https: upstream.httpsPort,
+    grpc: upstream.grpcPort,
+    grpcs: upstream.grpcsPort,
+  };
+  const port = ports[protocol];
+  if (port === undefined) throw new Error(`the upstream has no ${protocol} listener`);
+  return `${urlScheme(protocol)}://${upstream.host}:${port}`;
+}
+
+/**
+ * A cell over TLS: one handshake with its target, recorded in the environment (keyed
+ * proxy/protocol); undefined when it succeeded or the cell is not over TLS, else why it failed
+ * (naming the proxy and the certificate).
+ */
+async function checkTls(
+  a: ActiveCell,
+  host: string,
+  port: number,
+  ctx: BlockContext,
+): Promise<string | undefined> {
+  const protocol = a.planned.scenario.manifest.protocol;
+  if (!usesTls(protocol) || ctx.tls === undefined) return undefined;
+  const proxy = a.planned.proxy.manifest.name;
+  const alpn = protocol === "https" ? ["http/1.1"] : ["h2"];
+  try {
+    const handshake = await probeHandshake(host, port, ctx.tls, proxy, alpn);
+    ctx.results.environment.tls = { ...ctx.results.environment.tls, [`${proxy}/${protocol}`]: handshake };
+    return undefined;
+  } catch (err) {
+    if (err instanceof UserError) return err.message;
+    throw err;
   }
 }
 

@@ -4,6 +4,7 @@ import type { PlannedCell } from "./plan.js";
 import type { Progress } from "./progress.js";
 import type { RunDeps } from "./run.js";
 import type { RunningProcess, Runtime } from "./runtime.js";
+import type { TlsFiles } from "./tls.js";
 
 /** A cell of a block while it runs: its proxy process and the problems found on the way. */
 export interface ActiveCell {
@@ -33,6 +34,8 @@ export interface BlockContext {
   signal: AbortSignal;
   save: () => Promise<void>;
   isInterrupted: () => boolean;
+  /** The run's CA and server certificate (and the CA's PEM text), when a cell speaks TLS. */
+  tls?: TlsFiles & { caPem: string };
 }
 
 export class Interrupted extends Error {}

@@ -1,6 +1,7 @@
 import type { LoadedProxy, LoadedScenario, ManifestSet } from "../manifests/load.js";
 import {
   cellId,
+  overTls,
   type Cell,
   type Engine,
   type Load,
@@ -8,6 +9,7 @@ import {
   type Settings,
 } from "../results/schema.js";
 import { ENGINE_PROTOCOLS, engineRunsLoad, engineSpeaks } from "../engines/load.js";
+import { tlsCounterpart } from "../results/protocols.js";
 import { UserError } from "../util/errors.js";
 import { formatCpuLayout } from "./cpus.js";
 
@@ -32,6 +34,8 @@ export interface PlannedCell {
   engine: Engine;
   /** The variant (--variant NAME=DIR) whose manifests this cell runs. */
   variant?: string;
+  /** Added by --tls: the scenario's protocol over TLS (its copy in `scenario` speaks it). */
+  tls?: Protocol;
 }
 
 export interface Block {
@@ -125,26 +129,59 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
         `--load ${unfit.label}: ${engine} cannot run a ${unfit.model} load (scenario '${name}'; its loads: ${known}); use --engine k6`,
       );
     }
-    const fronting = frontingProxies(proxies, scenario, skipped);
-    if (fronting.length === 0) continue;
-    for (const raw of loads) {
-      const load = resolveLoad(raw, settings);
-      blocks.push({
-        key: `${name}-${load.label}`,
+    const resolved = loads.map((raw) => resolveLoad(raw, settings));
+    blocks.push(
+      ...scenarioBlocks(scenario, undefined, resolved, engine, frontingProxies(proxies, scenario, skipped)),
+    );
+    const tlsCopy = settings.tls === true ? tlsScenario(scenario) : undefined;
+    if (tlsCopy) {
+      assertEngineSpeaks(name, engine, tlsCopy.tls);
+      const fronting = frontingProxies(proxies, tlsCopy.scenario, skipped);
+      blocks.push(...scenarioBlocks(tlsCopy.scenario, tlsCopy.tls, resolved, engine, fronting));
+    }
+  }
+  return { blocks, skipped, notes };
+}
+
+/** One block per load of a scenario (none without a proxy to run). */
+function scenarioBlocks(
+  scenario: LoadedScenario,
+  tls: Protocol | undefined,
+  loads: readonly PlannedCell["load"][],
+  engine: Engine,
+  fronting: readonly LoadedProxy[],
+): Block[] {
+  const name = scenario.manifest.name;
+  return fronting.length === 0
+    ? []
+    : loads.map((load) => ({
+        key: `${name}-${load.label}${tls === undefined ? "" : `-${tls}`}`,
         scenario,
         load,
         engine,
         cells: fronting.map((proxy) => ({
-          id: cellId(name, load.label, proxy.manifest.name, engine),
+          id: cellId(
+            name,
+            load.label,
+            proxy.manifest.name,
+            engine,
+            undefined,
+            overTls(scenario.manifest.protocol),
+          ),
           proxy,
           scenario,
           load,
           engine,
+          ...(tls === undefined ? {} : { tls }),
         })),
-      });
-    }
-  }
-  return { blocks, skipped, notes };
+      }));
+}
+
+/** --tls: the scenario's copy speaking its protocol over TLS (none when it is TLS already). */
+function tlsScenario(scenario: LoadedScenario): { scenario: LoadedScenario; tls: Protocol } | undefined {
+  const tls = tlsCounterpart(scenario.manifest.protocol);
+  if (tls === undefined) return undefined;
+  return { scenario: { ...scenario, manifest: { ...scenario.manifest, protocol: tls } }, tls };
 }
 
 /** Throws when the engine does not speak the scenario's protocol, naming the engines that do. */
@@ -206,7 +243,14 @@ export function mergeVariantPlans(plans: ReadonlyArray<{ variant: string; plan: 
       const cells = block.cells.map((c) => ({
         ...c,
         variant,
-        id: cellId(c.scenario.manifest.name, c.load.label, c.proxy.manifest.name, c.engine, variant),
+        id: cellId(
+          c.scenario.manifest.name,
+          c.load.label,
+          c.proxy.manifest.name,
+          c.engine,
+          variant,
+          overTls(c.scenario.manifest.protocol),
+        ),
       }));
       const merged = blocks.get(block.key);
       if (merged) merged.cells.push(...cells);
@@ -265,6 +309,7 @@ export type ResumeFlags = Partial<
     | "roundOrder"
     | "seed"
     | "shard"
+    | "tls"
   >
 >;
 
@@ -287,6 +332,7 @@ const FLAG_NAMES: Record<keyof ResumeFlags, string> = {
   roundOrder: "--round-order",
   seed: "--seed",
   shard: "--shard",
+  tls: "--tls",
 };
 
 /** Throws when a flag given with --resume differs from the recorded settings. */

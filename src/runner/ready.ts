@@ -1,11 +1,14 @@
 import { grpcAnswerProblem } from "../engines/grpc-health.js";
+import { isGrpc } from "../results/protocols.js";
+import { fetchOverH2c, fetchOverTls, isTlsError } from "../engines/fetch.js";
 import type { Protocol } from "../results/schema.js";
 import type { RunningProcess } from "./runtime.js";
 
 /**
  * Requests `url` until it answers 2xx (for a gRPC target, `url` is its base URL and the standard
  * health check must get an answer over HTTP/2, OK or not: the probe judges it). Resolves with undefined when ready, or with why not (timeout
- * with the last answer seen, or the process exiting).
+ * with the last answer seen, the process exiting, or at once a certificate the run's CA `ca`
+ * does not vouch for).
  */
 export async function waitReady(
   url: string,
@@ -13,9 +16,13 @@ export async function waitReady(
   proc?: RunningProcess,
   signal?: AbortSignal,
   protocol: Protocol = "http1",
+  ca?: string,
 ): Promise<string | undefined> {
   const deadline = Date.now() + timeoutS * 1000;
-  const ask = protocol === "grpc" ? grpcAnswerProblem : httpProblem;
+  const ask = isGrpc(protocol)
+    ? (u: string) => grpcAnswerProblem(u, ca)
+    : (u: string) => httpProblem(u, ca, protocol === "h2c");
+  const what = isGrpc(protocol) ? `gRPC health check of ${url}` : `GET ${url}`;
   let last = "no answer";
   while (Date.now() < deadline) {
     if (signal?.aborted) return "interrupted";
@@ -25,26 +32,31 @@ export async function waitReady(
     }
     const problem = await ask(url);
     if (problem === undefined) return undefined;
+    if (ca !== undefined && isTlsError(problem)) return `TLS handshake failed (${what}: ${problem})`;
     last = problem;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const what = protocol === "grpc" ? `gRPC health check of ${url}` : `GET ${url}`;
   return `not ready within ${timeoutS} s (${what}: ${last})`;
 }
 
 /** Undefined when `url` answers 2xx, else what it answered. */
-async function httpProblem(url: string): Promise<string | undefined> {
+async function httpProblem(url: string, ca?: string, h2c = false): Promise<string | undefined> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2000), headers: { connection: "close" } });
-    await res.arrayBuffer();
-    if (res.status >= 200 && res.status < 300) return undefined;
-    return `HTTP ${res.status}`;
+    const status = h2c
+      ? (await fetchOverH2c(url, { timeoutMs: 2000 })).status
+      : ca === undefined
+        ? await fetch(url, { signal: AbortSignal.timeout(2000), headers: { connection: "close" } }).then(
+            async (res) => (await res.arrayBuffer(), res.status),
+          )
+        : (await fetchOverTls(url, { timeoutMs: 2000, headers: { connection: "close" } }, ca)).status;
+    if (status >= 200 && status < 300) return undefined;
+    return `HTTP ${status}`;
   } catch (err) {
     return describeFetchError(err);
   }
 }
 
 function describeFetchError(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err as Error).message;
+  const e = err as { code?: string; cause?: { code?: string; message?: string }; message: string };
+  return e.cause?.code ?? e.cause?.message ?? e.code ?? e.message;
 }

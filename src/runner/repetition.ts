@@ -1,4 +1,5 @@
 import path from "node:path";
+import { usesTls } from "../results/protocols.js";
 import { emptyMeasurement } from "../engines/measurement.js";
 import type { Classification, EngineMeasurement } from "../engines/types.js";
 import type { Repetition } from "../results/schema.js";
@@ -92,6 +93,9 @@ export async function measure(
       outDir: path.join(ctx.dir, "raw"),
       fileStem,
       signal: ctx.signal,
+      ...(ctx.tls !== undefined && usesTls(a.planned.scenario.manifest.protocol)
+        ? { caFile: ctx.tls.ca }
+        : {}),
     });
   } catch (err) {
     if (ctx.isInterrupted()) throw new Interrupted();

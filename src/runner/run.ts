@@ -12,6 +12,7 @@ import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { runBlock } from "./block.js";
 import type { BlockContext } from "./cell.js";
+import { runCertificates } from "./tls.js";
 import { formatCpuLayout } from "./cpus.js";
 import { NativeRuntime } from "./native-runtime.js";
 import { plannedSeconds, splitForResume } from "./plan.js";
@@ -44,7 +45,8 @@ import { planRun } from "./variants.js";
 export interface EngineApi {
   getEngine(name: Engine): EngineAdapter;
   classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: number }): Classification;
-  probe(baseUrl: string, scenario: ScenarioManifest): Promise<ProbeResult>;
+  /** `ca`: the run's CA (PEM) for a target over TLS. */
+  probe(baseUrl: string, scenario: ScenarioManifest, ca?: string): Promise<ProbeResult>;
 }
 
 export interface RunDeps {
@@ -114,6 +116,10 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   // 3. The results directory and file.
   await mkdir(dir, { recursive: true });
   for (const sub of ["raw", "logs", "work"]) await mkdir(path.join(dir, sub), { recursive: true });
+  const tls = await runCertificates(
+    dir,
+    plannedCells.map((c) => c.scenario.manifest.protocol),
+  );
   const environment = await captureEnvironment({
     tools,
     proxies: Object.fromEntries([...binaries].map(([name, b]) => [name, b.version])),
@@ -208,6 +214,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
     signal: abort.signal,
     save: () => file.save(results),
     isInterrupted: () => interrupted,
+    ...(tls === undefined ? {} : { tls }),
   };
   try {
     for (const block of plan.blocks) {

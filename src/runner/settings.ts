@@ -37,6 +37,8 @@ export interface RunRequest {
   seed?: number;
   /** `--shard I/N`, parsed. */
   shard?: NonNullable<Settings["shard"]>;
+  /** `--tls`: every scenario also over TLS on the client side of the proxies. */
+  tls?: boolean;
 }
 
 /** Rounds of a variant run by default: enough for a verdict over a default matrix at alpha 0.05. */
@@ -122,6 +124,7 @@ function requestedSettings(req: RunRequest): Partial<Settings> {
     ...(req.roundOrder !== undefined ? { roundOrder: req.roundOrder } : {}),
     ...(req.seed !== undefined ? { seed: req.seed } : {}),
     ...(req.shard !== undefined ? { shard: req.shard } : {}),
+    ...(req.tls === true ? { tls: true } : {}),
   };
 }
 

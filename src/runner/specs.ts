@@ -4,6 +4,7 @@ import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Protocol } from "../results/schema.js";
 import { renderTemplate, type TemplateVars } from "../manifests/template.js";
 import type { ProcessSpec } from "./runtime.js";
+import type { TlsFiles } from "./tls.js";
 
 /**
  * Pure builders of what the runner starts: the rendered config files and the ProcessSpec of a
@@ -17,6 +18,9 @@ export interface ProxyContext {
   upstreamPort: number;
   /** The upstream's PingPong gRPC server (h2c), on upstreamHost. */
   upstreamGrpcPort: number;
+  /** Its PingPong gRPC server over TLS and the run's certificates, in a run with TLS. */
+  upstreamGrpcsPort?: number;
+  tls?: TlsFiles;
   /** Cores the proxy is pinned to. */
   cpus: number[];
   /** Private writable folder of this proxy instance (rendered configs, pid, temp files). */
@@ -46,6 +50,11 @@ export function templateVars(proxy: LoadedProxy, ctx: ProxyContext): TemplateVar
     workdir: ctx.workdir,
     dir: proxy.dir,
     sidecarPort: ctx.sidecarPort === undefined ? "" : String(ctx.sidecarPort),
+    upstreamGrpcsPort: ctx.upstreamGrpcsPort === undefined ? "" : String(ctx.upstreamGrpcsPort),
+    tlsCert: ctx.tls?.cert ?? "",
+    tlsKey: ctx.tls?.key ?? "",
+    tlsCertKey: ctx.tls?.certKey ?? "",
+    tlsCa: ctx.tls?.ca ?? "",
   };
 }
 
@@ -197,15 +206,20 @@ export function buildDockerProxySpec(
 
 /**
  * The built-in upstream with the scenario's latency and rate limit, on its cores, ports chosen by
- * the OS: HTTP, and the PingPong gRPC server (h2c).
+ * the OS: HTTP, and the PingPong gRPC server (h2c); in a run with TLS both over TLS too.
  */
 export function buildUpstreamSpec(
   binaryPath: string,
   scenario: ScenarioManifest,
   cpus: number[],
   logFile: string,
+  tls?: Pick<TlsFiles, "cert" | "key">,
 ): ProcessSpec {
   const args = ["--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"];
+  if (tls) {
+    args.push("--grpcs-listen", "127.0.0.1:0", "--https-listen", "127.0.0.1:0");
+    args.push("--tls-cert", tls.cert, "--tls-key", tls.key);
+  }
   if (scenario.upstream.latencyMs > 0) args.push("--latency", `${scenario.upstream.latencyMs}ms`);
   if (scenario.upstream.maxRps > 0) args.push("--max-rps", String(scenario.upstream.maxRps));
   return { name: "upstream", command: binaryPath, args, cpus, logFile };

@@ -69,13 +69,25 @@ async function mtime(file: string): Promise<number | undefined> {
 
 /** `listening on 127.0.0.1:PORT` (HTTP) from the upstream's output. Pure. */
 export function parseListening(output: string): { host: string; port: number } | undefined {
-  const m = /(?<!grpc )listening on (\S+):(\d+)/.exec(output);
+  const m = /(?<!(?:grpcs?|https) )listening on (\S+):(\d+)/.exec(output);
   return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
 }
 
 /** `grpc listening on 127.0.0.1:PORT` (the PingPong gRPC server) from the upstream's output. Pure. */
 export function parseGrpcListening(output: string): { host: string; port: number } | undefined {
   const m = /grpc listening on (\S+):(\d+)/.exec(output);
+  return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
+}
+
+/** `grpcs listening on 127.0.0.1:PORT` (the PingPong gRPC server over TLS). Pure. */
+export function parseGrpcsListening(output: string): { host: string; port: number } | undefined {
+  const m = /grpcs listening on (\S+):(\d+)/.exec(output);
+  return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
+}
+
+/** `https listening on 127.0.0.1:PORT` (HTTP/1.1 over TLS). Pure. */
+export function parseHttpsListening(output: string): { host: string; port: number } | undefined {
+  const m = /https listening on (\S+):(\d+)/.exec(output);
   return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
 }
 
@@ -86,6 +98,9 @@ export interface StartedUpstream {
   port: number;
   /** The PingPong gRPC server (h2c), on the same host. */
   grpcPort: number;
+  /** The PingPong gRPC server and HTTP/1.1 over TLS, in a run with TLS. */
+  grpcsPort?: number;
+  httpsPort?: number;
 }
 
 /** Starts the upstream and waits for its `listening on` and `grpc listening on` lines. */
@@ -107,7 +122,19 @@ export async function startUpstream(
       .toString("utf8");
     const addr = parseListening(text);
     const grpc = parseGrpcListening(text);
-    if (addr && grpc) return { proc, host: addr.host, port: addr.port, grpcPort: grpc.port };
+    const grpcs = parseGrpcsListening(text);
+    const https = parseHttpsListening(text);
+    const tlsReady = !spec.args.includes("--grpcs-listen") || (grpcs !== undefined && https !== undefined);
+    if (addr && grpc && tlsReady) {
+      return {
+        proc,
+        host: addr.host,
+        port: addr.port,
+        grpcPort: grpc.port,
+        ...(grpcs === undefined ? {} : { grpcsPort: grpcs.port }),
+        ...(https === undefined ? {} : { httpsPort: https.port }),
+      };
+    }
     if (!proc.alive() || Date.now() > deadline) {
       const why = proc.alive()
         ? `did not say 'listening on' and 'grpc listening on' within ${timeoutMs / 1000} s`

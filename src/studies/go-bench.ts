@@ -1,6 +1,7 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "../report/escape.js";
 import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
+import { columnName } from "../report/model.js";
 import { percentChange } from "../report/tables.js";
 import type { StudyColumn, StudyGroup } from "./report.js";
 import type { StudyManifest, StudyPath } from "./schema.js";
@@ -12,9 +13,10 @@ import type { StudyManifest, StudyPath } from "./schema.js";
  * shows its status instead, never a number.
  */
 
-/** The column of a path: its proxy on its scenario, at the first load measured. */
+/** The column of a path: its proxy (over its protocol) on its scenario, at the first load measured. */
 function pathColumn(path: StudyPath, groups: readonly StudyGroup[]): StudyColumn | undefined {
-  return groups.find((g) => g.scenario === path.scenario)?.columns.find((c) => c.proxy === path.proxy);
+  const name = columnName(path);
+  return groups.find((g) => g.scenario === path.scenario)?.columns.find((c) => c.proxy === name);
 }
 
 function nsPerOp(column: StudyColumn | undefined): number | undefined {
@@ -67,7 +69,7 @@ export function renderGoBenchTable(
     if (v === undefined || ns === undefined) {
       return [
         escapeMarkdown(shortName(p.name)),
-        escapeMarkdown(p.proxy),
+        escapeMarkdown(columnName(p)),
         column?.status ?? "skipped",
         "",
         "",
@@ -77,7 +79,7 @@ export function renderGoBenchTable(
     }
     return [
       escapeMarkdown(shortName(p.name)),
-      escapeMarkdown(p.proxy),
+      escapeMarkdown(columnName(p)),
       formatCount(ns),
       formatMs(v.latencyMs.p50),
       formatMs(v.latencyMs.p99),

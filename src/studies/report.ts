@@ -98,9 +98,10 @@ export function studyGroups(
     const columns: StudyColumn[] = [];
     for (const load of loads) {
       for (const proxy of study.proxies) {
-        const cell = cells.find((c) => c.proxy === proxy && c.load.label === load.label);
+        // the proxy's cleartext cell, then its cell over TLS when the study measures both
+        const found = cells.filter((c) => c.proxy === proxy && c.load.label === load.label);
         const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
-        if (!cell) {
+        if (found.length === 0) {
           columns.push({
             proxy,
             load: load.label,
@@ -110,16 +111,18 @@ export function studyGroups(
           });
           continue;
         }
-        const column = cellColumn(cell);
-        const values = valuesOf(cell, column);
-        columns.push({
-          proxy,
-          load: load.label,
-          status: column.status,
-          reasons: column.reasons,
-          repetitions: column.repetitions,
-          ...(values ? { values } : {}),
-        });
+        for (const cell of found) {
+          const column = cellColumn(cell);
+          const values = valuesOf(cell, column);
+          columns.push({
+            proxy: column.proxy,
+            load: load.label,
+            status: column.status,
+            reasons: column.reasons,
+            repetitions: column.repetitions,
+            ...(values ? { values } : {}),
+          });
+        }
       }
     }
     if (loads.length === 0) {

@@ -122,6 +122,7 @@ export function studyRunRequest(
     durationS: overrides.durationS ?? m.durationS,
     warmupS: overrides.warmupS ?? m.warmupS,
     loads: labels,
+    ...(m.tls ? { tls: true } : {}),
     ...(study.ownScenarios.size > 0 ? { scenariosDirs: [path.join(study.dir, "scenarios")] } : {}),
     ...(overrides.cpus !== undefined ? { cpus: overrides.cpus } : {}),
     ...(overrides.runtime !== undefined ? { runtime: overrides.runtime } : {}),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Engine } from "../results/schema.js";
+import { Engine, Protocol } from "../results/schema.js";
 
 /**
  * A study: `studies/<name>/study.yml`, a published benchmark reproduced as one command
@@ -47,6 +47,8 @@ const StudyPath = z
     name: z.string().regex(/^Benchmark\S+$/, "a Go benchmark name: Benchmark<Name>[/<sub>]"),
     scenario: name,
     proxy: name,
+    /** The protocol over TLS the path speaks (the study's `tls: true` measures it); absent: the scenario's own. */
+    protocol: Protocol.optional(),
   })
   .strict();
 export type StudyPath = z.infer<typeof StudyPath>;
@@ -84,6 +86,8 @@ const StudyManifestShape = z
     warmupS: z.number().nonnegative().default(0),
     repetitions: z.number().int().positive().default(1),
     engine: Engine,
+    /** Also every scenario over TLS on the client side of the proxies that declare it, as `run --tls`. */
+    tls: z.boolean().default(false),
     layout: StudyLayout,
     /** `go-bench`: the paths, in the original's order. */
     paths: z.array(StudyPath).min(1).optional(),

@@ -186,8 +186,29 @@ describe("loadManifests", () => {
     const set = await loadManifests();
     for (const name of ["direct", "nginx", "haproxy"]) expect(set.proxies.has(name)).toBe(true);
     for (const name of ["passthrough", "json-lookup"]) expect(set.scenarios.has(name)).toBe(true);
-    expect(Object.keys(set.proxies.get("nginx")!.manifest.protocols)).toEqual(["http1", "grpc"]);
-    expect(Object.keys(set.proxies.get("direct")!.manifest.protocols)).toEqual(["http1", "grpc"]);
-    expect(Object.keys(set.proxies.get("grpc-gateway")!.manifest.protocols)).toEqual(["http1"]);
+    expect(Object.keys(set.proxies.get("nginx")!.manifest.protocols)).toEqual([
+      "http1",
+      "https",
+      "h2c",
+      "h2",
+      "grpc",
+      "grpcs",
+    ]);
+    expect(Object.keys(set.proxies.get("haproxy")!.manifest.protocols)).toEqual([
+      "http1",
+      "https",
+      "h2c",
+      "h2",
+      "grpc",
+      "grpcs",
+    ]);
+    expect(Object.keys(set.proxies.get("caddy")!.manifest.protocols)).toEqual(["http1", "https", "h2"]);
+    expect(Object.keys(set.proxies.get("direct")!.manifest.protocols)).toEqual([
+      "http1",
+      "https",
+      "grpc",
+      "grpcs",
+    ]);
+    expect(Object.keys(set.proxies.get("grpc-gateway")!.manifest.protocols)).toEqual(["http1", "grpc"]);
   });
 });

@@ -12,6 +12,11 @@ const vars: TemplateVars = {
   workdir: "/tmp/w",
   dir: "/p/nginx",
   sidecarPort: "",
+  upstreamGrpcsPort: "",
+  tlsCert: "/run/tls/server.pem",
+  tlsKey: "/run/tls/server.key",
+  tlsCertKey: "/run/tls/server-with-key.pem",
+  tlsCa: "/run/tls/ca.pem",
 };
 
 describe("renderTemplate", () => {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readResults } from "../../src/results/io.js";
 import { resultsJsonSchema } from "../../src/results/json-schema.js";
-import { worstStatus, type CellStatus } from "../../src/results/schema.js";
+import { cellKey, worstStatus, type CellStatus } from "../../src/results/schema.js";
 import { UserError } from "../../src/util/errors.js";
 
 describe("results.schema.json", () => {
@@ -43,5 +43,18 @@ describe("readResults", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "pb-results-"));
     await writeFile(path.join(dir, "results.json"), "{ not json");
     await expect(readResults(dir)).rejects.toThrow(/results\.json: not valid JSON/);
+  });
+});
+
+describe("cellKey", () => {
+  const load = { label: "default", model: "constant-vus" as const };
+  it.each([
+    [undefined, "rest/default/nginx/k6"],
+    ["grpc" as const, "rest/default/nginx/k6"],
+    ["https" as const, "rest/default/nginx+https/k6"],
+    ["h2" as const, "rest/default/nginx+h2/k6"],
+    ["grpcs" as const, "rest/default/nginx+grpcs/k6"],
+  ])("protocol %s: %s (a cell over TLS is told from its cleartext twin)", (protocol, key) => {
+    expect(cellKey({ scenario: "rest", load, proxy: "nginx", engine: "k6", protocol })).toBe(key);
   });
 });

@@ -82,13 +82,13 @@ describe("scripts/setup.sh --study and --engine", () => {
     expect(output.trim().split("\n")).toEqual(["ab=apache2-utils", "nginx=nginx-light"]);
   });
 
-  it("the grpc-gateway study needs nginx from Debian; its gateway is built by setup itself", async () => {
+  it("the grpc-gateway study needs nginx, HAProxy and Caddy from Debian; its gateway is built by setup itself", async () => {
     const { code, output } = await runCommand("node", ["scripts/needs.js", "--study", "grpc-gateway"], {
       cwd: PROJECT_ROOT,
       timeoutMs: 20_000,
     });
     expect(code).toBe(0);
-    expect(output.trim().split("\n")).toEqual(["nginx=nginx-light"]);
+    expect(output.trim().split("\n")).toEqual(["nginx=nginx-light", "haproxy=haproxy", "caddy=caddy"]);
   });
 
   it("the extensibility study: vegeta and the Go coprocessor built, njs's module, haproxy and python3 from Debian, Hive Gateway from its lock, the Java jar with Maven", async () => {

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { estimateRemaining, formatDuration, formatProgress, Progress } from "../../src/runner/progress.js";
 import { describeRepetition, failedMeasurement, toRepetition } from "../../src/runner/repetition.js";
 import { tailOf } from "../../src/util/logs.js";
-import { parseGrpcListening, parseListening } from "../../src/runner/upstream.js";
+import {
+  parseGrpcListening,
+  parseGrpcsListening,
+  parseHttpsListening,
+  parseListening,
+} from "../../src/runner/upstream.js";
 import { parseVersion } from "../../src/runner/proxy-binary.js";
 import { parseStat } from "../../src/runner/cpu-usage.js";
 import { Repetition } from "../../src/results/schema.js";
@@ -67,6 +72,14 @@ describe("small parsers", () => {
     ["starting\n", undefined],
     ["grpc listening on 127.0.0.1:39018\nlistening on 127.0.0.1:39017\n", { host: "127.0.0.1", port: 39017 }],
     ["grpc listening on 127.0.0.1:39018\n", undefined],
+    [
+      "grpcs listening on 127.0.0.1:39019\nlistening on 127.0.0.1:39017\n",
+      { host: "127.0.0.1", port: 39017 },
+    ],
+    [
+      "https listening on 127.0.0.1:39020\nlistening on 127.0.0.1:39017\n",
+      { host: "127.0.0.1", port: 39017 },
+    ],
   ])("parseListening %#", (text, addr) => {
     expect(parseListening(text)).toEqual(addr);
   });
@@ -74,8 +87,29 @@ describe("small parsers", () => {
   it.each([
     ["listening on 127.0.0.1:39017\ngrpc listening on 127.0.0.1:39018\n", { host: "127.0.0.1", port: 39018 }],
     ["listening on 127.0.0.1:39017\n", undefined],
+    ["grpcs listening on 127.0.0.1:39019\n", undefined],
   ])("parseGrpcListening %#", (text, addr) => {
     expect(parseGrpcListening(text)).toEqual(addr);
+  });
+
+  it.each([
+    [
+      "grpc listening on 127.0.0.1:39018\ngrpcs listening on 127.0.0.1:39019\n",
+      { host: "127.0.0.1", port: 39019 },
+    ],
+    ["grpc listening on 127.0.0.1:39018\n", undefined],
+  ])("parseGrpcsListening %#", (text, addr) => {
+    expect(parseGrpcsListening(text)).toEqual(addr);
+  });
+
+  it.each([
+    [
+      "listening on 127.0.0.1:39017\nhttps listening on 127.0.0.1:39020\n",
+      { host: "127.0.0.1", port: 39020 },
+    ],
+    ["listening on 127.0.0.1:39017\n", undefined],
+  ])("parseHttpsListening %#", (text, addr) => {
+    expect(parseHttpsListening(text)).toEqual(addr);
   });
 
   it.each([

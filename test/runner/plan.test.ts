@@ -62,13 +62,19 @@ describe("buildPlan: protocols", () => {
   const grpcSet: ManifestSet = {
     proxies: new Map([
       ["direct", proxy("direct", { kind: "direct", protocols: { http1: {}, grpc: {} } })],
-      ["nginx", proxy("nginx", { native: { binary: "nginx", version }, protocols: { http1: {}, grpc: {} } })],
+      [
+        "nginx",
+        proxy("nginx", {
+          native: { binary: "nginx", version },
+          protocols: { http1: {}, https: {}, grpc: {}, grpcs: {} },
+        }),
+      ],
       ["haproxy", proxy("haproxy", { native: { binary: "haproxy", version } })],
     ]),
     scenarios: new Map([
       ["rest", scenario("rest", ["default"])],
       ["grpc", scenario("grpc", ["default"], { protocol: "grpc" })],
-      ["h2", scenario("h2", ["default"], { protocol: "h2" })],
+      ["h2c", scenario("h2c", ["default"], { protocol: "h2c" })],
     ]),
   };
 
@@ -97,9 +103,31 @@ describe("buildPlan: protocols", () => {
     expect(() => buildPlan(settings({ scenarios: ["grpc"], engine: "wrk" }), grpcSet)).toThrow(
       "scenario 'grpc' speaks grpc, which wrk does not (wrk: http1); use --engine k6",
     );
-    expect(() => buildPlan(settings({ scenarios: ["h2"] }), grpcSet)).toThrow(
-      "scenario 'h2' speaks h2, which k6 does not (k6: http1, grpc); no engine speaks h2 yet",
+    expect(() => buildPlan(settings({ scenarios: ["h2c"] }), grpcSet)).toThrow(
+      "scenario 'h2c' speaks h2c, which k6 does not (k6: http1, https, h2, grpc, grpcs); use --engine h2load",
     );
+  });
+
+  it("--tls: each scenario also over TLS, its own cells (id +protocol) on the proxies that declare it", () => {
+    const plan = buildPlan(settings({ scenarios: ["rest", "grpc"], tls: true }), grpcSet);
+    expect(plan.blocks.map((b) => [b.key, b.scenario.manifest.protocol, b.cells.map((c) => c.id)])).toEqual([
+      [
+        "rest-default",
+        "http1",
+        ["rest/default/direct/k6", "rest/default/nginx/k6", "rest/default/haproxy/k6"],
+      ],
+      ["rest-default-https", "https", ["rest/default/nginx+https/k6"]],
+      ["grpc-default", "grpc", ["grpc/default/direct/k6", "grpc/default/nginx/k6"]],
+      ["grpc-default-grpcs", "grpcs", ["grpc/default/nginx+grpcs/k6"]],
+    ]);
+    expect(plan.blocks[1]?.cells[0]?.tls).toBe("https");
+    expect(plan.skipped.map((s) => `${s.proxy} ${s.scenario}: ${s.reason}`)).toEqual([
+      "direct rest: does not front https (its proxy.yml declares protocols: http1, grpc)",
+      "haproxy rest: does not front https (its proxy.yml declares protocols: http1)",
+      "haproxy grpc: does not front grpc (its proxy.yml declares protocols: http1)",
+      "direct grpc: does not front grpcs (its proxy.yml declares protocols: http1, grpc)",
+      "haproxy grpc: does not front grpcs (its proxy.yml declares protocols: http1)",
+    ]);
   });
 });
 

@@ -145,6 +145,21 @@ describe("process specs", () => {
       logFile: "/r/up.log",
     });
   });
+
+  it("in a run with TLS, gRPC and HTTP/1.1 over TLS too, with the run's certificate", () => {
+    const tls = { cert: "/r/tls/server.pem", key: "/r/tls/server.key" };
+    expect(buildUpstreamSpec("/bin/up", scenario({}), [1], "/r/up.log", tls).args).toEqual([
+      ...LISTEN,
+      "--grpcs-listen",
+      "127.0.0.1:0",
+      "--https-listen",
+      "127.0.0.1:0",
+      "--tls-cert",
+      "/r/tls/server.pem",
+      "--tls-key",
+      "/r/tls/server.key",
+    ]);
+  });
 });
 
 describe("sidecar and memory cap (the extensibility study)", () => {

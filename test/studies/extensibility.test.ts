@@ -95,6 +95,7 @@ describe("extensibility manifests: what a row runs", () => {
     expect(ProxyManifest.safeParse(m).success).toBe(true);
     expect(m.native?.configs.map((c) => c.output)).toEqual([
       "nginx.conf",
+      "listen.conf",
       "extension-http.conf",
       "extension-server.conf",
       "extension-location.conf",
@@ -110,7 +111,7 @@ describe("extensibility manifests: what a row runs", () => {
     expect(m.image).toBeUndefined();
     expect(m.extensions).toBeUndefined();
     const base = derivedManifest(nginx.manifest, undefined, { memoryLimitBytes: 1 << 30, sidecarCpus: [0] });
-    expect(base.native?.configs.map((c) => c.output)).toEqual(["nginx.conf"]);
+    expect(base.native?.configs.map((c) => c.output)).toEqual(["nginx.conf", "listen.conf"]);
     expect(base.sidecar).toBeUndefined();
     expect(base.tuning).toMatchObject({ extension: BASELINE });
   });

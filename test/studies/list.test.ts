@@ -37,7 +37,7 @@ describe("study listings", () => {
       // Hive Gateway is installed into .tools by setup (npm ci of its lock); Apollo Router is an image.
       extensibility: ["nginx", "haproxy", "hive-gateway"],
       // The gateway is built into .tools/bin by setup, like the upstream.
-      "grpc-gateway": ["direct", "grpc-gateway", "nginx"],
+      "grpc-gateway": ["direct", "grpc-gateway", "nginx", "haproxy", "caddy"],
       llrp: ["haproxy", "nginx", "caddy"],
       ocelot: ["direct", "nginx"],
       "yarp-vs-httpclient": ["direct", "nginx", "haproxy"],

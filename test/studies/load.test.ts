@@ -89,17 +89,24 @@ describe("the built-in studies", () => {
       "yarp-vs-httpclient",
     ]);
     expect(studies.get("grpc-gateway")?.manifest).toMatchObject({
-      proxies: ["direct", "grpc-gateway", "nginx"],
+      proxies: ["direct", "grpc-gateway", "nginx", "haproxy", "caddy"],
       scenarios: ["pingpong-grpc", "pingpong-rest"],
       engine: "k6",
+      tls: true,
       layout: "go-bench",
     });
-    expect(studies.get("grpc-gateway")?.manifest.paths?.map((p) => p.name.split("/")[0])).toEqual([
-      "BenchmarkDirectGrpc",
-      "BenchmarkNginxGrpc",
-      "BenchmarkGoGatewayRest",
-      "BenchmarkDirectRestHTTP",
-      "BenchmarkNginxRestHTTP",
+    expect(
+      studies.get("grpc-gateway")?.manifest.paths?.map((p) => `${p.name.split("/")[0]} ${p.protocol ?? ""}`),
+    ).toEqual([
+      "BenchmarkGoGatewayGRPC ",
+      "BenchmarkDirectGrpc ",
+      "BenchmarkNginxTLSGrpc grpcs",
+      "BenchmarkNginxGrpc ",
+      "BenchmarkGoGatewayRest ",
+      "BenchmarkDirectRest https",
+      "BenchmarkDirectRestHTTP ",
+      "BenchmarkNginxRestHTTPS https",
+      "BenchmarkNginxRestHTTP ",
     ]);
     expect(studies.get("extensibility")?.manifest).toMatchObject({
       proxies: ["nginx", "haproxy", "hive-gateway", "apollo-router"],

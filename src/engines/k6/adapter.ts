@@ -45,7 +45,7 @@ export class K6Engine implements EngineAdapter {
       name: `k6 ${inv.scenario.name}`,
       command: k6,
       args: buildK6Args(inv, scriptPath),
-      env: buildK6Env(config),
+      env: buildK6Env(config, inv.caFile),
       cwd: inv.scenarioDir,
       cpus: inv.cpus,
       logFile,

@@ -85,9 +85,13 @@ export function buildK6Args(_inv: EngineInvocation, scriptPath: string): string[
   return ["run", "--quiet", "--no-color", "--no-usage-report", "--address", "", scriptPath];
 }
 
-/** Pure: the environment of the k6 process. */
-export function buildK6Env(config: K6Config): Record<string, string> {
+/**
+ * Pure: the environment of the k6 process. Over TLS, Go's crypto/x509 reads the trusted roots
+ * from SSL_CERT_FILE: k6 trusts the run's CA and nothing else, and verifies every certificate.
+ */
+export function buildK6Env(config: K6Config, caFile?: string): Record<string, string> {
   return {
+    ...(caFile === undefined ? {} : { SSL_CERT_FILE: caFile, SSL_CERT_DIR: "" }),
     PROXYBENCH_CONFIG: JSON.stringify(config),
     K6_NO_USAGE_REPORT: "true",
     // Nothing leaves the machine: no cloud, no remote outputs inherited from the environment.

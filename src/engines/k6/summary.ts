@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { LatencyMs, Protocol } from "../../results/schema.js";
+import { isGrpc } from "../../results/protocols.js";
 import { formatSchemaError, issuePath, UserError } from "../../util/errors.js";
 import { isNon2xx } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
@@ -270,10 +271,6 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
     latencyMs,
     latencyPercentilesMs,
   };
-}
-
-function isGrpc(protocol: Protocol | undefined): boolean {
-  return protocol === "grpc" || protocol === "grpcs";
 }
 
 /** Responses per HTTP status: the library's counters and k6's accepted-status submetrics. */

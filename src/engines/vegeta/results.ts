@@ -1,11 +1,11 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { quantileSorted } from "simple-statistics";
 import { z } from "zod";
 import type { ScenarioManifest } from "../../manifests/schema.js";
 import { formatSchemaError, UserError } from "../../util/errors.js";
 import { responseProblems } from "../probe.js";
 import { lowerCaseHeaders } from "../response-effects.js";
+import { latencyOfSorted } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
 /** One response as `vegeta encode -to=json` writes it (latency in nanoseconds, body base64). */
@@ -41,8 +41,6 @@ export function scenarioCheck(scenario: ScenarioManifest): ResponseCheck {
   };
 }
 
-/** Percentiles kept beside the seven headline figures. */
-const EXTRA_PERCENTILES = ["75", "99.9"] as const;
 /** Distinct check problems kept as examples. */
 const MAX_PROBLEM_EXAMPLES = 5;
 
@@ -100,10 +98,6 @@ export class VegetaTally {
   figures(plannedRequests: number): EngineFigures {
     const durationS = this.requests > 0 ? Math.max(0, this.endMs - this.startMs) / 1000 : 0;
     const sorted = [...this.latenciesMs].sort((a, b) => a - b);
-    const q = (p: number) => (sorted.length > 0 ? quantileSorted(sorted, p) : 0);
-    const mean = sorted.length > 0 ? sorted.reduce((s, x) => s + x, 0) / sorted.length : 0;
-    const latencyPercentilesMs: Record<string, number> = {};
-    if (sorted.length > 0) for (const p of EXTRA_PERCENTILES) latencyPercentilesMs[p] = q(Number(p) / 100);
     return {
       durationS,
       rps: durationS > 0 ? sorted.length / durationS : 0,
@@ -114,16 +108,7 @@ export class VegetaTally {
       statusCodes: { ...this.statusCodes },
       droppedIterations: Math.max(0, plannedRequests - this.requests),
       bytesReceived: this.bytes,
-      latencyMs: {
-        min: sorted[0] ?? 0,
-        mean,
-        p50: q(0.5),
-        p90: q(0.9),
-        p95: q(0.95),
-        p99: q(0.99),
-        max: sorted.at(-1) ?? 0,
-      },
-      latencyPercentilesMs,
+      ...latencyOfSorted(sorted),
     };
   }
 }

@@ -1,0 +1,92 @@
+import http2 from "node:http2";
+import https from "node:https";
+
+/**
+ * The probes' and readiness checks' requests where Node's fetch cannot go: over TLS trusting
+ * only the run's CA (fetch takes no CA of its own), and over HTTP/2 without TLS (h2c, prior
+ * knowledge), which fetch does not speak.
+ */
+
+export interface FetchedResponse {
+  status: number;
+  /** By name in lower case; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface TlsRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+/** Rejects with the transport or certificate error (its `code`, e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE). */
+export function fetchOverTls(url: string, req: TlsRequest, ca: string): Promise<FetchedResponse> {
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      url,
+      { method: req.method ?? "GET", headers: req.headers ?? {}, ca, timeout: req.timeoutMs, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+          }
+          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+        });
+      },
+    );
+    request.on("timeout", () =>
+      request.destroy(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })),
+    );
+    request.on("error", reject);
+    request.end(req.body);
+  });
+}
+
+/** One request over h2c (HTTP/2 with prior knowledge); rejects with the transport error. */
+export function fetchOverH2c(url: string, req: TlsRequest): Promise<FetchedResponse> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const session = http2.connect(target.origin);
+    const fail = (err: Error) => {
+      session.destroy();
+      reject(err);
+    };
+    session.on("error", fail);
+    const stream = session.request({
+      ":method": req.method ?? "GET",
+      ":path": target.pathname + target.search,
+      ...req.headers,
+    });
+    stream.setTimeout(req.timeoutMs, () =>
+      fail(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })),
+    );
+    const chunks: Buffer[] = [];
+    let status = 0;
+    const headers: Record<string, string> = {};
+    stream.on("response", (h) => {
+      status = Number(h[":status"] ?? 0);
+      for (const [name, value] of Object.entries(h)) {
+        if (!name.startsWith(":") && value !== undefined)
+          headers[name] = Array.isArray(value) ? value.join(", ") : String(value);
+      }
+    });
+    stream.on("data", (c: Buffer) => chunks.push(c));
+    stream.on("error", fail);
+    stream.on("end", () => {
+      session.close();
+      resolve({ status, headers, body: Buffer.concat(chunks) });
+    });
+    stream.end(req.body);
+  });
+}
+
+/** Whether a transport error is about the certificate or the handshake (no use retrying). */
+export function isTlsError(code: string): boolean {
+  return /CERT|SELF_SIGNED|UNABLE_TO_|HOSTNAME|ALTNAME|DEPTH_ZERO|SSL|TLS|wrong version/i.test(code);
+}

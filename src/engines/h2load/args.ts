@@ -1,0 +1,70 @@
+import { expandRequests, type ExpandedRequest } from "../requests.js";
+import type { EngineInvocation } from "../types.js";
+import { concurrency } from "../load.js";
+import { UserError } from "../../util/errors.js";
+
+/**
+ * h2load (nghttp2's HTTP/2 load generator, Debian nghttp2-client): closed-model max rate over
+ * HTTP/2, in cleartext (h2c, prior knowledge, an http:// target) or over TLS (h2 by ALPN, an
+ * https:// target). Pure builders of its command line.
+ */
+
+/** h2load takes whole seconds here. */
+export function h2loadDurationS(durationS: number): number {
+  return Math.max(1, Math.round(durationS));
+}
+
+/** Threads and clients (connections): one thread per load-generator core, a client per VU. */
+function h2loadShape(inv: Pick<EngineInvocation, "load" | "cpus">): {
+  threads: number;
+  clients: number;
+} {
+  const { load } = inv;
+  if (load.model === "constant-arrival-rate" || load.model === "fixed-count") {
+    throw new UserError(
+      `load '${load.label}': h2load runs closed-model loads only (constant-vus, max-throughput), not ${load.model}; use --engine k6`,
+    );
+  }
+  const threads = Math.max(1, inv.cpus.length);
+  return { threads, clients: Math.max(threads, load.connections ?? concurrency(load)) };
+}
+
+/** The request h2load repeats: the scenario's first (h2load sends one method and body). */
+export function h2loadRequest(inv: Pick<EngineInvocation, "scenario">): ExpandedRequest {
+  const first = expandRequests(inv.scenario)[0];
+  if (first === undefined) throw new UserError(`scenario '${inv.scenario.name}': no request for h2load`);
+  if (first.method !== "GET" && first.method !== "POST") {
+    throw new UserError(
+      `scenario '${inv.scenario.name}': h2load sends GET or POST (with a body), not ${first.method}`,
+    );
+  }
+  return first;
+}
+
+/**
+ * Pure: the h2load command line. One stream at a time per client (-m 1), as the other engines'
+ * VUs; `-d` (the body's file) makes it a POST. The log file holds one line per response.
+ */
+export function buildH2loadArgs(
+  inv: EngineInvocation,
+  files: { logFile: string; bodyFile?: string },
+): string[] {
+  const { threads, clients } = h2loadShape(inv);
+  const request = h2loadRequest(inv);
+  const headers = Object.entries(request.headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]);
+  return [
+    "-t",
+    String(threads),
+    "-c",
+    String(clients),
+    "-m",
+    "1",
+    "-D",
+    String(h2loadDurationS(inv.durationS)),
+    "--log-file",
+    files.logFile,
+    ...headers,
+    ...(files.bodyFile === undefined ? [] : ["-d", files.bodyFile]),
+    inv.baseUrl.replace(/\/+$/, "") + request.path,
+  ];
+}
