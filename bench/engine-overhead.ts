@@ -22,6 +22,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { mean, median, sampleStandardDeviation } from "simple-statistics";
 import { classifyRepetition, getEngine, probe } from "../src/engines/index.js";
+import { buildK6Args } from "../src/engines/k6/config.js";
 import type { EngineInvocation, EngineMeasurement } from "../src/engines/types.js";
 import { ScenarioManifest } from "../src/manifests/schema.js";
 import type { Load } from "../src/results/schema.js";
@@ -213,12 +214,8 @@ async function bareK6(url: string, dir: string): Promise<number> {
       "-c",
       LOADGEN.join(","),
       k6,
-      "run",
-      "--quiet",
-      "--no-usage-report",
-      "--address",
-      "",
-      path.join(PROJECT_ROOT, "bench", "bare.k6.js"),
+      // the engine's own flags (quiet, no REST API, no usage report), so only the script differs
+      ...buildK6Args(path.join(PROJECT_ROOT, "bench", "bare.k6.js")),
     ],
     {
       env: {

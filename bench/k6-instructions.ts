@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { parse } from "yaml";
 import { getEngine } from "../src/engines/index.js";
-import { buildK6Config } from "../src/engines/k6/config.js";
+import { buildK6Args, buildK6Config } from "../src/engines/k6/config.js";
 import { eventCost, parseCallgrind } from "../src/instructions/callgrind.js";
 import { findValgrind } from "../src/instructions/valgrind.js";
 import { ScenarioManifest } from "../src/manifests/schema.js";
@@ -129,12 +129,7 @@ async function instructions(script: Script, requests: number, dir: string): Prom
       "--tool=callgrind",
       `--callgrind-out-file=${out}`,
       k6,
-      "run",
-      "--quiet",
-      "--no-usage-report",
-      "--address",
-      "",
-      script.file,
+      ...buildK6Args(script.file),
     ],
     {
       env: {

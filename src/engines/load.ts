@@ -71,3 +71,21 @@ export function littleLawVus(load: Load, p99Ms: number, requestsPerIteration: nu
   const inFlight = requireRate(load) * (p99Ms / 1000) * Math.max(1, requestsPerIteration);
   return Math.max(own, Math.ceil(inFlight * VU_HEADROOM));
 }
+
+/**
+ * Threads and connections of a closed-model engine (wrk, h2load): one thread per load-generator
+ * core, at least one connection per thread. Open-model loads are refused, pointing to k6.
+ */
+export function closedShape(
+  engine: string,
+  load: Load,
+  loadgenCores: number,
+): { threads: number; connections: number } {
+  if (load.model === "constant-arrival-rate" || load.model === "fixed-count") {
+    throw new UserError(
+      `load '${load.label}': ${engine} runs closed-model loads only (constant-vus, max-throughput), not ${load.model}; use --engine k6`,
+    );
+  }
+  const threads = Math.max(1, loadgenCores);
+  return { threads, connections: Math.max(threads, load.connections ?? concurrency(load)) };
+}

@@ -1,6 +1,6 @@
 import { expandRequests, type ExpandedRequest } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
-import { concurrency } from "../load.js";
+import { closedShape } from "../load.js";
 import { UserError } from "../../util/errors.js";
 
 /**
@@ -12,21 +12,6 @@ import { UserError } from "../../util/errors.js";
 /** h2load takes whole seconds here. */
 export function h2loadDurationS(durationS: number): number {
   return Math.max(1, Math.round(durationS));
-}
-
-/** Threads and clients (connections): one thread per load-generator core, a client per VU. */
-function h2loadShape(inv: Pick<EngineInvocation, "load" | "cpus">): {
-  threads: number;
-  clients: number;
-} {
-  const { load } = inv;
-  if (load.model === "constant-arrival-rate" || load.model === "fixed-count") {
-    throw new UserError(
-      `load '${load.label}': h2load runs closed-model loads only (constant-vus, max-throughput), not ${load.model}; use --engine k6`,
-    );
-  }
-  const threads = Math.max(1, inv.cpus.length);
-  return { threads, clients: Math.max(threads, load.connections ?? concurrency(load)) };
 }
 
 /** The request h2load repeats: the scenario's first (h2load sends one method and body). */
@@ -49,7 +34,7 @@ export function buildH2loadArgs(
   inv: EngineInvocation,
   files: { logFile: string; bodyFile?: string },
 ): string[] {
-  const { threads, clients } = h2loadShape(inv);
+  const { threads, connections: clients } = closedShape("h2load", inv.load, inv.cpus.length);
   const request = h2loadRequest(inv);
   const headers = Object.entries(request.headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]);
   return [

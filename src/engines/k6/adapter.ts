@@ -44,7 +44,7 @@ export class K6Engine implements EngineAdapter {
     const result = await runEngineProcess({
       name: `k6 ${inv.scenario.name}`,
       command: k6,
-      args: buildK6Args(inv, scriptPath),
+      args: buildK6Args(scriptPath),
       env: buildK6Env(config, inv.caFile),
       cwd: inv.scenarioDir,
       cpus: inv.cpus,

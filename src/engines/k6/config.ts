@@ -81,7 +81,7 @@ export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFa
  * Pure: the k6 command line. No REST API server (parallel runs would fight over port 6565), no
  * usage report, no colours; the summary is written by the script's handleSummary.
  */
-export function buildK6Args(_inv: EngineInvocation, scriptPath: string): string[] {
+export function buildK6Args(scriptPath: string): string[] {
   return ["run", "--quiet", "--no-color", "--no-usage-report", "--address", "", scriptPath];
 }
 

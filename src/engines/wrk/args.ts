@@ -1,7 +1,6 @@
 import { expandRequests, type ExpandedRequest } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
-import { concurrency } from "../load.js";
-import { UserError } from "../../util/errors.js";
+import { closedShape } from "../load.js";
 
 /** Socket/request timeout: a response slower than this counts as a timeout error. */
 const WRK_TIMEOUT_S = 10;
@@ -16,14 +15,7 @@ export function wrkShape(inv: Pick<EngineInvocation, "load" | "cpus">): {
   threads: number;
   connections: number;
 } {
-  const { load } = inv;
-  if (load.model === "constant-arrival-rate" || load.model === "fixed-count") {
-    throw new UserError(
-      `load '${load.label}': wrk runs closed-model loads only (constant-vus, max-throughput), not ${load.model}; use --engine k6`,
-    );
-  }
-  const threads = Math.max(1, inv.cpus.length);
-  return { threads, connections: Math.max(threads, load.connections ?? concurrency(load)) };
+  return closedShape("wrk", inv.load, inv.cpus.length);
 }
 
 /** Pure: the wrk command line (the script reads the requests and the output file from the environment). */

@@ -103,7 +103,7 @@ describe("k6DurationS", () => {
 
 describe("buildK6Args", () => {
   it("runs the script quietly, without the REST API, colours or usage report", () => {
-    expect(buildK6Args(invocation(), "/p/scenarios/passthrough/script.js")).toEqual([
+    expect(buildK6Args("/p/scenarios/passthrough/script.js")).toEqual([
       "run",
       "--quiet",
       "--no-color",
