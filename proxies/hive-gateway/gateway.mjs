@@ -18,5 +18,8 @@ export const gatewayConfig = {
   graphiql: false,
   landingPage: false,
   logging: "warn",
+  // Node closes a connection idle for 5 s by default, racing a client that sends on it (the
+  // client sees a reset): longer than any run, as NGINX's 75 s and the coprocessors' 120 s.
+  keepAliveTimeout: 120_000,
   ...extension,
 };
