@@ -87,6 +87,9 @@ export function makeOptions() {
       "http_req_duration{expected_response:true}": ["max>=0"],
       ...Object.fromEntries(config.check.status.map((code) => [acceptedMetric(code), ["count>=0"]])),
     },
+    // Only the tags the summary reads (the accepted-status submetrics and the latency of expected
+    // responses): every tag is built and carried on each of a request's dozen samples.
+    systemTags: ["status", "expected_response"],
     // Bodies are read only for the sampled responses (responseType "text" on those requests).
     discardResponseBodies: true,
     noConnectionReuse: false,
