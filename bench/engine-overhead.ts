@@ -295,26 +295,28 @@ function reportTime(): void {
   SUMMARY.push(line);
 }
 
-function syntheticResults(cells: number, repetitions: number): Results {
-  const rep = (i: number, c: number) => {
-    const p50 = 1 + (c % 7) * 0.1 + (i % 3) * 0.01;
-    return {
-      index: i,
-      startedAt: new Date(0).toISOString(),
-      durationS: 5,
-      status: "ok" as const,
-      reasons: [],
-      rps: 1000 + i,
-      requests: 5000,
-      errors: 0,
-      non2xx: 0,
-      checkFailures: 0,
-      statusCodes: { "200": 5000 },
-      droppedIterations: 0,
-      latencyMs: { min: p50 / 2, mean: p50, p50, p90: p50 * 2, p95: p50 * 3, p99: p50 * 4, max: p50 * 9 },
-      raw: [],
-    };
+/** Repetition i of synthetic cell c: latencies that differ a little by cell and repetition. */
+function syntheticRepetition(i: number, c: number) {
+  const p50 = 1 + (c % 7) * 0.1 + (i % 3) * 0.01;
+  return {
+    index: i,
+    startedAt: new Date(0).toISOString(),
+    durationS: 5,
+    status: "ok" as const,
+    reasons: [],
+    rps: 1000 + i,
+    requests: 5000,
+    errors: 0,
+    non2xx: 0,
+    checkFailures: 0,
+    statusCodes: { "200": 5000 },
+    droppedIterations: 0,
+    latencyMs: { min: p50 / 2, mean: p50, p50, p90: p50 * 2, p95: p50 * 3, p99: p50 * 4, max: p50 * 9 },
+    raw: [],
   };
+}
+
+function syntheticResults(cells: number, repetitions: number): Results {
   const load = { label: "default", model: "constant-vus" as const, vus: 10 };
   return {
     schemaVersion: 2,
@@ -351,7 +353,7 @@ function syntheticResults(cells: number, repetitions: number): Results {
       reasons: [],
       runtime: "native" as const,
       tuning: {},
-      repetitions: Array.from({ length: repetitions }, (_, i) => rep(i, c)),
+      repetitions: Array.from({ length: repetitions }, (_, i) => syntheticRepetition(i, c)),
       logs: [],
     })),
   };

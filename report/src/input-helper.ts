@@ -123,6 +123,34 @@ function linkSettings(
   };
 }
 
+/** The pull request and head commit: the inputs, else the triggering event's. */
+function pullRequestInputs(read: Reader, event: EventPayload): { pr?: number; headSha?: string } {
+  let pr: number | undefined;
+  const prText = read("pr-number");
+  if (prText !== "") {
+    pr = Number(prText);
+    if (!isPullRequestNumber(pr))
+      throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
+  } else {
+    pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
+  }
+  const headSha =
+    read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || undefined;
+  if (headSha !== undefined && !isCommitSha(headSha)) {
+    throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
+  }
+  return { ...(pr !== undefined ? { pr } : {}), ...(headSha !== undefined ? { headSha } : {}) };
+}
+
+/** The input `details-url`, else this workflow run's page. */
+function detailsUrlInput(read: Reader, env: NodeJS.ProcessEnv): string | undefined {
+  const detailsUrl = urlInput(read, "details-url");
+  if (detailsUrl === undefined && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
+    return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  }
+  return detailsUrl;
+}
+
 /** Reads and validates every input (pure apart from `read` and `env`). */
 export function getSettings(
   read: Reader = (name) => core.getInput(name).trim(),
@@ -147,27 +175,8 @@ export function getSettings(
     throw new Error(`input 'marker': ${MARKER_RULE}, got '${marker}'`);
   }
 
-  const event = readEvent(env);
-  let pr: number | undefined;
-  const prText = read("pr-number");
-  if (prText !== "") {
-    pr = Number(prText);
-    if (!isPullRequestNumber(pr))
-      throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
-  } else {
-    pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
-  }
-
-  const headSha =
-    read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || undefined;
-  if (headSha !== undefined && !isCommitSha(headSha)) {
-    throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
-  }
-
-  let detailsUrl = urlInput(read, "details-url");
-  if (detailsUrl === undefined && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
-    detailsUrl = `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
-  }
+  const { pr, headSha } = pullRequestInputs(read, readEvent(env));
+  const detailsUrl = detailsUrlInput(read, env);
 
   const comment = booleanInput(read, "comment");
   const token = read("token") || undefined;

@@ -56,11 +56,20 @@ interface RunFlags {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command("run")
     .description(
       "Benchmark proxies x scenarios: health check, correctness probe, warm-up, then repetitions interleaved across proxies.",
-    )
+    );
+  addMatrixOptions(command);
+  addVariantOptions(command);
+  addModeOptions(command);
+  command.action(runCommand);
+}
+
+/** What is measured: proxies, scenarios, engine, lengths, loads, cores, runtime and extra folders. */
+function addMatrixOptions(command: Command): void {
+  command
     .option("-p, --proxies <names>", "comma-separated proxies (default: direct,nginx,haproxy)", parseCsv)
     .option(
       "-s, --scenarios <names>",
@@ -89,7 +98,12 @@ export function register(program: Command): void {
       "image tag of the proxies in a docker run (default: $PROXYBENCH_IMAGE_TAG or local)",
     )
     .option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)", collect)
-    .option("--scenarios-dir <dir>", "extra folder of scenarios/<name>/scenario.yml (repeatable)", collect)
+    .option("--scenarios-dir <dir>", "extra folder of scenarios/<name>/scenario.yml (repeatable)", collect);
+}
+
+/** Variants side by side, their order, noise handling, sharding, TLS. */
+function addVariantOptions(command: Command): void {
+  command
     .option(
       "--variant <name=dir>",
       "measure this variant's proxies/ and scenarios/ side by side with the others, in rounds (repeatable; e.g. base=../main head=.)",
@@ -134,7 +148,12 @@ export function register(program: Command): void {
     .option(
       "--tls",
       "also measure every scenario over TLS (HTTP/1.1 as https, gRPC as grpcs) on the client side of the proxies that declare it: their own rows, certificates made for the run",
-    )
+    );
+}
+
+/** Where results go and which kind of run: dry run, resume, study, max-rate search, instructions. */
+function addModeOptions(command: Command): void {
+  command
     .option("--dry-run", "print the plan and its estimated wall time (and per shard count), run nothing")
     .option("-o, --out <dir>", "results directory (default: results/<YYYYMMDD-HHMMSS>)")
     .option("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings")
@@ -156,43 +175,44 @@ export function register(program: Command): void {
         "--measure <what>",
         "wall-clock (load, req/s and latency) or instructions (the proxy under callgrind, instructions per request)",
       ).choices(["wall-clock", "instructions"]),
-    )
-    .action(async (flags: RunFlags) => {
-      if (flags.measure === "instructions") {
-        checkInstructionsFlags(flags);
-        process.exitCode = await runInstructionsCommand(toRequest(flags));
-        return;
-      }
-      checkModes(flags);
-      if (flags.dryRun) {
-        await dryRun(toRequest(flags));
-      } else if (flags.study !== undefined) {
-        const outcome = await runAnyStudy(flags.study, studyOverrides(flags), { engines });
-        process.exitCode = outcome.exitCode;
-      } else if (flags.findMaxRate) {
-        const outcomes = await findMaxRates({
-          proxies: flags.proxies ?? DEFAULT_PROXIES,
-          scenarios: flags.scenarios ?? ["passthrough"],
-          ...withoutUndefined({
-            cpus: flags.cpus,
-            out: flags.out,
-            durationS: flags.duration,
-            warmupS: flags.warmup,
-            maxP99Ms: flags.maxP99,
-            proxiesDirs: flags.proxiesDir,
-            scenariosDirs: flags.scenariosDir,
-          }),
-        });
-        // A search that found no rate at all is not a measurement.
-        process.exitCode = outcomes.every((o) => o.result.rate !== undefined) ? 0 : 1;
-      } else {
-        const outcome = await runBenchmark(toRequest(flags), {
-          engines,
-          renderReport: (results) => renderMarkdownReport(results),
-        });
-        process.exitCode = outcome.exitCode;
-      }
+    );
+}
+
+async function runCommand(flags: RunFlags): Promise<void> {
+  if (flags.measure === "instructions") {
+    checkInstructionsFlags(flags);
+    process.exitCode = await runInstructionsCommand(toRequest(flags));
+    return;
+  }
+  checkModes(flags);
+  if (flags.dryRun) {
+    await dryRun(toRequest(flags));
+  } else if (flags.study !== undefined) {
+    const outcome = await runAnyStudy(flags.study, studyOverrides(flags), { engines });
+    process.exitCode = outcome.exitCode;
+  } else if (flags.findMaxRate) {
+    const outcomes = await findMaxRates({
+      proxies: flags.proxies ?? DEFAULT_PROXIES,
+      scenarios: flags.scenarios ?? ["passthrough"],
+      ...withoutUndefined({
+        cpus: flags.cpus,
+        out: flags.out,
+        durationS: flags.duration,
+        warmupS: flags.warmup,
+        maxP99Ms: flags.maxP99,
+        proxiesDirs: flags.proxiesDir,
+        scenariosDirs: flags.scenariosDir,
+      }),
     });
+    // A search that found no rate at all is not a measurement.
+    process.exitCode = outcomes.every((o) => o.result.rate !== undefined) ? 0 : 1;
+  } else {
+    const outcome = await runBenchmark(toRequest(flags), {
+      engines,
+      renderReport: (results) => renderMarkdownReport(results),
+    });
+    process.exitCode = outcome.exitCode;
+  }
 }
 
 /** Flags that do not go together, named in the error. */

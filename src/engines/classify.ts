@@ -26,18 +26,30 @@ function non2xxCodes(statusCodes: Record<string, number>): string {
  *   (other processes competing for them), or it dropped iterations.
  */
 export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: number }): Classification {
-  const found: { status: CellStatus; reason: string }[] = [];
-  const failed = (reason: string) => found.push({ status: "failed", reason });
-  for (const e of m.engineErrors) failed(e);
+  const found = [...engineFailures(m), ...wrongResponses(m), ...loadgenLimits(m, ctx.loadgenCores)];
+  const status = worstStatus(found.map((f) => f.status));
+  return { status, reasons: found.map((f) => f.reason) };
+}
+
+type Finding = { status: CellStatus; reason: string };
+
+/** failed: the engine errored or exited badly, or nothing completed. */
+function engineFailures(m: EngineMeasurement): Finding[] {
+  const reasons = [...m.engineErrors];
   if (m.engineErrors.length === 0 && m.exitCode !== 0 && m.exitCode !== 99) {
-    failed(
+    reasons.push(
       m.exitCode === null
         ? "the load generator was killed by a signal"
         : `the load generator exited with code ${m.exitCode}`,
     );
   }
-  if (m.requests === 0) failed("no request completed");
+  if (m.requests === 0) reasons.push("no request completed");
+  return reasons.map((reason) => ({ status: "failed", reason }));
+}
 
+/** invalid: non-2xx responses (gRPC calls not OK), failed checks, transport errors. */
+function wrongResponses(m: EngineMeasurement): Finding[] {
+  const found: Finding[] = [];
   // gRPC cells count calls by status name ("OK", "UNAVAILABLE"), HTTP cells by number.
   const grpc = Object.keys(m.statusCodes).some((code) => /^[A-Z]/.test(code));
   if (m.non2xx > 0) {
@@ -61,8 +73,13 @@ export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: nu
       reason: `${plural(m.errors, "transport error")} (connection refused, reset or timed out)`,
     });
   }
+  return found;
+}
 
-  const cores = Math.max(1, ctx.loadgenCores);
+/** loadgen-bound: the load generator's process or cores saturated, or iterations dropped. */
+function loadgenLimits(m: EngineMeasurement, loadgenCores: number): Finding[] {
+  const found: Finding[] = [];
+  const cores = Math.max(1, loadgenCores);
   if (m.loadgenCpu !== undefined && m.loadgenCpu >= LOADGEN_SATURATION * cores) {
     found.push({
       status: "loadgen-bound",
@@ -90,7 +107,5 @@ export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: nu
       reason: `${plural(m.droppedIterations, "iteration")} dropped: the load generator could not hold the arrival rate`,
     });
   }
-
-  const status = worstStatus(found.map((f) => f.status));
-  return { status, reasons: found.map((f) => f.reason) };
+  return found;
 }

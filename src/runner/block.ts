@@ -1,42 +1,29 @@
-import { copyFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { arrivalVus, littleLawVus } from "../engines/load.js";
 import { expandRequests } from "../engines/requests.js";
 import type { ProbeResult } from "../engines/types.js";
-import { isGrpc, urlScheme, usesTls } from "../results/protocols.js";
-import type { Cell, Protocol } from "../results/schema.js";
+import { usesTls } from "../results/protocols.js";
+import type { Cell } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { freePort } from "../util/ports.js";
+import { logTail } from "../util/logs.js";
 import {
   cellName,
   cellStem,
   checkAlive,
   finishCell,
   Interrupted,
-  LOG_TAIL_LINES,
-  oneLine,
   stopCell,
   updateCell,
   type ActiveCell,
   type BlockContext,
 } from "./cell.js";
-import { logTail, tailOf } from "../util/logs.js";
 import { plannedSeconds, type Block, type PlannedCell } from "./plan.js";
 import { waitReady } from "./ready.js";
 import { describeRepetition, measure, measureRepetition } from "./repetition.js";
 import { roundOrder } from "./rounds.js";
-import { sidecarGone, startSidecar } from "./sidecar.js";
-import {
-  buildDockerProxySpec,
-  buildNativeProxySpec,
-  buildUpstreamSpec,
-  imageRef,
-  proxyImageTag,
-  renderConfigs,
-  sectionConfigs,
-  type ProxyContext,
-} from "./specs.js";
-import { probeHandshake, type TlsFiles } from "./tls.js";
+import { sidecarGone } from "./sidecar.js";
+import { buildUpstreamSpec } from "./specs.js";
+import { startCell } from "./start-cell.js";
 import { startUpstream, type StartedUpstream } from "./upstream.js";
 
 /**
@@ -254,206 +241,4 @@ async function checkSidecar(
   repetition.reasons.push(gone);
   await stopCell(a);
   ctx.progress.drop(remainingS);
-}
-
-/** Creates the cell and, for a proxy, renders its configs, starts it and waits until it answers. */
-async function startCell(
-  planned: PlannedCell,
-  block: Block,
-  upstream: StartedUpstream,
-  upstreamLogRel: string,
-  ctx: BlockContext,
-): Promise<ActiveCell> {
-  const m = planned.proxy.manifest;
-  const name = m.name;
-  const binary = ctx.binaries.get(name);
-  const cell: Cell = {
-    id: planned.id,
-    ...(planned.variant !== undefined ? { variant: planned.variant } : {}),
-    upstream: {
-      latencyMs: planned.scenario.manifest.upstream.latencyMs,
-      maxRps: planned.scenario.manifest.upstream.maxRps,
-    },
-    proxy: name,
-    scenario: planned.scenario.manifest.name,
-    engine: planned.engine,
-    ...(planned.scenario.manifest.protocol === "http1"
-      ? {}
-      : { protocol: planned.scenario.manifest.protocol }),
-    load: planned.load,
-    status: "ok",
-    reasons: [],
-    runtime: ctx.settings.runtime,
-    tuning: m.kind === "direct" ? {} : { ...m.tuning, cores: ctx.settings.cpus.proxy.length },
-    repetitions: [],
-    startedAt: new Date().toISOString(),
-    logs: [upstreamLogRel],
-    ...(binary ? { proxyVersion: binary.version } : {}),
-  };
-  const a: ActiveCell = { planned, cell, baseUrl: "", problems: [], stopped: false };
-  const protocol = planned.scenario.manifest.protocol;
-  if (m.kind === "direct") {
-    a.baseUrl = directUrl(upstream, protocol);
-    const problem = await checkTls(a, upstream.host, Number(new URL(a.baseUrl).port), ctx);
-    if (problem !== undefined) a.problems.push({ status: "failed", reason: problem });
-    return a;
-  }
-  const stem = planned.variant === undefined ? name : `${name}@${planned.variant}`;
-  const logRel = `logs/${block.key}-${stem}.log`;
-  const workdir = path.join(ctx.dir, "work", `${block.key}-${stem}`);
-  await mkdir(workdir, { recursive: true });
-  cell.logs.unshift(logRel);
-  const logFile = path.join(ctx.dir, logRel);
-  a.logFile = logFile;
-  const section = ctx.runtime.kind === "docker" ? "image" : "native";
-  const templates: Record<string, string> = {};
-  for (const c of sectionConfigs(planned.proxy, section, protocol)) {
-    templates[c.template] = await readFile(path.join(planned.proxy.dir, c.template), "utf8");
-  }
-  const base = {
-    listenHost: "127.0.0.1",
-    upstreamHost: upstream.host,
-    upstreamPort: upstream.port,
-    upstreamGrpcPort: upstream.grpcPort,
-    ...(upstream.grpcsPort === undefined ? {} : { upstreamGrpcsPort: upstream.grpcsPort }),
-    ...(ctx.tls === undefined ? {} : { tls: await certificatesFor(ctx.tls, workdir, section) }),
-  };
-  const shared = { ...base, cpus: ctx.settings.cpus.proxy, workdir, logFile };
-  const sidecar = await startSidecar(a, ctx, shared, `${block.key}-${stem}`);
-  if (sidecar.problem !== undefined) {
-    a.problems.push({ status: "failed", reason: sidecar.problem });
-    await stopCell(a);
-    return a;
-  }
-  // The port is free when chosen but another process may take it before the proxy binds it:
-  // one more try on a new port when the proxy says so.
-  for (let attempt = 1; ; attempt++) {
-    const pctx: ProxyContext = {
-      ...shared,
-      listenPort: await freePort(),
-      ...(sidecar.port === undefined ? {} : { sidecarPort: sidecar.port }),
-    };
-    a.baseUrl = `${urlScheme(protocol)}://${pctx.listenHost}:${pctx.listenPort}`;
-    const configs = renderConfigs(planned.proxy, section, pctx, templates, protocol);
-    for (const c of configs) {
-      await mkdir(path.dirname(c.output), { recursive: true });
-      await writeFile(c.output, c.content);
-    }
-    const spec =
-      section === "image"
-        ? buildDockerProxySpec(
-            planned.proxy,
-            pctx,
-            configs,
-            imageRef(name, proxyImageTag(ctx.settings, planned.variant)),
-          )
-        : buildNativeProxySpec(planned.proxy, pctx, binary?.path ?? m.native?.binary ?? name);
-    const logOffset = await fileSize(logFile);
-    try {
-      a.proc = await ctx.runtime.start(spec);
-    } catch (err) {
-      a.problems.push({ status: "failed", reason: `${name} could not start: ${(err as Error).message}` });
-      await stopCell(a); // its sidecar too
-      return a;
-    }
-    const readyUrl = isGrpc(protocol) ? a.baseUrl : `${a.baseUrl}${m.ready.path}`;
-    const ca = usesTls(protocol) ? ctx.tls?.caPem : undefined;
-    const notReady = await waitReady(readyUrl, m.ready.timeoutS, a.proc, ctx.signal, protocol, ca);
-    // Over TLS, a handshake (ready or not) records what it settled on, or names the certificate.
-    const tlsProblem = await checkTls(a, pctx.listenHost, pctx.listenPort, ctx);
-    if (tlsProblem !== undefined && (!notReady || notReady.startsWith("TLS"))) {
-      await stopCell(a);
-      a.problems.push({ status: "failed", reason: tlsProblem });
-      return a;
-    }
-    if (!notReady) return a;
-    if (ctx.isInterrupted()) throw new Interrupted();
-    await a.proc?.stop(); // the sidecar stays up for the next attempt
-    const tail = tailOf(await readFrom(logFile, logOffset), LOG_TAIL_LINES);
-    if (attempt === 1 && PORT_IN_USE.test(tail)) continue;
-    await stopCell(a);
-    a.problems.push({
-      status: "failed",
-      reason: `${name} did not come up: ${notReady}; ${tail ? `log (${logRel}): ${oneLine(tail)}` : `empty log ${logRel}`}`,
-    });
-    return a;
-  }
-}
-
-/**
- * The run's certificates where the proxy can read them: natively in the run's folder; in a
- * container, copies in its instance folder (the one folder it has mounted, at the same path).
- */
-async function certificatesFor(
-  tls: TlsFiles,
-  workdir: string,
-  section: "native" | "image",
-): Promise<TlsFiles> {
-  if (section === "native") return tls;
-  const dir = path.join(workdir, "tls");
-  await mkdir(dir, { recursive: true });
-  const copy = async (file: string) => {
-    const to = path.join(dir, path.basename(file));
-    await copyFile(file, to);
-    return to;
-  };
-  return {
-    ca: await copy(tls.ca),
-    cert: await copy(tls.cert),
-    key: await copy(tls.key),
-    certKey: await copy(tls.certKey),
-  };
-}
-
-/** The upstream's own listener for a protocol: HTTP/1.1 or gRPC (h2c), each also over TLS. */
-function directUrl(upstream: StartedUpstream, protocol: Protocol): string {
-  const ports: Partial<Record<Protocol, number | undefined>> = {
-    http1: upstream.port,
-    https: upstream.httpsPort,
-    grpc: upstream.grpcPort,
-    grpcs: upstream.grpcsPort,
-  };
-  const port = ports[protocol];
-  if (port === undefined) throw new Error(`the upstream has no ${protocol} listener`);
-  return `${urlScheme(protocol)}://${upstream.host}:${port}`;
-}
-
-/**
- * A cell over TLS: one handshake with its target, recorded in the environment (keyed
- * proxy/protocol); undefined when it succeeded or the cell is not over TLS, else why it failed
- * (naming the proxy and the certificate).
- */
-async function checkTls(
-  a: ActiveCell,
-  host: string,
-  port: number,
-  ctx: BlockContext,
-): Promise<string | undefined> {
-  const protocol = a.planned.scenario.manifest.protocol;
-  if (!usesTls(protocol) || ctx.tls === undefined) return undefined;
-  const proxy = a.planned.proxy.manifest.name;
-  const alpn = protocol === "https" ? ["http/1.1"] : ["h2"];
-  try {
-    const handshake = await probeHandshake(host, port, ctx.tls, proxy, alpn);
-    ctx.results.environment.tls = { ...ctx.results.environment.tls, [`${proxy}/${protocol}`]: handshake };
-    return undefined;
-  } catch (err) {
-    if (err instanceof UserError) return err.message;
-    throw err;
-  }
-}
-
-const PORT_IN_USE = /address already in use|EADDRINUSE|cannot bind socket/i;
-
-async function fileSize(file: string): Promise<number> {
-  return stat(file).then(
-    (s) => s.size,
-    () => 0,
-  );
-}
-
-/** What a log file received after `offset` bytes (a resumed run appends to its logs). */
-async function readFrom(file: string, offset: number): Promise<string> {
-  const data = await readFile(file).catch(() => Buffer.alloc(0));
-  return data.subarray(offset).toString("utf8");
 }

@@ -1,4 +1,5 @@
 import type { LoadedProxy, LoadedScenario, ManifestSet } from "../manifests/load.js";
+import type { ScenarioManifest } from "../manifests/schema.js";
 import {
   cellId,
   overTls,
@@ -102,33 +103,7 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     if (!scenario) continue;
     const engine = settings.engine ?? scenario.manifest.engine;
     assertEngineSpeaks(name, engine, scenario.manifest.protocol);
-    const all = scenario.manifest.loads;
-    const known = all.map((l) => `${l.label} (${l.model})`).join(", ");
-    // Without --load: the scenario's first level that the engine can run (wrk and ab have no
-    // open model, so `--engine wrk` alone runs a closed-model level).
-    const loads = labels
-      ? all.filter((l) => labels.includes(l.label))
-      : all.filter((l) => engineRunsLoad(engine, l)).slice(0, 1);
-    if (loads.length === 0) {
-      throw new UserError(
-        labels
-          ? `--load: scenario '${name}' has none of ${labels.join(", ")} (its loads: ${known})`
-          : `scenario '${name}' has no load that ${engine} can run (its loads: ${known})`,
-      );
-    }
-    const first = all[0];
-    if (!labels && first && loads[0] !== first) {
-      notes.push(
-        `scenario '${name}': ${engine} cannot run its first load '${first.label}' (${first.model}); ` +
-          `running '${loads[0]!.label}' (${loads[0]!.model}), the first it can (choose with --load)`,
-      );
-    }
-    const unfit = loads.find((l) => !engineRunsLoad(engine, l));
-    if (unfit) {
-      throw new UserError(
-        `--load ${unfit.label}: ${engine} cannot run a ${unfit.model} load (scenario '${name}'; its loads: ${known}); use --engine k6`,
-      );
-    }
+    const loads = selectLoads(name, scenario, engine, labels, notes);
     const resolved = loads.map((raw) => resolveLoad(raw, settings));
     blocks.push(
       ...scenarioBlocks(scenario, undefined, resolved, engine, frontingProxies(proxies, scenario, skipped)),
@@ -141,6 +116,46 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     }
   }
   return { blocks, skipped, notes };
+}
+
+/**
+ * The loads a scenario runs: the --load labels, or without them its first level the engine can
+ * run (wrk and ab have no open model, so `--engine wrk` alone runs a closed-model level, with
+ * a note).
+ */
+function selectLoads(
+  name: string,
+  scenario: LoadedScenario,
+  engine: Engine,
+  labels: readonly string[] | undefined,
+  notes: string[],
+): ScenarioManifest["loads"] {
+  const all = scenario.manifest.loads;
+  const known = all.map((l) => `${l.label} (${l.model})`).join(", ");
+  const loads = labels
+    ? all.filter((l) => labels.includes(l.label))
+    : all.filter((l) => engineRunsLoad(engine, l)).slice(0, 1);
+  if (loads.length === 0) {
+    throw new UserError(
+      labels
+        ? `--load: scenario '${name}' has none of ${labels.join(", ")} (its loads: ${known})`
+        : `scenario '${name}' has no load that ${engine} can run (its loads: ${known})`,
+    );
+  }
+  const first = all[0];
+  if (!labels && first && loads[0] !== first) {
+    notes.push(
+      `scenario '${name}': ${engine} cannot run its first load '${first.label}' (${first.model}); ` +
+        `running '${loads[0]!.label}' (${loads[0]!.model}), the first it can (choose with --load)`,
+    );
+  }
+  const unfit = loads.find((l) => !engineRunsLoad(engine, l));
+  if (unfit) {
+    throw new UserError(
+      `--load ${unfit.label}: ${engine} cannot run a ${unfit.model} load (scenario '${name}'; its loads: ${known}); use --engine k6`,
+    );
+  }
+  return loads;
 }
 
 /** One block per load of a scenario (none without a proxy to run). */

@@ -5,17 +5,17 @@ import type { ManifestDirs } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { SCHEMA_ID } from "../results/json-schema.js";
 import { readResults, RESULTS_FILE } from "../results/io.js";
-import { SCHEMA_VERSION, type Engine, type Results } from "../results/schema.js";
+import { SCHEMA_VERSION, type Cell, type Engine, type Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { onInterrupt, stopAll } from "../util/processes.js";
 import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { runBlock } from "./block.js";
 import type { BlockContext } from "./cell.js";
-import { runCertificates } from "./tls.js";
+import { runCertificates, type TlsFiles } from "./tls.js";
 import { formatCpuLayout } from "./cpus.js";
 import { NativeRuntime } from "./native-runtime.js";
-import { plannedSeconds, splitForResume } from "./plan.js";
+import { plannedSeconds, splitForResume, type Plan, type PlannedCell } from "./plan.js";
 import { Progress, type ProgressStream } from "./progress.js";
 import { preflight } from "./preflight.js";
 import { ResultsFile } from "./results-file.js";
@@ -76,18 +76,84 @@ export interface RunOutcome {
 export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunOutcome> {
   const stderr = deps.stderr ?? process.stderr;
   const stdout = deps.stdout ?? process.stdout;
-  const cores = deps.cores ?? coreCount();
+  const run = await resolveRun(req, deps);
+  const { settings } = run.resolved;
 
-  // 1. Settings (new or recorded), manifests, plan.
-  let previous: Results | undefined;
-  let resolved: ResolvedSettings;
-  if (req.resume !== undefined) {
-    previous = await readResults(req.resume);
-    resolved = resolveResumeSettings(previous.settings, req, cores);
-  } else {
-    resolved = resolveSettings(req, cores);
+  // Everything needed is here (else exit 1 before anything is created): engines, proxy binaries, the upstream.
+  const { tools, binaries } = await preflight(run.plan, settings, (e) => deps.engines.getEngine(e));
+  const upstreamBinary = await ensureUpstream();
+  const runtime = deps.runtime ?? createRuntime(settings.runtime);
+  const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
+
+  const tls = await makeResultsDir(run);
+  const environment = await captureEnvironment({
+    tools,
+    proxies: Object.fromEntries([...binaries].map(([name, b]) => [name, b.version])),
+  });
+  const results = startingResults(run, environment);
+  const file = new ResultsFile(run.dir);
+  await file.save(results);
+
+  announce(run, (line) => stderr.write(`${line}\n`));
+  const progress = new Progress(stderr, remainingSeconds(run));
+  const guard =
+    deps.handleSignals === false ? noSignals() : saveOnSignal(run.dir, results, file, progress, stderr);
+  const ctx: BlockContext = {
+    deps,
+    settings,
+    runtime,
+    upstreamRuntime,
+    upstreamBinary,
+    dir: run.dir,
+    results,
+    binaries,
+    progress,
+    signal: guard.signal,
+    save: () => file.save(results),
+    isInterrupted: guard.isInterrupted,
+    ...(tls === undefined ? {} : { tls }),
+  };
+  try {
+    await runBlocks(run, ctx);
+  } catch (err) {
+    if (!guard.isInterrupted()) {
+      progress.finish();
+      await stopAll();
+      await file.save(results).catch(() => undefined);
+      guard.remove();
+      throw err;
+    }
   }
-  const { settings } = resolved;
+  // On a signal, its handler saves, reports and exits 130; nothing more happens here.
+  if (guard.isInterrupted()) return new Promise<never>(() => undefined);
+  progress.finish();
+  await stopAll();
+  guard.remove();
+  return finishRun(run, results, file, {
+    stdout,
+    stderr,
+    ...(deps.renderReport ? { renderReport: deps.renderReport } : {}),
+  });
+}
+
+/** What a run is about to do: its settings (new or recorded), folder, plan and the cells left. */
+interface ResolvedRun {
+  resolved: ResolvedSettings;
+  previous?: Results;
+  dir: string;
+  now: Date;
+  plan: Plan;
+  plannedCells: PlannedCell[];
+  keep: Cell[];
+  todo: Set<string>;
+}
+
+async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> {
+  const cores = deps.cores ?? coreCount();
+  const previous = req.resume === undefined ? undefined : await readResults(req.resume);
+  const resolved = previous
+    ? resolveResumeSettings(previous.settings, req, cores)
+    : resolveSettings(req, cores);
   const now = new Date();
   const resumeDir = req.resume?.endsWith(".json") ? path.dirname(req.resume) : req.resume;
   const dir = path.resolve(resumeDir ?? req.out ?? defaultOutDir(now));
@@ -96,7 +162,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
       `--out ${dir} already holds results; finish them with --resume ${dir} or choose another --out`,
     );
   }
-  const plan = shardPlan(await planRun(settings, deps.builtinDirs), settings.shard);
+  const plan = shardPlan(await planRun(resolved.settings, deps.builtinDirs), resolved.settings.shard);
   const { keep, todo } = previous
     ? splitForResume(previous.cells, plan)
     : { keep: [], todo: new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.id))) };
@@ -106,154 +172,152 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
       `nothing to run: ${plan.skipped.map((s) => `${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""} (${s.reason})`).join(", ") || "no proxy selected"}`,
     );
   }
+  return { resolved, ...(previous ? { previous } : {}), dir, now, plan, plannedCells, keep, todo };
+}
 
-  // 2. Everything needed is here (else exit 1 before anything is created): engines, proxy binaries, the upstream.
-  const { tools, binaries } = await preflight(plan, settings, (e) => deps.engines.getEngine(e));
-  const upstreamBinary = await ensureUpstream();
-  const runtime = deps.runtime ?? createRuntime(settings.runtime);
-  const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
-
-  // 3. The results directory and file.
-  await mkdir(dir, { recursive: true });
-  for (const sub of ["raw", "logs", "work"]) await mkdir(path.join(dir, sub), { recursive: true });
-  const tls = await runCertificates(
-    dir,
-    plannedCells.map((c) => c.scenario.manifest.protocol),
+/** The results folder and its subfolders; the run's certificates when a cell is over TLS. */
+async function makeResultsDir(run: ResolvedRun): Promise<(TlsFiles & { caPem: string }) | undefined> {
+  await mkdir(run.dir, { recursive: true });
+  for (const sub of ["raw", "logs", "work"]) await mkdir(path.join(run.dir, sub), { recursive: true });
+  return runCertificates(
+    run.dir,
+    run.plannedCells.map((c) => c.scenario.manifest.protocol),
   );
-  const environment = await captureEnvironment({
-    tools,
-    proxies: Object.fromEntries([...binaries].map(([name, b]) => [name, b.version])),
-  });
-  const results: Results = previous
-    ? {
-        ...previous,
-        schemaVersion: SCHEMA_VERSION,
-        environment: {
-          ...environment,
-          proxies: { ...previous.environment.proxies, ...environment.proxies },
-          tools: { ...previous.environment.tools, ...environment.tools },
-        },
-        cells: keep,
-        skipped: plan.skipped,
-      }
-    : {
-        $schema: SCHEMA_ID,
-        schemaVersion: SCHEMA_VERSION,
-        tool: { name: "proxybench", version: VERSION },
-        runId: runStamp(now),
-        startedAt: now.toISOString(),
-        settings,
-        environment,
-        skipped: plan.skipped,
-        cells: [],
-      };
-  delete results.finishedAt;
-  const file = new ResultsFile(dir);
-  await file.save(results);
+}
 
-  // 4. What is about to happen.
-  const say = (line: string) => stderr.write(`${line}\n`);
-  say(`proxybench ${VERSION}: results in ${dir}`);
-  say(`cpus: ${formatCpuLayout(settings.cpus)} (${resolved.layoutNote})`);
-  for (const w of resolved.warnings) say(`warning: ${w}`);
-  for (const s of plan.skipped)
-    say(`skipped ${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""}: ${s.reason}`);
-  for (const n of plan.notes) say(`note: ${n}`);
-  if (keep.length > 0) say(`resuming: ${keep.length} finished cell(s) kept, ${todo.size} to run`);
-
-  const totalS = plan.blocks.reduce(
-    (sum, b) => sum + plannedSeconds(b, settings.repetitions, b.cells.filter((c) => todo.has(c.id)).length),
-    0,
-  );
-  const progress = new Progress(stderr, totalS);
-  const abort = new AbortController();
-  let interrupted = false;
-  const removeHandlers: Array<() => void> = [];
-  let interruptedForever: Promise<never> | undefined;
-  if (deps.handleSignals !== false) {
-    const flag = () => {
-      interrupted = true;
-      abort.abort();
+/** results.json before the first cell: a new run's header, or a resumed run's with its finished cells. */
+function startingResults(run: ResolvedRun, environment: Results["environment"]): Results {
+  const { previous, plan } = run;
+  if (previous) {
+    const results: Results = {
+      ...previous,
+      schemaVersion: SCHEMA_VERSION,
+      environment: {
+        ...environment,
+        proxies: { ...previous.environment.proxies, ...environment.proxies },
+        tools: { ...previous.environment.tools, ...environment.tools },
+      },
+      cells: run.keep,
+      skipped: plan.skipped,
     };
-    process.once("SIGINT", flag);
-    process.once("SIGTERM", flag);
-    removeHandlers.push(() => {
-      process.off("SIGINT", flag);
-      process.off("SIGTERM", flag);
-    });
-    removeHandlers.push(
-      onInterrupt(async () => {
-        progress.finish();
-        const unfinished = results.cells.filter((c) => c.finishedAt === undefined).length;
-        results.cells = results.cells.filter((c) => c.finishedAt !== undefined);
-        await file.saveFinal(results);
-        stderr.write(
-          `\ninterrupted: ${results.cells.length} finished cell(s) kept in ${file.file}` +
-            (unfinished > 0 ? `, ${unfinished} unfinished dropped` : "") +
-            `; finish the matrix with: proxybench run --resume ${resumePath(dir)}\n`,
-        );
-      }),
-    );
+    delete results.finishedAt;
+    return results;
   }
+  return {
+    $schema: SCHEMA_ID,
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: "proxybench", version: VERSION },
+    runId: runStamp(run.now),
+    startedAt: run.now.toISOString(),
+    settings: run.resolved.settings,
+    environment,
+    skipped: plan.skipped,
+    cells: [],
+  };
+}
 
+/** What is about to happen: the folder, the cores, warnings, skipped cells, variants. */
+function announce(run: ResolvedRun, say: (line: string) => void): void {
+  const { settings, layoutNote, warnings } = run.resolved;
+  say(`proxybench ${VERSION}: results in ${run.dir}`);
+  say(`cpus: ${formatCpuLayout(settings.cpus)} (${layoutNote})`);
+  for (const w of warnings) say(`warning: ${w}`);
+  for (const s of run.plan.skipped)
+    say(`skipped ${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""}: ${s.reason}`);
+  for (const n of run.plan.notes) say(`note: ${n}`);
+  if (run.keep.length > 0) say(`resuming: ${run.keep.length} finished cell(s) kept, ${run.todo.size} to run`);
   if (settings.variants) {
     say(
       `variants: ${settings.variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ${settings.repetitions} rounds, order ${settings.roundOrder ?? "abba"}${settings.roundOrder === "random" ? ` (seed ${settings.seed})` : ""}`,
     );
   }
-  const ctx: BlockContext = {
-    deps,
-    settings,
-    runtime,
-    upstreamRuntime,
-    upstreamBinary,
-    dir,
-    results,
-    binaries,
-    progress,
-    signal: abort.signal,
-    save: () => file.save(results),
-    isInterrupted: () => interrupted,
-    ...(tls === undefined ? {} : { tls }),
-  };
-  try {
-    for (const block of plan.blocks) {
-      const cells = block.cells.filter((c) => todo.has(c.id));
-      if (cells.length === 0) continue;
-      if (interrupted) break;
-      await runBlock(block, cells, ctx);
-    }
-  } catch (err) {
-    if (!interrupted) {
-      progress.finish();
-      await stopAll();
-      await file.save(results).catch(() => undefined);
-      for (const remove of removeHandlers) remove();
-      throw err;
-    }
-  }
-  if (interrupted) {
-    // The signal handler saves, reports and exits 130; nothing more happens here.
-    interruptedForever ??= new Promise<never>(() => undefined);
-    return interruptedForever;
-  }
-  progress.finish();
-  await stopAll();
-  for (const remove of removeHandlers) remove();
+}
 
-  // 5. Sort cells in plan order (a resumed run appends), finish, report.
-  const order = new Map(plannedCells.map((c, i) => [c.id, i]));
+/** Planned seconds of the cells still to run. */
+function remainingSeconds(run: ResolvedRun): number {
+  const reps = run.resolved.settings.repetitions;
+  return run.plan.blocks.reduce(
+    (sum, b) => sum + plannedSeconds(b, reps, b.cells.filter((c) => run.todo.has(c.id)).length),
+    0,
+  );
+}
+
+/** How a run learns of SIGINT/SIGTERM, and how it stops listening. */
+interface SignalGuard {
+  signal: AbortSignal;
+  isInterrupted: () => boolean;
+  remove: () => void;
+}
+
+function noSignals(): SignalGuard {
+  return { signal: new AbortController().signal, isInterrupted: () => false, remove: () => undefined };
+}
+
+/**
+ * On SIGINT/SIGTERM: abort what is running, keep the finished cells in results.json, say how
+ * to resume, exit 130 (onInterrupt).
+ */
+function saveOnSignal(
+  dir: string,
+  results: Results,
+  file: ResultsFile,
+  progress: Progress,
+  stderr: ProgressStream,
+): SignalGuard {
+  const abort = new AbortController();
+  let interrupted = false;
+  const flag = () => {
+    interrupted = true;
+    abort.abort();
+  };
+  process.once("SIGINT", flag);
+  process.once("SIGTERM", flag);
+  const removeSave = onInterrupt(async () => {
+    progress.finish();
+    const unfinished = results.cells.filter((c) => c.finishedAt === undefined).length;
+    results.cells = results.cells.filter((c) => c.finishedAt !== undefined);
+    await file.saveFinal(results);
+    stderr.write(
+      `\ninterrupted: ${results.cells.length} finished cell(s) kept in ${file.file}` +
+        (unfinished > 0 ? `, ${unfinished} unfinished dropped` : "") +
+        `; finish the matrix with: proxybench run --resume ${resumePath(dir)}\n`,
+    );
+  });
+  const remove = () => {
+    process.off("SIGINT", flag);
+    process.off("SIGTERM", flag);
+    removeSave();
+  };
+  return { signal: abort.signal, isInterrupted: () => interrupted, remove };
+}
+
+async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
+  for (const block of run.plan.blocks) {
+    const cells = block.cells.filter((c) => run.todo.has(c.id));
+    if (cells.length === 0) continue;
+    if (ctx.isInterrupted()) break;
+    await runBlock(block, cells, ctx);
+  }
+}
+
+/** Cells in plan order (a resumed run appends), the final results.json, the table, what is not ok. */
+async function finishRun(
+  run: ResolvedRun,
+  results: Results,
+  file: ResultsFile,
+  out: { stdout: ProgressStream; stderr: ProgressStream; renderReport?: (results: Results) => string },
+): Promise<RunOutcome> {
+  const order = new Map(run.plannedCells.map((c, i) => [c.id, i]));
   results.cells.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   results.finishedAt = new Date().toISOString();
   await file.save(results);
-
-  if (deps.renderReport) stdout.write(`${deps.renderReport(results)}\n`);
+  if (out.renderReport) out.stdout.write(`${out.renderReport(results)}\n`);
   const notOk = results.cells.filter((c) => c.status !== "ok");
   for (const c of notOk) {
-    stderr.write(`not ok: ${c.id}: ${c.status}${c.reasons.length ? ` (${c.reasons.join("; ")})` : ""}\n`);
+    out.stderr.write(`not ok: ${c.id}: ${c.status}${c.reasons.length ? ` (${c.reasons.join("; ")})` : ""}\n`);
   }
-  stdout.write(`results: ${file.file}\n`);
-  return { dir, results, exitCode: notOk.length > 0 ? 1 : 0 };
+  out.stdout.write(`results: ${file.file}\n`);
+  return { dir: run.dir, results, exitCode: notOk.length > 0 ? 1 : 0 };
 }
 
 async function fileSize(file: string): Promise<number> {

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
-import { loadManifests, type ManifestDirs } from "../manifests/load.js";
+import { loadManifests, type LoadedProxy, type ManifestDirs } from "../manifests/load.js";
 import type { CpuLayout } from "../results/schema.js";
 import { logTail } from "../util/logs.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
@@ -15,7 +15,7 @@ import {
   renderConfigs,
   type ProxyContext,
 } from "../runner/specs.js";
-import { ensureUpstream, startUpstream } from "../runner/upstream.js";
+import { ensureUpstream, startUpstream, type StartedUpstream } from "../runner/upstream.js";
 import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
 import { coreCount, defaultOutDir } from "../runner/settings.js";
 import { UserError } from "../util/errors.js";
@@ -67,28 +67,7 @@ export interface ProxyMaxRateOutcome {
 const DEFAULT_STEP_DURATION_S = 5;
 
 export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyMaxRateOutcome> {
-  const manifests = await loadManifests(req.dirs ?? {});
-  const proxy = manifests.proxies.get(req.proxy);
-  if (!proxy) {
-    throw new UserError(
-      `--proxies: unknown '${req.proxy}' (known: ${[...manifests.proxies.keys()].sort().join(", ")})`,
-    );
-  }
-  const scenario = manifests.scenarios.get(req.scenario);
-  if (!scenario) {
-    throw new UserError(
-      `--scenarios: unknown '${req.scenario}' (known: ${[...manifests.scenarios.keys()].sort().join(", ")})`,
-    );
-  }
-  const availability = await nativeAvailability(proxy);
-  if (availability.kind === "image-only") {
-    throw new UserError(`--find-max-rate: ${req.proxy} is image only; it cannot run natively here`);
-  }
-  if (availability.kind === "missing") {
-    throw new UserError(
-      `--find-max-rate: ${req.proxy}: '${availability.binary}' not found (fix: ${availability.fix})`,
-    );
-  }
+  const { proxy, scenario, availability } = await resolveSearch(req);
   const engine = req.engine ?? getEngine("k6");
   await engine.locate();
   const outDir = path.resolve(req.outDir);
@@ -107,43 +86,10 @@ export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyM
       ),
     );
     started.push(upstream.proc);
-    let baseUrl = `http://${upstream.host}:${upstream.port}`;
-    if (availability.kind === "found") {
-      const workdir = path.join(outDir, "work", req.proxy);
-      await mkdir(workdir, { recursive: true });
-      const ctx: ProxyContext = {
-        listenHost: "127.0.0.1",
-        listenPort: await freePort(),
-        upstreamHost: upstream.host,
-        upstreamPort: upstream.port,
-        upstreamGrpcPort: upstream.grpcPort,
-        cpus: req.cpus.proxy,
-        workdir,
-        logFile: path.join(logs, `${req.proxy}.log`),
-      };
-      const templates: Record<string, string> = {};
-      for (const c of proxy.manifest.native?.configs ?? []) {
-        templates[c.template] = await readFile(path.join(proxy.dir, c.template), "utf8");
-      }
-      for (const config of renderConfigs(proxy, "native", ctx, templates)) {
-        await mkdir(path.dirname(config.output), { recursive: true });
-        await writeFile(config.output, config.content);
-      }
-      const proc = await runtime.start(buildNativeProxySpec(proxy, ctx, availability.path));
-      started.push(proc);
-      baseUrl = `http://${ctx.listenHost}:${ctx.listenPort}`;
-      const notReady = await waitReady(
-        `${baseUrl}${proxy.manifest.ready.path}`,
-        proxy.manifest.ready.timeoutS,
-        proc,
-        req.signal,
-      );
-      if (notReady) {
-        throw new UserError(
-          `${req.proxy} ${notReady}; its log (${ctx.logFile}):\n${await logTail(ctx.logFile)}`,
-        );
-      }
-    }
+    const baseUrl =
+      availability.kind === "found"
+        ? await startSearchedProxy(req, proxy, availability.path, upstream, { runtime, outDir, started })
+        : `http://${upstream.host}:${upstream.port}`;
     const stepDurationS = req.stepDurationS ?? DEFAULT_STEP_DURATION_S;
     const maxP99Ms = req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
     const result = await findMaxRate({
@@ -174,6 +120,76 @@ export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyM
   } finally {
     for (const proc of started.reverse()) await proc.stop();
   }
+}
+
+/** The proxy and scenario searched, and where the proxy's binary is (the upstream alone for `direct`). */
+async function resolveSearch(req: ProxyMaxRateRequest) {
+  const manifests = await loadManifests(req.dirs ?? {});
+  const proxy = manifests.proxies.get(req.proxy);
+  if (!proxy) {
+    throw new UserError(
+      `--proxies: unknown '${req.proxy}' (known: ${[...manifests.proxies.keys()].sort().join(", ")})`,
+    );
+  }
+  const scenario = manifests.scenarios.get(req.scenario);
+  if (!scenario) {
+    throw new UserError(
+      `--scenarios: unknown '${req.scenario}' (known: ${[...manifests.scenarios.keys()].sort().join(", ")})`,
+    );
+  }
+  const availability = await nativeAvailability(proxy);
+  if (availability.kind === "image-only") {
+    throw new UserError(`--find-max-rate: ${req.proxy} is image only; it cannot run natively here`);
+  }
+  if (availability.kind === "missing") {
+    throw new UserError(
+      `--find-max-rate: ${req.proxy}: '${availability.binary}' not found (fix: ${availability.fix})`,
+    );
+  }
+  return { proxy, scenario, availability };
+}
+
+/** Renders the proxy's native configs, starts it pinned and waits until it answers; its base URL. */
+async function startSearchedProxy(
+  req: ProxyMaxRateRequest,
+  proxy: LoadedProxy,
+  binary: string,
+  upstream: StartedUpstream,
+  run: { runtime: NativeRuntime; outDir: string; started: RunningProcess[] },
+): Promise<string> {
+  const workdir = path.join(run.outDir, "work", req.proxy);
+  await mkdir(workdir, { recursive: true });
+  const ctx: ProxyContext = {
+    listenHost: "127.0.0.1",
+    listenPort: await freePort(),
+    upstreamHost: upstream.host,
+    upstreamPort: upstream.port,
+    upstreamGrpcPort: upstream.grpcPort,
+    cpus: req.cpus.proxy,
+    workdir,
+    logFile: path.join(run.outDir, "logs", `${req.proxy}.log`),
+  };
+  const templates: Record<string, string> = {};
+  for (const c of proxy.manifest.native?.configs ?? []) {
+    templates[c.template] = await readFile(path.join(proxy.dir, c.template), "utf8");
+  }
+  for (const config of renderConfigs(proxy, "native", ctx, templates)) {
+    await mkdir(path.dirname(config.output), { recursive: true });
+    await writeFile(config.output, config.content);
+  }
+  const proc = await run.runtime.start(buildNativeProxySpec(proxy, ctx, binary));
+  run.started.push(proc);
+  const baseUrl = `http://${ctx.listenHost}:${ctx.listenPort}`;
+  const notReady = await waitReady(
+    `${baseUrl}${proxy.manifest.ready.path}`,
+    proxy.manifest.ready.timeoutS,
+    proc,
+    req.signal,
+  );
+  if (notReady) {
+    throw new UserError(`${req.proxy} ${notReady}; its log (${ctx.logFile}):\n${await logTail(ctx.logFile)}`);
+  }
+  return baseUrl;
 }
 
 /** The outcome as terminal text: the rate, the bound, then every step. */

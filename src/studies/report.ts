@@ -342,6 +342,40 @@ function heading(level: number, text: string): string {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
 
+/** One scenario's section: its heading, loads, table and notes. */
+function renderGroup(
+  study: StudyReportInput["study"],
+  group: StudyGroup,
+  baseline: string,
+  level: number,
+): string[] {
+  const parts = [heading(level, escapeMarkdown(group.scenario))];
+  const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
+  if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
+  if (group.loads.length === 0) {
+    parts.push("No cell of this scenario was measured.");
+  } else {
+    parts.push(renderStudyTable(study.layout, group, baseline));
+  }
+  const notes: string[] = [];
+  const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
+  if (reps.size === 1) {
+    const [n] = [...reps];
+    notes.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+  }
+  if (study.layout === "crank-compare") {
+    const base = group.columns.filter((c) => c.proxy === baseline);
+    if (base.some((c) => c.values === undefined)) {
+      notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
+    }
+  }
+  const columnNotes = renderColumnNotes(group.columns);
+  if (notes.length > 0 && columnNotes.length > 0) notes.push("");
+  notes.push(...columnNotes);
+  if (notes.length > 0) parts.push(notes.join("\n"));
+  return parts;
+}
+
 /** The whole study report as markdown. */
 export function renderStudyReport(input: StudyReportInput): string {
   const { study, results } = input;
@@ -374,34 +408,7 @@ export function renderStudyReport(input: StudyReportInput): string {
   const baseline = studyBaseline(study);
   const groups = studyGroups(study, results, skipped);
   parts.push(...renderGoBenchSection(study, groups));
-  for (const group of groups) {
-    parts.push(heading(level + 1, escapeMarkdown(group.scenario)));
-    const loads = group.loads.map(
-      (l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`,
-    );
-    if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
-    if (group.loads.length === 0) {
-      parts.push("No cell of this scenario was measured.");
-    } else {
-      parts.push(renderStudyTable(study.layout, group, baseline));
-    }
-    const notes: string[] = [];
-    const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
-    if (reps.size === 1) {
-      const [n] = [...reps];
-      notes.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
-    }
-    if (study.layout === "crank-compare") {
-      const base = group.columns.filter((c) => c.proxy === baseline);
-      if (base.some((c) => c.values === undefined)) {
-        notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
-      }
-    }
-    const columnNotes = renderColumnNotes(group.columns);
-    if (notes.length > 0 && columnNotes.length > 0) notes.push("");
-    notes.push(...columnNotes);
-    if (notes.length > 0) parts.push(notes.join("\n"));
-  }
+  for (const group of groups) parts.push(...renderGroup(study, group, baseline, level + 1));
   const parity = renderParitySection(results, level + 1);
   if (parity) parts.push(parity);
   return `${parts.join("\n\n")}\n`;

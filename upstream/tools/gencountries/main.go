@@ -211,124 +211,15 @@ func main() {
 }
 
 func run() error {
-	var iso struct {
-		Countries []struct {
-			Alpha2       string `json:"alpha_2"`
-			Alpha3       string `json:"alpha_3"`
-			Numeric      string `json:"numeric"`
-			Name         string `json:"name"`
-			Flag         string `json:"flag"`
-			OfficialName string `json:"official_name"`
-			CommonName   string `json:"common_name"`
-		} `json:"3166-1"`
-	}
-	if err := readJSON(filepath.Join(isoCodes, "iso_3166-1.json"), &iso); err != nil {
-		return err
-	}
-	currencyNames, err := namesByCode("iso_4217.json", "4217")
+	src, err := readSources()
 	if err != nil {
 		return err
 	}
-	var langs struct {
-		Languages []struct {
-			Alpha2 string `json:"alpha_2"`
-			Alpha3 string `json:"alpha_3"`
-			Name   string
-		} `json:"639-3"`
-	}
-	if err := readJSON(filepath.Join(isoCodes, "iso_639-3.json"), &langs); err != nil {
-		return err
-	}
-	langName, langLocale := map[string]string{}, map[string]string{}
-	for _, l := range langs.Languages {
-		langName[l.Alpha3] = strings.TrimSuffix(l.Name, " (macrolanguage)")
-		langLocale[l.Alpha3] = l.Alpha2
-	}
-	zones, coords, err := readZoneTab()
-	if err != nil {
-		return err
-	}
-	catalogs := map[string]map[string]string{}
-	catalog := func(locale string) map[string]string {
-		if c, ok := catalogs[locale]; ok {
-			return c
-		}
-		c, err := readMO(filepath.Join(locales, locale, "LC_MESSAGES", "iso_3166-1.mo"))
-		if err != nil {
-			c = map[string]string{}
-		}
-		catalogs[locale] = c
-		return c
-	}
-	// translate returns the translation of the first of the names that the locale has, else
-	// the fallback. (The empty msgid is the catalog's header, never a name.)
-	translate := func(locale, fallback string, names ...string) string {
-		for _, name := range names {
-			if t := catalog(locale)[name]; name != "" && t != "" {
-				return t
-			}
-		}
-		return fallback
-	}
-
-	subregionOf := map[string]string{}
-	for sub, codes := range subregions {
-		for _, c := range strings.Fields(codes) {
-			subregionOf[c] = sub
-		}
-	}
-	capitalOf := pairs(capitals, "|", ":")
-	currencyOf := pairs(currencies, " ", ":")
-	languagesOf := pairs(languages, " ", ":")
-
 	var out []Country
-	for _, c := range iso.Countries {
-		sub, ok := subregionOf[c.Alpha2]
-		if !ok {
-			return fmt.Errorf("%s: no subregion", c.Alpha2)
-		}
-		common := firstOf(commonNames[c.Alpha2], c.CommonName, c.Name)
-		name := c.Name
-		if strings.Contains(name, ", ") { // an inverted list entry: "Korea, Republic of"
-			name = ""
-		}
-		official := firstOf(officialNames[c.Alpha2], c.OfficialName, name, common)
-		country := Country{
-			CCA2: c.Alpha2, CCA3: c.Alpha3, CCN3: c.Numeric, Flag: c.Flag,
-			Common: common, Official: official, Capital: capitalOf[c.Alpha2],
-			Region: regionOf(sub), Subregion: sub,
-			Currencies: []Named{}, Languages: []Named{}, NativeNames: []Translation{}, Timezones: zones[c.Alpha2], LatLng: coords[c.Alpha2],
-		}
-		if code := currencyOf[c.Alpha2]; code != "" {
-			name, ok := currencyNames[code]
-			if !ok {
-				return fmt.Errorf("%s: unknown currency %s", c.Alpha2, code)
-			}
-			country.Currencies = append(country.Currencies, Named{code, name})
-		}
-		if list := languagesOf[c.Alpha2]; list != "" {
-			for _, code := range strings.Split(list, ",") {
-				name, ok := langName[code]
-				if !ok {
-					return fmt.Errorf("%s: unknown language %s", c.Alpha2, code)
-				}
-				country.Languages = append(country.Languages, Named{code, name})
-				locale := langLocale[code]
-				nativeCommon, nativeOfficial := common, official
-				if locale != "" && locale != "en" {
-					nativeCommon = translate(locale, common, common, c.CommonName, c.Name)
-					nativeOfficial = translate(locale, nativeCommon, official, c.OfficialName, c.Name)
-				}
-				country.NativeNames = append(country.NativeNames, Translation{code, nativeCommon, nativeOfficial})
-			}
-		}
-		if len(country.Timezones) == 0 {
-			country.Timezones = []string{"UTC"}
-		}
-		for _, t := range translationLocales {
-			tCommon := translate(t[1], common, common, c.CommonName, c.Name)
-			tOfficial := translate(t[1], tCommon, official, c.OfficialName, c.Name)
-			country.Translations = append(country.Translations, Translation{t[0], tCommon, tOfficial})
+	for _, c := range src.countries {
+		country, err := src.country(c)
+		if err != nil {
+			return err
 		}
 		out = append(out, country)
 	}
@@ -343,6 +234,156 @@ func run() error {
 		}
 	}
 	return w.Flush()
+}
+
+// isoCountry is one entry of iso-codes' ISO 3166-1 list.
+type isoCountry struct {
+	Alpha2       string `json:"alpha_2"`
+	Alpha3       string `json:"alpha_3"`
+	Numeric      string `json:"numeric"`
+	Name         string `json:"name"`
+	Flag         string `json:"flag"`
+	OfficialName string `json:"official_name"`
+	CommonName   string `json:"common_name"`
+}
+
+// sources holds what every country is built from: iso-codes, tzdata and the tables below.
+type sources struct {
+	countries                                  []isoCountry
+	currencyNames, langName, langLocale        map[string]string
+	zones                                      map[string][]string
+	coords                                     map[string][2]float64
+	catalogs                                   map[string]map[string]string
+	subregionOf, capitalOf, currencyOf, langOf map[string]string
+}
+
+func readSources() (*sources, error) {
+	var iso struct {
+		Countries []isoCountry `json:"3166-1"`
+	}
+	if err := readJSON(filepath.Join(isoCodes, "iso_3166-1.json"), &iso); err != nil {
+		return nil, err
+	}
+	currencyNames, err := namesByCode("iso_4217.json", "4217")
+	if err != nil {
+		return nil, err
+	}
+	var langs struct {
+		Languages []struct {
+			Alpha2 string `json:"alpha_2"`
+			Alpha3 string `json:"alpha_3"`
+			Name   string
+		} `json:"639-3"`
+	}
+	if err := readJSON(filepath.Join(isoCodes, "iso_639-3.json"), &langs); err != nil {
+		return nil, err
+	}
+	src := &sources{
+		countries: iso.Countries, currencyNames: currencyNames,
+		langName: map[string]string{}, langLocale: map[string]string{},
+		catalogs: map[string]map[string]string{}, subregionOf: map[string]string{},
+		capitalOf: pairs(capitals, "|", ":"), currencyOf: pairs(currencies, " ", ":"),
+		langOf: pairs(languages, " ", ":"),
+	}
+	for _, l := range langs.Languages {
+		src.langName[l.Alpha3] = strings.TrimSuffix(l.Name, " (macrolanguage)")
+		src.langLocale[l.Alpha3] = l.Alpha2
+	}
+	if src.zones, src.coords, err = readZoneTab(); err != nil {
+		return nil, err
+	}
+	for sub, codes := range subregions {
+		for _, c := range strings.Fields(codes) {
+			src.subregionOf[c] = sub
+		}
+	}
+	return src, nil
+}
+
+// catalog is the locale's ISO 3166-1 translations (none when it has no catalog).
+func (s *sources) catalog(locale string) map[string]string {
+	if c, ok := s.catalogs[locale]; ok {
+		return c
+	}
+	c, err := readMO(filepath.Join(locales, locale, "LC_MESSAGES", "iso_3166-1.mo"))
+	if err != nil {
+		c = map[string]string{}
+	}
+	s.catalogs[locale] = c
+	return c
+}
+
+// translate returns the translation of the first of the names that the locale has, else the
+// fallback. (The empty msgid is the catalog's header, never a name.)
+func (s *sources) translate(locale, fallback string, names ...string) string {
+	for _, name := range names {
+		if t := s.catalog(locale)[name]; name != "" && t != "" {
+			return t
+		}
+	}
+	return fallback
+}
+
+// country builds one line of countries.jsonl.
+func (s *sources) country(c isoCountry) (Country, error) {
+	sub, ok := s.subregionOf[c.Alpha2]
+	if !ok {
+		return Country{}, fmt.Errorf("%s: no subregion", c.Alpha2)
+	}
+	common := firstOf(commonNames[c.Alpha2], c.CommonName, c.Name)
+	name := c.Name
+	if strings.Contains(name, ", ") { // an inverted list entry: "Korea, Republic of"
+		name = ""
+	}
+	official := firstOf(officialNames[c.Alpha2], c.OfficialName, name, common)
+	country := Country{
+		CCA2: c.Alpha2, CCA3: c.Alpha3, CCN3: c.Numeric, Flag: c.Flag,
+		Common: common, Official: official, Capital: s.capitalOf[c.Alpha2],
+		Region: regionOf(sub), Subregion: sub,
+		Currencies: []Named{}, Languages: []Named{}, NativeNames: []Translation{}, Timezones: s.zones[c.Alpha2], LatLng: s.coords[c.Alpha2],
+	}
+	if code := s.currencyOf[c.Alpha2]; code != "" {
+		name, ok := s.currencyNames[code]
+		if !ok {
+			return Country{}, fmt.Errorf("%s: unknown currency %s", c.Alpha2, code)
+		}
+		country.Currencies = append(country.Currencies, Named{code, name})
+	}
+	if err := s.addLanguages(&country, c); err != nil {
+		return Country{}, err
+	}
+	if len(country.Timezones) == 0 {
+		country.Timezones = []string{"UTC"}
+	}
+	for _, t := range translationLocales {
+		tCommon := s.translate(t[1], common, common, c.CommonName, c.Name)
+		tOfficial := s.translate(t[1], tCommon, official, c.OfficialName, c.Name)
+		country.Translations = append(country.Translations, Translation{t[0], tCommon, tOfficial})
+	}
+	return country, nil
+}
+
+// addLanguages adds the country's languages and its names in each of them.
+func (s *sources) addLanguages(country *Country, c isoCountry) error {
+	list := s.langOf[c.Alpha2]
+	if list == "" {
+		return nil
+	}
+	for _, code := range strings.Split(list, ",") {
+		name, ok := s.langName[code]
+		if !ok {
+			return fmt.Errorf("%s: unknown language %s", c.Alpha2, code)
+		}
+		country.Languages = append(country.Languages, Named{code, name})
+		locale := s.langLocale[code]
+		nativeCommon, nativeOfficial := country.Common, country.Official
+		if locale != "" && locale != "en" {
+			nativeCommon = s.translate(locale, country.Common, country.Common, c.CommonName, c.Name)
+			nativeOfficial = s.translate(locale, nativeCommon, country.Official, c.OfficialName, c.Name)
+		}
+		country.NativeNames = append(country.NativeNames, Translation{code, nativeCommon, nativeOfficial})
+	}
+	return nil
 }
 
 // Names for the codes whose ISO 3166-1 name is an inverted list entry ("Congo, The Democratic
