@@ -24314,6 +24314,29 @@ function linkSettings(read, env, owner, repo) {
     ...chartUrl !== void 0 ? { chartUrl } : {}
   };
 }
+function pullRequestInputs(read, event) {
+  let pr;
+  const prText = read("pr-number");
+  if (prText !== "") {
+    pr = Number(prText);
+    if (!isPullRequestNumber(pr))
+      throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
+  } else {
+    pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
+  }
+  const headSha = read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || void 0;
+  if (headSha !== void 0 && !isCommitSha(headSha)) {
+    throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
+  }
+  return { ...pr !== void 0 ? { pr } : {}, ...headSha !== void 0 ? { headSha } : {} };
+}
+function detailsUrlInput(read, env) {
+  const detailsUrl = urlInput(read, "details-url");
+  if (detailsUrl === void 0 && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
+    return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  }
+  return detailsUrl;
+}
 function getSettings(read = (name) => getInput(name).trim(), env = process.env) {
   const results = read("results").split("\n").map((line) => line.trim()).filter((line) => line !== "");
   if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
@@ -24328,24 +24351,8 @@ function getSettings(read = (name) => getInput(name).trim(), env = process.env) 
   if (!isMarkerId(marker)) {
     throw new Error(`input 'marker': ${MARKER_RULE}, got '${marker}'`);
   }
-  const event = readEvent(env);
-  let pr;
-  const prText = read("pr-number");
-  if (prText !== "") {
-    pr = Number(prText);
-    if (!isPullRequestNumber(pr))
-      throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
-  } else {
-    pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
-  }
-  const headSha = read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || void 0;
-  if (headSha !== void 0 && !isCommitSha(headSha)) {
-    throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
-  }
-  let detailsUrl = urlInput(read, "details-url");
-  if (detailsUrl === void 0 && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
-    detailsUrl = `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
-  }
+  const { pr, headSha } = pullRequestInputs(read, readEvent(env));
+  const detailsUrl = detailsUrlInput(read, env);
   const comment2 = booleanInput(read, "comment");
   const token = read("token") || void 0;
   if (comment2 && token === void 0) {
