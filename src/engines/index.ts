@@ -25,8 +25,8 @@ const adapters: Record<Engine, () => EngineAdapter> = {
 const cache = new Map<Engine, EngineAdapter>();
 
 /**
- * The adapter for an engine name: one instance per engine for the whole process (k6's and wrk's
- * keep where `locate()` found their tool; ab's looks again on every run).
+ * The adapter for an engine name: one instance per engine for the whole process (k6's, wrk's,
+ * vegeta's and h2load's keep where `locate()` found their tool; ab's looks again on every run).
  */
 export function getEngine(name: Engine): EngineAdapter {
   const cached = cache.get(name);
@@ -37,9 +37,10 @@ export function getEngine(name: Engine): EngineAdapter {
 }
 
 /**
- * The correctness probe of a target before the load: the scenario's requests over HTTP/1.1, or
- * for a gRPC scenario the standard health check through the target (the calls' replies are
- * checked during the load). `ca`: the run's CA (PEM), for a target over TLS.
+ * The correctness probe of a target before the load: the scenario's requests (over HTTP/1.1,
+ * h2c for an h2c scenario, HTTPS for a target over TLS), or for a gRPC scenario the standard
+ * health check through the target (the calls' replies are checked during the load). `ca`: the
+ * run's CA (PEM), for a target over TLS.
  */
 export function probe(baseUrl: string, scenario: ScenarioManifest, ca?: string): Promise<ProbeResult> {
   return isGrpc(scenario.protocol) ? probeGrpc(baseUrl, ca) : probeHttp(baseUrl, scenario, ca);

@@ -18,6 +18,6 @@ export function createRuntime(kind: RuntimeKind): Runtime {
 
 /** `--runtime TEXT` as a RuntimeKind; the error names the flag. */
 export function parseRuntimeKind(text: string): RuntimeKind {
-  if (text === "native" || text === "docker") return text;
-  throw new UserError(`--runtime: '${text}' is not a runtime (native, docker)`);
+  if (Object.hasOwn(runtimeFactories, text)) return text as RuntimeKind;
+  throw new UserError(`--runtime: '${text}' is not a runtime (${Object.keys(runtimeFactories).join(", ")})`);
 }
