@@ -49900,25 +49900,28 @@ function methodText(c) {
   const test = c.mode === "paired" ? `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its ${level} interval (exact Wilcoxon signed-rank)` : `the Hodges-Lehmann estimate of the ratio head/base with its ${level} interval (Mann-Whitney U)`;
   return `${test}, ${level} = 1 - ${c.alpha}/${c.tests} for ${c.tests} tested metrics (Bonferroni: at most ${c.alpha} chance of any false verdict in this comparison); regressed or improved when the interval excludes 0 and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive.`;
 }
-function renderComparisonMarkdown(comparison, options2 = {}) {
-  const level = Math.min(Math.max(options2.headingLevel ?? 2, 1), 6);
-  const showUnchanged = options2.showUnchanged ?? true;
-  const parts = [];
-  parts.push(`${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`);
-  parts.push(
+function introParts(comparison, level) {
+  const parts = [
+    `${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`,
     [
       `- **Base**: ${describeRun(comparison.base)}`,
       `- **Head**: ${describeRun(comparison.head)}`,
       `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`
     ].join("\n")
-  );
+  ];
   if (comparison.notes.length > 0)
     parts.push(comparison.notes.map((n) => `> ${escapeMarkdown(n)}`).join("\n>\n"));
+  return parts;
+}
+function cellName(cell) {
+  const on = cell.runner === void 0 ? "" : ` on ${escapeMarkdown(cell.runner)}`;
+  return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
+}
+function metricRows(comparison, showUnchanged) {
   const rows = [];
   let hidden = 0;
   for (const cell of comparison.cells) {
-    const on = cell.runner === void 0 ? "" : ` on ${escapeMarkdown(cell.runner)}`;
-    const name = `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
+    const name = cellName(cell);
     for (const m of cell.metrics) {
       if (!showUnchanged && m.verdict === "unchanged") {
         hidden += 1;
@@ -49937,31 +49940,37 @@ function renderComparisonMarkdown(comparison, options2 = {}) {
       ]);
     }
   }
-  if (rows.length > 0) {
-    const n = comparison.mode === "paired" ? "rounds" : "n";
-    const header = [
-      "Cell",
-      "Metric",
-      "Base",
-      "Head",
-      "Change",
-      `${formatConfidence(comparison.confidence)} interval`,
-      "p",
-      n,
-      "Verdict"
-    ];
-    parts.push(markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] }));
-  } else if (comparison.cells.length === 0) {
-    parts.push("No cell could be compared.");
+  return { rows, hidden };
+}
+function metricTable(comparison, rows) {
+  const header = [
+    "Cell",
+    "Metric",
+    "Base",
+    "Head",
+    "Change",
+    `${formatConfidence(comparison.confidence)} interval`,
+    "p",
+    comparison.mode === "paired" ? "rounds" : "n",
+    "Verdict"
+  ];
+  return markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
+}
+function notComparedList(comparison) {
+  const lines = ["Not compared:", ""];
+  for (const n of comparison.notCompared) {
+    lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
   }
+  return lines.join("\n");
+}
+function renderComparisonMarkdown(comparison, options2 = {}) {
+  const level = Math.min(Math.max(options2.headingLevel ?? 2, 1), 6);
+  const parts = introParts(comparison, level);
+  const { rows, hidden } = metricRows(comparison, options2.showUnchanged ?? true);
+  if (rows.length > 0) parts.push(metricTable(comparison, rows));
+  else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
   if (hidden > 0) parts.push(`${hidden} unchanged metric${hidden === 1 ? "" : "s"} not shown.`);
-  if (comparison.notCompared.length > 0) {
-    const lines = ["Not compared:", ""];
-    for (const n of comparison.notCompared) {
-      lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
-    }
-    parts.push(lines.join("\n"));
-  }
+  if (comparison.notCompared.length > 0) parts.push(notComparedList(comparison));
   return `${parts.join("\n\n")}
 `;
 }
@@ -50606,16 +50615,16 @@ var VERDICT_TEXT2 = {
 function signed2(x, digits = 2) {
   return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
 }
-function cellName(id) {
+function cellName2(id) {
   const slash = id.indexOf("/");
   if (slash < 0) return escapeMarkdown(id);
   return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
 }
-function metricRows(cell) {
+function metricRows2(cell) {
   return cell.metrics.map(
     (m) => [
       "",
-      cellName(cell.id),
+      cellName2(cell.id),
       m.label,
       formatCount2(m.baseMedian),
       formatCount2(m.headMedian),
@@ -50639,7 +50648,7 @@ function renderWhereItWent(cell) {
   if (!cell.where) return [];
   return [
     "<details>",
-    `<summary>Where it went: ${cellName(cell.id)} (instructions per request, top ${cell.where.self.length})</summary>`,
+    `<summary>Where it went: ${cellName2(cell.id)} (instructions per request, top ${cell.where.self.length})</summary>`,
     "",
     ...functionTable("Self (in the function itself)", cell.where.self),
     ...functionTable("Inclusive (with what it calls)", cell.where.inclusive),
@@ -50663,13 +50672,13 @@ function renderCountedComparison(c) {
     "",
     "| Cell | Metric | Base | Head | Change | Spread | n | Verdict |",
     "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
-    ...c.cells.flatMap(metricRows),
+    ...c.cells.flatMap(metricRows2),
     ""
   ];
   for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");
   if (c.notCompared.length > 0) {
     lines.push("Not compared:", "");
-    for (const n of c.notCompared) lines.push(`- ${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
+    for (const n of c.notCompared) lines.push(`- ${cellName2(n.id)}: ${escapeMarkdown(n.why)}`);
   }
   return `${lines.join("\n").trimEnd()}
 `;

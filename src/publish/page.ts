@@ -17,7 +17,27 @@ export function isOurPage(html: string): boolean {
 export function renderIndexHtml(): string {
   return `<!doctype html>
 <html lang="en">
-<head>
+${pageHead()}
+<body>
+${pageMarkup()}
+<script>
+(function () {
+  "use strict";
+${scriptData()}
+${scriptSeries()}
+${scriptCharts()}
+${scriptFilter()}
+  window.proxybenchCharts = charts;
+})();
+</script>
+</body>
+</html>
+`;
+}
+
+/** The page's head: its marker, title and styles. */
+function pageHead(): string {
+  return `<head>
 <meta charset="utf-8">
 ${PAGE_MARKER}
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -31,9 +51,12 @@ ${PAGE_MARKER}
   .plot { position: relative; height: 320px; }
   .muted { color: #59636e; font-size: .9rem; }
 </style>
-</head>
-<body>
-<header>
+</head>`;
+}
+
+/** The page's markup: the header the script fills in, where the charts go, the scripts it loads. */
+function pageMarkup(): string {
+  return `<header>
   <h1>Benchmark history</h1>
   <p class="muted"><a id="repo" rel="noopener"></a> <span id="updated"></span></p>
   <div id="filter" aria-label="Proxies shown"></div>
@@ -41,11 +64,15 @@ ${PAGE_MARKER}
 <main id="charts"></main>
 <noscript>This page needs JavaScript to draw its charts; the data is in data.js.</noscript>
 <script src="${CHART_JS_FILE}"></script>
-<script src="data.js"></script>
-<script>
-(function () {
-  "use strict";
-  var data = window.BENCHMARK_DATA;
+<script src="data.js"></script>`;
+}
+
+/**
+ * The script's start: the data from data.js (or a message when there is none), the repository
+ * and the date of the last update.
+ */
+function scriptData(): string {
+  return `  var data = window.BENCHMARK_DATA;
   var main = document.getElementById("charts");
   function el(tag, text) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; return e; }
   if (!data || typeof data !== "object" || !data.entries || typeof window.Chart !== "function") {
@@ -58,8 +85,12 @@ ${PAGE_MARKER}
   if (safeUrl(data.repoUrl)) repo.href = data.repoUrl;
   if (typeof data.lastUpdate === "number") {
     document.getElementById("updated").textContent = "updated " + new Date(data.lastUpdate).toISOString();
-  }
-  var palette = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24", "#6e7781",
+  }`;
+}
+
+/** The charts drawn, one color per series (proxy) in all of them, a bench name as series and metric. */
+function scriptSeries(): string {
+  return `  var palette = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24", "#6e7781",
                  "#a40e26", "#0550ae", "#116329", "#953800"];
   var seriesNames = [];
   var charts = [];
@@ -71,9 +102,27 @@ ${PAGE_MARKER}
   function splitName(name) {
     var cut = String(name).lastIndexOf(" ");
     return cut > 0 ? [name.slice(0, cut), name.slice(cut + 1)] : [String(name), String(name)];
-  }
-  Object.keys(data.entries).forEach(function (suite) {
-    var entries = Array.isArray(data.entries[suite]) ? data.entries[suite] : [];
+  }`;
+}
+
+/** A section per suite and metric, each a line chart of the metric's series over the commits. */
+function scriptCharts(): string {
+  return `  Object.keys(data.entries).forEach(function (suite) {
+${scriptSeriesByMetric()}
+    metrics.forEach(function (metric) {
+${scriptChartSection()}
+      var chart = new window.Chart(canvas, ${scriptChartConfig()});
+      charts.push(chart);
+    });
+  });`;
+}
+
+/**
+ * A suite's entries as series per metric: each metric's unit and each series' value per entry
+ * (null where the entry has none).
+ */
+function scriptSeriesByMetric(): string {
+  return `    var entries = Array.isArray(data.entries[suite]) ? data.entries[suite] : [];
     var metrics = [];
     var byMetric = {};
     entries.forEach(function (entry, index) {
@@ -91,9 +140,12 @@ ${PAGE_MARKER}
         }
         m.series[parts[0]][index] = typeof bench.value === "number" ? bench.value : null;
       });
-    });
-    metrics.forEach(function (metric) {
-      var m = byMetric[metric];
+    });`;
+}
+
+/** A metric's section: its heading and the canvas its chart draws on. */
+function scriptChartSection(): string {
+  return `      var m = byMetric[metric];
       var section = el("section");
       section.className = "chart";
       section.appendChild(el("h2", suite + " \\u2014 " + metric + (m.unit ? " (" + m.unit + ")" : "")));
@@ -104,8 +156,12 @@ ${PAGE_MARKER}
       plot.className = "plot";
       plot.appendChild(canvas);
       section.appendChild(plot);
-      main.appendChild(section);
-      var chart = new window.Chart(canvas, {
+      main.appendChild(section);`;
+}
+
+/** A metric's chart: the series per commit, a tooltip naming the commit, a click opening it. */
+function scriptChartConfig(): string {
+  return `{
         type: "line",
         data: {
           labels: entries.map(function (e) { return String((e.commit && e.commit.id) || "").slice(0, 7); }),
@@ -145,11 +201,12 @@ ${PAGE_MARKER}
             if (url) window.open(url, "_blank", "noopener");
           }
         }
-      });
-      charts.push(chart);
-    });
-  });
-  var filter = document.getElementById("filter");
+      }`;
+}
+
+/** A checkbox per series that shows or hides it in every chart. */
+function scriptFilter(): string {
+  return `  var filter = document.getElementById("filter");
   seriesNames.slice().sort().forEach(function (name) {
     var label = el("label");
     var box = el("input");
@@ -167,11 +224,5 @@ ${PAGE_MARKER}
     label.appendChild(box);
     label.appendChild(document.createTextNode(" " + name));
     filter.appendChild(label);
-  });
-  window.proxybenchCharts = charts;
-})();
-</script>
-</body>
-</html>
-`;
+  });`;
 }

@@ -4,6 +4,7 @@ import { formatMetric, formatPercent, formatPValue } from "./format.js";
 import {
   comparisonHeadline,
   formatConfidence,
+  type CellComparison,
   type Comparison,
   type MetricComparison,
   type RunInfo,
@@ -56,30 +57,32 @@ function methodText(c: Comparison): string {
   return `${test}, ${level} = 1 - ${c.alpha}/${c.tests} for ${c.tests} tested metrics (Bonferroni: at most ${c.alpha} chance of any false verdict in this comparison); regressed or improved when the interval excludes 0 and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive.`;
 }
 
-/** The comparison as markdown: the headline first, then one row per cell and metric. */
-export function renderComparisonMarkdown(
-  comparison: Comparison,
-  options: ComparisonMarkdownOptions = {},
-): string {
-  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 6);
-  const showUnchanged = options.showUnchanged ?? true;
-  const parts: string[] = [];
-  parts.push(`${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`);
-  parts.push(
+/** The title, the two runs, the method, and the comparison's notes as a quote. */
+function introParts(comparison: Comparison, level: number): string[] {
+  const parts = [
+    `${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`,
     [
       `- **Base**: ${describeRun(comparison.base)}`,
       `- **Head**: ${describeRun(comparison.head)}`,
       `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`,
     ].join("\n"),
-  );
+  ];
   if (comparison.notes.length > 0)
     parts.push(comparison.notes.map((n) => `> ${escapeMarkdown(n)}`).join("\n>\n"));
+  return parts;
+}
 
+function cellName(cell: CellComparison): string {
+  const on = cell.runner === undefined ? "" : ` on ${escapeMarkdown(cell.runner)}`;
+  return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
+}
+
+/** One table row per cell and metric shown, and how many unchanged metrics were left out. */
+function metricRows(comparison: Comparison, showUnchanged: boolean): { rows: string[][]; hidden: number } {
   const rows: string[][] = [];
   let hidden = 0;
   for (const cell of comparison.cells) {
-    const on = cell.runner === undefined ? "" : ` on ${escapeMarkdown(cell.runner)}`;
-    const name = `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
+    const name = cellName(cell);
     for (const m of cell.metrics) {
       if (!showUnchanged && m.verdict === "unchanged") {
         hidden += 1;
@@ -98,30 +101,43 @@ export function renderComparisonMarkdown(
       ]);
     }
   }
-  if (rows.length > 0) {
-    const n = comparison.mode === "paired" ? "rounds" : "n";
-    const header = [
-      "Cell",
-      "Metric",
-      "Base",
-      "Head",
-      "Change",
-      `${formatConfidence(comparison.confidence)} interval`,
-      "p",
-      n,
-      "Verdict",
-    ];
-    parts.push(markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] }));
-  } else if (comparison.cells.length === 0) {
-    parts.push("No cell could be compared.");
+  return { rows, hidden };
+}
+
+function metricTable(comparison: Comparison, rows: string[][]): string {
+  const header = [
+    "Cell",
+    "Metric",
+    "Base",
+    "Head",
+    "Change",
+    `${formatConfidence(comparison.confidence)} interval`,
+    "p",
+    comparison.mode === "paired" ? "rounds" : "n",
+    "Verdict",
+  ];
+  return markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
+}
+
+function notComparedList(comparison: Comparison): string {
+  const lines = ["Not compared:", ""];
+  for (const n of comparison.notCompared) {
+    lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
   }
+  return lines.join("\n");
+}
+
+/** The comparison as markdown: the headline first, then one row per cell and metric. */
+export function renderComparisonMarkdown(
+  comparison: Comparison,
+  options: ComparisonMarkdownOptions = {},
+): string {
+  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 6);
+  const parts = introParts(comparison, level);
+  const { rows, hidden } = metricRows(comparison, options.showUnchanged ?? true);
+  if (rows.length > 0) parts.push(metricTable(comparison, rows));
+  else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
   if (hidden > 0) parts.push(`${hidden} unchanged metric${hidden === 1 ? "" : "s"} not shown.`);
-  if (comparison.notCompared.length > 0) {
-    const lines = ["Not compared:", ""];
-    for (const n of comparison.notCompared) {
-      lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
-    }
-    parts.push(lines.join("\n"));
-  }
+  if (comparison.notCompared.length > 0) parts.push(notComparedList(comparison));
   return `${parts.join("\n\n")}\n`;
 }

@@ -85,7 +85,7 @@ interface CellIdentity {
   runner?: string;
 }
 
-interface CellComparison extends CellIdentity {
+export interface CellComparison extends CellIdentity {
   metrics: MetricComparison[];
   /** Set when base and head ran different scenario settings (a variant's own scenario). */
   scenarioDiffers?: string;
