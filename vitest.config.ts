@@ -25,6 +25,7 @@ const UNIT = [
   "test/runner/{cpus,feedback,noise,plan,results-file,rounds,shard,specs,variants}.test.ts",
   "test/stats/**/*.test.ts",
   "test/studies/{extensibility,go-bench,list,load,max-rate,parity,plan,report}.test.ts",
+  "test/studies/extensibility/report.test.ts",
   "test/util/{logs,paths,processes}.test.ts",
 ];
 

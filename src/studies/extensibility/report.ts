@@ -1,5 +1,8 @@
+import { markdownTable } from "markdown-table";
 import type { CpuLayout, Results } from "../../results/schema.js";
+import { compareVariants, DEFAULT_ALPHA, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../report/escape.js";
+import { formatPercent } from "../../report/format.js";
 import { describeLoad, renderGroupNotes, renderLatencyTableMarkdown } from "../../report/markdown.js";
 import { cellColumn, type ReportColumn, type ReportGroup } from "../../report/model.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
@@ -9,7 +12,8 @@ import { BASELINE } from "./options.js";
 /**
  * The extensibility study's report (pure): one table per test and gateway in the seed's
  * layout, a row per option (baseline first, then config, script, each coprocessor), each
- * latency figure with its (+delta ms) against the baseline; blank rows say why.
+ * latency figure with its (+delta ms) against the baseline; blank rows say why. Under each
+ * table, each option's paired verdict against the baseline.
  */
 
 export interface TestRun {
@@ -92,10 +96,52 @@ export function renderExtensibilityReport(input: ExtensibilityReportInput): stri
     parts.push(renderLatencyTableMarkdown(group, "Type"));
     const notes = renderGroupNotes(group);
     if (notes.length > 0) parts.push(notes.join("\n"));
-    if (run.dir)
-      parts.push(
-        `Results: ${escapeMarkdown(run.dir)} (\`proxybench compare\` gives paired verdicts against the baseline).`,
-      );
+    parts.push(...renderVerdicts(run.results, run.options));
+    if (run.dir) parts.push(`Results: ${escapeMarkdown(run.dir)}.`);
   }
   return `${parts.join("\n\n")}\n`;
+}
+
+/** The latency metrics a verdict is shown for, in the table's order. */
+const VERDICT_METRICS = ["mean", "p50", "p99"] as const;
+
+/**
+ * Each option against the baseline, paired by round (src/report/compare.ts): the change of
+ * mean, p50 and p99 with its verdict. The false-alarm rate is held at DEFAULT_ALPHA over the
+ * whole table (Bonferroni over the options as compareVariants does over the metrics), so a
+ * table of seven options is no more likely to cry wolf than one of one.
+ */
+export function renderVerdicts(results: Results, options: readonly string[]): string[] {
+  const measured = options.filter((o) => results.cells.some((c) => c.variant === o));
+  if (measured.length === 0) return [];
+  const alpha = DEFAULT_ALPHA / measured.length;
+  const rows: string[][] = [];
+  const notes = new Set<string>();
+  let rounds = 0;
+  for (const option of measured) {
+    const comparison = compareVariants(results, { base: BASELINE, head: option, alpha });
+    comparison.notes.forEach((n) => notes.add(n));
+    const cell = comparison.cells[0];
+    if (cell === undefined) {
+      const reason = comparison.notCompared.map((n) => n.reason).join("; ") || "not measured";
+      rows.push([option, ...VERDICT_METRICS.map(() => `not compared: ${reason}`)]);
+      continue;
+    }
+    rounds = Math.max(rounds, cell.metrics[0]?.n ?? 0);
+    rows.push([option, ...VERDICT_METRICS.map((m) => verdictCell(cell.metrics.find((x) => x.metric === m)))]);
+  }
+  const header = ["Type", "Mean", "p50", "p99"];
+  const intro =
+    `Against the baseline, paired by round (${rounds} rounds; exact Wilcoxon signed-rank, Hodges-Lehmann ` +
+    `estimate of the change): at most ${DEFAULT_ALPHA} chance of any false verdict in this table.`;
+  const parts = [intro, markdownTable([header, ...rows.map((r) => r.map(escapeMarkdown))])];
+  if (notes.size > 0) parts.push([...notes].map((n) => `> ${escapeMarkdown(n)}`).join("\n>\n"));
+  return parts;
+}
+
+function verdictCell(m: MetricComparison | undefined): string {
+  if (m === undefined) return "n/a";
+  const change = m.hlChangePct === undefined ? "" : `${formatPercent(m.hlChangePct)} `;
+  const more = m.verdict === "inconclusive" && m.more !== undefined ? ` (about ${m.more} more rounds)` : "";
+  return `${change}${m.verdict}${more}`;
 }
