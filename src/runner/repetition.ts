@@ -147,7 +147,10 @@ export function failedMeasurement(error: string): EngineMeasurement {
 
 export function describeRepetition(id: string, rep: number, reps: number, r: Repetition): string {
   const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms`;
-  const status = r.status === "ok" ? "ok" : `${r.status}: ${r.reasons.join("; ")}`;
+  const reasons = r.reasons.join("; ");
+  // A noise reason names its status already ("noisy: 0.4 core used by ..."): said once.
+  const status =
+    r.status === "ok" ? "ok" : reasons.startsWith(`${r.status}:`) ? reasons : `${r.status}: ${reasons}`;
   return `${id} rep ${rep + 1}/${reps}: ${figures}, ${status}`;
 }
 

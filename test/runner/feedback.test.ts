@@ -160,6 +160,19 @@ describe("repetitions", () => {
     expect(describeRepetition("c", 1, 3, r)).toBe("c rep 2/3: 1000 req/s, p99 3.00 ms, ok");
   });
 
+  it("a repetition's line names its status once, before its reasons", () => {
+    const classify = (status: "noisy" | "invalid", reason: string) =>
+      toRepetition(0, "2026-11-21T13:00:00.000Z", m, { status, reasons: [reason] }, 2.2);
+    const noisy = classify("noisy", "noisy: 0.40 core used by other processes, still after 2 more tries");
+    expect(describeRepetition("c", 0, 3, noisy)).toBe(
+      "c rep 1/3: 1000 req/s, p99 3.00 ms, noisy: 0.40 core used by other processes, still after 2 more tries",
+    );
+    const invalid = classify("invalid", "3 non-2xx responses (404)");
+    expect(describeRepetition("c", 0, 3, invalid)).toBe(
+      "c rep 1/3: 1000 req/s, p99 3.00 ms, invalid: 3 non-2xx responses (404)",
+    );
+  });
+
   it("an engine that threw still gives a valid, failed-looking repetition", () => {
     const r = toRepetition(
       0,
