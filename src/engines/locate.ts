@@ -19,3 +19,16 @@ export async function locateTool(
   const { output } = await runCommand(found, versionArgs, { timeoutMs: 10_000 });
   return { path: found, version: parseVersion(output) };
 }
+
+/**
+ * An adapter's `locate()`: `locateTool` on the first call, its answer (or error) kept for every
+ * later one.
+ */
+export function locateOnce(
+  binary: string,
+  versionArgs: string[],
+  installHint: string,
+): () => Promise<{ path: string; version: string }> {
+  let located: Promise<{ path: string; version: string }> | undefined;
+  return () => (located ??= locateTool(binary, versionArgs, installHint));
+}

@@ -1,3 +1,4 @@
+import { logTail } from "../util/logs.js";
 import { startProcess } from "../util/processes.js";
 import { CpuSampler } from "./cpu.js";
 
@@ -70,4 +71,28 @@ export function cpuFields(result: EngineProcessResult): { loadgenCpu?: number; l
     ...(result.loadgenCpu === undefined ? {} : { loadgenCpu: result.loadgenCpu }),
     ...(result.loadgenCoresBusy === undefined ? {} : { loadgenCoresBusy: result.loadgenCoresBusy }),
   };
+}
+
+/**
+ * Why an engine's run is not trustworthy as a run: interrupted, stopped after `limitS` seconds,
+ * or an exit that was not 0 (with the last lines of its log).
+ */
+export async function engineProcessErrors(
+  tool: string,
+  result: EngineProcessResult,
+  limitS: number,
+  logFile: string,
+): Promise<string[]> {
+  const errors: string[] = [];
+  if (result.aborted) errors.push("the run was interrupted");
+  if (result.timedOut) errors.push(`${tool} did not finish within ${limitS} s and was stopped`);
+  if (result.exitCode !== 0 && !result.aborted && !result.timedOut) {
+    const tail = await logTail(logFile, 2);
+    const how =
+      result.exitCode === null
+        ? `${tool} was killed by a signal`
+        : `${tool} exited with code ${result.exitCode}`;
+    errors.push(tail ? `${how}: ${tail}` : how);
+  }
+  return errors;
 }

@@ -1,10 +1,9 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../../util/errors.js";
-import { logTail } from "../../util/logs.js";
-import { locateTool } from "../locate.js";
+import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { cpuFields, runEngineProcess } from "../process.js";
+import { cpuFields, engineProcessErrors, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildH2loadArgs, h2loadDurationS, h2loadRequest } from "./args.js";
 import { parseFinishedS, readH2loadLog } from "./log.js";
@@ -20,12 +19,7 @@ const INSTALL_HINT =
 
 export class H2loadEngine implements EngineAdapter {
   readonly name = "h2load" as const;
-  private located: Promise<{ path: string; version: string }> | undefined;
-
-  locate(): Promise<{ path: string; version: string }> {
-    this.located ??= locateTool("h2load", ["--version"], INSTALL_HINT);
-    return this.located;
-  }
+  readonly locate = locateOnce("h2load", ["--version"], INSTALL_HINT);
 
   async run(inv: EngineInvocation): Promise<EngineMeasurement> {
     const { path: h2load } = await this.locate();
@@ -55,18 +49,12 @@ export class H2loadEngine implements EngineAdapter {
       timeoutMs: (durationS + H2LOAD_SLACK_S) * 1000,
       ...(inv.signal ? { signal: inv.signal } : {}),
     });
-    const engineErrors: string[] = [];
-    if (result.aborted) engineErrors.push("the run was interrupted");
-    if (result.timedOut)
-      engineErrors.push(`h2load did not finish within ${durationS + H2LOAD_SLACK_S} s and was stopped`);
-    if (result.exitCode !== 0 && !result.aborted && !result.timedOut) {
-      const tail = await logTail(file(names.out), 2);
-      const how =
-        result.exitCode === null
-          ? "h2load was killed by a signal"
-          : `h2load exited with code ${result.exitCode}`;
-      engineErrors.push(tail ? `${how}: ${tail}` : how);
-    }
+    const engineErrors = await engineProcessErrors(
+      "h2load",
+      result,
+      durationS + H2LOAD_SLACK_S,
+      file(names.out),
+    );
     const common = { exitCode: result.exitCode, engineErrors, ...cpuFields(result) };
     const summary = await readFile(file(names.out), "utf8").catch(() => "");
     try {

@@ -2,10 +2,9 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../../util/errors.js";
 import { runCommand } from "../../util/processes.js";
-import { locateTool } from "../locate.js";
+import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { logTail } from "../../util/logs.js";
-import { cpuFields, runEngineProcess, type EngineProcessResult } from "../process.js";
+import { cpuFields, engineProcessErrors, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import {
   buildVegetaAttackArgs,
@@ -29,30 +28,9 @@ import { scenarioCheck, tallyVegetaResults, VegetaTally } from "./results.js";
 const VEGETA_SLACK_S = VEGETA_TIMEOUT_S + 20;
 const INSTALL_HINT = "run `npm run setup -- --engine vegeta` (builds the pinned version into .tools/bin)";
 
-/** Why an attack is not trustworthy as a run: interrupted, stopped, or an exit that was not 0. */
-async function attackErrors(result: EngineProcessResult, limitS: number, logFile: string): Promise<string[]> {
-  const errors: string[] = [];
-  if (result.aborted) errors.push("the run was interrupted");
-  if (result.timedOut) errors.push(`vegeta did not finish within ${limitS} s and was stopped`);
-  if (result.exitCode !== 0 && !result.aborted && !result.timedOut) {
-    const tail = await logTail(logFile, 2);
-    const how =
-      result.exitCode === null
-        ? "vegeta was killed by a signal"
-        : `vegeta exited with code ${result.exitCode}`;
-    errors.push(tail ? `${how}: ${tail}` : how);
-  }
-  return errors;
-}
-
 export class VegetaEngine implements EngineAdapter {
   readonly name = "vegeta" as const;
-  private located: Promise<{ path: string; version: string }> | undefined;
-
-  locate(): Promise<{ path: string; version: string }> {
-    this.located ??= locateTool("vegeta", ["-version"], INSTALL_HINT);
-    return this.located;
-  }
+  readonly locate = locateOnce("vegeta", ["-version"], INSTALL_HINT);
 
   async run(inv: EngineInvocation): Promise<EngineMeasurement> {
     const { path: vegeta } = await this.locate();
@@ -83,7 +61,12 @@ export class VegetaEngine implements EngineAdapter {
       timeoutMs: (inv.durationS + VEGETA_SLACK_S) * 1000,
       ...(inv.signal ? { signal: inv.signal } : {}),
     });
-    const engineErrors = await attackErrors(result, inv.durationS + VEGETA_SLACK_S, file(names.log));
+    const engineErrors = await engineProcessErrors(
+      "vegeta",
+      result,
+      inv.durationS + VEGETA_SLACK_S,
+      file(names.log),
+    );
     const common = { exitCode: result.exitCode, engineErrors, ...cpuFields(result) };
     const raw = [names.results, names.log, names.targets];
     const tally = new VegetaTally(scenarioCheck(inv.scenario));

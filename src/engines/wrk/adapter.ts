@@ -2,10 +2,9 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { PROJECT_ROOT } from "../../util/paths.js";
 import { UserError } from "../../util/errors.js";
-import { locateTool } from "../locate.js";
+import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { logTail } from "../../util/logs.js";
-import { cpuFields, runEngineProcess } from "../process.js";
+import { cpuFields, engineProcessErrors, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildWrkArgs, buildWrkEnv, wrkDurationS } from "./args.js";
 import { normaliseWrkSummary } from "./summary.js";
@@ -17,12 +16,7 @@ const WRK_SLACK_S = 30;
 
 export class WrkEngine implements EngineAdapter {
   readonly name = "wrk" as const;
-  private located: Promise<{ path: string; version: string }> | undefined;
-
-  locate(): Promise<{ path: string; version: string }> {
-    this.located ??= locateTool("wrk", ["-v"], "install it with `sudo apt-get install wrk` (Debian, Ubuntu)");
-    return this.located;
-  }
+  readonly locate = locateOnce("wrk", ["-v"], "install it with `sudo apt-get install wrk` (Debian, Ubuntu)");
 
   async run(inv: EngineInvocation): Promise<EngineMeasurement> {
     const { path: wrk } = await this.locate();
@@ -45,16 +39,7 @@ export class WrkEngine implements EngineAdapter {
       timeoutMs: (durationS + WRK_SLACK_S) * 1000,
       ...(inv.signal ? { signal: inv.signal } : {}),
     });
-    const engineErrors: string[] = [];
-    if (result.aborted) engineErrors.push("the run was interrupted");
-    if (result.timedOut)
-      engineErrors.push(`wrk did not finish within ${durationS + WRK_SLACK_S} s and was stopped`);
-    if (result.exitCode !== 0 && !result.aborted && !result.timedOut) {
-      const tail = await logTail(logFile, 2);
-      const how =
-        result.exitCode === null ? "wrk was killed by a signal" : `wrk exited with code ${result.exitCode}`;
-      engineErrors.push(tail ? `${how}: ${tail}` : how);
-    }
+    const engineErrors = await engineProcessErrors("wrk", result, durationS + WRK_SLACK_S, logFile);
     const common = {
       exitCode: result.exitCode,
       engineErrors,
