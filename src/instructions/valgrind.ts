@@ -1,6 +1,6 @@
 import { execOutput } from "../environment/exec.js";
 import type { LoadedProxy } from "../manifests/load.js";
-import { renderTemplate } from "../manifests/template.js";
+import { renderArgs, renderEnv } from "../manifests/template.js";
 import { templateVars, type ProxyContext } from "../runner/specs.js";
 import type { ProcessSpec } from "../runner/runtime.js";
 import { UserError } from "../util/errors.js";
@@ -55,15 +55,8 @@ export function buildCallgrindSpec(
   const section = proxy.manifest.instructions;
   const vars = templateVars(proxy, ctx);
   const field = section?.args ? "instructions.args" : "native.args";
-  const args = (section?.args ?? native.args).map((a, i) =>
-    renderTemplate(a, vars, `${proxy.file}: ${field}[${i}]`),
-  );
-  const env = Object.fromEntries(
-    Object.entries(section?.env ?? native.env).map(([k, v]) => [
-      k,
-      renderTemplate(v, vars, `${proxy.file}: env.${k}`),
-    ]),
-  );
+  const args = renderArgs(section?.args ?? native.args, vars, `${proxy.file}: ${field}`);
+  const env = renderEnv(section?.env ?? native.env, vars, `${proxy.file}: env`);
   return {
     name: `proxy:${proxy.manifest.name}`,
     command: tools.valgrind,

@@ -47,3 +47,19 @@ export function renderTemplate(text: string, vars: TemplateVars, source: string)
   }
   return text.replace(PATTERN, (_all, key: string) => vars[key as Placeholder]);
 }
+
+/** Each of a manifest's args rendered; an error names `source[i]` (e.g. `file: native.args[2]`). */
+export function renderArgs(args: string[], vars: TemplateVars, source: string): string[] {
+  return args.map((a, i) => renderTemplate(a, vars, `${source}[${i}]`));
+}
+
+/** Each value of a manifest's env rendered; an error names `source.NAME` (e.g. `file: native.env.X`). */
+export function renderEnv(
+  env: Record<string, string>,
+  vars: TemplateVars,
+  source: string,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, renderTemplate(v, vars, `${source}.${k}`)]),
+  );
+}

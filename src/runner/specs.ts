@@ -2,7 +2,7 @@ import path from "node:path";
 import type { LoadedProxy } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Protocol } from "../results/schema.js";
-import { renderTemplate, type TemplateVars } from "../manifests/template.js";
+import { renderArgs, renderEnv, renderTemplate, type TemplateVars } from "../manifests/template.js";
 import type { ProcessSpec } from "./runtime.js";
 import type { TlsFiles } from "./tls.js";
 
@@ -118,7 +118,7 @@ function proxyProcess(
   return {
     name: `proxy:${proxy.manifest.name}`,
     command,
-    args: section.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: ${key}.args[${i}]`)),
+    args: renderArgs(section.args, vars, `${proxy.file}: ${key}.args`),
     env: renderEnv(section.env, vars, `${proxy.file}: ${key}.env`),
     cwd: ctx.workdir,
     cpus: ctx.cpus,
@@ -145,7 +145,7 @@ export function buildSidecarSpec(
   return {
     name: `sidecar:${sidecar.name}`,
     command: binaryPath,
-    args: sidecar.args.map((a, i) => renderTemplate(a, vars, `${proxy.file}: sidecar.args[${i}]`)),
+    args: renderArgs(sidecar.args, vars, `${proxy.file}: sidecar.args`),
     env: renderEnv(sidecar.env, vars, `${proxy.file}: sidecar.env`),
     cwd: ctx.workdir,
     cpus: sidecar.cpus,
@@ -223,10 +223,4 @@ export function buildUpstreamSpec(
   if (scenario.upstream.latencyMs > 0) args.push("--latency", `${scenario.upstream.latencyMs}ms`);
   if (scenario.upstream.maxRps > 0) args.push("--max-rps", String(scenario.upstream.maxRps));
   return { name: "upstream", command: binaryPath, args, cpus, logFile };
-}
-
-function renderEnv(env: Record<string, string>, vars: TemplateVars, source: string): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k, renderTemplate(v, vars, `${source}.${k}`)]),
-  );
 }
