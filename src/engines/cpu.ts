@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { processCpuSeconds } from "../util/processes.js";
+import { withoutUndefined } from "../util/objects.js";
 
 /** CPU time used by a process so far, read at wall time `t` (both in seconds). */
 export interface CpuSample {
@@ -84,9 +85,6 @@ export class CpuSampler {
     await this.pending;
     const process = coresUsed(this.samples);
     const coresBusy = coresUsed(this.coreSamples);
-    return {
-      ...(process === undefined ? {} : { process }),
-      ...(coresBusy === undefined ? {} : { coresBusy }),
-    };
+    return withoutUndefined({ process, coresBusy });
   }
 }

@@ -1,6 +1,7 @@
 import { logTail } from "../util/logs.js";
 import { startProcess } from "../util/processes.js";
 import { CpuSampler } from "./cpu.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 export interface EngineProcessOptions {
   name: string;
@@ -55,8 +56,7 @@ export async function runEngineProcess(options: EngineProcessOptions): Promise<E
       exitCode: exit.code,
       aborted,
       timedOut,
-      ...(cpu.process === undefined ? {} : { loadgenCpu: cpu.process }),
-      ...(cpu.coresBusy === undefined ? {} : { loadgenCoresBusy: cpu.coresBusy }),
+      ...withoutUndefined({ loadgenCpu: cpu.process, loadgenCoresBusy: cpu.coresBusy }),
     };
   } finally {
     clearTimeout(timer);
@@ -67,10 +67,7 @@ export async function runEngineProcess(options: EngineProcessOptions): Promise<E
 
 /** The CPU figures of a run, as optional measurement fields. */
 export function cpuFields(result: EngineProcessResult): { loadgenCpu?: number; loadgenCoresBusy?: number } {
-  return {
-    ...(result.loadgenCpu === undefined ? {} : { loadgenCpu: result.loadgenCpu }),
-    ...(result.loadgenCoresBusy === undefined ? {} : { loadgenCoresBusy: result.loadgenCoresBusy }),
-  };
+  return pickDefined(result, ["loadgenCpu", "loadgenCoresBusy"]);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
+import { withoutUndefined } from "../util/objects.js";
 
 /**
  * What the kernel does to the cores beside the benchmark, as the machine exposes it (Linux
@@ -36,8 +37,7 @@ export async function readTuning(root = ""): Promise<Tuning> {
   const irqCores = affinity === undefined ? undefined : coresOfMask(affinity);
   return {
     ...(smt ? { smt } : {}),
-    ...(boostState ? { boost: boostState } : {}),
-    ...(irqbalance !== undefined ? { irqbalance } : {}),
+    ...withoutUndefined({ boost: boostState, irqbalance }),
     ...(irqCores ? { irqDefaultCores: irqCores } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { cellStem, Interrupted, type ActiveCell, type BlockContext } from "./cel
 import { groupCpuSeconds } from "./cpu-usage.js";
 import { measureNoise, noiseReason, noiseSnapshot } from "./noise.js";
 import type { Block } from "./plan.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 /**
  * One measured repetition of a cell: the engine run, its classification, the interference on
@@ -131,11 +132,9 @@ export function toRepetition(
     checkFailures: m.checkFailures,
     statusCodes: m.statusCodes,
     droppedIterations: m.droppedIterations,
-    ...(m.bytesReceived !== undefined ? { bytesReceived: m.bytesReceived } : {}),
+    ...pickDefined(m, ["bytesReceived"]),
     latencyMs: m.latencyMs,
-    ...(m.latencyPercentilesMs ? { latencyPercentilesMs: m.latencyPercentilesMs } : {}),
-    ...(m.loadgenCpu !== undefined ? { loadgenCpu: m.loadgenCpu } : {}),
-    ...(proxyCpu !== undefined ? { proxyCpu } : {}),
+    ...withoutUndefined({ latencyPercentilesMs: m.latencyPercentilesMs, loadgenCpu: m.loadgenCpu, proxyCpu }),
     raw: m.raw.map((r) => `raw/${r}`),
   };
 }

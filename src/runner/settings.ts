@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Engine, Settings } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { pickDefined } from "../util/objects.js";
 import { defaultCpuLayout, formatCpuLayout, layoutWarnings, parseCpuLayout } from "./cpus.js";
 import {
   checkResumeFlags,
@@ -89,11 +90,9 @@ export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores
   if (req.out !== undefined)
     throw new UserError("--resume: --out cannot be combined with --resume (it writes into DIR)");
   const flags: ResumeFlags = {
-    ...(req.proxies ? { proxies: req.proxies } : {}),
-    ...(req.scenarios ? { scenarios: req.scenarios } : {}),
-    ...(req.repetitions !== undefined ? { repetitions: req.repetitions } : {}),
+    ...pickDefined(req, ["proxies", "scenarios", "repetitions"]),
     ...(req.cpus !== undefined ? { cpus: parseCpuLayout(req.cpus, cores) } : {}),
-    ...(req.runtime ? { runtime: req.runtime } : {}),
+    ...pickDefined(req, ["runtime"]),
     ...requestedSettings(req),
   };
   checkResumeFlags(recorded, flags);
@@ -111,19 +110,12 @@ export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores
 /** The settings a request gives as they are, for a new run and against a resumed one's. */
 function requestedSettings(req: RunRequest): Partial<Settings> {
   return {
-    ...(req.engine ? { engine: req.engine } : {}),
-    ...(req.durationS !== undefined ? { durationS: req.durationS } : {}),
-    ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
-    ...(req.loads ? { loads: req.loads } : {}),
-    ...(req.imageTag ? { imageTag: req.imageTag } : {}),
+    ...pickDefined(req, ["engine", "durationS", "warmupS", "loads"]),
+    ...(req.imageTag ? { imageTag: req.imageTag } : {}), // an empty --image-tag is none
     ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.variants?.length ? { variants: req.variants } : {}),
-    ...(req.noiseLimit !== undefined ? { noiseLimit: req.noiseLimit } : {}),
-    ...(req.retries !== undefined ? { retries: req.retries } : {}),
-    ...(req.roundOrder !== undefined ? { roundOrder: req.roundOrder } : {}),
-    ...(req.seed !== undefined ? { seed: req.seed } : {}),
-    ...(req.shard !== undefined ? { shard: req.shard } : {}),
+    ...pickDefined(req, ["noiseLimit", "retries", "roundOrder", "seed", "shard"]),
     ...(req.tls === true ? { tls: true } : {}),
   };
 }

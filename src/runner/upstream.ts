@@ -5,6 +5,7 @@ import { UserError } from "../util/errors.js";
 import { PROJECT_ROOT, TOOLS_BIN, findExecutable } from "../util/paths.js";
 import { logTail } from "../util/logs.js";
 import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
+import { withoutUndefined } from "../util/objects.js";
 
 /** The built-in upstream: built from upstream/ into .tools/bin by `npm run setup`. */
 export const UPSTREAM_SRC = path.join(PROJECT_ROOT, "upstream");
@@ -131,8 +132,7 @@ export async function startUpstream(
         host: addr.host,
         port: addr.port,
         grpcPort: grpc.port,
-        ...(grpcs === undefined ? {} : { grpcsPort: grpcs.port }),
-        ...(https === undefined ? {} : { httpsPort: https.port }),
+        ...withoutUndefined({ grpcsPort: grpcs?.port, httpsPort: https?.port }),
       };
     }
     if (!proc.alive() || Date.now() > deadline) {
