@@ -16,6 +16,7 @@ import { UserError } from "../util/errors.js";
 import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { isInstructionsRun } from "../instructions/compare.js";
 import { runCountedCompare, type CountedCompareOptions } from "../instructions/compare-command.js";
+import { withoutUndefined } from "../util/objects.js";
 
 const COMPARE_FORMATS = ["markdown", "json"] as const;
 type CompareFormat = (typeof COMPARE_FORMATS)[number];
@@ -52,8 +53,7 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
   const format = choiceInput("--format", options.format ?? "markdown", COMPARE_FORMATS);
   const settings: CompareSettings = {
     dirs,
-    ...(options.base !== undefined ? { baseVariant: options.base } : {}),
-    ...(options.head !== undefined ? { headVariant: options.head } : {}),
+    ...withoutUndefined({ baseVariant: options.base, headVariant: options.head }),
     thresholdPct: optionalNumberInput("--threshold", options.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
     alpha: optionalNumberInput("--alpha", options.alpha, DEFAULT_ALPHA, PROBABILITY),
     failOnRegression: options.failOnRegression ?? false,
@@ -76,8 +76,7 @@ function compareRuns(
   if (sources.length === 1 || plain.length === 0) {
     return compareVariants(mergeResults(sources), {
       ...options,
-      ...(settings.baseVariant !== undefined ? { base: settings.baseVariant } : {}),
-      ...(settings.headVariant !== undefined ? { head: settings.headVariant } : {}),
+      ...withoutUndefined({ base: settings.baseVariant, head: settings.headVariant }),
     });
   }
   if (plain.length === 2 && sources.length === 2) {

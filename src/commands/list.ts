@@ -3,6 +3,7 @@ import { loadManifests, type LoadedProxy, type LoadedScenario, type ManifestSet 
 import { describeAvailability, nativeAvailability, type NativeAvailability } from "../runner/proxy-binary.js";
 import { formatStudyListings, listStudies } from "../studies/list.js";
 import { collect } from "./options.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 /**
  * `proxybench list`: what can run here. One function per section (proxies, scenarios) building
@@ -72,9 +73,7 @@ function scenarioEntry(s: LoadedScenario): ScenarioEntry {
     loads: m.loads.map((l) => ({
       label: l.label,
       model: l.model,
-      ...(l.vus !== undefined ? { vus: l.vus } : {}),
-      ...(l.rate !== undefined ? { rate: l.rate } : {}),
-      ...(l.durationS !== undefined ? { durationS: l.durationS } : {}),
+      ...pickDefined(l, ["vus", "rate", "durationS"]),
     })),
     requests: m.requests.map((r) => {
       const vars = Object.entries(r.vars)
@@ -120,10 +119,9 @@ export function register(program: Command): void {
     .option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)", collect)
     .option("--scenarios-dir <dir>", "extra folder of scenarios/<name>/scenario.yml (repeatable)", collect)
     .action(async (flags: { json?: boolean; proxiesDir?: string[]; scenariosDir?: string[] }) => {
-      const set = await loadManifests({
-        ...(flags.proxiesDir ? { proxiesDirs: flags.proxiesDir } : {}),
-        ...(flags.scenariosDir ? { scenariosDirs: flags.scenariosDir } : {}),
-      });
+      const set = await loadManifests(
+        withoutUndefined({ proxiesDirs: flags.proxiesDir, scenariosDirs: flags.scenariosDir }),
+      );
       const proxies = await listProxies(set);
       const scenarios = listScenarios(set);
       const studies = await listStudies({}, undefined, set);

@@ -5,6 +5,7 @@ import { choiceInput, NON_NEGATIVE, optionalNumberInput } from "../util/inputs.j
 import { compareCountedRuns, compareCountedVariants, countedRegressions } from "./compare.js";
 import { renderCountedComparisonHtml } from "./compare-html.js";
 import { renderCountedComparison } from "./compare-markdown.js";
+import { pickDefined } from "../util/objects.js";
 
 /** `proxybench compare BASE HEAD` when both are counted runs (`run --measure instructions`). */
 
@@ -48,11 +49,7 @@ export async function runCountedCompare(
   }
   const comparison =
     second === undefined
-      ? await compareCountedVariants(first, {
-          ...verdict,
-          ...(options.base !== undefined ? { base: options.base } : {}),
-          ...(options.head !== undefined ? { head: options.head } : {}),
-        })
+      ? await compareCountedVariants(first, { ...verdict, ...pickDefined(options, ["base", "head"]) })
       : await compareCountedRuns(first, second, verdict);
   const text =
     format === "json"

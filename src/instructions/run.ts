@@ -24,6 +24,7 @@ import {
   type InstructionsResults,
 } from "./schema.js";
 import { findValgrind, IMAGE_ONLY_REASON, instructionsSkipReason, type ValgrindTools } from "./valgrind.js";
+import { pickDefined } from "../util/objects.js";
 
 /** `proxybench run --measure instructions`: the fixed sequence and its defaults. */
 const DEFAULT_REQUESTS = 1000;
@@ -133,9 +134,7 @@ function toPlanSettings(request: InstructionsRequest): Settings {
     repetitions: positive("--repetitions", request.repetitions ?? DEFAULT_COUNTED_REPETITIONS),
     cpus: cpuLayout(request.cpus),
     runtime: "native",
-    ...(request.proxiesDirs ? { proxiesDirs: request.proxiesDirs } : {}),
-    ...(request.scenariosDirs ? { scenariosDirs: request.scenariosDirs } : {}),
-    ...(request.variants ? { variants: request.variants } : {}),
+    ...pickDefined(request, ["proxiesDirs", "scenariosDirs", "variants"]),
   };
 }
 

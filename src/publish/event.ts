@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { withoutUndefined } from "../util/objects.js";
 
 /**
  * GitHub usernames of a commit's author and committer, from the workflow's event payload
@@ -30,7 +31,7 @@ export function usernamesFromEvent(payload: unknown): EventUsernames {
   if (head) {
     const author = text(field(head, "author", "username"));
     const committer = text(field(head, "committer", "username"));
-    return { ...(author ? { author } : {}), ...(committer ? { committer } : {}) };
+    return withoutUndefined({ author, committer }); // text() gives no empty name
   }
   const login = text(field(payload, "pull_request", "head", "user", "login"));
   return login ? { author: login, committer: login } : {};

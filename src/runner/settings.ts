@@ -90,9 +90,8 @@ export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores
   if (req.out !== undefined)
     throw new UserError("--resume: --out cannot be combined with --resume (it writes into DIR)");
   const flags: ResumeFlags = {
-    ...pickDefined(req, ["proxies", "scenarios", "repetitions"]),
+    ...pickDefined(req, ["proxies", "scenarios", "repetitions", "runtime"]),
     ...(req.cpus !== undefined ? { cpus: parseCpuLayout(req.cpus, cores) } : {}),
-    ...pickDefined(req, ["runtime"]),
     ...requestedSettings(req),
   };
   checkResumeFlags(recorded, flags);
