@@ -24267,6 +24267,24 @@ function numberInput(name, text, rule) {
   return value;
 }
 
+// src/util/objects.ts
+function withoutUndefined(object2) {
+  const out = {};
+  for (const key of Object.keys(object2)) {
+    const value = object2[key];
+    if (value !== void 0) out[key] = value;
+  }
+  return out;
+}
+function pickDefined(object2, keys) {
+  const out = {};
+  for (const key of keys) {
+    const value = object2[key];
+    if (value !== void 0) out[key] = value;
+  }
+  return out;
+}
+
 // report/src/input-helper.ts
 function number(read, name, rule) {
   return numberInput(`input '${name}'`, read(name), rule);
@@ -24308,11 +24326,7 @@ function linkSettings(read, env, owner, repo) {
   const artifactUrl = urlInput(read, "artifact-url");
   const pagesDir = read("gh-pages-dir");
   const chartUrl = urlInput(read, "chart-url") ?? (pagesDir !== "" ? pagesUrl(env.GITHUB_SERVER_URL || "https://github.com", owner, repo, pagesDir) : void 0);
-  return {
-    ...runnerName !== void 0 ? { runnerName } : {},
-    ...artifactUrl !== void 0 ? { artifactUrl } : {},
-    ...chartUrl !== void 0 ? { chartUrl } : {}
-  };
+  return withoutUndefined({ runnerName, artifactUrl, chartUrl });
 }
 function pullRequestInputs(read, event) {
   let pr;
@@ -24328,7 +24342,7 @@ function pullRequestInputs(read, event) {
   if (headSha !== void 0 && !isCommitSha(headSha)) {
     throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
   }
-  return { ...pr !== void 0 ? { pr } : {}, ...headSha !== void 0 ? { headSha } : {} };
+  return withoutUndefined({ pr, headSha });
 }
 function detailsUrlInput(read, env) {
   const detailsUrl = urlInput(read, "details-url");
@@ -24375,9 +24389,7 @@ function getSettings(read = (name) => getInput(name).trim(), env = process.env) 
     apiUrl: env.GITHUB_API_URL || "https://api.github.com",
     owner: ownerRepo.owner,
     repo: ownerRepo.repo,
-    ...pr !== void 0 ? { pr } : {},
-    ...headSha !== void 0 ? { headSha } : {},
-    ...detailsUrl !== void 0 ? { detailsUrl } : {},
+    ...withoutUndefined({ pr, headSha, detailsUrl }),
     ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo)
   };
 }
@@ -50832,10 +50844,7 @@ async function report(settings, deps) {
     thresholdPct: settings.thresholdPct,
     alpha: settings.alpha
   });
-  const markdown = renderReport(head, comparison, {
-    ...settings.baselineProxy !== void 0 ? { baselineProxy: settings.baselineProxy } : {},
-    ...settings.runnerName !== void 0 ? { runnerName: settings.runnerName } : {}
-  });
+  const markdown = renderReport(head, comparison, pickDefined(settings, ["baselineProxy", "runnerName"]));
   const regressions = comparison?.counts.regressed ?? 0;
   const verdict = comparison === void 0 ? "" : overallVerdict(comparison);
   return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);

@@ -10,6 +10,7 @@ import {
 } from "../../src/github/identifiers.js";
 import { DEFAULT_FLOOR_PCT } from "../../src/stats/instructions-verdict.js";
 import { numberInput, PERCENTAGE, PROBABILITY, type NumberRule } from "../../src/util/inputs.js";
+import { withoutUndefined } from "../../src/util/objects.js";
 
 /**
  * Every input of the report action, read once and checked; errors name the input. Values that
@@ -116,11 +117,7 @@ function linkSettings(
     (pagesDir !== ""
       ? pagesUrl(env.GITHUB_SERVER_URL || "https://github.com", owner, repo, pagesDir)
       : undefined);
-  return {
-    ...(runnerName !== undefined ? { runnerName } : {}),
-    ...(artifactUrl !== undefined ? { artifactUrl } : {}),
-    ...(chartUrl !== undefined ? { chartUrl } : {}),
-  };
+  return withoutUndefined({ runnerName, artifactUrl, chartUrl });
 }
 
 /** The pull request and head commit: the inputs, else the triggering event's. */
@@ -139,7 +136,7 @@ function pullRequestInputs(read: Reader, event: EventPayload): { pr?: number; he
   if (headSha !== undefined && !isCommitSha(headSha)) {
     throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
   }
-  return { ...(pr !== undefined ? { pr } : {}), ...(headSha !== undefined ? { headSha } : {}) };
+  return withoutUndefined({ pr, headSha });
 }
 
 /** The input `details-url`, else this workflow run's page. */
@@ -201,9 +198,7 @@ export function getSettings(
     apiUrl: env.GITHUB_API_URL || "https://api.github.com",
     owner: ownerRepo.owner,
     repo: ownerRepo.repo,
-    ...(pr !== undefined ? { pr } : {}),
-    ...(headSha !== undefined ? { headSha } : {}),
-    ...(detailsUrl !== undefined ? { detailsUrl } : {}),
+    ...withoutUndefined({ pr, headSha, detailsUrl }),
     ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo),
   };
 }

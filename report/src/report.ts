@@ -18,6 +18,7 @@ import { formatCores } from "../../src/runner/cpus.js";
 import { isInstructionsRun } from "../../src/instructions/compare.js";
 import type { ReportSettings } from "./input-helper.js";
 import { reportCounted } from "./counted.js";
+import { pickDefined } from "../../src/util/objects.js";
 
 export interface ReportOutcome {
   /** Empty without a base. */
@@ -217,10 +218,7 @@ export async function report(settings: ReportSettings, deps: ReportDeps): Promis
     thresholdPct: settings.thresholdPct,
     alpha: settings.alpha,
   });
-  const markdown = renderReport(head, comparison, {
-    ...(settings.baselineProxy !== undefined ? { baselineProxy: settings.baselineProxy } : {}),
-    ...(settings.runnerName !== undefined ? { runnerName: settings.runnerName } : {}),
-  });
+  const markdown = renderReport(head, comparison, pickDefined(settings, ["baselineProxy", "runnerName"]));
 
   const regressions = comparison?.counts.regressed ?? 0;
   const verdict = comparison === undefined ? "" : overallVerdict(comparison);

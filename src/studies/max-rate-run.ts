@@ -28,6 +28,7 @@ import {
   type MaxRateResult,
   type MaxRateStep,
 } from "./max-rate.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 /**
  * `proxybench run --find-max-rate`: starts the upstream and one proxy (natively, pinned per the
@@ -100,11 +101,9 @@ export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyM
       cpus: req.cpus.loadgen,
       outDir: path.join(outDir, "raw"),
       stepDurationS,
-      ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
+      ...pickDefined(req, ["warmupS"]),
       limits: { maxP99Ms },
-      ...(req.search ? { search: req.search } : {}),
-      ...(req.onStep ? { onStep: req.onStep } : {}),
-      ...(req.signal ? { signal: req.signal } : {}),
+      ...pickDefined(req, ["search", "onStep", "signal"]),
     });
     const outcome: ProxyMaxRateOutcome = {
       proxy: req.proxy,
@@ -245,9 +244,7 @@ export async function findMaxRates(
         scenario,
         cpus,
         outDir: path.join(out, `${proxy}-${scenario}`),
-        ...(req.durationS !== undefined ? { stepDurationS: req.durationS } : {}),
-        ...(req.warmupS !== undefined ? { warmupS: req.warmupS } : {}),
-        ...(req.maxP99Ms !== undefined ? { maxP99Ms: req.maxP99Ms } : {}),
+        ...withoutUndefined({ stepDurationS: req.durationS, warmupS: req.warmupS, maxP99Ms: req.maxP99Ms }),
         dirs: {
           ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs } : {}),
           ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs } : {}),

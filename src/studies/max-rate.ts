@@ -1,6 +1,7 @@
 import type { EngineAdapter, EngineMeasurement } from "../engines/types.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
+import { withoutUndefined } from "../util/objects.js";
 
 /**
  * `--find-max-rate`: the highest arrival rate a target holds, as Nighthawk's adaptive search
@@ -104,8 +105,7 @@ export async function searchMaxRate(
     return verdict.ok;
   };
   const result = (converged: boolean, stoppedBecause: string): MaxRateResult => ({
-    ...(good !== undefined ? { rate: good } : {}),
-    ...(bad !== undefined ? { failedRate: bad } : {}),
+    ...withoutUndefined({ rate: good, failedRate: bad }),
     steps,
     converged,
     stoppedBecause,

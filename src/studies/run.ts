@@ -17,6 +17,7 @@ import {
 } from "./load.js";
 import { renderStudyReport } from "./report.js";
 import { runExtensibilityStudy, type ExtensibilityOutcome } from "./extensibility/run.js";
+import { pickDefined } from "../util/objects.js";
 
 /**
  * `proxybench run --study NAME`: the study's proxies, scenarios, loads, duration, repetitions
@@ -124,13 +125,9 @@ export function studyRunRequest(
     loads: labels,
     ...(m.tls ? { tls: true } : {}),
     ...(study.ownScenarios.size > 0 ? { scenariosDirs: [path.join(study.dir, "scenarios")] } : {}),
-    ...(overrides.cpus !== undefined ? { cpus: overrides.cpus } : {}),
-    ...(overrides.runtime !== undefined ? { runtime: overrides.runtime } : {}),
-    ...(overrides.imageTag !== undefined ? { imageTag: overrides.imageTag } : {}),
+    ...pickDefined(overrides, ["cpus", "runtime", "imageTag"]),
     ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
-    ...(overrides.out !== undefined ? { out: overrides.out } : {}),
-    ...(overrides.noiseLimit !== undefined ? { noiseLimit: overrides.noiseLimit } : {}),
-    ...(overrides.retries !== undefined ? { retries: overrides.retries } : {}),
+    ...pickDefined(overrides, ["out", "noiseLimit", "retries"]),
   };
 }
 

@@ -24,6 +24,7 @@ import {
   type ExtensionOption,
 } from "./options.js";
 import { renderExtensibilityReport, type TestRun } from "./report.js";
+import { pickDefined, withoutUndefined } from "../../util/objects.js";
 
 /**
  * `proxybench run --study extensibility`: for each test and gateway, one variant run (the
@@ -100,10 +101,6 @@ async function writeVariant(
   return { name, dir };
 }
 
-function studyLoadLabels(labels: string[] | undefined): { loads?: string[] } {
-  return labels === undefined ? {} : { loads: labels };
-}
-
 /** One test on one gateway: the variant run, or why there is nothing to compare. */
 async function runTest(
   test: string,
@@ -135,10 +132,8 @@ async function runTest(
     repetitions: ctx.overrides.repetitions ?? m.repetitions,
     durationS: ctx.overrides.durationS ?? m.durationS,
     warmupS: ctx.overrides.warmupS ?? m.warmupS,
-    ...studyLoadLabels(ctx.overrides.loads ?? m.loads),
-    ...(ctx.overrides.cpus !== undefined ? { cpus: ctx.overrides.cpus } : {}),
-    ...(ctx.overrides.retries !== undefined ? { retries: ctx.overrides.retries } : {}),
-    ...(ctx.overrides.noiseLimit !== undefined ? { noiseLimit: ctx.overrides.noiseLimit } : {}),
+    ...withoutUndefined({ loads: ctx.overrides.loads ?? m.loads }),
+    ...pickDefined(ctx.overrides, ["cpus", "retries", "noiseLimit"]),
     variants,
     out: path.join(ctx.out, `${test}-${name}`),
   };
