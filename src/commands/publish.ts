@@ -3,6 +3,7 @@ import type { CommitContext } from "../publish/entries.js";
 import { usernamesFromEventFile } from "../publish/event.js";
 import { normaliseDir, publish, type PublishSettings } from "../publish/publish.js";
 import { parseNonNegativeInt, parsePositiveInt } from "./options.js";
+import { withoutUndefined } from "../util/objects.js";
 
 interface PublishFlags {
   repo: string;
@@ -23,8 +24,7 @@ export function commitContextFromEnv(env: NodeJS.ProcessEnv, repoUrl?: string): 
   return {
     repoUrl: url,
     sha: env.GITHUB_SHA || undefined,
-    ...(users.author ? { authorUsername: users.author } : {}),
-    ...(users.committer ? { committerUsername: users.committer } : {}),
+    ...withoutUndefined({ authorUsername: users.author, committerUsername: users.committer }), // never empty
   };
 }
 

@@ -7,7 +7,7 @@ import { ENGINE_LOAD_MODELS, engineRunsLoad } from "./load.js";
 import { emptyMeasurement } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
-import { cpuFields, runEngineProcess } from "./process.js";
+import { cpuFields, invocationProcess, runEngineProcess } from "./process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types.js";
 
 /**
@@ -309,15 +309,13 @@ export const abEngine: EngineAdapter = {
     await rm(logFile, { force: true }); // the log is appended to: start from nothing
     await rm(path.join(inv.outDir, csvFile), { force: true });
     const result = await runEngineProcess({
-      name: `ab ${inv.scenario.name}`,
+      ...invocationProcess("ab", inv),
       command: abPath,
       args,
       env: {},
-      cpus: inv.cpus,
       logFile,
       // A fixed count has no duration of its own: allow it the slack a hung run must not exceed.
       timeoutMs: ((inv.load.model === "fixed-count" ? 0 : inv.durationS) + AB_SLACK_S) * 1000,
-      ...(inv.signal ? { signal: inv.signal } : {}),
     });
     await new Promise((resolve) => setTimeout(resolve, 100)); // let the log stream flush
     const text = await readFile(logFile, "utf8").catch(() => "");

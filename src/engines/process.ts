@@ -1,6 +1,7 @@
 import { logTail } from "../util/logs.js";
 import { startProcess } from "../util/processes.js";
 import { CpuSampler } from "./cpu.js";
+import type { EngineInvocation } from "./types.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 export interface EngineProcessOptions {
@@ -23,6 +24,14 @@ export interface EngineProcessResult {
   loadgenCoresBusy?: number;
   aborted: boolean;
   timedOut: boolean;
+}
+
+/** What an engine's process takes from its invocation: its name in logs, its cores, the run's abort signal. */
+export function invocationProcess(
+  tool: string,
+  inv: EngineInvocation,
+): Pick<EngineProcessOptions, "name" | "cpus" | "signal"> {
+  return { name: `${tool} ${inv.scenario.name}`, cpus: inv.cpus, ...pickDefined(inv, ["signal"]) };
 }
 
 /** Runs a load generator pinned to its cores, sampling its CPU, until it exits, times out or is aborted. */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { UserError } from "../../util/errors.js";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { cpuFields, engineProcessErrors, runEngineProcess } from "../process.js";
+import { cpuFields, engineProcessErrors, invocationProcess, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildH2loadArgs, h2loadDurationS, h2loadRequest } from "./args.js";
 import { parseFinishedS, readH2loadLog } from "./log.js";
@@ -40,14 +40,12 @@ export class H2loadEngine implements EngineAdapter {
     });
     const durationS = h2loadDurationS(inv.durationS);
     const result = await runEngineProcess({
-      name: `h2load ${inv.scenario.name}`,
+      ...invocationProcess("h2load", inv),
       command: h2load,
       args,
       env: {},
-      cpus: inv.cpus,
       logFile: file(names.out),
       timeoutMs: (durationS + H2LOAD_SLACK_S) * 1000,
-      ...(inv.signal ? { signal: inv.signal } : {}),
     });
     const engineErrors = await engineProcessErrors(
       "h2load",

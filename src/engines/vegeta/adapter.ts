@@ -4,7 +4,7 @@ import { UserError } from "../../util/errors.js";
 import { runCommand } from "../../util/processes.js";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { cpuFields, engineProcessErrors, runEngineProcess } from "../process.js";
+import { cpuFields, engineProcessErrors, invocationProcess, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import {
   buildVegetaAttackArgs,
@@ -52,14 +52,12 @@ export class VegetaEngine implements EngineAdapter {
       resultsFile: file(names.results),
     });
     const result = await runEngineProcess({
-      name: `vegeta ${inv.scenario.name}`,
+      ...invocationProcess("vegeta", inv),
       command: vegeta,
       args,
       env: inv.cpus.length > 0 ? { GOMAXPROCS: String(inv.cpus.length) } : {},
-      cpus: inv.cpus,
       logFile: file(names.log),
       timeoutMs: (inv.durationS + VEGETA_SLACK_S) * 1000,
-      ...(inv.signal ? { signal: inv.signal } : {}),
     });
     const engineErrors = await engineProcessErrors(
       "vegeta",

@@ -4,7 +4,7 @@ import { PROJECT_ROOT } from "../../util/paths.js";
 import { UserError } from "../../util/errors.js";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { cpuFields, engineProcessErrors, runEngineProcess } from "../process.js";
+import { cpuFields, engineProcessErrors, invocationProcess, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildWrkArgs, buildWrkEnv, wrkDurationS } from "./args.js";
 import { normaliseWrkSummary } from "./summary.js";
@@ -30,14 +30,12 @@ export class WrkEngine implements EngineAdapter {
     // never read a summary or a log left by an earlier run with the same stem
     await Promise.all([rm(summaryFile, { force: true }), rm(logFile, { force: true })]);
     const result = await runEngineProcess({
-      name: `wrk ${inv.scenario.name}`,
+      ...invocationProcess("wrk", inv),
       command: wrk,
       args,
       env: buildWrkEnv(inv, summaryFile),
-      cpus: inv.cpus,
       logFile,
       timeoutMs: (durationS + WRK_SLACK_S) * 1000,
-      ...(inv.signal ? { signal: inv.signal } : {}),
     });
     const engineErrors = await engineProcessErrors("wrk", result, durationS + WRK_SLACK_S, logFile);
     const common = {
