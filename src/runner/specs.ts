@@ -5,6 +5,7 @@ import type { Protocol } from "../results/schema.js";
 import { renderArgs, renderEnv, renderTemplate, type TemplateVars } from "../manifests/template.js";
 import type { ProcessSpec } from "./runtime.js";
 import type { TlsFiles } from "./tls.js";
+import { withoutUndefined } from "../util/objects.js";
 
 /**
  * Pure builders of what the runner starts: the rendered config files and the ProcessSpec of a
@@ -128,8 +129,7 @@ function proxyProcess(
 }
 
 function memoryLimit(proxy: LoadedProxy): { memoryBytes?: number } {
-  const bytes = proxy.manifest.memoryLimitBytes;
-  return bytes === undefined ? {} : { memoryBytes: bytes };
+  return withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes });
 }
 
 /** The sidecar of a proxy (its coprocessor), natively: args rendered like the proxy's, pinned and capped. */
