@@ -24,8 +24,8 @@ const UNIT = [
   "test/results/{merge,schema,select}.test.ts",
   "test/runner/{cpus,feedback,noise,plan,results-file,rounds,shard,specs,variants}.test.ts",
   "test/stats/**/*.test.ts",
-  "test/studies/{extensibility,go-bench,list,load,max-rate,parity,plan,report}.test.ts",
-  "test/studies/extensibility/report.test.ts",
+  "test/studies/{go-bench,list,load,max-rate,parity,plan,report}.test.ts",
+  "test/studies/extensibility/{options,report}.test.ts",
   "test/util/{logs,paths,processes}.test.ts",
 ];
 

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { coprocessorBinary, loadCoprocessor } from "../../src/studies/extensibility/coprocessors.js";
-import { freePort } from "../../src/util/ports.js";
-import { PROJECT_ROOT } from "../../src/util/paths.js";
-import { liveProcesses, startProcess, stopAll } from "../../src/util/processes.js";
+import { coprocessorBinary, loadCoprocessor } from "../../../src/studies/extensibility/coprocessors.js";
+import { freePort } from "../../../src/util/ports.js";
+import { PROJECT_ROOT } from "../../../src/util/paths.js";
+import { liveProcesses, startProcess, stopAll } from "../../../src/util/processes.js";
 
 // Every coprocessor that runs here, started from its coprocessor.yml as the study starts it,
 // answers the three endpoints of Apollo Router's coprocessor protocol the same way.

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadProxyFile } from "../../src/manifests/load.js";
-import { ProxyManifest, ScenarioManifest } from "../../src/manifests/schema.js";
-import { coprocessorCores } from "../../src/studies/extensibility/run.js";
+import { loadProxyFile } from "../../../src/manifests/load.js";
+import { ProxyManifest, ScenarioManifest } from "../../../src/manifests/schema.js";
+import { coprocessorCores } from "../../../src/studies/extensibility/run.js";
 import {
   BASELINE,
   derivedManifest,
@@ -10,9 +10,9 @@ import {
   planOptions,
   variantScenario,
   type CoprocessorChoice,
-} from "../../src/studies/extensibility/options.js";
-import { testGroup } from "../../src/studies/extensibility/report.js";
-import { PROJECT_ROOT } from "../../src/util/paths.js";
+} from "../../../src/studies/extensibility/options.js";
+import { testGroup } from "../../../src/studies/extensibility/report.js";
+import { PROJECT_ROOT } from "../../../src/util/paths.js";
 
 const NGINX = path.join(PROJECT_ROOT, "proxies", "nginx", "proxy.yml");
 const NJS = "/usr/lib/nginx/modules/ngx_http_js_module.so";

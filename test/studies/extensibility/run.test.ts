@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import * as engines from "../../src/engines/index.js";
-import type { EngineApi } from "../../src/runner/run.js";
-import type { ExtensibilityOutcome } from "../../src/studies/extensibility/run.js";
-import { runAnyStudy } from "../../src/studies/run.js";
-import { readResults } from "../../src/results/io.js";
-import { PROJECT_ROOT } from "../../src/util/paths.js";
-import { liveProcesses } from "../../src/util/processes.js";
+import * as engines from "../../../src/engines/index.js";
+import type { EngineApi } from "../../../src/runner/run.js";
+import type { ExtensibilityOutcome } from "../../../src/studies/extensibility/run.js";
+import { runAnyStudy } from "../../../src/studies/run.js";
+import { readResults } from "../../../src/results/io.js";
+import { PROJECT_ROOT } from "../../../src/util/paths.js";
+import { liveProcesses } from "../../../src/util/processes.js";
 
 // The extensibility study end to end at short durations: the real upstream, NGINX with its
 // config, njs and auth_request variants, real coprocessors, vegeta at 100 requests/s.
