@@ -2,11 +2,15 @@
  * Engine overhead benchmark (`npm run bench`). Prints figures; asserts nothing.
  *
  * (a) proxybench's wrk engine against plain `wrk` on the direct upstream (/api/values), same
- *     threads, connections and duration, alternated; ratio of the medians and of the best runs
- *     (goal >= 0.95; on a shared machine the best runs are the less disturbed ones).
- * (b) the k6 engine's ceiling on one core against plain k6 (bench/bare.k6.js) at the same VUs:
- *     k6 pinned to core 0, the upstream on core 1, 4 pairs in ABBA order, median ratio and each
- *     pair's; and whether classifyRepetition flags the engine's runs loadgen-bound.
+ *     threads, connections and duration, bracketed: plain, engine, plain, engine, ... plain.
+ *     Each engine run is compared with the mean of the plain runs either side of it, which
+ *     cancels a drift of the host's speed that is linear over the three runs (on a shared VM
+ *     the speed moves by 10-20% within a minute). Goal >= 0.97 in every pair.
+ * (b) the k6 engine's ceiling on one core against plain k6 (bench/bare.k6.js) at the same VUs,
+ *     bracketed the same way: k6 pinned to core 0, the upstream on core 1; whether
+ *     classifyRepetition flags the engine's runs loadgen-bound. Plain k6 runs as a user runs it
+ *     (Go's default GOGC); then once more at the engine's GOGC (K6_GOGC), which says what the
+ *     k6 library itself costs with the garbage collector set alike.
  * (c) the coefficient of variation of req/s and p50 over 5 repetitions for nginx and HAProxy,
  *     measured where req/s is the proxy's own: `proxybench run` with the wrk engine at
  *     passthrough's `max` level (a closed-model k6 load on two cores measures k6, see (b));
@@ -22,7 +26,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { mean, median, sampleStandardDeviation } from "simple-statistics";
 import { classifyRepetition, getEngine, probe } from "../src/engines/index.js";
-import { buildK6Args } from "../src/engines/k6/config.js";
+import { buildK6Args, K6_GOGC } from "../src/engines/k6/config.js";
 import type { EngineInvocation, EngineMeasurement } from "../src/engines/types.js";
 import { ScenarioManifest } from "../src/manifests/schema.js";
 import type { Load } from "../src/results/schema.js";
@@ -37,6 +41,7 @@ import { startUpstream } from "./upstream.js";
 
 const WRK_SECONDS = 3;
 const WRK_PAIRS = 5;
+const K6_EQUAL_GC_PAIRS = 2;
 const WRK_CONNECTION_COUNTS = [64, 256];
 const K6_SECONDS = 5;
 const K6_PAIRS = 4;
@@ -135,6 +140,30 @@ async function rawWrk(url: string, connections: number): Promise<number> {
   return rps;
 }
 
+/**
+ * `pairs` runs of `candidate`, each between two runs of `reference` (r c r c ... r): each
+ * candidate against the mean of the reference runs either side of it.
+ */
+async function bracketed(
+  pairs: number,
+  reference: () => Promise<number>,
+  candidate: (i: number) => Promise<number>,
+): Promise<{ reference: number[]; candidate: number[]; ratios: number[] }> {
+  const ref = [await reference()];
+  const cand: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    cand.push(await candidate(i));
+    ref.push(await reference());
+  }
+  const ratios = cand.map((c, i) => c / ((ref[i]! + ref[i + 1]!) / 2));
+  return { reference: ref, candidate: cand, ratios };
+}
+
+function ratioLine(label: string, ratios: number[], goal: number): string {
+  const worst = Math.min(...ratios);
+  return `${label}: median ${median(ratios).toFixed(3)}, worst ${worst.toFixed(3)}, pairs ${ratios.map((r) => r.toFixed(3)).join(" ")} (goal >= ${goal}${goal === 0.97 ? " in every pair" : ""})`;
+}
+
 async function wrkOverhead(
   baseUrl: string,
   s: { manifest: ScenarioManifest; dir: string },
@@ -142,30 +171,29 @@ async function wrkOverhead(
   connections: number,
 ): Promise<void> {
   console.log(
-    `\n(a) wrk engine vs plain wrk: direct upstream, /api/values, ${LOADGEN.length} thread, ${connections} connections, ${WRK_SECONDS} s, ${WRK_PAIRS} alternated pairs`,
+    `\n(a) wrk engine vs plain wrk: direct upstream, /api/values, ${LOADGEN.length} thread, ${connections} connections, ${WRK_SECONDS} s, ${WRK_PAIRS} engine runs each between two plain runs`,
   );
   const load: Load = { label: "bench", model: "max-throughput", connections };
-  const raw: number[] = [];
-  const engine: number[] = [];
   const engineCpu: number[] = [];
-  for (let i = 0; i < WRK_PAIRS; i++) {
-    raw.push(await rawWrk(`${baseUrl}/api/values`, connections));
-    const m = await getEngine("wrk").run(
-      invocation(s, load, WRK_SECONDS, baseUrl, dir, `wrk-${connections}-${i}`),
-    );
-    report(`  pair ${i + 1}: plain ${raw[i]!.toFixed(0)} req/s, engine`, m);
-    engine.push(m.rps);
-    if (m.loadgenCpu !== undefined) engineCpu.push(m.loadgenCpu);
-  }
-  const ratio = median(engine) / median(raw);
-  console.log(`  median: plain ${median(raw).toFixed(0)} req/s, engine ${median(engine).toFixed(0)} req/s`);
-  const pairs = engine.map((e, i) => e / raw[i]!);
-  console.log(
-    `  ratio engine/plain: median ${ratio.toFixed(3)}, best of each ${(Math.max(...engine) / Math.max(...raw)).toFixed(3)}, worst pair ${Math.min(...pairs).toFixed(3)} (goal >= 0.97 in every pair)`,
+  const runs = await bracketed(
+    WRK_PAIRS,
+    async () => {
+      const rps = await rawWrk(`${baseUrl}/api/values`, connections);
+      console.log(`  plain: ${rps.toFixed(0)} req/s`);
+      return rps;
+    },
+    async (i) => {
+      const m = await getEngine("wrk").run(
+        invocation(s, load, WRK_SECONDS, baseUrl, dir, `wrk-${connections}-${i}`),
+      );
+      report(`  engine`, m);
+      if (m.loadgenCpu !== undefined) engineCpu.push(m.loadgenCpu);
+      return m.rps;
+    },
   );
-  SUMMARY.push(
-    `wrk engine / raw wrk at ${connections} connections: median ${ratio.toFixed(3)}, pairs ${pairs.map((p) => p.toFixed(3)).join(" ")}`,
-  );
+  const line = ratioLine(`wrk engine / raw wrk at ${connections} connections`, runs.ratios, 0.97);
+  console.log(`  ${line}`);
+  SUMMARY.push(line);
   if (engineCpu.length) console.log(`  wrk CPU during the engine runs: ${mean(engineCpu).toFixed(2)} cores`);
 }
 
@@ -175,37 +203,41 @@ async function k6Ceiling(
   dir: string,
 ): Promise<void> {
   console.log(
-    `\n(b) k6 engine ceiling on one core: passthrough (with its body check), ${K6_CEILING_VUS} VUs, ${K6_SECONDS} s, direct upstream, ${K6_PAIRS} pairs in ABBA order`,
+    `\n(b) k6 engine ceiling on one core: passthrough (with its body check), ${K6_CEILING_VUS} VUs, ${K6_SECONDS} s, direct upstream; engine runs each between two plain k6 runs`,
   );
   const load: Load = { label: "bench", model: "constant-vus", vus: K6_CEILING_VUS };
-  const engine: number[] = [];
-  const bare: number[] = [];
-  for (let i = 0; i < K6_PAIRS; i++) {
-    // ABBA: neither side always runs first, after the other has warmed the target.
-    const engineFirst = i % 2 === 1;
-    if (!engineFirst) bare.push(await bareK6(`${baseUrl}/api/values`, dir));
+  const engine = async (i: number) => {
     const m = await getEngine("k6").run(invocation(s, load, K6_SECONDS, baseUrl, dir, `k6-ceiling-${i}`));
-    engine.push(m.rps);
-    if (engineFirst) bare.push(await bareK6(`${baseUrl}/api/values`, dir));
     const c = classifyRepetition(m, { loadgenCores: LOADGEN.length });
-    report(`  pair ${i + 1}: plain k6 ${bare[i]!.toFixed(0)} req/s, engine`, m);
+    report(`  engine (GOGC ${process.env.GOGC ?? K6_GOGC})`, m);
     console.log(`    classified: ${c.status}${c.reasons.length ? ` (${c.reasons.join("; ")})` : ""}`);
-  }
-  const pairs = engine.map((e, i) => e / bare[i]!);
-  const ratio = median(engine) / median(bare);
-  console.log(
-    `  median: plain k6 (one GET per iteration, no checks or counters) ${median(bare).toFixed(0)} req/s, engine ${median(engine).toFixed(0)} req/s`,
+    return m.rps;
+  };
+  const bare = (gogc?: string) => async () => {
+    const rps = await bareK6(`${baseUrl}/api/values`, dir, gogc);
+    console.log(`  plain k6 (GOGC ${gogc ?? "default"}): ${rps.toFixed(0)} req/s`);
+    return rps;
+  };
+  const asUsersRunIt = await bracketed(K6_PAIRS, bare(), engine);
+  const line = ratioLine(
+    `k6 engine / bare k6 as a user runs it (${K6_CEILING_VUS} VUs, one core)`,
+    asUsersRunIt.ratios,
+    0.9,
   );
-  console.log(
-    `  ratio engine/plain: median ${ratio.toFixed(3)}, pairs ${pairs.map((p) => p.toFixed(3)).join(" ")} (goal >= 0.90)`,
+  console.log(`  ${line}`);
+  SUMMARY.push(line);
+  const equalGc = await bracketed(K6_EQUAL_GC_PAIRS, bare(K6_GOGC), engine);
+  const library = ratioLine(
+    `k6 engine / bare k6 both at GOGC ${K6_GOGC} (the library's own cost)`,
+    equalGc.ratios,
+    0.9,
   );
-  SUMMARY.push(
-    `k6 engine / bare k6 (${K6_CEILING_VUS} VUs, one core): median ${ratio.toFixed(3)}, pairs ${pairs.map((p) => p.toFixed(3)).join(" ")}`,
-  );
+  console.log(`  ${library}`);
+  SUMMARY.push(library);
 }
 
 /** Plain k6 (bench/bare.k6.js) on the same core and load: req/s from its own summary. */
-async function bareK6(url: string, dir: string): Promise<number> {
+async function bareK6(url: string, dir: string, gogc?: string): Promise<number> {
   const { path: k6 } = await getEngine("k6").locate();
   const summary = path.join(dir, "k6-bare.json");
   const { code, output } = await runCommand(
@@ -224,6 +256,7 @@ async function bareK6(url: string, dir: string): Promise<number> {
         BENCH_VUS: String(K6_CEILING_VUS),
         BENCH_SECONDS: String(K6_SECONDS),
         BENCH_SUMMARY: summary,
+        ...(gogc === undefined ? {} : { GOGC: gogc }),
       },
     },
   );
@@ -263,6 +296,7 @@ async function proxyVariation(dir: string): Promise<void> {
     const p50 = cell.repetitions.map((r) => r.latencyMs.p50);
     const statuses = cell.repetitions.map((r) => r.status).join(" ");
     const line = `${cell.proxy}: req/s mean ${mean(rps).toFixed(0)}, CV ${cv(rps)}; p50 CV ${cv(p50)} (${statuses}; redone ${(cell.redone?.noisy ?? 0) + (cell.redone?.dropped ?? 0)})`;
+    console.log(`  ${cell.proxy} req/s by repetition: ${rps.map((r) => r.toFixed(0)).join(" ")}`);
     console.log(`  ${line}`);
     SUMMARY.push(line);
   }

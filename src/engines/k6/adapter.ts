@@ -1,11 +1,12 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { UserError } from "../../util/errors.js";
 import { locateTool } from "../locate.js";
 import { logTail } from "../../util/logs.js";
 import { cpuFields, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
-import { buildK6Args, buildK6Config, buildK6Env } from "./config.js";
+import { buildK6Args, buildK6Config, buildK6Env, k6GoRuntimeEnv } from "./config.js";
 import { k6ExitMeaning, k6LogErrors, normaliseK6Summary } from "./summary.js";
 import { emptyMeasurement } from "../measurement.js";
 
@@ -45,7 +46,7 @@ export class K6Engine implements EngineAdapter {
       name: `k6 ${inv.scenario.name}`,
       command: k6,
       args: buildK6Args(scriptPath),
-      env: buildK6Env(config, inv.caFile),
+      env: buildK6Env(config, inv.caFile, k6GoRuntimeEnv(os.totalmem(), process.env)),
       cwd: inv.scenarioDir,
       cpus: inv.cpus,
       logFile,

@@ -3,7 +3,9 @@ import {
   buildK6Args,
   buildK6Config,
   buildK6Env,
+  K6_GOGC,
   k6DurationS,
+  k6GoRuntimeEnv,
   k6Load,
 } from "../../../src/engines/k6/config.js";
 import type { EngineInvocation } from "../../../src/engines/types.js";
@@ -150,5 +152,19 @@ describe("buildK6Config and buildK6Env", () => {
     expect(JSON.parse(env.PROXYBENCH_CONFIG!)).toEqual(config);
     expect(env.K6_NO_USAGE_REPORT).toBe("true");
     expect(env.K6_CLOUD_TOKEN).toBe("");
+    expect(env.GOGC).toBeUndefined();
+  });
+
+  it("k6's garbage collector: GOGC 400 and a quarter of the memory as its limit, unless the user set them", () => {
+    const gib = 2 ** 30;
+    expect(k6GoRuntimeEnv(8 * gib, {})).toEqual({ GOGC: K6_GOGC, GOMEMLIMIT: "2048MiB" });
+    expect(K6_GOGC).toBe("400");
+    expect(k6GoRuntimeEnv(8 * gib, { GOGC: "100", GOMEMLIMIT: "1GiB" })).toEqual({
+      GOGC: "100",
+      GOMEMLIMIT: "1GiB",
+    });
+    expect(k6GoRuntimeEnv(100 * 2 ** 20, {}).GOMEMLIMIT).toBe("64MiB");
+    const config = buildK6Config(invocation(), "/out/rep-0.k6.json");
+    expect(buildK6Env(config, undefined, k6GoRuntimeEnv(8 * gib, {}))).toMatchObject({ GOGC: "400" });
   });
 });
