@@ -352,7 +352,7 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
   );
   if (cells.length > 0 && fewest < needed) {
     notes.push(
-      `With ${fewest} repetitions no interval at ${formatConfidence(level.confidence)} exists (${matched.pairs.length * COMPARE_METRICS.length} tests at alpha ${level.alpha}): no regression or improvement can be shown. Run ${needed} or more repetitions on each side.`,
+      `With ${fewest} repetitions no interval at ${formatConfidence(level.confidence)} exists (${matched.pairs.length * COMPARE_METRICS.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more repetitions on each side.`,
     );
   }
   return {
@@ -439,7 +439,7 @@ export function compareVariants(
   const needed = pairsNeededFor(1 - level.confidence);
   if (cells.length > 0 && n < needed) {
     notes.push(
-      `With ${n} rounds no interval at ${formatConfidence(level.confidence)} exists (${tests} tests at alpha ${level.alpha}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}).`,
+      `With ${n} rounds no interval at ${formatConfidence(level.confidence)} exists (${tests} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}).`,
     );
   }
   for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
@@ -477,6 +477,11 @@ function scenarioDifference(base: Cell, head: Cell): string | undefined {
 export function formatConfidence(confidence: number): string {
   const percent = confidence * 100;
   return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
+}
+
+/** A false-alarm rate in a sentence: 0.05, or 0.0083 for 0.05 shared by six. */
+function formatAlpha(alpha: number): string {
+  return String(Number(alpha.toPrecision(2)));
 }
 
 function plural(n: number, one: string, many: string): string {

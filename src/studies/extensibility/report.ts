@@ -142,6 +142,10 @@ export function renderVerdicts(results: Results, options: readonly string[]): st
 function verdictCell(m: MetricComparison | undefined): string {
   if (m === undefined) return "n/a";
   const change = m.hlChangePct === undefined ? "" : `${formatPercent(m.hlChangePct)} `;
-  const more = m.verdict === "inconclusive" && m.more !== undefined ? ` (about ${m.more} more rounds)` : "";
+  // Where no interval exists at all (too few rounds), the note under the table says how many
+  // rounds would do; each cell saying it again would only crowd the table.
+  const decidable = m.ci !== undefined;
+  const more =
+    m.verdict === "inconclusive" && m.more !== undefined && decidable ? ` (about ${m.more} more rounds)` : "";
   return `${change}${m.verdict}${more}`;
 }
