@@ -40,7 +40,7 @@ function describeRun(run: RunInfo): string {
 
 function verdictText(m: MetricComparison, unit: string): string {
   if (m.verdict !== "inconclusive" || m.more === undefined) return VERDICT_TEXT[m.verdict];
-  return `inconclusive (about ${m.more} more ${unit})`;
+  return `inconclusive (about ${m.more} more ${m.more === 1 ? unit.replace(/s$/, "") : unit})`;
 }
 
 function interval(m: MetricComparison): string {

@@ -146,6 +146,8 @@ function verdictCell(m: MetricComparison | undefined): string {
   // rounds would do; each cell saying it again would only crowd the table.
   const decidable = m.ci !== undefined;
   const more =
-    m.verdict === "inconclusive" && m.more !== undefined && decidable ? ` (about ${m.more} more rounds)` : "";
+    m.verdict === "inconclusive" && m.more !== undefined && decidable
+      ? ` (about ${m.more} more round${m.more === 1 ? "" : "s"})`
+      : "";
   return `${change}${m.verdict}${more}`;
 }
