@@ -4,10 +4,10 @@
 #   scripts/setup.sh              what `proxybench run` needs: node modules, k6, wrk, nginx,
 #                                 haproxy, valgrind, the upstream server, the grpc-gateway proxy
 #   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium, njs,
-#                                 vegeta, Hive Gateway, the Java coprocessor (Maven), actionlint,
-#                                 zizmor, hadolint, and the protobuf code
-#                                 generator (protoc from grpcio-tools, googleapis-common-protos,
-#                                 the Go plugins) that scripts/generate-proto.sh runs
+#                                 vegeta, Hive Gateway, the Java coprocessor (Maven), LuaJIT, the
+#                                 Envoy config validator, actionlint, zizmor, hadolint, and the
+#                                 protobuf code generator (protoc from grpcio-tools, the Go plugins,
+#                                 googleapis-common-protos) that scripts/generate-proto.sh runs
 #   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
 #                                 packages of its native proxies (npm run setup -- --study ocelot)
 #   scripts/setup.sh --engine NAME also a load generator: k6, wrk, ab, vegeta or h2load
@@ -80,6 +80,8 @@ if $for_tests; then
   apt_for+=([caddy]=caddy [ab]=apache2-utils [hey]=hey [chromium]=chromium [git]=git [h2load]=nghttp2-client)
   # the extensibility study's script variant of NGINX (njs); its Java coprocessor (Maven)
   apt_for+=([/usr/lib/nginx/modules/ngx_http_js_module.so]=libnginx-mod-http-js [mvn]=maven)
+  # Envoy's extensibility configs, checked without Envoy: their Lua runs under LuaJIT, Envoy's Lua
+  apt_for+=([luajit]=luajit)
 fi
 # What a named study or engine needs (scripts/needs.js reads the manifests): command=package,
 # or command=go for a Go tool built below.
@@ -153,6 +155,12 @@ fi
 # The extensibility study's Go coprocessor (standard library only: a few seconds).
 if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
   (cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .)
+fi
+
+# Envoy runs only as an image: its configs are checked against Envoy's v3 API instead, by a
+# validator built on go-control-plane at the image's version (test/manifests/envoy-extensions).
+if $for_tests; then
+  (cd proxies/envoy/validate && go build -trimpath -o "$tools/bin/proxybench-envoy-validate" .)
 fi
 
 # The extensibility study's Java coprocessor: one jar with Maven (Jackson from Maven Central),
