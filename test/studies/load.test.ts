@@ -109,7 +109,7 @@ describe("the built-in studies", () => {
       "BenchmarkNginxRestHTTP ",
     ]);
     expect(studies.get("extensibility")?.manifest).toMatchObject({
-      proxies: ["nginx", "haproxy", "hive-gateway", "apollo-router"],
+      proxies: ["nginx", "haproxy", "envoy", "hive-gateway", "apollo-router"],
       scenarios: [
         "static-header",
         "guid-response",
