@@ -49566,7 +49566,7 @@ function compareResults(base, head, options2 = {}) {
   );
   if (cells.length > 0 && fewest < needed) {
     notes.push(
-      `With ${fewest} repetitions no interval at ${formatConfidence(level.confidence)} exists (${matched.pairs.length * COMPARE_METRICS.length} tests at alpha ${level.alpha}): no regression or improvement can be shown. Run ${needed} or more repetitions on each side.`
+      `With ${fewest} repetitions no interval at ${formatConfidence(level.confidence)} exists (${matched.pairs.length * COMPARE_METRICS.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more repetitions on each side.`
     );
   }
   return {
@@ -49636,7 +49636,7 @@ function compareVariants(results, options2 = {}) {
   const needed = pairsNeededFor(1 - level.confidence);
   if (cells.length > 0 && n < needed) {
     notes.push(
-      `With ${n} rounds no interval at ${formatConfidence(level.confidence)} exists (${tests} tests at alpha ${level.alpha}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}).`
+      `With ${n} rounds no interval at ${formatConfidence(level.confidence)} exists (${tests} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}).`
     );
   }
   for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
@@ -49670,6 +49670,9 @@ function scenarioDifference(base, head) {
 function formatConfidence(confidence) {
   const percent = confidence * 100;
   return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
+}
+function formatAlpha(alpha) {
+  return String(Number(alpha.toPrecision(2)));
 }
 function plural2(n, one, many) {
   return `${n} ${n === 1 ? one : many}`;
@@ -49901,7 +49904,7 @@ function describeRun(run2) {
 }
 function verdictText(m, unit) {
   if (m.verdict !== "inconclusive" || m.more === void 0) return VERDICT_TEXT[m.verdict];
-  return `inconclusive (about ${m.more} more ${unit})`;
+  return `inconclusive (about ${m.more} more ${m.more === 1 ? unit.replace(/s$/, "") : unit})`;
 }
 function interval(m) {
   return m.ci === void 0 ? "n/a" : `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}`;
