@@ -26,7 +26,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { mean, median, sampleStandardDeviation } from "simple-statistics";
 import { classifyRepetition, getEngine, probe } from "../src/engines/index.js";
-import { buildK6Args, K6_GOGC } from "../src/engines/k6/config.js";
+import { buildK6Args, k6GoRuntimeEnv } from "../src/engines/k6/config.js";
 import type { EngineInvocation, EngineMeasurement } from "../src/engines/types.js";
 import { ScenarioManifest } from "../src/manifests/schema.js";
 import type { Load } from "../src/results/schema.js";
@@ -159,9 +159,9 @@ async function bracketed(
   return { reference: ref, candidate: cand, ratios };
 }
 
-function ratioLine(label: string, ratios: number[], goal: number): string {
+function ratioLine(label: string, ratios: number[], goal: string): string {
   const worst = Math.min(...ratios);
-  return `${label}: median ${median(ratios).toFixed(3)}, worst ${worst.toFixed(3)}, pairs ${ratios.map((r) => r.toFixed(3)).join(" ")} (goal >= ${goal}${goal === 0.97 ? " in every pair" : ""})`;
+  return `${label}: median ${median(ratios).toFixed(3)}, worst ${worst.toFixed(3)}, pairs ${ratios.map((r) => r.toFixed(3)).join(" ")} (goal ${goal})`;
 }
 
 async function wrkOverhead(
@@ -191,7 +191,11 @@ async function wrkOverhead(
       return m.rps;
     },
   );
-  const line = ratioLine(`wrk engine / raw wrk at ${connections} connections`, runs.ratios, 0.97);
+  const line = ratioLine(
+    `wrk engine / raw wrk at ${connections} connections`,
+    runs.ratios,
+    ">= 0.97 in every pair",
+  );
   console.log(`  ${line}`);
   SUMMARY.push(line);
   if (engineCpu.length) console.log(`  wrk CPU during the engine runs: ${mean(engineCpu).toFixed(2)} cores`);
@@ -206,10 +210,12 @@ async function k6Ceiling(
     `\n(b) k6 engine ceiling on one core: passthrough (with its body check), ${K6_CEILING_VUS} VUs, ${K6_SECONDS} s, direct upstream; engine runs each between two plain k6 runs`,
   );
   const load: Load = { label: "bench", model: "constant-vus", vus: K6_CEILING_VUS };
+  // The GOGC the engine gives k6 (K6_GOGC, unless this shell sets its own).
+  const engineGogc = k6GoRuntimeEnv(os.totalmem(), process.env).GOGC;
   const engine = async (i: number) => {
     const m = await getEngine("k6").run(invocation(s, load, K6_SECONDS, baseUrl, dir, `k6-ceiling-${i}`));
     const c = classifyRepetition(m, { loadgenCores: LOADGEN.length });
-    report(`  engine (GOGC ${process.env.GOGC ?? K6_GOGC})`, m);
+    report(`  engine (GOGC ${engineGogc})`, m);
     console.log(`    classified: ${c.status}${c.reasons.length ? ` (${c.reasons.join("; ")})` : ""}`);
     return m.rps;
   };
@@ -222,15 +228,15 @@ async function k6Ceiling(
   const line = ratioLine(
     `k6 engine / bare k6 as a user runs it (${K6_CEILING_VUS} VUs, one core)`,
     asUsersRunIt.ratios,
-    0.9,
+    ">= 0.9",
   );
   console.log(`  ${line}`);
   SUMMARY.push(line);
-  const equalGc = await bracketed(K6_EQUAL_GC_PAIRS, bare(K6_GOGC), engine);
+  const equalGc = await bracketed(K6_EQUAL_GC_PAIRS, bare(engineGogc), engine);
   const library = ratioLine(
-    `k6 engine / bare k6 both at GOGC ${K6_GOGC} (the library's own cost)`,
+    `k6 engine / bare k6 both at GOGC ${engineGogc} (the library's own cost)`,
     equalGc.ratios,
-    0.9,
+    ">= 0.9",
   );
   console.log(`  ${library}`);
   SUMMARY.push(library);

@@ -9,7 +9,7 @@ function parseVersion(output: string): string {
 }
 
 /** Finds `binary` and reads its version; a UserError (exit 1: cannot run here) with `installHint` when it is missing. */
-export async function locateTool(
+async function locateTool(
   binary: string,
   versionArgs: string[],
   installHint: string,

@@ -1,6 +1,6 @@
 import type { ManifestDirs } from "../manifests/load.js";
 import { formatCpuLayout } from "./cpus.js";
-import type { Plan } from "./plan.js";
+import { skippedName, type Plan } from "./plan.js";
 import { coreCount, resolveSettings, type RunRequest } from "./settings.js";
 import { estimateSeconds, shardOfKeys, shardPlan } from "./shard.js";
 import { planRun } from "./variants.js";
@@ -56,7 +56,7 @@ export function renderDryRun(
     );
   }
   for (const s of plan.skipped) {
-    lines.push(`  skipped ${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""}: ${s.reason}`);
+    lines.push(`  skipped ${skippedName(s)}: ${s.reason}`);
   }
   lines.push(`estimated wall time: ${formatDuration(estimateSeconds(plan, settings.repetitions))}`);
   if (settings.shard === undefined) {

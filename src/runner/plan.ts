@@ -209,6 +209,11 @@ function assertEngineSpeaks(scenario: string, engine: Engine, protocol: Protocol
   );
 }
 
+/** A skipped proxy as the run names it: `nginx`, or `nginx on passthrough-h2c`. */
+export function skippedName(s: Plan["skipped"][number]): string {
+  return `${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""}`;
+}
+
 /** The proxies that front the scenario's protocol; the others are added to `skipped` for it. */
 function frontingProxies(
   proxies: readonly LoadedProxy[],

@@ -1,4 +1,5 @@
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
+import { fileSize } from "../util/paths.js";
 import path from "node:path";
 import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
 import type { ManifestDirs } from "../manifests/load.js";
@@ -15,7 +16,7 @@ import type { BlockContext } from "./cell.js";
 import { runCertificates, type TlsFiles } from "./tls.js";
 import { formatCpuLayout } from "./cpus.js";
 import { NativeRuntime } from "./native-runtime.js";
-import { plannedSeconds, splitForResume, type Plan, type PlannedCell } from "./plan.js";
+import { plannedSeconds, skippedName, splitForResume, type Plan, type PlannedCell } from "./plan.js";
 import { Progress, type ProgressStream } from "./progress.js";
 import { preflight } from "./preflight.js";
 import { ResultsFile } from "./results-file.js";
@@ -169,7 +170,7 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
   const plannedCells = plan.blocks.flatMap((b) => b.cells);
   if (plannedCells.length === 0) {
     throw new UserError(
-      `nothing to run: ${plan.skipped.map((s) => `${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""} (${s.reason})`).join(", ") || "no proxy selected"}`,
+      `nothing to run: ${plan.skipped.map((s) => `${skippedName(s)} (${s.reason})`).join(", ") || "no proxy selected"}`,
     );
   }
   return { resolved, ...(previous ? { previous } : {}), dir, now, plan, plannedCells, keep, todo };
@@ -222,8 +223,7 @@ function announce(run: ResolvedRun, say: (line: string) => void): void {
   say(`proxybench ${VERSION}: results in ${run.dir}`);
   say(`cpus: ${formatCpuLayout(settings.cpus)} (${layoutNote})`);
   for (const w of warnings) say(`warning: ${w}`);
-  for (const s of run.plan.skipped)
-    say(`skipped ${s.proxy}${s.scenario ? ` on ${s.scenario}` : ""}: ${s.reason}`);
+  for (const s of run.plan.skipped) say(`skipped ${skippedName(s)}: ${s.reason}`);
   for (const n of run.plan.notes) say(`note: ${n}`);
   if (run.keep.length > 0) say(`resuming: ${run.keep.length} finished cell(s) kept, ${run.todo.size} to run`);
   if (settings.variants) {
@@ -318,11 +318,4 @@ async function finishRun(
   }
   out.stdout.write(`results: ${file.file}\n`);
   return { dir: run.dir, results, exitCode: notOk.length > 0 ? 1 : 0 };
-}
-
-async function fileSize(file: string): Promise<number> {
-  return stat(file).then(
-    (s) => s.size,
-    () => 0,
-  );
 }

@@ -1,4 +1,5 @@
-import { copyFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { fileSize } from "../util/paths.js";
 import path from "node:path";
 import { isGrpc, urlScheme, usesTls } from "../results/protocols.js";
 import type { Cell, Protocol } from "../results/schema.js";
@@ -285,13 +286,6 @@ async function checkTls(
 }
 
 const PORT_IN_USE = /address already in use|EADDRINUSE|cannot bind socket/i;
-
-async function fileSize(file: string): Promise<number> {
-  return stat(file).then(
-    (s) => s.size,
-    () => 0,
-  );
-}
 
 /** What a log file received after `offset` bytes (a resumed run appends to its logs). */
 async function readFrom(file: string, offset: number): Promise<string> {

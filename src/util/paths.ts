@@ -1,4 +1,4 @@
-import { access, constants } from "node:fs/promises";
+import { access, constants, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -45,4 +45,12 @@ async function isExecutable(file: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The size of a file in bytes; 0 when it does not exist. */
+export async function fileSize(file: string): Promise<number> {
+  return stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
 }

@@ -2,9 +2,9 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { UserError } from "../../util/errors.js";
-import { locateTool } from "../locate.js";
+import { locateOnce } from "../locate.js";
 import { logTail } from "../../util/logs.js";
-import { cpuFields, runEngineProcess } from "../process.js";
+import { cpuFields, invocationProcess, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildK6Args, buildK6Config, buildK6Env, k6GoRuntimeEnv } from "./config.js";
 import { k6ExitMeaning, k6LogErrors, normaliseK6Summary } from "./summary.js";
@@ -20,16 +20,11 @@ export interface K6RunOptions {
 
 export class K6Engine implements EngineAdapter {
   readonly name = "k6" as const;
-  private located: Promise<{ path: string; version: string }> | undefined;
-
-  locate(): Promise<{ path: string; version: string }> {
-    this.located ??= locateTool(
-      "k6",
-      ["version"],
-      "run `npm run setup` (installs it in .tools/bin) or see https://grafana.com/docs/k6/latest/set-up/install-k6/",
-    );
-    return this.located;
-  }
+  readonly locate = locateOnce(
+    "k6",
+    ["version"],
+    "run `npm run setup` (installs it in .tools/bin) or see https://grafana.com/docs/k6/latest/set-up/install-k6/",
+  );
 
   async run(inv: EngineInvocation, options: K6RunOptions = {}): Promise<EngineMeasurement> {
     const { path: k6 } = await this.locate();
@@ -43,15 +38,13 @@ export class K6Engine implements EngineAdapter {
     // never read a summary or a log left by an earlier run with the same stem
     await Promise.all([rm(summaryFile, { force: true }), rm(logFile, { force: true })]);
     const result = await runEngineProcess({
-      name: `k6 ${inv.scenario.name}`,
+      ...invocationProcess("k6", inv),
       command: k6,
       args: buildK6Args(scriptPath),
       env: buildK6Env(config, inv.caFile, k6GoRuntimeEnv(os.totalmem(), process.env)),
       cwd: inv.scenarioDir,
-      cpus: inv.cpus,
       logFile,
       timeoutMs: (config.durationS + K6_SLACK_S) * 1000,
-      ...(inv.signal ? { signal: inv.signal } : {}),
     });
     const engineErrors: string[] = [];
     if (result.aborted) engineErrors.push("the run was interrupted");

@@ -86,11 +86,11 @@ export function buildK6Args(scriptPath: string): string[] {
 }
 
 /**
- * k6's Go garbage collector target (GOGC) for the engine's runs. At Go's default (100) the
- * collector took about a seventh of the load generator's core at k6's ceiling here: at 400, k6
- * holds up to five times its live heap (tens of MB at 64 VUs) and sends about 15% more requests
- * from the same core (`npm run bench`). GOMEMLIMIT keeps a large VU count from growing the heap
- * past a quarter of the machine's memory: the collector works harder instead.
+ * k6's Go garbage collector target (GOGC) for the engine's runs. At 400 instead of Go's default
+ * 100 the collector runs a quarter as often (k6 holds up to five times its live heap, tens of MB
+ * at 64 VUs), and one core sends 15-20% more requests (`npm run bench`, docs/engines.md).
+ * GOMEMLIMIT keeps a large VU count from growing the heap past a quarter of the machine's
+ * memory: the collector works harder instead.
  */
 export const K6_GOGC = "400";
 
