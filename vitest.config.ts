@@ -13,7 +13,8 @@ import { defineConfig } from "vitest/config";
  */
 const UNIT = [
   "test/commands/{publish,report}.test.ts",
-  "test/engines/{ab,classify,cpu,load,requests,response-effects,vegeta}.test.ts",
+  "test/engines/{ab,classify,cpu,load,requests,response-effects}.test.ts",
+  "test/engines/vegeta/{args,results}.test.ts",
   "test/engines/h2load/{args,log}.test.ts",
   "test/engines/k6/{config,summary}.test.ts",
   "test/environment/tuning.test.ts",

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { probe } from "../engines/probe.js";
 import type { LoadedProxy } from "../manifests/load.js";
@@ -7,7 +7,8 @@ import { logTail } from "../util/logs.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
 import { waitReady } from "../runner/ready.js";
 import type { RunningProcess } from "../runner/runtime.js";
-import { renderConfigs, type ProxyContext } from "../runner/specs.js";
+import { writeNativeConfigs } from "../runner/proxy-configs.js";
+import type { ProxyContext } from "../runner/specs.js";
 import { freePort } from "../util/ports.js";
 import { cycleEstimate, eventCost, parseCallgrind } from "./callgrind.js";
 import { KeepAliveClient } from "./client.js";
@@ -85,14 +86,7 @@ async function startUnderCallgrind(
     workdir: job.workdir,
     logFile,
   };
-  const templates: Record<string, string> = {};
-  for (const c of job.proxy.manifest.native?.configs ?? []) {
-    templates[c.template] = await readFile(path.join(job.proxy.dir, c.template), "utf8");
-  }
-  for (const c of renderConfigs(job.proxy, "native", ctx, templates)) {
-    await mkdir(path.dirname(c.output), { recursive: true });
-    await writeFile(c.output, c.content);
-  }
+  await writeNativeConfigs(job.proxy, ctx);
   const outFile = path.join(job.workdir, `callgrind.rep${job.index}.out`);
   const spec = buildCallgrindSpec(job.proxy, ctx, job.binaryPath, job.tools, outFile);
   let proc: RunningProcess;

@@ -122,5 +122,5 @@ export function noiseReason(noise: Noise | undefined, limit: number): string | u
   if (total <= limit) return undefined;
   const parts = [`${noise.otherCpu.toFixed(2)} core used by other processes`];
   if (noise.steal > 0) parts.push(`${noise.steal.toFixed(2)} core stolen by the hypervisor`);
-  return `noisy: ${parts.join(" and ")} on the benchmark's cores (limit ${limit.toFixed(2)})`;
+  return `${parts.join(" and ")} on the benchmark's cores (limit ${limit.toFixed(2)})`;
 }

@@ -54,7 +54,7 @@ export async function measureRepetition(
       if (noisy) redone.noisy += 1;
       else redone.dropped += 1;
       ctx.progress.line(
-        `${a.cell.id} rep ${round + 1}: ${noisy ?? "dropped iterations"}; measuring it again`,
+        `${a.cell.id} rep ${round + 1}: ${noisy ? `noisy: ${noisy}` : "dropped iterations"}; measuring it again`,
       );
       continue;
     }
@@ -146,10 +146,7 @@ export function failedMeasurement(error: string): EngineMeasurement {
 
 export function describeRepetition(id: string, rep: number, reps: number, r: Repetition): string {
   const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms`;
-  const reasons = r.reasons.join("; ");
-  // A noise reason names its status already ("noisy: 0.4 core used by ..."): said once.
-  const status =
-    r.status === "ok" ? "ok" : reasons.startsWith(`${r.status}:`) ? reasons : `${r.status}: ${reasons}`;
+  const status = r.status === "ok" ? "ok" : `${r.status}: ${r.reasons.join("; ")}`;
   return `${id} rep ${rep + 1}/${reps}: ${figures}, ${status}`;
 }
 

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { fileSize } from "../util/paths.js";
 import path from "node:path";
 import { isGrpc, urlScheme, usesTls } from "../results/protocols.js";
@@ -23,9 +23,9 @@ import {
   imageRef,
   proxyImageTag,
   renderConfigs,
-  sectionConfigs,
   type ProxyContext,
 } from "./specs.js";
+import { readTemplates, writeConfigFiles } from "./proxy-configs.js";
 import type { ProcessSpec } from "./runtime.js";
 import { probeHandshake, type TlsFiles } from "./tls.js";
 import type { StartedUpstream } from "./upstream.js";
@@ -119,10 +119,7 @@ async function prepareLaunch(
   const logFile = path.join(ctx.dir, logRel);
   a.logFile = logFile;
   const section = ctx.runtime.kind === "docker" ? "image" : "native";
-  const templates: Record<string, string> = {};
-  for (const c of sectionConfigs(planned.proxy, section, protocol)) {
-    templates[c.template] = await readFile(path.join(planned.proxy.dir, c.template), "utf8");
-  }
+  const templates = await readTemplates(planned.proxy, section, protocol);
   const shared = {
     listenHost: "127.0.0.1",
     upstreamHost: upstream.host,
@@ -190,10 +187,7 @@ async function writeConfigs(
   const protocol = a.planned.scenario.manifest.protocol;
   a.baseUrl = `${urlScheme(protocol)}://${pctx.listenHost}:${pctx.listenPort}`;
   const configs = renderConfigs(proxy, launch.section, pctx, launch.templates, protocol);
-  for (const c of configs) {
-    await mkdir(path.dirname(c.output), { recursive: true });
-    await writeFile(c.output, c.content);
-  }
+  await writeConfigFiles(configs);
   const name = proxy.manifest.name;
   if (launch.section === "image") {
     return buildDockerProxySpec(proxy, pctx, configs, imageRef(name, proxyImageTag(ctx.settings, variant)));

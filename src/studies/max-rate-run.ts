@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
@@ -9,12 +9,8 @@ import { NativeRuntime } from "../runner/native-runtime.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { waitReady } from "../runner/ready.js";
 import type { RunningProcess } from "../runner/runtime.js";
-import {
-  buildNativeProxySpec,
-  buildUpstreamSpec,
-  renderConfigs,
-  type ProxyContext,
-} from "../runner/specs.js";
+import { buildNativeProxySpec, buildUpstreamSpec, type ProxyContext } from "../runner/specs.js";
+import { writeNativeConfigs } from "../runner/proxy-configs.js";
 import { ensureUpstream, startUpstream, type StartedUpstream } from "../runner/upstream.js";
 import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
 import { coreCount, defaultOutDir } from "../runner/settings.js";
@@ -168,14 +164,7 @@ async function startSearchedProxy(
     workdir,
     logFile: path.join(run.outDir, "logs", `${req.proxy}.log`),
   };
-  const templates: Record<string, string> = {};
-  for (const c of proxy.manifest.native?.configs ?? []) {
-    templates[c.template] = await readFile(path.join(proxy.dir, c.template), "utf8");
-  }
-  for (const config of renderConfigs(proxy, "native", ctx, templates)) {
-    await mkdir(path.dirname(config.output), { recursive: true });
-    await writeFile(config.output, config.content);
-  }
+  await writeNativeConfigs(proxy, ctx);
   const proc = await run.runtime.start(buildNativeProxySpec(proxy, ctx, binary));
   run.started.push(proc);
   const baseUrl = `http://${ctx.listenHost}:${ctx.listenPort}`;

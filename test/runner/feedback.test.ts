@@ -163,7 +163,7 @@ describe("repetitions", () => {
   it("a repetition's line names its status once, before its reasons", () => {
     const classify = (status: "noisy" | "invalid", reason: string) =>
       toRepetition(0, "2026-11-21T13:00:00.000Z", m, { status, reasons: [reason] }, 2.2);
-    const noisy = classify("noisy", "noisy: 0.40 core used by other processes, still after 2 more tries");
+    const noisy = classify("noisy", "0.40 core used by other processes, still after 2 more tries");
     expect(describeRepetition("c", 0, 3, noisy)).toBe(
       "c rep 1/3: 1000 req/s, p99 3.00 ms, noisy: 0.40 core used by other processes, still after 2 more tries",
     );

@@ -115,7 +115,7 @@ export function measuredStatus(cell: { status: string; reasons: string[] }): str
   // A busy machine: the load generator starved, or other work on the cores (noisy).
   if (
     (cell.status === "loadgen-bound" || cell.status === "noisy") &&
-    cell.reasons.every((r) => /load generator|noisy/.test(r))
+    cell.reasons.every((r) => /load generator|on the benchmark's cores/.test(r))
   )
     return "measured";
   return cell.status === "ok" ? "measured" : `${cell.status}: ${cell.reasons.join("; ")}`;

@@ -4,12 +4,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { classifyRepetition } from "../../src/engines/classify.js";
-import { VegetaEngine } from "../../src/engines/vegeta/adapter.js";
-import { ScenarioManifest } from "../../src/manifests/schema.js";
-import type { Load } from "../../src/results/schema.js";
-import { freePort } from "../../src/util/ports.js";
-import { startTestServer, type TestServer } from "./support/nginx.js";
+import { classifyRepetition } from "../../../src/engines/classify.js";
+import { VegetaEngine } from "../../../src/engines/vegeta/adapter.js";
+import { ScenarioManifest } from "../../../src/manifests/schema.js";
+import type { Load } from "../../../src/results/schema.js";
+import { freePort } from "../../../src/util/ports.js";
+import { startTestServer, type TestServer } from "../support/nginx.js";
 
 // The vegeta adapter against a real NGINX (the 19-byte body, a 404) and a slow local server.
 
