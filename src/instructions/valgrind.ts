@@ -1,7 +1,7 @@
 import { execOutput } from "../environment/exec.js";
 import type { LoadedProxy } from "../manifests/load.js";
 import { renderArgs, renderEnv } from "../manifests/template.js";
-import { templateVars, type ProxyContext } from "../runner/specs.js";
+import { requiredSection, templateVars, type ProxyContext } from "../runner/specs.js";
 import type { ProcessSpec } from "../runner/runtime.js";
 import { UserError } from "../util/errors.js";
 import { findExecutable } from "../util/paths.js";
@@ -50,8 +50,7 @@ export function buildCallgrindSpec(
   tools: ValgrindTools,
   outFile: string,
 ): ProcessSpec {
-  const native = proxy.manifest.native;
-  if (!native) throw new Error(`${proxy.file}: no 'native' section`);
+  const native = requiredSection(proxy, "native");
   const section = proxy.manifest.instructions;
   const vars = templateVars(proxy, ctx);
   const field = section?.args ? "instructions.args" : "native.args";

@@ -139,8 +139,7 @@ export function buildSidecarSpec(
   binaryPath: string,
   logFile: string,
 ): ProcessSpec {
-  const sidecar = proxy.manifest.sidecar;
-  if (!sidecar) throw new Error(`${proxy.file}: no 'sidecar' section`);
+  const sidecar = requiredSection(proxy, "sidecar");
   const vars = templateVars(proxy, ctx);
   return {
     name: `sidecar:${sidecar.name}`,
@@ -154,11 +153,19 @@ export function buildSidecarSpec(
   };
 }
 
+/** A section of the proxy's manifest that the caller needs: a programming error when absent. */
+export function requiredSection<K extends "native" | "image" | "sidecar">(
+  proxy: LoadedProxy,
+  key: K,
+): NonNullable<LoadedProxy["manifest"][K]> {
+  const section = proxy.manifest[key];
+  if (!section) throw new Error(`${proxy.file}: no '${key}' section`);
+  return section;
+}
+
 /** The native process of a proxy: its binary with rendered args and env, pinned to its cores. */
 export function buildNativeProxySpec(proxy: LoadedProxy, ctx: ProxyContext, binaryPath: string): ProcessSpec {
-  const native = proxy.manifest.native;
-  if (!native) throw new Error(`${proxy.file}: no 'native' section`);
-  return proxyProcess(proxy, ctx, binaryPath, "native", native);
+  return proxyProcess(proxy, ctx, binaryPath, "native", requiredSection(proxy, "native"));
 }
 
 const DEFAULT_IMAGE_TAG = "local";
@@ -195,8 +202,7 @@ export function buildDockerProxySpec(
   configs: RenderedConfig[],
   image: string,
 ): ProcessSpec {
-  const section = proxy.manifest.image;
-  if (!section) throw new Error(`${proxy.file}: no 'image' section`);
+  const section = requiredSection(proxy, "image");
   return {
     ...proxyProcess(proxy, ctx, image, "image", section),
     files: configs.map((c) => c.output),
