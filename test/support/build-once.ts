@@ -4,7 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 
 /**
- * Global setup of the integration project: tests that start `bin/proxybench.js` need dist/
+ * Global setup of the processes and load projects: tests that start `bin/proxybench.js` need dist/
  * current. `npm test` builds before vitest, so this finds dist newer than every source and does
  * nothing; a single file run after an edit (`npx vitest run test/e2e/cli.test.ts`) builds once
  * here instead of in each test file.
