@@ -26,6 +26,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { mean, median, sampleStandardDeviation } from "simple-statistics";
 import { classifyRepetition, getEngine, probe } from "../src/engines/index.js";
+import { withoutUndefined } from "../src/util/objects.js";
 import { buildK6Args, k6GoRuntimeEnv } from "../src/engines/k6/config.js";
 import type { EngineInvocation, EngineMeasurement } from "../src/engines/types.js";
 import { ScenarioManifest } from "../src/manifests/schema.js";
@@ -262,7 +263,7 @@ async function bareK6(url: string, dir: string, gogc?: string): Promise<number> 
         BENCH_VUS: String(K6_CEILING_VUS),
         BENCH_SECONDS: String(K6_SECONDS),
         BENCH_SUMMARY: summary,
-        ...(gogc === undefined ? {} : { GOGC: gogc }),
+        ...withoutUndefined({ GOGC: gogc }),
       },
     },
   );

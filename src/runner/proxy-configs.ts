@@ -32,8 +32,6 @@ export async function writeConfigFiles(configs: readonly RenderedConfig[]): Prom
 }
 
 /** Reads, renders and writes a proxy's native configs for `ctx` (HTTP/1.1). */
-export async function writeNativeConfigs(proxy: LoadedProxy, ctx: ProxyContext): Promise<RenderedConfig[]> {
-  const configs = renderConfigs(proxy, "native", ctx, await readTemplates(proxy, "native"));
-  await writeConfigFiles(configs);
-  return configs;
+export async function writeNativeConfigs(proxy: LoadedProxy, ctx: ProxyContext): Promise<void> {
+  await writeConfigFiles(renderConfigs(proxy, "native", ctx, await readTemplates(proxy, "native")));
 }
