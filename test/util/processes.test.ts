@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   liveProcesses,
   pinnedCommand,
@@ -7,6 +7,9 @@ import {
   startProcess,
 } from "../../src/util/processes.js";
 import { processGroupMembers } from "../runner/helpers.js";
+
+/** How long a process-state check may wait for the kernel on a busy host: polled every 50 ms. */
+const WAIT = { timeout: 10_000, interval: 50 };
 
 /** Pids of a group that still run (zombies waiting for init to reap them do not count). */
 function pidsInGroup(pgid: number): number[] {
@@ -35,12 +38,10 @@ describe("startProcess", () => {
       args: ["-c", "sleep 30 & sleep 30 & wait"],
       cpus: [0],
     });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(pidsInGroup(proc.pid!).length).toBeGreaterThanOrEqual(3);
+    await vi.waitFor(() => expect(pidsInGroup(proc.pid!).length).toBeGreaterThanOrEqual(3), WAIT);
     expect(liveProcesses()).toContain(proc);
     await proc.stop(1000);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(pidsInGroup(proc.pid!)).toEqual([]);
+    await vi.waitFor(() => expect(pidsInGroup(proc.pid!)).toEqual([]), WAIT);
     expect(liveProcesses()).not.toContain(proc);
   });
 
@@ -48,12 +49,10 @@ describe("startProcess", () => {
     // The shell leaves a child behind and kills itself, as a master process killed mid-run would.
     const proc = await startProcess({ name: "leader", command: "sh", args: ["-c", "sleep 30 & kill -9 $$"] });
     await proc.exited;
-    await new Promise((r) => setTimeout(r, 100));
-    expect(proc.alive()).toBe(false);
+    await vi.waitFor(() => expect(proc.alive()).toBe(false), WAIT);
     expect(pidsInGroup(proc.pid!).length).toBe(1);
     await proc.stop(500);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(pidsInGroup(proc.pid!)).toEqual([]);
+    await vi.waitFor(() => expect(pidsInGroup(proc.pid!)).toEqual([]), WAIT);
   });
 
   it("reports a missing executable as an error naming it", async () => {
@@ -66,11 +65,11 @@ describe("startProcess", () => {
     // Polled, not timed: on a busy host a spinning shell may get a fraction of a core, so the
     // test waits (up to 15 s) for the count to pass 0.2 s and checks that it only grows.
     const proc = await startProcess({ name: "busy", command: "sh", args: ["-c", "while :; do :; done"] });
-    const readings: number[] = [await processCpuSeconds(proc.pid!)];
+    const readings = [(await processCpuSeconds(proc.pid!)) ?? 0];
     const deadline = Date.now() + 15_000;
     while (readings.at(-1)! <= 0.2 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
-      readings.push(await processCpuSeconds(proc.pid!));
+      readings.push((await processCpuSeconds(proc.pid!)) ?? 0);
     }
     await proc.stop(500);
     expect(readings.at(-1)).toBeGreaterThan(0.2);
