@@ -45,9 +45,10 @@ const PROCESSES = [
   "test/publish/{git,page,shards}.test.ts",
   "test/report/html.test.ts",
   "test/runner/{docker-runtime,doctor-needs,preflight,tls,variant-images}.test.ts",
-  "test/studies/limits.test.ts",
+  "test/studies/{limits,list-here}.test.ts",
   "test/studies/extensibility/coprocessors.test.ts",
   "test/upstream/generated.test.ts",
+  "test/util/process-groups.test.ts",
 ];
 
 export default defineConfig({
