@@ -1,4 +1,6 @@
-import { access, copyFile, mkdtemp, rm } from "node:fs/promises";
+import { access, copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -159,6 +161,39 @@ describe("k6 engine", () => {
     const c = classifyRepetition(m, { loadgenCores: 1 });
     expect(c.status).toBe("loadgen-bound");
     expect(c.reasons.join("\n")).toMatch(/iterations dropped/);
+  });
+
+  it("a slow target: each VU's response still in flight at the window's end is left out of throughput", async () => {
+    // 50 ms per answer, 4 VUs, 1 s: about 80 responses in the window, and the last request of
+    // each VU, sent before the end, answered after it (the clock is read on fewer responses far
+    // from the end; near it, on every one).
+    const slow = http.createServer((_req, res) => {
+      setTimeout(
+        () => res.writeHead(200, { "content-type": "application/json" }).end('["value1","value2"]'),
+        50,
+      );
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = slow.address() as AddressInfo;
+      const m = await getEngine("k6").run(
+        await invocation("passthrough", { baseUrl: `http://127.0.0.1:${port}`, load: load({ vus: 4 }) }),
+      );
+      const summary = m.raw.find((f) => f.endsWith(".k6.json"))!;
+      const raw = JSON.parse(await readFile(path.join(outDir, summary), "utf8")) as {
+        metrics: Record<string, { values: { count?: number } } | undefined>;
+      };
+      const tail = raw.metrics.proxybench_ok_tail?.values.count ?? 0;
+      expect(m.checkFailures + m.non2xx + m.errors).toBe(0);
+      expect(tail).toBeGreaterThanOrEqual(1);
+      expect(tail).toBeLessThanOrEqual(4);
+      expect(m.rps * m.durationS).toBeCloseTo(m.requests - tail, 6);
+      // 4 VUs x 1000 ms / (50 ms and k6's own time per response)
+      expect(m.requests - tail).toBeGreaterThan(40);
+      expect(m.requests - tail).toBeLessThanOrEqual(80);
+    } finally {
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 
   it("an abort stops k6 and keeps what it measured", async () => {
