@@ -20,6 +20,7 @@ import grpc from "k6/net/grpc";
 import exec from "k6/execution";
 import { Counter } from "k6/metrics";
 import { executor } from "./executor.js";
+import { tailCounter } from "./window.js";
 
 if (!__ENV.PROXYBENCH_CONFIG) {
   throw new Error(
@@ -32,7 +33,6 @@ export const config = JSON.parse(__ENV.PROXYBENCH_CONFIG);
 
 /** host:port of the target (the scheme and any path of baseUrl dropped). */
 const target = config.baseUrl.replace(/^[a-z0-9+.-]+:\/\//i, "").replace(/\/.*$/, "");
-const windowMs = config.durationS * 1000;
 
 /** k6's count and latency of the calls that ended with status OK. */
 export const OK_METRIC = "grpc_req_duration{status:0}";
@@ -43,6 +43,8 @@ const otherStatus = new Counter("proxybench_grpc_status_other");
 const transportErrors = new Counter("proxybench_status_0");
 const checkFailures = new Counter("proxybench_check_failures");
 const okTail = new Counter("proxybench_ok_tail");
+/** A correct reply after the measured window is counted apart (left out of throughput). */
+const countTail = tailCounter(config.load.model, config.durationS, okTail);
 
 const BODY_CHECK_FIRST = 8;
 const BODY_CHECK_EVERY = 16;
@@ -93,9 +95,7 @@ export function checkTarget() {
   }
 }
 
-// Per VU: the end of the measured window, and whether a failure was already logged (one line per
-// VU is enough to diagnose).
-let windowEnd = 0;
+// Per VU: whether a failure was already logged (one line per VU is enough to diagnose).
 let failureLogged = false;
 let calls = 0;
 
@@ -125,8 +125,7 @@ function countReply(p, res, sampled) {
     logOnce(`check failed: ${p.method}: reply ${JSON.stringify(res.message)} (expected ${expectedReply})`);
     return;
   }
-  if (windowEnd === 0) windowEnd = exec.scenario.startTime + windowMs;
-  if (Date.now() > windowEnd) okTail.add(1);
+  countTail();
 }
 
 /** One iteration: every call of the scenario, in order, on this VU's connection. */

@@ -20,6 +20,7 @@ import http from "k6/http";
 import exec from "k6/execution";
 import { Counter } from "k6/metrics";
 import { executor } from "./executor.js";
+import { tailCounter } from "./window.js";
 
 if (!__ENV.PROXYBENCH_CONFIG) {
   throw new Error(
@@ -32,7 +33,6 @@ export const config = JSON.parse(__ENV.PROXYBENCH_CONFIG);
 
 const baseUrl = config.baseUrl.replace(/\/+$/, "");
 const expected = new Set(config.check.status);
-const windowMs = config.durationS * 1000;
 
 // One counter per status code: k6 metrics must be declared in the init context (which runs for
 // every VU, so the list is kept to the codes in use: the registered ones and the common
@@ -137,9 +137,7 @@ function problem(res) {
   return "";
 }
 
-// Per VU: the end of the measured window (the scenario's start is fixed once it has started),
-// and whether a check failure was already logged (one line per VU is enough to diagnose).
-let windowEnd = 0;
+// Per VU: whether a check failure was already logged (one line per VU is enough to diagnose).
 let failureLogged = false;
 
 /** Counts a response whose status is not an accepted one, or a sampled one (checked in full). */
@@ -167,41 +165,8 @@ function countResponse(r, res, status, sampled) {
   countTail();
 }
 
-// Reading the clock on every response cost 3-4% of the load generator's rate. Under
-// constant-vus, where each VU loops without pause, it is read only when the window's end may be
-// near: after as many responses as this VU completes in a quarter of the time left, at the pace
-// it kept since its last read (at most 64). The closer the end, the more often it is read; in the
-// last four response times of the window, on every response. A response is counted inside the
-// window without a read only if the VU's responses suddenly took four times as long right before
-// the end. Under an arrival rate, VUs wait between iterations: the clock is read on every
-// response. A fixed count has no window to leave (every correct response counts): never.
-const CLOCK_SKIP_MAX = { "constant-vus": 64, "constant-arrival-rate": 0, "fixed-count": Infinity }[
-  config.load.model
-];
-let clockSkip = CLOCK_SKIP_MAX === Infinity ? Infinity : 0; // correct responses before the next read
-let clockReadAt = 0;
-let clockReadEvery = 1; // responses from one read to the next
-
 /** A correct response after the measured window is counted apart (left out of throughput). */
-function countTail() {
-  if (clockSkip > 0) {
-    clockSkip -= 1;
-    return;
-  }
-  const now = Date.now();
-  if (windowEnd === 0) windowEnd = exec.scenario.startTime + windowMs;
-  if (now > windowEnd) {
-    okTail.add(1);
-    return;
-  }
-  if (clockReadAt > 0) {
-    // Two reads in the same millisecond: under 1 ms per response, which is taken as the pace.
-    const msPerResponse = Math.max(now - clockReadAt, 1) / clockReadEvery;
-    clockSkip = Math.min(CLOCK_SKIP_MAX, Math.floor((windowEnd - now) / (4 * msPerResponse)));
-  }
-  clockReadAt = now;
-  clockReadEvery = clockSkip + 1;
-}
+const countTail = tailCounter(config.load.model, config.durationS, okTail);
 
 // Built once per VU: the URL and the request parameters of each request. Every argument given to
 // http.request costs time on each request (k6 converts it from JavaScript, and an undefined
