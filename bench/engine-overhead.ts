@@ -153,8 +153,8 @@ const BRACKET_REDOS = 2;
 
 interface Bracketed {
   ratios: number[];
-  /** Pairs measured again, each with how far apart its plain runs were. */
-  redone: string[];
+  /** How many times a pair was measured again (each is printed as it happens). */
+  redone: number;
   /** Pairs whose plain runs were still too far apart after the redos (their ratio is kept). */
   unsettled: number[];
 }
@@ -168,7 +168,7 @@ async function bracketed(
   reference: () => Promise<number>,
   candidate: (i: number) => Promise<number>,
 ): Promise<Bracketed> {
-  const out: Bracketed = { ratios: [], redone: [], unsettled: [] };
+  const out: Bracketed = { ratios: [], redone: 0, unsettled: [] };
   let before = await reference();
   for (let i = 0; i < pairs; i++) {
     for (let attempt = 0; ; attempt++) {
@@ -182,9 +182,10 @@ async function bracketed(
         out.ratios.push(ratio);
         break;
       }
-      const note = `pair ${i + 1}: plain runs ${(apart * 100).toFixed(1)}% apart (ratio ${ratio.toFixed(3)} set aside)`;
-      console.log(`  measured again, ${note}`);
-      out.redone.push(note);
+      console.log(
+        `  measured again, pair ${i + 1}: plain runs ${(apart * 100).toFixed(1)}% apart (ratio ${ratio.toFixed(3)} set aside)`,
+      );
+      out.redone += 1;
     }
   }
   return out;
@@ -196,7 +197,7 @@ function ratioLine(label: string, runs: Bracketed, goal: string): string {
   const unsettled = runs.unsettled.length
     ? `; ! = plain runs still over ${BRACKET_TOLERANCE * 100}% apart after ${BRACKET_REDOS} redos`
     : "";
-  return `${label}: median ${median(runs.ratios).toFixed(3)}, worst ${worst.toFixed(3)}, pairs ${pairs.join(" ")}, redone ${runs.redone.length}${unsettled} (goal ${goal})`;
+  return `${label}: median ${median(runs.ratios).toFixed(3)}, worst ${worst.toFixed(3)}, pairs ${pairs.join(" ")}, redone ${runs.redone}${unsettled} (goal ${goal})`;
 }
 
 async function wrkOverhead(
