@@ -5,11 +5,14 @@ import { defineConfig } from "vitest/config";
  * - unit: pure tests (no process, port or browser), run in parallel; `npm run test:unit`. Files
  *   share a worker's modules (isolate: false; a third of the time): a pure test leaves no state.
  *   The other projects keep isolation: engines cache where they found their tool, per process.
- * - processes: real processes that measure nothing (git, Chromium, the GitHub API server, the
- *   bundled action, `k6 inspect`, the CLI's list and doctor), run in parallel beside unit.
- * - load: load against real proxies (k6, wrk, vegeta, ab, h2load, valgrind through nginx,
- *   haproxy, the upstream), pinned to the machine's few cores, one file at a time and after the
- *   other two, so that nothing measures anything else. A new test file is load until listed.
+ * - processes: real processes that time nothing (git, Chromium, the GitHub API server, the
+ *   bundled action, `k6 inspect`, the CLI's list and doctor), run in parallel beside unit. Counted
+ *   runs (`run --measure instructions`, nginx and HAProxy under callgrind) are here too: they
+ *   count instructions, which the rest of the suite on the same cores must not move, and running
+ *   them beside it checks that claim of the deterministic mode on every `npm test`.
+ * - load: load against real proxies (k6, wrk, vegeta, ab, h2load through nginx, haproxy, the
+ *   upstream), timed on the machine's few pinned cores, one file at a time and after the other
+ *   two, so that nothing measures anything else. A new test file is load until listed.
  * test/ mirrors src/: the test of src/report/html.ts is test/report/html.test.ts; a module's
  * tests with real processes sit beside it by topic (engines/ab-run, runner/variant-runs).
  */
@@ -42,7 +45,7 @@ const PROCESSES = [
   "test/engines/k6/script.test.ts",
   "test/environment/capture.test.ts",
   "test/github/comment.test.ts",
-  "test/instructions/compare-html.test.ts",
+  "test/instructions/{cli,compare-html,run}.test.ts",
   "test/manifests/envoy-extensions.test.ts",
   "test/publish/{git,page,shards}.test.ts",
   "test/report/html.test.ts",
