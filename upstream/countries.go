@@ -175,22 +175,26 @@ func marshalValue(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// keyedObjects are a country's objects keyed by language or currency code, in the file's order.
+func keyedObjects(c *country) (native, currencies, languages object) {
+	native, currencies, languages = object{}, object{}, object{}
+	for _, t := range c.NativeNames {
+		native = append(native, field{t.Lang, object{{"official", t.Official}, {"common", t.Common}}})
+	}
+	for _, cur := range c.Currencies {
+		currencies = append(currencies, field{cur.Code, object{{"name", cur.Name}}})
+	}
+	for _, l := range c.Languages {
+		languages = append(languages, field{l.Code, l.Name})
+	}
+	return native, currencies, languages
+}
+
 // marshal builds the document of a country around its translations object. Population and area
 // are synthetic (derived from the code, stable); every other field comes from countries.jsonl.
 func marshal(c *country, translations json.RawMessage) ([]byte, error) {
 	lower := strings.ToLower(c.CCA2)
-	native := object{}
-	for _, t := range c.NativeNames {
-		native = append(native, field{t.Lang, object{{"official", t.Official}, {"common", t.Common}}})
-	}
-	currencies := object{}
-	for _, cur := range c.Currencies {
-		currencies = append(currencies, field{cur.Code, object{{"name", cur.Name}}})
-	}
-	languages := object{}
-	for _, l := range c.Languages {
-		languages = append(languages, field{l.Code, l.Name})
-	}
+	native, currencies, languages := keyedObjects(c)
 	capital := []string{}
 	if c.Capital != "" {
 		capital = append(capital, c.Capital)
