@@ -19,6 +19,7 @@ import exec from "k6/execution";
  */
 export function tailCounter(model, durationS, tail) {
   const skipMax = { "constant-vus": 64, "constant-arrival-rate": 0, "fixed-count": Infinity }[model];
+  if (skipMax === undefined) throw new Error(`proxybench: load model '${model}' has no measured window here`);
   const windowMs = durationS * 1000;
   let windowEnd = 0;
   let skip = skipMax === Infinity ? Infinity : 0; // correct responses before the next read
