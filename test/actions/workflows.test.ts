@@ -313,17 +313,37 @@ describe("safety", () => {
     const plan = read<Workflow>(path.join(PROJECT_ROOT, ".github/workflows/bench.yml")).jobs[
       "detect-env"
     ] as Job & { outputs: Record<string, string>; env: Record<string, string> };
-    expect(plan.env.APPROVED).toMatch(
-      /github\.event\.action == 'labeled' && github\.event\.label\.name == inputs\.approval-label/,
+    expect(plan.env.APPROVED).toContain(
+      "github.event.action == 'labeled' && github.event.label.name == (vars.PROXYBENCH_APPROVAL_LABEL || 'safe-to-bench')",
     );
     expect(plan.env.APPROVED).not.toMatch(/contains\(github\.event\.pull_request\.labels/);
     // Written once: the output and the plan step both read the job's env.
     expect(plan.outputs.approved).toBe("${{ env.APPROVED }}");
     const text = readFileSync(path.join(PROJECT_ROOT, ".github/workflows/bench.yml"), "utf8");
-    expect(
-      text.split("github.event.action == 'labeled' && github.event.label.name == inputs.approval-label")
-        .length - 1,
-    ).toBe(1);
+    expect(text.split("github.event.action == 'labeled' && github.event.label.name ==").length - 1).toBe(1);
+  });
+
+  it("the approval label is the repository's (a variable), never the caller's: an edited caller cannot choose it", () => {
+    const text = readFileSync(BENCH, "utf8");
+    // No expression of bench.yml decides with the input (only its warning reads it): a fork's
+    // caller passing `approval-label: bug` would be approved by any maintainer labelling "bug".
+    const expressions = [...text.matchAll(/\$\{\{([\s\S]*?)\}\}/g)].map((m) => m[1]!.trim());
+    expect(expressions.filter((e) => /inputs\.approval-label/.test(e))).toEqual(["inputs.approval-label"]);
+    const wf = read<Workflow & { concurrency: Concurrency }>(BENCH);
+    const label = "github.event.label.name == (vars.PROXYBENCH_APPROVAL_LABEL || 'safe-to-bench')";
+    expect(wf.concurrency.group.replace(/\s+/g, " ")).toContain(label);
+    const inputs = (
+      wf.on as { workflow_call: { inputs: Record<string, { default?: unknown; description: string }> } }
+    ).workflow_call.inputs;
+    // Kept so that callers passing it still load; its value is ignored and warned about.
+    expect(inputs["approval-label"]?.default).toBe("");
+    expect(inputs["approval-label"]?.description).toMatch(/^Deprecated, ignored/);
+    const detect = (wf.jobs["detect-env"]?.steps ?? []).find((s) => s.id === "detect");
+    expect(detect?.env?.IGNORED_APPROVAL_LABEL).toBe("${{ inputs.approval-label }}");
+    expect(String(detect?.with?.script)).toMatch(/core\.warning\(`input 'approval-label' is ignored/);
+    for (const [file, jobId, job] of benchCallers()) {
+      expect(job.with?.["approval-label"], `${file} ${jobId}`).toBeUndefined();
+    }
   });
 
   it("checkouts never keep credentials on disk", () => {
@@ -583,7 +603,7 @@ describe("concurrency never cancels or drops a benchmark it should not", () => {
       expect(wf.concurrency?.["cancel-in-progress"], file).toBe(true);
       // The pull request's group only for its own events and the approval label ...
       expect(g, file).toMatch(
-        /github\.event\.action != 'labeled' \|\| github\.event\.label\.name == (inputs\.approval-label|\(vars\.PROXYBENCH_APPROVAL_LABEL \|\| 'safe-to-bench'\))/,
+        /github\.event\.action != 'labeled' \|\| github\.event\.label\.name == \(vars\.PROXYBENCH_APPROVAL_LABEL \|\| 'safe-to-bench'\)/,
       );
       // ... anything else is unique to its run.
       expect(g, file).toMatch(/format\('run-\{0\}-\{1\}', github\.run_id, github\.run_attempt\)/);
@@ -622,10 +642,8 @@ describe("one approval label, named once", () => {
       expect(job.if, file).toContain(LABEL);
       expect(job.steps?.[0]?.env?.LABEL, file).toBe(`\${{ ${LABEL} }}`);
     }
-    for (const [file, jobId, job] of benchCallers()) {
-      if (file === "workflows/nightly.yml" || file === "workflows/manual-compare.yml") continue;
-      expect(job.with?.["approval-label"], `${file} ${jobId}`).toBe(`\${{ ${LABEL} }}`);
-    }
+    const bench = read<Workflow & { jobs: { "detect-env": { env: Record<string, string> } } }>(BENCH);
+    expect(bench.jobs["detect-env"].env.APPROVED).toContain(`github.event.label.name == (${LABEL})`);
     const fork = read<Workflow>(path.join(PROJECT_ROOT, "workflows/fork-benchmark.yml"));
     expect(fork.jobs.bench?.if).toContain(`github.event.label.name == (${LABEL})`);
   });
