@@ -632,6 +632,37 @@ describe("concurrency never cancels or drops a benchmark it should not", () => {
   });
 });
 
+describe("concurrency of the comment and the counted benchmark", () => {
+  const group = (c: Concurrency | string | undefined) =>
+    (typeof c === "string" ? c : (c?.group ?? "")).replace(/\s+/g, " ");
+
+  it("fork-comment.yml never lets a newer pending run replace an older one: no group shared between runs", () => {
+    // A group keeps one pending run and cancels the pending one before it, whatever
+    // cancel-in-progress says: the older head's comment would be lost. Each run comments; the
+    // sticky comment itself never replaces one written for a newer head (src/github/comment.ts).
+    const wf = read<Workflow & { concurrency?: Concurrency }>(
+      path.join(PROJECT_ROOT, "workflows/fork-comment.yml"),
+    );
+    if (wf.concurrency !== undefined) {
+      expect(group(wf.concurrency)).toMatch(/github\.run_id|github\.event\.workflow_run\.id/);
+      expect(wf.concurrency["cancel-in-progress"]).not.toBe(true);
+    }
+    for (const job of Object.values(wf.jobs) as FullJob[]) expect(job.concurrency).toBeUndefined();
+  });
+
+  it("bench-instructions.yml cancels only a pull request's older run, never a push's run in progress", () => {
+    const wf = read<Workflow & { concurrency: Concurrency }>(
+      path.join(PROJECT_ROOT, ".github/workflows/bench-instructions.yml"),
+    );
+    const g = group(wf.concurrency);
+    // A pull request's runs share its group (a new push cancels the older one) ...
+    expect(g).toContain("github.event.pull_request && format('pr-{0}', github.event.pull_request.number)");
+    // ... every other event (a push to main, a schedule) has a group of its own.
+    expect(g).toMatch(/\|\| format\('run-\{0\}-\{1\}', github\.run_id, github\.run_attempt\)/);
+    expect(g).not.toMatch(/github\.ref\b/);
+  });
+});
+
 describe("one approval label, named once", () => {
   const LABEL = "vars.PROXYBENCH_APPROVAL_LABEL || 'safe-to-bench'";
 
