@@ -508,6 +508,66 @@ describe("results of one run never mix with an earlier run's on a reused runner"
   });
 });
 
+/**
+ * The plan job's script (actions/github-script) run as the action runs it: an async function of
+ * `core` and `process`, here with the step's outputs collected and the given environment.
+ */
+export async function runPlanScript(env: Record<string, string>): Promise<Record<string, string>> {
+  const plan = read<Workflow>(BENCH).jobs["detect-env"];
+  const script = String((plan?.steps ?? []).find((s) => s.id === "detect")?.with?.script);
+  const outputs: Record<string, string> = {};
+  const core = {
+    setOutput: (name: string, value: unknown) => (outputs[name] = String(value)),
+    info: () => undefined,
+    notice: () => undefined,
+    warning: () => undefined,
+  };
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the workflow's own script, as github-script runs it
+  const body = new Function("core", "process", `return (async () => {\n${script}\n})();`) as (
+    c: typeof core,
+    p: { env: Record<string, string> },
+  ) => Promise<void>;
+  await body(core, { env: { RUNNERS: "1", ARTIFACT_PREFIX: "proxybench", JOB_CONTEXT: "{}", ...env } });
+  return outputs;
+}
+
+describe("two calls of bench.yml in one workflow keep apart", () => {
+  const bench = read<Workflow>(BENCH);
+  const plan = bench.jobs["detect-env"] as Job & { outputs: Record<string, string> };
+  const detect = (plan.steps ?? []).find((s) => s.id === "detect");
+
+  it("the plan derives the comment's marker and the gh-pages folder from artifact-prefix", async () => {
+    expect(detect?.env?.ARTIFACT_PREFIX).toBe("${{ inputs.artifact-prefix }}");
+    expect(detect?.env?.GH_PAGES_DIR).toBe("${{ inputs.gh-pages-dir }}");
+    const first = await runPlanScript({ ARTIFACT_PREFIX: "proxybench" });
+    const second = await runPlanScript({ ARTIFACT_PREFIX: "proxybench-grpc" });
+    // The default prefix keeps the marker and the folder it always had.
+    expect([first.marker, first["pages-dir"]]).toEqual(["proxybench", "dev/bench"]);
+    expect([second.marker, second["pages-dir"]]).toEqual(["proxybench-grpc", "dev/bench-proxybench-grpc"]);
+    // A folder given by the caller wins.
+    expect((await runPlanScript({ ARTIFACT_PREFIX: "x", GH_PAGES_DIR: "perf/x" }))["pages-dir"]).toBe(
+      "perf/x",
+    );
+    // A prefix the marker cannot hold is refused in the plan, naming the input.
+    await expect(runPlanScript({ ARTIFACT_PREFIX: "a b" })).rejects.toThrow(/input 'artifact-prefix'/);
+    expect(plan.outputs.marker).toBe("${{ steps.detect.outputs.marker }}");
+    expect(plan.outputs["pages-dir"]).toBe("${{ steps.detect.outputs.pages-dir }}");
+  });
+
+  it("the report comments under that marker and links that folder; the publish job writes there", () => {
+    const report = (bench.jobs.report?.steps ?? []).find((s) => s.id === "report");
+    expect(report?.with?.marker).toBe("${{ needs.detect-env.outputs.marker }}");
+    expect(report?.with?.["gh-pages-dir"]).toBe(
+      "${{ inputs.publish && needs.detect-env.outputs.pages-dir || '' }}",
+    );
+    const publish = (bench.jobs.publish?.steps ?? []).find((s) => s.name === "Publish");
+    expect(publish?.env?.DIR).toBe("${{ needs.detect-env.outputs.pages-dir }}");
+    const inputs = (bench.on as { workflow_call: { inputs: Record<string, { default?: unknown }> } })
+      .workflow_call.inputs;
+    expect(inputs["gh-pages-dir"]?.default).toBe("");
+  });
+});
+
 describe("base and head are measured in one run, interleaved on one runner", () => {
   const bench = read<Workflow>(BENCH);
   const steps = bench.jobs.bench?.steps ?? [];
