@@ -601,7 +601,7 @@ describe("base and head are measured in one run, interleaved on one runner", () 
   it("the history gets the head's cells only", () => {
     const publish = (bench.jobs.publish?.steps ?? []).find((s) => s.name === "Publish");
     expect(cliCalls(publish?.run ?? "", publish?.env ?? {})).toEqual([
-      { subcommand: "publish", flags: ["--variant", "--repo", "--branch", "--dir"] },
+      { subcommand: "publish", flags: ["--variant", "--repo", "--branch", "--dir", "--max-items"] },
     ]);
   });
 
@@ -689,6 +689,53 @@ describe("concurrency never cancels or drops a benchmark it should not", () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe("bounded jobs, caches and history", () => {
+  it("every job that runs steps has a time limit (a hung report or publish holds nothing forever)", () => {
+    const problems: string[] = [];
+    for (const file of WORKFLOWS) {
+      for (const [jobId, job] of Object.entries(read<Workflow>(file).jobs) as Array<
+        [string, FullJob & { "timeout-minutes"?: unknown }]
+      >) {
+        if (job.steps !== undefined && job["timeout-minutes"] === undefined)
+          problems.push(`${rel(file)} ${jobId}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    const bench = read<Workflow>(BENCH).jobs as Record<string, { "timeout-minutes"?: unknown }>;
+    expect([bench.report?.["timeout-minutes"], bench.publish?.["timeout-minutes"]]).toEqual([15, 15]);
+  });
+
+  it("base and head images are cached under scopes of their own (mode=max: the last writer would win)", () => {
+    const action = read<Action>(path.join(PROJECT_ROOT, "action/action.yml"));
+    const bakes = (action.runs.steps ?? []).filter((s) => s.uses?.startsWith("docker/bake-action@"));
+    const scopes = bakes.map((b) => b.env?.CACHE_SCOPE_PREFIX);
+    expect(scopes).toEqual([
+      "${{ inputs.base-dir != '' && 'proxybench-head' || 'proxybench' }}",
+      "proxybench-base",
+    ]);
+    const hcl = readFileSync(path.join(PROJECT_ROOT, "action/docker-bake.hcl"), "utf8");
+    expect(hcl).toContain('cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-${p}"]');
+  });
+
+  it("Buildx is pinned to a version, not whatever setup-buildx finds latest", () => {
+    const action = read<Action>(path.join(PROJECT_ROOT, "action/action.yml"));
+    const setup = (action.runs.steps ?? []).find((s) => s.uses?.startsWith("docker/setup-buildx-action@"));
+    // 0.20 or later: the bake step's `allow: fs.read=...` needs it.
+    expect(String(setup?.with?.version)).toMatch(/^v0\.(2\d|[3-9]\d)\.\d+$/);
+  });
+
+  it("the publish job bounds the history (--max-items), 1000 points per suite unless the caller says", () => {
+    const bench = read<Workflow>(BENCH);
+    const inputs = (
+      bench.on as { workflow_call: { inputs: Record<string, { default?: unknown; type: string }> } }
+    ).workflow_call.inputs;
+    expect(inputs["max-items"]).toMatchObject({ type: "number", default: 1000 });
+    const publish = (bench.jobs.publish?.steps ?? []).find((s) => s.name === "Publish");
+    expect(publish?.env?.MAX_ITEMS).toBe("${{ inputs.max-items }}");
+    expect(publish?.run).toContain('--max-items "$MAX_ITEMS"');
   });
 });
 
