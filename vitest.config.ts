@@ -51,7 +51,7 @@ const PROCESSES = [
   "test/report/html.test.ts",
   "test/runner/{docker-runtime,doctor-needs,preflight,tls,variant-images}.test.ts",
   "test/studies/{limits,list-here}.test.ts",
-  "test/studies/extensibility/coprocessors.test.ts",
+  "test/studies/extensibility/{apollo-router,coprocessors}.test.ts",
   "test/upstream/generated.test.ts",
   "test/util/process-groups.test.ts",
 ];

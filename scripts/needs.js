@@ -1,11 +1,14 @@
 // What `scripts/setup.sh --study NAME --engine NAME` installs for a study or an engine: one
 // `command=package` line each (the command that shows it is installed, or an absolute path for
 // a file such as a dynamic module; its Debian package, `go` for a tool setup.sh builds into
-// .tools/bin, `maven` for the Java coprocessor's jar, or `npm:<proxy>` for a Node.js proxy it
-// installs from its folder's lock).
+// .tools/bin, `maven` for the Java coprocessor's jar, `npm:<proxy>` for a Node.js proxy it
+// installs from its folder's lock, or `cargo:<proxy>` for a Rust proxy it builds with cargo at
+// the version of its folder's crate.yml).
 // Reads studies/<name>/study.yml and proxies/<name>/proxy.yml; k6 is always built by setup.sh.
+// `--crate PROXY` prints that proxy's crate.yml as one line: crate version bin.
 //
 //   node scripts/needs.js --study ocelot --engine wrk
+//   node scripts/needs.js --crate apollo-router
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,10 +58,33 @@ export function studyNeeds(name) {
     else if (native?.binary && existsSync(path.join(root, "proxies", proxy, "package-lock.json"))) {
       needs.push([native.binary, `npm:${proxy}`]);
     }
+    // A Rust proxy (apollo-router): built with cargo, whose build scripts need protoc.
+    else if (native?.binary && existsSync(crateFile(proxy))) {
+      needs.push([native.binary, `cargo:${proxy}`], ["protoc", "protobuf-compiler"]);
+    }
     if (study.extensibility) needs.push(...extensionNeeds(loaded.extensions ?? {}));
   }
   for (const name of study.extensibility?.coprocessors ?? []) needs.push(...coprocessorNeeds(name));
   return needs;
+}
+
+function crateFile(proxy) {
+  return path.join(root, "proxies", proxy, "crate.yml");
+}
+
+/** A Rust proxy's pinned build (its crate.yml): crate, version and the binary it installs. */
+export function crateOf(proxy) {
+  const file = crateFile(proxy);
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(proxy) || !existsSync(file)) fail(`--crate ${proxy}: no ${file}`);
+  const { crate, version, bin } = readYaml(file) ?? {};
+  for (const [field, value, pattern] of [
+    ["crate", crate, /^[a-z0-9][a-z0-9_-]*$/],
+    ["version", version, /^[0-9]+\.[0-9]+\.[0-9]+$/],
+    ["bin", bin, /^[a-z0-9][a-z0-9_-]*$/],
+  ]) {
+    if (typeof value !== "string" || !pattern.test(value)) fail(`${file}: ${field}: expected ${pattern}, got ${value}`);
+  }
+  return { crate, version, bin };
 }
 
 /** The files an extension point needs (a dynamic module) and their packages. */
@@ -88,6 +114,9 @@ for (let i = 0; i < args.length; i++) {
   if (value === undefined) fail(`${flag} needs a value`);
   if (flag === "--study") needs.push(...studyNeeds(value));
   else if (flag === "--engine") needs.push(...engineNeeds(value));
-  else fail(`unknown option '${flag}' (known: --study NAME, --engine NAME)`);
+  else if (flag === "--crate") {
+    const { crate, version, bin } = crateOf(value);
+    process.stdout.write(`${crate} ${version} ${bin}\n`);
+  } else fail(`unknown option '${flag}' (known: --study NAME, --engine NAME, --crate PROXY)`);
 }
 for (const [command, pkg] of needs) process.stdout.write(`${command}=${pkg}\n`);

@@ -87,12 +87,14 @@ fi
 # or command=go for a Go tool built below.
 declare -A go_needed=()
 declare -A npm_proxies=() # binary -> proxy folder with a package-lock.json
+declare -A cargo_proxies=() # binary -> proxy folder with a crate.yml
 if $for_tests; then npm_proxies[hive-gateway]=hive-gateway; fi
 if ((${#needs_args[@]})); then
   needs=$(node scripts/needs.js "${needs_args[@]}")
   while IFS='=' read -r cmd pkg; do
     if [ "$pkg" = go ] || [ "$pkg" = maven ]; then go_needed[$cmd]=1
     elif [[ "$pkg" == npm:* ]]; then npm_proxies[$cmd]=${pkg#npm:}
+    elif [[ "$pkg" == cargo:* ]]; then cargo_proxies[$cmd]=${pkg#cargo:}
     elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
   done <<<"$needs"
 fi
@@ -247,6 +249,35 @@ exec java -Xmx512m -XX:+UseSerialGC -jar "$jar" "\$@"
 WRAPPER
   chmod +x "$tools/bin/proxybench-coprocessor-java"
 fi
+
+# --- Rust proxies: the extensibility study's Apollo Router ------------------------------------
+# cargo install --locked (the crate's own lock) at the version of proxies/<proxy>/crate.yml into
+# .tools/<proxy>, once; its build folder stays in .tools/<proxy>/target (a rebuild at another
+# version reuses it; delete it to get the disk back). Its build scripts need protoc (above).
+# Measured for apollo-router 2.17.0 on 2 cores: about N minutes, N GB of build folder.
+install_cargo_proxies() {
+  local bin proxy spec crate version exe dest start
+  for bin in "${!cargo_proxies[@]}"; do
+    proxy=${cargo_proxies[$bin]} dest="$tools/${cargo_proxies[$bin]}"
+    spec=$(node scripts/needs.js --crate "$proxy")
+    read -r crate version exe <<<"$spec"
+    if [ ! -x "$dest/bin/$exe" ] || [ "$(cat "$dest/.version" 2>/dev/null)" != "$version" ]; then
+      command -v cargo >/dev/null 2>&1 || { echo "setup.sh: $proxy is built with Rust's cargo: install Rust (https://rustup.rs), then run setup again" >&2; exit 1; }
+      say "building $crate $version (cargo install --locked into .tools/$proxy; the first build takes long, log: .tools/setup-$proxy.log)"
+      start=$SECONDS
+      if ! CARGO_TARGET_DIR="$dest/target" nice -n 19 cargo install "$crate" --version "$version" --locked \
+        --root "$dest" --force >"$tools/setup-$proxy.log" 2>&1; then
+        tail -n 30 "$tools/setup-$proxy.log" >&2
+        echo "setup.sh: building $crate $version failed (log: .tools/setup-$proxy.log)" >&2
+        exit 1
+      fi
+      echo "$version" >"$dest/.version"
+      say "built $crate $version in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s; disk: $(du -sh "$dest/target" | cut -f1) build folder (.tools/$proxy/target), $(du -sh "$dest/bin/$exe" | cut -f1) binary"
+    fi
+    ln -sf "../$proxy/bin/$exe" "$tools/bin/$bin"
+  done
+}
+install_cargo_proxies
 
 wait_background
 trap - EXIT

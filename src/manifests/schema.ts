@@ -30,7 +30,16 @@ const ConfigRef = z.object({ template: z.string(), output: z.string() }).strict(
 
 /** How a proxy does one test of the extensibility study with one kind of extension point, or why it cannot. */
 const ExtensionPoint = z.union([
-  z.object({ configs: z.array(ConfigRef).min(1) }).strict(),
+  z
+    .object({
+      configs: z.array(ConfigRef).min(1),
+      /** An environment variable the proxy needs for it (a licence), and why; unset: skipped with the reason. */
+      requiresEnv: z
+        .object({ name: z.string().regex(/^[A-Z_][A-Z0-9_]*$/), reason: z.string().min(1) })
+        .strict()
+        .optional(),
+    })
+    .strict(),
   z.object({ unsupported: z.string().min(1) }).strict(),
 ]);
 type ExtensionPoint = z.infer<typeof ExtensionPoint>;

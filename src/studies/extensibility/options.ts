@@ -55,13 +55,15 @@ export function isGatewayTest(gateway: ProxyManifest, test: string): boolean {
 /**
  * The options of `gateway` for `test`, in the seed's row order (config, script, then each
  * coprocessor), and the ones it lacks with the reason. `fileExists` says whether a kind's
- * required file (a dynamic module) is installed.
+ * required file (a dynamic module) is installed; `env` holds the variables a test may require
+ * (Apollo Router's licence).
  */
 export function planOptions(
   gateway: LoadedProxy,
   test: string,
   coprocessors: readonly CoprocessorChoice[],
   fileExists: (file: string) => boolean,
+  env: Readonly<Record<string, string | undefined>> = {},
 ): OptionPlan {
   const plan: OptionPlan = { options: [], skipped: [] };
   const name = gateway.manifest.name;
@@ -73,7 +75,9 @@ export function planOptions(
     if (!ext) skipAll(`${name} has no ${kind} extension point in ${gateway.file}`);
     else if (!point) skipAll(`${name}'s ${kind} extension point has no '${test}' test in ${gateway.file}`);
     else if ("unsupported" in point) skipAll(point.unsupported);
-    else if (ext.requires && !fileExists(ext.requires.file)) {
+    else if (point.requiresEnv && !env[point.requiresEnv.name]) {
+      skipAll(`${point.requiresEnv.reason} (set ${point.requiresEnv.name} to run it)`);
+    } else if (ext.requires && !fileExists(ext.requires.file)) {
       skipAll(
         `needs ${ext.requires.file} (Debian package ${ext.requires.package}; fix: npm run setup -- --study extensibility)`,
       );
@@ -93,34 +97,87 @@ export interface DerivedSettings {
   memoryLimitBytes: number;
   /** Cores of the coprocessor. */
   sidecarCpus: number[];
+  /** Where the gateway runs: natively, or its image (the coprocessor runs natively either way). */
+  runtime?: "native" | "docker";
+}
+
+/** Where an image's new config file is mounted when no config of the same output names one. */
+const IMAGE_CONFIG_DIR = "/etc/proxybench";
+
+interface SectionConfig {
+  template: string;
+  output: string;
+  mount?: string;
 }
 
 /**
- * The gateway's manifest for one option (pure): its native configs plus the option's, its
- * coprocessor as the sidecar, the memory cap, and what ran recorded in its tuning. The
- * baseline gets the same cap and nothing else. Native only: the image section is dropped.
+ * A section's configs with the option's (pure): an option's config replaces the section's of the
+ * same output in place (a container keeps its mount), the others are added after them, with
+ * `mountOf(output)` as their mount when given (an image's).
+ */
+export function withOptionConfigs(
+  configs: readonly SectionConfig[],
+  added: ReadonlyArray<{ template: string; output: string }>,
+  mountOf?: (output: string) => string,
+): SectionConfig[] {
+  const out = [...configs];
+  for (const a of added) {
+    const i = out.findIndex((c) => c.output === a.output);
+    const same = out[i];
+    if (same) out[i] = { ...same, template: a.template };
+    else out.push(mountOf ? { ...a, mount: mountOf(a.output) } : { ...a });
+  }
+  return out;
+}
+
+type RunSection = NonNullable<ProxyManifest["native"] | ProxyManifest["image"]>;
+
+/** The gateway's section for the runtime with the option's args, env and configs (pure). */
+function optionSection<S extends RunSection>(
+  section: S,
+  option: ExtensionOption | undefined,
+  image: boolean,
+): S {
+  const configs = withOptionConfigs(
+    section.configs,
+    option?.configs ?? [],
+    image ? (output) => `${IMAGE_CONFIG_DIR}/${output}` : undefined,
+  );
+  return {
+    ...section,
+    args: [...section.args, ...(option?.args ?? [])],
+    env: { ...section.env, ...(option?.env ?? {}) },
+    configs,
+  };
+}
+
+/**
+ * The gateway's manifest for one option (pure): its configs plus the option's, its coprocessor
+ * as the sidecar, the memory cap, and what ran recorded in its tuning. The baseline gets the
+ * same cap and nothing else. Natively the image section is dropped; under docker the native one.
  */
 export function derivedManifest(
   gateway: ProxyManifest,
   option: ExtensionOption | undefined,
   settings: DerivedSettings,
 ): ProxyManifest {
-  const { extensions: _extensions, image: _image, instructions: _instructions, ...rest } = gateway;
-  if (!rest.native) throw new UserError(`${gateway.name}: the extensibility study runs native proxies only`);
+  const { extensions: _extensions, image, native, instructions: _instructions, ...rest } = gateway;
+  const docker = settings.runtime === "docker";
+  if (docker && !image) throw new UserError(`${gateway.name}: --runtime docker: it has no image`);
+  if (!docker && !native)
+    throw new UserError(
+      `${gateway.name}: the extensibility study runs it natively only with a 'native' section`,
+    );
   const c = option?.coprocessor;
   return {
     ...rest,
-    native: {
-      ...rest.native,
-      args: [...rest.native.args, ...(option?.args ?? [])],
-      env: { ...rest.native.env, ...(option?.env ?? {}) },
-      configs: [...rest.native.configs, ...(option?.configs ?? [])],
-    },
+    ...(docker && image ? { image: optionSection(image, option, true) } : {}),
+    ...(!docker && native ? { native: optionSection(native, option, false) } : {}),
     memoryLimitBytes: settings.memoryLimitBytes,
     tuning: {
       ...rest.tuning,
       extension: option?.name ?? BASELINE,
-      memoryLimit: `${settings.memoryLimitBytes} bytes each (prlimit --data)`,
+      memoryLimit: `${settings.memoryLimitBytes} bytes each (${docker ? "docker --memory; the coprocessor prlimit --data" : "prlimit --data"})`,
       ...(c ? { coprocessorCores: settings.sidecarCpus.join(",") } : {}),
     },
     ...(c && c.binary !== undefined

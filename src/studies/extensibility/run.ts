@@ -91,6 +91,7 @@ async function writeVariant(
   const manifest = derivedManifest(gateway.manifest, option, {
     memoryLimitBytes: ctx.settings.memoryLimitBytes,
     sidecarCpus: ctx.sidecarCpus,
+    runtime: ctx.overrides.runtime ?? "native",
   });
   await writeFile(path.join(proxyDir, "proxy.yml"), stringify(manifest));
   const effect = ctx.settings.effects[scenario.name];
@@ -111,7 +112,7 @@ async function runTest(
 ): Promise<TestRun> {
   const scenario = studyScenario(ctx.study, manifests, test)?.manifest;
   if (!scenario) throw new UserError(`${ctx.study.file}: scenarios: unknown scenario '${test}'`);
-  const plan = planOptions(gateway, test, coprocessors, (f) => existsSync(f));
+  const plan = planOptions(gateway, test, coprocessors, (f) => existsSync(f), process.env);
   const name = gateway.manifest.name;
   const run: TestRun = {
     test,
@@ -133,7 +134,7 @@ async function runTest(
     durationS: ctx.overrides.durationS ?? m.durationS,
     warmupS: ctx.overrides.warmupS ?? m.warmupS,
     ...withoutUndefined({ loads: ctx.overrides.loads ?? m.loads }),
-    ...pickDefined(ctx.overrides, ["cpus", "retries", "noiseLimit"]),
+    ...pickDefined(ctx.overrides, ["cpus", "retries", "noiseLimit", "runtime", "imageTag"]),
     variants,
     out: path.join(ctx.out, `${test}-${name}`),
   };
@@ -147,13 +148,14 @@ async function runTest(
 function withLimits(results: Results, ctx: TestContext): Results {
   const memoryBytes = ctx.settings.memoryLimitBytes;
   const how = "taskset; prlimit --data (RLIMIT_DATA)";
+  const gatewayHow = ctx.overrides.runtime === "docker" ? "docker run --cpuset-cpus --memory" : how;
   return {
     ...results,
     settings: { ...results.settings, study: ctx.study.manifest.name },
     environment: {
       ...results.environment,
       limits: {
-        gateway: { cores: ctx.layout.proxy, memoryBytes, how },
+        gateway: { cores: ctx.layout.proxy, memoryBytes, how: gatewayHow },
         coprocessor: { cores: ctx.sidecarCpus, memoryBytes, how },
       },
     },
@@ -171,11 +173,6 @@ export async function runExtensibilityStudy(
 ): Promise<ExtensibilityOutcome> {
   const settings = study.manifest.extensibility;
   if (!settings) throw new UserError(`${study.file}: extensibility: missing`);
-  if (overrides.runtime === "docker") {
-    throw new UserError(
-      "--runtime docker: the extensibility study runs its gateways and coprocessors natively",
-    );
-  }
   const cores = deps.cores ?? coreCount();
   const layout =
     overrides.cpus !== undefined ? parseCpuLayout(overrides.cpus, cores) : defaultCpuLayout(cores).layout;

@@ -17,6 +17,8 @@ import { PROJECT_ROOT } from "../../../src/util/paths.js";
 const NGINX = path.join(PROJECT_ROOT, "proxies", "nginx", "proxy.yml");
 const NJS = "/usr/lib/nginx/modules/ngx_http_js_module.so";
 const HIVE = path.join(PROJECT_ROOT, "proxies", "hive-gateway", "proxy.yml");
+const ROUTER = path.join(PROJECT_ROOT, "proxies", "apollo-router", "proxy.yml");
+const LICENCE = "APOLLO_ROUTER_LICENSE";
 
 const coprocessors: CoprocessorChoice[] = [
   {
@@ -152,5 +154,89 @@ describe("extensibility manifests: what a row runs", () => {
       ["config", "skipped"],
     ]);
     expect(group.baselineProblem).toBe("the baseline is failed");
+  });
+});
+
+describe("Apollo Router's rows: the licence its enterprise plugins need", () => {
+  it("without a licence: config and Rhai run, the coprocessors and Rhai's JWT check are skipped with the reason", async () => {
+    const router = await loadProxyFile(ROUTER, true);
+    const header = planOptions(router, "graphql-static-header", coprocessors, () => true, {});
+    expect(header.options.map((o) => o.name)).toEqual(["config", "script"]);
+    const reasons = Object.fromEntries(header.skipped.map((s) => [s.option, s.reason]));
+    expect(reasons.go).toMatch(
+      /coprocessor plugin is a GraphOS Enterprise feature.*\(set APOLLO_ROUTER_LICENSE to run it\)$/,
+    );
+    expect(reasons.node).toBe(reasons.go);
+    expect(reasons.csharp).toBe(reasons.go);
+    const client = planOptions(router, "graphql-client-awareness", coprocessors, () => true, {});
+    expect(client.options).toEqual([]);
+    expect(client.skipped.find((s) => s.option === "script")?.reason).toMatch(
+      /authentication plugin.*APOLLO_ROUTER_LICENSE/,
+    );
+  });
+
+  it("with a licence: every coprocessor that runs here, and Rhai's client awareness with its JWKS", async () => {
+    const router = await loadProxyFile(ROUTER, true);
+    const env = { [LICENCE]: "a-licence" };
+    const guid = planOptions(router, "graphql-guid-response", coprocessors, () => true, env);
+    expect(guid.options.map((o) => o.name)).toEqual(["script", "go", "node"]);
+    const client = planOptions(router, "graphql-client-awareness", coprocessors, () => true, env);
+    expect(client.options.map((o) => o.name)).toEqual(["script", "go", "node"]);
+    expect(client.options[0]?.configs.map((c) => c.output)).toEqual([
+      "router.yaml",
+      "client-awareness.rhai",
+      "jwks.json",
+    ]);
+  });
+});
+
+describe("extensibility manifests under --runtime docker: the gateway's image", () => {
+  it("an option's router.yaml replaces the image's in place, its mount kept; a new file is mounted too", async () => {
+    const router = await loadProxyFile(ROUTER, true);
+    const option = planOptions(router, "graphql-static-header", coprocessors, () => true).options.find(
+      (o) => o.name === "script",
+    );
+    const settings = { memoryLimitBytes: 1 << 30, sidecarCpus: [0], runtime: "docker" as const };
+    const m = derivedManifest(router.manifest, option, settings);
+    expect(ProxyManifest.safeParse(m).success).toBe(true);
+    expect(m.native).toBeUndefined();
+    expect(m.image?.configs).toEqual([
+      {
+        template: "extensibility/rhai-static-header.router.yaml",
+        output: "router.yaml",
+        mount: "/etc/proxybench/router.yaml",
+      },
+      {
+        template: "supergraph.graphql",
+        output: "supergraph.graphql",
+        mount: "/etc/proxybench/supergraph.graphql",
+      },
+      {
+        template: "extensibility/static-header.rhai",
+        output: "static-header.rhai",
+        mount: "/etc/proxybench/static-header.rhai",
+      },
+    ]);
+    expect(m.tuning).toMatchObject({ extension: "script" });
+    expect(String(m.tuning.memoryLimit)).toMatch(/docker --memory/);
+  });
+
+  it("natively the option's config replaces the gateway's of the same output (one router.yaml)", async () => {
+    const router = await loadProxyFile(ROUTER, true);
+    const option = planOptions(router, "graphql-guid-response", coprocessors, () => true).options[0];
+    const m = derivedManifest(router.manifest, option, { memoryLimitBytes: 1 << 30, sidecarCpus: [0] });
+    expect(m.image).toBeUndefined();
+    expect(m.native?.configs.map((c) => c.template)).toEqual([
+      "extensibility/rhai-guid-response.router.yaml",
+      "supergraph.graphql",
+      "extensibility/guid-response.rhai",
+    ]);
+  });
+
+  it("a gateway without an image cannot run under docker, and says so", async () => {
+    const hive = await loadProxyFile(HIVE, true);
+    expect(() =>
+      derivedManifest(hive.manifest, undefined, { memoryLimitBytes: 1, sidecarCpus: [0], runtime: "docker" }),
+    ).toThrow(/hive-gateway: --runtime docker: it has no image/);
   });
 });
