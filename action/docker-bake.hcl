@@ -1,7 +1,9 @@
-// Images for `proxybench run --runtime docker`: one target per proxy named in PROXIES (built
-// from <PROXIES_DIR>/<name>/Dockerfile), and the upstream on demand, each tagged proxybench/<name>:<IMAGE_TAG>
-// and cached in the GitHub Actions cache under its own scope. Used by action/action.yml;
-// locally: PROXIES=nginx,envoy docker buildx bake -f action/docker-bake.hcl --load
+// Images for `proxybench run --runtime docker`: one target per proxy named in PROXIES, built from
+// its folder in PROXY_CONTEXTS (a JSON object of proxy -> folder, written by `proxybench images`:
+// your proxies-dir's folder of that name, else the built-in one), else <PROXIES_DIR>/<name>; and
+// the upstream on demand, each tagged proxybench/<name>:<IMAGE_TAG> and cached in the GitHub
+// Actions cache under its own scope. Used by action/action.yml; locally:
+// PROXIES=nginx,envoy docker buildx bake -f action/docker-bake.hcl --load
 // (without the GitHub cache: add --set '*.cache-from=' --set '*.cache-to=').
 
 variable "PROXIES" {
@@ -9,6 +11,9 @@ variable "PROXIES" {
 }
 variable "PROXIES_DIR" {
   default = "proxies"
+}
+variable "PROXY_CONTEXTS" {
+  default = "{}"
 }
 variable "UPSTREAM_DIR" {
   default = "upstream"
@@ -46,7 +51,7 @@ target "proxy" {
   matrix = {
     p = with_images(PROXIES)
   }
-  context    = "${PROXIES_DIR}/${p}"
+  context    = lookup(jsondecode(PROXY_CONTEXTS), p, "${PROXIES_DIR}/${p}")
   dockerfile = "Dockerfile"
   tags       = ["proxybench/${p}:${IMAGE_TAG}"]
   cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-${p}"]

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { register as compare } from "./compare.js";
 import { register as comment } from "./comment.js";
 import { register as doctor } from "./doctor.js";
+import { register as images } from "./images.js";
 import { register as list } from "./list.js";
 import { register as publish } from "./publish.js";
 import { register as report } from "./report.js";
@@ -16,4 +17,5 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   compare,
   publish,
   comment,
+  images,
 ];

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { readdir, readFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { tmpdir } from "node:os";
+import { promisify } from "node:util";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { loadProxyFile } from "../../src/manifests/load.js";
@@ -13,6 +16,7 @@ import {
 } from "../../src/runner/specs.js";
 import { parseVariant } from "../../src/runner/variants.js";
 import { buildDockerRunArgs } from "../../src/runner/docker-runtime.js";
+import { imageContexts } from "../../src/runner/image-contexts.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 
 const PROXIES = path.join(PROJECT_ROOT, "proxies");
@@ -173,7 +177,7 @@ describe("the bake file of the run action", () => {
   it("builds every proxy but direct, from its own folder, with a cache scope of its own", () => {
     expect(hcl).toMatch(/matrix = \{\s*p = with_images\(PROXIES\)\s*\}/);
     expect(hcl).toMatch(/trimspace\(p\) != "direct"/);
-    expect(hcl).toContain('context    = "${PROXIES_DIR}/${p}"');
+    expect(hcl).toContain('context    = lookup(jsondecode(PROXY_CONTEXTS), p, "${PROXIES_DIR}/${p}")');
     expect(hcl).toContain('cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-${p}"]');
     expect(hcl).toContain('cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-${p}"]');
     expect(hcl).toMatch(/group "default" \{\s*targets = \["proxy"\]\s*\}/);
@@ -188,7 +192,9 @@ describe("the bake file of the run action", () => {
     expect(run?.env?.IMAGE_TAG).toBe("${{ inputs.image-tag }}");
     expect(run?.run).toContain('--image-tag "$IMAGE_TAG"');
     expect(bake?.env?.PROXIES).toBe("${{ inputs.proxies }}");
-    expect(bake?.env?.PROXIES_DIR).toContain("inputs.proxies-dir");
+    const contexts = action.runs.steps.find((s) => s.name === "Find the images' folders");
+    expect(contexts?.env?.PROXIES).toBe("${{ inputs.proxies }}");
+    expect(contexts?.env?.PROXIES_DIR).toContain("inputs.proxies-dir");
     expect(bake?.with).toMatchObject({ source: ".", load: true });
   });
 
@@ -198,8 +204,11 @@ describe("the bake file of the run action", () => {
     const base = bakes[1] as (typeof bakes)[number] & { if?: string };
     expect(base.if).toBe("${{ inputs.base-dir != '' }}");
     expect(base.env?.IMAGE_TAG).toBe("${{ format('{0}-base', inputs.image-tag) }}");
-    expect(base.env?.PROXIES_DIR).toContain("format('{0}/{1}', inputs.base-dir, inputs.proxies-dir)");
-    expect(bakes[0]?.env?.PROXIES_DIR).toContain("format('{0}/{1}', inputs.head-dir, inputs.proxies-dir)");
+    const folders = action.runs.steps.filter((s) => s.run?.includes(" images --proxies "));
+    expect(folders.map((s) => s.env?.PROXIES_DIR)).toEqual([
+      "${{ inputs.proxies-dir != '' && inputs.head-dir != '' && format('{0}/{1}', inputs.head-dir, inputs.proxies-dir) || inputs.proxies-dir }}",
+      "${{ inputs.proxies-dir != '' && format('{0}/{1}', inputs.base-dir, inputs.proxies-dir) || '' }}",
+    ]);
     const run = action.runs.steps.find((s) => s.run?.includes(" run --runtime docker"));
     expect(run?.run).toContain(
       '${BASE_DIR:+--variant "base:$IMAGE_TAG-base=$BASE_DIR" --variant "head:$IMAGE_TAG-head=$HEAD_DIR"}',
@@ -209,5 +218,101 @@ describe("the bake file of the run action", () => {
     expect(imageRef("envoy", proxyImageTag({ variants: [base0] }, "base"))).toBe("proxybench/envoy:pb-base");
     expect(run?.env?.VARIANT_PROXIES_DIR).toBe("${{ inputs.base-dir != '' && inputs.proxies-dir || '' }}");
     expect(run?.run).toContain('${VARIANT_PROXIES_DIR:+--variant-proxies-dir "$VARIANT_PROXIES_DIR"}');
+  });
+});
+
+describe("the folder each image is built from: proxies-dir overrides built-ins by name", () => {
+  const action = parseYaml(readFileSync(path.join(PROJECT_ROOT, "action", "action.yml"), "utf8")) as {
+    runs: {
+      steps: Array<{ id?: string; uses?: string; run?: string; if?: string; env?: Record<string, string> }>;
+    };
+  };
+  const caller = parseYaml(
+    readFileSync(path.join(PROJECT_ROOT, "workflows", "pr-benchmark.yml"), "utf8"),
+  ) as {
+    jobs: { bench: { with: { proxies: string; "proxies-dir": string } } };
+  };
+
+  /** A checkout of the caller's repository: its proxies-dir holds its own nginx only. */
+  async function checkout(): Promise<string> {
+    const root = await mkdtemp(path.join(tmpdir(), "pb-contexts-"));
+    const own = path.join(root, caller.jobs.bench.with["proxies-dir"], "nginx");
+    await cp(path.join(PROXIES, "nginx"), own, { recursive: true });
+    await writeFile(path.join(own, "Dockerfile"), "FROM nginx:1.28.0-alpine\nUSER 101\n");
+    return root;
+  }
+
+  it("workflows/pr-benchmark.yml builds: its nginx from its folder, haproxy, envoy and yarp from the built-ins", async () => {
+    const root = await checkout();
+    try {
+      const proxies = caller.jobs.bench.with.proxies.split(",");
+      expect(proxies).toEqual(["nginx", "haproxy", "envoy", "yarp"]);
+      const dir = path.join(root, caller.jobs.bench.with["proxies-dir"]);
+      const contexts = await imageContexts(proxies, { proxiesDirs: [dir] });
+      expect(contexts).toEqual({
+        nginx: path.join(dir, "nginx"),
+        haproxy: path.join(PROXIES, "haproxy"),
+        envoy: path.join(PROXIES, "envoy"),
+        yarp: path.join(PROXIES, "yarp"),
+      });
+      // Every context is a folder Buildx can build: it has the Dockerfile.
+      for (const context of Object.values(contexts))
+        expect(existsSync(path.join(context, "Dockerfile"))).toBe(true);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it("leaves out what has no image (direct), refuses an unknown proxy by name, ignores a folder the base lacks", async () => {
+    expect(await imageContexts(["direct", "envoy"], {})).toEqual({ envoy: path.join(PROXIES, "envoy") });
+    await expect(imageContexts(["envoy", "nginy"], {})).rejects.toThrow(/unknown proxy 'nginy'/);
+    const missing = path.join(tmpdir(), "pb-no-such-folder", "proxies");
+    expect(await imageContexts(["nginx"], { proxiesDirs: [missing] })).toEqual({
+      nginx: path.join(PROXIES, "nginx"),
+    });
+  });
+
+  it("the CLI writes the contexts as a step output, and the bake steps build from them", async () => {
+    const root = await checkout();
+    try {
+      const output = path.join(root, "github-output");
+      await writeFile(output, "");
+      const dir = path.join(root, "proxies");
+      await promisify(execFile)(
+        process.execPath,
+        [
+          path.join(PROJECT_ROOT, "bin", "proxybench.js"),
+          "images",
+          "--proxies",
+          "nginx,envoy",
+          "--proxies-dir",
+          dir,
+          "--github-output",
+          "contexts",
+        ],
+        { env: { ...process.env, GITHUB_OUTPUT: output } },
+      );
+      const line = (await readFile(output, "utf8")).trim();
+      expect(line.startsWith("contexts=")).toBe(true);
+      expect(JSON.parse(line.slice("contexts=".length))).toEqual({
+        nginx: path.join(dir, "nginx"),
+        envoy: path.join(PROXIES, "envoy"),
+      });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+    const steps = action.runs.steps;
+    const head = steps.find((s) => s.id === "head-contexts");
+    const base = steps.find((s) => s.id === "base-contexts");
+    expect(head?.run).toContain('images --proxies "$PROXIES"');
+    expect(head?.run).toContain("--github-output contexts");
+    expect(base?.if).toBe("${{ inputs.base-dir != '' }}");
+    const bakes = steps.filter((s) => s.uses?.startsWith("docker/bake-action@"));
+    expect(bakes.map((b) => b.env?.PROXY_CONTEXTS)).toEqual([
+      "${{ steps.head-contexts.outputs.contexts }}",
+      "${{ steps.base-contexts.outputs.contexts }}",
+    ]);
+    const hcl = readFileSync(path.join(PROJECT_ROOT, "action", "docker-bake.hcl"), "utf8");
+    expect(hcl).toContain('context    = lookup(jsondecode(PROXY_CONTEXTS), p, "${PROXIES_DIR}/${p}")');
   });
 });

@@ -642,7 +642,8 @@ describe("the run action builds from outside the workspace", () => {
   it("allows Buildx to read the built-in proxies next to the action (buildx 0.20+ refuses otherwise)", () => {
     const action = read<Action>(path.join(PROJECT_ROOT, "action/action.yml"));
     const bake = (action.runs.steps ?? []).find((s) => s.uses?.startsWith("docker/bake-action@"));
-    expect(bake?.env?.PROXIES_DIR).toContain("format('{0}/../proxies', github.action_path)");
+    // The built-in proxies' folders (proxybench images) are next to the action.
+    expect(bake?.env?.PROXY_CONTEXTS).toBe("${{ steps.head-contexts.outputs.contexts }}");
     expect(String(bake?.with?.allow)).toBe("fs.read=${{ github.action_path }}/..");
   });
 });
