@@ -30,7 +30,7 @@ const UNIT = [
   "test/publish/{datajs,event}.test.ts",
   "test/report/{compare,escape,k6-summary,markdown}.test.ts",
   "test/results/{merge,schema,select}.test.ts",
-  "test/runner/{cpus,feedback,noise,plan,results-file,rounds,shard,specs,variants}.test.ts",
+  "test/runner/{cpus,crash-retries,feedback,noise,plan,results-file,rounds,shard,specs,variants}.test.ts",
   "test/stats/**/*.test.ts",
   "test/studies/{go-bench,list,load,max-rate,parity,plan,report}.test.ts",
   "test/studies/extensibility/{options,report}.test.ts",
@@ -49,11 +49,11 @@ const PROCESSES = [
   "test/manifests/envoy-extensions.test.ts",
   "test/publish/{git,page,shards}.test.ts",
   "test/report/html.test.ts",
-  "test/runner/{docker-runtime,doctor-needs,preflight,tls,variant-images}.test.ts",
+  "test/runner/{docker-runtime,doctor-needs,leftovers,preflight,tls,variant-images}.test.ts",
   "test/studies/{limits,list-here}.test.ts",
   "test/studies/extensibility/{apollo-router,coprocessors}.test.ts",
   "test/upstream/generated.test.ts",
-  "test/util/process-groups.test.ts",
+  "test/util/{dies-with-parent,process-groups}.test.ts",
 ];
 
 export default defineConfig({

@@ -8,6 +8,7 @@ import { readTuning, type Tuning } from "../environment/tuning.js";
 import { findExecutable } from "../util/paths.js";
 import { engineCheck } from "./doctor-needs.js";
 import { DEFAULT_PROXIES } from "./plan.js";
+import { describeLeftover, findLeftovers, stopCommand, type Leftover } from "./leftovers.js";
 import { nativeAvailability } from "./proxy-binary.js";
 import { UPSTREAM_BIN, UPSTREAM_SRC } from "./upstream.js";
 
@@ -156,7 +157,19 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
   checks.push(...checkTuning(await readTuning()));
   checks.push(checkNofile(parseNofile(await readFile("/proc/self/limits", "utf8").catch(() => ""))));
   checks.push(checkLoad(os.loadavg()[0] ?? 0, cores));
+  checks.push(checkLeftovers(findLeftovers()));
   return checks;
+}
+
+/** Processes that earlier runs left running (a run killed outright): each named, and the command that stops them. */
+export function checkLeftovers(leftovers: readonly Leftover[]): Check {
+  if (leftovers.length === 0) return { name: "leftovers", level: "ok", detail: "none from earlier runs" };
+  return {
+    name: "leftovers",
+    level: "warn",
+    detail: `${leftovers.length} process group(s) that earlier runs left running: ${leftovers.map(describeLeftover).join("; ")}`,
+    fix: `${stopCommand(leftovers)}  (or run --resume with their results folder, which stops them first)`,
+  };
 }
 
 async function upstreamCheck(): Promise<Check> {

@@ -30,6 +30,7 @@ export async function measureRepetition(
   const retries = settings.retries ?? DEFAULT_RETRIES;
   const cores = [...settings.cpus.loadgen, ...settings.cpus.proxy, ...settings.cpus.upstream];
   const watchNoise = ctx.runtime.kind === "native";
+  const crashes: string[] = [];
   for (let attempt = 1; ; attempt++) {
     const before = watchNoise ? await noiseSnapshot() : undefined;
     const startedAt = new Date().toISOString();
@@ -49,21 +50,53 @@ export async function measureRepetition(
     const noisy =
       rep.status === "ok" || rep.status === "loadgen-bound" ? noiseReason(noise, limit) : undefined;
     const dropped = onlyDroppedIterations(m, classified);
-    if ((noisy || dropped) && attempt <= retries) {
-      const redone = (a.cell.redone ??= { noisy: 0, dropped: 0 });
-      if (noisy) redone.noisy += 1;
-      else redone.dropped += 1;
-      ctx.progress.line(
-        `${a.cell.id} rep ${round + 1}: ${noisy ? `noisy: ${noisy}` : "dropped iterations"}; measuring it again`,
-      );
+    const crash = loadgenCrash(m, a);
+    if ((crash || noisy || dropped) && attempt <= retries) {
+      if (crash) crashes.push(`try ${attempt}: ${crash}`);
+      else countRedone(a, noisy ? "noisy" : "dropped");
+      const why = crash
+        ? `the load generator crashed (${crash})`
+        : noisy
+          ? `noisy: ${noisy}`
+          : "dropped iterations";
+      ctx.progress.line(`${a.cell.id} rep ${round + 1}: ${why}; measuring it again`);
       continue;
     }
+    if (crash && crashes.length > 0)
+      rep.reasons.push(`it crashed on each earlier try too: ${crashes.join("; ")}`);
     if (noisy) {
       rep.status = "noisy";
       rep.reasons.push(`${noisy}, still after ${retries} more ${retries === 1 ? "try" : "tries"}`);
     }
     return rep;
   }
+}
+
+function countRedone(a: ActiveCell, why: "noisy" | "dropped"): void {
+  const redone = (a.cell.redone ??= { noisy: 0, dropped: 0 });
+  redone[why] += 1;
+}
+
+/**
+ * Why the load generator's run was a crash of the instrument, worth measuring again like a noisy
+ * one: killed by a signal (the run's own time limit included), or an abnormal exit with nothing
+ * measured. Undefined otherwise, and when the cell's proxy or sidecar died: then the target, not
+ * the instrument, is what failed.
+ */
+export function loadgenCrash(
+  m: EngineMeasurement,
+  a: Pick<ActiveCell, "proc" | "sidecar">,
+): string | undefined {
+  const killed = m.exitCode === null;
+  const emptyExit = m.exitCode !== 0 && m.exitCode !== 99 && m.requests === 0;
+  if (!killed && !emptyExit) return undefined;
+  if ((a.proc && !a.proc.alive()) || (a.sidecar && !a.sidecar.proc.alive())) return undefined;
+  return (
+    m.engineErrors[0] ??
+    (killed
+      ? "the load generator was killed by a signal"
+      : `the load generator exited with code ${m.exitCode} and measured nothing`)
+  );
 }
 
 /** The repetition is only loadgen-bound, with dropped iterations: worth measuring again alone. */

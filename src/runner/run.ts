@@ -20,6 +20,7 @@ import { plannedSeconds, skippedName, splitForResume, type Plan, type PlannedCel
 import { Progress, type ProgressStream } from "./progress.js";
 import { preflight } from "./preflight.js";
 import { ResultsFile } from "./results-file.js";
+import { openRunLedger } from "./leftovers.js";
 import type { Runtime } from "./runtime.js";
 import { createRuntime } from "./runtime-factory.js";
 import {
@@ -86,6 +87,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   const runtime = deps.runtime ?? createRuntime(settings.runtime);
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
 
+  const ledger = await openRunLedger(run.dir, settings.cpus, (line) => stderr.write(`${line}\n`));
   const tls = await makeResultsDir(run);
   const environment = await captureEnvironment({
     tools,
@@ -120,6 +122,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
     if (!guard.isInterrupted()) {
       progress.finish();
       await stopAll();
+      ledger.close();
       await file.save(results).catch(() => undefined);
       guard.remove();
       throw err;
@@ -129,6 +132,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   if (guard.isInterrupted()) return new Promise<never>(() => undefined);
   progress.finish();
   await stopAll();
+  ledger.close();
   guard.remove();
   return finishRun(run, results, file, {
     stdout,

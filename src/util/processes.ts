@@ -1,13 +1,42 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import { accessSync, constants, createWriteStream, readFileSync, statSync } from "node:fs";
+import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { once } from "node:events";
+import { diesWithParent, guardGroup, releaseGroup } from "./child-guard.js";
 
 /**
  * Every process proxybench starts goes through `startProcess`: it is pinned with taskset when
  * cores are given, put in its own process group, logged to a file, and registered so that
- * `stopAll` (on exit, error or Ctrl-C) leaves nothing behind.
+ * `stopAll` (on exit, error or Ctrl-C) leaves nothing behind. Its group also dies with this
+ * process when that is killed outright (child-guard.ts), and a watcher (the run's pid files)
+ * hears of each group from its start until nothing of it runs.
  */
+
+/** A started process group, as a watcher hears of it. */
+export interface ProcessRecord {
+  name: string;
+  /** The leader's pid, which is the group's id. */
+  pgid: number;
+  command: string;
+  args: string[];
+  cpus: number[];
+  /** The leader's start time (clock ticks after boot, /proc/PID/stat): tells a reused pid apart. */
+  startTicks?: number;
+}
+
+export interface ProcessWatcher {
+  started(record: ProcessRecord): void;
+  /** Nothing of the group runs any more. */
+  ended(pgid: number): void;
+}
+
+let watcher: ProcessWatcher | undefined;
+
+/** Who hears of each process group started from now on (undefined: nobody). */
+export function watchProcesses(next: ProcessWatcher | undefined): void {
+  watcher = next;
+}
 
 export interface StartOptions {
   name: string;
@@ -43,11 +72,14 @@ export class ManagedProcess {
       child.once("exit", (code, signal) => {
         this.exitInfo = { code, signal };
         live.delete(this);
+        // Workers a leader left behind keep the group held until stop() kills them.
+        if (!groupRuns(child.pid)) void this.release();
         resolve(this.exitInfo);
       });
       child.once("error", () => {
         this.exitInfo ??= { code: null, signal: null };
         live.delete(this);
+        void this.release();
         resolve(this.exitInfo);
       });
     });
@@ -83,6 +115,7 @@ export class ManagedProcess {
     if (!this.alive()) {
       const info = this.exitInfo ?? (await this.exited);
       signalGroup(this.child, "SIGKILL", false);
+      await this.release();
       return info;
     }
     signalGroup(this.child, "SIGTERM");
@@ -91,8 +124,22 @@ export class ManagedProcess {
       return await this.exited;
     } finally {
       clearTimeout(timer);
+      // What the leader leaves of its group (workers slow to follow it) goes with it.
+      signalGroup(this.child, "SIGKILL", false);
+      await this.release();
     }
   }
+
+  /** Nothing of the group runs any more (or what does was just sent SIGKILL): forget it. */
+  private release(): Promise<void> {
+    this.released ??= (async () => {
+      if (!held.delete(this) || this.child.pid === undefined) return;
+      watcher?.ended(this.child.pid);
+      await releaseGroup(this.child.pid);
+    })();
+    return this.released;
+  }
+  private released: Promise<void> | undefined;
 
   /** CPU time (user + system) used so far, in seconds, from /proc; undefined once exited. */
   async cpuSeconds(): Promise<number | undefined> {
@@ -101,6 +148,19 @@ export class ManagedProcess {
 }
 
 const live = new Set<ManagedProcess>();
+/** Started groups not yet known to be empty: the live processes and what leaders left behind. */
+const held = new Set<ManagedProcess>();
+
+/** True while some process of group `pgid` exists. */
+function groupRuns(pgid: number | undefined): boolean {
+  if (pgid === undefined) return false;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals, leaderToo = true): void {
   if (child.pid === undefined) return;
@@ -123,7 +183,11 @@ export function pinnedCommand(command: string, args: string[], cpus?: number[]):
 }
 
 export async function startProcess(options: StartOptions): Promise<ManagedProcess> {
-  const [command, args] = pinnedCommand(options.command, options.args, options.cpus);
+  // Behind taskset and setpriv a missing program would be their exit code 127: say so here.
+  if (!onPath(options.command, options.env?.PATH ?? process.env.PATH, options.cwd)) {
+    throw new Error(`cannot start ${options.name} (${options.command}): not found or not executable`);
+  }
+  const [command, args] = diesWithParent(...pinnedCommand(options.command, options.args, options.cpus));
   let stdio: ["ignore", "pipe" | number, "pipe" | number] = ["ignore", "pipe", "pipe"];
   let log: ReturnType<typeof createWriteStream> | undefined;
   if (options.logFile) {
@@ -144,15 +208,57 @@ export async function startProcess(options: StartOptions): Promise<ManagedProces
   }
   const managed = new ManagedProcess(options.name, child, options.logFile);
   live.add(managed);
+  if (child.pid !== undefined) hold(managed, child.pid, options);
   installCleanup();
   // A spawn failure (ENOENT) is reported by the 'error' event; surface it as an exit.
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", () => resolve());
     child.once("error", (err) =>
-      reject(new Error(`cannot start ${options.name} (${command}): ${err.message}`)),
+      reject(new Error(`cannot start ${options.name} (${options.command}): ${err.message}`)),
     );
   });
   return managed;
+}
+
+/** Whether `command` is an executable file, as given or in one of the folders of `searchPath`. */
+function onPath(command: string, searchPath = "", cwd = "."): boolean {
+  const candidates = command.includes("/")
+    ? [path.resolve(cwd, command)]
+    : searchPath.split(path.delimiter).map((dir) => path.join(dir || ".", command));
+  return candidates.some((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The group is guarded and the watcher hears of it, until release(). */
+function hold(managed: ManagedProcess, pgid: number, options: StartOptions): void {
+  held.add(managed);
+  guardGroup(pgid);
+  const startTicks = processStartTicks(pgid);
+  watcher?.started({
+    name: options.name,
+    pgid,
+    command: options.command,
+    args: options.args,
+    cpus: options.cpus ?? [],
+    ...(startTicks === undefined ? {} : { startTicks }),
+  });
+}
+
+/** When a process started, in clock ticks after boot (field 22 of /proc/PID/stat); undefined when gone. */
+export function processStartTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    return Number.isFinite(ticks) ? ticks : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs a command to completion and returns its exit code and combined output. */
@@ -174,9 +280,9 @@ export function liveProcesses(): ManagedProcess[] {
   return [...live];
 }
 
-/** Stops every live process; used at the end of a run, on error and on signals. */
+/** Stops every live process and what exited leaders left; used at the end of a run, on error and on signals. */
 export async function stopAll(graceMs = 3000): Promise<void> {
-  await Promise.all([...live].map((p) => p.stop(graceMs)));
+  await Promise.all([...held].map((p) => p.stop(graceMs)));
 }
 
 let cleanupInstalled = false;
@@ -185,7 +291,7 @@ function installCleanup(): void {
   cleanupInstalled = true;
   // Last resort when the event loop is gone: no grace, but nothing left running.
   process.once("exit", () => {
-    for (const p of live) signalGroup(p.child, "SIGKILL");
+    for (const p of held) signalGroup(p.child, "SIGKILL");
   });
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,6 +48,22 @@ describe("ResultsFile", () => {
     await file.save(results("4"));
     expect((await readResults(file.dir)).runId).toBe("3");
     expect(await readdir(file.dir)).toEqual(["results.json"]);
+  });
+
+  it("a full disk: the error names results.json, the temporary file goes, the last results stay", async () => {
+    const file = new ResultsFile(path.join(dir, "full"));
+    await file.save(results("1"));
+    const before = await readFile(file.file, "utf8");
+    // Writes to /dev/full fail with ENOSPC: the temporary file is a link to it.
+    await symlink("/dev/full", `${file.file}.tmp-${process.pid}`);
+    await expect(file.save(results("2"))).rejects.toThrow(
+      `${file.file}: cannot write the results (ENOSPC: no space left on device, write)`,
+    );
+    expect(await readdir(file.dir)).toEqual(["results.json"]);
+    expect(await readFile(file.file, "utf8")).toBe(before);
+    // the queue is not stuck on the failure: the next save writes
+    await file.save(results("3"));
+    expect((await readResults(file.dir)).runId).toBe("3");
   });
 
   it("refuses to write results that do not match the schema", () => {
