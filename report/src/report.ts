@@ -10,6 +10,7 @@ import {
   type Verdict,
 } from "../../src/report/compare.js";
 import { renderComparisonMarkdown } from "../../src/report/compare-markdown.js";
+import { escapeMarkdown } from "../../src/report/escape.js";
 import { renderMarkdownReport } from "../../src/report/markdown.js";
 import { readResults } from "../../src/results/io.js";
 import { cellRunners, expandResultPaths, readMergedResults } from "../../src/results/merge.js";
@@ -40,18 +41,19 @@ function overallVerdict(comparison: Comparison): Verdict {
 
 /**
  * Where the head was measured, from its results.json: the runner (given by the workflow, else
- * the host name), the CPU model, the core count and the cores of each role (pure).
+ * the host name), the CPU model, the core count and the cores of each role (pure). Every name is
+ * escaped: the results come from the benchmark's artifact, which the pull request controls.
  */
 function machineLine(head: Results, runnerName?: string): string {
   const env = head.environment;
-  const where = runnerName ?? env.hostname;
+  const where = escapeMarkdown(runnerName ?? env.hostname ?? "");
   const cpus = head.settings.cpus;
   const layout = [
     `load generator ${formatCores(cpus.loadgen)}`,
     `proxy ${formatCores(cpus.proxy)}`,
     `upstream ${formatCores(cpus.upstream)}`,
   ].join(", ");
-  const machine = `${env.cpuModel}, ${env.cores} core${env.cores === 1 ? "" : "s"}`;
+  const machine = `${escapeMarkdown(env.cpuModel)}, ${env.cores} core${env.cores === 1 ? "" : "s"}`;
   return `Measured on ${where ? `**${where}** (${machine})` : machine}; cores: ${layout}.`;
 }
 
@@ -77,10 +79,12 @@ function pairingLine(comparison: Comparison, head: Results, runnerName?: string)
   if (comparison.mode !== "paired") return `Base and head: ${comparison.label}.`;
   const runners = cellRunners(head);
   if (runners.size > 1) {
-    const list = [...runners].map(([name, cells]) => `**${name}** (${cells} cells)`).join(", ");
+    const list = [...runners]
+      .map(([name, cells]) => `**${escapeMarkdown(name)}** (${cells} cells)`)
+      .join(", ");
     return `Base and head ${comparison.label} on ${runners.size} runners, each cell's pairs on one machine: ${list}.`;
   }
-  const where = runnerName ?? [...runners.keys()][0] ?? head.environment.hostname;
+  const where = escapeMarkdown(runnerName ?? [...runners.keys()][0] ?? head.environment.hostname ?? "");
   return `Base and head ${comparison.label}${where ? ` on **${where}**` : ""}, interleaved on the same cores.`;
 }
 

@@ -18,23 +18,49 @@ export function escapeHtml(text: string): string {
 }
 
 /**
- * Markdown punctuation that can start emphasis, links, code or strike-through, or end a table
- * cell, anywhere in a line. (Names never start a line of ours, so `#`, `-`, `+` and `1.` are safe.)
+ * Markdown punctuation that can start emphasis, links, code, strike-through or math (`$`), or end
+ * a table cell, anywhere in a line.
  */
-const MARKDOWN_PUNCTUATION = /[\\`*_[\]|~]/g;
+const MARKDOWN_PUNCTUATION = /[\\`*_[\]|~$]/g;
 
 /**
- * Text for GitHub-flavoured markdown, inline or inside a table cell: HTML is neutralised with
- * entities (GitHub renders raw HTML; quotes need none outside a tag), markdown punctuation is backslash-escaped (so `|` cannot
- * end a cell and `[x](y)` is no link), `@` cannot mention anyone, and line breaks become spaces
- * (a newline would end the table row).
+ * An invisible character put where GitHub would otherwise turn plain text into something live: a
+ * mention (`@user`, `@org/team`, which notifies), a reference (`#12`, `GH-12`, `owner/repo#12`,
+ * which links the other issue back to ours) or a link (`https://x`, `www.x`, `a@b.c`). GitHub finds
+ * those in the rendered text, after entities are decoded, so an entity such as `&#64;` is not enough.
+ */
+const ZERO_WIDTH_SPACE = "\u200B";
+
+/**
+ * What opens a block when a line starts with it: a heading (`# `), a list item (`- `, `+ `,
+ * `1. `), a rule or a setext underline (`---`, `===`). `+40.00%` opens nothing and stays as it is.
+ */
+const BLOCK_START = /^(\s*)(#{1,6}(?=\s|$)|[-+](?=\s|$)|\d{1,9}[.)](?=\s|$)|[-=]+(?=\s*$))/;
+
+/** `#` -> `\#`, `12.` -> `12\.`: the marker's last character escaped. */
+function escapeLast(marker: string): string {
+  return `${marker.slice(0, -1)}\\${marker.slice(-1)}`;
+}
+
+/**
+ * Text for GitHub-flavoured markdown, inline or inside a table cell, shown as written with nothing
+ * live: HTML is neutralised with entities (GitHub renders raw HTML; quotes need none outside a
+ * tag), markdown punctuation is backslash-escaped (so `|` cannot end a cell and `[x](y)` is no
+ * link), a block marker at the start cannot open a heading or a list, mentions, references and
+ * bare links are broken by a zero-width space, and line breaks become spaces (a newline would end
+ * the table row).
  */
 export function escapeMarkdown(text: string): string {
   return text
     .replace(/\r\n|\r|\n|\u2028|\u2029/g, " ")
     .replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c)
     .replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`)
-    .replace(/@/g, "&#64;");
+    .replace(BLOCK_START, (_, space: string, marker: string) => `${space}${escapeLast(marker)}`)
+    .replace(/@(?=\S)/g, `@${ZERO_WIDTH_SPACE}`)
+    .replace(/#(?=\d)/g, `#${ZERO_WIDTH_SPACE}`)
+    .replace(/(gh)-(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}-`)
+    .replace(/:\/\//g, `:${ZERO_WIDTH_SPACE}//`)
+    .replace(/(www)\./gi, `$1${ZERO_WIDTH_SPACE}.`);
 }
 
 /**

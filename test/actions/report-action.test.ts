@@ -9,6 +9,7 @@ import { actionYml, runReportAction } from "./support/report-action.js";
 import { getSettings, pagesUrl } from "../../report/src/input-helper.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 import { cell, results as buildResults } from "../report/build.js";
+import { liveMarkup, visibleText } from "./support/gfm.js";
 
 const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "actions");
 const REPO = "octo/proxy-config";
@@ -251,6 +252,92 @@ describe("report action, bundled", () => {
     );
     expect(listed.code).toBe(0);
     expect(listed.summary).toContain("on 2 runners");
+  });
+
+  describe("text from the results file reaches the comment and the summary inert", () => {
+    // The issue's host name, and every other string a results.json carries.
+    const HOSTNAME = "@octocat [approve here](https://evil.example) <img src=x>";
+    const CPU = "EPYC @acme/maintainers #1 www.evil.example";
+    const PROXY = "nginx | @octocat <script>x</script>";
+    const SCENARIO = "small ![i](https://evil.example/i.png)";
+    const REASON = "see https://evil.example\n| forged | row |\n<details open>";
+    const RUN_URL = "https://github.test/octo/proxy-config/actions/runs/4242";
+
+    function hostileRun(hostname: string) {
+      const rounds = (p50: number) =>
+        Array.from({ length: 10 }, (_, i) => ({ rps: 1000, p50: p50 * (1 + i / 100) }));
+      const run = buildResults(
+        [
+          cell(PROXY, rounds(5), { variant: "base", scenario: SCENARIO, load: "`load`" }),
+          cell(PROXY, rounds(6), { variant: "head", scenario: SCENARIO, load: "`load`" }),
+          cell("haproxy", rounds(5), { variant: "base", scenario: SCENARIO, load: "`load`" }),
+          cell("haproxy", [], {
+            variant: "head",
+            scenario: SCENARIO,
+            load: "`load`",
+            status: "failed",
+            reasons: [REASON],
+          }),
+        ],
+        { skipped: [{ proxy: "envoy @octocat", reason: REASON }] },
+      );
+      run.settings.variants = [
+        { name: "base", dir: "/w/base" },
+        { name: "head", dir: "/w/head" },
+      ];
+      run.environment.hostname = hostname;
+      run.environment.cpuModel = CPU;
+      run.environment.git = {
+        commit: HEAD_SHA,
+        branch: "feature/@octocat",
+        message: "fix #1 [x](https://evil.example)",
+      };
+      return run;
+    }
+
+    it("one run: the host name, the CPU, proxies, scenarios and reasons are shown as written, nothing live", async () => {
+      const pr = PR + 10;
+      const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+      const runDir = path.join(dir, "hostile-run");
+      await mkdir(runDir, { recursive: true });
+      await writeFile(path.join(runDir, "results.json"), JSON.stringify(hostileRun(HOSTNAME)));
+      const outcome = await runAction({ results: runDir, token: server.token }, event, "hostile");
+      expect(outcome.stdout).not.toMatch(/::error::/);
+      expect(outcome.code).toBe(0);
+      const body = server.comments(REPO, pr)[0]?.body ?? "";
+      expect(body).toContain("proxybench compare:");
+      expect(liveMarkup(body)).toEqual([]);
+      expect(liveMarkup(outcome.summary, [RUN_URL])).toEqual([]);
+      const shown = visibleText(body);
+      expect(shown).toContain(`Measured on ${HOSTNAME} (${CPU}, 2 cores)`);
+      expect(shown).toContain(`on ${HOSTNAME}, interleaved on the same cores`);
+      for (const text of [PROXY, SCENARIO, REASON.replace(/\n/g, " "), "envoy @octocat"])
+        expect(shown).toContain(text);
+    });
+
+    it("shards: each runner's host name is shown as written, nothing live", async () => {
+      const pr = PR + 11;
+      const event = { ...prEvent, number: pr, pull_request: { ...prEvent.pull_request, number: pr } };
+      const downloads = path.join(dir, "hostile-shards");
+      const names = [HOSTNAME, "bench-2 | **@octocat**"];
+      for (const [i, name] of names.entries()) {
+        const run = hostileRun(name);
+        // Shard 1 measured the crafted proxy, shard 2 haproxy.
+        run.cells = run.cells.filter((c) => (c.proxy === PROXY) === (i === 0));
+        run.settings.shard = { index: i + 1, count: 2 };
+        const shardDir = path.join(downloads, `proxybench-results-${i + 1}`);
+        await mkdir(shardDir, { recursive: true });
+        await writeFile(path.join(shardDir, "results.json"), JSON.stringify(run));
+      }
+      const outcome = await runAction({ results: downloads, token: server.token }, event, "hostile-shards");
+      expect(outcome.stdout).not.toMatch(/::error::/);
+      expect(outcome.code).toBe(0);
+      const body = server.comments(REPO, pr)[0]?.body ?? "";
+      expect(body).toContain("on 2 runners");
+      expect(liveMarkup(body)).toEqual([]);
+      expect(liveMarkup(outcome.summary, [RUN_URL])).toEqual([]);
+      expect(visibleText(body)).toContain(`one machine: ${names[0]} (2 cells), ${names[1]} (2 cells).`);
+    });
   });
 
   it("without a base: the tables alone, no verdict", async () => {

@@ -168,7 +168,7 @@ describe("renderMarkdownReport", () => {
         skipped: [{ proxy: "envoy", reason: "image-only proxy in a native run" }],
       }),
     );
-    expect(md).toContain("- **CPU**: Some CPU &#64; 3GHz, 2 cores");
+    expect(md).toContain("- **CPU**: Some CPU @ 3GHz, 2 cores");
     expect(md).toContain("kernel 6.1.0-test");
     expect(md).toContain("- **Proxies**: nginx 1.22.1");
     expect(md).toContain("- **Commit**: 0123456789ab on main");
