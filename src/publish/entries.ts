@@ -6,7 +6,9 @@ import type { Bench, BenchCommit, BenchEntry } from "./datajs.js";
  * Turns results into github-action-benchmark entries. Direction is per suite in their format,
  * so each scenario (and load level) gives two suites: `<scenario> throughput`
  * (customBiggerIsBetter, `<proxy> req/s`) and `<scenario> latency` (customSmallerIsBetter,
- * `<proxy> p50`, `<proxy> p99`, `<proxy> mean`). Only `ok` cells become benches.
+ * `<proxy> p50`, `<proxy> p99`, `<proxy> mean`), and a third where the proxy's own cost was
+ * measured: `<scenario> proxy cost` (customSmallerIsBetter, `<proxy> CPU/request` in µs,
+ * `<proxy> peak memory` in MiB). Only `ok` cells become benches.
  */
 
 export const TOOL_BIGGER = "customBiggerIsBetter";
@@ -27,7 +29,11 @@ export interface CommitContext {
   committerUsername?: string;
 }
 
-export function suiteName(scenario: string, loadLabel: string, direction: "throughput" | "latency"): string {
+export function suiteName(
+  scenario: string,
+  loadLabel: string,
+  direction: "throughput" | "latency" | "proxy cost",
+): string {
   return loadLabel === "default" ? `${scenario} ${direction}` : `${scenario} (${loadLabel}) ${direction}`;
 }
 
@@ -106,6 +112,7 @@ export function buildSuites(
 
     const throughput: Bench[] = [];
     const latency: Bench[] = [];
+    const cost: Bench[] = [];
     for (const cell of group.cells) {
       const reps = cell.repetitions;
       const rps = reps.map((r) => r.rps);
@@ -127,21 +134,38 @@ export function buildSuites(
           ),
         );
       }
+      cost.push(...costBenches(cell, label(cell), extra));
     }
-    suites.set(suiteName(group.scenario, group.load, "throughput"), {
+    const entry = (tool: string, benches: Bench[]): BenchEntry => ({
       commit: options.commit,
       date: options.date,
-      tool: TOOL_BIGGER,
-      benches: throughput,
+      tool,
+      benches,
     });
-    suites.set(suiteName(group.scenario, group.load, "latency"), {
-      commit: options.commit,
-      date: options.date,
-      tool: TOOL_SMALLER,
-      benches: latency,
-    });
+    suites.set(suiteName(group.scenario, group.load, "throughput"), entry(TOOL_BIGGER, throughput));
+    suites.set(suiteName(group.scenario, group.load, "latency"), entry(TOOL_SMALLER, latency));
+    if (cost.length > 0)
+      suites.set(suiteName(group.scenario, group.load, "proxy cost"), entry(TOOL_SMALLER, cost));
   }
   return suites;
+}
+
+const COST_BENCHES = [
+  { figure: "cpuPerRequestUs", name: "CPU/request", unit: "µs" },
+  { figure: "peakMemoryMiB", name: "peak memory", unit: "MiB" },
+] as const;
+
+/** The proxy's cost figures that every repetition of the cell measured, as benches. */
+function costBenches(cell: Cell, label: string, extra: string): Bench[] {
+  const benches: Bench[] = [];
+  for (const { figure, name, unit } of COST_BENCHES) {
+    const values = cell.repetitions.map((r) => r.proxyCost?.[figure]);
+    if (!values.every((v): v is number => v !== undefined)) continue;
+    benches.push(
+      withRange({ name: `${label} ${name}`, value: round(median(values)), unit }, spread(values), extra),
+    );
+  }
+  return benches;
 }
 
 function withRange(bench: Bench, range: string | undefined, extra: string): Bench {

@@ -46,9 +46,9 @@ export function formatPValue(p: number): string {
   return p < 0.001 ? "<0.001" : p.toFixed(3);
 }
 
-/** A value of a report metric: requests/sec, a count of errors, else milliseconds. */
+/** A value of a report metric: requests/sec (per CPU-second too), a count of errors, else two decimals (ms, µs, MiB). */
 export function formatMetric(metric: ComparisonMetric, value: number): string {
-  if (metric === "rps") return formatRps(value);
+  if (metric === "rps" || metric === "requestsPerCpuS") return formatRps(value);
   if (metric === "errors") return formatCount(value);
   return formatMs(value);
 }

@@ -5,7 +5,7 @@ import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./
 import { describeLoad } from "./markdown.js";
 import { BASE_STYLE, htmlPage } from "./page.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { comparisonTable, latencyTable, type TableCell } from "./tables.js";
+import { COST_NOTE, comparisonTable, latencyTable, showsCost, type TableCell } from "./tables.js";
 
 export interface HtmlReportOptions extends ReportOptions {
   /** Chart.js UMD source to inline; read from the installed chart.js package when absent. */
@@ -133,6 +133,7 @@ function notesHtml(group: ReportGroup): string {
   if (group.baselineProblem !== undefined) {
     items.push(`No changes against a baseline: ${escapeHtml(group.baselineProblem)}.`);
   }
+  if (showsCost(group)) items.push(escapeHtml(COST_NOTE));
   for (const c of group.columns) {
     if (c.status === "ok") continue;
     const reasons = c.reasons.length ? c.reasons.map(escapeHtml).join("; ") : "no reason given";

@@ -3,7 +3,7 @@ import type { Load, Results } from "../results/schema.js";
 import { escapeMarkdown } from "./escape.js";
 import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { comparisonTable, latencyTable } from "./tables.js";
+import { COST_NOTE, comparisonTable, latencyTable, showsCost } from "./tables.js";
 
 export interface MarkdownReportOptions extends ReportOptions {
   /** Level of the report's title heading (2 = `##`); scenarios go one level below. */
@@ -103,6 +103,7 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   if (group.baselineProblem !== undefined) {
     lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
   }
+  if (showsCost(group)) lines.push(COST_NOTE);
   const bounded = group.columns.filter((c) => c.bound).map((c) => `**${escapeMarkdown(c.proxy)}**`);
   if (bounded.length > 0) {
     lines.push(

@@ -21,6 +21,27 @@ export interface ColumnValues {
   perRepetition: { rps: number[]; p99Ms: number[] };
   /** Extra latency percentiles (median over repetitions), keyed by percent. */
   percentilesMs: Record<string, number>;
+  /** The proxy's own cost (median over repetitions), where every repetition measured it. */
+  cost?: ProxyCostValues;
+}
+
+/** Medians of a cell's repetitions' proxyCost figures; a figure absent was not measured. */
+export interface ProxyCostValues {
+  cpuPerRequestUs?: number;
+  requestsPerCpuS?: number;
+  peakMemoryMiB?: number;
+}
+
+const COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"] as const;
+
+/** Medians of the proxy's cost figures that every repetition of the cell has. */
+function costValues(reps: Cell["repetitions"]): ProxyCostValues {
+  const out: ProxyCostValues = {};
+  for (const figure of COST_FIGURES) {
+    const values = reps.map((r) => r.proxyCost?.[figure]);
+    if (values.length > 0 && values.every((v) => v !== undefined)) out[figure] = medianOf(values);
+  }
+  return out;
 }
 
 export interface ReportColumn {
@@ -97,6 +118,7 @@ function cellValues(cell: Cell): ColumnValues {
     errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
     percentilesMs,
+    cost: costValues(reps),
   };
 }
 

@@ -1,12 +1,27 @@
 import type { CellStatus } from "../results/schema.js";
-import { LATENCY_STATS, type LatencyStat, type ReportColumn, type ReportGroup } from "./model.js";
+import {
+  LATENCY_STATS,
+  type LatencyStat,
+  type ProxyCostValues,
+  type ReportColumn,
+  type ReportGroup,
+} from "./model.js";
 
 /**
  * The two tables of a report group, as data. A cell of a column that is not ok carries its
  * status and no value, so no renderer can show a number for it.
  */
 
-export type ComparisonMetric = "rps" | "mean" | "p50" | "p99" | "max" | "errors";
+export type ComparisonMetric = "rps" | "mean" | "p50" | "p99" | "max" | "errors" | CostMetric;
+
+/** The proxy's own cost (src/runner/proxy-cost.ts): rows shown when a column of the group has it. */
+type CostMetric = "cpuPerRequest" | "requestsPerCpuS" | "peakMemory";
+
+const COST_FIGURE: Record<CostMetric, keyof ProxyCostValues> = {
+  cpuPerRequest: "cpuPerRequestUs",
+  requestsPerCpuS: "requestsPerCpuS",
+  peakMemory: "peakMemoryMiB",
+};
 
 const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }> = [
   { metric: "rps", label: "Requests/sec" },
@@ -15,7 +30,14 @@ const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }
   { metric: "p99", label: "p99 latency (ms)" },
   { metric: "max", label: "Max latency (ms)" },
   { metric: "errors", label: "Errors/bad responses" },
+  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)" },
+  { metric: "requestsPerCpuS", label: "Requests/CPU-second" },
+  { metric: "peakMemory", label: "Proxy peak memory (MiB)" },
 ];
+
+function isCostMetric(metric: ComparisonMetric): metric is CostMetric {
+  return metric in COST_FIGURE;
+}
 
 export interface TableCell {
   /** Set when the column is ok and the value was measured. */
@@ -45,7 +67,24 @@ function metricValue(column: ReportColumn, metric: ComparisonMetric): number | u
   if (values === undefined) return undefined;
   if (metric === "rps") return values.rps;
   if (metric === "errors") return values.errors;
+  if (isCostMetric(metric)) return values.cost?.[COST_FIGURE[metric]];
   return values.latencyMs[metric];
+}
+
+/** What the proxy's cost rows are, for the notes under a group that shows them. */
+export const COST_NOTE =
+  "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge since it started.";
+
+/** Whether the group shows any of the proxy's cost rows. */
+export function showsCost(group: ReportGroup): boolean {
+  return comparisonRows(group).some(({ metric }) => isCostMetric(metric));
+}
+
+/** The rows of a group: the cost rows only where some column measured that figure. */
+function comparisonRows(group: ReportGroup): typeof COMPARISON_ROWS {
+  return COMPARISON_ROWS.filter(
+    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => metricValue(c, metric) !== undefined),
+  );
 }
 
 /** (v - base) / base * 100, or undefined when it has no meaning (no base, base 0). */
@@ -63,7 +102,9 @@ function notOk(column: ReportColumn): TableCell | undefined {
 
 /** Where a loadgen-bound column's figure sits: req/s at least, latency at most. */
 function boundOf(column: ReportColumn, metric: ComparisonMetric | "latency"): TableCell["bound"] {
-  if (!column.bound || metric === "errors") return undefined;
+  // the proxy's cost is what it spent on the requests it got, whatever the load generator's limit
+  if (!column.bound || metric === "errors" || (metric !== "latency" && isCostMetric(metric)))
+    return undefined;
   return metric === "rps" ? "lower" : "upper";
 }
 
@@ -81,7 +122,7 @@ export function comparisonTable(group: ReportGroup): ComparisonTable {
       repetitions: c.repetitions,
       baseline: c.proxy === group.baseline,
     })),
-    rows: COMPARISON_ROWS.map(({ metric, label }) => ({
+    rows: comparisonRows(group).map(({ metric, label }) => ({
       metric,
       label,
       cells: group.columns.map((column): TableCell => {

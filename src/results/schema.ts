@@ -33,6 +33,39 @@ export const LatencyMs = z
   .describe("Latency of successful responses only, in milliseconds.");
 export type LatencyMs = z.infer<typeof LatencyMs>;
 
+export const ProxyCost = z
+  .object({
+    source: z
+      .enum(["proc", "cgroup"])
+      .describe("Where it was read: proc, the proxy's process group in /proc (native); cgroup, its container's control group (docker)."),
+    cpuS: z
+      .number()
+      .nonnegative()
+      .describe("CPU time (user + system) of the proxy, all its processes and threads, over the engine's measured window, seconds (ns resolution): the span around the engine run less idleCpuS."),
+    idleCpuS: z
+      .number()
+      .nonnegative()
+      .describe("Taken off the span: the proxy's idle CPU rate times the span's time outside the window (the engine's start-up and exit), seconds."),
+    windowS: z.number().nonnegative().describe("The window cpuS covers, seconds."),
+    cpuPerRequestUs: z
+      .number()
+      .nonnegative()
+      .optional()
+      .describe("cpuS per request completed (the repetition's requests), microseconds."),
+    requestsPerCpuS: z.number().nonnegative().optional().describe("Requests completed per CPU-second of the proxy."),
+    peakMemoryMiB: z
+      .number()
+      .nonnegative()
+      .optional()
+      .describe("Peak memory of the proxy, MiB. proc: the sum of its processes' peak resident sets (VmHWM; pages shared between processes count once per process). cgroup: the container's peak charge (memory.peak, v1 memory.max_usage_in_bytes: anonymous memory, page cache and kernel memory)."),
+    peakSince: z
+      .enum(["repetition", "start"])
+      .optional()
+      .describe("Where the peak starts: this repetition (reset before it), or the proxy's start."),
+  })
+  .describe("The proxy's own cost over the repetition's measured window.");
+export type ProxyCost = z.infer<typeof ProxyCost>;
+
 export const Repetition = z.object({
   index: z.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
   round: z
@@ -72,7 +105,12 @@ export const Repetition = z.object({
     .optional()
     .describe("Extra percentiles keyed by percent, e.g. {'75': 1.2, '99.9': 4.1}."),
   loadgenCpu: z.number().nonnegative().optional().describe("CPU used by the load generator, in cores (1 = one full core)."),
-  proxyCpu: z.number().nonnegative().optional().describe("CPU used by the proxy, in cores."),
+  proxyCpu: z
+    .number()
+    .nonnegative()
+    .optional()
+    .describe("CPU used by the proxy, in cores: proxyCost.cpuS over its window (files without proxyCost: over the whole engine run, rounded to 0.001)."),
+  proxyCost: ProxyCost.optional(),
   raw: z.array(z.string()).default([]).describe("Engine output files, relative to the results directory."),
 });
 export type Repetition = z.infer<typeof Repetition>;
@@ -256,6 +294,18 @@ export const Settings = z.object({
     .object({ index: z.number().int().positive(), count: z.number().int().positive() })
     .optional()
     .describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
+  sequential: z
+    .object({
+      alpha: z.number().positive().describe("The family's false-alarm rate the plan spends."),
+      tests: z.number().int().positive().describe("Tested metrics in the family the rounds were sized for."),
+      looks: z
+        .array(z.object({ rounds: z.number().int().positive(), alpha: z.number().positive() }))
+        .min(1)
+        .describe("Round counts where compare looks, and the alpha spent at each (summing to at most alpha)."),
+      budgetMinutes: z.number().positive().optional().describe("--budget: the run's time budget, minutes."),
+    })
+    .optional()
+    .describe("--repetitions auto: the rounds planned before the run; a block stops at a look once every metric is decided."),
 });
 export type Settings = z.infer<typeof Settings>;
 

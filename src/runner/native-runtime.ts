@@ -1,5 +1,6 @@
 import { startProcess, type ManagedProcess } from "../util/processes.js";
-import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
+import type { ProcessSpec, ResourceUsage, RunningProcess, Runtime } from "./runtime.js";
+import { groupUsageReader } from "./cpu-usage.js";
 
 /**
  * The command line that caps a process's memory natively (pure): `prlimit --data=N` runs the
@@ -44,6 +45,13 @@ class NativeProcess implements RunningProcess {
   alive(): boolean {
     return this.proc.alive();
   }
+  /** From /proc, over the process group (src/runner/cpu-usage.ts). */
+  usage(resetPeak: boolean): Promise<ResourceUsage | undefined> {
+    if (this.pid === undefined) return Promise.resolve(undefined);
+    this.readUsage ??= groupUsageReader(this.pid);
+    return this.readUsage(resetPeak);
+  }
+  private readUsage: ((resetPeak: boolean) => Promise<ResourceUsage | undefined>) | undefined;
   /**
    * Stops the process and whatever is left of its group: when a master process dies on its own,
    * its workers (same group) would otherwise go on running.

@@ -2,11 +2,11 @@ import path from "node:path";
 import { usesTls } from "../results/protocols.js";
 import { emptyMeasurement } from "../engines/measurement.js";
 import type { Classification, EngineMeasurement } from "../engines/types.js";
-import type { Repetition } from "../results/schema.js";
+import type { ProxyCost, Repetition } from "../results/schema.js";
 import { cellStem, Interrupted, type ActiveCell, type BlockContext } from "./cell.js";
-import { groupCpuSeconds } from "./cpu-usage.js";
 import { measureNoise, noiseReason, noiseSnapshot } from "./noise.js";
 import type { Block } from "./plan.js";
+import { finishCostSpan, startCostSpan } from "./proxy-cost.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 /**
@@ -104,16 +104,18 @@ function onlyDroppedIterations(m: EngineMeasurement, c: Classification): boolean
   return c.status === "loadgen-bound" && m.droppedIterations > 0;
 }
 
-/** One engine run against a cell, with the proxy's CPU time over the run. */
+/**
+ * One engine run against a cell, with the proxy's own cost over the engine's measured window
+ * (src/runner/proxy-cost.ts): `proxyCpu` holds it (CPU, per request, peak memory).
+ */
 export async function measure(
   a: ActiveCell,
   block: Block,
   durationS: number,
   fileStem: string,
   ctx: BlockContext,
-): Promise<{ m: EngineMeasurement; wallS: number; proxyCpu?: number }> {
-  const pid = a.proc?.alive() ? a.proc.pid : undefined;
-  const cpuBefore = pid === undefined ? undefined : await groupCpuSeconds(pid);
+): Promise<{ m: EngineMeasurement; wallS: number; proxyCpu?: ProxyCost }> {
+  const span = await startCostSpan(a.proc);
   const started = performance.now();
   let m: EngineMeasurement;
   try {
@@ -136,11 +138,7 @@ export async function measure(
     m = failedMeasurement(`${block.engine} failed: ${(err as Error).message}`);
   }
   const wallS = (performance.now() - started) / 1000;
-  const cpuAfter = pid === undefined ? undefined : await groupCpuSeconds(pid);
-  const proxyCpu =
-    cpuBefore !== undefined && cpuAfter !== undefined && wallS > 0
-      ? round((cpuAfter - cpuBefore) / Math.max(m.durationS, wallS), 3)
-      : undefined;
+  const proxyCpu = await finishCostSpan(a.proc, span, m);
   return { m, wallS, ...(proxyCpu !== undefined ? { proxyCpu } : {}) };
 }
 
@@ -150,7 +148,7 @@ export function toRepetition(
   m: EngineMeasurement,
   classified: Classification,
   wallS: number,
-  proxyCpu?: number,
+  proxyCost?: ProxyCost,
 ): Repetition {
   return {
     index,
@@ -167,7 +165,12 @@ export function toRepetition(
     droppedIterations: m.droppedIterations,
     ...pickDefined(m, ["bytesReceived"]),
     latencyMs: m.latencyMs,
-    ...withoutUndefined({ latencyPercentilesMs: m.latencyPercentilesMs, loadgenCpu: m.loadgenCpu, proxyCpu }),
+    ...withoutUndefined({
+      latencyPercentilesMs: m.latencyPercentilesMs,
+      loadgenCpu: m.loadgenCpu,
+      proxyCpu: proxyCost && proxyCost.windowS > 0 ? proxyCost.cpuS / proxyCost.windowS : undefined,
+      proxyCost,
+    }),
     raw: m.raw.map((r) => `raw/${r}`),
   };
 }
@@ -178,12 +181,16 @@ export function failedMeasurement(error: string): EngineMeasurement {
 }
 
 export function describeRepetition(id: string, rep: number, reps: number, r: Repetition): string {
-  const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms`;
+  const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms${describeCost(r.proxyCost)}`;
   const status = r.status === "ok" ? "ok" : `${r.status}: ${r.reasons.join("; ")}`;
   return `${id} rep ${rep + 1}/${reps}: ${figures}, ${status}`;
 }
 
-function round(n: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
+/** `, proxy 41.3 µs CPU/request, 12.4 MiB peak`: the proxy's cost, as far as it was measured. */
+function describeCost(cost: Repetition["proxyCost"]): string {
+  if (cost === undefined) return "";
+  const parts: string[] = [];
+  if (cost.cpuPerRequestUs !== undefined) parts.push(`${cost.cpuPerRequestUs.toFixed(1)} µs CPU/request`);
+  if (cost.peakMemoryMiB !== undefined) parts.push(`${cost.peakMemoryMiB.toFixed(1)} MiB peak`);
+  return parts.length === 0 ? "" : `, proxy ${parts.join(", ")}`;
 }

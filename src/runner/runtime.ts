@@ -31,6 +31,28 @@ export interface RunningProcess {
   alive(): boolean;
   /** Stops the process (TERM, then KILL after a grace period) and waits for it. */
   stop(): Promise<void>;
+  /**
+   * What the process and every process it started have used so far; undefined where it cannot
+   * be read (not Linux, a container on another kernel). `resetPeak`: after reading, start the
+   * peak memory over from the current use, where the runtime can.
+   */
+  usage(resetPeak: boolean): Promise<ResourceUsage | undefined>;
+}
+
+/** A reading of a process's CPU and memory use (src/runner/cpu-usage.ts, cgroup-usage.ts). */
+export interface ResourceUsage {
+  /** CPU time, user and system, in ns from a fixed origin: only differences mean something. */
+  cpuNs: number;
+  /**
+   * Peak memory in bytes. proc: the sum of the processes' peak resident sets (VmHWM), since the
+   * last reset. cgroup: the container's peak charge (memory.peak; v1 memory.max_usage_in_bytes),
+   * anonymous memory, page cache and kernel memory, since the container started.
+   */
+  peakMemoryBytes?: number;
+  /** Whether the peak starts at the last reset (else at the process's start). */
+  peakSinceReset: boolean;
+  /** proc: the process group's /proc files; cgroup: the container's control group. */
+  source: "proc" | "cgroup";
 }
 
 export interface Runtime {

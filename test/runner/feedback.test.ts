@@ -128,9 +128,9 @@ describe("small parsers", () => {
     expect(tailOf("a\n\nb\nc\n\n", 2)).toBe("b\nc");
   });
 
-  it("parseStat reads the group and the CPU ticks, whatever the command name", () => {
+  it("parseStat reads the group and the reaped children's CPU ticks, whatever the command name", () => {
     const stat = "1234 (nginx: worker) S 1 1200 1200 0 -1 4194560 100 0 0 0 150 50 3 2 20 0 1 0 100 0 0";
-    expect(parseStat(stat)).toEqual({ pgrp: 1200, cpuSeconds: 2.05 });
+    expect(parseStat(stat)).toEqual({ pgrp: 1200, childTicks: 5 });
   });
 });
 
@@ -149,15 +149,34 @@ describe("repetitions", () => {
   };
 
   it("maps a measurement to a valid repetition, raw paths under raw/", () => {
-    const r = toRepetition(1, "2026-11-21T13:00:00.000Z", m, { status: "ok", reasons: [] }, 2.2, 0.3);
+    const r = toRepetition(1, "2026-11-21T13:00:00.000Z", m, { status: "ok", reasons: [] }, 2.2);
     expect(Repetition.parse(r)).toMatchObject({
       index: 1,
       rps: 1000,
-      proxyCpu: 0.3,
       loadgenCpu: 0.5,
       raw: ["raw/s.k6.json"],
     });
+    expect(r.proxyCost).toBeUndefined();
     expect(describeRepetition("c", 1, 3, r)).toBe("c rep 2/3: 1000 req/s, p99 3.00 ms, ok");
+  });
+
+  it("records the proxy's cost unrounded, its cores over the window, and the run line shows it", () => {
+    const cost = {
+      source: "proc" as const,
+      cpuS: 0.0831234,
+      idleCpuS: 0.0001,
+      windowS: 2.01,
+      cpuPerRequestUs: 41.3549,
+      requestsPerCpuS: 24181.1,
+      peakMemoryMiB: 12.43,
+      peakSince: "repetition" as const,
+    };
+    const r = toRepetition(1, "2026-11-21T13:00:00.000Z", m, { status: "ok", reasons: [] }, 2.2, cost);
+    expect(Repetition.parse(r)).toMatchObject({ proxyCost: cost });
+    expect(r.proxyCpu).toBe(0.0831234 / 2.01);
+    expect(describeRepetition("c", 1, 3, r)).toBe(
+      "c rep 2/3: 1000 req/s, p99 3.00 ms, proxy 41.4 µs CPU/request, 12.4 MiB peak, ok",
+    );
   });
 
   it("a repetition's line names its status once, before its reasons", () => {

@@ -1,0 +1,142 @@
+import { readFile } from "node:fs/promises";
+import type { ResourceUsage } from "./runtime.js";
+
+/**
+ * What a container has used so far, from its control group: CPU time of every process it ever
+ * ran (live or ended, so nothing is lost when a worker exits) in the cgroup's own counter, and its
+ * peak memory charge. cgroup v2 (unified): cpu.stat `usage_usec`, memory.peak. cgroup v1 (a
+ * hybrid host, where docker puts containers under the v1 controllers): cpuacct.usage (ns),
+ * memory.max_usage_in_bytes. Neither peak is reset here (that needs root): it is the container's
+ * since it started.
+ */
+
+interface CgroupLine {
+  hierarchy: number;
+  /** Controllers of a v1 hierarchy (`cpu`, `cpuacct`, `name=systemd`); empty for v2. */
+  controllers: string[];
+  path: string;
+}
+
+interface CgroupMount {
+  version: 1 | 2;
+  /** Where the hierarchy is mounted. */
+  mountPoint: string;
+  /** The hierarchy's folder that the mount shows (`/` unless a namespace or bind narrowed it). */
+  root: string;
+  /** v1: the controllers of the hierarchy (from the super options). */
+  controllers: string[];
+}
+
+/** Lines of /proc/PID/cgroup: `ID:controllers:path` (pure). */
+export function parseProcCgroup(text: string): CgroupLine[] {
+  return text
+    .split("\n")
+    .map((line) => /^(\d+):([^:]*):(.*)$/.exec(line.trim()))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({
+      hierarchy: Number(m[1]),
+      controllers: m[2] === "" ? [] : m[2]!.split(","),
+      path: m[3]!,
+    }));
+}
+
+/** `\040` and the like of /proc/self/mountinfo back to characters (pure). */
+function unescapeMount(text: string): string {
+  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}
+
+/** The cgroup mounts of a /proc/self/mountinfo text (pure). */
+export function parseCgroupMounts(mountinfo: string): CgroupMount[] {
+  const mounts: CgroupMount[] = [];
+  for (const line of mountinfo.split("\n")) {
+    const [before, after] = line.split(" - ");
+    if (before === undefined || after === undefined) continue;
+    const fields = before.split(" ");
+    const [fsType, , superOptions = ""] = after.split(" ");
+    if (fsType !== "cgroup" && fsType !== "cgroup2") continue;
+    mounts.push({
+      version: fsType === "cgroup2" ? 2 : 1,
+      root: unescapeMount(fields[3] ?? "/"),
+      mountPoint: unescapeMount(fields[4] ?? ""),
+      controllers: fsType === "cgroup" ? superOptions.split(",") : [],
+    });
+  }
+  return mounts;
+}
+
+/** The folder of a process's cgroup under a mount, when the mount shows it (pure). */
+function folderUnder(mount: CgroupMount, cgroupPath: string): string | undefined {
+  const root = mount.root === "/" ? "" : mount.root;
+  if (root !== "" && cgroupPath !== root && !cgroupPath.startsWith(`${root}/`)) return undefined;
+  const rest = cgroupPath.slice(root.length);
+  return `${mount.mountPoint}${rest === "/" ? "" : rest}`;
+}
+
+/** Where the process's CPU and memory counters are (pure): v1 controllers first, then v2. */
+export function cgroupFolders(
+  procCgroup: string,
+  mountinfo: string,
+): { version: 1 | 2; cpu: string; memory?: string } | undefined {
+  const lines = parseProcCgroup(procCgroup);
+  const mounts = parseCgroupMounts(mountinfo);
+  const v1 = (controller: string): string | undefined => {
+    const line = lines.find((l) => l.hierarchy !== 0 && l.controllers.includes(controller));
+    const mount = mounts.find((m) => m.version === 1 && m.controllers.includes(controller));
+    return line && mount ? folderUnder(mount, line.path) : undefined;
+  };
+  const cpu = v1("cpuacct");
+  if (cpu !== undefined) {
+    const memory = v1("memory");
+    return { version: 1, cpu, ...(memory !== undefined ? { memory } : {}) };
+  }
+  const unified = lines.find((l) => l.hierarchy === 0 && l.controllers.length === 0);
+  const mount = mounts.find((m) => m.version === 2);
+  const folder = unified && mount ? folderUnder(mount, unified.path) : undefined;
+  return folder === undefined ? undefined : { version: 2, cpu: folder, memory: folder };
+}
+
+/** `usage_usec` of a cgroup v2 cpu.stat, in ns (pure). */
+export function parseCpuStatNs(text: string): number | undefined {
+  const usec = /^usage_usec (\d+)$/m.exec(text)?.[1];
+  return usec === undefined ? undefined : Number(usec) * 1000;
+}
+
+/** A file holding one whole number (cpuacct.usage, memory.peak) (pure). */
+export function parseCount(text: string): number | undefined {
+  const trimmed = text.trim();
+  return /^\d+$/.test(trimmed) ? Number(trimmed) : undefined;
+}
+
+/**
+ * The docker runtime's `usage()` of a container, found through a host pid inside it. Undefined
+ * readings when the pid's cgroup is not on this machine's filesystem.
+ */
+export function cgroupUsageReader(pid: number): () => Promise<ResourceUsage | undefined> {
+  let folders: Promise<ReturnType<typeof cgroupFolders>> | undefined;
+  return async () => {
+    folders ??= Promise.all([
+      readFile(`/proc/${pid}/cgroup`, "utf8"),
+      readFile("/proc/self/mountinfo", "utf8"),
+    ]).then(
+      ([cgroup, mountinfo]) => cgroupFolders(cgroup, mountinfo),
+      () => undefined,
+    );
+    const where = await folders;
+    if (where === undefined) return undefined;
+    const read = (file: string) => readFile(file, "utf8").catch(() => "");
+    const cpuNs =
+      where.version === 2
+        ? parseCpuStatNs(await read(`${where.cpu}/cpu.stat`))
+        : parseCount(await read(`${where.cpu}/cpuacct.usage`));
+    if (cpuNs === undefined) return undefined;
+    const peakFile = where.version === 2 ? "memory.peak" : "memory.max_usage_in_bytes";
+    const peak =
+      where.memory === undefined ? undefined : parseCount(await read(`${where.memory}/${peakFile}`));
+    return {
+      cpuNs,
+      ...(peak !== undefined ? { peakMemoryBytes: peak } : {}),
+      peakSinceReset: false,
+      source: "cgroup",
+    };
+  };
+}
