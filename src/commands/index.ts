@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { register as compare } from "./compare.js";
+import { register as containers } from "./containers.js";
 import { register as comment } from "./comment.js";
 import { register as doctor } from "./doctor.js";
 import { register as images } from "./images.js";
@@ -18,4 +19,5 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   publish,
   comment,
   images,
+  containers,
 ];

@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, readFile } from "node:fs/promises";
-import type { ProcessSpec, ResourceUsage, RunningProcess, Runtime } from "./runtime.js";
-import { cgroupUsageReader } from "./cgroup-usage.js";
+import { hostname } from "node:os";
+import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 import { UserError } from "../util/errors.js";
 import { runCommand, startProcess, type ManagedProcess } from "../util/processes.js";
 
@@ -186,6 +186,112 @@ async function mainProcessPid(docker: string, containerId: string): Promise<numb
   return undefined;
 }
 
+/** The labels of a run's containers: which run, whose process (host:pid), which cores. */
+export const RUN_LABEL = "org.proxybench.run";
+const OWNER_LABEL = "org.proxybench.owner";
+const CPUS_LABEL = "org.proxybench.cpus";
+
+/**
+ * The id of this process's containers (pure): $PROXYBENCH_RUN_ID when set (the run action sets
+ * it, so that a step after a cancelled or timed-out run removes them by label), else random.
+ * Made of what a container name allows.
+ */
+export function runIdFrom(env: NodeJS.ProcessEnv, random = () => randomBytes(4).toString("hex")): string {
+  const given = (env.PROXYBENCH_RUN_ID ?? "")
+    .replace(/[^a-zA-Z0-9_.-]+/g, "-")
+    .replace(/^[^a-zA-Z0-9]+/, "")
+    .slice(0, 100);
+  return given || random();
+}
+
+/** `docker ps` of every proxybench container, or of one run's, with the labels that say whose (pure). */
+export function listContainersArgs(runId?: string): string[] {
+  const filter = runId === undefined ? RUN_LABEL : `${RUN_LABEL}=${runId}`;
+  const labels = [RUN_LABEL, OWNER_LABEL, CPUS_LABEL].map((l) => `{{.Label "${l}"}}`).join("\t");
+  return ["ps", "--all", "--filter", `label=${filter}`, "--format", `{{.Names}}\t${labels}`];
+}
+
+/** `docker rm --force` of the named containers (pure). */
+export function removeContainersArgs(names: readonly string[]): string[] {
+  return ["rm", "--force", ...names];
+}
+
+export interface ContainerRecord {
+  name: string;
+  run: string;
+  /** The process that started it: `host:pid`. */
+  owner?: { host: string; pid: number };
+  /** Cores it is pinned to; empty: any core. */
+  cpus: number[];
+}
+
+/** The lines of `docker ps` with listContainersArgs' format (pure). */
+export function parseContainerList(text: string): ContainerRecord[] {
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      const [name = "", run = "", owner = "", cpus = ""] = line.split("\t");
+      const m = /^(.+):(\d+)$/.exec(owner.trim());
+      return {
+        name: name.trim(),
+        run: run.trim(),
+        ...(m ? { owner: { host: m[1]!, pid: Number(m[2]) } } : {}),
+        cpus: cpus
+          .split(",")
+          .filter((c) => /^\d+$/.test(c.trim()))
+          .map(Number),
+      };
+    });
+}
+
+/**
+ * What to do, before starting a container on `cores`, about other runs' containers on those
+ * cores (pure): remove those whose process is gone (a run killed or cancelled before its
+ * cleanup), refuse while one's process still runs or cannot be checked (another host's).
+ */
+export function leftoverVerdict(
+  containers: readonly ContainerRecord[],
+  here: { runId: string; cores: readonly number[]; host: string; alive: (pid: number) => boolean },
+): { remove: string[]; refuse?: string } {
+  const overlaps = (c: ContainerRecord) =>
+    c.cpus.length === 0 || here.cores.length === 0 || c.cpus.some((core) => here.cores.includes(core));
+  const others = containers.filter((c) => c.run !== here.runId && overlaps(c));
+  const live = (c: ContainerRecord) => !c.owner || c.owner.host !== here.host || here.alive(c.owner.pid);
+  const remove = others.filter((c) => !live(c)).map((c) => c.name);
+  const busy = others.filter(live);
+  if (busy.length === 0) return { remove };
+  const names = busy.map((c) => c.name);
+  const owners = [...new Set(busy.map((c) => (c.owner ? `${c.owner.host}:${c.owner.pid}` : "unknown")))];
+  return {
+    remove,
+    refuse:
+      `cores ${here.cores.join(",") || "(unpinned)"} are in use by containers of another proxybench run ` +
+      `(process ${owners.join(", ")} still running, or on another host): ${names.join(", ")}; ` +
+      `wait for it to end, or remove them: docker ${removeContainersArgs(names).join(" ")}`,
+  };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Removes every container of a run (`proxybench containers --remove`); the names removed. */
+export async function removeRunContainers(docker: string, runId: string): Promise<string[]> {
+  const listed = await runCommand(docker, listContainersArgs(runId), { timeoutMs: 30_000 });
+  if (listed.code !== 0) throw new UserError(`docker ps failed: ${lastLine(listed.output)}`);
+  const names = parseContainerList(listed.output).map((c) => c.name);
+  if (names.length === 0) return [];
+  const removed = await runCommand(docker, removeContainersArgs(names), { timeoutMs: 60_000 });
+  if (removed.code !== 0) throw new UserError(`docker rm failed: ${lastLine(removed.output)}`);
+  return names;
+}
+
 /** Containers started and not yet removed; removed synchronously if the process exits first. */
 const containers = new Set<string>();
 let exitHookInstalled = false;
@@ -219,7 +325,7 @@ export class DockerRuntime implements Runtime {
 
   constructor(private readonly options: DockerRuntimeOptions = {}) {
     this.docker = options.docker ?? "docker";
-    this.runId = options.runId ?? randomBytes(4).toString("hex");
+    this.runId = options.runId ?? runIdFrom(process.env);
   }
 
   /** Fails with a UserError naming the fix when docker is missing or its engine cannot be reached. */
@@ -244,8 +350,29 @@ export class DockerRuntime implements Runtime {
     return this.checked;
   }
 
+  /**
+   * Other runs' containers on these cores: those of a run that ended without its cleanup
+   * (killed, cancelled) are removed; one whose run still goes is a refusal naming it.
+   */
+  private async clearLeftovers(cores: readonly number[]): Promise<void> {
+    const listed = await runCommand(this.docker, listContainersArgs(), { timeoutMs: 30_000 });
+    if (listed.code !== 0) return; // the start itself reports an engine that does not answer
+    const verdict = leftoverVerdict(parseContainerList(listed.output), {
+      runId: this.runId,
+      cores,
+      host: hostname(),
+      alive: processAlive,
+    });
+    if (verdict.remove.length > 0) {
+      await runCommand(this.docker, removeContainersArgs(verdict.remove), { timeoutMs: 60_000 });
+      process.stderr.write(`removed containers an earlier run left behind: ${verdict.remove.join(", ")}\n`);
+    }
+    if (verdict.refuse) throw new UserError(verdict.refuse);
+  }
+
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     await this.check();
+    await this.clearLeftovers(spec.cpus);
     const name = containerName(spec.name, `${this.runId}-${++this.counter}`);
     const user = this.options.user ?? defaultContainerUser();
     if (spec.cwd !== undefined && user.split(":")[0] !== String(process.getuid?.())) {
@@ -256,7 +383,12 @@ export class DockerRuntime implements Runtime {
     const args = buildDockerRunArgs(spec, {
       name,
       user,
-      labels: { "org.proxybench.run": this.runId, "org.proxybench.role": spec.name },
+      labels: {
+        [RUN_LABEL]: this.runId,
+        "org.proxybench.role": spec.name,
+        [OWNER_LABEL]: `${hostname()}:${process.pid}`,
+        [CPUS_LABEL]: spec.cpus.join(","),
+      },
     });
     const started = await runCommand(this.docker, args, { timeoutMs: 60_000 });
     if (started.code !== 0) {
@@ -310,14 +442,6 @@ class ContainerProcess implements RunningProcess {
   alive(): boolean {
     return !this.done;
   }
-
-  /** From the container's cgroup (src/runner/cgroup-usage.ts), found through its main process. */
-  usage(): Promise<ResourceUsage | undefined> {
-    if (this.pid === undefined) return Promise.resolve(undefined);
-    this.readUsage ??= cgroupUsageReader(this.pid);
-    return this.readUsage();
-  }
-  private readUsage: (() => Promise<ResourceUsage | undefined>) | undefined;
 
   async stop(): Promise<void> {
     if (this.done) return;

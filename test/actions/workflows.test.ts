@@ -21,6 +21,7 @@ interface Step {
   if?: string;
   env?: Record<string, string>;
   with?: Record<string, unknown>;
+  "continue-on-error"?: boolean;
 }
 interface Job {
   "runs-on"?: unknown;
@@ -690,6 +691,31 @@ describe("concurrency never cancels or drops a benchmark it should not", () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe("a cancelled or timed-out run leaves no container behind", () => {
+  const action = read<Action>(path.join(PROJECT_ROOT, "action/action.yml"));
+  const steps = action.runs.steps ?? [];
+  const run = steps.find((s) => s.id === "run");
+  const RUN_ID = "${{ github.run_id }}-${{ github.run_attempt }}-${{ github.job }}-${{ runner.name }}";
+
+  it("the run labels its containers with an id the workflow knows: this run, attempt, job and runner", () => {
+    expect(run?.env?.PROXYBENCH_RUN_ID).toBe(RUN_ID);
+  });
+
+  it("a step after the run, whatever its outcome (cancelled, timed out, failed), removes every container of that id", () => {
+    const cleanup = steps.find((s) => s.name === "Remove the run's containers");
+    expect(cleanup).toBeDefined();
+    expect(steps.indexOf(cleanup!)).toBeGreaterThan(steps.indexOf(run!));
+    // always(): also when the job is cancelled, which the runner does on a timeout too.
+    expect(cleanup?.if).toBe("${{ always() && steps.run.outcome != 'skipped' }}");
+    expect(cleanup?.env?.PROXYBENCH_RUN_ID).toBe(RUN_ID);
+    expect(cliCalls(cleanup?.run ?? "", cleanup?.env ?? {})).toEqual([
+      { subcommand: "containers", flags: ["--remove"] },
+    ]);
+    // A failed removal is reported without hiding the run's own outcome.
+    expect(cleanup?.["continue-on-error"]).toBe(true);
   });
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import type { ProcessSpec } from "../../src/runner/runtime.js";
 import {
@@ -13,6 +14,13 @@ import {
   defaultContainerUser,
   dockerProblem,
   dockerRunProblem,
+  leftoverVerdict,
+  listContainersArgs,
+  parseContainerList,
+  removeContainersArgs,
+  removeRunContainers,
+  runIdFrom,
+  type ContainerRecord,
 } from "../../src/runner/docker-runtime.js";
 import { UserError } from "../../src/util/errors.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
@@ -316,13 +324,25 @@ describe("DockerRuntime lifecycle, with a stand-in for docker (no engine on this
       expect(log).toContain("on stderr");
       expect(log).toContain("got TERM");
       // The main process's pid is asked for, and refused: the "container" is not in a cgroup of its own.
-      expect(await calls(state)).toEqual(["version", "run", "logs", "inspect", "stop", "inspect", "rm"]);
+      expect(await calls(state)).toEqual([
+        "version",
+        "ps",
+        "run",
+        "logs",
+        "inspect",
+        "stop",
+        "inspect",
+        "rm",
+      ]);
       expect(proc.pid).toBeUndefined();
       expect(existsSync(path.join(state, "proxybench-proxy-nginx-t1-1.removed"))).toBe(true);
-      const runLine = (await readFile(path.join(state, "calls"), "utf8")).split("\n")[1]!;
+      const runLine = (await readFile(path.join(state, "calls"), "utf8")).split("\n")[2]!;
       expect(runLine).toContain("--cpuset-cpus 1");
       expect(runLine).toContain("--user 1000:1000");
       expect(runLine).toContain("--label org.proxybench.run=t1");
+      // Whose it is and where it runs, for the next run's check and `proxybench containers`.
+      expect(runLine).toContain(`--label org.proxybench.owner=${hostname()}:${process.pid}`);
+      expect(runLine).toContain("--label org.proxybench.cpus=1");
     });
   });
 
@@ -348,7 +368,7 @@ describe("DockerRuntime lifecycle, with a stand-in for docker (no engine on this
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UserError);
       expect((error as Error).message).toMatch(/No such image: missing\/image:local: build it first/);
-      expect(await calls(state)).toEqual(["version", "run", "rm"]);
+      expect(await calls(state)).toEqual(["version", "ps", "run", "rm"]);
     });
   });
 });
@@ -382,5 +402,109 @@ describe("the instance folder of a container run as another user", () => {
 
   it.skipIf(uid === 0)("is left as it is for the caller's own user", async () => {
     expect(await folderModeAfterRun(`${uid}:${gid}`)).toBe(0o755);
+  });
+});
+
+describe("containers a cancelled or killed run left behind", () => {
+  const fake = path.join(PROJECT_ROOT, "test", "actions", "support", "fake-docker.sh");
+  /** A pid no process has: a child that has already ended. */
+  const deadPid = spawnSync("true").pid;
+  const here = { runId: "now", cores: [2, 3], host: "bench-01", alive: (pid: number) => pid === 4242 };
+  const record = (name: string, run: string, owner: string, cpus: number[]): ContainerRecord => {
+    const [host, pid] = owner.split(":");
+    return { name, run, owner: { host: host!, pid: Number(pid) }, cpus };
+  };
+
+  it("the run id comes from PROXYBENCH_RUN_ID (the run action sets it), made fit for a container name", () => {
+    expect(runIdFrom({ PROXYBENCH_RUN_ID: "123-1-bench-GitHub Actions 2" })).toBe(
+      "123-1-bench-GitHub-Actions-2",
+    );
+    expect(runIdFrom({}, () => "r4nd")).toBe("r4nd");
+    expect(runIdFrom({ PROXYBENCH_RUN_ID: "--" }, () => "r4nd")).toBe("r4nd");
+  });
+
+  it("lists and removes by the run label (pure command lines)", () => {
+    expect(listContainersArgs("123-1")).toEqual([
+      "ps",
+      "--all",
+      "--filter",
+      "label=org.proxybench.run=123-1",
+      "--format",
+      '{{.Names}}\t{{.Label "org.proxybench.run"}}\t{{.Label "org.proxybench.owner"}}\t{{.Label "org.proxybench.cpus"}}',
+    ]);
+    expect(listContainersArgs()[3]).toBe("label=org.proxybench.run");
+    expect(removeContainersArgs(["a", "b"])).toEqual(["rm", "--force", "a", "b"]);
+    expect(parseContainerList("pb-proxy-nginx-x-1\tx\thost-a:17\t2,3\npb-up\ty\t\t\n")).toEqual([
+      { name: "pb-proxy-nginx-x-1", run: "x", owner: { host: "host-a", pid: 17 }, cpus: [2, 3] },
+      { name: "pb-up", run: "y", cpus: [] },
+    ]);
+  });
+
+  it("removes a dead run's containers on our cores, refuses a live one's, leaves other cores and our own alone", () => {
+    const stale = record("stale", "old", "bench-01:999", [2]);
+    const live = record("live", "other", "bench-01:4242", [3]);
+    const elsewhere = record("elsewhere", "other", "bench-01:4242", [6, 7]);
+    const ours = record("ours", "now", "bench-01:1", [2]);
+    const remote = record("remote", "far", "bench-02:999", [2]);
+    expect(leftoverVerdict([stale, elsewhere, ours], here)).toEqual({ remove: ["stale"] });
+    const refused = leftoverVerdict([stale, live], here);
+    expect(refused.remove).toEqual(["stale"]);
+    expect(refused.refuse).toMatch(/cores 2,3 are in use by containers of another proxybench run/);
+    expect(refused.refuse).toMatch(/bench-01:4242 still running.*live; .*docker rm --force live/);
+    // Another host's process cannot be checked from here: refused, not removed.
+    expect(leftoverVerdict([remote], here).refuse).toMatch(/remote/);
+  });
+
+  async function withState<T>(fn: (state: string) => Promise<T>): Promise<T> {
+    const state = await mkdtemp(path.join(tmpdir(), "pb-fake-docker-"));
+    const previous = process.env.FAKE_DOCKER_STATE;
+    process.env.FAKE_DOCKER_STATE = state;
+    try {
+      return await fn(state);
+    } finally {
+      if (previous === undefined) delete process.env.FAKE_DOCKER_STATE;
+      else process.env.FAKE_DOCKER_STATE = previous;
+      await rm(state, { recursive: true, force: true });
+    }
+  }
+
+  it("a run starts by removing what a killed run left on its cores, and refuses cores another run holds", async () => {
+    await withState(async (state) => {
+      const left = [
+        `proxybench-proxy-nginx-old-1\told\t${hostname()}:${deadPid}\t1`,
+        `proxybench-proxy-envoy-busy-1\tbusy\t${hostname()}:${process.pid}\t5`,
+      ];
+      await writeFile(path.join(state, "containers"), `${left.join("\n")}\n`);
+      const runtime = new DockerRuntime({ docker: fake, runId: "new", user: "1000:1000" });
+      const proc = await runtime.start({ ...base, cpus: [1], logFile: path.join(state, "a.log") });
+      expect(existsSync(path.join(state, "proxybench-proxy-nginx-old-1.removed"))).toBe(true);
+      expect(existsSync(path.join(state, "proxybench-proxy-envoy-busy-1.removed"))).toBe(false);
+      await proc.stop();
+      // Core 5 is held by a run whose process (this one) still runs: refused, nothing removed.
+      const error = await runtime
+        .start({ ...base, cpus: [5], logFile: path.join(state, "b.log") })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UserError);
+      expect((error as Error).message).toMatch(/cores 5 are in use .*proxybench-proxy-envoy-busy-1/);
+      expect(existsSync(path.join(state, "proxybench-proxy-envoy-busy-1.removed"))).toBe(false);
+    });
+  });
+
+  it("removes every container of one run, and only that run's (the run action's step after a cancel)", async () => {
+    await withState(async (state) => {
+      const a = new DockerRuntime({ docker: fake, runId: "gone", user: "1000:1000" });
+      const b = new DockerRuntime({ docker: fake, runId: "keep", user: "1000:1000" });
+      // Two containers of a run whose process was killed (never stopped), one of another run.
+      await a.start({ ...base, cpus: [1], logFile: path.join(state, "1.log") });
+      await a.start({ ...base, name: "proxy:envoy", cpus: [1], logFile: path.join(state, "2.log") });
+      const other = await b.start({ ...base, cpus: [6], logFile: path.join(state, "3.log") });
+      expect(await removeRunContainers(fake, "gone")).toEqual([
+        "proxybench-proxy-nginx-gone-1",
+        "proxybench-proxy-envoy-gone-2",
+      ]);
+      expect(await removeRunContainers(fake, "gone")).toEqual([]);
+      expect(existsSync(path.join(state, "proxybench-proxy-nginx-keep-1.removed"))).toBe(false);
+      await other.stop();
+    });
   });
 });

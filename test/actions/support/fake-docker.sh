@@ -2,7 +2,9 @@
 # A stand-in for the docker client and engine (this machine has no engine), just enough for
 # DockerRuntime's lifecycle: run --detach starts a "container" (a shell process whose output goes
 # to a file), logs --follow tails that file until the process ends, inspect reports its exit code,
-# stop sends TERM, rm --force kills and forgets it. Every call is appended to $FAKE_DOCKER_STATE/calls.
+# stop sends TERM, rm --force kills and forgets it; ps lists $FAKE_DOCKER_STATE/containers (name,
+# then the run, owner and cpus labels, tab-separated), filtered by the run label. Every call is
+# appended to $FAKE_DOCKER_STATE/calls.
 set -eu
 state=${FAKE_DOCKER_STATE:?}
 echo "$*" >>"$state/calls"
@@ -12,10 +14,13 @@ case "$cmd" in
   version) echo "28.2.2" ;;
   run)
     name=""
+    labels=""
     while [ $# -gt 0 ]; do
       case "$1" in
         --detach | --init) shift ;;
         --name) name=$2; shift 2 ;;
+        --label) labels="$labels$2
+"; shift 2 ;;
         --*) shift 2 ;;
         *) break ;;
       esac
@@ -24,6 +29,8 @@ case "$cmd" in
     shift
     [ "$image" = "missing/image:local" ] && { echo "docker: Error response from daemon: No such image: $image" >&2; exit 125; }
     printf '%s\n' "$@" >"$state/$name.args"
+    label() { printf '%s' "$labels" | sed -n "s/^org\.proxybench\.$1=//p"; }
+    printf '%s\t%s\t%s\t%s\n' "$name" "$(label run)" "$(label owner)" "$(label cpus)" >>"$state/containers"
     # The container: prints its arguments, then serves until TERM (exit 0) or its own end.
     (
       trap 'echo "got TERM"; echo 0 >"$state/$name.exit"; exit 0' TERM
@@ -58,7 +65,20 @@ case "$cmd" in
       [ "$name" = "--force" ] && continue
       [ -f "$state/$name.pid" ] && kill -KILL "$(cat "$state/$name.pid")" 2>/dev/null || true
       touch "$state/$name.removed"
+      [ -f "$state/containers" ] && awk -F '\t' -v n="$name" '$1 != n' "$state/containers" >"$state/containers.new" && mv "$state/containers.new" "$state/containers" || true
     done
+    ;;
+  ps)
+    run=""
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --filter) case "$2" in label=org.proxybench.run=*) run=${2#label=org.proxybench.run=} ;; esac; shift 2 ;;
+        --format) shift 2 ;;
+        *) shift ;;
+      esac
+    done
+    [ -f "$state/containers" ] || exit 0
+    awk -F '\t' -v r="$run" 'r == "" || $2 == r' "$state/containers"
     ;;
   *) echo "fake docker: unknown command $cmd" >&2; exit 1 ;;
 esac
