@@ -193,16 +193,19 @@ export async function loadScenarioFile(file: string, builtIn = false): Promise<L
   const text = await readText(file);
   const manifest = parseManifest(ScenarioManifest, text, file);
   const dir = path.dirname(file);
-  const problems = checkFolderName(manifest.name, dir, fieldLines(text, file)(["name"]));
+  const at = fieldLines(text, file);
+  const problems = checkFolderName(manifest.name, dir, at(["name"]));
   if (manifest.engine === "k6" && !(await exists(path.resolve(dir, manifest.script)))) {
-    problems.push(`${file}: script: ${manifest.script} not found in ${dir}`);
+    problems.push(`${at(["script"])}: script: ${manifest.script} not found in ${dir}`);
   }
   if (manifest.protoset !== undefined && !(await exists(path.resolve(dir, manifest.protoset)))) {
-    problems.push(`${file}: protoset: ${manifest.protoset} not found in ${dir}`);
+    problems.push(`${at(["protoset"])}: protoset: ${manifest.protoset} not found in ${dir}`);
   }
   const labels = manifest.loads.map((l) => l.label);
-  const dup = labels.find((l, i) => labels.indexOf(l) !== i);
-  if (dup !== undefined) problems.push(`${file}: loads: label '${dup}' is used twice`);
+  const dup = labels.findIndex((l, i) => labels.indexOf(l) !== i);
+  if (dup >= 0) {
+    problems.push(`${at(["loads", dup, "label"])}: loads[${dup}].label: '${labels[dup]}' is used twice`);
+  }
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return { manifest, dir, file, builtIn };
 }

@@ -92,7 +92,7 @@ type Sidecar = z.infer<typeof Sidecar>;
  */
 const ProtocolSupport = z
   .object({
-    configs: z.array(z.object({ template: z.string(), output: z.string() }).strict()).default([]),
+    configs: z.array(ConfigRef).default([]),
     /** What the proxy does for this protocol, shown by `list`. */
     note: z.string().min(1).optional(),
   })
@@ -123,8 +123,8 @@ export const ProxyManifest = z
         args: z.array(z.string()).default([]),
         env: z.record(z.string(), z.string()).default({}),
         /** Templates rendered into {{workdir}} before start. */
-        configs: z.array(z.object({ template: z.string(), output: z.string() })).default([]),
-        version: z.object({
+        configs: z.array(ConfigRef).default([]),
+        version: z.strictObject({
           args: z.array(z.string()),
           /** First capture group is the version; matched against stdout + stderr. */
           pattern: z.string(),
@@ -144,7 +144,7 @@ export const ProxyManifest = z
         env: z.record(z.string(), z.string()).default({}),
         /** Rendered config files bind-mounted into the container: output path -> container path. */
         configs: z
-          .array(z.object({ template: z.string(), output: z.string(), mount: z.string() }))
+          .array(z.strictObject({ template: z.string(), output: z.string(), mount: z.string() }))
           .default([]),
       })
       .optional(),
@@ -185,6 +185,28 @@ export const ProxyManifest = z
     path: ["native"],
   });
 export type ProxyManifest = z.infer<typeof ProxyManifest>;
+
+/** The field only one load model reads, and needs. */
+const MODEL_FIELD = { "constant-arrival-rate": "rate", "fixed-count": "requests" } as const;
+
+/**
+ * A load level of a scenario: no field the run would not read (a typo such as `duraionS` or
+ * `rat` is an error, not a silent default), and the field its model needs.
+ */
+export const ManifestLoad = Load.strict().superRefine((load, ctx) => {
+  for (const [model, field] of Object.entries(MODEL_FIELD)) {
+    if (load.model === model && load[field] === undefined) {
+      ctx.addIssue({ code: "custom", path: [field], message: `model ${model} needs '${field}'` });
+    }
+    if (load.model !== model && load[field] !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [field],
+        message: `only model ${model} reads '${field}' (this load is ${load.model})`,
+      });
+    }
+  }
+});
 
 export const RequestSpec = z.strictObject({
   method: z.enum(["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]).default("GET"),
@@ -251,6 +273,6 @@ export const ScenarioManifest = z.strictObject({
     })
     .default({ status: [200] }),
   /** Load levels; the first is the default. */
-  loads: z.array(Load).min(1),
+  loads: z.array(ManifestLoad).min(1),
 });
 export type ScenarioManifest = z.infer<typeof ScenarioManifest>;

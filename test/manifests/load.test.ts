@@ -4,6 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadManifests, parseManifest } from "../../src/manifests/load.js";
 import { ProxyManifest, ScenarioManifest } from "../../src/manifests/schema.js";
+import { StudyManifest } from "../../src/studies/schema.js";
+import { z } from "zod";
 
 const F = "/m/proxies/x/proxy.yml";
 
@@ -70,6 +72,103 @@ describe("parseManifest errors name file:line: field", () => {
     expect(() => parseManifest(ScenarioManifest, text, F)).toThrow(`${F}:3: protocol: Invalid option`);
     const grpc = parseManifest(ScenarioManifest, text.replace("grpcc", "grpc"), F);
     expect(grpc.protocol).toBe("grpc");
+  });
+});
+
+/** Paths of the objects of a schema that accept a key they do not name (walks the zod tree). */
+function lenientObjects(schema: z.core.$ZodType, at = "(root)"): string[] {
+  const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+  const walk = (inner: unknown, where: string) => lenientObjects(inner as z.core.$ZodType, where);
+  switch (def.type) {
+    case "object": {
+      const catchall = def.catchall as z.core.$ZodType | undefined;
+      const own = catchall?._zod.def.type === "never" ? [] : [at];
+      const shape = def.shape as Record<string, unknown>;
+      return [...own, ...Object.entries(shape).flatMap(([k, v]) => walk(v, `${at}.${k}`))];
+    }
+    case "array":
+      return walk(def.element, `${at}[]`);
+    case "optional":
+    case "default":
+    case "nullable":
+      return walk(def.innerType, at);
+    case "union":
+      return (def.options as unknown[]).flatMap((o) => walk(o, at));
+    case "record":
+      return walk(def.valueType, `${at}.*`);
+    default:
+      return [];
+  }
+}
+
+describe("every manifest object refuses a key it does not read", () => {
+  it.each([
+    ["proxy.yml", ProxyManifest],
+    ["scenario.yml", ScenarioManifest],
+    ["study.yml", StudyManifest],
+  ])("%s: no lenient object anywhere", (_, schema) => {
+    expect(lenientObjects(schema)).toEqual([]);
+  });
+
+  const S = "/m/scenarios/s/scenario.yml";
+  const scenario = (load: string) =>
+    `name: s\ndescription: d\nrequests:\n  - path: /a\nloads:\n  - label: l\n${load}`;
+  it.each([
+    {
+      what: "a misspelt duration",
+      load: "    model: constant-vus\n    duraionS: 5\n",
+      errors: [`${S}:8: loads[0].duraionS: Unrecognized key: "duraionS"`],
+    },
+    {
+      what: "a misspelt rate",
+      load: "    model: constant-arrival-rate\n    rat: 1000\n",
+      errors: [
+        `${S}:8: loads[0].rat: Unrecognized key: "rat"`,
+        `${S}:6: loads[0].rate: model constant-arrival-rate needs 'rate'`,
+      ],
+    },
+    {
+      what: "a fixed count without its count",
+      load: "    model: fixed-count\n    vus: 10\n",
+      errors: [`${S}:6: loads[0].requests: model fixed-count needs 'requests'`],
+    },
+    {
+      what: "a rate on a closed model",
+      load: "    model: constant-vus\n    rate: 1000\n",
+      errors: [
+        `${S}:8: loads[0].rate: only model constant-arrival-rate reads 'rate' (this load is constant-vus)`,
+      ],
+    },
+    {
+      what: "a misspelt key in a proxy's version",
+      load: "",
+      proxy:
+        "name: x\ndescription: d\nnative:\n  binary: nginx\n  version:\n    args: [-v]\n    pattern: x\n    patern: y\n",
+      errors: [`${S}:8: native.version.patern: Unrecognized key: "patern"`],
+    },
+    {
+      what: "a misspelt key in a config",
+      load: "",
+      proxy:
+        "name: x\ndescription: d\nimage:\n  configs:\n    - template: a\n      output: b\n      mount: /c\n      mode: 1\n",
+      errors: [`${S}:8: image.configs[0].mode: Unrecognized key: "mode"`],
+    },
+  ])("$what: file:line: field", ({ load, proxy, errors }) => {
+    const err = (() => {
+      try {
+        if (proxy) parseManifest(ProxyManifest, proxy, S);
+        else parseManifest(ScenarioManifest, scenario(load), S);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "accepted";
+    })();
+    expect(err.split("\n").sort()).toEqual([...errors].sort());
+  });
+
+  it("a load's own model fields are accepted", () => {
+    const m = parseManifest(ScenarioManifest, scenario("    model: fixed-count\n    requests: 100\n"), S);
+    expect(m.loads[0]).toEqual({ label: "l", model: "fixed-count", requests: 100 });
   });
 });
 
@@ -172,7 +271,7 @@ describe("loadManifests", () => {
 
   it("checks the scenario's k6 script exists", async () => {
     await expect(loadManifests({ ...dirs(), scenariosDirs: [path.join(root, "scen")] })).rejects.toThrow(
-      /s\/scenario\.yml: script: script\.js not found/,
+      /s\/scenario\.yml:1: script: script\.js not found/,
     );
   });
 
