@@ -1,11 +1,13 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { resolveImports } from "../engines/k6/script.js";
 import type { EngineAdapter } from "../engines/types.js";
 import type { LoadedScenario } from "../manifests/load.js";
 import type { Engine, Settings } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { findExecutable, PROJECT_ROOT } from "../util/paths.js";
-import type { Plan } from "./plan.js";
+import { fileSize, findExecutable } from "../util/paths.js";
+import { RESULTS_FILE } from "../results/io.js";
+import { skippedName, type Plan } from "./plan.js";
 import { nativeAvailability } from "./proxy-binary.js";
 
 /**
@@ -61,24 +63,47 @@ export async function preflight(
   if (problems.length > 0) {
     throw new UserError(`cannot run here, nothing was started:\n  ${problems.join("\n  ")}`, 1);
   }
-  const k6Scenarios = new Set(plan.blocks.filter((b) => b.engine === "k6").map((b) => b.scenario));
-  for (const scenario of k6Scenarios) await checkScriptImports(scenario);
+  await checkScripts(plan);
   return { tools, binaries };
 }
 
-/** Relative imports of a k6 script (`import ... from "./x.js"` or `"../lib/x.js"`). Pure. */
-export function relativeImports(source: string): string[] {
-  const found: string[] = [];
-  for (const m of source.matchAll(/\bimport\s+(?:[^'"]*?\sfrom\s+)?["'](\.{1,2}\/[^"']+)["']/g)) {
-    if (m[1]) found.push(m[1]);
+/**
+ * What a new run (and its dry run) refuses before it starts: a results folder that already holds
+ * a run, a plan with nothing to measure, a k6 script that cannot load. Resuming skips the first.
+ */
+export async function checkRunInputs(plan: Plan, dir: string | undefined): Promise<void> {
+  if (dir !== undefined) await refuseUsedOut(dir);
+  refuseEmptyPlan(plan);
+  await checkScripts(plan);
+}
+
+/** A new run never writes over the results of another. */
+export async function refuseUsedOut(dir: string): Promise<void> {
+  if ((await fileSize(path.join(dir, RESULTS_FILE))) > 0) {
+    throw new UserError(
+      `--out ${dir} already holds results; finish them with --resume ${dir} or choose another --out`,
+    );
   }
-  return found;
+}
+
+/** A plan whose every cell was skipped: the reasons, instead of an empty run. */
+export function refuseEmptyPlan(plan: Plan): void {
+  if (plan.blocks.some((b) => b.cells.length > 0)) return;
+  throw new UserError(
+    `nothing to run: ${plan.skipped.map((s) => `${skippedName(s)} (${s.reason})`).join(", ") || "no proxy selected"}`,
+  );
+}
+
+/** Every k6 script of the plan loads: its relative imports exist (or come from the library). */
+async function checkScripts(plan: Plan): Promise<void> {
+  const k6Scenarios = new Set(plan.blocks.filter((b) => b.engine === "k6").map((b) => b.scenario));
+  for (const scenario of k6Scenarios) await checkScriptImports(scenario);
 }
 
 /**
  * A k6 script whose relative import does not exist fails only after k6 starts (exit 107): refuse
- * it first, naming the scenario file and the fix. A built-in scenario copied elsewhere imports
- * `../lib/proxybench.js`, which then has to be imported from proxybench's own folder.
+ * it first, naming the script and the file. An import of the scenario library (`../lib/...` in a
+ * copied built-in scenario) resolves wherever the scenario lives (src/engines/k6/script.ts).
  */
 export async function checkScriptImports(scenario: LoadedScenario): Promise<void> {
   const script = path.resolve(scenario.dir, scenario.manifest.script);
@@ -86,20 +111,10 @@ export async function checkScriptImports(scenario: LoadedScenario): Promise<void
   if (source === undefined) {
     throw new UserError(`${scenario.file}: script: ${script} cannot be read`);
   }
-  for (const spec of relativeImports(source)) {
-    const target = path.resolve(path.dirname(script), spec);
-    if (await exists(target)) continue;
-    const shared = path.join(PROJECT_ROOT, "scenarios", "lib", path.basename(spec));
-    const fix = (await exists(shared))
-      ? `import it by its absolute path "${shared}", or copy proxybench's scenarios/lib next to the scenario's folder`
-      : `create ${target}`;
-    throw new UserError(`${script}: imports '${spec}', which does not exist (${target}): ${fix}`);
+  const [missing] = (await resolveImports(script, source)).missing;
+  if (missing) {
+    throw new UserError(
+      `${script}: imports '${missing.spec}', which does not exist (${missing.target}): create it or fix the import`,
+    );
   }
-}
-
-async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -105,6 +105,29 @@ describe("proxybench CLI", () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`--out ${out} already holds results; finish them with --resume`);
     expect((await readResults(out)).runId).toBe(results.runId);
+  });
+
+  it("a copy of a built-in scenario in a folder of the user's runs (the scenario library resolved)", async () => {
+    const mine = path.join(tmp, "my-scenarios");
+    await cp(path.join(PROJECT_ROOT, "scenarios", "passthrough"), path.join(mine, "my-passthrough"), {
+      recursive: true,
+    });
+    const yml = path.join(mine, "my-passthrough", "scenario.yml");
+    await writeFile(yml, (await readFile(yml, "utf8")).replace("name: passthrough", "name: my-passthrough"));
+    const out = path.join(tmp, "copied");
+    const r = await cli(
+      [
+        "run",
+        ...["--proxies", "direct", "--scenarios", "my-passthrough", "--scenarios-dir", mine],
+        ...["--duration", "1", "--warmup", "0.5", "--repetitions", "1", "--cpus", cpus, "--out", out],
+      ],
+      { cwd: tmp },
+    );
+    const results = await readResults(out);
+    expect(results.cells.map((c) => [c.scenario, measuredStatus(c), c.repetitions.length])).toEqual([
+      ["my-passthrough", "measured", 1],
+    ]);
+    expect(r.code).toBe(expectedExitCode(results.cells));
   });
 
   it("an unknown proxy is a usage error listing the known ones", async () => {

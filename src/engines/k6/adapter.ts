@@ -7,6 +7,7 @@ import { logTail } from "../../util/logs.js";
 import { cpuFields, invocationProcess, runEngineProcess } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildK6Args, buildK6Config, buildK6Env, k6GoRuntimeEnv } from "./config.js";
+import { stageScript } from "./script.js";
 import { k6ExitMeaning, k6LogErrors, normaliseK6Summary } from "./summary.js";
 import { emptyMeasurement } from "../measurement.js";
 
@@ -37,15 +38,16 @@ export class K6Engine implements EngineAdapter {
     const config = buildK6Config(inv, summaryFile, options.failFast ?? true);
     // never read a summary or a log left by an earlier run with the same stem
     await Promise.all([rm(summaryFile, { force: true }), rm(logFile, { force: true })]);
+    const script = await stageScript(scriptPath);
     const result = await runEngineProcess({
       ...invocationProcess("k6", inv),
       command: k6,
-      args: buildK6Args(scriptPath),
+      args: buildK6Args(script.path),
       env: buildK6Env(config, inv.caFile, k6GoRuntimeEnv(os.totalmem(), process.env)),
       cwd: inv.scenarioDir,
       logFile,
       timeoutMs: (config.durationS + K6_SLACK_S) * 1000,
-    });
+    }).finally(() => script.remove());
     const engineErrors: string[] = [];
     if (result.aborted) engineErrors.push("the run was interrupted");
     if (result.timedOut)
