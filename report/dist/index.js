@@ -24328,7 +24328,20 @@ function linkSettings(read, env, owner, repo) {
   const chartUrl = urlInput(read, "chart-url") ?? (pagesDir !== "" ? pagesUrl(env.GITHUB_SERVER_URL || "https://github.com", owner, repo, pagesDir) : void 0);
   return withoutUndefined({ runnerName, artifactUrl, chartUrl });
 }
-function pullRequestInputs(read, event) {
+function runPullRequest(pulls, owner, repo) {
+  const here = `/repos/${owner}/${repo}`.toLowerCase();
+  const ours = (pulls ?? []).filter((p) => {
+    const url2 = p.base?.repo?.url;
+    return typeof url2 === "string" && url2.toLowerCase().endsWith(here);
+  });
+  return ours.length === 1 ? ours[0].number : void 0;
+}
+function eventHeadBranch(event) {
+  const run2 = event.workflow_run;
+  const head = run2 ? { repository: run2.head_repository?.full_name, name: run2.head_branch } : { repository: event.pull_request?.head?.repo?.full_name, name: event.pull_request?.head?.ref };
+  return head.repository && head.name ? { repository: head.repository, name: head.name } : void 0;
+}
+function pullRequestInputs(read, event, here) {
   let pr;
   const prText = read("pr-number");
   if (prText !== "") {
@@ -24336,13 +24349,14 @@ function pullRequestInputs(read, event) {
     if (!isPullRequestNumber(pr))
       throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
   } else {
-    pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
+    pr = event.pull_request?.number ?? runPullRequest(event.workflow_run?.pull_requests, here.owner, here.repo);
   }
   const headSha = read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || void 0;
   if (headSha !== void 0 && !isCommitSha(headSha)) {
     throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
   }
-  return withoutUndefined({ pr, headSha });
+  const checkPr = event.workflow_run !== void 0 ? true : void 0;
+  return withoutUndefined({ pr, headSha, headBranch: eventHeadBranch(event), checkPr });
 }
 function detailsUrlInput(read, env) {
   const detailsUrl = urlInput(read, "details-url");
@@ -24365,7 +24379,7 @@ function getSettings(read = (name) => getInput(name).trim(), env = process.env) 
   if (!isMarkerId(marker)) {
     throw new Error(`input 'marker': ${MARKER_RULE}, got '${marker}'`);
   }
-  const { pr, headSha } = pullRequestInputs(read, readEvent(env));
+  const pullRequest = pullRequestInputs(read, readEvent(env), ownerRepo);
   const detailsUrl = detailsUrlInput(read, env);
   const comment2 = booleanInput(read, "comment");
   const token = read("token") || void 0;
@@ -24389,7 +24403,8 @@ function getSettings(read = (name) => getInput(name).trim(), env = process.env) 
     apiUrl: env.GITHUB_API_URL || "https://api.github.com",
     owner: ownerRepo.owner,
     repo: ownerRepo.repo,
-    ...withoutUndefined({ pr, headSha, detailsUrl }),
+    ...pullRequest,
+    ...withoutUndefined({ detailsUrl }),
     ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo)
   };
 }
@@ -48714,6 +48729,16 @@ var Engine = external_exports.enum(["k6", "wrk", "ab", "vegeta", "h2load"]);
 var Ms = external_exports.number().nonnegative();
 var Protocol = external_exports.enum(["http1", "https", "h2c", "h2", "grpc", "grpcs"]);
 var LatencyMs = external_exports.object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms }).describe("Latency of successful responses only, in milliseconds.");
+var ProxyCost = external_exports.object({
+  source: external_exports.enum(["proc", "cgroup"]).describe("Where it was read: proc, the proxy's process group in /proc (native); cgroup, its container's control group (docker)."),
+  cpuS: external_exports.number().nonnegative().describe("CPU time (user + system) of the proxy, all its processes and threads, over the engine's measured window, seconds (ns resolution): the span around the engine run less idleCpuS."),
+  idleCpuS: external_exports.number().nonnegative().describe("Taken off the span: the proxy's idle CPU rate times the span's time outside the window (the engine's start-up and exit), seconds."),
+  windowS: external_exports.number().nonnegative().describe("The window cpuS covers, seconds."),
+  cpuPerRequestUs: external_exports.number().nonnegative().optional().describe("cpuS per request completed (the repetition's requests), microseconds."),
+  requestsPerCpuS: external_exports.number().nonnegative().optional().describe("Requests completed per CPU-second of the proxy."),
+  peakMemoryMiB: external_exports.number().nonnegative().optional().describe("Peak memory of the proxy, MiB. proc: the sum of its processes' peak resident sets (VmHWM; pages shared between processes count once per process). cgroup: the container's peak charge (memory.peak, v1 memory.max_usage_in_bytes: anonymous memory, page cache and kernel memory)."),
+  peakSince: external_exports.enum(["repetition", "start"]).optional().describe("Where the peak starts: this repetition (reset before it), or the proxy's start.")
+}).describe("The proxy's own cost over the repetition's measured window.");
 var Repetition = external_exports.object({
   index: external_exports.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
   round: external_exports.number().int().nonnegative().optional().describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
@@ -48737,7 +48762,8 @@ var Repetition = external_exports.object({
   latencyMs: LatencyMs,
   latencyPercentilesMs: external_exports.record(external_exports.string(), external_exports.number().nonnegative()).optional().describe("Extra percentiles keyed by percent, e.g. {'75': 1.2, '99.9': 4.1}."),
   loadgenCpu: external_exports.number().nonnegative().optional().describe("CPU used by the load generator, in cores (1 = one full core)."),
-  proxyCpu: external_exports.number().nonnegative().optional().describe("CPU used by the proxy, in cores."),
+  proxyCpu: external_exports.number().nonnegative().optional().describe("CPU used by the proxy, in cores: proxyCost.cpuS over its window (files without proxyCost: over the whole engine run, rounded to 0.001)."),
+  proxyCost: ProxyCost.optional(),
   raw: external_exports.array(external_exports.string()).default([]).describe("Engine output files, relative to the results directory.")
 });
 var Load = external_exports.object({
@@ -48850,7 +48876,13 @@ var Settings = external_exports.object({
   seed: external_exports.number().int().optional().describe("Seed of the random round order."),
   noiseLimit: external_exports.number().nonnegative().optional().describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
   retries: external_exports.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
-  shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).optional().describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it.")
+  shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).optional().describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
+  sequential: external_exports.object({
+    alpha: external_exports.number().positive().describe("The family's false-alarm rate the plan spends."),
+    tests: external_exports.number().int().positive().describe("Tested metrics in the family the rounds were sized for."),
+    looks: external_exports.array(external_exports.object({ rounds: external_exports.number().int().positive(), alpha: external_exports.number().positive() })).min(1).describe("Round counts where compare looks, and the alpha spent at each (summing to at most alpha)."),
+    budgetMinutes: external_exports.number().positive().optional().describe("--budget: the run's time budget, minutes.")
+  }).optional().describe("--repetitions auto: the rounds planned before the run; a block stops at a look once every metric is decided.")
 });
 var Results = external_exports.object({
   $schema: external_exports.string().optional(),
@@ -49138,6 +49170,15 @@ function usesTls(protocol) {
 
 // src/report/model.ts
 var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
+var COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"];
+function costValues(reps) {
+  const out = {};
+  for (const figure of COST_FIGURES) {
+    const values3 = reps.map((r) => r.proxyCost?.[figure]);
+    if (values3.length > 0 && values3.every((v) => v !== void 0)) out[figure] = medianOf(values3);
+  }
+  return out;
+}
 var DEFAULT_BASELINE = "direct";
 function medianOf(values3) {
   return values3.length === 0 ? NaN : median(values3);
@@ -49160,7 +49201,8 @@ function cellValues(cell) {
     latencyMs,
     errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
-    percentilesMs
+    percentilesMs,
+    cost: costValues(reps)
   };
 }
 var MAX_REASONS = 3;
@@ -49297,20 +49339,41 @@ function skippedColumns(skipped, measured, scenario) {
 }
 
 // src/report/tables.ts
+var COST_FIGURE = {
+  cpuPerRequest: "cpuPerRequestUs",
+  requestsPerCpuS: "requestsPerCpuS",
+  peakMemory: "peakMemoryMiB"
+};
 var COMPARISON_ROWS = [
   { metric: "rps", label: "Requests/sec" },
   { metric: "mean", label: "Mean latency (ms)" },
   { metric: "p50", label: "p50 latency (ms)" },
   { metric: "p99", label: "p99 latency (ms)" },
   { metric: "max", label: "Max latency (ms)" },
-  { metric: "errors", label: "Errors/bad responses" }
+  { metric: "errors", label: "Errors/bad responses" },
+  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)" },
+  { metric: "requestsPerCpuS", label: "Requests/CPU-second" },
+  { metric: "peakMemory", label: "Proxy peak memory (MiB)" }
 ];
+function isCostMetric(metric) {
+  return metric in COST_FIGURE;
+}
 function metricValue(column, metric) {
   const values3 = column.values;
   if (values3 === void 0) return void 0;
   if (metric === "rps") return values3.rps;
   if (metric === "errors") return values3.errors;
+  if (isCostMetric(metric)) return values3.cost?.[COST_FIGURE[metric]];
   return values3.latencyMs[metric];
+}
+var COST_NOTE = "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge since it started.";
+function showsCost(group) {
+  return comparisonRows(group).some(({ metric }) => isCostMetric(metric));
+}
+function comparisonRows(group) {
+  return COMPARISON_ROWS.filter(
+    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => metricValue(c, metric) !== void 0)
+  );
 }
 function percentChange(value, base) {
   if (value === void 0 || base === void 0 || !Number.isFinite(value) || !Number.isFinite(base)) {
@@ -49323,7 +49386,8 @@ function notOk(column) {
   return column.status === "ok" || column.bound ? void 0 : { status: column.status };
 }
 function boundOf(column, metric) {
-  if (!column.bound || metric === "errors") return void 0;
+  if (!column.bound || metric === "errors" || metric !== "latency" && isCostMetric(metric))
+    return void 0;
   return metric === "rps" ? "lower" : "upper";
 }
 function baselineColumn(group) {
@@ -49339,7 +49403,7 @@ function comparisonTable(group) {
       repetitions: c.repetitions,
       baseline: c.proxy === group.baseline
     })),
-    rows: COMPARISON_ROWS.map(({ metric, label }) => ({
+    rows: comparisonRows(group).map(({ metric, label }) => ({
       metric,
       label,
       cells: group.columns.map((column) => {
@@ -49877,7 +49941,7 @@ function formatPValue(p) {
   return p < 1e-3 ? "<0.001" : p.toFixed(3);
 }
 function formatMetric(metric, value) {
-  if (metric === "rps") return formatRps(value);
+  if (metric === "rps" || metric === "requestsPerCpuS") return formatRps(value);
   if (metric === "errors") return formatCount(value);
   return formatMs(value);
 }
@@ -50077,6 +50141,7 @@ function renderGroupNotes(group) {
   if (group.baselineProblem !== void 0) {
     lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
   }
+  if (showsCost(group)) lines.push(COST_NOTE);
   const bounded = group.columns.filter((c) => c.bound).map((c) => `**${escapeMarkdown(c.proxy)}**`);
   if (bounded.length > 0) {
     lines.push(
@@ -50730,6 +50795,58 @@ async function reportCounted(settings, dir, deps) {
   return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
 }
 
+// report/src/pull-request.ts
+function describeHead(head) {
+  return `${head.repo?.full_name ?? "(a deleted repository)"}:${head.ref}`;
+}
+function isOnBranch(head, branch) {
+  const repository = head.repo?.full_name;
+  return repository !== void 0 && repository.toLowerCase() === branch.repository.toLowerCase() && head.ref === branch.name;
+}
+async function checkGiven(client, query, pr) {
+  const branch = query.headBranch;
+  if (branch === void 0)
+    return { refused: `pull request #${pr}: the event names no head branch to check it against` };
+  let head;
+  try {
+    head = (await client.rest.pulls.get({ owner: query.owner, repo: query.repo, pull_number: pr })).data.head;
+  } catch (err) {
+    if (err.status !== 404) throw err;
+    return { refused: `pull request #${pr} is not one of ${query.owner}/${query.repo}'s` };
+  }
+  if (isOnBranch(head, branch)) return { pr };
+  return {
+    refused: `pull request #${pr} has the head ${describeHead(head)}, this run's is ${branch.repository}:${branch.name}`
+  };
+}
+async function lookUp(client, query) {
+  const { headSha, headBranch } = query;
+  if (headSha === void 0) return { none: "the event names no pull request and no head commit" };
+  if (headBranch === void 0) {
+    return {
+      refused: `the event names no head branch: a pull request is not looked up by its commit ${headSha} alone`
+    };
+  }
+  const open3 = await client.paginate(client.rest.pulls.list, {
+    owner: query.owner,
+    repo: query.repo,
+    state: "open",
+    per_page: 100
+  });
+  const sha = headSha.toLowerCase();
+  const matches = open3.filter((p) => p.head.sha.toLowerCase() === sha && isOnBranch(p.head, headBranch));
+  const head = `${headBranch.repository}:${headBranch.name} at ${headSha}`;
+  if (matches.length === 1) return { pr: matches[0].number };
+  if (matches.length === 0) return { none: `no open pull request has the head ${head}` };
+  return {
+    refused: `${matches.length} open pull requests have the head ${head} (${matches.map((p) => `#${p.number}`).join(", ")}): not guessing which`
+  };
+}
+async function findPullRequest(client, query) {
+  if (query.pr === void 0) return lookUp(client, query);
+  return query.checkPr ? checkGiven(client, query, query.pr) : { pr: query.pr };
+}
+
 // report/src/report.ts
 function overallVerdict(comparison) {
   const c = comparison.counts;
@@ -50794,18 +50911,6 @@ function summaryLinks(settings) {
 ${links.join(" · ")}
 `;
 }
-async function findPullRequest(client, settings) {
-  if (settings.pr !== void 0) return settings.pr;
-  if (settings.headSha === void 0) return void 0;
-  const sha = settings.headSha.toLowerCase();
-  const open3 = await client.paginate(client.rest.pulls.list, {
-    owner: settings.owner,
-    repo: settings.repo,
-    state: "open",
-    per_page: 100
-  });
-  return open3.find((pull) => pull.head.sha.toLowerCase() === sha)?.number;
-}
 var READ_ONLY_TOKEN_HINT = "the token may not comment on this pull request (a fork's or Dependabot's pull_request run gets a read-only token): no comment written; for those, use workflows/fork-benchmark.yml + fork-comment.yml";
 function commentHead(head) {
   const git = head.environment?.git;
@@ -50818,11 +50923,16 @@ async function comment(settings, markdown, head, deps) {
     log: deps.log,
     ...deps.clientDelayMs !== void 0 ? { delayBaseMs: deps.clientDelayMs } : {}
   });
-  const pr = await findPullRequest(client, settings);
-  if (pr === void 0) {
-    deps.log("no pull request for this run (none in the event, none open for the head commit): no comment");
+  const found = await findPullRequest(client, settings);
+  if ("none" in found) {
+    deps.log(`no pull request for this run (${found.none}): no comment`);
     return "";
   }
+  if ("refused" in found) {
+    (deps.warn ?? deps.log)(`no comment: ${found.refused}`);
+    return "";
+  }
+  const { pr } = found;
   let outcome;
   try {
     outcome = await upsertStickyComment(client, {

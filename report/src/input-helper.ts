@@ -34,15 +34,31 @@ export interface ReportSettings {
   apiUrl: string;
   owner: string;
   repo: string;
-  /** From the input, else the event; undefined: look it up by headSha, or no comment. */
+  /**
+   * From the input, else the event (a workflow_run's pull request only when it is one of this
+   * repository's); undefined: looked up by the head (branch and commit), or no comment.
+   */
   pr?: number;
   headSha?: string;
+  /** The branch the head commit was pushed to, from the event: a fork's branch for a fork. */
+  headBranch?: HeadBranch;
+  /**
+   * The event is a workflow_run: a pull request number (the input's or the event's) is used only
+   * if that pull request's head is `headBranch`.
+   */
+  checkPr?: boolean;
   detailsUrl?: string;
   /** Name of the runner that measured (the comment's "Measured on"); else results' host name. */
   runnerName?: string;
   /** Links under the job summary. */
   artifactUrl?: string;
   chartUrl?: string;
+}
+
+/** A head branch: the repository it lives in (owner/name, a fork's for a fork) and its name. */
+export interface HeadBranch {
+  repository: string;
+  name: string;
 }
 
 /** A strict reader of one input. */
@@ -59,9 +75,23 @@ function booleanInput(read: Reader, name: string): boolean {
   throw new Error(`input '${name}': expected true or false, got '${text}'`);
 }
 
+/** A pull request as a workflow_run lists it: its base repository is named by API URL. */
+interface RunPullRequest {
+  number?: number;
+  base?: { repo?: { url?: string } | null };
+}
+
 interface EventPayload {
-  pull_request?: { number?: number; head?: { sha?: string } };
-  workflow_run?: { head_sha?: string; pull_requests?: Array<{ number?: number }> };
+  pull_request?: {
+    number?: number;
+    head?: { sha?: string; ref?: string; repo?: { full_name?: string } | null };
+  };
+  workflow_run?: {
+    head_sha?: string;
+    head_branch?: string | null;
+    head_repository?: { full_name?: string } | null;
+    pull_requests?: RunPullRequest[];
+  };
 }
 
 /** The event payload GitHub wrote to GITHUB_EVENT_PATH ({} when there is none). */
@@ -120,8 +150,39 @@ function linkSettings(
   return withoutUndefined({ runnerName, artifactUrl, chartUrl });
 }
 
+/**
+ * The pull request a workflow_run names, when exactly one of its list is this repository's: the
+ * list also holds pull requests of other repositories (a fork's own, whose head is the same
+ * branch), whose numbers mean other pull requests here.
+ */
+function runPullRequest(
+  pulls: RunPullRequest[] | undefined,
+  owner: string,
+  repo: string,
+): number | undefined {
+  const here = `/repos/${owner}/${repo}`.toLowerCase();
+  const ours = (pulls ?? []).filter((p) => {
+    const url = p.base?.repo?.url;
+    return typeof url === "string" && url.toLowerCase().endsWith(here);
+  });
+  return ours.length === 1 ? ours[0]!.number : undefined;
+}
+
+/** The head branch of the event: a pull request's head, or the branch a workflow_run ran on. */
+function eventHeadBranch(event: EventPayload): HeadBranch | undefined {
+  const run = event.workflow_run;
+  const head = run
+    ? { repository: run.head_repository?.full_name, name: run.head_branch }
+    : { repository: event.pull_request?.head?.repo?.full_name, name: event.pull_request?.head?.ref };
+  return head.repository && head.name ? { repository: head.repository, name: head.name } : undefined;
+}
+
 /** The pull request and head commit: the inputs, else the triggering event's. */
-function pullRequestInputs(read: Reader, event: EventPayload): { pr?: number; headSha?: string } {
+function pullRequestInputs(
+  read: Reader,
+  event: EventPayload,
+  here: { owner: string; repo: string },
+): Pick<ReportSettings, "pr" | "headSha" | "headBranch" | "checkPr"> {
   let pr: number | undefined;
   const prText = read("pr-number");
   if (prText !== "") {
@@ -129,14 +190,16 @@ function pullRequestInputs(read: Reader, event: EventPayload): { pr?: number; he
     if (!isPullRequestNumber(pr))
       throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
   } else {
-    pr = event.pull_request?.number ?? event.workflow_run?.pull_requests?.[0]?.number;
+    pr =
+      event.pull_request?.number ?? runPullRequest(event.workflow_run?.pull_requests, here.owner, here.repo);
   }
   const headSha =
     read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || undefined;
   if (headSha !== undefined && !isCommitSha(headSha)) {
     throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
   }
-  return withoutUndefined({ pr, headSha });
+  const checkPr = event.workflow_run !== undefined ? true : undefined;
+  return withoutUndefined({ pr, headSha, headBranch: eventHeadBranch(event), checkPr });
 }
 
 /** The input `details-url`, else this workflow run's page. */
@@ -172,7 +235,7 @@ export function getSettings(
     throw new Error(`input 'marker': ${MARKER_RULE}, got '${marker}'`);
   }
 
-  const { pr, headSha } = pullRequestInputs(read, readEvent(env));
+  const pullRequest = pullRequestInputs(read, readEvent(env), ownerRepo);
   const detailsUrl = detailsUrlInput(read, env);
 
   const comment = booleanInput(read, "comment");
@@ -198,7 +261,8 @@ export function getSettings(
     apiUrl: env.GITHUB_API_URL || "https://api.github.com",
     owner: ownerRepo.owner,
     repo: ownerRepo.repo,
-    ...withoutUndefined({ pr, headSha, detailsUrl }),
+    ...pullRequest,
+    ...withoutUndefined({ detailsUrl }),
     ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo),
   };
 }

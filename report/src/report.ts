@@ -1,4 +1,4 @@
-import { createClient, type GitHubClient } from "../../src/github/client.js";
+import { createClient } from "../../src/github/client.js";
 import { upsertStickyComment, type StickyCommentOutcome } from "../../src/github/comment.js";
 import { writeJobSummary } from "../../src/github/summary.js";
 import {
@@ -19,6 +19,7 @@ import { formatCores } from "../../src/runner/cpus.js";
 import { isInstructionsRun } from "../../src/instructions/compare.js";
 import type { ReportSettings } from "./input-helper.js";
 import { reportCounted } from "./counted.js";
+import { findPullRequest } from "./pull-request.js";
 import { pickDefined } from "../../src/util/objects.js";
 
 export interface ReportOutcome {
@@ -126,26 +127,6 @@ function summaryLinks(settings: Pick<ReportSettings, "artifactUrl" | "chartUrl" 
   return links.length === 0 ? "" : `\n${links.join(" · ")}\n`;
 }
 
-/**
- * The pull request a report belongs to: the one given (input or event), else the open pull
- * request whose head is `headSha` (workflow_run events from forks carry no pull request).
- */
-export async function findPullRequest(
-  client: GitHubClient,
-  settings: Pick<ReportSettings, "owner" | "repo" | "pr" | "headSha">,
-): Promise<number | undefined> {
-  if (settings.pr !== undefined) return settings.pr;
-  if (settings.headSha === undefined) return undefined;
-  const sha = settings.headSha.toLowerCase();
-  const open = await client.paginate(client.rest.pulls.list, {
-    owner: settings.owner,
-    repo: settings.repo,
-    state: "open",
-    per_page: 100,
-  });
-  return open.find((pull) => pull.head.sha.toLowerCase() === sha)?.number;
-}
-
 export interface ReportDeps {
   log: (line: string) => void;
   /** A problem that does not fail the step (default: log). */
@@ -186,11 +167,16 @@ async function comment(
     log: deps.log,
     ...(deps.clientDelayMs !== undefined ? { delayBaseMs: deps.clientDelayMs } : {}),
   });
-  const pr = await findPullRequest(client, settings);
-  if (pr === undefined) {
-    deps.log("no pull request for this run (none in the event, none open for the head commit): no comment");
+  const found = await findPullRequest(client, settings);
+  if ("none" in found) {
+    deps.log(`no pull request for this run (${found.none}): no comment`);
     return "";
   }
+  if ("refused" in found) {
+    (deps.warn ?? deps.log)(`no comment: ${found.refused}`);
+    return "";
+  }
+  const { pr } = found;
   let outcome: StickyCommentOutcome;
   try {
     outcome = await upsertStickyComment(client, {

@@ -16,8 +16,17 @@ const PR = 9;
 const HEAD_SHA = "5e1f0c0ffee0000000000000000000000000beef";
 const cpus = os.cpus().length >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0,proxy=0,upstream=0";
 
-/** What a fork's workflow_run carries: no pull request (found by the head commit, or given). */
-const forkRun = { workflow_run: { head_sha: HEAD_SHA, pull_requests: [] }, repository: { full_name: REPO } };
+/** What a fork's workflow_run carries: its branch and commit, no pull request (found by the head, or given). */
+const FORK = "fork/proxy-config";
+const forkRun = {
+  workflow_run: {
+    head_sha: HEAD_SHA,
+    head_branch: "feature",
+    head_repository: { full_name: FORK },
+    pull_requests: [],
+  },
+  repository: { full_name: REPO },
+};
 
 let server: GitHubServer;
 let tmp: string;
@@ -60,7 +69,7 @@ const action = (inputs: Record<string, string>, name: string) =>
 
 describe("report action on a counted run (fork-safe pair)", () => {
   it("compares the run's variants and keeps its own sticky comment on the fork's pull request", async () => {
-    server.setPullHead(REPO, PR, HEAD_SHA);
+    server.addPull(REPO, { number: PR, sha: HEAD_SHA, ref: "feature", headRepo: FORK });
     const inputs = {
       results: run,
       "pr-number": String(PR),

@@ -7,6 +7,8 @@ import path from "node:path";
 import { startGitHubServer, type GitHubServer } from "../support/github-server.js";
 import { actionYml, runReportAction } from "./support/report-action.js";
 import { getSettings, pagesUrl } from "../../report/src/input-helper.js";
+import { findPullRequest } from "../../report/src/pull-request.js";
+import { createClient } from "../../src/github/client.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 import { cell, results as buildResults } from "../report/build.js";
 import { liveMarkup, visibleText } from "./support/gfm.js";
@@ -340,6 +342,85 @@ describe("report action, bundled", () => {
     });
   });
 
+  describe("a fork's run that carries another pull request's head commit", () => {
+    const MALLORY = "mallory/proxy-config";
+    const VICTIM = "victim/proxy-config";
+    const inputs = () => ({
+      results: path.join(FIXTURES, "head"),
+      "base-results": path.join(FIXTURES, "base"),
+      token: server.token,
+    });
+    const runEvent = (sha: string, pulls: unknown[] = []) => ({
+      action: "completed",
+      workflow_run: {
+        event: "pull_request",
+        head_sha: sha,
+        head_branch: "patch",
+        head_repository: { full_name: MALLORY },
+        pull_requests: pulls,
+      },
+      repository: { full_name: REPO },
+    });
+    /** Mallory's pull request first, then the victim's, newer, with the same head commit. */
+    function openBoth(sha: string, mallory: number, victim: number) {
+      server.addPull(REPO, { number: mallory, sha, ref: "patch", headRepo: MALLORY });
+      server.addPull(REPO, { number: victim, sha, ref: "feature", headRepo: VICTIM });
+    }
+
+    it("comments on the fork's own pull request, never on the victim's", async () => {
+      const sha = "d1".repeat(20);
+      openBoth(sha, 40, 41);
+      const run = await runAction(inputs(), runEvent(sha), "spoof-lookup");
+      expect(run.code).toBe(0);
+      expect(server.comments(REPO, 41)).toEqual([]);
+      expect(server.comments(REPO, 40)).toHaveLength(1);
+      expect(run.outputs["comment-url"]).toBe(server.comments(REPO, 40)[0]!.html_url);
+    });
+
+    it("does not take a pull request the workflow_run lists from another repository", async () => {
+      const sha = "d2".repeat(20);
+      openBoth(sha, 42, 43);
+      // Mallory's fork has a pull request #43 of its own from the same branch: GitHub lists it.
+      const theirs = { url: `https://api.github.test/repos/${MALLORY}`, id: 9, name: "proxy-config" };
+      const listed = {
+        number: 43,
+        head: { ref: "patch", sha, repo: theirs },
+        base: { ref: "main", sha, repo: theirs },
+      };
+      const run = await runAction(inputs(), runEvent(sha, [listed]), "spoof-listed");
+      expect(run.code).toBe(0);
+      expect(server.comments(REPO, 43)).toEqual([]);
+      expect(server.comments(REPO, 42)).toHaveLength(1);
+    });
+
+    it("refuses a pr-number that names the victim's pull request (as a caller passes pull_requests[0])", async () => {
+      const sha = "d3".repeat(20);
+      openBoth(sha, 44, 45);
+      const run = await runAction({ ...inputs(), "pr-number": "45" }, runEvent(sha), "spoof-input");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        `::warning::no comment: pull request #45 has the head ${VICTIM}:feature, this run's is ${MALLORY}:patch`,
+      );
+      expect(server.comments(REPO, 45)).toEqual([]);
+      expect(server.comments(REPO, 44)).toEqual([]);
+      expect(run.outputs["comment-url"]).toBe("");
+      expect(run.summary).toContain("proxybench compare:");
+    });
+
+    it("refuses when two open pull requests have the run's branch and commit", async () => {
+      const sha = "d4".repeat(20);
+      server.addPull(REPO, { number: 46, sha, ref: "patch", headRepo: MALLORY });
+      server.addPull(REPO, { number: 47, sha, ref: "patch", headRepo: MALLORY });
+      const run = await runAction(inputs(), runEvent(sha), "spoof-two");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        `::warning::no comment: 2 open pull requests have the head ${MALLORY}:patch at ${sha} (#47, #46): not guessing which`,
+      );
+      expect(server.comments(REPO, 46)).toEqual([]);
+      expect(server.comments(REPO, 47)).toEqual([]);
+    });
+  });
+
   it("without a base: the tables alone, no verdict", async () => {
     const run = await runAction(
       { results: path.join(FIXTURES, "head"), comment: "false", token: "" },
@@ -423,13 +504,46 @@ describe("getSettings", () => {
 
   it("takes the pull request and the head from a workflow_run event, the input first", async () => {
     const file = path.join(dir, "workflow-run-event.json");
+    const pull = (number: number, repo: string) => ({
+      number,
+      head: { ref: "feature", sha: "abcdef1234", repo: { url: `https://api.github.test/repos/${repo}` } },
+      base: { ref: "main", sha: "1234abcdef", repo: { url: `https://api.github.test/repos/${repo}` } },
+    });
+    const event = (pulls: unknown[]) => ({
+      workflow_run: {
+        head_sha: "abcdef1234",
+        head_branch: "feature",
+        head_repository: { full_name: "fork/r" },
+        pull_requests: pulls,
+      },
+    });
+    const withEvent = { ...env, GITHUB_EVENT_PATH: file };
+    await writeFile(file, JSON.stringify(event([pull(3, "fork/r"), pull(12, "O/R")])));
+    expect(getSettings(reader({}), withEvent)).toMatchObject({
+      pr: 12,
+      headSha: "abcdef1234",
+      headBranch: { repository: "fork/r", name: "feature" },
+      checkPr: true,
+    });
+    expect(getSettings(reader({ "pr-number": "3" }), withEvent)).toMatchObject({ pr: 3, checkPr: true });
+    // Only another repository's pull request (a fork's own): none taken, to be looked up.
+    await writeFile(file, JSON.stringify(event([pull(3, "fork/r")])));
+    expect(getSettings(reader({}), withEvent).pr).toBeUndefined();
+    await writeFile(file, JSON.stringify(event([{ number: 12 }])));
+    expect(getSettings(reader({}), withEvent).pr).toBeUndefined();
+  });
+
+  it("takes the head branch of a pull_request event, and trusts its number", async () => {
+    const file = path.join(dir, "pull-request-event.json");
     await writeFile(
       file,
-      JSON.stringify({ workflow_run: { head_sha: "abcdef1234", pull_requests: [{ number: 12 }] } }),
+      JSON.stringify({
+        pull_request: { number: 4, head: { sha: "abcdef1234", ref: "fix", repo: { full_name: "fork/r" } } },
+      }),
     );
-    const withEvent = { ...env, GITHUB_EVENT_PATH: file };
-    expect(getSettings(reader({}), withEvent)).toMatchObject({ pr: 12, headSha: "abcdef1234" });
-    expect(getSettings(reader({ "pr-number": "3" }), withEvent)).toMatchObject({ pr: 3 });
+    const settings = getSettings(reader({}), { ...env, GITHUB_EVENT_PATH: file });
+    expect(settings).toMatchObject({ pr: 4, headBranch: { repository: "fork/r", name: "fix" } });
+    expect(settings.checkPr).toBeUndefined();
   });
 });
 
@@ -473,54 +587,74 @@ describe("pagesUrl", () => {
 });
 
 describe("findPullRequest", () => {
-  it("finds a fork's pull request by its head commit across pages of open pull requests", async () => {
-    // A small real server for the one endpoint the shared GitHub server does not speak.
-    const pulls = Array.from({ length: 130 }, (_, i) => ({
-      number: i + 1,
-      head: { sha: (i + 1).toString(16).padStart(40, "0") },
-    }));
-    const seen: string[] = [];
-    const http = await import("node:http");
-    const api = http.createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      seen.push(`${req.method} ${url.pathname}?${url.searchParams.toString()}`);
-      if (url.pathname !== "/repos/o/r/pulls" || url.searchParams.get("state") !== "open") {
-        res.writeHead(404).end("{}");
-        return;
-      }
-      const page = Number(url.searchParams.get("page") ?? "1");
-      const per = Number(url.searchParams.get("per_page") ?? "30");
-      const slice = pulls.slice((page - 1) * per, page * per);
-      const headers: Record<string, string> = { "content-type": "application/json" };
-      if (page * per < pulls.length) {
-        headers.link = `<http://127.0.0.1:${(api.address() as { port: number }).port}/repos/o/r/pulls?state=open&per_page=${per}&page=${page + 1}>; rel="next"`;
-      }
-      res.writeHead(200, headers).end(JSON.stringify(slice));
+  const VICTIM = "victim/proxy-config";
+  const MALLORY = "mallory/proxy-config";
+  const SHA = "c0ffee".padEnd(40, "0");
+  let api: GitHubServer;
+  beforeAll(async () => {
+    api = await startGitHubServer();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+  const client = () => createClient({ token: api.token, baseUrl: api.url, delayBaseMs: 5 });
+  const query = (extra: Partial<Parameters<typeof findPullRequest>[1]> = {}) => ({
+    owner: "o",
+    repo: "r",
+    headSha: SHA,
+    headBranch: { repository: MALLORY, name: "patch" },
+    ...extra,
+  });
+
+  it("finds the one open pull request whose head is the branch and the commit, across pages", async () => {
+    for (let n = 1; n <= 130; n++) api.addPull("o/r", { number: n, sha: n.toString(16).padStart(40, "0") });
+    // The victim's pull request is newer and has the same head commit, from another fork.
+    api.addPull("o/r", { number: 201, sha: SHA, ref: "patch", headRepo: MALLORY });
+    api.addPull("o/r", { number: 202, sha: SHA, ref: "patch", headRepo: VICTIM });
+    api.addPull("o/r", { number: 203, sha: SHA, ref: "patch", headRepo: MALLORY, state: "closed" });
+    api.addPull("o/r", { number: 204, sha: SHA, ref: "patch", headRepo: null });
+    expect(await findPullRequest(client(), query({ headSha: SHA.toUpperCase() }))).toEqual({ pr: 201 });
+    expect(
+      await findPullRequest(client(), query({ headBranch: { repository: VICTIM, name: "patch" } })),
+    ).toEqual({ pr: 202 });
+    const pages = api.requests.filter((r) => r.path === "/repos/o/r/pulls").map((r) => r.query.page ?? "1");
+    expect(pages).toEqual(["1", "2", "1", "2"]);
+    expect(
+      await findPullRequest(client(), query({ headBranch: { repository: MALLORY, name: "other" } })),
+    ).toEqual({
+      none: `no open pull request has the head ${MALLORY}:other at ${SHA}`,
     });
-    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
-    try {
-      const { createClient } = await import("../../src/github/client.js");
-      const { findPullRequest } = await import("../../report/src/report.js");
-      const client = createClient({
-        token: "t",
-        baseUrl: `http://127.0.0.1:${(api.address() as { port: number }).port}`,
-      });
-      const target = pulls[120]!;
-      expect(
-        await findPullRequest(client, { owner: "o", repo: "r", headSha: target.head.sha.toUpperCase() }),
-      ).toBe(121);
-      expect(seen.filter((s) => s.startsWith("GET /repos/o/r/pulls"))).toHaveLength(2);
-      expect(
-        await findPullRequest(client, { owner: "o", repo: "r", headSha: "f".repeat(40) }),
-      ).toBeUndefined();
-      // Given a number (input or event), no lookup at all.
-      const before = seen.length;
-      expect(await findPullRequest(client, { owner: "o", repo: "r", pr: 5, headSha: target.head.sha })).toBe(
-        5,
-      );
-      expect(seen.length).toBe(before);
-    } finally {
-      await new Promise<void>((resolve) => api.close(() => resolve()));
-    }
+  });
+
+  it("refuses when two open pull requests have that head, or when only the commit is known", async () => {
+    api.addPull("o/two", { number: 1, sha: SHA, ref: "patch", headRepo: MALLORY });
+    api.addPull("o/two", { number: 2, sha: SHA, ref: "patch", headRepo: MALLORY });
+    expect(await findPullRequest(client(), query({ repo: "two" }))).toEqual({
+      refused: `2 open pull requests have the head ${MALLORY}:patch at ${SHA} (#2, #1): not guessing which`,
+    });
+    const before = api.requests.length;
+    expect(await findPullRequest(client(), { owner: "o", repo: "two", headSha: SHA })).toEqual({
+      refused: `the event names no head branch: a pull request is not looked up by its commit ${SHA} alone`,
+    });
+    expect(api.requests.length).toBe(before);
+  });
+
+  it("a number given with a workflow_run is used only when its head is the run's branch", async () => {
+    api.addPull("o/given", { number: 5, sha: SHA, ref: "patch", headRepo: VICTIM });
+    api.addPull("o/given", { number: 6, sha: "1".repeat(40), ref: "patch", headRepo: MALLORY });
+    expect(await findPullRequest(client(), query({ repo: "given", pr: 5, checkPr: true }))).toEqual({
+      refused: `pull request #5 has the head ${VICTIM}:patch, this run's is ${MALLORY}:patch`,
+    });
+    // The head moved on since: still the run's branch, so still its pull request.
+    expect(await findPullRequest(client(), query({ repo: "given", pr: 6, checkPr: true }))).toEqual({
+      pr: 6,
+    });
+    expect(await findPullRequest(client(), query({ repo: "given", pr: 99, checkPr: true }))).toEqual({
+      refused: "pull request #99 is not one of o/given's",
+    });
+    // From a pull_request event (or without a workflow_run), the number is the event's: no lookup.
+    const before = api.requests.length;
+    expect(await findPullRequest(client(), query({ repo: "given", pr: 5 }))).toEqual({ pr: 5 });
+    expect(api.requests.length).toBe(before);
   });
 });

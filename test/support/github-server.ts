@@ -10,7 +10,9 @@ import type { AddressInfo } from "node:net";
  *   POST   /repos/{o}/{r}/issues/{n}/comments   {body}, 422 over 65,536 characters
  *   PATCH  /repos/{o}/{r}/issues/comments/{id}  {body}
  *   DELETE /repos/{o}/{r}/issues/comments/{id}
- *   GET    /repos/{o}/{r}/pulls/{n}             {number, head: {sha, ref}}
+ *   GET    /repos/{o}/{r}/pulls                 state (open|closed|all), per_page, page, Link
+ *                                                header; newest first, as GitHub lists them
+ *   GET    /repos/{o}/{r}/pulls/{n}             {number, state, head: {sha, ref, repo}, base}
  *   POST   /graphql                             `viewer { login }` only: the token's login
  *
  * Every request must carry `Authorization: token|bearer <token>`, else 401 Bad credentials.
@@ -24,6 +26,25 @@ interface FakeComment {
   updated_at: string;
   html_url: string;
   issue_url: string;
+}
+
+/** A pull request: its head is a branch of a repository (a fork's for a fork) at a commit. */
+export interface FakePull {
+  number: number;
+  state: "open" | "closed";
+  head: { sha: string; ref: string; repo: { full_name: string } | null };
+  base: { ref: string; repo: { full_name: string } };
+  created_at: string;
+}
+
+export interface PullSpec {
+  number: number;
+  sha: string;
+  /** The head branch (default `feature`). */
+  ref?: string;
+  /** The head branch's repository (default: the pull request's own); null: a deleted fork. */
+  headRepo?: string | null;
+  state?: "open" | "closed";
 }
 
 interface Fault {
@@ -55,7 +76,10 @@ export interface GitHubServer {
   /** Comments of one issue or pull request, oldest first. */
   comments(repo: string, issue: number): FakeComment[];
   addComment(repo: string, issue: number, body: string, login?: string): FakeComment;
+  /** Moves a pull request's head to `sha` (a new one: on branch `feature` of the same repository). */
   setPullHead(repo: string, pr: number, sha: string): void;
+  /** Opens a pull request; later ones are newer. */
+  addPull(repo: string, spec: PullSpec): FakePull;
   fail(fault: Fault): void;
   /** Called before each authorized request is answered (after faults), e.g. to play another client. */
   onRequest(hook: ((request: { method: string; path: string }) => void) | undefined): void;
@@ -72,7 +96,7 @@ export async function startGitHubServer(
   const token = options.token ?? "test-token";
   const botLogin = options.login ?? "github-actions[bot]";
   const issues = new Map<string, FakeComment[]>();
-  const pulls = new Map<string, { sha: string }>();
+  const pulls = new Map<string, FakePull>();
   const faults: Fault[] = [];
   const requests: LoggedRequest[] = [];
   let hook: ((request: { method: string; path: string }) => void) | undefined;
@@ -158,6 +182,27 @@ export async function startGitHubServer(
       entry.status = status;
       send(res, status, body, headers);
     };
+    /** One page of `list` (per_page at most 100, page), with GitHub's Link header. */
+    const replyPage = (list: readonly unknown[]) => {
+      const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") ?? 30) || 30));
+      const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
+      const last = Math.max(1, Math.ceil(list.length / perPage));
+      const link = (p: number, rel: string) => {
+        const u = new URL(url.pathname, base);
+        for (const [k, v] of url.searchParams) u.searchParams.set(k, v);
+        u.searchParams.set("per_page", String(perPage));
+        u.searchParams.set("page", String(p));
+        return `<${u.href}>; rel="${rel}"`;
+      };
+      const links: string[] = [];
+      if (page < last) links.push(link(page + 1, "next"), link(last, "last"));
+      if (page > 1) links.push(link(1, "first"), link(page - 1, "prev"));
+      reply(
+        200,
+        list.slice((page - 1) * perPage, page * perPage),
+        links.length ? { link: links.join(", ") } : {},
+      );
+    };
 
     if (!authorized)
       return reply(401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" });
@@ -176,26 +221,7 @@ export async function startGitHubServer(
     if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname))) {
       const repo = m[1]!;
       const issue = Number(m[2]);
-      if (method === "GET") {
-        const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get("per_page") ?? 30) || 30));
-        const page = Math.max(1, Number(url.searchParams.get("page") ?? 1) || 1);
-        const list = listOf(repo, issue);
-        const last = Math.max(1, Math.ceil(list.length / perPage));
-        const link = (p: number, rel: string) => {
-          const u = new URL(url.pathname, base);
-          u.searchParams.set("per_page", String(perPage));
-          u.searchParams.set("page", String(p));
-          return `<${u.href}>; rel="${rel}"`;
-        };
-        const links: string[] = [];
-        if (page < last) links.push(link(page + 1, "next"), link(last, "last"));
-        if (page > 1) links.push(link(1, "first"), link(page - 1, "prev"));
-        return reply(
-          200,
-          list.slice((page - 1) * perPage, page * perPage),
-          links.length ? { link: links.join(", ") } : {},
-        );
-      }
+      if (method === "GET") return replyPage(listOf(repo, issue));
       if (method === "POST") {
         const body = (await readJson(req)).body;
         if (typeof body !== "string") return reply(422, { message: "Invalid request: body is required" });
@@ -240,13 +266,39 @@ export async function startGitHubServer(
         return reply(200, { errors: [{ message: "only `viewer { login }` is known here" }] });
       return reply(200, { data: { viewer: { login: botLogin } } });
     }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/pulls$/.exec(url.pathname)) && method === "GET") {
+      const repo = m[1]!;
+      const state = url.searchParams.get("state") ?? "open";
+      const list = [...pulls.values()]
+        .filter((p) => p.base.repo.full_name === repo && (state === "all" || p.state === state))
+        .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+      return replyPage(list);
+    }
     if ((m = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname)) && method === "GET") {
       const pull = pulls.get(`${m[1]}#${m[2]}`);
       if (!pull) return reply(404, { message: "Not Found" });
-      return reply(200, { number: Number(m[2]), state: "open", head: { sha: pull.sha, ref: "feature" } });
+      return reply(200, pull);
     }
     return reply(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
   }
+
+  const addPull = (repo: string, spec: PullSpec): FakePull => {
+    clock += 1000;
+    const headRepo = spec.headRepo === undefined ? repo : spec.headRepo;
+    const pull: FakePull = {
+      number: spec.number,
+      state: spec.state ?? "open",
+      head: {
+        sha: spec.sha,
+        ref: spec.ref ?? "feature",
+        repo: headRepo === null ? null : { full_name: headRepo },
+      },
+      base: { ref: "main", repo: { full_name: repo } },
+      created_at: new Date(clock).toISOString(),
+    };
+    pulls.set(`${repo}#${spec.number}`, pull);
+    return pull;
+  };
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -257,7 +309,12 @@ export async function startGitHubServer(
     requests,
     comments: (repo, issue) => [...listOf(repo, issue)],
     addComment: (repo, issue, body, login = "someone") => newComment(repo, issue, body, login),
-    setPullHead: (repo, pr, sha) => void pulls.set(`${repo}#${pr}`, { sha }),
+    setPullHead: (repo, pr, sha) => {
+      const pull = pulls.get(`${repo}#${pr}`);
+      if (pull) pull.head.sha = sha;
+      else addPull(repo, { number: pr, sha });
+    },
+    addPull,
     fail: (fault) => void faults.push({ times: 1, ...fault }),
     onRequest: (fn) => {
       hook = fn;
