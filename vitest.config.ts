@@ -17,7 +17,7 @@ import { defineConfig } from "vitest/config";
  * tests with real processes sit beside it by topic (engines/ab-run, runner/variant-runs).
  */
 const UNIT = [
-  "test/commands/{publish,report}.test.ts",
+  "test/commands/{compare,publish,report}.test.ts",
   "test/engines/{ab,classify,cpu,load,requests,response-effects}.test.ts",
   "test/engines/vegeta/{args,results}.test.ts",
   "test/engines/h2load/{args,log}.test.ts",
@@ -39,6 +39,7 @@ const UNIT = [
 
 const PROCESSES = [
   "test/actions/{proxy-images,report-action,report-action-counted,reused-runner,workflows}.test.ts",
+  "test/commands/run.test.ts",
   "test/docs/commands.test.ts",
   "test/e2e/missing-tools.test.ts",
   "test/engines/{grpc-health,probe}.test.ts",

@@ -197,7 +197,7 @@ go_install() { # name module@version [go install flags...]
   if [ -x "$tools/bin/$name" ] && [ -f "$tools/bin/.$name.version" ] && [ "$(cat "$tools/bin/.$name.version")" = "$version" ]; then
     return
   fi
-  say "building $name $version (go install; k6 takes about two minutes the first time)"
+  say "building $name $version (go install$([ "$name" = k6 ] && printf '; about two minutes the first time'))"
   GOBIN="$tools/bin" GOFLAGS=-mod=mod go install "$@" "$module"
   echo "$version" >"$tools/bin/.$name.version"
 }

@@ -34,6 +34,9 @@ export interface CompareSettings {
 }
 
 interface RawOptions {
+  /** Counted runs' flags, refused here: a wall-clock comparison has no floor or spread factor. */
+  floor?: string;
+  spreadFactor?: string;
   base?: string;
   head?: string;
   threshold?: string;
@@ -49,6 +52,16 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
     throw new UserError(
       "compare: expected RUN_DIR... (a run with variants, or its shards) or BASE_DIR HEAD_DIR (two runs)",
     );
+  }
+  for (const [flag, value] of [
+    ["--floor", options.floor],
+    ["--spread-factor", options.spreadFactor],
+  ] as const) {
+    if (value !== undefined) {
+      throw new UserError(
+        `${flag} applies to counted runs (run --measure instructions); these are wall-clock runs: their smallest change that counts is --threshold`,
+      );
+    }
   }
   const format = choiceInput("--format", options.format ?? "markdown", COMPARE_FORMATS);
   const settings: CompareSettings = {

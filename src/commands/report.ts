@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { readMergedResults } from "../results/merge.js";
+import type { Results } from "../results/schema.js";
 import { renderHtmlReportModel } from "../report/html.js";
 import { reportJson } from "../report/json.js";
 import { k6Report } from "../report/k6-summary.js";
@@ -69,10 +70,20 @@ function renderReport(model: ReportModel, format: ReportFormat): string {
   return renderReportModelMarkdown(model);
 }
 
+/** `--baseline-proxy` names a proxy of the run: a typo is an error listing the run's proxies. */
+export function checkBaselineProxy(name: string, results: Pick<Results, "cells" | "settings">): void {
+  const known = [...new Set([...results.settings.proxies, ...results.cells.map((c) => c.proxy)])];
+  if (known.includes(name)) return;
+  throw new UserError(
+    `--baseline-proxy: '${name}' is not a proxy of this run (its proxies: ${known.join(", ")})`,
+  );
+}
+
 async function runReport(settings: ReportSettings): Promise<void> {
   let model: ReportModel;
   if (settings.source.kind === "results") {
     const results = await readMergedResults(settings.source.dirs);
+    if (settings.baselineProxy !== undefined) checkBaselineProxy(settings.baselineProxy, results);
     model = buildReport(
       results,
       settings.baselineProxy !== undefined ? { baselineProxy: settings.baselineProxy } : {},

@@ -6,9 +6,9 @@ import { runBenchmark } from "../runner/run.js";
 import { DEFAULT_PROXIES } from "../runner/plan.js";
 import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
-import { findMaxRates } from "../studies/max-rate-run.js";
+import { findMaxRates, type FindMaxRatesRequest } from "../studies/max-rate-run.js";
 import { runAnyStudy, type StudyOverrides } from "../studies/run.js";
-import { dryRun } from "../runner/dry-run.js";
+import { dryRun, dryRunMaxRate, dryRunStudy } from "../runner/dry-run.js";
 import { parseShard, type Shard } from "../runner/shard.js";
 import { parseVariant, withLayout } from "../runner/variants.js";
 import { checkInstructionsFlags, runInstructionsCommand } from "../instructions/command.js";
@@ -185,25 +185,17 @@ async function runCommand(flags: RunFlags): Promise<void> {
     return;
   }
   checkModes(flags);
-  if (flags.dryRun) {
+  if (flags.dryRun && flags.study !== undefined) {
+    await dryRunStudy(flags.study, studyOverrides(flags));
+  } else if (flags.dryRun && flags.findMaxRate) {
+    await dryRunMaxRate(maxRateRequest(flags));
+  } else if (flags.dryRun) {
     await dryRun(toRequest(flags));
   } else if (flags.study !== undefined) {
     const outcome = await runAnyStudy(flags.study, studyOverrides(flags), { engines });
     process.exitCode = outcome.exitCode;
   } else if (flags.findMaxRate) {
-    const outcomes = await findMaxRates({
-      proxies: flags.proxies ?? DEFAULT_PROXIES,
-      scenarios: flags.scenarios ?? ["passthrough"],
-      ...withoutUndefined({
-        cpus: flags.cpus,
-        out: flags.out,
-        durationS: flags.duration,
-        warmupS: flags.warmup,
-        maxP99Ms: flags.maxP99,
-        proxiesDirs: flags.proxiesDir,
-        scenariosDirs: flags.scenariosDir,
-      }),
-    });
+    const outcomes = await findMaxRates(maxRateRequest(flags));
     // A search that found no rate at all is not a measurement.
     process.exitCode = outcomes.every((o) => o.result.rate !== undefined) ? 0 : 1;
   } else {
@@ -213,6 +205,23 @@ async function runCommand(flags: RunFlags): Promise<void> {
     });
     process.exitCode = outcome.exitCode;
   }
+}
+
+/** The searches `--find-max-rate` asks for. */
+function maxRateRequest(flags: RunFlags): FindMaxRatesRequest {
+  return {
+    proxies: flags.proxies ?? DEFAULT_PROXIES,
+    scenarios: flags.scenarios ?? ["passthrough"],
+    ...withoutUndefined({
+      cpus: flags.cpus,
+      out: flags.out,
+      durationS: flags.duration,
+      warmupS: flags.warmup,
+      maxP99Ms: flags.maxP99,
+      proxiesDirs: flags.proxiesDir,
+      scenariosDirs: flags.scenariosDir,
+    }),
+  };
 }
 
 /** Flags that do not go together, named in the error. */
@@ -237,12 +246,11 @@ export function checkModes(flags: RunFlags): void {
     if (flags.runtime !== undefined && flags.runtime !== "native")
       clash("--find-max-rate", `--runtime ${flags.runtime}`);
   }
-  if (flags.dryRun || flags.shard) {
-    const flag = flags.dryRun ? "--dry-run" : "--shard";
-    if (flags.study !== undefined) clash(flag, "--study");
-    if (flags.findMaxRate) clash(flag, "--find-max-rate");
-    if (flags.dryRun && flags.resume !== undefined) clash("--dry-run", "--resume");
+  if (flags.shard) {
+    if (flags.study !== undefined) clash("--shard", "--study");
+    if (flags.findMaxRate) clash("--shard", "--find-max-rate");
   }
+  if (flags.dryRun && flags.resume !== undefined) clash("--dry-run", "--resume");
   if (flags.variant) {
     if (flags.study !== undefined) clash("--variant", "--study");
     if (flags.findMaxRate) clash("--variant", "--find-max-rate");

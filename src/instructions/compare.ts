@@ -39,10 +39,14 @@ export interface CountedComparison {
 
 /** Whether a folder (or file) holds the results of a counted run. */
 export async function isInstructionsRun(dirOrFile: string): Promise<boolean> {
-  return readFile(instructionsFile(dirOrFile)).then(
-    () => true,
-    () => false,
-  );
+  const text = await readFile(instructionsFile(dirOrFile), "utf8").catch(() => undefined);
+  if (text === undefined || !dirOrFile.endsWith(".json")) return text !== undefined;
+  // A .json file given by name is a counted run only by its content (a results.json is not).
+  try {
+    return (JSON.parse(text) as { measure?: unknown } | null)?.measure === "instructions";
+  } catch {
+    return false;
+  }
 }
 
 function instructionsFile(dirOrFile: string): string {

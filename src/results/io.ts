@@ -28,7 +28,21 @@ export async function readResults(dirOrFile: string): Promise<Results> {
   } catch (err) {
     throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
   }
+  refuseUnknownVersion(file, data);
   const parsed = Results.safeParse(data);
   if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
   return parsed.data;
+}
+
+/** The schemaVersions this reader accepts (from the schema itself). */
+export const READ_VERSIONS: readonly number[] = Results.shape.schemaVersion.options.map((o) => o.value);
+
+/** A results.json of another version says which it is and which this proxybench reads. */
+function refuseUnknownVersion(file: string, data: unknown): void {
+  const version = (data as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (typeof version === "number" && READ_VERSIONS.includes(version)) return;
+  const newer = typeof version === "number" && version > Math.max(...READ_VERSIONS);
+  throw new UserError(
+    `${file}: schemaVersion: ${version === undefined ? "missing" : JSON.stringify(version)}: this proxybench reads schemaVersion ${READ_VERSIONS.join(" and ")}${newer ? " (the file was written by a newer proxybench)" : ""}`,
+  );
 }

@@ -1,13 +1,11 @@
 import { mkdir } from "node:fs/promises";
-import { fileSize } from "../util/paths.js";
 import path from "node:path";
 import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
 import type { ManifestDirs } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { SCHEMA_ID } from "../results/json-schema.js";
-import { readResults, RESULTS_FILE } from "../results/io.js";
+import { readResults } from "../results/io.js";
 import { SCHEMA_VERSION, type Cell, type Engine, type Results } from "../results/schema.js";
-import { UserError } from "../util/errors.js";
 import { onInterrupt, stopAll } from "../util/processes.js";
 import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
@@ -18,7 +16,7 @@ import { formatCpuLayout } from "./cpus.js";
 import { NativeRuntime } from "./native-runtime.js";
 import { plannedSeconds, skippedName, splitForResume, type Plan, type PlannedCell } from "./plan.js";
 import { Progress, type ProgressStream } from "./progress.js";
-import { preflight } from "./preflight.js";
+import { preflight, refuseEmptyPlan, refuseUsedOut } from "./preflight.js";
 import { ResultsFile } from "./results-file.js";
 import { openRunLedger } from "./leftovers.js";
 import type { Runtime } from "./runtime.js";
@@ -162,21 +160,13 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
   const now = new Date();
   const resumeDir = req.resume?.endsWith(".json") ? path.dirname(req.resume) : req.resume;
   const dir = path.resolve(resumeDir ?? req.out ?? defaultOutDir(now));
-  if (!previous && (await fileSize(path.join(dir, RESULTS_FILE))) > 0) {
-    throw new UserError(
-      `--out ${dir} already holds results; finish them with --resume ${dir} or choose another --out`,
-    );
-  }
+  if (!previous) await refuseUsedOut(dir);
   const plan = shardPlan(await planRun(resolved.settings, deps.builtinDirs), resolved.settings.shard);
   const { keep, todo } = previous
     ? splitForResume(previous.cells, plan)
     : { keep: [], todo: new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.id))) };
   const plannedCells = plan.blocks.flatMap((b) => b.cells);
-  if (plannedCells.length === 0) {
-    throw new UserError(
-      `nothing to run: ${plan.skipped.map((s) => `${skippedName(s)} (${s.reason})`).join(", ") || "no proxy selected"}`,
-    );
-  }
+  refuseEmptyPlan(plan);
   return { resolved, ...(previous ? { previous } : {}), dir, now, plan, plannedCells, keep, todo };
 }
 

@@ -61,7 +61,7 @@ export interface ProxyMaxRateOutcome {
   file: string;
 }
 
-const DEFAULT_STEP_DURATION_S = 5;
+export const DEFAULT_STEP_DURATION_S = 5;
 
 export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyMaxRateOutcome> {
   const { proxy, scenario, availability } = await resolveSearch(req);
@@ -118,7 +118,7 @@ export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyM
 }
 
 /** The proxy and scenario searched, and where the proxy's binary is (the upstream alone for `direct`). */
-async function resolveSearch(req: ProxyMaxRateRequest) {
+export async function resolveSearch(req: Pick<ProxyMaxRateRequest, "proxy" | "scenario" | "dirs">) {
   const manifests = await loadManifests(req.dirs ?? {});
   const proxy = manifests.proxies.get(req.proxy);
   if (!proxy) {

@@ -50,7 +50,7 @@ export interface MaxRateOptions {
   minRate: number;
 }
 
-const DEFAULT_MAX_RATE_OPTIONS: MaxRateOptions = {
+export const DEFAULT_MAX_RATE_OPTIONS: MaxRateOptions = {
   startRate: 100,
   growth: 2,
   precision: 0.05,

@@ -90,4 +90,10 @@ describe("proxybench report (CLI)", () => {
       /none\/results\.json: cannot read results/,
     );
   });
+
+  it("a --baseline-proxy the run does not hold is an error naming it and the run's proxies", async () => {
+    await expect(reportCli([SAMPLE, "--baseline-proxy", "nope"])).rejects.toThrow(
+      "--baseline-proxy: 'nope' is not a proxy of this run (its proxies: direct, nginx, haproxy, <img src=x onerror=alert(1)>)",
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import type { Command, Option } from "commander";
-import { describe, expect, it, vi } from "vitest";
-import { buildProgram, main } from "../../src/cli.js";
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../src/cli.js";
+import { runCli } from "../commands/cli.js";
 import { checkModes, studyOverrides, toRequest } from "../../src/commands/run.js";
 import { loadManifests } from "../../src/manifests/load.js";
 import { buildPlan } from "../../src/runner/plan.js";
@@ -104,25 +105,6 @@ describe("the commands README.md and docs/ show", () => {
     },
   );
 });
-
-/** The CLI in this process: exit code and output. */
-async function runCli(words: string[]): Promise<{ code: number; out: string }> {
-  let out = "";
-  const capture = (chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  };
-  const spies = [
-    vi.spyOn(process.stdout, "write").mockImplementation(capture),
-    vi.spyOn(process.stderr, "write").mockImplementation(capture),
-  ];
-  try {
-    return { code: await main(["node", "proxybench", ...words]), out };
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-    process.exitCode = 0;
-  }
-}
 
 describe("the cheap documented commands run as written", () => {
   const cheap = [
