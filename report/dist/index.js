@@ -50218,9 +50218,19 @@ async function readResults(dirOrFile) {
   } catch (err) {
     throw new UserError(`${file2}: not valid JSON (${err.message})`);
   }
+  refuseUnknownVersion(file2, data);
   const parsed = Results.safeParse(data);
   if (!parsed.success) throw new UserError(formatSchemaError(file2, parsed.error));
   return parsed.data;
+}
+var READ_VERSIONS = Results.shape.schemaVersion.options.map((o) => o.value);
+function refuseUnknownVersion(file2, data) {
+  const version2 = data?.schemaVersion;
+  if (typeof version2 === "number" && READ_VERSIONS.includes(version2)) return;
+  const newer = typeof version2 === "number" && version2 > Math.max(...READ_VERSIONS);
+  throw new UserError(
+    `${file2}: schemaVersion: ${version2 === void 0 ? "missing" : JSON.stringify(version2)}: this proxybench reads schemaVersion ${READ_VERSIONS.join(" and ")}${newer ? " (the file was written by a newer proxybench)" : ""}`
+  );
 }
 
 // src/results/merge.ts
@@ -50567,10 +50577,13 @@ var COUNTED_METRICS = [
   { key: "cyclesPerRequest", label: "Est. cycles/request" }
 ];
 async function isInstructionsRun(dirOrFile) {
-  return readFile3(instructionsFile(dirOrFile)).then(
-    () => true,
-    () => false
-  );
+  const text = await readFile3(instructionsFile(dirOrFile), "utf8").catch(() => void 0);
+  if (text === void 0 || !dirOrFile.endsWith(".json")) return text !== void 0;
+  try {
+    return JSON.parse(text)?.measure === "instructions";
+  } catch {
+    return false;
+  }
 }
 function instructionsFile(dirOrFile) {
   return dirOrFile.endsWith(".json") ? dirOrFile : path4.join(dirOrFile, INSTRUCTIONS_FILE);
@@ -50770,11 +50783,16 @@ function renderCountedComparison(c) {
 }
 
 // report/src/counted.ts
+function countedShortfall(c) {
+  if (c.cells.some((cell) => cell.metrics.length > 0)) return void 0;
+  const n = c.notCompared.length;
+  return `nothing was compared (${n} cell${n === 1 ? "" : "s"} not compared)`;
+}
 function countedVerdict(c) {
   const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
   if (all.includes("more-work")) return "regressed";
   if (all.includes("less-work")) return "improved";
-  if (all.includes("inconclusive")) return "inconclusive";
+  if (all.includes("inconclusive") || countedShortfall(c) !== void 0) return "inconclusive";
   return "unchanged";
 }
 async function countedComparison(settings, dir) {
@@ -50792,7 +50810,8 @@ async function reportCounted(settings, dir, deps) {
   const markdown = comparison === void 0 ? renderInstructionsMarkdown(head) : renderCountedComparison(comparison);
   const regressions = comparison === void 0 ? 0 : countedRegressions(comparison);
   const verdict = comparison === void 0 ? "" : countedVerdict(comparison);
-  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
+  const shortfall = comparison === void 0 ? void 0 : countedShortfall(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions, shortfall }, deps);
 }
 
 // report/src/pull-request.ts
@@ -50848,11 +50867,23 @@ async function findPullRequest(client, query) {
 }
 
 // report/src/report.ts
-function overallVerdict(comparison) {
+function headShortfall(comparison, head) {
+  if (comparison.tests === 0) {
+    const n = comparison.notCompared.length;
+    return `nothing was compared (${n} cell${n === 1 ? "" : "s"} not compared)`;
+  }
+  const variant = comparison.head.variant;
+  const broken = head.cells.filter(
+    (c) => (variant === void 0 || c.variant === variant) && (c.status === "failed" || c.status === "invalid")
+  );
+  if (broken.length === 0) return void 0;
+  return `the head has ${broken.length} cell${broken.length === 1 ? "" : "s"} failed or invalid (${broken.map((c) => `${c.id}: ${c.status}`).join(", ")})`;
+}
+function overallVerdict(comparison, shortfall) {
   const c = comparison.counts;
   if (c.regressed > 0) return "regressed";
   if (c.improved > 0) return "improved";
-  if (c.inconclusive > 0) return "inconclusive";
+  if (c.inconclusive > 0 || shortfall !== void 0) return "inconclusive";
   return "unchanged";
 }
 function machineLine(head, runnerName) {
@@ -50964,10 +50995,20 @@ async function report(settings, deps) {
   });
   const markdown = renderReport(head, comparison, pickDefined(settings, ["baselineProxy", "runnerName"]));
   const regressions = comparison?.counts.regressed ?? 0;
-  const verdict = comparison === void 0 ? "" : overallVerdict(comparison);
-  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
+  const shortfall = comparison === void 0 ? void 0 : headShortfall(comparison, head);
+  const verdict = comparison === void 0 ? "" : overallVerdict(comparison, shortfall);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions, shortfall }, deps);
+}
+function failureOf(regressions, shortfall) {
+  const reasons = [
+    ...regressions > 0 ? [`${regressions} metric(s) regressed`] : [],
+    ...shortfall !== void 0 ? [shortfall] : []
+  ];
+  return reasons.length === 0 ? void 0 : `${reasons.join("; ")} (fail-on-regression is set)`;
 }
 async function deliver(settings, report2, deps) {
+  if (report2.shortfall !== void 0)
+    (deps.warn ?? deps.log)(`verdict ${report2.verdict}: ${report2.shortfall}`);
   if (settings.summary && await writeJobSummary(`${report2.markdown}${summaryLinks(settings)}`))
     deps.log("report added to the job summary");
   const commentUrl = settings.comment && settings.token !== void 0 ? await comment(settings, report2.markdown, report2.head, deps) : "";
@@ -50976,7 +51017,7 @@ async function deliver(settings, report2, deps) {
     regressions: report2.regressions,
     commentUrl,
     markdown: report2.markdown,
-    failed: settings.failOnRegression && report2.regressions > 0
+    ...settings.failOnRegression ? withoutUndefined({ failure: failureOf(report2.regressions, report2.shortfall) }) : {}
   };
 }
 
@@ -50991,8 +51032,7 @@ async function run() {
     setOutput("verdict", outcome.verdict);
     setOutput("regressions", String(outcome.regressions));
     setOutput("comment-url", outcome.commentUrl);
-    if (outcome.failed)
-      setFailed(`${outcome.regressions} metric(s) regressed (fail-on-regression is set)`);
+    if (outcome.failure !== void 0) setFailed(outcome.failure);
   } catch (error63) {
     setFailed(error63 instanceof Error ? error63.message : String(error63));
   }

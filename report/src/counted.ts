@@ -18,12 +18,22 @@ import { commentHead, deliver, type ReportDeps, type ReportOutcome } from "./rep
  * computed here from the results, validated against their schema; nothing else is trusted.
  */
 
-/** One word for a counted comparison: more work wins, then less work, then doubt (pure). */
+/** What a counted comparison cannot speak for: nothing compared at all (pure). */
+function countedShortfall(c: CountedComparison): string | undefined {
+  if (c.cells.some((cell) => cell.metrics.length > 0)) return undefined;
+  const n = c.notCompared.length;
+  return `nothing was compared (${n} cell${n === 1 ? "" : "s"} not compared)`;
+}
+
+/**
+ * One word for a counted comparison (pure): more work wins, then less work, then doubt; nothing
+ * compared is doubt, never "unchanged".
+ */
 function countedVerdict(c: CountedComparison): Verdict {
   const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
   if (all.includes("more-work")) return "regressed";
   if (all.includes("less-work")) return "improved";
-  if (all.includes("inconclusive")) return "inconclusive";
+  if (all.includes("inconclusive") || countedShortfall(c) !== undefined) return "inconclusive";
   return "unchanged";
 }
 
@@ -52,5 +62,6 @@ export async function reportCounted(
     comparison === undefined ? renderInstructionsMarkdown(head) : renderCountedComparison(comparison);
   const regressions = comparison === undefined ? 0 : countedRegressions(comparison);
   const verdict = comparison === undefined ? "" : countedVerdict(comparison);
-  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
+  const shortfall = comparison === undefined ? undefined : countedShortfall(comparison);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions, shortfall }, deps);
 }

@@ -20,7 +20,7 @@ import { isInstructionsRun } from "../../src/instructions/compare.js";
 import type { ReportSettings } from "./input-helper.js";
 import { reportCounted } from "./counted.js";
 import { findPullRequest } from "./pull-request.js";
-import { pickDefined } from "../../src/util/objects.js";
+import { pickDefined, withoutUndefined } from "../../src/util/objects.js";
 
 export interface ReportOutcome {
   /** Empty without a base. */
@@ -28,15 +28,38 @@ export interface ReportOutcome {
   regressions: number;
   commentUrl: string;
   markdown: string;
-  failed: boolean;
+  /** Why the step fails (fail-on-regression); undefined: it does not. */
+  failure?: string;
 }
 
-/** One word for a whole comparison: any regression wins, then improvements, then doubt (pure). */
-function overallVerdict(comparison: Comparison): Verdict {
+/**
+ * What the comparison cannot speak for (pure): nothing compared at all, or head cells that failed
+ * or were invalid (a head that breaks a proxy is no "unchanged"). Noisy or skipped cells are the
+ * machine's or the run's, not the head's: they are listed as not compared, and that is all.
+ */
+function headShortfall(comparison: Comparison, head: Results): string | undefined {
+  if (comparison.tests === 0) {
+    const n = comparison.notCompared.length;
+    return `nothing was compared (${n} cell${n === 1 ? "" : "s"} not compared)`;
+  }
+  const variant = comparison.head.variant;
+  const broken = head.cells.filter(
+    (c) =>
+      (variant === undefined || c.variant === variant) && (c.status === "failed" || c.status === "invalid"),
+  );
+  if (broken.length === 0) return undefined;
+  return `the head has ${broken.length} cell${broken.length === 1 ? "" : "s"} failed or invalid (${broken.map((c) => `${c.id}: ${c.status}`).join(", ")})`;
+}
+
+/**
+ * One word for a whole comparison (pure): any regression wins, then improvements, then doubt; a
+ * comparison with a shortfall (nothing compared, a broken head cell) is never "unchanged".
+ */
+function overallVerdict(comparison: Comparison, shortfall: string | undefined): Verdict {
   const c = comparison.counts;
   if (c.regressed > 0) return "regressed";
   if (c.improved > 0) return "improved";
-  if (c.inconclusive > 0) return "inconclusive";
+  if (c.inconclusive > 0 || shortfall !== undefined) return "inconclusive";
   return "unchanged";
 }
 
@@ -211,8 +234,18 @@ export async function report(settings: ReportSettings, deps: ReportDeps): Promis
   const markdown = renderReport(head, comparison, pickDefined(settings, ["baselineProxy", "runnerName"]));
 
   const regressions = comparison?.counts.regressed ?? 0;
-  const verdict = comparison === undefined ? "" : overallVerdict(comparison);
-  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions }, deps);
+  const shortfall = comparison === undefined ? undefined : headShortfall(comparison, head);
+  const verdict = comparison === undefined ? "" : overallVerdict(comparison, shortfall);
+  return deliver(settings, { markdown, head: commentHead(head), verdict, regressions, shortfall }, deps);
+}
+
+/** Why the step fails under fail-on-regression: regressions, or a comparison that fell short. */
+function failureOf(regressions: number, shortfall: string | undefined): string | undefined {
+  const reasons = [
+    ...(regressions > 0 ? [`${regressions} metric(s) regressed`] : []),
+    ...(shortfall !== undefined ? [shortfall] : []),
+  ];
+  return reasons.length === 0 ? undefined : `${reasons.join("; ")} (fail-on-regression is set)`;
 }
 
 /**
@@ -221,9 +254,15 @@ export async function report(settings: ReportSettings, deps: ReportDeps): Promis
  */
 export async function deliver(
   settings: ReportSettings,
-  report: Pick<ReportOutcome, "markdown" | "verdict" | "regressions"> & { head: CommentHead },
+  report: Pick<ReportOutcome, "markdown" | "verdict" | "regressions"> & {
+    head: CommentHead;
+    /** What the comparison could not speak for: named as a warning, fails the step under fail-on-regression. */
+    shortfall?: string | undefined;
+  },
   deps: ReportDeps,
 ): Promise<ReportOutcome> {
+  if (report.shortfall !== undefined)
+    (deps.warn ?? deps.log)(`verdict ${report.verdict}: ${report.shortfall}`);
   if (settings.summary && (await writeJobSummary(`${report.markdown}${summaryLinks(settings)}`)))
     deps.log("report added to the job summary");
   const commentUrl =
@@ -235,6 +274,8 @@ export async function deliver(
     regressions: report.regressions,
     commentUrl,
     markdown: report.markdown,
-    failed: settings.failOnRegression && report.regressions > 0,
+    ...(settings.failOnRegression
+      ? withoutUndefined({ failure: failureOf(report.regressions, report.shortfall) })
+      : {}),
   };
 }

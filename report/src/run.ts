@@ -13,8 +13,7 @@ export async function run(): Promise<void> {
     core.setOutput("verdict", outcome.verdict);
     core.setOutput("regressions", String(outcome.regressions));
     core.setOutput("comment-url", outcome.commentUrl);
-    if (outcome.failed)
-      core.setFailed(`${outcome.regressions} metric(s) regressed (fail-on-regression is set)`);
+    if (outcome.failure !== undefined) core.setFailed(outcome.failure);
   } catch (error) {
     core.setFailed(error instanceof Error ? error.message : String(error));
   }

@@ -99,6 +99,27 @@ describe("report action on a counted run (fork-safe pair)", () => {
     expect(server.comments(REPO, PR)).toHaveLength(2);
   });
 
+  it("a head whose cells failed: nothing compared is inconclusive, and fails with fail-on-regression", async () => {
+    const failed = path.join(tmp, "failed-head");
+    await cp(run, failed, { recursive: true });
+    const file = path.join(failed, "instructions.json");
+    const json = JSON.parse(await readFile(file, "utf8")) as {
+      cells: Array<{ variant?: string; status: string; reasons?: string[] }>;
+    };
+    for (const c of json.cells.filter((c) => c.variant === "head")) {
+      c.status = "failed";
+      c.reasons = ["the proxy exited with code 1"];
+    }
+    await writeFile(file, JSON.stringify(json));
+    const inputs = { results: failed, comment: "false", token: "", "fail-on-regression": "true" };
+    const out = await action(inputs, "failed-head");
+    expect(out.code).toBe(1);
+    expect(out.outputs).toMatchObject({ verdict: "inconclusive", regressions: "0" });
+    expect(out.stdout).toMatch(
+      /::error::nothing was compared \(\d+ cells? not compared\) \(fail-on-regression is set\)/,
+    );
+  });
+
   it("refuses an artifact whose callgrind file points out of the results folder, naming the field", async () => {
     const evil = path.join(tmp, "evil");
     await cp(run, evil, { recursive: true });

@@ -421,6 +421,78 @@ describe("report action, bundled", () => {
     });
   });
 
+  describe("a head that failed: never unchanged", () => {
+    const rounds = Array.from({ length: 10 }, (_, i) => ({ rps: 1000, p50: 5 * (1 + i / 100) }));
+    /** Base and head as variants; the head's cells of `failedProxies` failed to start. */
+    async function runWithFailedHead(name: string, failedProxies: string[]): Promise<string> {
+      const cells = ["nginx", "haproxy"].flatMap((proxy) => {
+        const failed = failedProxies.includes(proxy);
+        return [
+          cell(proxy, rounds, { variant: "base" }),
+          failed
+            ? cell(proxy, [], {
+                variant: "head",
+                status: "failed",
+                reasons: ["the proxy exited with code 1"],
+              })
+            : cell(proxy, rounds, { variant: "head" }),
+        ];
+      });
+      const run = buildResults(cells);
+      run.settings.variants = [
+        { name: "base", dir: "/w/base" },
+        { name: "head", dir: "/w/head" },
+      ];
+      const runDir = path.join(dir, name);
+      await mkdir(runDir, { recursive: true });
+      await writeFile(path.join(runDir, "results.json"), JSON.stringify(run));
+      return runDir;
+    }
+
+    it("nothing compared: inconclusive, and with fail-on-regression the step fails saying why", async () => {
+      const runDir = await runWithFailedHead("failed-head", ["nginx", "haproxy"]);
+      const inputs = { results: runDir, comment: "false", token: "" };
+      const quiet = await runAction(inputs, { action: "push" }, "failed-head");
+      expect(quiet.code).toBe(0);
+      expect(quiet.outputs).toMatchObject({ verdict: "inconclusive", regressions: "0" });
+      expect(quiet.stdout).toContain(
+        "::warning::verdict inconclusive: nothing was compared (2 cells not compared)",
+      );
+      expect(quiet.summary).toContain("head is failed (the proxy exited with code 1)");
+
+      const strict = await runAction(
+        { ...inputs, "fail-on-regression": "true" },
+        { action: "push" },
+        "failed-head-strict",
+      );
+      expect(strict.code).toBe(1);
+      expect(strict.outputs.verdict).toBe("inconclusive");
+      expect(strict.stdout).toContain(
+        "::error::nothing was compared (2 cells not compared) (fail-on-regression is set)",
+      );
+    });
+
+    it("one head cell failed, the other unchanged: inconclusive, and fails with fail-on-regression", async () => {
+      const runDir = await runWithFailedHead("half-failed-head", ["haproxy"]);
+      const inputs = { results: runDir, comment: "false", token: "", "fail-on-regression": "true" };
+      const run = await runAction(inputs, { action: "push" }, "half-failed-head");
+      expect(run.code).toBe(1);
+      expect(run.outputs).toMatchObject({ verdict: "inconclusive", regressions: "0" });
+      expect(run.stdout).toContain(
+        "::error::the head has 1 cell failed or invalid (small/default/haproxy/k6@head: failed) (fail-on-regression is set)",
+      );
+      // The same run with both sides whole stays quiet: unchanged, the step passes.
+      const whole = await runAction(
+        { ...inputs, results: await runWithFailedHead("whole-head", []) },
+        { action: "push" },
+        "whole-head",
+      );
+      expect(whole.code).toBe(0);
+      expect(whole.outputs.verdict).toBe("unchanged");
+      expect(whole.stdout).not.toMatch(/::(warning|error)::/);
+    });
+  });
+
   it("without a base: the tables alone, no verdict", async () => {
     const run = await runAction(
       { results: path.join(FIXTURES, "head"), comment: "false", token: "" },
