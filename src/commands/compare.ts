@@ -10,6 +10,7 @@ import {
   DEFAULT_THRESHOLD_PCT,
   hasRegression,
 } from "../report/compare.js";
+import { readHistory, type RunHistory } from "../report/compare-history.js";
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { UserError } from "../util/errors.js";
@@ -31,6 +32,8 @@ export interface CompareSettings {
   failOnRegression: boolean;
   format: CompareFormat;
   out?: string;
+  /** Unpaired: a gh-pages data.js of past runs (--history). */
+  history?: string;
 }
 
 interface RawOptions {
@@ -44,6 +47,7 @@ interface RawOptions {
   failOnRegression?: boolean;
   format?: string;
   out?: string;
+  history?: string;
 }
 
 /** Reads and checks the command's arguments; errors name the flag. */
@@ -73,6 +77,7 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
     format,
   };
   if (options.out !== undefined) settings.out = options.out;
+  if (options.history !== undefined) settings.history = options.history;
   return settings;
 }
 
@@ -83,10 +88,16 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
 function compareRuns(
   sources: readonly Source[],
   settings: Pick<CompareSettings, "thresholdPct" | "alpha" | "baseVariant" | "headVariant">,
+  history?: RunHistory,
 ): Comparison {
   const options = { thresholdPct: settings.thresholdPct, alpha: settings.alpha };
   const plain = sources.filter((s) => variantNames(s.results).length === 0);
   if (sources.length === 1 || plain.length === 0) {
+    if (history !== undefined) {
+      throw new UserError(
+        "--history goes with two runs (BASE_DIR HEAD_DIR): a variant run is paired and needs none",
+      );
+    }
     return compareVariants(mergeResults(sources), {
       ...options,
       ...withoutUndefined({ base: settings.baseVariant, head: settings.headVariant }),
@@ -96,7 +107,10 @@ function compareRuns(
     if (settings.baseVariant !== undefined || settings.headVariant !== undefined) {
       throw new UserError("--base/--head pick variants of a variant run: these two runs hold none");
     }
-    return compareResults(sources[0]!.results, sources[1]!.results, options);
+    return compareResults(sources[0]!.results, sources[1]!.results, {
+      ...options,
+      ...(history !== undefined ? { history } : {}),
+    });
   }
   throw new UserError(
     `compare: ${plain.map((s) => s.from).join(", ")} hold${plain.length === 1 ? "s" : ""} no variants: give the shards of one variant run, or exactly two runs (BASE_DIR HEAD_DIR)`,
@@ -107,7 +121,8 @@ function compareRuns(
 export async function runCompare(settings: CompareSettings): Promise<number> {
   const sources: Source[] = [];
   for (const from of settings.dirs) sources.push({ results: await readResults(from), from });
-  const comparison = compareRuns(sources, settings);
+  const history = settings.history === undefined ? undefined : await readHistory(settings.history);
+  const comparison = compareRuns(sources, settings, history);
   const text =
     settings.format === "json"
       ? `${JSON.stringify(comparison, null, 2)}\n`
@@ -135,6 +150,10 @@ export function register(program: Command): void {
       String(DEFAULT_ALPHA),
     )
     .option("--fail-on-regression", "exit 1 when any metric regressed")
+    .option(
+      "--history <data.js>",
+      "two runs: a gh-pages data.js of past runs of the same cells (proxybench publish), the spread between runs that a verdict needs",
+    )
     .option(
       "--format <format>",
       `output format: ${COMPARE_FORMATS.join(", ")}; counted runs also html (every changed function as an icicle chart)`,

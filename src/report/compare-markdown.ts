@@ -39,22 +39,46 @@ function describeRun(run: RunInfo): string {
 }
 
 function verdictText(m: MetricComparison, unit: string): string {
-  if (m.verdict !== "inconclusive" || m.more === undefined) return VERDICT_TEXT[m.verdict];
-  return `inconclusive (about ${m.more} more ${m.more === 1 ? unit.replace(/s$/, "") : unit})`;
+  if (m.verdict !== "inconclusive") return VERDICT_TEXT[m.verdict];
+  const parts: string[] = [];
+  if (m.detectablePct !== undefined) parts.push(`could detect ±${m.detectablePct.toFixed(1)}%`);
+  if (m.more !== undefined)
+    parts.push(`about ${m.more} more ${m.more === 1 ? unit.replace(/s$/, "") : unit}`);
+  return parts.length === 0 ? "inconclusive" : `inconclusive (${parts.join("; ")})`;
+}
+
+function changeText(change: number | undefined): string {
+  return change === undefined ? "n/a" : formatPercent(change);
 }
 
 function interval(m: MetricComparison): string {
-  return m.ci === undefined ? "n/a" : `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}`;
+  if (m.ci === undefined) return "n/a";
+  const at = m.ciConfidence === undefined ? "" : ` (${formatConfidence(m.ciConfidence)})`;
+  return `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}${at}`;
+}
+
+function familyText(c: Comparison): string {
+  return `Holm over ${c.tests} tested metrics: at most ${c.alpha} chance of any false regressed or improved in this comparison${c.planned ? ", over all its looks" : ""}; each interval is at the level Holm tested its metric at (from ${formatConfidence(c.confidence)} = 1 - ${c.alpha}/${c.tests}) and excludes 0 when Holm rejects "no change"`;
 }
 
 function methodText(c: Comparison): string {
   if (c.tests === 0) return "no cell could be compared, so no test was made.";
-  const level = formatConfidence(c.confidence);
-  const test =
-    c.mode === "paired"
-      ? `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its ${level} interval (exact Wilcoxon signed-rank)`
-      : `the Hodges-Lehmann estimate of the ratio head/base with its ${level} interval (Mann-Whitney U)`;
-  return `${test}, ${level} = 1 - ${c.alpha}/${c.tests} for ${c.tests} tested metrics (Bonferroni: at most ${c.alpha} chance of any false verdict in this comparison); regressed or improved when the interval excludes 0 and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive.`;
+  if (c.mode === "unpaired") {
+    return `the head run's median against the spread of past runs of the same cell (given with --history) and the base run; ${familyText(c).replace(/; each interval.*$/, "")}; regressed or improved when outside that spread and the change reaches ${c.thresholdPct}%; otherwise inconclusive. Without past runs, no verdict.`;
+  }
+  return `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its interval (exact Wilcoxon signed-rank); ${familyText(c)}; regressed or improved when Holm rejects and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive, with the smallest change these rounds could detect.`;
+}
+
+/** "Rounds: looks at 11, 14 and 17 rounds (alpha 0.0167 each); 8 cells reached 11, ..." */
+function roundsText(c: Comparison): string | undefined {
+  if (!c.planned || c.looks.length === 0) return undefined;
+  const looks = c.looks
+    .map(
+      (l) =>
+        `${l.rounds} rounds (alpha ${Number(l.alpha.toPrecision(2))}): ${l.cells} cell${l.cells === 1 ? "" : "s"}, ${l.decided} decided`,
+    )
+    .join("; ");
+  return `- **Rounds** (--repetitions auto, planned before the run): ${looks}.`;
 }
 
 /** The title, the two runs, the method, and the comparison's notes as a quote. */
@@ -65,6 +89,7 @@ function introParts(comparison: Comparison, level: number): string[] {
       `- **Base**: ${describeRun(comparison.base)}`,
       `- **Head**: ${describeRun(comparison.head)}`,
       `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`,
+      ...[roundsText(comparison)].filter((t): t is string => t !== undefined),
     ].join("\n"),
   ];
   if (comparison.notes.length > 0)
@@ -93,11 +118,25 @@ function metricRows(comparison: Comparison, showUnchanged: boolean): { rows: str
         m.label,
         formatMetric(m.metric, m.base.median),
         formatMetric(m.metric, m.head.median),
-        m.hlChangePct === undefined ? "n/a" : formatPercent(m.hlChangePct),
+        changeText(m.hlChangePct ?? m.changePct),
         interval(m),
-        formatPValue(m.p),
+        m.p === undefined ? "n/a" : formatPValue(m.p),
         comparison.mode === "paired" ? String(m.n) : `${m.base.n} / ${m.head.n}`,
         verdictText(m, comparison.mode === "paired" ? "rounds" : "repetitions"),
+      ]);
+    }
+    for (const m of cell.shown) {
+      if (!showUnchanged) continue;
+      rows.push([
+        name,
+        m.label,
+        formatMetric(m.metric, m.base.median),
+        formatMetric(m.metric, m.head.median),
+        changeText(m.changePct),
+        "n/a",
+        "n/a",
+        comparison.mode === "paired" ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
+        "not tested (fixed by the load)",
       ]);
     }
   }
@@ -111,7 +150,7 @@ function metricTable(comparison: Comparison, rows: string[][]): string {
     "Base",
     "Head",
     "Change",
-    `${formatConfidence(comparison.confidence)} interval`,
+    "Interval (level)",
     "p",
     comparison.mode === "paired" ? "rounds" : "n",
     "Verdict",

@@ -1,10 +1,13 @@
 import { median } from "simple-statistics";
-import { cellKey, type Cell, type Repetition, type Results } from "../results/schema.js";
-import { hodgesLehmannPercentChange, intervalRank } from "../stats/hodges-lehmann.js";
-import { mannWhitneyU } from "../stats/mann-whitney.js";
-import { decideVerdict, type Verdict } from "../stats/verdict.js";
-import { hodgesLehmannPaired, pairsNeededFor, wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import { cellKey, type Cell, type Load, type Repetition, type Results } from "../results/schema.js";
+import { historyP, runsNeededFor } from "../stats/history.js";
+import { holm } from "../stats/holm.js";
+import { judgePaired, type PairedJudgement } from "../stats/paired.js";
+import type { Look, SequentialPlan } from "../stats/sequential.js";
+import type { Verdict } from "../stats/verdict.js";
+import { pairsNeededFor, wilcoxonSignedRank } from "../stats/wilcoxon.js";
 import { UserError } from "../util/errors.js";
+import type { RunHistory } from "./compare-history.js";
 import { displayReasons } from "./model.js";
 import { percentChange } from "./tables.js";
 
@@ -14,15 +17,18 @@ import { percentChange } from "./tables.js";
  * - paired (one run holding variants, `compareVariants`): the repetitions of base and head of
  *   one round form a pair; per pair the log ratio head/base; an exact Wilcoxon signed-rank test
  *   and the Hodges-Lehmann estimate of the ratio with its interval;
- * - unpaired (two runs made at different times, `compareResults`): Mann-Whitney U and the
- *   two-sample Hodges-Lehmann interval, labelled as such everywhere it is shown.
- * Either way the interval is at the family's confidence, 1 - alpha/m with m every tested metric
- * of every compared cell (Bonferroni), and the verdict follows src/stats/verdict.ts.
+ * - unpaired (two runs made at different times, `compareResults`): no verdict unless the spread
+ *   between runs is known from past runs (a gh-pages history), labelled as such everywhere.
+ * The tested family is every tested metric of every compared cell (requests/sec under a fixed
+ * arrival rate is fixed by the load: shown, not tested); Holm's step-down keeps the chance of
+ * any false regressed/improved in the comparison at alpha, at every look of a run with
+ * `--repetitions auto` (src/stats/sequential.ts); each interval is at the level Holm tested its
+ * metric at, and the verdict follows src/stats/verdict.ts.
  */
 
 export type { Verdict } from "../stats/verdict.js";
 
-type CompareMetric = "rps" | "mean" | "p50" | "p99";
+type CompareMetric = "rps" | "mean" | "p50" | "p99" | "cpuPerRequest" | "peakMemory";
 
 const COMPARE_METRICS: ReadonlyArray<{
   metric: CompareMetric;
@@ -33,6 +39,8 @@ const COMPARE_METRICS: ReadonlyArray<{
   { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
   { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
   { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false },
+  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)", biggerIsBetter: false },
+  { metric: "peakMemory", label: "Proxy peak memory (MiB)", biggerIsBetter: false },
 ];
 
 export interface CompareOptions {
@@ -40,6 +48,8 @@ export interface CompareOptions {
   thresholdPct?: number;
   /** False-alarm rate of the whole comparison (default 0.05). */
   alpha?: number;
+  /** Unpaired only: past runs of the same cells (a gh-pages data.js), the spread between runs. */
+  history?: RunHistory;
 }
 
 interface SampleSummary {
@@ -48,7 +58,7 @@ interface SampleSummary {
   values: number[];
 }
 
-export interface MetricComparison {
+interface MetricShown {
   metric: CompareMetric;
   label: string;
   biggerIsBetter: boolean;
@@ -56,15 +66,32 @@ export interface MetricComparison {
   head: SampleSummary;
   /** (head - base) / base * 100 of the medians; undefined when the base median is 0. */
   changePct?: number;
-  /** Interval of the % change at the family's confidence. */
+}
+
+/** A metric the load fixes (requests/sec under a fixed arrival rate): shown, never tested. */
+export interface ShownMetric extends MetricShown {
+  why: string;
+}
+
+export interface MetricComparison extends MetricShown {
+  /** Interval of the % change at 1 - level (paired). */
   ci?: [number, number];
-  /** Confidence the interval actually reaches (the tests are discrete: at least the family's). */
+  /** Confidence the interval actually reaches (the test is discrete: at least 1 - level). */
   ciConfidence?: number;
   /** Hodges-Lehmann estimate of the % change: what the verdict weighs against the threshold. */
   hlChangePct?: number;
-  /** Unadjusted two-sided p-value (Wilcoxon signed-rank when paired, Mann-Whitney U otherwise). */
-  p: number;
-  pMethod: "exact" | "normal";
+  /**
+   * Unadjusted two-sided p-value: Wilcoxon signed-rank (paired), the head run's rank among past
+   * runs (unpaired with a history); absent when no test could be made.
+   */
+  p?: number;
+  pMethod?: "exact" | "normal" | "history";
+  /** The level Holm tested this metric at: its interval is at 1 - level. */
+  level?: number;
+  /** Whether Holm rejected "no change" at that level. */
+  rejected?: boolean;
+  /** 1-based look of the run's plan the figures come from (--repetitions auto). */
+  look?: number;
   /** Pairs (paired) or the smaller sample (unpaired). */
   n: number;
   verdict: Verdict;
@@ -72,6 +99,8 @@ export interface MetricComparison {
   why: string;
   /** For an inconclusive metric: about how many more rounds or repetitions would decide it. */
   more?: number;
+  /** For an inconclusive paired metric: the smallest |% change| these rounds could have detected. */
+  detectablePct?: number;
 }
 
 /** Which cell: its id and what the id is made of. */
@@ -86,7 +115,10 @@ interface CellIdentity {
 }
 
 export interface CellComparison extends CellIdentity {
+  /** The tested metrics. */
   metrics: MetricComparison[];
+  /** Metrics shown but not tested (fixed by the load). */
+  shown: ShownMetric[];
   /** Set when base and head ran different scenario settings (a variant's own scenario). */
   scenarioDiffers?: string;
 }
@@ -104,16 +136,31 @@ export interface RunInfo {
   repetitions: number;
 }
 
+/** A look of the run's plan as the comparison took it. */
+export interface LookTaken {
+  rounds: number;
+  /** Alpha spent at this look. */
+  alpha: number;
+  /** Compared cells whose rounds reached it. */
+  cells: number;
+  /** Metrics decided at this look. */
+  decided: number;
+}
+
 export interface Comparison {
   mode: "paired" | "unpaired";
   /** "paired over 10 rounds" or "unpaired: runs at different times": shown in every output. */
   label: string;
   thresholdPct: number;
   alpha: number;
-  /** The family's confidence: 1 - alpha / tests. */
+  /** Bonferroni's confidence, 1 - alpha / tests: the widest any interval is (Holm's first step). */
   confidence: number;
-  /** Tested metrics over all compared cells (the Bonferroni m). */
+  /** Tested metrics over all compared cells (Holm's m). */
   tests: number;
+  /** Paired: the looks (one for a run with fixed repetitions); unpaired: none. */
+  looks: LookTaken[];
+  /** Paired: the run planned its rounds (--repetitions auto) and the looks are its plan's. */
+  planned: boolean;
   base: RunInfo;
   head: RunInfo;
   cells: CellComparison[];
@@ -127,109 +174,61 @@ export const DEFAULT_THRESHOLD_PCT = 5;
 export const DEFAULT_ALPHA = 0.05;
 const UNPAIRED_LABEL = "unpaired: runs at different times";
 
+/** A repetition's value of a metric; NaN for the proxy's cost where it was not measured. */
 function metricValue(r: Repetition, metric: CompareMetric): number {
+  if (metric === "cpuPerRequest") return r.proxyCost?.cpuPerRequestUs ?? NaN;
+  if (metric === "peakMemory") return r.proxyCost?.peakMemoryMiB ?? NaN;
   return metric === "rps" ? r.rps : r.latencyMs[metric];
+}
+
+/** Whether every repetition of these cells has the metric (no proxy cost for `direct` or old files). */
+function measuredIn(spec: MetricSpec, cells: readonly Cell[]): boolean {
+  return cells.every((c) => c.repetitions.every((r) => Number.isFinite(metricValue(r, spec.metric))));
 }
 
 function summary(xs: number[]): SampleSummary {
   return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
 }
 
-function toPct(logRatio: number): number {
-  return (Math.exp(logRatio) - 1) * 100;
-}
-
 type MetricSpec = (typeof COMPARE_METRICS)[number];
 
-interface FamilyLevel {
-  thresholdPct: number;
-  confidence: number;
-  alpha: number;
+/** Whether the load fixes this metric (requests/sec under a fixed arrival rate): then it is shown, not tested. */
+function fixedByLoad(spec: MetricSpec, load: Load): boolean {
+  return spec.metric === "rps" && load.model === "constant-arrival-rate";
 }
 
-function finish(
-  spec: MetricSpec,
-  base: number[],
-  head: number[],
-  test: { p: number; method: "exact" | "normal"; n: number; nNeeded: number; unit: string },
-  hl: { estimate: number; low?: number; high?: number; confidence?: number } | undefined,
-  level: FamilyLevel,
-): MetricComparison {
+/** The metrics compare tests for a cell under this load. */
+function testedSpecs(load: Load, ...cells: Cell[]): MetricSpec[] {
+  return COMPARE_METRICS.filter((spec) => !fixedByLoad(spec, load) && measuredIn(spec, cells));
+}
+
+/** How many metrics compare tests for a cell under this load (the runner sizes its rounds on it). */
+export function testedMetricCount(load: Load): number {
+  return testedSpecs(load).length;
+}
+
+function shownMetric(spec: MetricSpec, base: number[], head: number[], load: Load): ShownMetric {
   const b = summary(base);
   const h = summary(head);
   const changePct = percentChange(h.median, b.median);
-  const ci: [number, number] | undefined =
-    hl?.low !== undefined && hl.high !== undefined ? [hl.low, hl.high] : undefined;
-  const decided = decideVerdict({
-    estimatePct: hl?.estimate,
-    ci,
-    biggerIsBetter: spec.biggerIsBetter,
-    thresholdPct: level.thresholdPct,
-    n: test.n,
-    nNeeded: test.nNeeded,
-    unit: test.unit,
-  });
-  const out: MetricComparison = {
+  return {
     ...spec,
     base: b,
     head: h,
-    p: test.p,
-    pMethod: test.method,
-    n: test.n,
-    verdict: decided.verdict,
-    why: decided.why,
+    ...(changePct !== undefined ? { changePct } : {}),
+    why: `fixed by the load (${load.model}${load.rate !== undefined ? ` at ${load.rate}/s` : ""}): shown, not tested`,
   };
-  if (changePct !== undefined) out.changePct = changePct;
-  if (hl !== undefined) out.hlChangePct = hl.estimate;
-  if (ci !== undefined) {
-    out.ci = ci;
-    if (hl?.confidence !== undefined) out.ciConfidence = hl.confidence;
-  }
-  if (decided.more !== undefined) out.more = decided.more;
-  return out;
 }
 
-/** One metric of two independent samples (two runs). */
-function compareMetric(
-  base: number[],
-  head: number[],
-  spec: MetricSpec,
-  level: FamilyLevel,
-): MetricComparison {
-  const positive = [...base, ...head].every((v) => v > 0);
-  const hl = positive ? hodgesLehmannPercentChange(base, head, level.confidence) : undefined;
-  const test = mannWhitneyU(head, base);
-  const n = Math.min(base.length, head.length);
-  const tested = { ...test, n, nNeeded: repetitionsNeeded(level.confidence), unit: "repetitions" };
-  return finish(spec, base, head, tested, hl, level);
-}
-
-/** One metric of pairs (base, head) measured in the same round. */
-function comparePairedMetric(
-  pairs: Array<[number, number]>,
-  spec: MetricSpec,
-  level: FamilyLevel,
-): MetricComparison {
-  const base = pairs.map(([b]) => b);
-  const head = pairs.map(([, h]) => h);
-  const usable = pairs.filter(([b, h]) => b > 0 && h > 0);
-  const logRatios = usable.map(([b, h]) => Math.log(h / b));
-  const test = wilcoxonSignedRank(logRatios);
-  const hl = usable.length === pairs.length ? hodgesLehmannPaired(logRatios, level.confidence) : undefined;
-  const hlPct = hl && {
-    estimate: toPct(hl.estimate),
-    ...(hl.low !== undefined ? { low: toPct(hl.low) } : {}),
-    ...(hl.high !== undefined ? { high: toPct(hl.high) } : {}),
-    ...(hl.confidence !== undefined ? { confidence: hl.confidence } : {}),
-  };
-  const tested = { ...test, n: pairs.length, nNeeded: pairsNeededFor(1 - level.confidence), unit: "rounds" };
-  return finish(spec, base, head, tested, hlPct, level);
-}
-
-/** Fewest repetitions on each side that give a two-sample interval at this confidence. */
-function repetitionsNeeded(confidence: number): number {
-  for (let n = 2; n <= 30; n++) if (intervalRank(n, n, confidence).k >= 1) return n;
-  return 30;
+function shownOf(base: Cell, head: Cell): ShownMetric[] {
+  return COMPARE_METRICS.filter((spec) => fixedByLoad(spec, head.load)).map((spec) =>
+    shownMetric(
+      spec,
+      base.repetitions.map((r) => metricValue(r, spec.metric)),
+      head.repetitions.map((r) => metricValue(r, spec.metric)),
+      head.load,
+    ),
+  );
 }
 
 function runInfo(results: Results, variant?: string): RunInfo {
@@ -304,13 +303,21 @@ function matchCells(baseCells: readonly Cell[], headCells: readonly Cell[]): Mat
   return out;
 }
 
-function familyLevel(tests: number, options: CompareOptions): FamilyLevel {
-  const alpha = options.alpha ?? DEFAULT_ALPHA;
+interface FamilyLevel {
+  thresholdPct: number;
+  alpha: number;
+}
+
+function familyLevel(options: CompareOptions): FamilyLevel {
   return {
-    alpha,
+    alpha: options.alpha ?? DEFAULT_ALPHA,
     thresholdPct: options.thresholdPct ?? DEFAULT_THRESHOLD_PCT,
-    confidence: 1 - alpha / Math.max(1, tests),
   };
+}
+
+/** Bonferroni's confidence for m tests: the widest interval Holm shows. */
+function bonferroniConfidence(alpha: number, tests: number): number {
+  return 1 - alpha / Math.max(1, tests);
 }
 
 function countVerdicts(cells: readonly CellComparison[]): Record<Verdict, number> {
@@ -324,51 +331,141 @@ function loadNote(base: Cell, head: Cell): string | undefined {
   return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
 }
 
-/** Two runs made at different times: independent samples, labelled unpaired. */
+function pct(x: number): string {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
+}
+
+/** One tested metric of two runs: the medians, and the history's p when there is one. */
+interface UnpairedMember {
+  spec: MetricSpec;
+  base: number[];
+  head: number[];
+  /** Past runs beside the base run, when a history holds this cell and metric. */
+  past?: number[];
+}
+
+function unpairedMembers(b: Cell, h: Cell, runs: { base: Results; head: Results }, history?: RunHistory) {
+  const own = new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
+  return testedSpecs(h.load, b, h).map((spec): UnpairedMember => {
+    const member: UnpairedMember = {
+      spec,
+      base: b.repetitions.map((r) => metricValue(r, spec.metric)),
+      head: h.repetitions.map((r) => metricValue(r, spec.metric)),
+    };
+    const past = history?.medians(where(h), spec.metric).filter((m) => !own.has(m.commit));
+    if (past !== undefined && past.length > 0) member.past = past.map((m) => m.value);
+    return member;
+  });
+}
+
+/** The verdict of one metric of two runs: none without past runs; with them, Holm's decision. */
+function unpairedMetric(
+  member: UnpairedMember,
+  test: { p?: number; level?: number; rejected?: boolean },
+  level: FamilyLevel,
+): MetricComparison {
+  const b = summary(member.base);
+  const h = summary(member.head);
+  const changePct = percentChange(h.median, b.median);
+  const out: MetricComparison = {
+    ...member.spec,
+    base: b,
+    head: h,
+    n: Math.min(b.n, h.n),
+    verdict: "inconclusive",
+    why: "",
+  };
+  if (changePct !== undefined) out.changePct = changePct;
+  const observed = changePct === undefined ? "no % change" : `observed change ${pct(changePct)}`;
+  if (test.p === undefined || member.past === undefined) {
+    out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift`;
+    return out;
+  }
+  Object.assign(out, { p: test.p, pMethod: "history", level: test.level, rejected: test.rejected });
+  const runs = `${member.past.length + 1} past runs`;
+  if (!test.rejected || changePct === undefined) {
+    out.why = `${observed}; within the spread of ${runs} (p ${test.p.toPrecision(2)} above its level ${test.level?.toPrecision(2)})`;
+  } else if (Math.abs(changePct) < level.thresholdPct) {
+    out.why = `${observed}; outside the spread of ${runs} but below ${level.thresholdPct}%`;
+  } else {
+    const better = member.spec.biggerIsBetter ? changePct > 0 : changePct < 0;
+    out.verdict = better ? "improved" : "regressed";
+    out.why = `${observed}: outside the spread of ${runs} and reaches ${level.thresholdPct}%`;
+  }
+  return out;
+}
+
+/**
+ * Two runs made at different times: drift between them counts as change, so no verdict unless
+ * the spread between runs is known (options.history: past runs of the same cells); then the
+ * head run's median against the past runs' and the base's (src/stats/history.ts), Holm over
+ * the family. Labelled unpaired.
+ */
 export function compareResults(base: Results, head: Results, options: CompareOptions = {}): Comparison {
   const matched = matchCells(base.cells, head.cells);
-  const level = familyLevel(matched.pairs.length * COMPARE_METRICS.length, options);
-  const cells = matched.pairs.map(({ base: b, head: h }) => ({
-    ...where(h),
-    metrics: COMPARE_METRICS.map((spec) =>
-      compareMetric(
-        b.repetitions.map((r) => metricValue(r, spec.metric)),
-        h.repetitions.map((r) => metricValue(r, spec.metric)),
-        spec,
-        level,
-      ),
-    ),
-  }));
-  const notes = [
-    `Unpaired: base and head ran at different times, so drift between the runs (other work on the machine, frequency, caches) is counted as change. Run both in one run with --variant for a paired comparison.`,
-    ...machineNotes(base, head),
-    ...matched.pairs
-      .map(({ base: b, head: h }) => loadNote(b, h))
-      .filter((n): n is string => n !== undefined),
-  ];
-  const needed = repetitionsNeeded(level.confidence);
-  const fewest = Math.min(
-    ...matched.pairs.map((p) => Math.min(p.base.repetitions.length, p.head.repetitions.length)),
+  const level = familyLevel(options);
+  const perCell = matched.pairs.map((p) => unpairedMembers(p.base, p.head, { base, head }, options.history));
+  const members = perCell.flat();
+  const ps = members.map((m) =>
+    m.past === undefined ? 1 : historyP(median(m.head), [...m.past, median(m.base)]),
   );
-  if (cells.length > 0 && fewest < needed) {
-    notes.push(
-      `With ${fewest} repetitions no interval at ${formatConfidence(level.confidence)} exists (${matched.pairs.length * COMPARE_METRICS.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more repetitions on each side.`,
-    );
-  }
+  const { rejected, levels } = holm(ps, level.alpha);
+  let i = 0;
+  const cells: CellComparison[] = matched.pairs.map(({ base: b, head: h }, c) => ({
+    ...where(h),
+    metrics: perCell[c]!.map((m) => {
+      const k = i++;
+      const test = m.past === undefined ? {} : { p: ps[k]!, level: levels[k]!, rejected: rejected[k]! };
+      return unpairedMetric(m, test, level);
+    }),
+    shown: shownOf(b, h),
+  }));
   return {
     mode: "unpaired",
     label: UNPAIRED_LABEL,
     thresholdPct: level.thresholdPct,
     alpha: level.alpha,
-    confidence: level.confidence,
-    tests: matched.pairs.length * COMPARE_METRICS.length,
+    confidence: bonferroniConfidence(level.alpha, members.length),
+    tests: members.length,
+    looks: [],
+    planned: false,
     base: runInfo(base),
     head: runInfo(head),
     cells,
     notCompared: matched.notCompared,
     counts: countVerdicts(cells),
-    notes,
+    notes: unpairedNotes(base, head, matched, members, level, options.history),
   };
+}
+
+function unpairedNotes(
+  base: Results,
+  head: Results,
+  matched: Matched,
+  members: readonly UnpairedMember[],
+  level: FamilyLevel,
+  history: RunHistory | undefined,
+): string[] {
+  const notes = [
+    history === undefined
+      ? `Unpaired: base and head ran at different times, so drift between the runs (other work on the machine, frequency, caches) cannot be told from a change: no regression or improvement is shown. Run both in one run with --variant for a paired comparison, or give past runs of the same cells with --history (a gh-pages data.js).`
+      : `Unpaired: base and head ran at different times; each metric's head median is judged against the spread of the past runs in ${history.source} and the base run.`,
+    ...machineNotes(base, head),
+    ...matched.pairs
+      .map(({ base: b, head: h }) => loadNote(b, h))
+      .filter((n): n is string => n !== undefined),
+  ];
+  const known = members.filter((m) => m.past !== undefined);
+  if (history !== undefined && members.length > 0) {
+    const fewest = known.length === 0 ? 0 : Math.min(...known.map((m) => (m.past?.length ?? 0) + 1));
+    const needed = runsNeededFor(level.alpha / members.length);
+    if (fewest < needed) {
+      notes.push(
+        `${known.length} of ${members.length} tested metrics have past runs in the history (the fewest: ${fewest}); ${needed} past runs of a metric are needed before it can show a change (${members.length} tests at alpha ${formatAlpha(level.alpha)}).`,
+      );
+    }
+  }
+  return notes;
 }
 
 /** The variants a paired comparison takes: the names asked for, else base/head, else the first two. */
@@ -404,15 +501,152 @@ export function variantNames(results: VariantRun): string[] {
   return [...new Set([...recorded, ...seen])];
 }
 
-/** Pairs of one metric by round; rounds measured on one side only are left out. */
-function pairsByRound(base: Cell, head: Cell, metric: CompareMetric): Array<[number, number]> {
+interface RoundPair {
+  round: number;
+  base: number;
+  head: number;
+}
+
+/** Pairs of one metric by round, in round order; rounds measured on one side only are left out. */
+function pairsByRound(base: Cell, head: Cell, metric: CompareMetric): RoundPair[] {
   const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
-  const pairs: Array<[number, number]> = [];
+  const pairs: RoundPair[] = [];
   for (const b of base.repetitions) {
-    const h = headByRound.get(b.round ?? b.index);
-    if (h !== undefined) pairs.push([metricValue(b, metric), metricValue(h, metric)]);
+    const round = b.round ?? b.index;
+    const h = headByRound.get(round);
+    if (h !== undefined) pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
   }
-  return pairs;
+  return pairs.sort((x, y) => x.round - y.round);
+}
+
+/** One tested metric of one cell, paired by round. */
+interface PairedMember {
+  /** Index of its cell among the compared ones. */
+  cell: number;
+  spec: MetricSpec;
+  pairs: RoundPair[];
+  /** Rounds the cell measured (its last round + 1). */
+  rounds: number;
+  /** Every value positive, so every pair has a log ratio. */
+  usable: boolean;
+}
+
+function pairedMembers(base: Cell, head: Cell, cell: number): PairedMember[] {
+  return testedSpecs(head.load, base, head).map((spec) => {
+    const pairs = pairsByRound(base, head, spec.metric);
+    return {
+      cell,
+      spec,
+      pairs,
+      rounds: pairs.length === 0 ? 0 : pairs[pairs.length - 1]!.round + 1,
+      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0),
+    };
+  });
+}
+
+const upTo = (m: PairedMember, rounds: number) => m.pairs.filter((p) => p.round < rounds);
+const logRatios = (pairs: readonly RoundPair[]) => pairs.map((p) => Math.log(p.head / p.base));
+
+/** A metric's figures at the look that decided it, or at the last look it reached. */
+interface Judged {
+  judgement: PairedJudgement;
+  pairs: RoundPair[];
+  look: number;
+  level: number;
+  rejected: boolean;
+}
+
+/**
+ * Holm at every look (src/stats/sequential.ts says why the family's rate holds): a metric whose
+ * rounds reached the look is tested on its rounds so far, one that did not counts as p = 1, one
+ * found regressed or improved earlier as p = 0; a decided metric stays decided.
+ */
+function judgeFamily(
+  members: readonly PairedMember[],
+  plan: { looks: readonly Look[]; planned: boolean },
+  thresholdPct: number,
+) {
+  const judged: Array<Judged | undefined> = members.map(() => undefined);
+  const decided = members.map(() => false);
+  const taken = plan.looks.map((look, k) => {
+    const reached = members.map((m) => m.usable && (!plan.planned || m.rounds >= look.rounds));
+    const ps = members.map((m, i) => {
+      const v = judged[i]?.judgement.verdict;
+      if (decided[i] && (v === "regressed" || v === "improved")) return 0;
+      return reached[i] ? wilcoxonSignedRank(logRatios(upTo(m, look.rounds))).p : 1;
+    });
+    const { rejected, levels } = holm(ps, look.alpha);
+    let decidedHere = 0;
+    members.forEach((m, i) => {
+      if (decided[i] || !reached[i]) return;
+      const pairs = upTo(m, look.rounds);
+      const at = {
+        level: levels[i]!,
+        rejected: rejected[i]!,
+        biggerIsBetter: m.spec.biggerIsBetter,
+        thresholdPct,
+      };
+      const judgement = judgePaired(logRatios(pairs), at);
+      judged[i] = { judgement, pairs, look: k, level: at.level, rejected: at.rejected };
+      if (judgement.verdict !== "inconclusive") {
+        decided[i] = true;
+        decidedHere += 1;
+      }
+    });
+    return {
+      cells: new Set(members.filter((_, i) => reached[i]).map((m) => m.cell)).size,
+      decided: decidedHere,
+    };
+  });
+  return { judged, taken };
+}
+
+function pairedMetric(m: PairedMember, judged: Judged | undefined, planned: boolean): MetricComparison {
+  const pairs = judged?.pairs ?? m.pairs;
+  const b = summary(pairs.map((p) => p.base));
+  const h = summary(pairs.map((p) => p.head));
+  const changePct = percentChange(h.median, b.median);
+  const out: MetricComparison = {
+    ...m.spec,
+    base: b,
+    head: h,
+    n: pairs.length,
+    verdict: "inconclusive",
+    why: "",
+  };
+  if (changePct !== undefined) out.changePct = changePct;
+  if (judged === undefined) {
+    out.why = m.usable
+      ? `${m.rounds} rounds: fewer than the plan's first look`
+      : "no % change: a value is zero";
+    return out;
+  }
+  const j = judged.judgement;
+  Object.assign(out, {
+    p: j.p,
+    pMethod: j.method,
+    level: judged.level,
+    rejected: judged.rejected,
+    verdict: j.verdict,
+    why: j.why,
+  });
+  if (j.estimatePct !== undefined) out.hlChangePct = j.estimatePct;
+  if (j.ci !== undefined) out.ci = j.ci;
+  if (j.confidence !== undefined) out.ciConfidence = j.confidence;
+  if (planned) out.look = judged.look + 1;
+  if (j.more !== undefined) out.more = j.more;
+  if (j.verdict === "inconclusive" && j.detectablePct !== undefined) out.detectablePct = j.detectablePct;
+  return out;
+}
+
+/** The looks a comparison takes: the run's plan (scaled to this alpha), else one at every round. */
+function looksOf(results: Results, alpha: number): { looks: Look[]; planned: boolean } {
+  const plan: SequentialPlan | undefined = results.settings.sequential;
+  if (plan === undefined) return { looks: [{ rounds: Number.MAX_SAFE_INTEGER, alpha }], planned: false };
+  return {
+    looks: plan.looks.map((l) => ({ rounds: l.rounds, alpha: l.alpha * (alpha / plan.alpha) })),
+    planned: true,
+  };
 }
 
 /** One run holding variants: repetitions paired by round. */
@@ -423,40 +657,63 @@ export function compareVariants(
   const [baseName, headName] = pickVariants(results, options);
   const of = (name: string) => results.cells.filter((c) => c.variant === name);
   const matched = matchCells(of(baseName), of(headName));
-  const tests = matched.pairs.length * COMPARE_METRICS.length;
-  const level = familyLevel(tests, options);
-  const rounds = new Set<number>();
-  const cells: CellComparison[] = matched.pairs.map(({ base, head }) => {
-    const metrics = COMPARE_METRICS.map((spec) =>
-      comparePairedMetric(pairsByRound(base, head, spec.metric), spec, level),
+  const level = familyLevel(options);
+  const members = matched.pairs.flatMap(({ base, head }, c) => pairedMembers(base, head, c));
+  const plan = looksOf(results, level.alpha);
+  const { judged, taken } = judgeFamily(members, plan, level.thresholdPct);
+  const cells: CellComparison[] = matched.pairs.map(({ base, head }, c) => {
+    const metrics = members.flatMap((m, i) =>
+      m.cell === c ? [pairedMetric(m, judged[i], plan.planned)] : [],
     );
-    rounds.add(metrics[0]?.n ?? 0);
     const differs = scenarioDifference(base, head);
-    return { ...where(head), metrics, ...(differs ? { scenarioDiffers: differs } : {}) };
+    return {
+      ...where(head),
+      metrics,
+      shown: shownOf(base, head),
+      ...(differs ? { scenarioDiffers: differs } : {}),
+    };
   });
-  const n = Math.min(...rounds);
-  const notes: string[] = [];
-  const needed = pairsNeededFor(1 - level.confidence);
-  if (cells.length > 0 && n < needed) {
-    notes.push(
-      `With ${n} rounds no interval at ${formatConfidence(level.confidence)} exists (${tests} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}).`,
-    );
-  }
-  for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
+  const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
   return {
     mode: "paired",
     label: pairedLabel(rounds),
     thresholdPct: level.thresholdPct,
     alpha: level.alpha,
-    confidence: level.confidence,
-    tests,
+    confidence: bonferroniConfidence(level.alpha, members.length),
+    tests: members.length,
+    looks: plan.looks.map((l, k) => ({
+      rounds: plan.planned ? l.rounds : Math.max(0, ...members.map((m) => m.rounds)),
+      alpha: l.alpha,
+      cells: taken[k]?.cells ?? 0,
+      decided: taken[k]?.decided ?? 0,
+    })),
+    planned: plan.planned,
     base: runInfo(results, baseName),
     head: runInfo(results, headName),
     cells,
     notCompared: matched.notCompared,
     counts: countVerdicts(cells),
-    notes,
+    notes: pairedNotes(cells, members, plan.looks, level),
   };
+}
+
+function pairedNotes(
+  cells: readonly CellComparison[],
+  members: readonly PairedMember[],
+  looks: readonly Look[],
+  level: FamilyLevel,
+): string[] {
+  const notes: string[] = [];
+  const last = looks[looks.length - 1]!;
+  const needed = pairsNeededFor(last.alpha / Math.max(1, members.length));
+  const n = Math.min(...members.map((m) => m.pairs.length));
+  if (members.length > 0 && n < needed) {
+    notes.push(
+      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members.length)} exists (${members.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}, or --repetitions auto).`,
+    );
+  }
+  for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
+  return notes;
 }
 
 function pairedLabel(rounds: ReadonlySet<number>): string {
@@ -503,4 +760,24 @@ export function comparisonHeadline(comparison: Comparison): string {
 
 export function hasRegression(comparison: Comparison): boolean {
   return comparison.counts.regressed > 0;
+}
+
+/** One tested metric of a pair of cells so far, for the runner's stopping rule. */
+export interface MetricRatios {
+  metric: string;
+  biggerIsBetter: boolean;
+  /** Per round, log(head / base). */
+  logRatios: number[];
+  /** Every value positive (else no ratio, and more rounds will not give one). */
+  usable: boolean;
+}
+
+/** The tested metrics of a base cell and its head twin, paired by round, as compare pairs them. */
+export function pairedLogRatios(base: Cell, head: Cell): MetricRatios[] {
+  return pairedMembers(base, head, 0).map((m) => ({
+    metric: m.spec.metric,
+    biggerIsBetter: m.spec.biggerIsBetter,
+    logRatios: m.usable ? logRatios(m.pairs) : [],
+    usable: m.usable,
+  }));
 }

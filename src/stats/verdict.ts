@@ -1,10 +1,12 @@
 /**
  * The verdict rule, shared by paired and unpaired comparisons, pure so it can be tested with a
- * table of cases. The interval it is given is already at the family's confidence (Bonferroni
- * over every tested metric of every compared cell), so the false-alarm rate is controlled per
- * cell and per comparison, not per metric.
+ * table of cases. The interval it is given is at the level the family's procedure (Holm over
+ * every tested metric of every compared cell, src/stats/holm.ts) tested the metric at, and
+ * `rejected` says whether that procedure rejected "no change": so the false-alarm rate is
+ * controlled per comparison, not per metric.
  *
- * - regressed / improved: the interval excludes 0 and the estimate reaches the threshold;
+ * - regressed / improved: the test rejected, the interval excludes 0 and the estimate reaches
+ *   the threshold;
  * - unchanged: the whole interval lies within ±threshold;
  * - inconclusive: anything else, with what would decide it.
  */
@@ -24,6 +26,8 @@ export interface VerdictInput {
   nNeeded: number;
   /** "rounds" (paired) or "repetitions" (unpaired), for the advice. */
   unit: string;
+  /** Whether the family's procedure rejected "no change" for this metric; absent: the interval decides. */
+  rejected?: boolean;
 }
 
 export interface VerdictOutcome {
@@ -41,7 +45,7 @@ function pct(x: number): string {
 }
 
 export function decideVerdict(input: VerdictInput): VerdictOutcome {
-  const { estimatePct, ci, biggerIsBetter, thresholdPct: t, n, nNeeded, unit } = input;
+  const { estimatePct, ci, biggerIsBetter, thresholdPct: t, n, nNeeded, unit, rejected } = input;
   if (estimatePct === undefined) return { verdict: "inconclusive", why: "no % change: a value is zero" };
   if (ci === undefined) {
     const more = Math.max(1, nNeeded - n);
@@ -51,7 +55,8 @@ export function decideVerdict(input: VerdictInput): VerdictOutcome {
       more,
     };
   }
-  const excludesZero = ci[0] > 0 || ci[1] < 0;
+  const intervalExcludesZero = ci[0] > 0 || ci[1] < 0;
+  const excludesZero = intervalExcludesZero && rejected !== false;
   const reaches = Math.abs(estimatePct) >= t;
   if (excludesZero && reaches && Math.sign(estimatePct) === Math.sign(ci[0])) {
     const better = biggerIsBetter ? estimatePct > 0 : estimatePct < 0;
@@ -62,7 +67,11 @@ export function decideVerdict(input: VerdictInput): VerdictOutcome {
   }
   if (ci[0] >= -t && ci[1] <= t) return { verdict: "unchanged", why: `interval within ±${t}%` };
   const why = [
-    excludesZero ? `change ${pct(estimatePct)} below ${t}%` : "interval includes 0",
+    excludesZero
+      ? `change ${pct(estimatePct)} below ${t}%`
+      : intervalExcludesZero
+        ? "the test does not reject no change at its level"
+        : "interval includes 0",
     `interval [${pct(ci[0])}, ${pct(ci[1])}] not within ±${t}%`,
   ];
   const more = moreToDecide(estimatePct, ci, t, n);

@@ -87,10 +87,13 @@ export function minimumSignedRankP(n: number): number {
   return n <= 0 ? 1 : Math.min(1, 2 / 2 ** n);
 }
 
-/** Fewest pairs whose exact test can reach p < alpha (e.g. 6 for 0.05, 8 for 0.0125). */
+/**
+ * Fewest pairs whose exact test can reach p <= alpha, 2 / 2^n <= alpha (e.g. 6 for 0.05, 8 for
+ * 0.0125, 11 for 0.05 / 40): fewer pairs give no interval at 1 - alpha.
+ */
 export function pairsNeededFor(alpha: number): number {
   let n = 1;
-  while (minimumSignedRankP(n) >= alpha && n < 64) n += 1;
+  while (minimumSignedRankP(n) > alpha * (1 + 1e-9) && n < 64) n += 1;
   return n;
 }
 

@@ -1,0 +1,89 @@
+import { decideVerdict, type Verdict } from "./verdict.js";
+import { hodgesLehmannPaired, pairsNeededFor, wilcoxonSignedRank } from "./wilcoxon.js";
+
+/**
+ * One paired metric judged at one level: per round the log ratio head/base, the exact Wilcoxon
+ * signed-rank test, the Hodges-Lehmann estimate with its interval at 1 - level, and the verdict
+ * (src/stats/verdict.ts). Shared by `proxybench compare` and the runner's stopping rule, so both
+ * decide alike. Pure.
+ */
+
+export interface PairedJudgement {
+  /** Pairs behind the figures. */
+  n: number;
+  /** Unadjusted two-sided p-value. */
+  p: number;
+  method: "exact" | "normal";
+  /** Hodges-Lehmann estimate as a % change; absent with no pair. */
+  estimatePct?: number;
+  /** Interval of the % change at 1 - level; absent when no interval reaches it with n pairs. */
+  ci?: [number, number];
+  /** Confidence the interval reaches (the test is discrete: at least 1 - level). */
+  confidence?: number;
+  verdict: Verdict;
+  why: string;
+  more?: number;
+  /**
+   * The smallest |% change| these pairs could have shown at this level: a change this large with
+   * the same spread moves the interval off 0 (about even odds), and it reaches the threshold.
+   * Absent when no interval exists.
+   */
+  detectablePct?: number;
+}
+
+export interface PairedLevel {
+  /** Per-test false-alarm level: the interval is at 1 - level. */
+  level: number;
+  /** Whether the family's procedure rejected this metric (absent: the interval decides alone). */
+  rejected?: boolean;
+  biggerIsBetter: boolean;
+  thresholdPct: number;
+}
+
+export function toPct(logRatio: number): number {
+  return (Math.exp(logRatio) - 1) * 100;
+}
+
+export function judgePaired(logRatios: readonly number[], at: PairedLevel): PairedJudgement {
+  const test = wilcoxonSignedRank(logRatios);
+  const n = logRatios.length;
+  const hl = hodgesLehmannPaired(logRatios, 1 - at.level);
+  const ci: [number, number] | undefined =
+    hl?.low !== undefined && hl.high !== undefined ? [toPct(hl.low), toPct(hl.high)] : undefined;
+  const decided = decideVerdict({
+    estimatePct: hl === undefined ? undefined : toPct(hl.estimate),
+    ci,
+    biggerIsBetter: at.biggerIsBetter,
+    thresholdPct: at.thresholdPct,
+    n,
+    nNeeded: pairsNeededFor(at.level),
+    unit: "rounds",
+    ...(at.rejected !== undefined ? { rejected: at.rejected } : {}),
+  });
+  const out: PairedJudgement = {
+    n,
+    p: test.p,
+    method: test.method,
+    verdict: decided.verdict,
+    why: decided.why,
+  };
+  if (hl !== undefined) out.estimatePct = toPct(hl.estimate);
+  if (ci !== undefined && hl?.low !== undefined && hl.high !== undefined) {
+    out.ci = ci;
+    if (hl.confidence !== undefined) out.confidence = hl.confidence;
+    out.detectablePct = detectableChange(hl.estimate, [hl.low, hl.high], at.thresholdPct);
+  }
+  if (decided.more !== undefined) out.more = decided.more;
+  return out;
+}
+
+/**
+ * The minimum detectable change of a paired interval, from its spread: the estimate and interval
+ * move together with a shift of every log ratio, so a true change of d (log scale) gives an
+ * interval [d - (e - low), d + (high - e)], off 0 once d passes the wider side. In % change,
+ * at least the threshold (a smaller change is never a verdict). Pure.
+ */
+export function detectableChange(estimate: number, interval: [number, number], thresholdPct: number): number {
+  const wider = Math.max(estimate - interval[0], interval[1] - estimate);
+  return Math.max(thresholdPct, toPct(wider));
+}

@@ -1,0 +1,132 @@
+import { judgePaired } from "./paired.js";
+import { pairsNeededFor } from "./wilcoxon.js";
+
+/**
+ * Rounds that reach a verdict (`--repetitions auto`), pure.
+ *
+ * The plan: looks at round counts fixed before any measurement, the family's alpha split across
+ * them (alpha_k, summing to at most alpha). At look k the family's m tests are tested with Holm
+ * at alpha_k on the rounds so far; a metric decided at a look stays decided. Why the chance of
+ * any false regressed/improved over all looks stays at most alpha, whatever the stopping rule:
+ * at look k Holm rejects a true "no change" only when some true null's p is at most
+ * alpha_k / m0 (m0 true nulls; Holm's first rejection of a true null comes at a step whose level
+ * is at most that), which has chance at most alpha_k; a metric not measured at look k counts as
+ * p = 1, and one rejected earlier as p = 0 (on the event that no earlier rejection was false,
+ * it is a false null, so the step argument holds); the union over looks is at most
+ * sum(alpha_k) <= alpha. Stopping early only leaves out looks, so any rule for stopping keeps
+ * the bound: the runner stops a block when every metric is decided or the time budget is spent.
+ */
+
+export interface Look {
+  /** Rounds measured when this look is taken. */
+  rounds: number;
+  /** Share of the family's false-alarm rate spent at this look. */
+  alpha: number;
+}
+
+export interface SequentialPlan {
+  /** The family's false-alarm rate (the looks' alphas sum to at most this). */
+  alpha: number;
+  /** Tested metrics in the family (m). */
+  tests: number;
+  looks: Look[];
+}
+
+export interface PlanRequest {
+  alpha: number;
+  tests: number;
+  /** Most rounds the time budget holds; absent: one look, at the fewest rounds that give an interval. */
+  maxRounds?: number;
+  /** Most looks (default 3). */
+  maxLooks?: number;
+  /** Fewest rounds between two looks (default 2). */
+  minGap?: number;
+  /** Share of alpha the looks before the last spend together (default 0.25); the last spends the rest. */
+  earlyShare?: number;
+}
+
+/**
+ * Fewest rounds that give an interval for the family at alpha: the exact signed-rank test's
+ * smallest two-sided p with n pairs is 2 / 2^n, and Holm's first step is alpha / m.
+ */
+export function fewestRounds(alpha: number, tests: number): number {
+  return pairsNeededFor(alpha / Math.max(1, tests));
+}
+
+/**
+ * The plan: without a budget, one look at the fewest rounds that give an interval. With one
+ * (maxRounds), as many looks as fit (at most maxLooks, minGap apart), the first at the fewest
+ * rounds that give an interval at its share, the last at maxRounds; the early looks share
+ * earlyShare of alpha evenly and the last spends the rest, so the last look, where most of the
+ * power is, loses little against a single look (simulated, bench/ab-simulation.ts: an even
+ * split over 3 looks cost a +20% change a sixth of its detections). One look at maxRounds when
+ * no second fits; never fewer rounds than an interval needs.
+ */
+export function planLooks(request: PlanRequest): SequentialPlan {
+  const { alpha, maxRounds } = request;
+  const tests = Math.max(1, request.tests);
+  const single = fewestRounds(alpha, tests);
+  const plan = (looks: Look[]): SequentialPlan => ({ alpha, tests, looks });
+  if (maxRounds === undefined || maxRounds <= single) return plan([{ rounds: single, alpha }]);
+  const minGap = request.minGap ?? 2;
+  const earlyShare = request.earlyShare ?? 0.25;
+  for (let k = request.maxLooks ?? 3; k >= 2; k--) {
+    const early = (alpha * earlyShare) / (k - 1);
+    const first = fewestRounds(early, tests);
+    if (first + (k - 1) * minGap > maxRounds) continue;
+    const looks = Array.from({ length: k }, (_, i) => ({
+      rounds: first + Math.round((i * (maxRounds - first)) / (k - 1)),
+      alpha: early,
+    }));
+    // the last look takes what is left, so the shares sum to alpha exactly, never above
+    looks[k - 1]!.alpha = alpha - early * (k - 1);
+    return plan(looks);
+  }
+  return plan([{ rounds: maxRounds, alpha }]);
+}
+
+/** The look taken after this many rounds, if one is planned there. */
+export function lookAt(plan: SequentialPlan, rounds: number): number | undefined {
+  const i = plan.looks.findIndex((l) => l.rounds === rounds);
+  return i < 0 ? undefined : i;
+}
+
+/** One tested metric of a block at a look, as the runner sees it. */
+export interface MetricSoFar {
+  /** Per round so far, log(head / base). */
+  logRatios: readonly number[];
+  biggerIsBetter: boolean;
+  /** Decided at an earlier look (or nothing more to learn: its cell stopped). */
+  decided: boolean;
+}
+
+export interface StopDecision {
+  /** Per metric, decided at this look or before. */
+  decided: boolean[];
+  /** Every metric decided: no more rounds needed. */
+  stop: boolean;
+}
+
+/**
+ * Whether a block may stop at a look: each metric judged at the most cautious level Holm uses at
+ * this look, alpha_k / m (a metric decided there is decided by Holm too: its p is within every
+ * step's level, and its interval is at least as wide as the one Holm's level gives). A decided
+ * metric stays decided.
+ */
+export function stopAtLook(
+  plan: SequentialPlan,
+  look: number,
+  metrics: readonly MetricSoFar[],
+  thresholdPct: number,
+): StopDecision {
+  const at = plan.looks[look];
+  if (at === undefined) throw new Error(`stopAtLook: the plan has no look ${look}`);
+  const level = at.alpha / plan.tests;
+  const decided = metrics.map(
+    (m) =>
+      m.decided ||
+      judgePaired(m.logRatios, { level, biggerIsBetter: m.biggerIsBetter, thresholdPct }).verdict !==
+        "inconclusive",
+  );
+  return { decided, stop: decided.every(Boolean) };
+}
