@@ -8,6 +8,7 @@ import { register as list } from "./list.js";
 import { register as publish } from "./publish.js";
 import { register as report } from "./report.js";
 import { register as run } from "./run.js";
+import { register as shards } from "./shards.js";
 
 /** Every subcommand; each module adds itself to the program. */
 export const commands: ReadonlyArray<(program: Command) => void> = [
@@ -20,4 +21,5 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   comment,
   images,
   containers,
+  shards,
 ];

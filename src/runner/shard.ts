@@ -1,6 +1,7 @@
 import type { Settings } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { plannedSeconds, type Plan, type PlannedCell } from "./plan.js";
+import { planRun } from "./variants.js";
 
 /**
  * Shards (`--shard I/N`): the matrix split by cell over N runs, on N machines. Every variant of
@@ -53,4 +54,50 @@ const BLOCK_OVERHEAD_S = 10;
 /** Estimated wall time of a plan: every warm-up and repetition, plus each block's start-up. */
 export function estimateSeconds(plan: Plan, repetitions: number): number {
   return plan.blocks.reduce((sum, b) => sum + plannedSeconds(b, repetitions) + BLOCK_OVERHEAD_S, 0);
+}
+
+/** What bench.yml's plan job is given: its inputs as the benchmark jobs would pass them on. */
+export interface SplitRequest {
+  runners: number;
+  study?: string;
+  engine?: string;
+  scenariosDirs?: readonly string[];
+}
+
+/**
+ * Why every benchmark job would refuse these inputs (pure), one reason a line, naming the
+ * workflow's inputs; undefined when none would. The plan job asks before any runner is taken.
+ */
+export function splitRefusal(req: SplitRequest): string | undefined {
+  if (req.study === undefined) return undefined;
+  const reasons: string[] = [];
+  const study = `with study ${req.study}`;
+  if (req.runners > 1) {
+    reasons.push(
+      `runners ${req.runners} ${study}: a study runs on one runner (its proxies are compared side by side; run --study takes no --shard): use runners 1`,
+    );
+  }
+  if (req.engine !== undefined) {
+    reasons.push(`engine ${req.engine} ${study}: the study names its engine: leave engine empty`);
+  }
+  if (req.scenariosDirs !== undefined && req.scenariosDirs.length > 0) {
+    reasons.push(
+      `scenarios-dir ${req.scenariosDirs.join(", ")} ${study}: the study names its scenarios: leave scenarios-dir empty`,
+    );
+  }
+  return reasons.length > 0 ? reasons.join("\n") : undefined;
+}
+
+/**
+ * The number of cells of the run `settings` describe, refused when `runners` is more: the last
+ * shards would get no cell and fail on their runner. `runners` when it fits.
+ */
+export async function checkSplit(settings: Settings, runners: number): Promise<number> {
+  const keys = [...shardOfKeys(await planRun(settings), 1).keys()];
+  if (runners > keys.length) {
+    throw new UserError(
+      `runners ${runners} but the matrix has ${keys.length} cell${keys.length === 1 ? "" : "s"} (${keys.join(", ")}): use at most ${keys.length} runner${keys.length === 1 ? "" : "s"}`,
+    );
+  }
+  return runners;
 }

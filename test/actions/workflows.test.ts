@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { Command } from "commander";
@@ -531,6 +532,82 @@ export async function runPlanScript(env: Record<string, string>): Promise<Record
   await body(core, { env: { RUNNERS: "1", ARTIFACT_PREFIX: "proxybench", JOB_CONTEXT: "{}", ...env } });
   return outputs;
 }
+
+describe("the plan job refuses what every benchmark job would, before any runner is taken", () => {
+  const plan = read<Workflow>(BENCH).jobs["detect-env"]!;
+  const steps = plan.steps ?? [];
+  const check = steps.find((s) => s.name === "Check the split");
+
+  /** The step's shell code as the runner runs it, with the env its expressions give for `inputs`. */
+  function runCheck(env: Record<string, string>): { code: number | null; stdout: string; stderr: string } {
+    const result = spawnSync("bash", ["-c", check?.run ?? "exit 99"], {
+      env: {
+        PATH: process.env.PATH,
+        PROXYBENCH: path.join(PROJECT_ROOT, "bin", "proxybench.js"),
+        RUNNERS: "1",
+        PROXIES: "nginx",
+        SCENARIOS: "",
+        STUDY: "",
+        ENGINE: "",
+        PROXIES_DIR: "",
+        SCENARIOS_DIR: "",
+        ...env,
+      },
+      encoding: "utf8",
+    });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  it("is a step of the plan job (a hosted runner) that calls proxybench shards with the benchmark jobs' inputs", () => {
+    expect(plan["runs-on"]).toBe("ubuntu-latest");
+    expect(read<Workflow>(BENCH).jobs.bench?.["needs" as keyof Job]).toBe("detect-env");
+    expect(check?.if).toBe("${{ env.APPROVED == 'true' && (inputs.runners > 1 || inputs.study != '') }}");
+    expect(check?.env).toMatchObject({
+      RUNNERS: "${{ inputs.runners }}",
+      STUDY: "${{ inputs.study }}",
+      ENGINE: "${{ inputs.engine }}",
+      SCENARIOS: "${{ inputs.study == '' && inputs.scenarios || '' }}",
+    });
+    expect(cliCalls(check?.run ?? "", check?.env ?? {})[0]?.subcommand).toBe("shards");
+  });
+
+  it.each<[string, Record<string, string>, RegExp]>([
+    [
+      "a study over 2 runners",
+      { STUDY: "llrp", RUNNERS: "2" },
+      /runners 2 with study llrp: a study runs on one runner/,
+    ],
+    [
+      "a study with an engine",
+      { STUDY: "llrp", ENGINE: "wrk" },
+      /engine wrk with study llrp: the study names its engine/,
+    ],
+    [
+      "a study with a scenarios folder",
+      { STUDY: "llrp", SCENARIOS_DIR: "head/bench/scenarios" },
+      /scenarios-dir head\/bench\/scenarios with study llrp: the study names its scenarios/,
+    ],
+    [
+      "more runners than cells",
+      { RUNNERS: "3", PROXIES: "nginx,haproxy", SCENARIOS: "passthrough" },
+      /runners 3 but the matrix has 2 cells .*: use at most 2 runners/,
+    ],
+  ])("refuses %s, with the reason", (_, env, reason) => {
+    const { code, stderr } = runCheck(env);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(reason);
+  });
+
+  it("lets a matrix through that splits", () => {
+    const { code, stdout, stderr } = runCheck({
+      RUNNERS: "2",
+      PROXIES: "nginx,haproxy",
+      SCENARIOS: "passthrough",
+    });
+    expect(code, stderr).toBe(0);
+    expect(stdout).toBe("the matrix splits over 2 runners\n");
+  });
+});
 
 describe("two calls of bench.yml in one workflow keep apart", () => {
   const bench = read<Workflow>(BENCH);

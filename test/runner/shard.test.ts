@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { renderDryRun, shardEstimates } from "../../src/runner/dry-run.js";
 import { checkResumeFlags, type Plan } from "../../src/runner/plan.js";
 import { resolveSettings } from "../../src/runner/settings.js";
-import { estimateSeconds, parseShard, plannedKey, shardPlan } from "../../src/runner/shard.js";
+import {
+  checkSplit,
+  estimateSeconds,
+  parseShard,
+  plannedKey,
+  shardPlan,
+  splitRefusal,
+} from "../../src/runner/shard.js";
 import { planRun } from "../../src/runner/variants.js";
 
 async function plan(proxies: string[], scenarios: string[]): Promise<Plan> {
@@ -89,5 +96,33 @@ describe("dry run", () => {
     expect(text).toContain("plan: 2 block(s), 4 cell(s), 3 repetition(s) each");
     expect(text).toContain("estimated wall time: 2m28s");
     expect(text).toContain("over 4 runners (--shard I/4): about 42s each");
+  });
+});
+
+describe("what the plan job refuses before any runner is taken", () => {
+  it("a study with more than one runner, an engine or a scenarios folder: each with the reason", () => {
+    expect(splitRefusal({ runners: 1 })).toBeUndefined();
+    expect(splitRefusal({ runners: 1, study: "llrp" })).toBeUndefined();
+    expect(splitRefusal({ runners: 3, study: "llrp" })).toMatch(
+      /^runners 3 with study llrp: a study runs on one runner/,
+    );
+    expect(splitRefusal({ runners: 1, study: "llrp", engine: "wrk" })).toMatch(
+      /^engine wrk with study llrp: the study names its engine/,
+    );
+    expect(splitRefusal({ runners: 1, study: "llrp", scenariosDirs: ["bench/scenarios"] })).toMatch(
+      /^scenarios-dir bench\/scenarios with study llrp: the study names its scenarios/,
+    );
+    // Every reason at once, so one fix of the caller is enough.
+    expect(
+      splitRefusal({ runners: 2, study: "ocelot", engine: "k6", scenariosDirs: ["s"] })?.split("\n"),
+    ).toHaveLength(3);
+  });
+
+  it("more runners than cells: the count it can use", async () => {
+    const { settings } = resolveSettings({ proxies: ["direct", "nginx"], scenarios: ["passthrough"] }, 4);
+    await expect(checkSplit(settings, 2)).resolves.toBe(2);
+    await expect(checkSplit(settings, 3)).rejects.toThrow(
+      /^runners 3 but the matrix has 2 cells \(passthrough\/.*direct.*nginx.*\): use at most 2 runners$/,
+    );
   });
 });
