@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, readFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
+import type { ProcessSpec, ResourceUsage, RunningProcess, Runtime } from "./runtime.js";
+import { cgroupUsageReader } from "./cgroup-usage.js";
 import { UserError } from "../util/errors.js";
 import { runCommand, startProcess, type ManagedProcess } from "../util/processes.js";
 
@@ -442,6 +443,14 @@ class ContainerProcess implements RunningProcess {
   alive(): boolean {
     return !this.done;
   }
+
+  /** From the container's cgroup (src/runner/cgroup-usage.ts), found through its main process. */
+  usage(): Promise<ResourceUsage | undefined> {
+    if (this.pid === undefined) return Promise.resolve(undefined);
+    this.readUsage ??= cgroupUsageReader(this.pid);
+    return this.readUsage();
+  }
+  private readUsage: (() => Promise<ResourceUsage | undefined>) | undefined;
 
   async stop(): Promise<void> {
     if (this.done) return;
