@@ -4,10 +4,10 @@
 #   scripts/setup.sh              what `proxybench run` needs: node modules, k6, wrk, nginx,
 #                                 haproxy, valgrind, the upstream server, the grpc-gateway proxy
 #   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium, njs,
-#                                 vegeta, Hive Gateway, the Java coprocessor (Maven), LuaJIT, the
-#                                 Envoy config validator, actionlint, zizmor, hadolint, and the
-#                                 protobuf code generator (protoc from grpcio-tools, the Go plugins,
-#                                 googleapis-common-protos) that scripts/generate-proto.sh runs
+#                                 vegeta, Hive Gateway, Apollo Router (cargo), the Java coprocessor
+#                                 (Maven), LuaJIT, the Envoy config validator, actionlint, zizmor,
+#                                 hadolint, and the protobuf code generator (protoc from grpcio-tools,
+#                                 the Go plugins, googleapis-common-protos) for scripts/generate-proto.sh
 #   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
 #                                 packages of its native proxies (npm run setup -- --study ocelot)
 #   scripts/setup.sh --engine NAME also a load generator: k6, wrk, ab, vegeta or h2load
@@ -88,13 +88,15 @@ fi
 declare -A go_needed=()
 declare -A npm_proxies=() # binary -> proxy folder with a package-lock.json
 declare -A cargo_proxies=() # binary -> proxy folder with a crate.yml
+declare -A cargo_asked=()   # those a named study needs: no cargo is an error, not a skip
 if $for_tests; then npm_proxies[hive-gateway]=hive-gateway; fi
+if $for_tests; then cargo_proxies[apollo-router]=apollo-router apt_for[protoc]=protobuf-compiler; fi
 if ((${#needs_args[@]})); then
   needs=$(node scripts/needs.js "${needs_args[@]}")
   while IFS='=' read -r cmd pkg; do
     if [ "$pkg" = go ] || [ "$pkg" = maven ]; then go_needed[$cmd]=1
     elif [[ "$pkg" == npm:* ]]; then npm_proxies[$cmd]=${pkg#npm:}
-    elif [[ "$pkg" == cargo:* ]]; then cargo_proxies[$cmd]=${pkg#cargo:}
+    elif [[ "$pkg" == cargo:* ]]; then cargo_proxies[$cmd]=${pkg#cargo:} cargo_asked[$cmd]=1
     elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
   done <<<"$needs"
 fi
@@ -262,7 +264,12 @@ install_cargo_proxies() {
     spec=$(node scripts/needs.js --crate "$proxy")
     read -r crate version exe <<<"$spec"
     if [ ! -x "$dest/bin/$exe" ] || [ "$(cat "$dest/.version" 2>/dev/null)" != "$version" ]; then
-      command -v cargo >/dev/null 2>&1 || { echo "setup.sh: $proxy is built with Rust's cargo: install Rust (https://rustup.rs), then run setup again" >&2; exit 1; }
+      if ! command -v cargo >/dev/null 2>&1; then
+        echo "setup.sh: $proxy is built with Rust's cargo: install Rust (https://rustup.rs), then run setup again" >&2
+        [ -z "${cargo_asked[$bin]:-}" ] || exit 1
+        echo "setup.sh: skipping $proxy: the tests that run it are skipped, saying so" >&2
+        continue
+      fi
       say "building $crate $version (cargo install --locked into .tools/$proxy; the first build takes long, log: .tools/setup-$proxy.log)"
       start=$SECONDS
       if ! CARGO_TARGET_DIR="$dest/target" nice -n 19 cargo install "$crate" --version "$version" --locked \
