@@ -1,5 +1,10 @@
 import type { Command, Option } from "commander";
-import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli.js";
 import { runCli } from "../commands/cli.js";
 import { checkModes, studyOverrides, toRequest } from "../../src/commands/run.js";
@@ -9,8 +14,11 @@ import { coreCount, resolveSettings, type RunRequest } from "../../src/runner/se
 import { prepareStudy } from "../../src/studies/run.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 import {
+  commandCheck,
   documentedCommands,
   extractCommands,
+  fencedBlocks,
+  shellCommands,
   isConcrete,
   isPlaceholder,
   shellWords,
@@ -97,7 +105,10 @@ describe("the commands README.md and docs/ show", () => {
     },
   );
 
-  it.each(commands.filter(isConcrete).map((c) => [where(c), c] as const))(
+  // README.md's fenced commands run in order in a copy of the checkout (below): one may need
+  // what an earlier one made (my-proxies/, ../base).
+  const planned = commands.filter((c) => isConcrete(c) && !(c.file === "README.md" && c.fenced));
+  it.each(planned.map((c) => [where(c), c] as const))(
     "%s: parses, and a run plans without an error",
     async (_, c) => {
       const { name, args } = await parse(c);
@@ -151,5 +162,142 @@ describe("extracting commands from markdown", () => {
     ]);
     expect(["DIR", "NAME=FILE", "O/N", "[--format", "..."].every(isPlaceholder)).toBe(true);
     expect(["nginx", "results", "--load"].some(isPlaceholder)).toBe(false);
+  });
+});
+
+/** What happened to one fenced shell command of a markdown text. */
+interface Outcome {
+  where: string;
+  outcome: string;
+}
+
+/** A copy of the checkout to run documented commands in: a folder of links to its entries. */
+async function sandbox(): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), "pb-readme-"));
+  const dir = path.join(root, "proxybench");
+  await mkdir(dir);
+  for (const entry of await readdir(PROJECT_ROOT)) {
+    if (entry !== "results" && entry !== ".git")
+      await symlink(path.join(PROJECT_ROOT, entry), path.join(dir, entry));
+  }
+  return dir;
+}
+
+/**
+ * Runs a markdown text's fenced shell commands in order in `dir` (a run planned only, see
+ * commandCheck); a YAML block after a line naming a `.../proxy.yml` is written there first.
+ * Each command must exit 0 (doctor: 0 or 1) and print no stack.
+ */
+async function runFencedCommands(file: string, markdown: string, dir: string): Promise<Outcome[]> {
+  const scripts = (
+    JSON.parse(await readFile(path.join(PROJECT_ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
+  const bin = path.join(PROJECT_ROOT, "bin", "proxybench.js");
+  const outcomes: Outcome[] = [];
+  for (const block of fencedBlocks(markdown)) {
+    const target = /`([\w./-]+\/proxy\.yml)`/.exec(block.before)?.[1];
+    if (block.lang === "yaml" && target !== undefined) {
+      await mkdir(path.dirname(path.join(dir, target)), { recursive: true });
+      await writeFile(path.join(dir, target), `${block.lines.join("\n")}\n`);
+    }
+    for (const { line, text } of shellCommands(block)) {
+      const check = commandCheck(text, scripts, bin);
+      const where = `${file}:${line}: ${text}`;
+      if ("skip" in check) {
+        outcomes.push({ where, outcome: `not run: ${check.skip}` });
+        continue;
+      }
+      const r = await promisify(execFile)("bash", ["-c", check.run], { cwd: dir, timeout: 60_000 }).then(
+        () => ({ code: 0, output: "" }),
+        (e: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: e.code ?? 1,
+          output: `${e.stdout ?? ""}${e.stderr ?? ""}`,
+        }),
+      );
+      const allowed = /proxybench\.js doctor\b/.test(check.run) ? [0, 1] : [0];
+      outcomes.push({
+        where,
+        outcome:
+          allowed.includes(r.code) && !/\n\s+at /.test(r.output)
+            ? "ok"
+            : `exit ${r.code}: ${r.output.trim()}`,
+      });
+    }
+  }
+  return outcomes;
+}
+
+describe("README.md's fenced shell commands run as a newcomer types them (a run only planned)", () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(path.dirname(d), { recursive: true, force: true });
+  });
+
+  it("every one: ok, or not run for a stated reason", async () => {
+    const dir = await sandbox();
+    dirs.push(dir);
+    const readme = await readFile(path.join(PROJECT_ROOT, "README.md"), "utf8");
+    const outcomes = await runFencedCommands("README.md", readme, dir);
+    expect(outcomes.length).toBeGreaterThanOrEqual(5);
+    expect(outcomes.filter((o) => !o.outcome.startsWith("ok") && !o.outcome.startsWith("not run"))).toEqual(
+      [],
+    );
+    // the proxy.yml of the first screen was written, loaded and planned
+    expect(outcomes.find((o) => o.where.includes("mynginx"))?.outcome).toBe("ok");
+  }, 180_000);
+
+  it("a usage error, an unknown npm script or a command with no rule fails the check", async () => {
+    const dir = await sandbox();
+    dirs.push(dir);
+    const md = [
+      "```sh",
+      "npx proxybench run --proxies nginx --duraton 5",
+      "npm run quickstrat",
+      "curl -s https://example.com",
+      "npx proxybench list",
+      "```",
+    ].join("\n");
+    const outcomes = await runFencedCommands("x.md", md, dir);
+    expect(outcomes.map((o) => o.outcome.split(":")[0])).toEqual(["exit 2", "exit 2", "exit 2", "ok"]);
+    expect(outcomes[0]!.outcome).toContain("unknown option '--duraton'");
+    expect(outcomes[2]!.outcome).toContain("no rule checks this command");
+  }, 120_000);
+
+  it("the README's first screen holds what a newcomer needs", async () => {
+    const first = (await readFile(path.join(PROJECT_ROOT, "README.md"), "utf8"))
+      .split("\n")
+      .slice(0, 60)
+      .join("\n");
+    for (const needed of [
+      "**Requirements**",
+      "git clone",
+      "npm run quickstart",
+      "npm test",
+      "results.json",
+      "--variant base=",
+      "proxy.yml",
+      "bench.yml@",
+      "docs/runner.md",
+    ])
+      expect(first).toContain(needed);
+  });
+});
+
+describe("scripts/setup.sh: the first build's two minutes are k6's", () => {
+  it("go_install says so for k6 only", async () => {
+    const setup = await readFile(path.join(PROJECT_ROOT, "scripts", "setup.sh"), "utf8");
+    const fn = /^go_install\(\) \{[\s\S]*?^\}$/m.exec(setup)?.[0];
+    expect(fn).toBeDefined();
+    const tools = await mkdtemp(path.join(tmpdir(), "pb-setup-"));
+    // `go` stands in for the build: this checks the message, not Go.
+    const script = `say() { echo "$*"; }; go() { :; }; tools=${tools}; mkdir -p $tools/bin\n${fn}\ngo_install k6 go.k6.io/k6@v1.8.1\ngo_install vegeta github.com/tsenart/vegeta/v12@v12.13.0\n`;
+    const { stdout } = await promisify(execFile)("bash", ["-c", script]);
+    await rm(tools, { recursive: true, force: true });
+    expect(stdout.trim().split("\n")).toEqual([
+      "building k6 v1.8.1 (go install; about two minutes the first time)",
+      "building vegeta v12.13.0 (go install)",
+    ]);
   });
 });
