@@ -71,7 +71,7 @@ function renderReport(model: ReportModel, format: ReportFormat): string {
 }
 
 /** `--baseline-proxy` names a proxy of the run: a typo is an error listing the run's proxies. */
-export function checkBaselineProxy(name: string, results: Pick<Results, "cells" | "settings">): void {
+function checkBaselineProxy(name: string, results: Pick<Results, "cells" | "settings">): void {
   const known = [...new Set([...results.settings.proxies, ...results.cells.map((c) => c.proxy)])];
   if (known.includes(name)) return;
   throw new UserError(

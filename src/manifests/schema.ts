@@ -193,7 +193,7 @@ const MODEL_FIELD = { "constant-arrival-rate": "rate", "fixed-count": "requests"
  * A load level of a scenario: no field the run would not read (a typo such as `duraionS` or
  * `rat` is an error, not a silent default), and the field its model needs.
  */
-export const ManifestLoad = Load.strict().superRefine((load, ctx) => {
+const ManifestLoad = Load.strict().superRefine((load, ctx) => {
   for (const [model, field] of Object.entries(MODEL_FIELD)) {
     if (load.model === model && load[field] === undefined) {
       ctx.addIssue({ code: "custom", path: [field], message: `model ${model} needs '${field}'` });

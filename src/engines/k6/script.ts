@@ -12,7 +12,7 @@ import { PROJECT_ROOT } from "../../util/paths.js";
  * copy of the script whose import points at it, beside links to the rest of the scenario's folder.
  */
 
-export const SCENARIO_LIBRARY = path.join(PROJECT_ROOT, "scenarios", "lib");
+const SCENARIO_LIBRARY = path.join(PROJECT_ROOT, "scenarios", "lib");
 
 const IMPORT = /(\bimport\s+(?:[^'"]*?\sfrom\s+)?)(["'])(\.{1,2}\/[^"']+)\2/g;
 
@@ -22,7 +22,7 @@ export function relativeImports(source: string): string[] {
 }
 
 /** How the relative imports of a script resolve. */
-export interface ScriptImports {
+interface ScriptImports {
   /** Imports that resolve nowhere: the spec and the file it names. */
   missing: Array<{ spec: string; target: string }>;
   /** Imports missing beside the script that name a file of the library: spec -> that file. */
@@ -54,7 +54,7 @@ export async function resolveImports(
 }
 
 /** The script with each import of `library` pointing at its file (a file: URL). Pure. */
-export function withLibraryImports(source: string, library: ReadonlyMap<string, string>): string {
+function withLibraryImports(source: string, library: ReadonlyMap<string, string>): string {
   return source.replace(IMPORT, (whole, head: string, quote: string, spec: string) => {
     const file = library.get(spec);
     return file === undefined ? whole : `${head}${quote}${pathToFileURL(file).href}${quote}`;
@@ -62,7 +62,7 @@ export function withLibraryImports(source: string, library: ReadonlyMap<string, 
 }
 
 /** The script k6 runs, and what to remove once it has. */
-export interface StagedScript {
+interface StagedScript {
   path: string;
   remove(): Promise<void>;
 }
