@@ -79,7 +79,11 @@ function addMatrixOptions(command: Command): void {
     .addOption(
       new Option("-e, --engine <engine>", "load generator for every scenario").choices(Engine.options),
     )
-    .option("-r, --repetitions <n>", "measured repetitions per cell (default: 3)", parsePositiveInt)
+    .option(
+      "-r, --repetitions <n>",
+      "measured repetitions per cell (default: 3; 10 with --variant)",
+      parsePositiveInt,
+    )
     .option(
       "-d, --duration <seconds>",
       "length of each repetition (default: the scenario's)",
