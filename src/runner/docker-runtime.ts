@@ -323,6 +323,8 @@ export class DockerRuntime implements Runtime {
   private readonly runId: string;
   private checked: Promise<void> | undefined;
   private counter = 0;
+  /** Containers started and not yet ended: this run's work outside its process tree. */
+  private readonly live = new Set<ContainerProcess>();
 
   constructor(private readonly options: DockerRuntimeOptions = {}) {
     this.docker = options.docker ?? "docker";
@@ -406,7 +408,32 @@ export class DockerRuntime implements Runtime {
       logFile: spec.logFile,
     });
     const pid = await mainProcessPid(this.docker, containerId);
-    return new ContainerProcess(spec.name, name, this.docker, follower, this.options.stopGraceS ?? 3, pid);
+    const proc = new ContainerProcess(
+      spec.name,
+      name,
+      this.docker,
+      follower,
+      this.options.stopGraceS ?? 3,
+      pid,
+    );
+    this.live.add(proc);
+    void proc.exited.then(() => this.live.delete(proc));
+    return proc;
+  }
+
+  /**
+   * CPU time (ns) of this run's live containers, by name, from their cgroups (for the noise on
+   * the pinned cores, which counts every process of the host); undefined when one cannot be
+   * read: then this run's work cannot be told from another's.
+   */
+  async outsideCpuNs(): Promise<ReadonlyMap<string, number> | undefined> {
+    const out = new Map<string, number>();
+    for (const proc of this.live) {
+      const usage = await proc.usage();
+      if (usage === undefined) return undefined;
+      out.set(proc.container, usage.cpuNs);
+    }
+    return out;
   }
 }
 

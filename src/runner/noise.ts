@@ -2,13 +2,17 @@ import { readdir, readFile } from "node:fs/promises";
 
 /**
  * Interference on the benchmark's pinned cores during one repetition (Linux /proc):
- * - otherCpu: busy time (user, nice, system) of those cores minus the CPU time of this process
- *   and all its descendants (the load generator, the proxies, the upstream), in cores;
+ * - otherCpu: busy time (user, nice, system) of those cores minus the CPU time of this run's own
+ *   work, in cores: this process and all its descendants (the load generator, native proxies,
+ *   the upstream), and this run's containers, read from their cgroups (the docker runtime's
+ *   proxies are the engine's children, not ours);
  * - steal: time the hypervisor gave those cores' vCPUs to something else, in cores.
  * Interrupt and softirq time is left out on both sides, and so are kernel threads (children
  * of kthreadd, pid 2): the kernel's loopback work for the benchmark's own requests is
  * accounted there (softirq, or ksoftirqd's system time) and is not interference.
- * Proxies in containers are not descendants: noise is not measured for the docker runtime.
+ * The container engine's own processes (dockerd, the containerd shims copying a container's
+ * output) are not this run's: their time on the pinned cores counts as other work. Where a
+ * container's CPU cannot be read (an engine on another kernel), noise is not measured.
  */
 
 const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/stat and /proc/PID/stat.
@@ -23,7 +27,17 @@ export interface NoiseSnapshot {
   at: number;
   cores: Map<number, CoreTicks>;
   ownTicks: number;
+  /** CPU time (ns) of this run's processes outside its process tree (containers), by name. */
+  outsideNs?: ReadonlyMap<string, number>;
 }
+
+/**
+ * The CPU time (ns) of what this run started outside its own process tree, by name (the docker
+ * runtime's containers); undefined when one cannot be read.
+ */
+export type OutsideCpu = () => Promise<ReadonlyMap<string, number> | undefined>;
+
+const NS_PER_TICK = 1e9 / TICKS_PER_SECOND;
 
 export interface Noise {
   otherCpu: number;
@@ -81,13 +95,28 @@ async function readProcesses(): Promise<Map<number, { ppid: number; ticks: numbe
   return out;
 }
 
-/** A snapshot to take before a repetition; undefined where /proc/stat cannot be read. */
-export async function noiseSnapshot(): Promise<NoiseSnapshot | undefined> {
+/**
+ * A snapshot to take before a repetition; undefined where /proc/stat, or the CPU time of one of
+ * `outside` (this run's containers), cannot be read.
+ */
+export async function noiseSnapshot(outside?: OutsideCpu): Promise<NoiseSnapshot | undefined> {
   const stat = await readFile("/proc/stat", "utf8").catch(() => undefined);
   if (stat === undefined) return undefined;
+  const outsideNs = outside ? await outside() : undefined;
+  if (outside && outsideNs === undefined) return undefined;
   const processes = await readProcesses();
   const ownTicks = treeTicks(process.pid, processes) + treeTicks(KTHREADD, processes);
-  return { at: performance.now(), cores: parseProcStat(stat), ownTicks };
+  return { at: performance.now(), cores: parseProcStat(stat), ownTicks, ...(outsideNs ? { outsideNs } : {}) };
+}
+
+/** Ticks of this run's outside processes between two snapshots: those both snapshots have. */
+function outsideTicks(before: NoiseSnapshot, after: NoiseSnapshot): number {
+  let ns = 0;
+  for (const [name, end] of after.outsideNs ?? []) {
+    const start = before.outsideNs?.get(name);
+    if (start !== undefined) ns += end - start;
+  }
+  return ns / NS_PER_TICK;
 }
 
 /** Interference between two snapshots on the given cores. Pure. */
@@ -102,7 +131,7 @@ export function noiseBetween(before: NoiseSnapshot, after: NoiseSnapshot, cores:
     busy += a.busy - b.busy;
     steal += a.steal - b.steal;
   }
-  const own = after.ownTicks - before.ownTicks;
+  const own = after.ownTicks - before.ownTicks + outsideTicks(before, after);
   const perSecond = (ticks: number) => Math.round((ticks / TICKS_PER_SECOND / seconds) * 1000) / 1000;
   return { otherCpu: Math.max(0, perSecond(busy - own)), steal: Math.max(0, perSecond(steal)) };
 }
@@ -110,8 +139,9 @@ export function noiseBetween(before: NoiseSnapshot, after: NoiseSnapshot, cores:
 export async function measureNoise(
   before: NoiseSnapshot | undefined,
   cores: readonly number[],
+  outside?: OutsideCpu,
 ): Promise<Noise | undefined> {
-  const after = before && (await noiseSnapshot());
+  const after = before && (await noiseSnapshot(outside));
   return before && after ? noiseBetween(before, after, cores) : undefined;
 }
 

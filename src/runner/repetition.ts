@@ -29,10 +29,12 @@ export async function measureRepetition(
   const limit = settings.noiseLimit ?? DEFAULT_NOISE_LIMIT;
   const retries = settings.retries ?? DEFAULT_RETRIES;
   const cores = [...settings.cpus.loadgen, ...settings.cpus.proxy, ...settings.cpus.upstream];
-  const watchNoise = ctx.runtime.kind === "native";
+  // A runtime whose processes are not all descendants of this one (docker) names their CPU time.
+  const outside = ctx.runtime.outsideCpuNs?.bind(ctx.runtime);
+  const watchNoise = ctx.runtime.kind === "native" || outside !== undefined;
   const crashes: string[] = [];
   for (let attempt = 1; ; attempt++) {
-    const before = watchNoise ? await noiseSnapshot() : undefined;
+    const before = watchNoise ? await noiseSnapshot(outside) : undefined;
     const startedAt = new Date().toISOString();
     const stem = `${block.key}-${cellStem(a)}-${a.planned.engine}-rep${round + 1}${attempt > 1 ? `-try${attempt}` : ""}`;
     const event = { cellId: a.cell.id, round, ...(a.cell.variant ? { variant: a.cell.variant } : {}) };
@@ -40,7 +42,7 @@ export async function measureRepetition(
     const { m, wallS, proxyCpu } = await measure(a, block, block.load.durationS, stem, ctx);
     ctx.deps.onMeasure?.({ ...event, phase: "end" });
     if (ctx.isInterrupted()) throw new Interrupted();
-    const noise = await measureNoise(before, cores);
+    const noise = await measureNoise(before, cores, outside);
     const classified = ctx.deps.engines.classifyRepetition(m, { loadgenCores: settings.cpus.loadgen.length });
     const rep = toRepetition(round, startedAt, m, classified, wallS, proxyCpu);
     rep.round = round;

@@ -58,4 +58,9 @@ export interface ResourceUsage {
 export interface Runtime {
   readonly kind: "native" | "docker";
   start(spec: ProcessSpec): Promise<RunningProcess>;
+  /**
+   * CPU time (ns) of the processes it runs outside this process's tree (containers), by name;
+   * undefined when one cannot be read. Absent: what it starts descends from this process.
+   */
+  outsideCpuNs?(): Promise<ReadonlyMap<string, number> | undefined>;
 }

@@ -490,6 +490,20 @@ describe("containers a cancelled or killed run left behind", () => {
     });
   });
 
+  it("names its live containers' CPU for the noise check, or nothing when one cannot be read", async () => {
+    await withState(async (state) => {
+      const runtime = new DockerRuntime({ docker: fake, runId: "noise", user: "1000:1000" });
+      expect(await runtime.outsideCpuNs()).toEqual(new Map());
+      const proc = await runtime.start({ ...base, cpus: [1], logFile: path.join(state, "n.log") });
+      // The stand-in's "container" has no cgroup of its own: its CPU cannot be told apart, so
+      // the noise on the cores is not measured rather than measured wrong.
+      expect(proc.pid).toBeUndefined();
+      expect(await runtime.outsideCpuNs()).toBeUndefined();
+      await proc.stop();
+      expect(await runtime.outsideCpuNs()).toEqual(new Map());
+    });
+  });
+
   it("removes every container of one run, and only that run's (the run action's step after a cancel)", async () => {
     await withState(async (state) => {
       const a = new DockerRuntime({ docker: fake, runId: "gone", user: "1000:1000" });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { noiseBetween, noiseReason, parsePidStat, parseProcStat, treeTicks } from "../../src/runner/noise.js";
+import {
+  noiseBetween,
+  noiseReason,
+  noiseSnapshot,
+  parsePidStat,
+  parseProcStat,
+  treeTicks,
+} from "../../src/runner/noise.js";
 
 const PROC_STAT = [
   "cpu  300 0 200 9000 0 10 20 5 0 0",
@@ -60,5 +67,31 @@ describe("noise on the pinned cores", () => {
     expect(noiseReason({ otherCpu: 0.4, steal: 0.1 }, 0.05)).toBe(
       "0.40 core used by other processes and 0.10 core stolen by the hypervisor on the benchmark's cores (limit 0.05)",
     );
+  });
+});
+
+describe("noise under the docker runtime: this run's containers are its own work", () => {
+  const cores = (busy: number) => new Map([[2, { busy, steal: 0 }]]);
+
+  it("subtracts the CPU time of this run's containers (their cgroups), not descendants of this process", () => {
+    // 2 s on core 2: 300 ticks busy; 20 ticks ours (the load generator), 2.4 s the proxy's container.
+    const before = { at: 0, cores: cores(0), ownTicks: 0, outsideNs: new Map([["proxy", 5e9]]) };
+    const after = { at: 2000, cores: cores(300), ownTicks: 20, outsideNs: new Map([["proxy", 7.4e9]]) };
+    expect(noiseBetween(before, after, [2])).toEqual({ otherCpu: 0.2, steal: 0 });
+    // Without the container's share, its work would read as another process's: 1.4 cores.
+    const blind = { ...after, outsideNs: new Map([["proxy", 5e9]]) };
+    expect(noiseBetween(before, blind, [2]).otherCpu).toBe(1.4);
+  });
+
+  it("a container only one snapshot has (started or removed between them) counts for nothing", () => {
+    const before = { at: 0, cores: cores(0), ownTicks: 0, outsideNs: new Map([["gone", 1e9]]) };
+    const after = { at: 1000, cores: cores(50), ownTicks: 0, outsideNs: new Map([["new", 9e9]]) };
+    expect(noiseBetween(before, after, [2]).otherCpu).toBe(0.5);
+  });
+
+  it("is not measured when a container's CPU cannot be read (the engine on another kernel)", async () => {
+    expect(await noiseSnapshot(() => Promise.resolve(undefined))).toBeUndefined();
+    const snapshot = await noiseSnapshot(() => Promise.resolve(new Map([["proxy", 42]])));
+    expect(snapshot?.outsideNs).toEqual(new Map([["proxy", 42]]));
   });
 });
