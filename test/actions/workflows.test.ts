@@ -963,6 +963,44 @@ describe("the docs tell what the approval label does and does not prevent", () =
   });
 });
 
+describe("docs/actions.md documents the inputs as bench.yml and the run action declare them", () => {
+  const docs = readFileSync(path.join(PROJECT_ROOT, "docs/actions.md"), "utf8");
+  /** The `| \`name\` |` rows of the first table after `heading`. */
+  const rows = (heading: string): Map<string, string> => {
+    const start = docs.indexOf(heading);
+    expect(start, heading).toBeGreaterThan(0);
+    const table = docs.slice(docs.indexOf("### Inputs", start), docs.indexOf("### Outputs", start));
+    return new Map([...table.matchAll(/^\| `([a-z0-9-]+)` \|(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+  };
+  const benchInputs = Object.keys(
+    (read<Workflow>(BENCH).on as { workflow_call: { inputs: Record<string, unknown> } }).workflow_call.inputs,
+  );
+  const action = read<Action & { inputs: Record<string, { description: string }> }>(
+    path.join(PROJECT_ROOT, "action/action.yml"),
+  );
+
+  it("every input has a row, and every row an input", () => {
+    expect([...rows("## `bench.yml`").keys()].sort()).toEqual([...benchInputs].sort());
+    expect([...rows("## `action/` (composite)").keys()].sort()).toEqual(Object.keys(action.inputs).sort());
+    expect(rows("## `action/` (composite)").get("shard")).toMatch(/INDEX\/COUNT/);
+  });
+
+  it("the study input names the studies bench.yml and the action name, each one of studies/", () => {
+    const named = (text: string) =>
+      [...text.matchAll(/\b(yarp-vs-httpclient|llrp|ocelot|grpc-gateway|extensibility)\b/g)].map((m) => m[1]);
+    const bench = (
+      read<Workflow>(BENCH).on as { workflow_call: { inputs: Record<string, { description: string }> } }
+    ).workflow_call.inputs.study!.description;
+    const expected = named(bench);
+    expect(expected).toContain("grpc-gateway");
+    for (const study of expected)
+      expect(existsSync(path.join(PROJECT_ROOT, "studies", study!, "study.yml"))).toBe(true);
+    expect(named(action.inputs.study!.description)).toEqual(expected);
+    expect(named(rows("## `bench.yml`").get("study")!)).toEqual(expected);
+    expect(named(rows("## `action/` (composite)").get("study")!)).toEqual(expected);
+  });
+});
+
 describe("the counted benchmark's fork-safe pair", () => {
   const wf = (file: string) => read<Workflow>(path.join(PROJECT_ROOT, file));
   const text = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
