@@ -9,7 +9,8 @@ import { renderCountedComparison } from "../../src/instructions/compare-markdown
 import { renderInstructionsMarkdown } from "../../src/instructions/report.js";
 import type { Verdict } from "../../src/report/compare.js";
 import type { ReportSettings } from "./input-helper.js";
-import { commentHead, deliver, type ReportDeps, type ReportOutcome } from "./report.js";
+import { commentHead } from "./comment.js";
+import { deliver, type ReportDeps, type ReportOutcome } from "./report.js";
 
 /**
  * The report of a counted run (`run --measure instructions`, instructions.json): with

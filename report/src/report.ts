@@ -1,5 +1,3 @@
-import { createClient } from "../../src/github/client.js";
-import { upsertStickyComment, type StickyCommentOutcome } from "../../src/github/comment.js";
 import { writeJobSummary } from "../../src/github/summary.js";
 import {
   compareResults,
@@ -19,7 +17,7 @@ import { formatCores } from "../../src/runner/cpus.js";
 import { isInstructionsRun } from "../../src/instructions/compare.js";
 import type { ReportSettings } from "./input-helper.js";
 import { reportCounted } from "./counted.js";
-import { findPullRequest } from "./pull-request.js";
+import { comment, commentHead, type CommentHead } from "./comment.js";
 import { pickDefined, withoutUndefined } from "../../src/util/objects.js";
 
 export interface ReportOutcome {
@@ -158,69 +156,6 @@ export interface ReportDeps {
   clientDelayMs?: number;
 }
 
-/** A token that may not write comments: forks' and Dependabot's pull_request tokens are read-only. */
-const READ_ONLY_TOKEN_HINT =
-  "the token may not comment on this pull request (a fork's or Dependabot's pull_request run gets a " +
-  "read-only token): no comment written; for those, use workflows/fork-benchmark.yml + fork-comment.yml";
-
-/** The commit a comment is for, and its time (a newer comment is never replaced by an older one). */
-export interface CommentHead {
-  sha: string;
-  time: string;
-}
-
-export function commentHead(head: {
-  environment?: Pick<Results["environment"], "git"> | undefined;
-  startedAt: string;
-}): CommentHead {
-  const git = head.environment?.git;
-  return { sha: git?.commit ?? "", time: git?.timestamp ?? head.startedAt };
-}
-
-/** Creates or updates the sticky comment; returns its URL ("" when none was written). */
-async function comment(
-  settings: ReportSettings,
-  markdown: string,
-  head: CommentHead,
-  deps: ReportDeps,
-): Promise<string> {
-  const client = createClient({
-    token: settings.token ?? "",
-    baseUrl: settings.apiUrl,
-    log: deps.log,
-    ...(deps.clientDelayMs !== undefined ? { delayBaseMs: deps.clientDelayMs } : {}),
-  });
-  const found = await findPullRequest(client, settings);
-  if ("none" in found) {
-    deps.log(`no pull request for this run (${found.none}): no comment`);
-    return "";
-  }
-  if ("refused" in found) {
-    (deps.warn ?? deps.log)(`no comment: ${found.refused}`);
-    return "";
-  }
-  const { pr } = found;
-  let outcome: StickyCommentOutcome;
-  try {
-    outcome = await upsertStickyComment(client, {
-      owner: settings.owner,
-      repo: settings.repo,
-      pr,
-      markdown,
-      id: settings.marker,
-      head: { sha: settings.headSha ?? head.sha, time: head.time },
-      ...(settings.detailsUrl !== undefined ? { detailsUrl: settings.detailsUrl } : {}),
-      log: deps.log,
-    });
-  } catch (err) {
-    if ((err as { status?: unknown }).status !== 403) throw err;
-    (deps.warn ?? deps.log)(`${READ_ONLY_TOKEN_HINT} (403: ${(err as Error).message})`);
-    return "";
-  }
-  deps.log(`comment ${outcome.action} on #${pr}: ${outcome.reason}`);
-  return outcome.url ?? "";
-}
-
 /** Compares, writes the summary and the comment; the caller sets the outputs. */
 export async function report(settings: ReportSettings, deps: ReportDeps): Promise<ReportOutcome> {
   const only = settings.results.length === 1 ? settings.results[0] : undefined;
@@ -239,13 +174,24 @@ export async function report(settings: ReportSettings, deps: ReportDeps): Promis
   return deliver(settings, { markdown, head: commentHead(head), verdict, regressions, shortfall }, deps);
 }
 
-/** Why the step fails under fail-on-regression: regressions, or a comparison that fell short. */
-function failureOf(regressions: number, shortfall: string | undefined): string | undefined {
-  const reasons = [
-    ...(regressions > 0 ? [`${regressions} metric(s) regressed`] : []),
-    ...(shortfall !== undefined ? [shortfall] : []),
+/**
+ * Why the step fails: under fail-on-regression, regressions or a comparison that fell short; in
+ * any case, a comment GitHub refused for a reason other than the token or a lock (pure).
+ */
+function failureOf(
+  failOnRegression: boolean,
+  report: { regressions: number; shortfall?: string | undefined },
+  commentError: string | undefined,
+): string | undefined {
+  const strict = [
+    ...(report.regressions > 0 ? [`${report.regressions} metric(s) regressed`] : []),
+    ...(report.shortfall !== undefined ? [report.shortfall] : []),
   ];
-  return reasons.length === 0 ? undefined : `${reasons.join("; ")} (fail-on-regression is set)`;
+  const reasons = [
+    ...(failOnRegression && strict.length > 0 ? [`${strict.join("; ")} (fail-on-regression is set)`] : []),
+    ...(commentError !== undefined ? [commentError] : []),
+  ];
+  return reasons.length === 0 ? undefined : reasons.join("; ");
 }
 
 /**
@@ -265,17 +211,15 @@ export async function deliver(
     (deps.warn ?? deps.log)(`verdict ${report.verdict}: ${report.shortfall}`);
   if (settings.summary && (await writeJobSummary(`${report.markdown}${summaryLinks(settings)}`)))
     deps.log("report added to the job summary");
-  const commentUrl =
+  const commented =
     settings.comment && settings.token !== undefined
       ? await comment(settings, report.markdown, report.head, deps)
-      : "";
+      : { url: "" };
   return {
     verdict: report.verdict,
     regressions: report.regressions,
-    commentUrl,
+    commentUrl: commented.url,
     markdown: report.markdown,
-    ...(settings.failOnRegression
-      ? withoutUndefined({ failure: failureOf(report.regressions, report.shortfall) })
-      : {}),
+    ...withoutUndefined({ failure: failureOf(settings.failOnRegression, report, commented.error) }),
   };
 }

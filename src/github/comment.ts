@@ -30,18 +30,34 @@ export interface StickyCommentOutcome {
   reason: string;
 }
 
+/** A comment's author as GitHub's REST API gives it: `type` is "Bot" for an app's account. */
+interface CommentAuthor {
+  login?: string;
+  type?: string;
+}
+
 interface IssueComment {
   id: number;
   body?: string;
-  user?: { login?: string } | null;
+  user?: CommentAuthor | null;
   created_at: string;
   html_url: string;
 }
 
-/** Logins compared as GitHub shows them: case aside, and with or without a bot's "[bot]" (pure). */
-export function sameLogin(a: string | undefined, b: string | undefined): boolean {
-  const norm = (login: string) => login.toLowerCase().replace(/\[bot\]$/, "");
-  return a !== undefined && b !== undefined && a !== "" && norm(a) === norm(b);
+/**
+ * Whether a comment was written by the token's own account (pure). `account` is GraphQL's viewer
+ * login: `NAME[bot]` for an app's installation token (GITHUB_TOKEN's is github-actions[bot]), a
+ * person's login for a personal token. Who wrote a comment is GitHub's `user.type`, never a
+ * login's spelling: a bot's comment is ours when its author is a bot (`type` "Bot") named
+ * `account` (or `account[bot]`); a person's when its author is that very person. A person whose
+ * login is an app's name without "[bot]" is never that app.
+ */
+export function isOwnComment(user: CommentAuthor | null | undefined, account: string): boolean {
+  const login = user?.login?.toLowerCase();
+  const me = account.toLowerCase();
+  if (!login || me === "") return false;
+  if (user?.type === "Bot") return login === me || login === `${me}[bot]`;
+  return login === me && !me.endsWith("[bot]");
 }
 
 /**
@@ -130,7 +146,7 @@ async function markedComments(
     per_page: 100,
   })) as IssueComment[];
   return all
-    .filter((c) => isMarked(c.body, settings.id) && sameLogin(c.user?.login ?? undefined, settings.author))
+    .filter((c) => isMarked(c.body, settings.id) && isOwnComment(c.user, settings.author))
     .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
 }
 

@@ -4,7 +4,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startGitHubServer, type GitHubServer } from "../support/github-server.js";
+import {
+  SECONDARY_RATE_LIMIT_MESSAGE,
+  startGitHubServer,
+  type GitHubServer,
+} from "../support/github-server.js";
 import { actionYml, runReportAction } from "./support/report-action.js";
 import { getSettings, pagesUrl } from "../../report/src/input-helper.js";
 import { findPullRequest } from "../../report/src/pull-request.js";
@@ -175,6 +179,81 @@ describe("report action, bundled", () => {
     expect(run.outputs["comment-url"]).toBe("");
     expect(run.summary).toContain("proxybench compare:");
     expect(server.comments(REPO, pr)).toEqual([]);
+  });
+
+  describe("a 403 is said as what it is", () => {
+    const inputs = () => ({
+      results: path.join(FIXTURES, "head"),
+      "base-results": path.join(FIXTURES, "base"),
+      token: server.token,
+    });
+    const eventFor = (pr: number) => ({
+      ...prEvent,
+      number: pr,
+      pull_request: { ...prEvent.pull_request, number: pr },
+    });
+
+    it("a locked pull request: a warning saying so, the step passes", async () => {
+      const pr = PR + 20;
+      server.fail({
+        method: "POST",
+        path: new RegExp(`/issues/${pr}/comments$`),
+        status: 403,
+        body: {
+          message: "Unable to create comment because issue is locked.",
+          documentation_url: "https://docs.github.com/articles/locking-conversations/",
+        },
+      });
+      const run = await runAction(inputs(), eventFor(pr), "locked");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        `::warning::pull request #${pr} is locked: no comment written; the report is in the job summary (403: Unable to create comment because issue is locked.)`,
+      );
+      expect(run.stdout).not.toContain("the token may not comment");
+      expect(run.summary).toContain("proxybench compare:");
+      expect(server.comments(REPO, pr)).toEqual([]);
+    });
+
+    it("a rate limit that outlasts the retries fails the step, naming it; the outputs are still set", async () => {
+      const pr = PR + 21;
+      server.fail({
+        method: "GET",
+        path: new RegExp(`/issues/${pr}/comments$`),
+        status: 403,
+        headers: { "retry-after": "1" },
+        body: { message: SECONDARY_RATE_LIMIT_MESSAGE },
+        times: 4,
+      });
+      const run = await runAction(inputs(), eventFor(pr), "rate-limited");
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(
+        `::error::GitHub's rate limit stopped the comment on #${pr} (403: ${SECONDARY_RATE_LIMIT_MESSAGE}; retry after 1 s): no comment written, run the job again later`,
+      );
+      expect(run.stdout).not.toContain("the token may not comment");
+      expect(server.pendingFaults()).toEqual([]);
+      expect(run.outputs.verdict).toMatch(/^(regressed|improved|unchanged|inconclusive)$/);
+      expect(run.outputs["comment-url"]).toBe("");
+      expect(run.summary).toContain("proxybench compare:");
+    });
+
+    it("any other 403 fails the step with GitHub's message", async () => {
+      const pr = PR + 22;
+      const saml =
+        "Resource protected by organization SAML enforcement. You must grant your OAuth token access to this organization.";
+      server.fail({
+        method: "POST",
+        path: new RegExp(`/issues/${pr}/comments$`),
+        status: 403,
+        body: { message: saml },
+      });
+      const run = await runAction(inputs(), eventFor(pr), "forbidden");
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(
+        `::error::GitHub refused the comment on #${pr} (403: ${saml}): no comment written`,
+      );
+      expect(run.stdout).not.toContain("the token may not comment");
+      expect(server.comments(REPO, pr)).toEqual([]);
+    });
   });
 
   it("one run holding base and head as variants: paired by round, and says so with the runner", async () => {

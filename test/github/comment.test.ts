@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMENT_LIMIT, commentMarker, headMarker, parseHead } from "../../src/github/body.js";
 import { createClient } from "../../src/github/client.js";
-import { sameLogin, upsertStickyComment, type StickyCommentSettings } from "../../src/github/comment.js";
+import { isOwnComment, upsertStickyComment, type StickyCommentSettings } from "../../src/github/comment.js";
+import { readRefusal } from "../../src/github/refusal.js";
 import { runCli } from "../publish/git-support.js";
 import { RESULTS_DIR } from "../publish/support.js";
 import {
@@ -261,19 +262,123 @@ describe("sticky comment against a local GitHub API", () => {
     expect(server.requests.filter((r) => r.path.endsWith("/comments"))).toEqual([]);
   });
 
-  it.each<[string | undefined, string | undefined, boolean]>([
-    ["github-actions[bot]", "github-actions[bot]", true],
-    ["github-actions", "github-actions[bot]", true],
-    ["GitHub-Actions[bot]", "github-actions[bot]", true],
-    ["mallory", "github-actions[bot]", false],
-    [undefined, "github-actions[bot]", false],
-    ["", "", false],
-  ])("sameLogin(%j, %j) is %j", (a, b, expected) => {
-    expect(sameLogin(a, b)).toBe(expected);
+  it.each<[{ login?: string; type?: string } | null, string, boolean]>([
+    [{ login: "github-actions[bot]", type: "Bot" }, "github-actions[bot]", true],
+    [{ login: "GitHub-Actions[bot]", type: "Bot" }, "github-actions[bot]", true],
+    // A viewer login given without "[bot]": the app's bot account is still the app.
+    [{ login: "github-actions[bot]", type: "Bot" }, "github-actions", true],
+    // A person whose login is the app's name: never the app, whatever a login's spelling.
+    [{ login: "github-actions", type: "User" }, "github-actions[bot]", false],
+    [{ login: "proxybench-app", type: "User" }, "proxybench-app[bot]", false],
+    [{ login: "octocat", type: "User" }, "octocat", true],
+    [{ login: "octocat", type: "Bot" }, "octocat[bot]", false],
+    [{ login: "mallory", type: "User" }, "github-actions[bot]", false],
+    [{ type: "User" }, "github-actions[bot]", false],
+    [null, "github-actions[bot]", false],
+    [{ login: "", type: "User" }, "", false],
+  ])("isOwnComment(%j, %j) is %j", (user, account, expected) => {
+    expect(isOwnComment(user, account)).toBe(expected);
+  });
+
+  it("with an app's token, a person whose login is the app's name is not the app", async () => {
+    const app = await startGitHubServer({ login: "proxybench-app[bot]" });
+    try {
+      app.setPullHead(REPO, 7, SHA_NEW);
+      // Claims the pull request's newest head: taken as the app's, it would make the report skip.
+      const planted = app.addComment(
+        REPO,
+        7,
+        marked(SHA_NEW, "2026-11-21T00:00:00Z", "planted"),
+        "proxybench-app",
+      );
+      expect(planted.user).toEqual({ login: "proxybench-app", type: "User" });
+      const outcome = await upsertStickyComment(
+        createClient({ token: app.token, baseUrl: app.url, delayBaseMs: 5 }),
+        settings({ head: { sha: SHA_NEW, time: "2026-11-21T01:00:00Z" } }),
+      );
+      expect(outcome).toMatchObject({ action: "created", deleted: [] });
+      const comments = app.comments(REPO, 7);
+      expect(comments.map((c) => [c.user.login, c.user.type])).toEqual([
+        ["proxybench-app", "User"],
+        ["proxybench-app[bot]", "Bot"],
+      ]);
+      expect(comments[0]?.body).toBe(planted.body);
+      expect(app.requests.filter((r) => r.method === "PATCH" || r.method === "DELETE")).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 
   it("reports a rejected token as an error", async () => {
     await expect(upsertStickyComment(client("wrong"), settings())).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe("readRefusal: what GitHub's 403 (or 429) means", () => {
+  const SAML =
+    "Resource protected by organization SAML enforcement. You must grant your Personal Access token access to this organization.";
+  it.each<[string, number, Record<string, string>, string, Record<string, string>]>([
+    [
+      "a read-only installation token",
+      403,
+      {},
+      "Resource not accessible by integration",
+      { kind: "read-only" },
+    ],
+    [
+      "a fine-grained token without the permission",
+      403,
+      {},
+      "Resource not accessible by personal access token",
+      { kind: "read-only" },
+    ],
+    [
+      "a locked pull request",
+      403,
+      {},
+      "Unable to create comment because issue is locked.",
+      { kind: "locked" },
+    ],
+    [
+      "the primary rate limit",
+      403,
+      { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000000" },
+      "API rate limit exceeded for installation ID 1.",
+      { kind: "rate-limited", until: "resets at 2027-01-15T08:00:00.000Z" },
+    ],
+    [
+      "a secondary rate limit",
+      403,
+      { "retry-after": "30" },
+      SECONDARY_RATE_LIMIT_MESSAGE,
+      { kind: "rate-limited", until: "retry after 30 s" },
+    ],
+    [
+      "a secondary rate limit without retry-after",
+      403,
+      {},
+      SECONDARY_RATE_LIMIT_MESSAGE,
+      { kind: "rate-limited" },
+    ],
+    ["429", 429, {}, "Too many requests", { kind: "rate-limited" }],
+    ["another refusal", 403, {}, SAML, { kind: "forbidden" }],
+  ])("%s", async (_what, status, headers, message, expected) => {
+    server.fail({ method: "POST", path: /\/comments$/, status, headers, body: { message } });
+    const github = createClient({ token: server.token, baseUrl: server.url, delayBaseMs: 1, retries: 0 });
+    const err = await github.rest.issues
+      .createComment({ owner: "acme", repo: "gateway", issue_number: 7, body: "x" })
+      .catch((e: unknown) => e);
+    expect(readRefusal(err)).toEqual({ status, message, ...expected });
+  });
+
+  it("is undefined for anything but a refusal", async () => {
+    const github = createClient({ token: server.token, baseUrl: server.url, delayBaseMs: 1, retries: 0 });
+    const err = await github.rest.pulls
+      .get({ owner: "acme", repo: "gateway", pull_number: 404 })
+      .catch((e: unknown) => e);
+    expect((err as { status?: number }).status).toBe(404);
+    expect(readRefusal(err)).toBeUndefined();
+    expect(readRefusal(new Error("socket hang up"))).toBeUndefined();
   });
 });
 

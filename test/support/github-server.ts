@@ -29,7 +29,7 @@ interface FakeComment {
 }
 
 /** A pull request: its head is a branch of a repository (a fork's for a fork) at a commit. */
-export interface FakePull {
+interface FakePull {
   number: number;
   state: "open" | "closed";
   head: { sha: string; ref: string; repo: { full_name: string } | null };
@@ -37,7 +37,7 @@ export interface FakePull {
   created_at: string;
 }
 
-export interface PullSpec {
+interface PullSpec {
   number: number;
   sha: string;
   /** The head branch (default `feature`). */

@@ -6,7 +6,7 @@ import { gfm, gfmHtml } from "micromark-extension-gfm";
  * literals, strike-through) rendered by micromark, raw HTML kept (GitHub keeps much of it), then
  * the text searched the way GitHub finds mentions and references in rendered text.
  */
-export function renderGfm(markdown: string): string {
+function renderGfm(markdown: string): string {
   return micromark(markdown, {
     allowDangerousHtml: true,
     extensions: [gfm()],
@@ -33,7 +33,7 @@ function decodeEntities(text: string): string {
 }
 
 /** The text a reader sees: tags dropped, entities decoded (zero-width characters kept). */
-export function renderedText(markdown: string): string {
+function renderedText(markdown: string): string {
   return decodeEntities(renderGfm(markdown).replace(/<[^>]*>/g, ""));
 }
 
