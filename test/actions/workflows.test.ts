@@ -1001,6 +1001,39 @@ describe("docs/actions.md documents the inputs as bench.yml and the run action d
   });
 });
 
+describe("the threat table of docs/actions.md", () => {
+  const docs = readFileSync(path.join(PROJECT_ROOT, "docs/actions.md"), "utf8");
+  const start = docs.indexOf("### Threats and the tests that hold them");
+  const rows = docs
+    .slice(start, docs.indexOf("\n## ", start))
+    .split("\n")
+    .filter((l) => /^\| \d+ \|/.test(l));
+
+  it("lists every threat of the audit, each with a test", () => {
+    expect(start).toBeGreaterThan(0);
+    expect(rows.map((r) => Number(/^\| (\d+) \|/.exec(r)![1]))).toEqual(
+      Array.from({ length: 11 }, (_, i) => i + 1),
+    );
+    for (const row of rows) expect(row, row).toMatch(/`test\/[^`]+\.test\.ts` "[^"]+"/);
+  });
+
+  it("every test it names exists, in the file it names", () => {
+    const missing: string[] = [];
+    let named = 0;
+    for (const row of rows) {
+      for (const [, file, name] of row.matchAll(/`(test\/[^`]+\.test\.ts)` "([^"]+)"/g)) {
+        named++;
+        const full = path.join(PROJECT_ROOT, file!);
+        const text = existsSync(full) ? readFileSync(full, "utf8") : "";
+        if (!text.includes(`"${name!}"`) && !text.includes(`'${name!}'`) && !text.includes(`\`${name!}\``))
+          missing.push(`${file}: "${name}"`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(named).toBeGreaterThanOrEqual(11);
+  });
+});
+
 describe("the counted benchmark's fork-safe pair", () => {
   const wf = (file: string) => read<Workflow>(path.join(PROJECT_ROOT, file));
   const text = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8");
