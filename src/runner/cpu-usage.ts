@@ -15,7 +15,7 @@ import type { ResourceUsage } from "./runtime.js";
  * Envoy, Go's runtime), so that loss is not expected; a group reaped from outside (never here:
  * the runner starts the group leader) would lose it too.
  */
-export interface GroupUsage {
+interface GroupUsage {
   /** CPU time of the group's live threads plus that of the children its processes reaped, ns. */
   cpuNs: number;
   /** Sum of VmHWM (peak resident set) over the group's processes, bytes. */
