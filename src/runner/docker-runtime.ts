@@ -188,7 +188,7 @@ async function mainProcessPid(docker: string, containerId: string): Promise<numb
 }
 
 /** The labels of a run's containers: which run, whose process (host:pid), which cores. */
-export const RUN_LABEL = "org.proxybench.run";
+const RUN_LABEL = "org.proxybench.run";
 const OWNER_LABEL = "org.proxybench.owner";
 const CPUS_LABEL = "org.proxybench.cpus";
 
