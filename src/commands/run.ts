@@ -28,7 +28,8 @@ interface RunFlags {
   proxies?: string[];
   scenarios?: string[];
   engine?: Engine;
-  repetitions?: number;
+  repetitions?: number | "auto";
+  budget?: number;
   duration?: number;
   warmup?: number;
   load?: string[];
@@ -81,8 +82,8 @@ function addMatrixOptions(command: Command): void {
     )
     .option(
       "-r, --repetitions <n>",
-      "measured repetitions per cell (default: 3; 10 with --variant)",
-      parsePositiveInt,
+      "measured repetitions per cell (default: 3; 10 with --variant), or auto with --variant: the rounds a verdict needs",
+      parseRepetitions,
     )
     .option(
       "-d, --duration <seconds>",
@@ -128,6 +129,11 @@ function addVariantOptions(command: Command): void {
       ]),
     )
     .option("--seed <n>", "seed of --round-order random (default: drawn and recorded)", parseNonNegativeInt)
+    .option(
+      "--budget <minutes>",
+      "with --repetitions auto: more rounds, at looks planned before the run, while a metric is undecided, within this many minutes",
+      parsePositiveNumber,
+    )
     .option(
       "--noise-limit <cores>",
       "other processes' CPU plus steal on the pinned cores above which a repetition is noisy and measured again (default: 0.05)",
@@ -182,8 +188,15 @@ function addModeOptions(command: Command): void {
     );
 }
 
+/** `--repetitions N` or `auto`. */
+function parseRepetitions(text: string): number | "auto" {
+  return text === "auto" ? "auto" : parsePositiveInt(text);
+}
+
 async function runCommand(flags: RunFlags): Promise<void> {
   if (flags.measure === "instructions") {
+    if (flags.repetitions === "auto")
+      throw new UserError("--measure instructions and --repetitions auto cannot be used together");
     checkInstructionsFlags(flags);
     process.exitCode = await runInstructionsCommand(toRequest(flags));
     return;
@@ -234,6 +247,7 @@ export function checkModes(flags: RunFlags): void {
     throw new UserError(`${a} and ${b} cannot be used together`);
   };
   if (flags.study !== undefined) {
+    if (flags.repetitions === "auto") clash("--study", "--repetitions auto");
     if (flags.findMaxRate) clash("--study", "--find-max-rate");
     if (flags.resume !== undefined)
       clash("--study", "--resume (a study run resumes with --resume DIR alone)");
@@ -286,7 +300,9 @@ export function toRequest(flags: RunFlags): RunRequest {
     proxies: flags.proxies,
     scenarios: flags.scenarios,
     engine: flags.engine,
-    repetitions: flags.repetitions,
+    repetitions: flags.repetitions === "auto" ? undefined : flags.repetitions,
+    autoRounds: flags.repetitions === "auto" ? true : undefined,
+    budgetMinutes: flags.budget,
     durationS: flags.duration,
     warmupS: flags.warmup,
     loads: flags.load,

@@ -3,7 +3,9 @@ import { arrivalVus, littleLawVus } from "../engines/load.js";
 import { expandRequests } from "../engines/requests.js";
 import type { ProbeResult } from "../engines/types.js";
 import { usesTls } from "../results/protocols.js";
-import type { Cell } from "../results/schema.js";
+import { DEFAULT_THRESHOLD_PCT, pairedLogRatios } from "../report/compare.js";
+import { cellKey, type Cell } from "../results/schema.js";
+import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../stats/sequential.js";
 import { UserError } from "../util/errors.js";
 import { logTail } from "../util/logs.js";
 import {
@@ -102,7 +104,12 @@ async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
   await stopCell(a);
 }
 
-export async function runBlock(block: Block, cells: PlannedCell[], ctx: BlockContext): Promise<void> {
+export async function runBlock(
+  block: Block,
+  cells: PlannedCell[],
+  ctx: BlockContext,
+  rounds?: RoundsControl,
+): Promise<void> {
   const { settings, progress } = ctx;
   const reps = settings.repetitions;
   const check = () => {
@@ -133,7 +140,7 @@ export async function runBlock(block: Block, cells: PlannedCell[], ctx: BlockCon
       await ctx.save();
     }
     await warmUp(active, block, ctx, perCellS);
-    await measureRounds(active, block, [...upstreams.values()], ctx);
+    await measureRounds(active, block, [...upstreams.values()], ctx, rounds);
     for (const a of active) if (a.cell.finishedAt === undefined) finishCell(a);
     await ctx.save();
   } catch (err) {
@@ -180,50 +187,154 @@ function sizeVuPool(a: ActiveCell, p99Ms: number): void {
   a.cell.loadgenVus = vus;
 }
 
-/** The measured repetitions, in rounds, in the recorded order. */
+/** --repetitions auto: the plan, the compared variants, and when the block's share of the budget ends. */
+export interface RoundsControl {
+  plan: SequentialPlan;
+  variants: [string, string];
+  deadlineMs?: number;
+}
+
+/** The measured repetitions, in rounds, in the recorded order; with a plan, stopped at a look once decided. */
 async function measureRounds(
   active: ActiveCell[],
   block: Block,
   upstreams: BlockUpstream[],
   ctx: BlockContext,
+  rounds?: RoundsControl,
 ): Promise<void> {
   const { settings, progress } = ctx;
   const reps = settings.repetitions;
-  for (const { cell: a, round } of roundOrder(active, reps, settings.roundOrder, settings.seed)) {
-    if (a.stopped) continue;
+  const slots = roundOrder(active, reps, settings.roundOrder, settings.seed);
+  const decided = new Set<string>();
+  const startedMs = Date.now();
+  for (const [i, { cell: a, round }] of slots.entries()) {
     if (ctx.isInterrupted()) throw new Interrupted();
-    progress.step(`${block.key} ${cellName(a)}`, round + 1, reps);
-    const repetition = await measureRepetition(a, block, round, ctx);
-    progress.advance(block.load.durationS);
-    const died = await checkAlive(
-      a,
-      `repetition ${round + 1}`,
-      ctx,
-      (reps - round - 1) * block.load.durationS,
+    if (!a.stopped) await measureSlot(a, round, active, block, upstreams, ctx);
+    if (rounds === undefined || slots[i + 1]?.round === round || round + 1 >= reps) continue;
+    const why = stopAfterRound(active, rounds, round + 1, decided, startedMs);
+    if (why === undefined) continue;
+    const left = active.filter((c) => !c.stopped).length * (reps - round - 1) * block.load.durationS;
+    progress.drop(left);
+    progress.line(
+      `${block.key}: stopped after ${round + 1} rounds (look ${lookAt(rounds.plan, round + 1)! + 1} of ${rounds.plan.looks.length}): ${why}`,
     );
-    if (died) {
-      repetition.status = "failed";
-      repetition.reasons.push(died);
-    }
-    await checkSidecar(a, repetition, round, ctx, (reps - round - 1) * block.load.durationS);
-    const gone = upstreams.find((u) => !u.started.proc.alive());
-    if (gone) {
-      const reason = `the upstream server exited during repetition ${round + 1} (log: ${gone.logRel})`;
-      repetition.status = "failed";
-      repetition.reasons.push(reason);
-      for (const other of active) {
-        if (!other.stopped) {
-          other.problems.push({ status: "failed", reason });
-          await stopCell(other);
-        }
+    return;
+  }
+}
+
+/** One repetition of one cell, its checks, and results.json saved. */
+async function measureSlot(
+  a: ActiveCell,
+  round: number,
+  active: ActiveCell[],
+  block: Block,
+  upstreams: BlockUpstream[],
+  ctx: BlockContext,
+): Promise<void> {
+  const { progress } = ctx;
+  const reps = ctx.settings.repetitions;
+  progress.step(`${block.key} ${cellName(a)}`, round + 1, reps);
+  const repetition = await measureRepetition(a, block, round, ctx);
+  progress.advance(block.load.durationS);
+  const died = await checkAlive(a, `repetition ${round + 1}`, ctx, (reps - round - 1) * block.load.durationS);
+  if (died) {
+    repetition.status = "failed";
+    repetition.reasons.push(died);
+  }
+  await checkSidecar(a, repetition, round, ctx, (reps - round - 1) * block.load.durationS);
+  const gone = upstreams.find((u) => !u.started.proc.alive());
+  if (gone) {
+    const reason = `the upstream server exited during repetition ${round + 1} (log: ${gone.logRel})`;
+    repetition.status = "failed";
+    repetition.reasons.push(reason);
+    for (const other of active) {
+      if (!other.stopped) {
+        other.problems.push({ status: "failed", reason });
+        await stopCell(other);
       }
     }
-    a.cell.repetitions.push(repetition);
-    updateCell(a);
-    if (round + 1 === reps || a.stopped) finishCell(a);
-    progress.line(describeRepetition(a.cell.id, round, reps, repetition));
-    await ctx.save();
   }
+  a.cell.repetitions.push(repetition);
+  updateCell(a);
+  if (round + 1 === reps || a.stopped) finishCell(a);
+  progress.line(describeRepetition(a.cell.id, round, reps, repetition));
+  await ctx.save();
+}
+
+/**
+ * At a planned look: why the block stops (every metric of its compared cells decided; or the
+ * next look would end past the block's share of the budget), else undefined.
+ */
+function stopAfterRound(
+  active: readonly ActiveCell[],
+  rounds: RoundsControl,
+  done: number,
+  decided: Set<string>,
+  startedMs: number,
+): string | undefined {
+  const running = active.filter((a) => !a.stopped).map((a) => a.cell);
+  const look = decideAtLook(running, rounds, done, decided);
+  if (look === undefined) return undefined;
+  if (look.stop) return `every metric of its ${look.metrics} decided`;
+  const next = rounds.plan.looks[look.index + 1];
+  if (next === undefined || rounds.deadlineMs === undefined) return undefined;
+  const now = Date.now();
+  const perRound = (now - startedMs) / done;
+  if (now + perRound * (next.rounds - done) <= rounds.deadlineMs) return undefined;
+  return `the next look (${next.rounds} rounds) would end past the block's share of the budget; ${look.metrics - look.decided} metrics undecided`;
+}
+
+/**
+ * The stopping rule of a block's cells after `done` rounds: undefined when no look is planned
+ * there; else the look, how many compared metrics there are and are decided, and whether all
+ * are (src/stats/sequential.ts). `decided` keeps what earlier looks decided and is updated.
+ */
+export function decideAtLook(
+  cells: readonly Cell[],
+  rounds: Pick<RoundsControl, "plan" | "variants">,
+  done: number,
+  decided: Set<string>,
+): { index: number; metrics: number; decided: number; stop: boolean } | undefined {
+  const index = lookAt(rounds.plan, done);
+  if (index === undefined) return undefined;
+  const metrics = blockMetrics(cells, rounds.variants, decided);
+  const decision = stopAtLook(
+    rounds.plan,
+    index,
+    metrics.map((m) => m.soFar),
+    DEFAULT_THRESHOLD_PCT,
+  );
+  metrics.forEach((m, i) => {
+    if (decision.decided[i]) decided.add(m.key);
+  });
+  return {
+    index,
+    metrics: metrics.length,
+    decided: decision.decided.filter(Boolean).length,
+    stop: decision.stop,
+  };
+}
+
+/** The block's compared metrics so far: base cells with a head twin. */
+function blockMetrics(
+  cells: readonly Cell[],
+  [base, head]: [string, string],
+  decided: ReadonlySet<string>,
+): Array<{ key: string; soFar: MetricSoFar }> {
+  const heads = new Map(cells.filter((c) => c.variant === head).map((c) => [cellKey(c), c]));
+  return cells
+    .filter((c) => c.variant === base && heads.has(cellKey(c)))
+    .flatMap((c) =>
+      pairedLogRatios(c, heads.get(cellKey(c))!).map((m) => {
+        const key = `${cellKey(c)} ${m.metric}`;
+        const soFar = {
+          logRatios: m.logRatios,
+          biggerIsBetter: m.biggerIsBetter,
+          decided: decided.has(key) || !m.usable,
+        };
+        return { key, soFar };
+      }),
+    );
 }
 
 /** A sidecar that died makes the repetition invalid (its responses were not the proxy's work) and stops the cell. */

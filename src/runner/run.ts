@@ -28,12 +28,13 @@ import {
   resumePath,
   resolveSettings,
   runStamp,
+  withRoundsPlan,
   type ResolvedSettings,
   type RunRequest,
 } from "./settings.js";
 import { ensureUpstream } from "./upstream.js";
 import { shardPlan } from "./shard.js";
-import { planRun } from "./variants.js";
+import { comparedVariants, planRun, planVariantRounds } from "./variants.js";
 
 /**
  * `proxybench run`: for each scenario and load level, start the upstream and every proxy
@@ -161,7 +162,13 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
   const resumeDir = req.resume?.endsWith(".json") ? path.dirname(req.resume) : req.resume;
   const dir = path.resolve(resumeDir ?? req.out ?? defaultOutDir(now));
   if (!previous) await refuseUsedOut(dir);
-  const plan = shardPlan(await planRun(resolved.settings, deps.builtinDirs), resolved.settings.shard);
+  const fullPlan = await planRun(resolved.settings, deps.builtinDirs);
+  const plan = shardPlan(fullPlan, resolved.settings.shard);
+  if (req.autoRounds && !previous) {
+    const variants = resolved.settings.variants ?? [];
+    const rounds = planVariantRounds(fullPlan, plan, variants, req.budgetMinutes);
+    resolved.settings = withRoundsPlan(resolved.settings, rounds);
+  }
   const { keep, todo } = previous
     ? splitForResume(previous.cells, plan)
     : { keep: [], todo: new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.id))) };
@@ -222,9 +229,18 @@ function announce(run: ResolvedRun, say: (line: string) => void): void {
   if (run.keep.length > 0) say(`resuming: ${run.keep.length} finished cell(s) kept, ${run.todo.size} to run`);
   if (settings.variants) {
     say(
-      `variants: ${settings.variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ${settings.repetitions} rounds, order ${settings.roundOrder ?? "abba"}${settings.roundOrder === "random" ? ` (seed ${settings.seed})` : ""}`,
+      `variants: ${settings.variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ${roundsText(settings)}, order ${settings.roundOrder ?? "abba"}${settings.roundOrder === "random" ? ` (seed ${settings.seed})` : ""}`,
     );
   }
+}
+
+/** "10 rounds", or the looks of --repetitions auto. */
+function roundsText(settings: ResolvedSettings["settings"]): string {
+  const plan = settings.sequential;
+  if (plan === undefined) return `${settings.repetitions} rounds`;
+  const looks = plan.looks.map((l) => l.rounds).join(", ");
+  const budget = plan.budgetMinutes === undefined ? "" : `, budget ${plan.budgetMinutes} min`;
+  return `rounds auto: ${plan.tests} tested metrics at alpha ${plan.alpha}, looks at ${looks} rounds${budget}; a block stops at a look once every metric is decided`;
 }
 
 /** Planned seconds of the cells still to run. */
@@ -286,11 +302,28 @@ function saveOnSignal(
 }
 
 async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
-  for (const block of run.plan.blocks) {
-    const cells = block.cells.filter((c) => run.todo.has(c.id));
+  const { settings } = ctx;
+  const reps = settings.repetitions;
+  const todo = run.plan.blocks.map((b) => b.cells.filter((c) => run.todo.has(c.id)));
+  const total = run.plan.blocks.reduce((s, b, i) => s + plannedSeconds(b, reps, todo[i]!.length), 0);
+  const pair = comparedVariants(settings.variants ?? []);
+  const budgetMs = (settings.sequential?.budgetMinutes ?? 0) * 60_000;
+  let share = 0;
+  for (const [i, block] of run.plan.blocks.entries()) {
+    const cells = todo[i]!;
     if (cells.length === 0) continue;
     if (ctx.isInterrupted()) break;
-    await runBlock(block, cells, ctx);
+    // each block may spend the budget up to its share of the planned time, plus what earlier blocks left
+    share += total > 0 ? plannedSeconds(block, reps, cells.length) / total : 0;
+    const rounds =
+      settings.sequential && pair
+        ? {
+            plan: settings.sequential,
+            variants: pair,
+            ...(budgetMs > 0 ? { deadlineMs: run.now.getTime() + budgetMs * share } : {}),
+          }
+        : undefined;
+    await runBlock(block, cells, ctx, rounds);
   }
 }
 

@@ -19,6 +19,10 @@ export interface RunRequest {
   scenarios?: string[];
   engine?: Engine;
   repetitions?: number;
+  /** `--repetitions auto` (variant runs): rounds planned to reach a verdict (src/stats/sequential.ts). */
+  autoRounds?: boolean;
+  /** `--budget MINUTES` with `--repetitions auto`: more rounds, at planned looks, while a metric is undecided. */
+  budgetMinutes?: number;
   durationS?: number;
   warmupS?: number;
   loads?: string[];
@@ -56,8 +60,24 @@ export function coreCount(): number {
   return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
 }
 
+/** `--repetitions auto` and `--budget`: only for variant runs, the budget only with auto. */
+function checkRounds(req: RunRequest): void {
+  if (req.autoRounds && !req.variants?.length) {
+    throw new UserError("--repetitions auto goes with --variant: it sizes the rounds of a comparison");
+  }
+  if (req.budgetMinutes !== undefined && !req.autoRounds) {
+    throw new UserError("--budget goes with --repetitions auto");
+  }
+}
+
+/** The settings once the rounds are planned: as many repetitions as the last look, and the plan. */
+export function withRoundsPlan(settings: Settings, plan: NonNullable<Settings["sequential"]>): Settings {
+  return { ...settings, repetitions: plan.looks[plan.looks.length - 1]!.rounds, sequential: plan };
+}
+
 /** The settings of a new run: flags, else defaults (the default CPU layout from the core count). */
 export function resolveSettings(req: RunRequest, cores: number): ResolvedSettings {
+  checkRounds(req);
   const warnings: string[] = [];
   let cpus: Settings["cpus"];
   let layoutNote: string;
@@ -74,6 +94,7 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
   const settings: Settings = {
     proxies: req.proxies ?? DEFAULT_PROXIES,
     scenarios: req.scenarios ?? DEFAULT_SCENARIOS,
+    // auto: a placeholder until the plan is known (withRoundsPlan)
     repetitions: req.repetitions ?? (req.variants?.length ? DEFAULT_VARIANT_ROUNDS : DEFAULT_REPETITIONS),
     cpus,
     runtime: req.runtime ?? "native",
@@ -89,6 +110,12 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
 export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores: number): ResolvedSettings {
   if (req.out !== undefined)
     throw new UserError("--resume: --out cannot be combined with --resume (it writes into DIR)");
+  if (req.autoRounds || req.budgetMinutes !== undefined) {
+    if (recorded.sequential === undefined)
+      throw new UserError(
+        "--resume: this run has fixed repetitions; --repetitions auto and --budget cannot be added",
+      );
+  }
   const flags: ResumeFlags = {
     ...pickDefined(req, ["proxies", "scenarios", "repetitions", "runtime"]),
     ...(req.cpus !== undefined ? { cpus: parseCpuLayout(req.cpus, cores) } : {}),

@@ -3,6 +3,8 @@ import path from "node:path";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import type { Settings } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { DEFAULT_ALPHA, testedMetricCount } from "../report/compare.js";
+import { planLooks } from "../stats/sequential.js";
 import { buildPlan, mergeVariantPlans, type Plan } from "./plan.js";
 
 /**
@@ -137,4 +139,69 @@ export async function planRun(
     plans.push({ variant: v.name, plan: buildPlan(settings, manifests) });
   }
   return mergeVariantPlans(plans);
+}
+
+/**
+ * The two variants a comparison of this run takes by default (as `proxybench compare` picks
+ * them): `base` and `head`, else the first two.
+ */
+export function comparedVariants(variants: readonly Variant[]): [string, string] | undefined {
+  const names = variants.map((v) => v.name);
+  if (names.length < 2) return undefined;
+  const base = names.includes("base") ? "base" : names[0]!;
+  const head = names.includes("head") && base !== "head" ? "head" : names.find((n) => n !== base)!;
+  return [base, head];
+}
+
+/** What a round costs beyond its load, per repetition: the engine's start and the checks around it (measured: 1.2-1.6 s). */
+const REPETITION_OVERHEAD_S = 1.5;
+/** What a cell costs once: its proxy started, probed and stopped. */
+const CELL_OVERHEAD_S = 3;
+
+/** Tested metrics of a variant run's comparison: every base cell with a head twin, times its tested metrics. */
+export function familyTests(plan: Plan, variants: readonly Variant[]): number {
+  const pair = comparedVariants(variants);
+  if (pair === undefined) return 0;
+  const key = (c: Plan["blocks"][number]["cells"][number]) =>
+    JSON.stringify([c.scenario.manifest.name, c.load.label, c.proxy.manifest.name, c.engine, c.tls ?? ""]);
+  const cells = plan.blocks.flatMap((b) => b.cells);
+  const heads = new Set(cells.filter((c) => c.variant === pair[1]).map(key));
+  return cells
+    .filter((c) => c.variant === pair[0] && heads.has(key(c)))
+    .reduce((sum, c) => sum + testedMetricCount(c.load), 0);
+}
+
+/** Seconds of one round of the whole plan, and of everything that is not rounds (estimates). */
+export function roundSeconds(plan: Plan): { perRound: number; fixed: number } {
+  const cells = plan.blocks.flatMap((b) => b.cells.map((c) => ({ c, b })));
+  return {
+    perRound: cells.reduce((s, { b }) => s + b.load.durationS + REPETITION_OVERHEAD_S, 0),
+    fixed: cells.reduce((s, { b }) => s + b.load.warmupS + CELL_OVERHEAD_S, 0),
+  };
+}
+
+/**
+ * `--repetitions auto`: the rounds of a variant run, planned before it starts (src/stats/sequential.ts).
+ * `full`: the whole matrix, whose family compare tests (shards included); `mine`: what this
+ * machine runs, which the time budget pays for.
+ */
+export function planVariantRounds(
+  full: Plan,
+  mine: Plan,
+  variants: readonly Variant[],
+  budgetMinutes?: number,
+): NonNullable<Settings["sequential"]> {
+  const tests = familyTests(full, variants);
+  if (tests === 0) {
+    throw new UserError(
+      "--repetitions auto: no cell runs in both compared variants, so there is nothing to size the rounds for",
+    );
+  }
+  const { perRound, fixed } = roundSeconds(mine);
+  const maxRounds =
+    budgetMinutes === undefined
+      ? undefined
+      : Math.max(1, Math.floor((budgetMinutes * 60 - fixed) / perRound));
+  const plan = planLooks({ alpha: DEFAULT_ALPHA, tests, ...(maxRounds !== undefined ? { maxRounds } : {}) });
+  return { ...plan, ...(budgetMinutes !== undefined ? { budgetMinutes } : {}) };
 }

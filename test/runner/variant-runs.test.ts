@@ -105,6 +105,49 @@ describe("variant runs", () => {
     expect(liveProcesses()).toEqual([]);
   });
 
+  it("--repetitions auto --budget: rounds planned before the run, the block stopped at a look once every metric is decided", async () => {
+    const out = path.join(tmp, "auto");
+    const slow = path.join(tmp, "slow");
+    await lightScenarioDir({ root: path.join(slow, "scenarios"), latencyMs: 50 });
+    const { results, log } = await run({
+      proxies: ["direct"],
+      scenarios: ["light"],
+      autoRounds: true,
+      budgetMinutes: 2,
+      out,
+      noiseLimit: 2, // this test is about the rounds, not the machine's quiet
+      variants: [
+        { name: "base", dir: base },
+        { name: "head", dir: slow },
+      ],
+    });
+    // 5 tested metrics planned per cell (req/s fixed by the arrival rate); 2 cells x (1 s + 1.5 s)
+    // a round, 7 s besides: 22 rounds fit in 2 minutes; looks at 11, 17 and 22
+    expect(results.settings.sequential).toMatchObject({ alpha: 0.05, tests: 5, budgetMinutes: 2 });
+    expect(results.settings.sequential?.looks.map((l) => l.rounds)).toEqual([11, 17, 22]);
+    expect(results.settings.repetitions).toBe(22);
+    // the head's upstream answers 50 ms later: decided at the first look (the second when a
+    // disturbed round of this shared machine turned one sign), never run to the last
+    const rounds = results.cells[0]!.repetitions.length;
+    expect([11, 17]).toContain(rounds);
+    for (const c of results.cells)
+      expect(c.repetitions.map((r) => r.round)).toEqual([...Array(rounds).keys()]);
+    const look = rounds === 11 ? 1 : 2;
+    expect(log).toContain(
+      `light-default: stopped after ${rounds} rounds (look ${look} of 3): every metric of its 3 decided`,
+    );
+    const comparison = compareVariants(results);
+    expect(comparison.planned).toBe(true);
+    const p50 = comparison.cells[0]?.metrics.find((m) => m.metric === "p50");
+    expect(p50?.verdict).toBe("regressed");
+    expect(p50?.look).toBeLessThanOrEqual(look);
+    expect(comparison.looks.map((l) => [l.rounds, l.cells])).toEqual([
+      [11, 1],
+      [17, rounds === 17 ? 1 : 0],
+      [22, 0],
+    ]);
+  }, 240_000);
+
   it("--resume finishes the unfinished variant cells and keeps the others", async () => {
     const out = path.join(tmp, "resume");
     await run({
