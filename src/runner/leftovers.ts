@@ -282,7 +282,7 @@ function keepLedger(dir: string): RunLedger {
     ...(startTicks === undefined ? {} : { startTicks }),
   };
   writeFileSync(ownerFile, `${JSON.stringify(owner)}\n`);
-  mkdirSync(registryDir(), { recursive: true });
+  mkdirSync(registryDir(), { recursive: true, mode: 0o700 });
   writeFileSync(registryEntry(dir), dir);
   const pidFile = (pgid: number) => path.join(folder, `${pgid}.json`);
   watchProcesses({
