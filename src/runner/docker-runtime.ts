@@ -253,11 +253,19 @@ export function parseContainerList(text: string): ContainerRecord[] {
  */
 export function leftoverVerdict(
   containers: readonly ContainerRecord[],
-  here: { runId: string; cores: readonly number[]; host: string; alive: (pid: number) => boolean },
+  here: {
+    runId: string;
+    cores: readonly number[];
+    host: string;
+    pid: number;
+    alive: (pid: number) => boolean;
+  },
 ): { remove: string[]; refuse?: string } {
   const overlaps = (c: ContainerRecord) =>
     c.cpus.length === 0 || here.cores.length === 0 || c.cpus.some((core) => here.cores.includes(core));
-  const others = containers.filter((c) => c.run !== here.runId && overlaps(c));
+  // This process's own containers (of an earlier runtime of a study, say) are not another run's.
+  const mine = (c: ContainerRecord) => c.owner?.host === here.host && c.owner.pid === here.pid;
+  const others = containers.filter((c) => c.run !== here.runId && !mine(c) && overlaps(c));
   const live = (c: ContainerRecord) => !c.owner || c.owner.host !== here.host || here.alive(c.owner.pid);
   const remove = others.filter((c) => !live(c)).map((c) => c.name);
   const busy = others.filter(live);
@@ -364,6 +372,7 @@ export class DockerRuntime implements Runtime {
       runId: this.runId,
       cores,
       host: hostname(),
+      pid: process.pid,
       alive: processAlive,
     });
     if (verdict.remove.length > 0) {

@@ -409,7 +409,13 @@ describe("containers a cancelled or killed run left behind", () => {
   const fake = path.join(PROJECT_ROOT, "test", "actions", "support", "fake-docker.sh");
   /** A pid no process has: a child that has already ended. */
   const deadPid = spawnSync("true").pid;
-  const here = { runId: "now", cores: [2, 3], host: "bench-01", alive: (pid: number) => pid === 4242 };
+  const here = {
+    runId: "now",
+    cores: [2, 3],
+    host: "bench-01",
+    pid: 7,
+    alive: (pid: number) => pid === 4242,
+  };
   const record = (name: string, run: string, owner: string, cpus: number[]): ContainerRecord => {
     const [host, pid] = owner.split(":");
     return { name, run, owner: { host: host!, pid: Number(pid) }, cpus };
@@ -446,7 +452,9 @@ describe("containers a cancelled or killed run left behind", () => {
     const elsewhere = record("elsewhere", "other", "bench-01:4242", [6, 7]);
     const ours = record("ours", "now", "bench-01:1", [2]);
     const remote = record("remote", "far", "bench-02:999", [2]);
-    expect(leftoverVerdict([stale, elsewhere, ours], here)).toEqual({ remove: ["stale"] });
+    // A container this very process started under another run id (an earlier runtime) is its own.
+    const sameProcess = record("same-process", "earlier", "bench-01:7", [2]);
+    expect(leftoverVerdict([stale, elsewhere, ours, sameProcess], here)).toEqual({ remove: ["stale"] });
     const refused = leftoverVerdict([stale, live], here);
     expect(refused.remove).toEqual(["stale"]);
     expect(refused.refuse).toMatch(/cores 2,3 are in use by containers of another proxybench run/);
@@ -472,7 +480,7 @@ describe("containers a cancelled or killed run left behind", () => {
     await withState(async (state) => {
       const left = [
         `proxybench-proxy-nginx-old-1\told\t${hostname()}:${deadPid}\t1`,
-        `proxybench-proxy-envoy-busy-1\tbusy\t${hostname()}:${process.pid}\t5`,
+        `proxybench-proxy-envoy-busy-1\tbusy\t${hostname()}:${process.ppid}\t5`,
       ];
       await writeFile(path.join(state, "containers"), `${left.join("\n")}\n`);
       const runtime = new DockerRuntime({ docker: fake, runId: "new", user: "1000:1000" });
@@ -480,7 +488,7 @@ describe("containers a cancelled or killed run left behind", () => {
       expect(existsSync(path.join(state, "proxybench-proxy-nginx-old-1.removed"))).toBe(true);
       expect(existsSync(path.join(state, "proxybench-proxy-envoy-busy-1.removed"))).toBe(false);
       await proc.stop();
-      // Core 5 is held by a run whose process (this one) still runs: refused, nothing removed.
+      // Core 5 is held by a run whose process (this one's parent) still runs: refused, nothing removed.
       const error = await runtime
         .start({ ...base, cpus: [5], logFile: path.join(state, "b.log") })
         .catch((e: unknown) => e);
