@@ -498,6 +498,34 @@ describe("containers a cancelled or killed run left behind", () => {
     });
   });
 
+  it("proxybench containers --remove, as the run action calls it, removes the run PROXYBENCH_RUN_ID names", async () => {
+    await withState(async (state) => {
+      const id = "123-1-bench-GitHub Actions 2";
+      const previous = process.env.PROXYBENCH_RUN_ID;
+      process.env.PROXYBENCH_RUN_ID = id;
+      try {
+        // The run step: its runtime takes the id from the same variable.
+        const runtime = new DockerRuntime({ docker: fake, user: "1000:1000" });
+        await runtime.start({ ...base, cpus: [1], logFile: path.join(state, "r.log") });
+      } finally {
+        if (previous === undefined) delete process.env.PROXYBENCH_RUN_ID;
+        else process.env.PROXYBENCH_RUN_ID = previous;
+      }
+      const cli = spawnSync(
+        process.execPath,
+        [path.join(PROJECT_ROOT, "bin", "proxybench.js"), "containers", "--remove", "--docker", fake],
+        { env: { ...process.env, PROXYBENCH_RUN_ID: id, FAKE_DOCKER_STATE: state }, encoding: "utf8" },
+      );
+      expect(cli.stderr).toBe("");
+      expect(cli.stdout).toBe(
+        "removed 1 container(s) of run 123-1-bench-GitHub-Actions-2: proxybench-proxy-nginx-123-1-bench-GitHub-Actions-2-1\n",
+      );
+      expect(
+        existsSync(path.join(state, "proxybench-proxy-nginx-123-1-bench-GitHub-Actions-2-1.removed")),
+      ).toBe(true);
+    });
+  });
+
   it("names its live containers' CPU for the noise check, or nothing when one cannot be read", async () => {
     await withState(async (state) => {
       const runtime = new DockerRuntime({ docker: fake, runId: "noise", user: "1000:1000" });
