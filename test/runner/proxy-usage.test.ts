@@ -5,6 +5,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cgroupUsageReader } from "../../src/runner/cgroup-usage.js";
 import { groupUsageReader } from "../../src/runner/cpu-usage.js";
+import { finishCostSpan, startCostSpan } from "../../src/runner/proxy-cost.js";
+import type { RunningProcess } from "../../src/runner/runtime.js";
 
 // Real processes, real /proc and cgroup files of this machine; CPU time is compared with CPU
 // time, so nothing here depends on how busy the machine is.
@@ -109,6 +111,40 @@ describe("a process group's usage (/proc)", () => {
 
   it("reads nothing for a group that does not exist", async () => {
     expect(await groupUsageReader(2 ** 22 + 12345)(false)).toBeUndefined();
+  });
+});
+
+describe("the idle rate taken off the span", () => {
+  it("takes off a busy idler's CPU outside the window, with its rate read before the span or over the gap", async () => {
+    // a "proxy" that is never idle: 4 ms of work every 20 ms, about 0.2 core, load or not
+    const js = "setInterval(()=>{const t=Date.now();while(Date.now()-t<4);},20)";
+    const pgid = group(`exec ${process.execPath} -e "${js}"`);
+    await sleep(300);
+    const read = groupUsageReader(pgid);
+    const proc: RunningProcess = {
+      name: "idler",
+      pid: pgid,
+      exited: new Promise(() => {}),
+      alive: () => true,
+      stop: async () => {},
+      usage: read,
+    };
+    // first span: no earlier reading, so the idle rate comes from a short pause before it
+    const first = await startCostSpan(proc);
+    expect(first?.idleCores).toBeGreaterThan(0.02);
+    await sleep(1000); // all of it outside a 1 ms "window": the engine starting
+    const all = await finishCostSpan(proc, first, { durationS: 0.001, requests: 100 });
+    expect(all!.idleCpuS).toBeGreaterThan(0);
+    expect(all!.cpuS).toBeLessThan(all!.idleCpuS);
+    // second span, more than a second later: the idle rate is the gap's, no pause
+    await sleep(1200);
+    const second = await startCostSpan(proc);
+    expect(second?.idleCores).toBeGreaterThan(0.02);
+    await sleep(500);
+    const inside = await finishCostSpan(proc, second, { durationS: 60, requests: 100 });
+    // a window as long as the span: nothing is outside it, nothing taken off
+    expect(inside!.idleCpuS).toBe(0);
+    expect(inside!.cpuS).toBeGreaterThan(0.01);
   });
 });
 
