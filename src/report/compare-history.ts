@@ -10,14 +10,14 @@ import { UserError } from "../util/errors.js";
  * bench `<proxy> req/s`; `<proxy> [<engine>] ...` where a scenario ran several engines).
  */
 
-export interface HistoryCell {
+interface HistoryCell {
   scenario: string;
   loadLabel: string;
   proxy: string;
   engine: string;
 }
 
-export interface PastMedian {
+interface PastMedian {
   /** The commit the run measured. */
   commit: string;
   value: number;

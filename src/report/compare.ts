@@ -69,7 +69,7 @@ interface MetricShown {
 }
 
 /** A metric the load fixes (requests/sec under a fixed arrival rate): shown, never tested. */
-export interface ShownMetric extends MetricShown {
+interface ShownMetric extends MetricShown {
   why: string;
 }
 
@@ -137,7 +137,7 @@ export interface RunInfo {
 }
 
 /** A look of the run's plan as the comparison took it. */
-export interface LookTaken {
+interface LookTaken {
   rounds: number;
   /** Alpha spent at this look. */
   alpha: number;

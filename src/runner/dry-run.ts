@@ -8,9 +8,9 @@ import { prepareStudy, type StudyOverrides } from "../studies/run.js";
 import { formatCpuLayout } from "./cpus.js";
 import { skippedName, type Plan, type PlannedCell } from "./plan.js";
 import { checkRunInputs } from "./preflight.js";
-import { coreCount, resolveSettings, type RunRequest } from "./settings.js";
+import { coreCount, resolveSettings, withRoundsPlan, type RunRequest } from "./settings.js";
 import { estimateSeconds, shardOfKeys, shardPlan } from "./shard.js";
-import { planRun } from "./variants.js";
+import { planRun, planVariantRounds } from "./variants.js";
 import { UserError } from "../util/errors.js";
 
 /**
@@ -88,8 +88,14 @@ export async function dryRun(
   out: Out = process.stdout,
   builtinDirs: Pick<ManifestDirs, "builtinProxiesDir" | "builtinScenariosDir"> = {},
 ): Promise<void> {
-  const { settings } = resolveSettings(req, coreCount());
-  const plan = shardPlan(await planRun(settings, builtinDirs), settings.shard);
+  const resolved = resolveSettings(req, coreCount()).settings;
+  const full = await planRun(resolved, builtinDirs);
+  const plan = shardPlan(full, resolved.shard);
+  // --repetitions auto: the rounds planned as the run would (the estimate takes the last look's)
+  const rounds = req.autoRounds
+    ? planVariantRounds(full, plan, resolved.variants ?? [], req.budgetMinutes)
+    : undefined;
+  const settings = rounds ? withRoundsPlan(resolved, rounds) : resolved;
   await checkRunInputs(plan, req.out === undefined ? undefined : path.resolve(req.out));
   out.write(renderDryRun(plan, settings, formatCpuLayout(settings.cpus)));
 }
