@@ -58,7 +58,8 @@ async function cliKills(tmp: string, scenarios: string): Promise<void> {
     const resumed = await runCli(["run", "--resume", out], { cwd: tmp });
     const missing = await incompleteCells(out, proxies, 2);
     if (missing.length > 0 || resumed.code === null || resumed.code > 1) {
-      incomplete.push(`kill ${i}: exit ${resumed.code}; ${missing.join("; ")}`);
+      const said = resumed.stderr.trim().split("\n").slice(-3).join(" | ");
+      incomplete.push(`kill ${i}: exit ${resumed.code}; ${missing.join("; ")}; it said: ${said}`);
     }
     const when = killed.killed ? `${delayMs} ms in` : "after it ended";
     console.log(

@@ -207,9 +207,12 @@ function layoutCores(cpus: CpuLayout): number[] {
   return [...new Set([...cpus.loadgen, ...cpus.proxy, ...cpus.upstream])].sort((a, b) => a - b);
 }
 
-/** Pure: the leftovers that run on any of `cores` (an unpinned one may run on all of them). */
+/**
+ * Pure: the leftovers pinned to any of `cores`. An unpinned one (a docker client, a version
+ * check) holds no core of its own: doctor lists it, a run does not refuse for it.
+ */
 function onCores(leftovers: readonly Leftover[], cores: readonly number[]): Leftover[] {
-  return leftovers.filter((l) => l.cpus.length === 0 || l.cpus.some((c) => cores.includes(c)));
+  return leftovers.filter((l) => l.cpus.some((c) => cores.includes(c)));
 }
 
 /** The run's record of what it started, and how it stops keeping one. */
