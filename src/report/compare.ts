@@ -709,7 +709,7 @@ function pairedNotes(
   const n = Math.min(...members.map((m) => m.pairs.length));
   if (members.length > 0 && n < needed) {
     notes.push(
-      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members.length)} exists (${members.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}, or --repetitions auto).`,
+      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members.length)} exists (${members.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}), or let --repetitions auto size them.`,
     );
   }
   for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
