@@ -45184,7 +45184,7 @@ function pairedNotes(cells, members2, looks, level) {
   const n = Math.min(...members2.map((m) => m.pairs.length));
   if (members2.length > 0 && n < needed) {
     notes.push(
-      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members2.length)} exists (${members2.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}, or --repetitions auto).`
+      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members2.length)} exists (${members2.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}), or let --repetitions auto size them.`
     );
   }
   for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
