@@ -38,7 +38,7 @@ const UNIT = [
 ];
 
 const PROCESSES = [
-  "test/actions/{proxy-images,report-action,report-action-counted,reused-runner,workflows}.test.ts",
+  "test/actions/{proxy-images,report-action,report-action-combined,report-action-counted,reused-runner,workflows}.test.ts",
   "test/commands/run.test.ts",
   "test/docs/commands.test.ts",
   "test/e2e/missing-tools.test.ts",

@@ -1,7 +1,6 @@
 import { createClient } from "../../src/github/client.js";
 import { upsertStickyComment } from "../../src/github/comment.js";
 import { readRefusal } from "../../src/github/refusal.js";
-import type { Results } from "../../src/results/schema.js";
 import type { ReportSettings } from "./input-helper.js";
 import { findPullRequest } from "./pull-request.js";
 import type { ReportDeps } from "./report.js";
@@ -15,14 +14,6 @@ const READ_ONLY_TOKEN_HINT =
 export interface CommentHead {
   sha: string;
   time: string;
-}
-
-export function commentHead(head: {
-  environment?: Pick<Results["environment"], "git"> | undefined;
-  startedAt: string;
-}): CommentHead {
-  const git = head.environment?.git;
-  return { sha: git?.commit ?? "", time: git?.timestamp ?? head.startedAt };
 }
 
 /** The comment's URL ("" when none was written), and the error that fails the step, if one does. */

@@ -5,8 +5,12 @@ import { createClient } from "../github/client.js";
 import { isCommitSha, isPullRequestNumber, parseRepository } from "../github/identifiers.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";
-import { renderMarkdownReport } from "../report/markdown.js";
-import { readResults } from "../results/io.js";
+import { loadCommentRuns } from "../report/comment-runs.js";
+import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../report/compare.js";
+import { buildPrComment } from "../report/pr-comment.js";
+import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
+import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
+import { pickDefined } from "../util/objects.js";
 import { UserError } from "../util/errors.js";
 
 /** What the flags give as they are and the settings keep. */
@@ -17,16 +21,28 @@ interface CommentOptions {
   detailsUrl?: string;
   marker: string;
   baselineProxy?: string;
+  runnerName?: string;
+  baseResults?: string;
 }
 
 interface CommentFlags extends CommentOptions {
   markdown?: string;
   /** OWNER/NAME. */
   repo: string;
+  threshold?: string;
+  alpha?: string;
+  floor?: string;
 }
 
-interface CommentSettings extends CommentOptions {
-  source: { resultsDir: string } | { markdownFile: string };
+/** What the comparison is judged by: the report action's inputs of the same names. */
+interface Judging {
+  thresholdPct: number;
+  alpha: number;
+  floorPct: number;
+}
+
+interface CommentSettings extends CommentOptions, Judging {
+  source: { results: string[] } | { markdownFile: string };
   owner: string;
   repo: string;
   token: string;
@@ -40,13 +56,11 @@ function prNumber(value: string): number {
 }
 
 /** Reads and checks every input; errors name the flag or variable (pure apart from `env`). */
-function commentSettings(
-  resultsDir: string | undefined,
-  flags: CommentFlags,
-  env: NodeJS.ProcessEnv,
-): CommentSettings {
-  if ((resultsDir === undefined) === (flags.markdown === undefined)) {
-    throw new UserError("comment: give either RESULTS_DIR or --markdown FILE (one of them)");
+function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.ProcessEnv): CommentSettings {
+  if ((results.length === 0) === (flags.markdown === undefined)) {
+    throw new UserError(
+      "comment: give either RESULTS_DIR or --markdown FILE (one of them; RESULTS_DIR may be several)",
+    );
   }
   const repo = parseRepository(flags.repo);
   if (!repo) throw new UserError(`--repo ${flags.repo}: expected OWNER/NAME`);
@@ -69,7 +83,7 @@ function commentSettings(
   if (!token)
     throw new UserError("GITHUB_TOKEN is not set: the comment needs a token with pull-requests: write");
   return {
-    source: resultsDir !== undefined ? { resultsDir } : { markdownFile: flags.markdown! },
+    source: results.length > 0 ? { results } : { markdownFile: flags.markdown! },
     owner: repo.owner,
     repo: repo.repo,
     pr: flags.pr,
@@ -78,6 +92,11 @@ function commentSettings(
     detailsUrl: flags.detailsUrl,
     marker,
     baselineProxy: flags.baselineProxy,
+    runnerName: flags.runnerName,
+    baseResults: flags.baseResults,
+    thresholdPct: optionalNumberInput("--threshold", flags.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
+    alpha: optionalNumberInput("--alpha", flags.alpha, DEFAULT_ALPHA, PROBABILITY),
+    floorPct: optionalNumberInput("--floor", flags.floor, DEFAULT_FLOOR_PCT, PERCENTAGE),
     token,
     apiUrl: env.GITHUB_API_URL || undefined,
   };
@@ -88,15 +107,19 @@ async function loadReport(
   settings: CommentSettings,
   now: Date,
 ): Promise<{ markdown: string; head: HeadInfo }> {
-  if ("resultsDir" in settings.source) {
-    const results = await readResults(settings.source.resultsDir);
-    const markdown = renderMarkdownReport(results, { baselineProxy: settings.baselineProxy });
+  if ("results" in settings.source) {
+    const runs = await loadCommentRuns(settings.source.results, {
+      floorPct: settings.floorPct,
+      ...pickDefined(settings, ["baseResults"]),
+    });
+    const built = buildPrComment(runs, {
+      thresholdPct: settings.thresholdPct,
+      alpha: settings.alpha,
+      ...pickDefined(settings, ["baselineProxy", "runnerName"]),
+    });
     return {
-      markdown,
-      head: {
-        sha: settings.headSha ?? results.environment.git.commit,
-        time: settings.headTime ?? results.environment.git.timestamp ?? results.startedAt,
-      },
+      markdown: built.markdown,
+      head: { sha: settings.headSha ?? built.head.sha, time: settings.headTime ?? built.head.time },
     };
   }
   const file = settings.source.markdownFile;
@@ -130,9 +153,13 @@ export function register(program: Command): void {
   program
     .command("comment")
     .description(
-      "Create or update one sticky pull request comment with the report (found by a hidden marker)",
+      "Create or update one sticky pull request comment with the report (found by a hidden marker): " +
+        "the same comment the report action posts, counted verdicts first",
     )
-    .argument("[results-dir]", "results directory (or results.json) to report")
+    .argument(
+      "[results...]",
+      "results directories to report: wall-clock runs (results.json, shards merged) and a counted run (instructions.json)",
+    )
     .option("--markdown <file>", "post this markdown instead of a report of RESULTS_DIR")
     .requiredOption("--repo <owner/name>", "repository of the pull request")
     .requiredOption("--pr <number>", "pull request number", prNumber)
@@ -141,8 +168,13 @@ export function register(program: Command): void {
     .option("--details-url <url>", "link to the full report (e.g. the run URL), used when the body is cut")
     .option("--marker <id>", "marker id: one sticky comment per id", "proxybench")
     .option("--baseline-proxy <name>", "baseline column of the report tables")
-    .action(async (resultsDir: string | undefined, flags: CommentFlags) => {
-      const settings = commentSettings(resultsDir, flags, process.env);
+    .option("--base-results <dir>", "a base run measured at another time (unpaired)")
+    .option("--threshold <pct>", `smallest % change that counts (default ${DEFAULT_THRESHOLD_PCT})`)
+    .option("--alpha <p>", `false-alarm rate of the wall-clock comparison (default ${DEFAULT_ALPHA})`)
+    .option("--floor <pct>", `smallest % change in counted work that counts (default ${DEFAULT_FLOOR_PCT})`)
+    .option("--runner-name <name>", "the benchmark runner's name, shown where it was measured")
+    .action(async (results: string[], flags: CommentFlags) => {
+      const settings = commentSettings(results, flags, process.env);
       const { markdown, head } = await loadReport(settings, new Date());
       if (await writeJobSummary(markdown)) process.stderr.write("comment: report added to the job summary\n");
       const client = createClient({

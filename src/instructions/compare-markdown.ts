@@ -63,18 +63,24 @@ function renderWhereItWent(cell: CountedCellComparison): string[] {
   ];
 }
 
-export function headline(c: CountedComparison): string {
+export function headline(c: CountedComparison, level = 2): string {
   const all = c.cells.flatMap((cell) => cell.metrics);
   const count = (v: string) => all.filter((m) => m.verdict === v).length;
   return (
-    `## proxybench compare (instructions): ${count("more-work")} more work, ${count("less-work")} less work, ` +
+    `${"#".repeat(level)} proxybench compare (instructions): ${count("more-work")} more work, ${count("less-work")} less work, ` +
     `${count("unchanged")} unchanged, ${count("inconclusive")} inconclusive`
   );
 }
 
-export function renderCountedComparison(c: CountedComparison): string {
+/** Level of the title heading (2 = `##`): a PR comment nests it under its own section. */
+export interface CountedMarkdownOptions {
+  headingLevel?: number;
+}
+
+export function renderCountedComparison(c: CountedComparison, options: CountedMarkdownOptions = {}): string {
+  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 6);
   const lines = [
-    headline(c),
+    headline(c, level),
     "",
     ...(c.variants === undefined
       ? []
