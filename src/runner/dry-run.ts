@@ -93,7 +93,7 @@ export async function dryRun(
   const plan = shardPlan(full, resolved.shard);
   // --repetitions auto: the rounds planned as the run would (the estimate takes the last look's)
   const rounds = req.autoRounds
-    ? planVariantRounds(full, plan, resolved.variants ?? [], req.budgetMinutes)
+    ? planVariantRounds(full, resolved.variants ?? [], req.budgetMinutes, resolved.shard?.count ?? 1)
     : undefined;
   const settings = rounds ? withRoundsPlan(resolved, rounds) : resolved;
   await checkRunInputs(plan, req.out === undefined ? undefined : path.resolve(req.out));

@@ -166,7 +166,8 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
   const plan = shardPlan(fullPlan, resolved.settings.shard);
   if (req.autoRounds && !previous) {
     const variants = resolved.settings.variants ?? [];
-    const rounds = planVariantRounds(fullPlan, plan, variants, req.budgetMinutes);
+    const shards = resolved.settings.shard?.count ?? 1;
+    const rounds = planVariantRounds(fullPlan, variants, req.budgetMinutes, shards);
     resolved.settings = withRoundsPlan(resolved.settings, rounds);
   }
   const { keep, todo } = previous

@@ -182,14 +182,14 @@ export function roundSeconds(plan: Plan): { perRound: number; fixed: number } {
 
 /**
  * `--repetitions auto`: the rounds of a variant run, planned before it starts (src/stats/sequential.ts).
- * `full`: the whole matrix, whose family compare tests (shards included); `mine`: what this
- * machine runs, which the time budget pays for.
+ * `full`: the whole matrix, whose family compare tests; split over `shards` machines, each pays
+ * its even share of the matrix's time out of the budget, so every shard plans the same looks.
  */
 export function planVariantRounds(
   full: Plan,
-  mine: Plan,
   variants: readonly Variant[],
   budgetMinutes?: number,
+  shards = 1,
 ): NonNullable<Settings["sequential"]> {
   const tests = familyTests(full, variants);
   if (tests === 0) {
@@ -197,11 +197,11 @@ export function planVariantRounds(
       "--repetitions auto: no cell runs in both compared variants, so there is nothing to size the rounds for",
     );
   }
-  const { perRound, fixed } = roundSeconds(mine);
+  const { perRound, fixed } = roundSeconds(full);
   const maxRounds =
     budgetMinutes === undefined
       ? undefined
-      : Math.max(1, Math.floor((budgetMinutes * 60 - fixed) / perRound));
+      : Math.max(1, Math.floor((budgetMinutes * 60 - fixed / shards) / (perRound / shards)));
   const plan = planLooks({ alpha: DEFAULT_ALPHA, tests, ...(maxRounds !== undefined ? { maxRounds } : {}) });
   return { ...plan, ...(budgetMinutes !== undefined ? { budgetMinutes } : {}) };
 }
