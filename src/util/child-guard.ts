@@ -20,6 +20,10 @@ import type { Socket } from "node:net";
 const GUARD_PROGRAM =
   '/^\\+[0-9]+$/ { g[substr($0, 2)] = 1 } /^-[0-9]+$/ { delete g[substr($0, 2)] } END { for (k in g) system("kill -KILL -" k " 2>/dev/null") }';
 
+/** util-linux's, beside taskset and prlimit; and the guard's interpreter (POSIX). */
+const SETPRIV = "setpriv";
+const AWK = "awk";
+
 let guard: ChildProcess | undefined;
 /** The groups the guard holds: it runs while there is one. */
 const groups = new Set<number>();
@@ -28,7 +32,7 @@ let pdeathsig: boolean | undefined;
 /** True when `setpriv --pdeathsig` works here (Linux with util-linux 2.33 or later). */
 function pdeathsigWorks(): boolean {
   if (pdeathsig === undefined) {
-    const probe = spawnSync("setpriv", ["--pdeathsig", "KILL", "--", "true"], { stdio: "ignore" });
+    const probe = spawnSync(SETPRIV, ["--pdeathsig", "KILL", "--", "true"], { stdio: "ignore" });
     pdeathsig = probe.status === 0;
   }
   return pdeathsig;
@@ -36,7 +40,7 @@ function pdeathsigWorks(): boolean {
 
 /** The argv that makes `command` die with its parent (pure; `works` says whether setpriv can). */
 export function deathSignalCommand(command: string, args: string[], works: boolean): [string, string[]] {
-  return works ? ["setpriv", ["--pdeathsig", "KILL", "--", command, ...args]] : [command, args];
+  return works ? [SETPRIV, ["--pdeathsig", "KILL", "--", command, ...args]] : [command, args];
 }
 
 /** `command` wrapped so that the kernel kills it when this process's main thread exits. */
@@ -45,7 +49,7 @@ export function diesWithParent(command: string, args: string[]): [string, string
 }
 
 function startGuard(): ChildProcess {
-  const child = spawn("awk", [GUARD_PROGRAM], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+  const child = spawn(AWK, [GUARD_PROGRAM], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
   child.once("error", () => undefined); // no awk: setpriv alone
   child.stdin?.on("error", () => undefined);
   child.unref();
