@@ -14,6 +14,8 @@ const ACCEPTED = new Set([
   "proxiesDir",
   "scenariosDir",
   "variant",
+  "variantProxiesDir",
+  "variantScenariosDir",
   "measure",
 ]);
 

@@ -670,9 +670,14 @@ describe("base and head are measured in one run, interleaved on one runner", () 
     const downloads = (bench.jobs.report?.steps ?? []).filter((s) =>
       s.uses?.startsWith("actions/download-artifact@"),
     );
-    // Every shard's artifact, each into a folder of its own that the report action merges.
+    // Every shard's artifact, each into a folder of its own that the report action merges, and
+    // the counted run's beside them.
     expect(downloads.map((d) => d.with)).toEqual([
       { pattern: "${{ inputs.artifact-prefix }}-results-*", path: "results" },
+      {
+        name: "${{ inputs.artifact-prefix }}-instructions",
+        path: "results/${{ inputs.artifact-prefix }}-instructions",
+      },
     ]);
   });
 
@@ -1069,5 +1074,89 @@ describe("the counted benchmark's fork-safe pair", () => {
     expect(comment).toContain(`"${caller.name}"`);
     expect(comment).toContain(`name: ${prefix}-results`);
     expect(comment).toContain(`github.event.workflow_run.name == '${caller.name}'`);
+  });
+});
+
+describe("bench.yml counts instructions beside the wall-clock rounds, and the comment leads with them", () => {
+  const bench = read<Workflow>(BENCH);
+  const count = bench.jobs.count as (Job & { needs?: unknown }) | undefined;
+  const countStep = (count?.steps ?? []).find((s) => s.run?.includes("--measure instructions"));
+
+  /** The step's shell code as the runner runs it, with `node` recording the arguments it is given. */
+  function countArgs(env: Record<string, string>): string[] {
+    const bin = path.join(PROJECT_ROOT, "node_modules", ".cache", "pb-count-stub");
+    const result = spawnSync(
+      "bash",
+      [
+        "-c",
+        `mkdir -p "${bin}" && printf '#!/bin/sh\\nfor a; do echo "$a"; done\\n' > "${bin}/node" && chmod +x "${bin}/node" && PATH="${bin}:$PATH" && ${countStep?.run ?? "exit 99"}`,
+      ],
+      {
+        env: {
+          PATH: process.env.PATH,
+          PROXIES: "nginx,envoy",
+          SCENARIOS: "passthrough",
+          REPETITIONS: "3",
+          BASE: "",
+          PROXIES_DIR: "",
+          SCENARIOS_DIR: "",
+          ...env,
+        },
+        encoding: "utf8",
+      },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    return result.stdout.trim().split("\n");
+  }
+
+  it("a job on a hosted runner with a read-only token, for every approved call without a study", () => {
+    expect(count?.["runs-on"]).toBe("ubuntu-latest");
+    expect(count?.permissions).toEqual({ contents: "read" });
+    expect(count?.needs).toBe("detect-env");
+    expect(count?.if).toContain("needs.detect-env.outputs.approved == 'true'");
+    expect(count?.if).toContain("inputs.study == ''");
+  });
+
+  it("counts base and head as variants of one run, with the caller's proxies-dir inside each checkout", () => {
+    const args = countArgs({ BASE: "../base", PROXIES_DIR: "bench/proxies" });
+    expect(args.slice(0, 3)).toEqual(["./bin/proxybench.js", "run", "--measure"]);
+    expect(args.join(" ")).toContain("--variant base=../base --variant head=../head");
+    expect(args.join(" ")).toContain("--variant-proxies-dir bench/proxies");
+    expect(args).not.toContain("--proxies-dir");
+    const alone = countArgs({ PROXIES_DIR: "bench/proxies" });
+    expect(alone).not.toContain("--variant");
+    expect(alone.join(" ")).toContain("--proxies-dir ../head/bench/proxies");
+  });
+
+  it("the counted run takes those flags (a proxy it does not know is the first thing it refuses)", async () => {
+    const args = countArgs({
+      BASE: "../base",
+      PROXIES_DIR: "bench/proxies",
+      SCENARIOS_DIR: "bench/scenarios",
+    });
+    const run = spawnSync(
+      process.execPath,
+      [path.join(PROJECT_ROOT, "bin", "proxybench.js"), ...args.slice(1)],
+      {
+        cwd: PROJECT_ROOT,
+        encoding: "utf8",
+      },
+    );
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).not.toMatch(/cannot be used together|unknown option/);
+    expect(run.stderr).toMatch(/--variant|base/);
+  });
+
+  it("the report job downloads the counted artifact beside the shards, under the name the count job uploads", () => {
+    const report = bench.jobs.report as Job & { needs?: string[] };
+    expect(report.needs).toContain("count");
+    const upload = (count?.steps ?? []).find((s) => s.uses?.startsWith("actions/upload-artifact@"));
+    const download = (report.steps ?? []).find((s) => s.name === "Download the counted results");
+    expect(download?.with?.name).toBe(upload?.with?.name);
+    expect(download?.if).toBe("${{ needs.count.result == 'success' }}");
+    expect(String(download?.with?.path)).toBe(`results/${String(upload?.with?.name)}`);
+    const compare = (report.steps ?? []).find((s) => s.id === "report");
+    expect(compare?.with?.results).toBe("results");
+    expect(compare?.with?.floor).toBe("${{ inputs.floor }}");
   });
 });
