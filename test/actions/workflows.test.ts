@@ -1079,7 +1079,7 @@ describe("the counted benchmark's fork-safe pair", () => {
 
 describe("bench.yml counts instructions beside the wall-clock rounds, and the comment leads with them", () => {
   const bench = read<Workflow>(BENCH);
-  const count = bench.jobs.count as (Job & { needs?: unknown }) | undefined;
+  const count = bench.jobs.count;
   const countStep = (count?.steps ?? []).find((s) => s.run?.includes("--measure instructions"));
 
   /** The step's shell code as the runner runs it, with `node` recording the arguments it is given. */
@@ -1128,7 +1128,7 @@ describe("bench.yml counts instructions beside the wall-clock rounds, and the co
     expect(alone.join(" ")).toContain("--proxies-dir ../head/bench/proxies");
   });
 
-  it("the counted run takes those flags (a proxy it does not know is the first thing it refuses)", async () => {
+  it("the counted run takes those flags (a proxy it does not know is the first thing it refuses)", () => {
     const args = countArgs({
       BASE: "../base",
       PROXIES_DIR: "bench/proxies",
