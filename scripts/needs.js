@@ -82,7 +82,8 @@ export function crateOf(proxy) {
     ["version", version, /^[0-9]+\.[0-9]+\.[0-9]+$/],
     ["bin", bin, /^[a-z0-9][a-z0-9_-]*$/],
   ]) {
-    if (typeof value !== "string" || !pattern.test(value)) fail(`${file}: ${field}: expected ${pattern}, got ${value}`);
+    if (typeof value !== "string" || !pattern.test(value))
+      fail(`${file}: ${field}: expected ${pattern}, got ${value}`);
   }
   return { crate, version, bin };
 }
