@@ -256,7 +256,8 @@ fi
 # cargo install --locked (the crate's own lock) at the version of proxies/<proxy>/crate.yml into
 # .tools/<proxy>, once; its build folder stays in .tools/<proxy>/target (a rebuild at another
 # version reuses it; delete it to get the disk back). Its build scripts need protoc (above).
-# Measured for apollo-router 2.17.0 on 2 cores: about N minutes, N GB of build folder.
+# apollo-router 2.17.0, measured: 34.5 min of CPU (75 min on 2 shared cores at nice 19), 3.9 GB
+# of memory at its peak, a 1.9 GB build folder and an 85 MB binary.
 install_cargo_proxies() {
   local bin proxy spec crate version exe dest start
   for bin in "${!cargo_proxies[@]}"; do
