@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -1158,5 +1159,101 @@ describe("bench.yml counts instructions beside the wall-clock rounds, and the co
     const compare = (report.steps ?? []).find((s) => s.id === "report");
     expect(compare?.with?.results).toBe("results");
     expect(compare?.with?.floor).toBe("${{ inputs.floor }}");
+  });
+});
+
+describe("the shipped callers reach a verdict with their own matrices and defaults", () => {
+  const benchInputs = read<
+    Workflow & { on: { workflow_call: { inputs: Record<string, { default?: unknown }> } } }
+  >(BENCH).on.workflow_call.inputs;
+
+  const str = (v: unknown, otherwise = ""): string =>
+    typeof v === "string" || typeof v === "number" ? String(v) : otherwise;
+
+  /** Every caller that compares base and head: its proxies, scenarios and the rounds it asks for. */
+  function comparingCallers(): Array<{
+    where: string;
+    proxies: string;
+    scenarios: string;
+    repetitions: string;
+    budget: string;
+  }> {
+    const out = [];
+    for (const [file, jobId, job] of benchCallers()) {
+      const w = (job as { with?: Record<string, unknown> }).with ?? {};
+      const compares = w["compare-with"] !== "none" && (w["proxies-dir"] ?? w["scenarios-dir"]) !== undefined;
+      if (!compares) continue;
+      const input = (name: string) => str(w[name] ?? benchInputs[name]?.default);
+      out.push({
+        where: `${file}: ${jobId}`,
+        proxies: input("proxies"),
+        scenarios: input("scenarios"),
+        repetitions: input("repetitions"),
+        budget: input("budget"),
+      });
+    }
+    const fork = read<Workflow>(path.join(PROJECT_ROOT, "workflows/fork-benchmark.yml"));
+    for (const step of Object.values(fork.jobs).flatMap((j) => j.steps ?? [])) {
+      const w = step.with ?? {};
+      if (!step.uses?.startsWith("org/proxybench/action@") || w["base-dir"] === undefined) continue;
+      out.push({
+        where: "workflows/fork-benchmark.yml",
+        proxies: str(w.proxies),
+        scenarios: str(w.scenarios),
+        repetitions: str(w.repetitions, "5"),
+        budget: str(w.budget),
+      });
+    }
+    return out;
+  }
+
+  it("plans enough rounds that the exact test can reject for every tested metric of the family", () => {
+    const callers = comparingCallers();
+    expect(callers.map((c) => c.where)).toEqual(
+      expect.arrayContaining(["workflows/pr-benchmark.yml: bench", "workflows/fork-benchmark.yml"]),
+    );
+    const empty = mkdtempSync(path.join(tmpdir(), "pb-callers-"));
+    mkdirSync(path.join(empty, "proxies"));
+    for (const c of callers) {
+      const args = ["run", "--dry-run", "--runtime", "docker", "-p", c.proxies, "-s", c.scenarios];
+      args.push("--variant", `base:t-base=${empty}`, "--variant", `head:t-head=${empty}`);
+      args.push("--repetitions", c.repetitions, ...(c.budget ? ["--budget", c.budget] : []));
+      const run = spawnSync(process.execPath, [path.join(PROJECT_ROOT, "bin", "proxybench.js"), ...args], {
+        cwd: PROJECT_ROOT,
+        encoding: "utf8",
+      });
+      expect(run.status, `${c.where}: ${run.stderr}`).toBe(0);
+      const plan = /(\d+) cell\(s\), (\d+) repetition\(s\) each/.exec(run.stdout);
+      const cells = Number(plan?.[1]) / 2;
+      const rounds = Number(plan?.[2]);
+      // The most a cell tests: req/s, mean, p50, p99, CPU and memory per request. The exact
+      // Wilcoxon test's smallest two-sided p over n pairs is 2 / 2^n; Holm's first step needs it
+      // at or below alpha / m.
+      expect(2 / 2 ** rounds, `${c.where}: ${cells} cells, ${rounds} rounds`).toBeLessThanOrEqual(
+        0.05 / (cells * 6),
+      );
+    }
+  });
+
+  it("a run with no base (a push, a schedule) takes 10 repetitions: auto sizes a comparison only", () => {
+    const bench = read<Workflow>(BENCH).jobs.bench;
+    const step = (bench?.steps ?? []).find((s) => s.id === "bench");
+    expect(step?.with?.repetitions).toBe(
+      "${{ (inputs.repetitions != 'auto' || needs.detect-env.outputs.base-sha != '') && inputs.repetitions || '10' }}",
+    );
+    const alone = spawnSync(
+      process.execPath,
+      [
+        path.join(PROJECT_ROOT, "bin", "proxybench.js"),
+        "run",
+        "--dry-run",
+        "-p",
+        "nginx",
+        "--repetitions",
+        "auto",
+      ],
+      { cwd: PROJECT_ROOT, encoding: "utf8" },
+    );
+    expect(alone.stderr).toMatch(/--repetitions auto goes with --variant/);
   });
 });
