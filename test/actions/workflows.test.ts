@@ -27,6 +27,7 @@ interface Step {
 }
 interface Job {
   "runs-on"?: unknown;
+  needs?: unknown;
   if?: string;
   uses?: string;
   permissions?: Record<string, string> | string;
