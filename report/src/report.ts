@@ -75,7 +75,7 @@ function failureOf(
  * Writes a rendered report to the job summary and the sticky comment, as the settings ask;
  * returns what the action's outputs are set from.
  */
-export async function deliver(
+async function deliver(
   settings: ReportSettings,
   report: Pick<ReportOutcome, "markdown" | "verdict" | "regressions"> & {
     head: CommentHead;

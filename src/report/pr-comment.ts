@@ -26,14 +26,14 @@ import { renderMarkdownReport } from "./markdown.js";
  * Every string from a results file is escaped: the artifact is the pull request's.
  */
 
-export interface WallClockRuns {
+interface WallClockRuns {
   /** The run (its shards merged); with variants base and head are paired by round. */
   head: Results;
   /** A base run measured at another time (unpaired). */
   base?: Results;
 }
 
-export interface CountedRuns {
+interface CountedRuns {
   head: InstructionsResults;
   /** Undefined when the run holds one variant and no base run was given. */
   comparison?: CountedComparison;
@@ -50,7 +50,7 @@ export interface PrCommentOptions extends CompareOptions {
   runnerName?: string;
 }
 
-export interface SectionCounts {
+interface SectionCounts {
   regressed: number;
   improved: number;
   unchanged: number;
@@ -126,7 +126,7 @@ function countedShortfall(c: CountedComparison): string | undefined {
 }
 
 /** One word over every section: a regression wins, then an improvement, then doubt. Pure. */
-export function overallVerdict(counts: SectionCounts[], shortfall: string | undefined): Verdict {
+function overallVerdict(counts: SectionCounts[], shortfall: string | undefined): Verdict {
   const sum = (k: keyof SectionCounts) => counts.reduce((s, c) => s + c[k], 0);
   if (sum("regressed") > 0) return "regressed";
   if (sum("improved") > 0) return "improved";
@@ -135,7 +135,7 @@ export function overallVerdict(counts: SectionCounts[], shortfall: string | unde
 }
 
 /** "Measured on **runner** (CPU, 8 cores); cores: ..." from the head's results. Pure. */
-export function machineLine(head: Results, runnerName?: string): string {
+function machineLine(head: Results, runnerName?: string): string {
   const env = head.environment;
   const where = escapeMarkdown(runnerName ?? env.hostname ?? "");
   const cpus = head.settings.cpus;

@@ -115,7 +115,7 @@ interface SectionConfig {
  * same output in place (a container keeps its mount), the others are added after them, with
  * `mountOf(output)` as their mount when given (an image's).
  */
-export function withOptionConfigs(
+function withOptionConfigs(
   configs: readonly SectionConfig[],
   added: ReadonlyArray<{ template: string; output: string }>,
   mountOf?: (output: string) => string,
