@@ -45659,59 +45659,6 @@ function cellRunners(results) {
   return out;
 }
 
-// src/report/comment-runs.ts
-async function isDirectory2(p) {
-  return (await stat3(p).catch(() => void 0))?.isDirectory() ?? false;
-}
-async function sortPath(p, found) {
-  const info2 = await stat3(p).catch(() => void 0);
-  if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
-  if (await isInstructionsRun(p)) return void found.counted.push(p);
-  if (!info2.isDirectory() || existsSync2(path4.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
-  const inside = (await readdir2(p, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
-  let any2 = false;
-  for (const name of inside.sort()) {
-    const dir = path4.join(p, name);
-    if (!await isDirectory2(dir)) continue;
-    if (existsSync2(path4.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
-    else if (existsSync2(path4.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
-    else continue;
-    any2 = true;
-  }
-  if (!any2)
-    throw new UserError(`${p}: holds no ${RESULTS_FILE} or ${INSTRUCTIONS_FILE}, nor folders that do`);
-}
-async function countedComparison(dir, baseDir, options2) {
-  if (baseDir !== void 0) return compareCountedRuns(baseDir, dir, options2);
-  const { results } = await readInstructions(dir);
-  const variants = new Set(results.cells.flatMap((c) => c.variant === void 0 ? [] : [c.variant]));
-  return variants.size >= 2 ? compareCountedVariants(dir, options2) : void 0;
-}
-async function loadCommentRuns(paths, options2 = {}) {
-  const found = { wallClock: [], counted: [] };
-  for (const p of paths) await sortPath(p, found);
-  if (found.counted.length > 1) {
-    throw new UserError(
-      `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`
-    );
-  }
-  const { baseResults, ...counted } = options2;
-  const baseIsCounted = baseResults !== void 0 && await isInstructionsRun(baseResults);
-  const runs = {};
-  if (found.wallClock.length > 0) {
-    const head = await readMergedResults(found.wallClock);
-    const base = baseResults !== void 0 && !baseIsCounted ? await readResults(baseResults) : void 0;
-    runs.wallClock = base === void 0 ? { head } : { head, base };
-  }
-  const countedDir = found.counted[0];
-  if (countedDir !== void 0) {
-    const { results: head } = await readInstructions(countedDir);
-    const comparison = await countedComparison(countedDir, baseIsCounted ? baseResults : void 0, counted);
-    runs.counted = comparison === void 0 ? { head } : { head, comparison };
-  }
-  return runs;
-}
-
 // src/report/escape.ts
 var HTML_ENTITIES = {
   "&": "&amp;",
@@ -46476,6 +46423,66 @@ function buildPrComment(runs, options2 = {}) {
     head: commentHead(runs),
     ...shortfall !== void 0 ? { shortfall } : {}
   };
+}
+
+// src/report/comment-runs.ts
+async function isDirectory2(p) {
+  return (await stat3(p).catch(() => void 0))?.isDirectory() ?? false;
+}
+async function sortPath(p, found) {
+  const info2 = await stat3(p).catch(() => void 0);
+  if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
+  if (await isInstructionsRun(p)) return void found.counted.push(p);
+  if (!info2.isDirectory() || existsSync2(path4.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
+  const inside = (await readdir2(p, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  let any2 = false;
+  for (const name of inside.sort()) {
+    const dir = path4.join(p, name);
+    if (!await isDirectory2(dir)) continue;
+    if (existsSync2(path4.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
+    else if (existsSync2(path4.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
+    else continue;
+    any2 = true;
+  }
+  if (!any2)
+    throw new UserError(`${p}: holds no ${RESULTS_FILE} or ${INSTRUCTIONS_FILE}, nor folders that do`);
+}
+async function countedComparison(dir, baseDir, options2) {
+  if (baseDir !== void 0) return compareCountedRuns(baseDir, dir, options2);
+  const { results } = await readInstructions(dir);
+  const variants = new Set(results.cells.flatMap((c) => c.variant === void 0 ? [] : [c.variant]));
+  return variants.size >= 2 ? compareCountedVariants(dir, options2) : void 0;
+}
+async function loadCommentRuns(paths, options2 = {}) {
+  const found = { wallClock: [], counted: [] };
+  for (const p of paths) await sortPath(p, found);
+  if (found.counted.length > 1) {
+    throw new UserError(
+      `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`
+    );
+  }
+  const { baseResults, ...counted } = options2;
+  const baseIsCounted = baseResults !== void 0 && await isInstructionsRun(baseResults);
+  const runs = {};
+  if (found.wallClock.length > 0) {
+    const head = await readMergedResults(found.wallClock);
+    const base = baseResults !== void 0 && !baseIsCounted ? await readResults(baseResults) : void 0;
+    runs.wallClock = base === void 0 ? { head } : { head, base };
+  }
+  const countedDir = found.counted[0];
+  if (countedDir !== void 0) {
+    const { results: head } = await readInstructions(countedDir);
+    const comparison = await countedComparison(countedDir, baseIsCounted ? baseResults : void 0, counted);
+    runs.counted = comparison === void 0 ? { head } : { head, comparison };
+  }
+  return runs;
+}
+async function commentFromPaths(paths, settings) {
+  const runs = await loadCommentRuns(paths, pickDefined(settings, ["floorPct", "baseResults"]));
+  return buildPrComment(
+    runs,
+    pickDefined(settings, ["thresholdPct", "alpha", "baselineProxy", "runnerName"])
+  );
 }
 
 // node_modules/@octokit/plugin-retry/dist-bundle/index.js
@@ -51216,15 +51223,7 @@ ${links.join(" · ")}
 `;
 }
 async function report(settings, deps) {
-  const runs = await loadCommentRuns(settings.results, {
-    floorPct: settings.floorPct,
-    ...pickDefined(settings, ["baseResults"])
-  });
-  const built = buildPrComment(runs, {
-    thresholdPct: settings.thresholdPct,
-    alpha: settings.alpha,
-    ...pickDefined(settings, ["baselineProxy", "runnerName"])
-  });
+  const built = await commentFromPaths(settings.results, settings);
   return deliver(settings, built, deps);
 }
 function failureOf(failOnRegression, report2, commentError) {

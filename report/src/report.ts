@@ -1,10 +1,9 @@
 import { writeJobSummary } from "../../src/github/summary.js";
 import type { Verdict } from "../../src/report/compare.js";
-import { loadCommentRuns } from "../../src/report/comment-runs.js";
-import { buildPrComment } from "../../src/report/pr-comment.js";
+import { commentFromPaths } from "../../src/report/comment-runs.js";
 import type { ReportSettings } from "./input-helper.js";
 import { comment, type CommentHead } from "./comment.js";
-import { pickDefined, withoutUndefined } from "../../src/util/objects.js";
+import { withoutUndefined } from "../../src/util/objects.js";
 
 export interface ReportOutcome {
   /** Empty without a base. */
@@ -39,15 +38,7 @@ export interface ReportDeps {
  * one `proxybench comment` posts for the same runs (src/report/pr-comment.ts): counted first.
  */
 export async function report(settings: ReportSettings, deps: ReportDeps): Promise<ReportOutcome> {
-  const runs = await loadCommentRuns(settings.results, {
-    floorPct: settings.floorPct,
-    ...pickDefined(settings, ["baseResults"]),
-  });
-  const built = buildPrComment(runs, {
-    thresholdPct: settings.thresholdPct,
-    alpha: settings.alpha,
-    ...pickDefined(settings, ["baselineProxy", "runnerName"]),
-  });
+  const built = await commentFromPaths(settings.results, settings);
   return deliver(settings, built, deps);
 }
 

@@ -5,12 +5,10 @@ import { createClient } from "../github/client.js";
 import { isCommitSha, isPullRequestNumber, parseRepository } from "../github/identifiers.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";
-import { loadCommentRuns } from "../report/comment-runs.js";
+import { commentFromPaths } from "../report/comment-runs.js";
 import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../report/compare.js";
-import { buildPrComment } from "../report/pr-comment.js";
 import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
 import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
-import { pickDefined } from "../util/objects.js";
 import { UserError } from "../util/errors.js";
 
 /** What the flags give as they are and the settings keep. */
@@ -108,15 +106,7 @@ async function loadReport(
   now: Date,
 ): Promise<{ markdown: string; head: HeadInfo }> {
   if ("results" in settings.source) {
-    const runs = await loadCommentRuns(settings.source.results, {
-      floorPct: settings.floorPct,
-      ...pickDefined(settings, ["baseResults"]),
-    });
-    const built = buildPrComment(runs, {
-      thresholdPct: settings.thresholdPct,
-      alpha: settings.alpha,
-      ...pickDefined(settings, ["baselineProxy", "runnerName"]),
-    });
+    const built = await commentFromPaths(settings.source.results, settings);
     return {
       markdown: built.markdown,
       head: { sha: settings.headSha ?? built.head.sha, time: settings.headTime ?? built.head.time },

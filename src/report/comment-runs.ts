@@ -13,7 +13,8 @@ import { INSTRUCTIONS_FILE } from "../instructions/schema.js";
 import { readResults, RESULTS_FILE } from "../results/io.js";
 import { readMergedResults } from "../results/merge.js";
 import { UserError } from "../util/errors.js";
-import type { CommentRuns } from "./pr-comment.js";
+import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
+import { pickDefined } from "../util/objects.js";
 
 /**
  * The runs a pull request's comment reports, read from what the benchmark left: wall-clock
@@ -97,4 +98,22 @@ export async function loadCommentRuns(
     runs.counted = comparison === undefined ? { head } : { head, comparison };
   }
   return runs;
+}
+
+/** What both the report action and `proxybench comment` are given: paths and their judging. */
+interface CommentSettings extends PrCommentOptions {
+  floorPct?: number;
+  baseResults?: string;
+}
+
+/** The PR comment of the runs behind these paths: read, compared and rendered. */
+export async function commentFromPaths(
+  paths: readonly string[],
+  settings: CommentSettings,
+): Promise<PrComment> {
+  const runs = await loadCommentRuns(paths, pickDefined(settings, ["floorPct", "baseResults"]));
+  return buildPrComment(
+    runs,
+    pickDefined(settings, ["thresholdPct", "alpha", "baselineProxy", "runnerName"]),
+  );
 }
