@@ -11,8 +11,9 @@ describe("study listings", () => {
       listings.map((l) => [l.name, l.proxies.filter((p) => p.here).map((p) => p.proxy)]),
     );
     expect(here).toEqual({
-      // Hive Gateway is installed into .tools by setup (npm ci of its lock); Apollo Router is an image.
-      extensibility: ["nginx", "haproxy", "hive-gateway"],
+      // Hive Gateway is installed into .tools by setup (npm ci of its lock), Apollo Router built
+      // there by setup --for-tests (cargo install --locked of the version in its crate.yml).
+      extensibility: ["nginx", "haproxy", "hive-gateway", "apollo-router"],
       // The gateway is built into .tools/bin by setup, like the upstream.
       "grpc-gateway": ["direct", "grpc-gateway", "nginx", "haproxy", "caddy"],
       llrp: ["haproxy", "nginx", "caddy"],
