@@ -18,7 +18,8 @@ import { PROJECT_ROOT } from "../src/util/paths.js";
 const PROXIES = "direct,nginx,haproxy,caddy";
 const SCENARIOS = "passthrough,json-lookup";
 
-function command(args: string[], lock: string | undefined): Promise<number> {
+/** `proxybench ARGS` (under `flock LOCK` when given), its output to stderr; resolves to its exit code. */
+export function command(args: string[], lock: string | undefined): Promise<number> {
   const cli = path.join(PROJECT_ROOT, "bin", "proxybench.js");
   const [file, argv] = lock
     ? ["flock", [lock, process.execPath, cli, ...args]]

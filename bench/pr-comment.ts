@@ -13,28 +13,16 @@
  * Options: --counted N, --wall M, --budget MINUTES (default 4), --lock FILE (each proxybench
  * command runs under `flock FILE`, so other measurements on the machine wait for it).
  */
-import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { command as proxybench } from "./ab-real-pr.js";
 import { loadCommentRuns } from "../src/report/comment-runs.js";
 import { buildPrComment, type PrComment } from "../src/report/pr-comment.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
 
 const EXTRA_LINE = " proxy_set_header X-Trace $request_id;";
-
-function proxybench(args: string[], lock: string | undefined): Promise<number> {
-  const cli = path.join(PROJECT_ROOT, "bin", "proxybench.js");
-  const [file, argv] = lock
-    ? ["flock", [lock, process.execPath, cli, ...args]]
-    : [process.execPath, [cli, ...args]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, argv, { stdio: ["ignore", "ignore", "inherit"] });
-    child.on("error", reject);
-    child.on("exit", (code) => resolve(code ?? 1));
-  });
-}
 
 /** base/ and head/ folders, each with proxies/nginx; the head's config has the extra line. */
 async function variants(root: string): Promise<{ base: string; head: string }> {
