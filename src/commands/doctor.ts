@@ -2,8 +2,8 @@ import { Option, type Command } from "commander";
 import { getEngine } from "../engines/index.js";
 import { loadManifests } from "../manifests/load.js";
 import { Engine } from "../results/schema.js";
-import { doctorExitCode, renderChecks, runChecks, type Check } from "../runner/doctor.js";
-import { engineCheck, studyChecks } from "../runner/doctor-needs.js";
+import { doctorExitCode, renderChecks, runChecks, type Check } from "../doctor/checks.js";
+import { engineCheck, studyChecks } from "../doctor/needs.js";
 import { findStudy } from "../studies/load.js";
 import { collect } from "./options.js";
 

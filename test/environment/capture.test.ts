@@ -9,15 +9,6 @@ import {
 } from "../../src/environment/parse.js";
 import { captureEnvironment } from "../../src/environment/capture.js";
 import { Environment } from "../../src/results/schema.js";
-import {
-  checkCores,
-  checkGovernor,
-  checkLoad,
-  checkNofile,
-  doctorExitCode,
-  parseNofile,
-  renderChecks,
-} from "../../src/runner/doctor.js";
 
 describe("environment parsers", () => {
   it.each([
@@ -86,46 +77,5 @@ describe("environment parsers", () => {
     expect(env.tools).toMatchObject({ k6: "1.8.1" });
     expect(env.tools.taskset).toMatch(/^\d+\.\d+/);
     expect(env.git.commit).toMatch(/^[0-9a-f]{40}$/);
-  });
-});
-
-describe("doctor checks", () => {
-  it.each([
-    [checkCores(1), "warn"],
-    [checkCores(2), "ok"],
-    [checkGovernor(undefined), "ok"],
-    [checkGovernor("powersave"), "warn"],
-    [checkGovernor("performance"), "ok"],
-    [checkNofile(1024), "warn"],
-    [checkNofile(65535), "ok"],
-    [checkNofile(undefined), "warn"],
-    [checkLoad(0.2, 2), "ok"],
-    [checkLoad(3, 2), "warn"],
-    [checkLoad(1.5, 8), "ok"],
-  ])("%j is %s", (check, level) => {
-    expect(check.level).toBe(level);
-    if (level !== "ok") expect(check.fix ?? check.detail).not.toBe("");
-  });
-
-  it("parseNofile", () => {
-    expect(
-      parseNofile(
-        "Limit   Soft Limit Hard Limit Units\nMax open files            20000                20000                files\n",
-      ),
-    ).toBe(20000);
-    expect(parseNofile("")).toBeUndefined();
-  });
-
-  it("prints each problem with its fix and exits 1 only on failures", () => {
-    const checks = [
-      checkNofile(1024),
-      { name: "k6", level: "fail" as const, detail: "not found", fix: "npm run setup" },
-    ];
-    const text = renderChecks(checks);
-    expect(text).toContain("FAIL  k6");
-    expect(text).toContain("fix: npm run setup");
-    expect(text).toContain("fix: ulimit -n 65535");
-    expect(doctorExitCode(checks)).toBe(1);
-    expect(doctorExitCode([checkNofile(1024)])).toBe(0);
   });
 });

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { coresOfMask, parseBoost, readTuning } from "../../src/environment/tuning.js";
-import { checkTuning } from "../../src/runner/doctor.js";
 
 describe("coresOfMask", () => {
   it.each([
@@ -62,22 +61,5 @@ describe("readTuning over a machine's /sys and /proc", () => {
   it("leaves out what the machine does not expose (a VM)", async () => {
     const at = await machine({ "/proc/1/comm": "init\n" });
     expect(await readTuning(at)).toEqual({ irqbalance: false });
-  });
-});
-
-describe("doctor's tuning checks", () => {
-  it("warns when irqbalance runs or SMT is on, each with the fix", () => {
-    const checks = checkTuning({ smt: "on", irqbalance: true });
-    expect(checks.map((c) => [c.name, c.level])).toEqual([
-      ["irqbalance", "warn"],
-      ["SMT", "warn"],
-    ]);
-    expect(checks.every((c) => c.fix !== undefined)).toBe(true);
-  });
-
-  it("is quiet on a machine without them", () => {
-    const checks = checkTuning({ smt: "notsupported", irqbalance: false });
-    expect(checks.map((c) => c.level)).toEqual(["ok", "ok"]);
-    expect(checks.map((c) => c.detail)).toEqual(["not running", "notsupported"]);
   });
 });

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { checkLeftovers } from "../../src/runner/doctor.js";
+import { checkLeftovers } from "../../src/doctor/checks.js";
 import { findLeftovers, openRunLedger, type Leftover } from "../../src/runner/leftovers.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
 import { processGroupMembers } from "./helpers.js";

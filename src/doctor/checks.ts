@@ -6,11 +6,11 @@ import type { Engine } from "../results/schema.js";
 import { readGovernor } from "../environment/capture.js";
 import { readTuning, type Tuning } from "../environment/tuning.js";
 import { findExecutable } from "../util/paths.js";
-import { engineCheck } from "./doctor-needs.js";
-import { DEFAULT_PROXIES } from "./plan.js";
-import { describeLeftover, findLeftovers, stopCommand, type Leftover } from "./leftovers.js";
-import { nativeAvailability } from "./proxy-binary.js";
-import { UPSTREAM_BIN, UPSTREAM_SRC } from "./upstream.js";
+import { engineCheck } from "./needs.js";
+import { DEFAULT_PROXIES } from "../runner/plan.js";
+import { describeLeftover, findLeftovers, stopCommand, type Leftover } from "../runner/leftovers.js";
+import { nativeAvailability } from "../runner/proxy-binary.js";
+import { UPSTREAM_BIN, UPSTREAM_SRC } from "../runner/upstream.js";
 
 /**
  * `proxybench doctor`: what a trustworthy run needs on this machine, each problem with its fix.

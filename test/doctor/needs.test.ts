@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { EngineAdapter } from "../../src/engines/types.js";
 import { loadManifests } from "../../src/manifests/load.js";
 import type { Engine } from "../../src/results/schema.js";
-import { engineCheck, studyChecks } from "../../src/runner/doctor-needs.js";
+import { engineCheck, studyChecks } from "../../src/doctor/needs.js";
 import type { NativeAvailability } from "../../src/runner/proxy-binary.js";
 import { formatStudyListings, studyListings } from "../../src/studies/list.js";
 import { findStudy, loadStudies } from "../../src/studies/load.js";

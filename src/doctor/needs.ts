@@ -5,9 +5,9 @@ import type { LoadedStudy } from "../studies/load.js";
 import { studySetupCommand } from "../studies/list.js";
 import { existsSync } from "node:fs";
 import { coprocessorBinary, loadCoprocessor } from "../studies/extensibility/coprocessors.js";
-import type { Check } from "./doctor.js";
-import { engineSetupCommand } from "./preflight.js";
-import { nativeAvailability } from "./proxy-binary.js";
+import type { Check } from "./checks.js";
+import { engineSetupCommand } from "../runner/preflight.js";
+import { nativeAvailability } from "../runner/proxy-binary.js";
 
 /**
  * `proxybench doctor --study NAME` and `--engine NAME`: what that study or engine needs here,
