@@ -2,7 +2,7 @@ import { access, readFile } from "node:fs/promises";
 import os from "node:os";
 import type { EngineAdapter } from "../engines/types.js";
 import type { ManifestSet } from "../manifests/load.js";
-import type { Engine } from "../results/schema.js";
+import { Engine } from "../results/schema.js";
 import { readGovernor } from "../environment/capture.js";
 import { readTuning, type Tuning } from "../environment/tuning.js";
 import { findExecutable } from "../util/paths.js";
@@ -117,12 +117,15 @@ export interface DoctorDeps {
 /** Every check, in the order shown. `needed` checks make doctor exit 1 when they fail. */
 export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
   const getEngine = (name: Engine) => deps.getEngine(name);
-  const checks: Check[] = [
-    await engineCheck("k6", getEngine, "the default benchmark", "npm run setup"),
-    await engineCheck("wrk", getEngine, undefined),
-    await engineCheck("ab", getEngine, undefined),
-    await engineCheck("vegeta", getEngine, undefined),
-  ];
+  // Every engine proxybench knows; k6 runs the default benchmark, the others only when asked.
+  const checks: Check[] = [];
+  for (const engine of Engine.options) {
+    checks.push(
+      engine === "k6"
+        ? await engineCheck(engine, getEngine, "the default benchmark", "npm run setup")
+        : await engineCheck(engine, getEngine, undefined),
+    );
+  }
   for (const proxy of [...deps.manifests.proxies.values()].sort((a, b) =>
     a.manifest.name.localeCompare(b.manifest.name),
   )) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { EngineAdapter } from "../../src/engines/types.js";
 import { loadManifests } from "../../src/manifests/load.js";
-import type { Engine } from "../../src/results/schema.js";
+import { Engine } from "../../src/results/schema.js";
+import { runChecks } from "../../src/doctor/checks.js";
 import { engineCheck, studyChecks } from "../../src/doctor/needs.js";
 import type { NativeAvailability } from "../../src/runner/proxy-binary.js";
 import { formatStudyListings, studyListings } from "../../src/studies/list.js";
@@ -53,6 +54,21 @@ describe("doctor --study and --engine: what a named study or engine needs", () =
     expect(named).toMatchObject({ level: "fail", fix: "npm run setup -- --engine ab" });
     expect(await engineCheck("ab", engines(["ab"]), undefined)).toMatchObject({ level: "warn" });
     expect(await engineCheck("ab", engines([]), "--engine ab")).toMatchObject({ level: "ok" });
+  });
+});
+
+describe("doctor: the machine's checks", () => {
+  it("checks every engine proxybench knows: k6 missing fails (the default benchmark), any other only warns", async () => {
+    const checks = await runChecks({
+      manifests: await loadManifests({}),
+      getEngine: engines([...Engine.options]),
+    });
+    const engineChecks = checks.filter((c) => (Engine.options as readonly string[]).includes(c.name));
+    expect(engineChecks.map((c) => c.name)).toEqual([...Engine.options]);
+    expect(engineChecks.map((c) => c.level)).toEqual(
+      Engine.options.map((e) => (e === "k6" ? "fail" : "warn")),
+    );
+    expect(engineChecks.find((c) => c.name === "h2load")?.fix).toBe("npm run setup -- --engine h2load");
   });
 });
 
