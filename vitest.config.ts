@@ -47,7 +47,7 @@ const PROCESSES = [
   "test/engines/k6/script.test.ts",
   "test/environment/capture.test.ts",
   "test/github/comment.test.ts",
-  "test/instructions/{cli,compare-html,run}.test.ts",
+  "test/instructions/{cli,compare-html,docker,run}.test.ts",
   "test/manifests/envoy-extensions.test.ts",
   "test/publish/{git,page,shards}.test.ts",
   "test/report/html.test.ts",

@@ -24,6 +24,10 @@ variable "IMAGE_TAG" {
 variable "CACHE_SCOPE_PREFIX" {
   default = "proxybench"
 }
+// The folder of this file (counted.Dockerfile is there); the action sets it to its own path.
+variable "ACTION_DIR" {
+  default = "action"
+}
 
 // `direct` sends the load straight to the upstream: it has no image.
 function "with_images" {
@@ -56,5 +60,25 @@ target "proxy" {
   tags       = ["proxybench/${p}:${IMAGE_TAG}"]
   cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-${p}"]
   cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-${p}"]
+  output     = ["type=docker"]
+}
+
+// `proxybench run --measure instructions --runtime docker`: each proxy's image (the target
+// above, from the same folder, so a pull request's Dockerfile is what is counted) with Valgrind
+// added by counted.Dockerfile, tagged proxybench/<name>:<IMAGE_TAG>-valgrind. Locally:
+// PROXIES=nginx docker buildx bake -f action/docker-bake.hcl counted --load
+target "counted" {
+  name = "counted-${p}"
+  matrix = {
+    p = with_images(PROXIES)
+  }
+  context    = ACTION_DIR
+  dockerfile = "counted.Dockerfile"
+  contexts = {
+    proxy = "target:proxy-${p}"
+  }
+  tags       = ["proxybench/${p}:${IMAGE_TAG}-valgrind"]
+  cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-${p}-valgrind"]
+  cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-${p}-valgrind"]
   output     = ["type=docker"]
 }

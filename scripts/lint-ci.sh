@@ -20,7 +20,7 @@ if [ -n "$workflows$actions" ]; then
   "$venv/zizmor" --offline --min-severity=low $workflows $actions
 fi
 
-dockerfiles=$(find proxies upstream coprocessors -name Dockerfile 2>/dev/null | sort || true)
+dockerfiles=$(find proxies upstream coprocessors action -name Dockerfile -o -name "*.Dockerfile" 2>/dev/null | sort || true)
 if [ -n "$dockerfiles" ]; then
   # shellcheck disable=SC2086
   "$venv/hadolint" $dockerfiles

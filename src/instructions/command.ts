@@ -17,6 +17,8 @@ const ACCEPTED = new Set([
   "variantProxiesDir",
   "variantScenariosDir",
   "measure",
+  "runtime",
+  "imageTag",
 ]);
 
 const FLAG_NAMES: Record<string, string> = {
@@ -24,8 +26,6 @@ const FLAG_NAMES: Record<string, string> = {
   duration: "--duration",
   warmup: "--warmup",
   load: "--load",
-  runtime: "--runtime",
-  imageTag: "--image-tag",
   resume: "--resume",
   study: "--study",
   findMaxRate: "--find-max-rate",
@@ -44,7 +44,7 @@ export function checkInstructionsFlags(flags: object): void {
   if (clashes.length > 0) {
     const names = clashes.map((k) => FLAG_NAMES[k] ?? `--${k}`).join(", ");
     throw new UserError(
-      `--measure instructions and ${names} cannot be used together (a counted run sends a fixed sequence of requests natively)`,
+      `--measure instructions and ${names} cannot be used together (a counted run sends a fixed sequence of requests)`,
     );
   }
 }
@@ -61,6 +61,8 @@ export async function runInstructionsCommand(request: RunRequest): Promise<numbe
       "proxiesDirs",
       "scenariosDirs",
       "variants",
+      "runtime",
+      "imageTag",
     ]),
   );
   process.stdout.write(renderInstructionsMarkdown(results));

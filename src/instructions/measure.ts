@@ -4,28 +4,39 @@ import { probe } from "../engines/probe.js";
 import type { LoadedProxy } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { logTail } from "../util/logs.js";
-import { NativeRuntime } from "../runner/native-runtime.js";
 import { waitReady } from "../runner/ready.js";
-import type { RunningProcess } from "../runner/runtime.js";
-import { writeNativeConfigs } from "../runner/proxy-configs.js";
+import type { ProcessSpec, RunningProcess, Runtime } from "../runner/runtime.js";
+import { writeSectionConfigs } from "../runner/proxy-configs.js";
 import type { ProxyContext } from "../runner/specs.js";
 import { freePort } from "../util/ports.js";
 import { cycleEstimate, eventCost, parseCallgrind } from "./callgrind.js";
 import { KeepAliveClient } from "./client.js";
 import type { CountedRepetition } from "./schema.js";
-import { buildCallgrindSpec, control, type ValgrindTools } from "./valgrind.js";
+import {
+  buildCallgrindSpec,
+  buildContainerCallgrindSpec,
+  containerControl,
+  hostControl,
+  type CallgrindControl,
+  type ValgrindTools,
+} from "./valgrind.js";
 
 /**
- * One counted repetition of one proxy: start it under callgrind, wait until it answers, probe
+ * One counted repetition of one proxy: start it under callgrind (natively, or in its image with
+ * Valgrind under --runtime docker), wait until it answers, probe
  * it, send the warm-up, switch instrumentation on, send the measured requests, switch it off,
  * dump, stop, and read the dump. Valgrind slows start-up tenfold: the ready timeout is longer.
  */
 
 const VALGRIND_READY_FACTOR = 5;
 
+/** Where the proxy runs: its binary on this machine, or its counted image (countedImageRef). */
+export type CountedTarget = { kind: "native"; binaryPath: string } | { kind: "docker"; image: string };
+
 export interface MeasureJob {
   proxy: LoadedProxy;
-  binaryPath: string;
+  target: CountedTarget;
+  runtime: Runtime;
   scenario: ScenarioManifest;
   upstream: { host: string; port: number; grpcPort: number };
   cpus: number[];
@@ -38,7 +49,8 @@ export interface MeasureJob {
   requests: number;
   warmupRequests: number;
   connections: number;
-  tools: ValgrindTools;
+  /** Valgrind on this machine: needed for a native target. */
+  tools?: ValgrindTools;
 }
 
 type Outcome = Omit<CountedRepetition, "index" | "startedAt">;
@@ -61,7 +73,7 @@ export async function measureOnce(job: MeasureJob): Promise<CountedRepetition> {
   const started = await startUnderCallgrind(job);
   if ("reason" in started) return { index: job.index, startedAt, ...failed(started.reason) };
   try {
-    const outcome = await drive(job, started.proc, started.baseUrl, started.outFile);
+    const outcome = await drive(job, started);
     return { index: job.index, startedAt, ...outcome };
   } finally {
     await started.proc.stop();
@@ -70,9 +82,14 @@ export async function measureOnce(job: MeasureJob): Promise<CountedRepetition> {
   }
 }
 
-async function startUnderCallgrind(
-  job: MeasureJob,
-): Promise<{ proc: RunningProcess; baseUrl: string; outFile: string } | { reason: string }> {
+interface Started {
+  proc: RunningProcess;
+  baseUrl: string;
+  outFile: string;
+  control: CallgrindControl;
+}
+
+async function startUnderCallgrind(job: MeasureJob): Promise<Started | { reason: string }> {
   const name = job.proxy.manifest.name;
   await mkdir(job.workdir, { recursive: true });
   const logFile = path.join(job.dir, job.logRel);
@@ -86,33 +103,51 @@ async function startUnderCallgrind(
     workdir: job.workdir,
     logFile,
   };
-  await writeNativeConfigs(job.proxy, ctx);
   const outFile = path.join(job.workdir, `callgrind.rep${job.index}.out`);
-  const spec = buildCallgrindSpec(job.proxy, ctx, job.binaryPath, job.tools, outFile);
   let proc: RunningProcess;
   try {
-    proc = await new NativeRuntime().start(spec);
+    proc = await job.runtime.start(await callgrindSpec(job, ctx, outFile));
   } catch (err) {
     return { reason: `${name} could not start under valgrind: ${(err as Error).message}` };
   }
   const baseUrl = `http://${ctx.listenHost}:${ctx.listenPort}`;
   const { ready } = job.proxy.manifest;
   const notReady = await waitReady(`${baseUrl}${ready.path}`, ready.timeoutS * VALGRIND_READY_FACTOR, proc);
-  if (notReady) {
+  const control = notReady === undefined ? controlOf(job, proc) : { reason: notReady };
+  if ("reason" in control) {
     await proc.stop();
     return {
-      reason: `${name} under valgrind did not come up: ${notReady}; log (${job.logRel}): ${await logTail(logFile, 5)}`,
+      reason: `${name} under valgrind did not come up: ${control.reason}; log (${job.logRel}): ${await logTail(logFile, 5)}`,
     };
   }
-  return { proc, baseUrl, outFile };
+  return { proc, baseUrl, outFile, control: control.control };
 }
 
-async function drive(
+/** The proxy's process under callgrind, its configs written: natively, or in its counted image. */
+async function callgrindSpec(job: MeasureJob, ctx: ProxyContext, outFile: string): Promise<ProcessSpec> {
+  const { proxy, target } = job;
+  if (target.kind === "docker") {
+    const configs = await writeSectionConfigs(proxy, "image", ctx);
+    return buildContainerCallgrindSpec(proxy, ctx, configs, target.image, outFile);
+  }
+  await writeSectionConfigs(proxy, "native", ctx);
+  if (job.tools === undefined) throw new Error("valgrind on this machine was not looked for");
+  return buildCallgrindSpec(proxy, ctx, target.binaryPath, job.tools, outFile);
+}
+
+/** How the started proxy's instrumentation is switched: callgrind_control here, or in its container. */
+function controlOf(
   job: MeasureJob,
   proc: RunningProcess,
-  baseUrl: string,
-  outFile: string,
-): Promise<Outcome> {
+): { control: CallgrindControl } | { reason: string } {
+  if (job.target.kind === "docker") return { control: containerControl(proc) };
+  if (proc.pid === undefined || job.tools === undefined)
+    return { reason: "the proxy's process id is unknown" };
+  return { control: hostControl(job.tools, proc.pid) };
+}
+
+async function drive(job: MeasureJob, started: Started): Promise<Outcome> {
+  const { baseUrl, outFile, control } = started;
   const checked = await probe(baseUrl, job.scenario);
   if (!checked.ok) {
     return {
@@ -121,17 +156,15 @@ async function drive(
       reasons: checked.reasons,
     };
   }
-  const pid = proc.pid;
-  if (pid === undefined) return failed("the proxy's process id is unknown");
   const client = new KeepAliveClient(new URL(baseUrl), job.scenario, job.connections);
   try {
     await client.send(job.warmupRequests);
-    await control(job.tools, pid, ["-i", "on"]);
+    await control(["-i", "on"]);
     const t0 = process.hrtime.bigint();
     const sent = await client.send(job.requests);
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
-    await control(job.tools, pid, ["-i", "off"]);
-    await control(job.tools, pid, ["-d"]);
+    await control(["-i", "off"]);
+    await control(["-d"]);
     const { statusCodes, failures, requests } = sent;
     const base = { requests, failures, statusCodes, wallS };
     if (failures > 0) return { ...base, status: "invalid", reasons: sent.reasons, events: {} };

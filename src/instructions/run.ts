@@ -6,15 +6,18 @@ import type { LoadedProxy } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { worstStatus, type CpuLayout, type Settings } from "../results/schema.js";
 import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
+import { DockerRuntime } from "../runner/docker-runtime.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
+import type { Runtime } from "../runner/runtime.js";
+import { createRuntime, dockerClient, type RuntimeKind } from "../runner/runtime-factory.js";
 import type { Block, PlannedCell } from "../runner/plan.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { roundOrder } from "../runner/rounds.js";
-import { buildUpstreamSpec } from "../runner/specs.js";
+import { buildUpstreamSpec, imageRef, proxyImageTag } from "../runner/specs.js";
 import { ensureUpstream, startUpstream, type StartedUpstream } from "../runner/upstream.js";
 import { planRun, type Variant } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
-import { measureOnce } from "./measure.js";
+import { measureOnce, type CountedTarget } from "./measure.js";
 import { renderInstructionsMarkdown } from "./report.js";
 import {
   countedCellId,
@@ -23,7 +26,14 @@ import {
   type CountedCell,
   type InstructionsResults,
 } from "./schema.js";
-import { findValgrind, IMAGE_ONLY_REASON, instructionsSkipReason, type ValgrindTools } from "./valgrind.js";
+import {
+  countedImageRef,
+  findValgrind,
+  IMAGE_ONLY_REASON,
+  instructionsSkipReason,
+  valgrindInImage,
+  type ValgrindTools,
+} from "./valgrind.js";
 import { pickDefined } from "../util/objects.js";
 
 /** `proxybench run --measure instructions`: the fixed sequence and its defaults. */
@@ -45,14 +55,17 @@ export interface InstructionsRequest {
   scenariosDirs?: string[];
   /** Sets of manifests counted side by side (--variant NAME=DIR), in ABBA rounds. */
   variants?: Variant[];
+  /** native (default): the proxies' binaries here; docker: each proxy in its image with Valgrind. */
+  runtime?: RuntimeKind;
+  imageTag?: string;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
 }
 
-/** One cell to count: a proxy of a variant, its binary, and its results entry. */
+/** One cell to count: a proxy of a variant, where it runs, and its results entry. */
 interface CountedJob {
   planned: PlannedCell;
-  binaryPath: string;
+  target: CountedTarget;
   cell: CountedCell;
 }
 
@@ -64,7 +77,8 @@ interface CountedBlock {
 interface Ready {
   results: InstructionsResults;
   dir: string;
-  tools: ValgrindTools;
+  runtime: Runtime;
+  tools?: ValgrindTools;
   blocks: CountedBlock[];
   log: (line: string) => void;
 }
@@ -89,16 +103,24 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
   const log = request.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const planSettings = toPlanSettings(request);
   const plan = await planRun(planSettings);
-  const tools = await findValgrind();
-  const found = await findBinaries(plan.blocks);
+  const kind = planSettings.runtime;
+  const tools = kind === "native" ? await findValgrind() : undefined;
+  const runtime = createRuntime(kind);
+  if (runtime instanceof DockerRuntime) await runtime.check();
+  const found = await findTargets(plan.blocks, {
+    kind,
+    imageTag: request.imageTag,
+    variants: request.variants,
+  });
   const skipped = dedupe([
-    ...plan.skipped.map((s) => ({ ...s, reason: IMAGE_ONLY_REASON })),
+    ...plan.skipped.map((s) => ({ ...s, reason: kind === "native" ? IMAGE_ONLY_REASON : s.reason })),
     ...found.skipped,
   ]);
   for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
   const dir = await resultsDir(request.out);
   const variants = request.variants;
   if (variants) log(`variants: ${variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ABBA rounds`);
+  const valgrind = tools?.version ?? valgrindOfImages(found.valgrind);
   const results: InstructionsResults = {
     schemaVersion: INSTRUCTIONS_SCHEMA_VERSION,
     measure: "instructions",
@@ -112,18 +134,26 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
       warmupRequests: request.warmupRequests ?? DEFAULT_WARMUP_REQUESTS,
       connections: positive("connections", request.connections ?? DEFAULT_CONNECTIONS),
       cpus: planSettings.cpus,
-      valgrind: tools.version,
+      ...(kind === "docker" ? { runtime: kind, ...pickDefined(request, ["imageTag"]) } : {}),
+      valgrind,
       ...(variants ? { variants } : {}),
     },
-    environment: await captureEnvironment({ tools: { valgrind: tools.version }, proxies: found.versions }),
+    environment: await captureEnvironment({ tools: { valgrind }, proxies: found.versions }),
     skipped,
     cells: [],
   };
   const blocks = found.blocks.map((b) => ({
     scenario: b.scenario,
-    jobs: b.jobs.map((j) => ({ ...j, cell: newCell(j.planned, found.versions) })),
+    jobs: b.jobs.map((j) => ({ ...j, cell: newCell(j, found.versions) })),
   }));
-  return { results, dir, tools, blocks, log };
+  return { results, dir, runtime, ...(tools ? { tools } : {}), blocks, log };
+}
+
+/** "3.22.0 (in the images)", or the versions by image when they differ. */
+function valgrindOfImages(byImage: Map<string, string>): string {
+  const versions = [...new Set(byImage.values())];
+  if (versions.length <= 1) return `${versions[0] ?? "unknown"} (in the images)`;
+  return [...byImage].map(([image, v]) => `${v} (${image})`).join(", ");
 }
 
 /** The request as the wall-clock mode's settings, for planRun (native: Valgrind runs binaries). */
@@ -133,8 +163,8 @@ function toPlanSettings(request: InstructionsRequest): Settings {
     scenarios: request.scenarios ?? ["passthrough"],
     repetitions: positive("--repetitions", request.repetitions ?? DEFAULT_COUNTED_REPETITIONS),
     cpus: cpuLayout(request.cpus),
-    runtime: "native",
-    ...pickDefined(request, ["proxiesDirs", "scenariosDirs", "variants"]),
+    runtime: request.runtime ?? "native",
+    ...pickDefined(request, ["proxiesDirs", "scenariosDirs", "variants", "imageTag"]),
   };
 }
 
@@ -150,41 +180,73 @@ function dedupe(skipped: Skipped[]): Skipped[] {
   return [...seen.values()];
 }
 
-/** Each planned cell's binary, or why it cannot be counted (one look per proxy folder). */
-async function findBinaries(blocks: Block[]): Promise<{
+/** Where the cells run: the runtime, and the image tag of each variant under docker. */
+interface TargetChoice {
+  kind: RuntimeKind;
+  imageTag: string | undefined;
+  variants: Variant[] | undefined;
+}
+
+type Found = { target: CountedTarget; version: string; valgrind?: string } | { reason: string };
+
+/** Each planned cell's binary or image, or why it cannot be counted (one look per binary or image). */
+async function findTargets(
+  blocks: Block[],
+  choice: TargetChoice,
+): Promise<{
   blocks: Array<{ scenario: string; jobs: Array<Omit<CountedJob, "cell">> }>;
   skipped: Skipped[];
   versions: Record<string, string>;
+  valgrind: Map<string, string>;
 }> {
-  const looked = new Map<string, { path: string; version: string } | { reason: string }>();
+  const looked = new Map<string, Promise<Found>>();
   const skipped: Skipped[] = [];
   const versions: Record<string, string> = {};
+  const valgrind = new Map<string, string>();
   const out = [];
   for (const block of blocks) {
     const jobs = [];
     for (const planned of block.cells) {
-      const proxy = planned.proxy;
-      const key = proxy.file;
-      if (!looked.has(key)) looked.set(key, await lookFor(proxy));
-      const found = looked.get(key) as { path: string; version: string } | { reason: string };
-      const name = proxy.manifest.name;
-      const shown = planned.variant === undefined ? name : `${name}@${planned.variant}`;
+      const image = choice.kind === "docker" ? countedImage(planned, choice) : undefined;
+      const key = image ?? planned.proxy.file;
+      if (!looked.has(key)) looked.set(key, lookFor(planned.proxy, choice.kind, image));
+      const found = await (looked.get(key) as Promise<Found>);
+      const shown = cellName(planned);
       if ("reason" in found) skipped.push({ proxy: shown, reason: found.reason });
       else {
         versions[shown] = found.version;
-        jobs.push({ planned, binaryPath: found.path });
+        if (image !== undefined && found.valgrind !== undefined) valgrind.set(image, found.valgrind);
+        jobs.push({ planned, target: found.target });
       }
     }
     out.push({ scenario: block.scenario.manifest.name, jobs });
   }
-  return { blocks: out, skipped, versions };
+  return { blocks: out, skipped, versions, valgrind };
 }
 
-async function lookFor(proxy: LoadedProxy): Promise<{ path: string; version: string } | { reason: string }> {
-  const reason = instructionsSkipReason(proxy);
+/** `nginx`, or `nginx@head` in a variant run. */
+function cellName(planned: PlannedCell): string {
+  const name = planned.proxy.manifest.name;
+  return planned.variant === undefined ? name : `${name}@${planned.variant}`;
+}
+
+/** The counted image of a cell's proxy: its image (with the variant's tag) with Valgrind. */
+function countedImage(planned: PlannedCell, choice: TargetChoice): string {
+  const tag = proxyImageTag({ imageTag: choice.imageTag, variants: choice.variants }, planned.variant);
+  return countedImageRef(imageRef(planned.proxy.manifest.name, tag));
+}
+
+async function lookFor(proxy: LoadedProxy, kind: RuntimeKind, image: string | undefined): Promise<Found> {
+  const reason = instructionsSkipReason(proxy, kind);
   if (reason !== undefined) return { reason };
+  if (image !== undefined) {
+    const inImage = await valgrindInImage(dockerClient(), image, proxy.manifest.name);
+    if ("reason" in inImage) return inImage;
+    return { target: { kind: "docker", image }, version: `image ${image}`, valgrind: inImage.version };
+  }
   const found = await nativeAvailability(proxy);
-  if (found.kind === "found") return { path: found.path, version: found.version };
+  if (found.kind === "found")
+    return { target: { kind: "native", binaryPath: found.path }, version: found.version };
   return { reason: found.kind === "missing" ? `binary not found (${found.fix})` : found.kind };
 }
 
@@ -251,14 +313,15 @@ async function runBlock(ready: Ready, block: CountedBlock): Promise<void> {
       const rep = await measureOnce({
         ...jobPaths(job.cell, job.cell.repetitions.length, dir),
         proxy: job.planned.proxy,
-        binaryPath: job.binaryPath,
+        target: job.target,
+        runtime: ready.runtime,
         scenario,
         upstream: upstreams.get(upstreamKey(job.planned)) as StartedUpstream,
         cpus: results.settings.cpus.proxy.slice(0, 1),
         dir,
         index: job.cell.repetitions.length,
         ...pick(results.settings),
-        tools: ready.tools,
+        ...(ready.tools ? { tools: ready.tools } : {}),
       });
       const variant = job.planned.variant;
       addRepetition(job.cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
@@ -287,11 +350,12 @@ function jobPaths(cell: CountedCell, index: number, dir: string) {
   };
 }
 
-function newCell(planned: PlannedCell, versions: Record<string, string>): CountedCell {
+function newCell(job: Omit<CountedJob, "cell">, versions: Record<string, string>): CountedCell {
+  const { planned, target } = job;
   const proxy = planned.proxy.manifest.name;
   const scenario = planned.scenario.manifest.name;
   const variant = planned.variant;
-  const version = versions[variant === undefined ? proxy : `${proxy}@${variant}`];
+  const version = target.kind === "native" ? versions[cellName(planned)] : undefined;
   const cell: CountedCell = {
     id: countedCellId(scenario, proxy, variant),
     proxy,
@@ -300,6 +364,7 @@ function newCell(planned: PlannedCell, versions: Record<string, string>): Counte
     status: "ok",
     reasons: [],
     ...(version === undefined ? {} : { proxyVersion: version }),
+    ...(target.kind === "docker" ? { image: target.image } : {}),
     repetitions: [],
   };
   return { ...cell, log: `logs/${cellStem(cell)}.log` };

@@ -50,6 +50,10 @@ export const CountedCell = z.object({
   status: CellStatus,
   reasons: z.array(z.string()),
   proxyVersion: z.string().optional(),
+  image: z
+    .string()
+    .optional()
+    .describe("The image it was counted in (--runtime docker): its image with Valgrind."),
   repetitions: z.array(CountedRepetition),
   log: z.string().optional(),
 });
@@ -69,6 +73,13 @@ export const InstructionsResults = z.object({
     warmupRequests: z.number().int().nonnegative(),
     connections: z.number().int().positive(),
     cpus: CpuLayout,
+    runtime: z
+      .enum(["native", "docker"])
+      .optional()
+      .describe(
+        "Where the proxies ran under Valgrind: on this machine (absent) or each in its image (docker).",
+      ),
+    imageTag: z.string().optional().describe("--image-tag of a docker run."),
     valgrind: z.string(),
     variants: z
       .array(z.object({ name: z.string(), dir: z.string() }))

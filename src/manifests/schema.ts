@@ -150,11 +150,17 @@ export const ProxyManifest = z
       .optional(),
     /**
      * `run --measure instructions`: how the proxy runs as one process under Valgrind (rendered
-     * with {{cores}} = 1). `args` and `env` replace the native ones when given; `unsupported`
+     * with {{cores}} = 1), natively or in its image. `args` and `env` replace the section's own
+     * (native or image) when given; `unsupported`
      * says why it cannot run there (a Go or .NET runtime), and the proxy is skipped with it.
      */
     instructions: z
       .strictObject({
+        /**
+         * The program Valgrind runs in the proxy's image under `--runtime docker` (a name on the
+         * image's PATH or a path in it); default: `native.binary`.
+         */
+        program: z.string().min(1).optional(),
         args: z.array(z.string()).optional(),
         env: z.record(z.string(), z.string()).optional(),
         unsupported: z.string().min(1).optional(),

@@ -40,8 +40,9 @@ export function containerName(specName: string, id: string): string {
 /**
  * The arguments of `docker run` for a spec (pure). Host networking so that the proxy and the
  * upstream talk over loopback as in native runs; pinned cores and a memory cap without swap;
- * `--init` so that signals reach the process and zombies are reaped; config files mounted
- * read-only; no capabilities and no privilege escalation.
+ * `--init` so that signals reach the process and zombies are reaped (unless the spec asks for
+ * its command as pid 1); config files mounted read-only; no capabilities and no privilege
+ * escalation.
  */
 export function buildDockerRunArgs(spec: ProcessSpec, options: DockerRunOptions): string[] {
   if (options.user.split(":")[0] === "0" || options.user === "root") {
@@ -53,7 +54,7 @@ export function buildDockerRunArgs(spec: ProcessSpec, options: DockerRunOptions)
     "--detach",
     "--name",
     options.name,
-    "--init",
+    ...(spec.container?.init === false ? [] : ["--init"]),
     "--pull",
     "never",
     "--network",
@@ -87,6 +88,7 @@ export function buildDockerRunArgs(spec: ProcessSpec, options: DockerRunOptions)
   for (const file of spec.files ?? []) args.push("--mount", bindMount(file, file, true));
   for (const mount of spec.mounts ?? []) args.push("--mount", bindMount(mount.host, mount.container, true));
   for (const [key, value] of Object.entries(spec.env ?? {})) args.push("--env", `${key}=${value}`);
+  if (spec.container?.entrypoint !== undefined) args.push("--entrypoint", spec.container.entrypoint);
   args.push(spec.command, ...spec.args);
   return args;
 }
@@ -165,20 +167,26 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The host pid of the container's main process, for the runner's CPU accounting: with --init
- * it is docker-init's first child (the proxy's master), whose process group its workers share.
- * Undefined when the engine is not on this machine's kernel (a VM, a remote DOCKER_HOST): the
- * pid must belong to a process in the container's own cgroup.
+ * it is docker-init's first child (the proxy's master), whose process group its workers share;
+ * without, the container's first process. Undefined when the engine is not on this machine's
+ * kernel (a VM, a remote DOCKER_HOST): the pid must belong to a process in the container's own
+ * cgroup.
  */
-async function mainProcessPid(docker: string, containerId: string): Promise<number | undefined> {
+async function mainProcessPid(
+  docker: string,
+  containerId: string,
+  init: boolean,
+): Promise<number | undefined> {
   const inspect = await runCommand(docker, ["inspect", "--format", "{{.State.Pid}}", containerId]).catch(
     () => undefined,
   );
-  const init = inspect?.code === 0 ? Number(inspect.output.trim()) : Number.NaN;
-  if (!Number.isInteger(init) || init <= 0) return undefined;
-  const cgroup = await readFile(`/proc/${init}/cgroup`, "utf8").catch(() => "");
+  const first = inspect?.code === 0 ? Number(inspect.output.trim()) : Number.NaN;
+  if (!Number.isInteger(first) || first <= 0) return undefined;
+  const cgroup = await readFile(`/proc/${first}/cgroup`, "utf8").catch(() => "");
   if (!cgroupOfContainer(cgroup, containerId)) return undefined;
+  if (!init) return first;
   for (let attempt = 0; attempt < 40; attempt++) {
-    const children = await readFile(`/proc/${init}/task/${init}/children`, "utf8").catch(() => undefined);
+    const children = await readFile(`/proc/${first}/task/${first}/children`, "utf8").catch(() => undefined);
     if (children === undefined) return undefined;
     const child = firstChildPid(children);
     if (child !== undefined) return child;
@@ -416,7 +424,7 @@ export class DockerRuntime implements Runtime {
       args: ["logs", "--follow", name],
       logFile: spec.logFile,
     });
-    const pid = await mainProcessPid(this.docker, containerId);
+    const pid = await mainProcessPid(this.docker, containerId, spec.container?.init !== false);
     const proc = new ContainerProcess(
       spec.name,
       name,
@@ -487,6 +495,11 @@ class ContainerProcess implements RunningProcess {
     return this.readUsage();
   }
   private readUsage: (() => Promise<ResourceUsage | undefined>) | undefined;
+
+  /** `docker exec` in the container, as its user. */
+  exec(command: string, args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
+    return runCommand(this.docker, ["exec", this.container, command, ...args], { timeoutMs });
+  }
 
   async stop(): Promise<void> {
     if (this.done) return;

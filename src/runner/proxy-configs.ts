@@ -33,5 +33,16 @@ export async function writeConfigFiles(configs: readonly RenderedConfig[]): Prom
 
 /** Reads, renders and writes a proxy's native configs for `ctx` (HTTP/1.1). */
 export async function writeNativeConfigs(proxy: LoadedProxy, ctx: ProxyContext): Promise<void> {
-  await writeConfigFiles(renderConfigs(proxy, "native", ctx, await readTemplates(proxy, "native")));
+  await writeSectionConfigs(proxy, "native", ctx);
+}
+
+/** Reads, renders and writes the configs of a section of the proxy's manifest for `ctx` (HTTP/1.1). */
+export async function writeSectionConfigs(
+  proxy: LoadedProxy,
+  section: "native" | "image",
+  ctx: ProxyContext,
+): Promise<RenderedConfig[]> {
+  const configs = renderConfigs(proxy, section, ctx, await readTemplates(proxy, section));
+  await writeConfigFiles(configs);
+  return configs;
 }

@@ -20,6 +20,11 @@ export interface ProcessSpec {
   files?: string[];
   /** Host files mounted read-only at another path in the container (docker only). */
   mounts?: Array<{ host: string; container: string }>;
+  /**
+   * Docker only: run `entrypoint` instead of the image's (with `args` as its arguments), and
+   * without docker's init process (`init: false`), so that the command is the container's pid 1.
+   */
+  container?: { entrypoint?: string; init?: boolean };
 }
 
 export interface RunningProcess {
@@ -37,6 +42,11 @@ export interface RunningProcess {
    * peak memory over from the current use, where the runtime can.
    */
   usage(resetPeak: boolean): Promise<ResourceUsage | undefined>;
+  /**
+   * Runs a command beside the process, where it can see it (docker: `docker exec` in its
+   * container); absent where the process runs on this machine, whose commands see it already.
+   */
+  exec?(command: string, args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }>;
 }
 
 /** A reading of a process's CPU and memory use (src/runner/cpu-usage.ts, cgroup-usage.ts). */

@@ -7,6 +7,8 @@ import { parse as parseYaml } from "yaml";
 import type { Command } from "commander";
 import { buildProgram } from "../../src/cli.js";
 import { PROJECT_ROOT } from "../../src/util/paths.js";
+import { countedImageRef } from "../../src/instructions/valgrind.js";
+import { imageRef } from "../../src/runner/specs.js";
 
 /**
  * Every workflow and action of the project, read as GitHub reads them: each `run:` step calls
@@ -1102,6 +1104,7 @@ describe("bench.yml counts instructions beside the wall-clock rounds, and the co
           BASE: "",
           PROXIES_DIR: "",
           SCENARIOS_DIR: "",
+          COUNT_IN: "native",
           ...env,
         },
         encoding: "utf8",
@@ -1128,6 +1131,37 @@ describe("bench.yml counts instructions beside the wall-clock rounds, and the co
     const alone = countArgs({ PROXIES_DIR: "bench/proxies" });
     expect(alone).not.toContain("--variant");
     expect(alone.join(" ")).toContain("--proxies-dir ../head/bench/proxies");
+  });
+
+  it("count-in: images counts each side's image with Valgrind, under the tags the bake steps give them", () => {
+    const args = countArgs({ BASE: "../base", PROXIES_DIR: "bench/proxies", COUNT_IN: "images" }).join(" ");
+    expect(args).toContain("--runtime docker");
+    expect(args).toContain("--variant base:count-base=../base --variant head:count-head=../head");
+    expect(args).not.toContain("--variant base=../base");
+    const alone = countArgs({ COUNT_IN: "images" }).join(" ");
+    expect(alone).toContain("--image-tag count-head");
+    const steps = count?.steps ?? [];
+    const bakes = steps.filter((s) => s.uses?.startsWith("docker/bake-action@"));
+    expect(bakes.map((b) => b.env?.IMAGE_TAG)).toEqual(["count-head", "count-base"]);
+    for (const b of bakes) {
+      expect(b.with?.targets).toBe("counted");
+      expect(b.if).toContain("inputs.count-in == 'images'");
+    }
+    // the run looks for <image>-valgrind (countedImageRef); the bake file tags the counted target so
+    const hcl = readFileSync(path.join(PROJECT_ROOT, "action", "docker-bake.hcl"), "utf8");
+    const counted = hcl.slice(hcl.indexOf('target "counted"'));
+    expect(counted).toContain('tags       = ["proxybench/${p}:${IMAGE_TAG}-valgrind"]');
+    expect(counted).toContain('proxy = "target:proxy-${p}"');
+    expect(countedImageRef(imageRef("nginx", "count-head"))).toBe("proxybench/nginx:count-head-valgrind");
+  });
+
+  it("count-in must be native or images", () => {
+    const result = spawnSync("bash", ["-c", countStep?.run ?? "exit 99"], {
+      env: { PATH: process.env.PATH, COUNT_IN: "docker" },
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain("::error::count-in: expected native or images, got 'docker'");
   });
 
   it("the counted run takes those flags (a proxy it does not know is the first thing it refuses)", () => {
