@@ -29,7 +29,7 @@ const UNIT = [
   "test/instructions/{callgrind,command,where}.test.ts",
   "test/manifests/{load,template}.test.ts",
   "test/publish/{datajs,event}.test.ts",
-  "test/report/{compare,compare-cost,escape,k6-summary,markdown,proxy-cost}.test.ts",
+  "test/report/{compare,compare-cost,escape,k6-summary,markdown,pr-comment,proxy-cost}.test.ts",
   "test/results/{merge,schema,select}.test.ts",
   "test/runner/{cpus,crash-retries,feedback,noise,plan,proxy-cost,results-file,rounds,shard,specs,variants}.test.ts",
   "test/stats/**/*.test.ts",

@@ -45260,6 +45260,7 @@ var CountedCell = external_exports.object({
   status: CellStatus,
   reasons: external_exports.array(external_exports.string()),
   proxyVersion: external_exports.string().optional(),
+  image: external_exports.string().optional().describe("The image it was counted in (--runtime docker): its image with Valgrind."),
   repetitions: external_exports.array(CountedRepetition),
   log: external_exports.string().optional()
 });
@@ -45277,6 +45278,10 @@ var InstructionsResults = external_exports.object({
     warmupRequests: external_exports.number().int().nonnegative(),
     connections: external_exports.number().int().positive(),
     cpus: CpuLayout,
+    runtime: external_exports.enum(["native", "docker"]).optional().describe(
+      "Where the proxies ran under Valgrind: on this machine (absent) or each in its image (docker)."
+    ),
+    imageTag: external_exports.string().optional().describe("--image-tag of a docker run."),
     valgrind: external_exports.string(),
     variants: external_exports.array(external_exports.object({ name: external_exports.string(), dir: external_exports.string() })).optional().describe("Variants counted side by side in rounds (--variant NAME=DIR), in order.")
   }),
@@ -46345,12 +46350,17 @@ function roundsTaken(comparison) {
   const rounds = Math.max(0, ...comparison.cells.flatMap((c) => c.metrics.map((m) => m.n)));
   return rounds > 0 ? ` It took ${plural3(rounds, "round")}.` : "";
 }
+function countedWhere(head) {
+  if (head.settings.runtime === "docker") {
+    return "The proxies ran in each side's image, built from its Dockerfile with Valgrind added: a change to the proxy's own code is counted.";
+  }
+  return "The proxies ran as installed on the runner (count-in: native): a change to their config is counted, a change to their source only with count-in: images.";
+}
 function countedSection(runs) {
   const c = runs.comparison;
   const body = c === void 0 ? renderInstructionsMarkdown(runs.head) : renderCountedComparison(c, { headingLevel: 4 });
-  const markdown = ["### Counted: instructions per request", "", COUNTED_SCOPE, "", body.trimEnd()].join(
-    "\n"
-  );
+  const scope = `${COUNTED_SCOPE} ${countedWhere(runs.head)}`;
+  const markdown = ["### Counted: instructions per request", "", scope, "", body.trimEnd()].join("\n");
   if (c === void 0) return { markdown };
   const shortfall = countedShortfall(c);
   return { markdown, counts: countedCounts(c), ...shortfall !== void 0 ? { shortfall } : {} };

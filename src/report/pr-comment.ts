@@ -176,13 +176,20 @@ interface Section {
   shortfall?: string;
 }
 
+/** Which binary was counted: what a change to the proxy's own source needs. Pure. */
+function countedWhere(head: InstructionsResults): string {
+  if (head.settings.runtime === "docker") {
+    return "The proxies ran in each side's image, built from its Dockerfile with Valgrind added: a change to the proxy's own code is counted.";
+  }
+  return "The proxies ran as installed on the runner (count-in: native): a change to their config is counted, a change to their source only with count-in: images.";
+}
+
 function countedSection(runs: CountedRuns): Section {
   const c = runs.comparison;
   const body =
     c === undefined ? renderInstructionsMarkdown(runs.head) : renderCountedComparison(c, { headingLevel: 4 });
-  const markdown = ["### Counted: instructions per request", "", COUNTED_SCOPE, "", body.trimEnd()].join(
-    "\n",
-  );
+  const scope = `${COUNTED_SCOPE} ${countedWhere(runs.head)}`;
+  const markdown = ["### Counted: instructions per request", "", scope, "", body.trimEnd()].join("\n");
   if (c === undefined) return { markdown };
   const shortfall = countedShortfall(c);
   return { markdown, counts: countedCounts(c), ...(shortfall !== undefined ? { shortfall } : {}) };

@@ -109,6 +109,7 @@ describe("one PR comment: counted verdicts first, then wall clock", () => {
     expect(wall).toBeGreaterThan(counted);
     expect(body.slice(counted, wall)).toMatch(/\*\*more work\*\*/);
     expect(body.slice(counted, wall)).toContain("It cannot see time");
+    expect(body.slice(counted, wall)).toContain("as installed on the runner (count-in: native)");
     expect(body.slice(wall)).not.toMatch(/\*\*(regressed|improved)\*\*/);
     expect(body.slice(wall)).toContain("**bench-1**");
     expect(action.summary).toContain("### Counted: instructions per request");
