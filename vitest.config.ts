@@ -34,12 +34,12 @@ const UNIT = [
   "test/runner/{cpus,crash-retries,feedback,noise,plan,proxy-cost,results-file,rounds,shard,specs,variants}.test.ts",
   "test/stats/**/*.test.ts",
   "test/studies/{go-bench,list,load,max-rate,parity,plan,report}.test.ts",
-  "test/studies/extensibility/{options,report}.test.ts",
+  "test/studies/extensibility/{docker,options,report}.test.ts",
   "test/util/{logs,paths,processes}.test.ts",
 ];
 
 const PROCESSES = [
-  "test/actions/{proxy-images,report-action,report-action-combined,report-action-counted,reused-runner,workflows}.test.ts",
+  "test/actions/{coprocessor-images,proxy-images,report-action,report-action-combined,report-action-counted,reused-runner,workflows}.test.ts",
   "test/commands/run.test.ts",
   "test/docs/commands.test.ts",
   "test/e2e/missing-tools.test.ts",
@@ -52,7 +52,7 @@ const PROCESSES = [
   "test/publish/{git,page,shards}.test.ts",
   "test/report/html.test.ts",
   "test/doctor/needs.test.ts",
-  "test/runner/{docker-runtime,leftovers,preflight,proxy-usage,tls,variant-images}.test.ts",
+  "test/runner/{docker-runtime,leftovers,preflight,proxy-usage,sidecar,tls,variant-images}.test.ts",
   "test/studies/{limits,list-here}.test.ts",
   "test/studies/extensibility/{apollo-router,coprocessors}.test.ts",
   "test/upstream/generated.test.ts",

@@ -1,9 +1,12 @@
 // Images for `proxybench run --runtime docker`: one target per proxy named in PROXIES, built from
 // its folder in PROXY_CONTEXTS (a JSON object of proxy -> folder, written by `proxybench images`:
-// your proxies-dir's folder of that name, else the built-in one), else <PROXIES_DIR>/<name>; and
-// the upstream on demand, each tagged proxybench/<name>:<IMAGE_TAG> and cached in the GitHub
-// Actions cache under its own scope. Used by action/action.yml; locally:
-// PROXIES=nginx,envoy docker buildx bake -f action/docker-bake.hcl --load
+// your proxies-dir's folder of that name, else the built-in one), else <PROXIES_DIR>/<name>; one
+// per coprocessor a study needs (the extensibility study's sidecars), named in COPROCESSORS or
+// in COPROCESSOR_CONTEXTS (coprocessor -> folder, from `proxybench images --study`), else
+// <COPROCESSORS_DIR>/<name>, tagged proxybench/coprocessor-<name>:<IMAGE_TAG>; and the upstream
+// on demand, each tagged proxybench/<name>:<IMAGE_TAG> and cached in the GitHub Actions cache
+// under its own scope. Used by action/action.yml; locally:
+// PROXIES=nginx,envoy COPROCESSORS=csharp docker buildx bake -f action/docker-bake.hcl --load
 // (without the GitHub cache: add --set '*.cache-from=' --set '*.cache-to=').
 
 variable "PROXIES" {
@@ -13,6 +16,15 @@ variable "PROXIES_DIR" {
   default = "proxies"
 }
 variable "PROXY_CONTEXTS" {
+  default = "{}"
+}
+variable "COPROCESSORS" {
+  default = ""
+}
+variable "COPROCESSORS_DIR" {
+  default = "coprocessors"
+}
+variable "COPROCESSOR_CONTEXTS" {
   default = "{}"
 }
 variable "UPSTREAM_DIR" {
@@ -35,10 +47,17 @@ function "with_images" {
   result = [for p in split(",", list) : trimspace(p) if trimspace(p) != "" && trimspace(p) != "direct"]
 }
 
+// The coprocessors named in the list or in the JSON object of contexts, each once, sorted.
+function "coprocessors" {
+  params = [list, contexts]
+  result = sort(distinct(concat(with_images(list), keys(jsondecode(contexts)))))
+}
+
 // The upstream runs natively in `proxybench run`; its image is built on demand
 // (`docker buildx bake -f action/docker-bake.hcl upstream`).
+// A group naming a target whose matrix is empty fails: the coprocessors join only when there are some.
 group "default" {
-  targets = ["proxy"]
+  targets = concat(["proxy"], length(coprocessors(COPROCESSORS, COPROCESSOR_CONTEXTS)) > 0 ? ["coprocessor"] : [])
 }
 
 target "upstream" {
@@ -60,6 +79,19 @@ target "proxy" {
   tags       = ["proxybench/${p}:${IMAGE_TAG}"]
   cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-${p}"]
   cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-${p}"]
+  output     = ["type=docker"]
+}
+
+target "coprocessor" {
+  name = "coprocessor-${c}"
+  matrix = {
+    c = coprocessors(COPROCESSORS, COPROCESSOR_CONTEXTS)
+  }
+  context    = lookup(jsondecode(COPROCESSOR_CONTEXTS), c, "${COPROCESSORS_DIR}/${c}")
+  dockerfile = "Dockerfile"
+  tags       = ["proxybench/coprocessor-${c}:${IMAGE_TAG}"]
+  cache-from = ["type=gha,scope=${CACHE_SCOPE_PREFIX}-coprocessor-${c}"]
+  cache-to   = ["type=gha,mode=max,scope=${CACHE_SCOPE_PREFIX}-coprocessor-${c}"]
   output     = ["type=docker"]
 }
 

@@ -1,5 +1,5 @@
 // The extensibility study's coprocessor in C#: Apollo Router's coprocessor HTTP protocol
-// (coprocessors/README.md). Image only here: docker build coprocessors/csharp.
+// (coprocessors/README.md). Image only: built by action/docker-bake.hcl, run under --runtime docker.
 using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json;

@@ -1,22 +1,26 @@
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { imageContexts } from "../runner/image-contexts.js";
+import { coprocessorImageContexts, imageContexts } from "../runner/image-contexts.js";
 import { UserError } from "../util/errors.js";
 import { collect, parseCsv } from "./options.js";
 
 interface ImagesFlags {
   proxies: string[];
   proxiesDir?: string[];
+  study?: string;
   githubOutput?: string;
 }
 
-/** `proxybench images`: the folder each proxy's image is built from, for `docker buildx bake`. */
+/**
+ * `proxybench images`: the folder each proxy's image is built from, for `docker buildx bake`;
+ * with `--study`, also each coprocessor's the study starts from an image.
+ */
 export function register(program: Command): void {
   program
     .command("images")
     .description(
-      "The folder each proxy's image is built from: a --proxies-dir's folder of that name, else the built-in one",
+      "The folder each proxy's image is built from: a --proxies-dir's folder of that name, else the built-in one; with --study, each coprocessor's too",
     )
     .requiredOption("-p, --proxies <names>", "comma-separated proxies", parseCsv)
     .option(
@@ -25,19 +29,30 @@ export function register(program: Command): void {
       collect,
     )
     .option(
+      "--study <name>",
+      "also the images of the coprocessors the study runs under --runtime docker (extensibility)",
+    )
+    .option(
       "--github-output <name>",
-      "append NAME=<JSON object of proxy -> folder> to the file $GITHUB_OUTPUT names (the bake file's PROXY_CONTEXTS)",
+      "append NAME=<JSON object of proxy -> folder> (the bake file's PROXY_CONTEXTS) and NAME-coprocessors=<JSON object of coprocessor -> folder> (its COPROCESSOR_CONTEXTS) to the file $GITHUB_OUTPUT names",
     )
     .action(async (flags: ImagesFlags) => {
       const dirs = (flags.proxiesDir ?? []).map((d) => path.resolve(d));
       const contexts = await imageContexts(flags.proxies, { proxiesDirs: dirs });
+      const coprocessors = flags.study === undefined ? {} : await coprocessorImageContexts(flags.study);
       if (flags.githubOutput === undefined) {
         for (const [name, dir] of Object.entries(contexts)) process.stdout.write(`${name}\t${dir}\n`);
+        for (const [name, dir] of Object.entries(coprocessors))
+          process.stdout.write(`coprocessor-${name}\t${dir}\n`);
         return;
       }
       const file = process.env.GITHUB_OUTPUT;
       if (!file)
         throw new UserError("--github-output: GITHUB_OUTPUT is not set (it is, in a GitHub Actions step)");
-      await appendFile(file, `${flags.githubOutput}=${JSON.stringify(contexts)}\n`);
+      await appendFile(
+        file,
+        `${flags.githubOutput}=${JSON.stringify(contexts)}\n` +
+          `${flags.githubOutput}-coprocessors=${JSON.stringify(coprocessors)}\n`,
+      );
     });
 }

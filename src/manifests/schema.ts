@@ -69,12 +69,15 @@ export type ExtensionKindName = (typeof EXTENSION_KINDS)[number];
 
 /**
  * A process the proxy needs beside it (the extensibility study's coprocessor), started before
- * the proxy on its own cores and watched during the run: if it dies, the cell is invalid.
+ * the proxy on its own cores and watched during the run: if it dies, the cell is invalid. It
+ * runs natively from `binary`, or under `--runtime docker` from `image` (a full reference; its
+ * `args` and `env` are then the container's).
  */
 const Sidecar = z
   .object({
     name,
-    binary: z.string().min(1),
+    binary: z.string().min(1).optional(),
+    image: z.string().min(1).optional(),
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
     /** Cores it is pinned to; empty: not pinned. */
@@ -82,7 +85,11 @@ const Sidecar = z
     /** Answers 2xx on GET of this path once it is up. */
     ready: z.string().startsWith("/").default("/health"),
   })
-  .strict();
+  .strict()
+  .refine((s) => s.binary !== undefined || s.image !== undefined, {
+    message: "a sidecar needs a 'binary' or an 'image'",
+    path: ["binary"],
+  });
 type Sidecar = z.infer<typeof Sidecar>;
 
 /**

@@ -134,11 +134,9 @@ export function dockerRunProblem(spec: ProcessSpec, output: string): string {
   const said = output.trim().split("\n").slice(-3).join(" ").trim();
   const missingImage = /no such image|unable to find image|pull access denied|manifest unknown/i.test(output);
   const proxy = /^proxy:(.+)$/.exec(spec.name)?.[1];
-  const hint = missingImage
-    ? proxy
-      ? `: build it first (docker build -t ${spec.command} proxies/${proxy})`
-      : `: build it first (docker build -t ${spec.command} upstream)`
-    : "";
+  const coprocessor = /^sidecar:coprocessor-(.+)$/.exec(spec.name)?.[1];
+  const folder = proxy ? `proxies/${proxy}` : coprocessor ? `coprocessors/${coprocessor}` : "upstream";
+  const hint = missingImage ? `: build it first (docker build -t ${spec.command} ${folder})` : "";
   return `cannot start ${spec.name} in a container (image ${spec.command}): ${said || "docker run failed"}${hint}`;
 }
 

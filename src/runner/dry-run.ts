@@ -1,7 +1,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ManifestDirs } from "../manifests/load.js";
-import { isGatewayTest, planOptions } from "../studies/extensibility/options.js";
+import { coprocessorChoices } from "../studies/extensibility/coprocessors.js";
+import { renderExtensibilityRows } from "../studies/extensibility/dry-run.js";
+import { isGatewayTest, planOptions, type CoprocessorChoice } from "../studies/extensibility/options.js";
+import { pickDefined } from "../util/objects.js";
 import { DEFAULT_MAX_RATE_OPTIONS } from "../studies/max-rate.js";
 import { DEFAULT_STEP_DURATION_S, resolveSearch, type FindMaxRatesRequest } from "../studies/max-rate-run.js";
 import { prepareStudy, type StudyOverrides } from "../studies/run.js";
@@ -115,7 +118,12 @@ export async function dryRunStudy(name: string, overrides: StudyOverrides, out: 
   if (m.layout === "extensibility") {
     // Its --out holds the study's report and a folder per test, not a results.json.
     await checkRunInputs(plan, undefined);
-    out.write(renderExtensibilityDryRun(plan, settings, layout, m.extensibility?.coprocessors ?? []));
+    const where = pickDefined(overrides, ["runtime", "imageTag"]);
+    const coprocessors = await coprocessorChoices(m.extensibility?.coprocessors ?? [], where);
+    out.write(renderExtensibilityDryRun(plan, settings, layout, coprocessors));
+    out.write(
+      renderExtensibilityRows(plan, coprocessors, { ...where, fileExists: existsSync, env: process.env }),
+    );
     return;
   }
   await checkRunInputs(plan, request.out === undefined ? undefined : path.resolve(request.out));
@@ -124,16 +132,14 @@ export async function dryRunStudy(name: string, overrides: StudyOverrides, out: 
 
 /**
  * The extensibility study measures each test on each gateway with every option side by side (a
- * variant per option, and the baseline): a cell's time counts once per variant, every
- * coprocessor counted as if it could run here (an upper bound).
+ * variant per option, and the baseline): a cell's time counts once per variant.
  */
 function renderExtensibilityDryRun(
   plan: Plan,
   settings: { repetitions: number },
   layout: string,
-  coprocessorNames: readonly string[],
+  coprocessors: readonly CoprocessorChoice[],
 ): string {
-  const coprocessors = coprocessorNames.map((name) => ({ name, dir: "", args: [], env: {} }));
   const variantCount = (cell: PlannedCell) => {
     const test = cell.scenario.manifest.name;
     if (!isGatewayTest(cell.proxy.manifest, test)) return 0;

@@ -2,6 +2,8 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import { UserError } from "../util/errors.js";
+import { findStudy } from "../studies/load.js";
+import { loadCoprocessor } from "../studies/extensibility/coprocessors.js";
 
 /**
  * The folder each proxy's image is built from (`proxybench images`, the run action's bake
@@ -31,6 +33,24 @@ export async function imageContexts(
     const loaded = set.proxies.get(name)!;
     if (loaded.manifest.kind === "direct" || loaded.manifest.image === undefined) continue;
     contexts[name] = path.dirname(loaded.file);
+  }
+  return contexts;
+}
+
+/**
+ * The folder each coprocessor image a study needs is built from (`proxybench images --study`):
+ * the extensibility study's coprocessors that run from an image under `--runtime docker`, by
+ * name; none for another study.
+ */
+export async function coprocessorImageContexts(
+  studyName: string,
+  dirs: { studiesDir?: string; coprocessorsDir?: string } = {},
+): Promise<Record<string, string>> {
+  const study = await findStudy(studyName, dirs.studiesDir);
+  const contexts: Record<string, string> = {};
+  for (const name of study.manifest.extensibility?.coprocessors ?? []) {
+    const c = await loadCoprocessor(name, dirs.coprocessorsDir);
+    if (c.manifest.image) contexts[name] = c.dir;
   }
   return contexts;
 }

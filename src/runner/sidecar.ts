@@ -4,16 +4,72 @@ import { freePort } from "../util/ports.js";
 import { LOG_TAIL_LINES, oneLine, type ActiveCell, type BlockContext } from "./cell.js";
 import { logTail } from "../util/logs.js";
 import { waitReady } from "./ready.js";
-import { buildSidecarSpec, type ProxyContext } from "./specs.js";
+import type { ProcessSpec, Runtime } from "./runtime.js";
+import { buildSidecarSpec, templateVars, type ProxyContext } from "./specs.js";
+import type { LoadedProxy } from "../manifests/load.js";
+import { renderArgs, renderEnv } from "../manifests/template.js";
+import { withoutUndefined } from "../util/objects.js";
 
 /**
- * A proxy's sidecar (the extensibility study's coprocessor): started natively before the proxy,
- * on its own cores and with the proxy's memory cap, stopped with the cell, and checked after
- * every repetition: a sidecar that died makes the repetition and the cell invalid, with the
- * end of its log, and the other cells go on.
+ * A proxy's sidecar (the extensibility study's coprocessor): started before the proxy, on its
+ * own cores and with the proxy's memory cap, stopped with the cell, and checked after every
+ * repetition: a sidecar that died makes the repetition and the cell invalid, with the end of
+ * its log, and the other cells go on. Under `--runtime docker` a sidecar with an `image` runs
+ * from it, in a container on the host network like the proxy's; otherwise natively.
  */
 
 const SIDECAR_READY_S = 20;
+
+type Sidecar = NonNullable<LoadedProxy["manifest"]["sidecar"]>;
+
+/**
+ * The container of a proxy's sidecar (pure): its image with the sidecar's args and env rendered
+ * like the proxy's (`{{sidecarPort}}` where it must listen: on the host network, no two
+ * collide), pinned to its cores, with the proxy's memory cap. No working folder: the image's
+ * own is where its files are.
+ */
+export function buildDockerSidecarSpec(
+  proxy: LoadedProxy,
+  sidecar: Sidecar & { image: string },
+  ctx: ProxyContext,
+  logFile: string,
+): ProcessSpec {
+  const vars = templateVars(proxy, ctx);
+  return {
+    name: `sidecar:${sidecar.name}`,
+    command: sidecar.image,
+    args: renderArgs(sidecar.args, vars, `${proxy.file}: sidecar.args`),
+    env: renderEnv(sidecar.env, vars, `${proxy.file}: sidecar.env`),
+    cpus: sidecar.cpus,
+    logFile,
+    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
+  };
+}
+
+/** How the sidecar starts here: its runtime and process, or why it cannot. */
+async function sidecarLaunch(
+  proxy: LoadedProxy,
+  sidecar: Sidecar,
+  ctx: Pick<BlockContext, "runtime" | "upstreamRuntime">,
+  pctx: ProxyContext,
+  logFile: string,
+): Promise<{ runtime: Runtime; spec: ProcessSpec } | { problem: string }> {
+  const image = sidecar.image;
+  if (ctx.runtime.kind === "docker" && image !== undefined) {
+    return {
+      runtime: ctx.runtime,
+      spec: buildDockerSidecarSpec(proxy, { ...sidecar, image }, pctx, logFile),
+    };
+  }
+  if (sidecar.binary === undefined) {
+    return {
+      problem: `sidecar ${sidecar.name}: image only (${sidecar.image}): it runs under --runtime docker`,
+    };
+  }
+  const binary = await findExecutable(sidecar.binary);
+  if (!binary) return { problem: `sidecar ${sidecar.name}: '${sidecar.binary}' not found` };
+  return { runtime: ctx.upstreamRuntime, spec: buildSidecarSpec(proxy, pctx, binary, logFile) };
+}
 
 /**
  * Starts the cell's sidecar, if its proxy has one; returns the port it listens on, or a
@@ -27,20 +83,15 @@ export async function startSidecar(
 ): Promise<{ port?: number; problem?: string }> {
   const sidecar = a.planned.proxy.manifest.sidecar;
   if (!sidecar) return {};
-  const binary = await findExecutable(sidecar.binary);
-  if (!binary) return { problem: `sidecar ${sidecar.name}: '${sidecar.binary}' not found` };
   const port = await freePort();
   const logRel = `logs/${stem}-${sidecar.name}.log`;
   const logFile = path.join(ctx.dir, logRel);
+  const sidecarCtx = { ...pctx, listenPort: 0, sidecarPort: port };
+  const launch = await sidecarLaunch(a.planned.proxy, sidecar, ctx, sidecarCtx, logFile);
+  if ("problem" in launch) return { problem: launch.problem };
   a.cell.logs.push(logRel);
-  const spec = buildSidecarSpec(
-    a.planned.proxy,
-    { ...pctx, listenPort: 0, sidecarPort: port },
-    binary,
-    logFile,
-  );
   try {
-    a.sidecar = { name: sidecar.name, proc: await ctx.upstreamRuntime.start(spec), logFile };
+    a.sidecar = { name: sidecar.name, proc: await launch.runtime.start(launch.spec), logFile };
   } catch (err) {
     return { problem: `sidecar ${sidecar.name} could not start: ${(err as Error).message}` };
   }

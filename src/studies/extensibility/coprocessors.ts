@@ -4,12 +4,16 @@ import { z } from "zod";
 import { parseManifest } from "../../manifests/load.js";
 import { UserError } from "../../util/errors.js";
 import { findExecutable, PROJECT_ROOT } from "../../util/paths.js";
+import { imageRef } from "../../runner/specs.js";
+import type { CoprocessorChoice } from "./options.js";
 
 /**
  * The extensibility study's coprocessors: `coprocessors/<name>/coprocessor.yml`, one folder per
  * language, each speaking Apollo Router's coprocessor protocol (coprocessors/README.md) with its
  * Dockerfile beside it. `native` says how it starts here; without it, the coprocessor is image
- * only and its rows are skipped in a native run.
+ * only and its rows are skipped in a native run. `image` says how its image
+ * (`proxybench/coprocessor-<name>:<tag>`, built by action/docker-bake.hcl) starts under
+ * `--runtime docker`: its args and env, with `{{sidecarPort}}` where it must listen.
  */
 
 const COPROCESSORS_DIR = path.join(PROJECT_ROOT, "coprocessors");
@@ -28,6 +32,13 @@ const CoprocessorManifest = z
           .object({ args: z.array(z.string()), pattern: z.string() })
           .strict()
           .optional(),
+      })
+      .strict()
+      .optional(),
+    image: z
+      .object({
+        args: z.array(z.string()).default([]),
+        env: z.record(z.string(), z.string()).default({}),
       })
       .strict()
       .optional(),
@@ -62,4 +73,46 @@ export async function coprocessorBinary(
   const found = await findExecutable(native.binary);
   if (!found) return { reason: `'${native.binary}' not found (fix: npm run setup -- --study extensibility)` };
   return { path: found };
+}
+
+/** `proxybench/coprocessor-<name>:<tag>`: the image of a coprocessor, named like a proxy's (pure). */
+export function coprocessorImage(name: string, tag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return imageRef(`coprocessor-${name}`, tag, env);
+}
+
+export interface CoprocessorRuntime {
+  runtime?: "native" | "docker";
+  /** `--image-tag`. */
+  imageTag?: string;
+  /** Where the coprocessors are (tests); default coprocessors/. */
+  root?: string;
+}
+
+/**
+ * The study's coprocessors as the planner sees them: under `--runtime docker` each one with an
+ * `image` section runs from its image; otherwise from its native binary, or with the reason
+ * it cannot run here.
+ */
+export async function coprocessorChoices(
+  names: readonly string[],
+  where: CoprocessorRuntime = {},
+): Promise<CoprocessorChoice[]> {
+  const out: CoprocessorChoice[] = [];
+  for (const name of names) {
+    const c = await loadCoprocessor(name, where.root);
+    const common = {
+      name,
+      dir: c.dir,
+      args: c.manifest.native?.args ?? [],
+      env: c.manifest.native?.env ?? {},
+    };
+    const image = c.manifest.image;
+    if (where.runtime === "docker" && image) {
+      out.push({ ...common, image: { ref: coprocessorImage(name, where.imageTag), ...image } });
+      continue;
+    }
+    const found = await coprocessorBinary(c);
+    out.push({ ...common, ...("path" in found ? { binary: found.path } : { unavailable: found.reason }) });
+  }
+  return out;
 }

@@ -24,6 +24,8 @@ export interface CoprocessorChoice {
   binary?: string;
   args: string[];
   env: Record<string, string>;
+  /** Under `--runtime docker`: its image and the container's args and env. */
+  image?: { ref: string; args: string[]; env: Record<string, string> };
   /** Why it cannot run here (image only, binary missing). */
   unavailable?: string;
 }
@@ -97,7 +99,7 @@ export interface DerivedSettings {
   memoryLimitBytes: number;
   /** Cores of the coprocessor. */
   sidecarCpus: number[];
-  /** Where the gateway runs: natively, or its image (the coprocessor runs natively either way). */
+  /** Where the gateway runs: natively, or its image (and the coprocessor its own, if it has one). */
   runtime?: "native" | "docker";
 }
 
@@ -177,21 +179,34 @@ export function derivedManifest(
     tuning: {
       ...rest.tuning,
       extension: option?.name ?? BASELINE,
-      memoryLimit: `${settings.memoryLimitBytes} bytes each (${docker ? "docker --memory; the coprocessor prlimit --data" : "prlimit --data"})`,
+      memoryLimit: `${settings.memoryLimitBytes} bytes each (${memoryHow(docker, c)})`,
       ...(c ? { coprocessorCores: settings.sidecarCpus.join(",") } : {}),
     },
-    ...(c && c.binary !== undefined
-      ? {
-          sidecar: {
-            name: `coprocessor-${c.name}`,
-            binary: c.binary,
-            args: c.args.map((a) => a.replaceAll("{{dir}}", c.dir)),
-            env: c.env,
-            cpus: settings.sidecarCpus,
-            ready: "/health",
-          },
-        }
-      : {}),
+    ...(c ? coprocessorSidecar(c, settings.sidecarCpus) : {}),
+  };
+}
+
+/** How the memory cap is held: docker's `--memory` for what runs in a container, else prlimit (pure). */
+function memoryHow(docker: boolean, c: CoprocessorChoice | undefined): string {
+  if (!docker) return "prlimit --data";
+  return c && c.image === undefined ? "docker --memory; the coprocessor prlimit --data" : "docker --memory";
+}
+
+/** The coprocessor as the gateway's sidecar: from its image when it has one here, else its binary (pure). */
+function coprocessorSidecar(
+  c: CoprocessorChoice,
+  cpus: number[],
+): Pick<ProxyManifest, "sidecar"> | Record<string, never> {
+  const common = { name: `coprocessor-${c.name}`, cpus, ready: "/health" };
+  if (c.image) return { sidecar: { ...common, image: c.image.ref, args: c.image.args, env: c.image.env } };
+  if (c.binary === undefined) return {};
+  return {
+    sidecar: {
+      ...common,
+      binary: c.binary,
+      args: c.args.map((a) => a.replaceAll("{{dir}}", c.dir)),
+      env: c.env,
+    },
   };
 }
 

@@ -31,7 +31,13 @@ export interface ExtensibilityReportInput {
   study: StudyManifest;
   runs: TestRun[];
   skippedGateways: Array<{ proxy: string; reason: string }>;
-  limits: { memoryLimitBytes: number; coprocessorCores: number[]; layout: CpuLayout };
+  limits: {
+    memoryLimitBytes: number;
+    coprocessorCores: number[];
+    layout: CpuLayout;
+    /** How the cap is held; default natively's `prlimit --data`. */
+    how?: string;
+  };
 }
 
 /** The report group of one run: a column per variant, named by its option (pure). */
@@ -66,7 +72,7 @@ function limitsText(input: ExtensibilityReportInput): string {
   const mib = Math.round(input.limits.memoryLimitBytes / 2 ** 20);
   return (
     `Cores: ${formatCpuLayout(input.limits.layout)}, coprocessor=${input.limits.coprocessorCores.join("+")}; ` +
-    `gateway and coprocessor each capped at ${mib} MiB of data memory (prlimit --data).`
+    `gateway and coprocessor each capped at ${mib} MiB of data memory (${input.limits.how ?? "prlimit --data"}).`
   );
 }
 

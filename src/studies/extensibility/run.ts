@@ -13,7 +13,7 @@ import { UserError } from "../../util/errors.js";
 import { studyScenario, type LoadedStudy } from "../load.js";
 import type { StudyOverrides } from "../run.js";
 import type { ExtensibilitySettings } from "../schema.js";
-import { coprocessorBinary, loadCoprocessor } from "./coprocessors.js";
+import { coprocessorChoices } from "./coprocessors.js";
 import {
   BASELINE,
   derivedManifest,
@@ -50,22 +50,6 @@ export function coprocessorCores(layout: { loadgen: number[]; proxy: number[] },
   return [loadgen ?? layout.proxy[0] ?? 0];
 }
 
-async function coprocessorChoices(names: readonly string[], root?: string): Promise<CoprocessorChoice[]> {
-  const out: CoprocessorChoice[] = [];
-  for (const name of names) {
-    const c = await loadCoprocessor(name, root);
-    const where = await coprocessorBinary(c);
-    out.push({
-      name,
-      dir: c.dir,
-      args: c.manifest.native?.args ?? [],
-      env: c.manifest.native?.env ?? {},
-      ...("path" in where ? { binary: where.path } : { unavailable: where.reason }),
-    });
-  }
-  return out;
-}
-
 interface TestContext {
   layout: CpuLayout;
   study: LoadedStudy;
@@ -74,6 +58,8 @@ interface TestContext {
   deps: RunDeps;
   out: string;
   sidecarCpus: number[];
+  /** The coprocessors run from their images (under docker), not natively. */
+  coprocessorsInImages: boolean;
 }
 
 /** Writes one variant's folder: the gateway's folder with the derived proxy.yml, and the test's scenario. */
@@ -148,7 +134,9 @@ async function runTest(
 function withLimits(results: Results, ctx: TestContext): Results {
   const memoryBytes = ctx.settings.memoryLimitBytes;
   const how = "taskset; prlimit --data (RLIMIT_DATA)";
-  const gatewayHow = ctx.overrides.runtime === "docker" ? "docker run --cpuset-cpus --memory" : how;
+  const docker = "docker run --cpuset-cpus --memory";
+  const gatewayHow = ctx.overrides.runtime === "docker" ? docker : how;
+  const coprocessorHow = ctx.coprocessorsInImages ? docker : how;
   return {
     ...results,
     settings: { ...results.settings, study: ctx.study.manifest.name },
@@ -156,10 +144,16 @@ function withLimits(results: Results, ctx: TestContext): Results {
       ...results.environment,
       limits: {
         gateway: { cores: ctx.layout.proxy, memoryBytes, how: gatewayHow },
-        coprocessor: { cores: ctx.sidecarCpus, memoryBytes, how },
+        coprocessor: { cores: ctx.sidecarCpus, memoryBytes, how: coprocessorHow },
       },
     },
   };
+}
+
+/** How the gateway's and the coprocessor's memory caps are held, for the report (pure). */
+function memoryCapHow(ctx: Pick<TestContext, "overrides" | "coprocessorsInImages">): string {
+  if (ctx.overrides.runtime !== "docker") return "prlimit --data";
+  return ctx.coprocessorsInImages ? "docker --memory" : "docker --memory; the coprocessor prlimit --data";
 }
 
 /** Runs every test on every runnable gateway, then writes and prints the study report. */
@@ -181,6 +175,10 @@ export async function runExtensibilityStudy(
   if (existsSync(path.join(out, "study.md"))) {
     throw new UserError(`--out ${out} already holds a study report; choose another --out`);
   }
+  const coprocessors = await coprocessorChoices(settings.coprocessors, {
+    ...pickDefined(overrides, ["runtime", "imageTag"]),
+    ...withoutUndefined({ root: deps.coprocessorsDir }),
+  });
   const ctx: TestContext = {
     layout,
     study,
@@ -189,8 +187,8 @@ export async function runExtensibilityStudy(
     deps,
     out,
     sidecarCpus: coprocessorCores(layout, cores),
+    coprocessorsInImages: coprocessors.some((c) => c.image !== undefined),
   };
-  const coprocessors = await coprocessorChoices(settings.coprocessors, deps.coprocessorsDir);
   const runs: TestRun[] = [];
   for (const test of study.manifest.scenarios) {
     for (const name of gateways) {
@@ -203,7 +201,12 @@ export async function runExtensibilityStudy(
     study: study.manifest,
     runs,
     skippedGateways,
-    limits: { memoryLimitBytes: settings.memoryLimitBytes, coprocessorCores: ctx.sidecarCpus, layout },
+    limits: {
+      memoryLimitBytes: settings.memoryLimitBytes,
+      coprocessorCores: ctx.sidecarCpus,
+      layout,
+      how: memoryCapHow(ctx),
+    },
   });
   await mkdir(out, { recursive: true });
   await writeFile(path.join(out, "study.md"), markdown);

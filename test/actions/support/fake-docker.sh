@@ -4,7 +4,8 @@
 # to a file), logs --follow tails that file until the process ends, inspect reports its exit code,
 # stop sends TERM, rm --force kills and forgets it; ps lists $FAKE_DOCKER_STATE/containers (name,
 # then the run, owner and cpus labels, tab-separated), filtered by the run label. Every call is
-# appended to $FAKE_DOCKER_STATE/calls.
+# appended to $FAKE_DOCKER_STATE/calls. An image with a program in $FAKE_DOCKER_IMAGES (named
+# after the image, '/' and ':' as '_') runs that program with the container's args and --env.
 set -eu
 state=${FAKE_DOCKER_STATE:?}
 echo "$*" >>"$state/calls"
@@ -21,6 +22,7 @@ case "$cmd" in
         --name) name=$2; shift 2 ;;
         --label) labels="$labels$2
 "; shift 2 ;;
+        --env) export "${2?}"; shift 2 ;;
         --*) shift 2 ;;
         *) break ;;
       esac
@@ -36,6 +38,8 @@ case "$cmd" in
       trap 'echo "got TERM"; echo 0 >"$state/$name.exit"; exit 0' TERM
       echo "container $name started: $*"
       echo "on stderr" >&2
+      program="${FAKE_DOCKER_IMAGES:-/nonexistent}/$(printf '%s' "$image" | tr '/:' '__')"
+      [ -x "$program" ] && exec "$program" "$@"
       if [ "${1:-}" = "crash" ]; then echo 3 >"$state/$name.exit"; exit 3; fi
       while :; do sleep 0.05; done
     ) >"$state/$name.log" 2>&1 &

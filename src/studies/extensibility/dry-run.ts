@@ -1,0 +1,73 @@
+import type { Plan } from "../../runner/plan.js";
+import { imageRef } from "../../runner/specs.js";
+import { isGatewayTest, planOptions, type CoprocessorChoice } from "./options.js";
+
+/**
+ * What `proxybench run --study extensibility --dry-run` shows beyond the plan's blocks: each
+ * test's rows on each gateway, planned or skipped with the reason, and under `--runtime docker`
+ * the images the run starts (the gateways' and the coprocessors'), with the command that builds
+ * them.
+ */
+
+export interface RowsContext {
+  runtime?: "native" | "docker";
+  imageTag?: string;
+  /** Whether a kind's required file (a dynamic module) is installed. */
+  fileExists: (file: string) => boolean;
+  /** The variables a test may require (Apollo Router's licence). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** The rows of every test on every gateway, and the images they need under docker (pure). */
+export function renderExtensibilityRows(
+  plan: Plan,
+  coprocessors: readonly CoprocessorChoice[],
+  ctx: RowsContext,
+): string {
+  const lines = ["rows:"];
+  const gateways = new Set<string>();
+  const used = new Set<string>();
+  const seen = new Set<string>();
+  for (const cell of plan.blocks.flatMap((b) => b.cells)) {
+    const test = cell.scenario.manifest.name;
+    const gateway = cell.proxy.manifest.name;
+    if (seen.has(`${test} ${gateway}`) || !isGatewayTest(cell.proxy.manifest, test)) continue;
+    seen.add(`${test} ${gateway}`);
+    gateways.add(gateway);
+    const rows = planOptions(cell.proxy, test, coprocessors, ctx.fileExists, ctx.env);
+    lines.push(`  ${test} · ${gateway}: ${["baseline", ...rows.options.map((o) => o.name)].join(", ")}`);
+    for (const [reason, options] of byReason(rows.skipped))
+      lines.push(`    skipped ${options.join(", ")}: ${reason}`);
+    for (const o of rows.options) if (o.coprocessor?.image) used.add(o.coprocessor.name);
+  }
+  if (ctx.runtime === "docker")
+    lines.push(...imagesText([...gateways], [...used], coprocessors, ctx.imageTag));
+  return `${lines.join("\n")}\n`;
+}
+
+/** The skipped options grouped by their reason, in order (pure). */
+function byReason(skipped: ReadonlyArray<{ option: string; reason: string }>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of skipped) out.set(s.reason, [...(out.get(s.reason) ?? []), s.option]);
+  return out;
+}
+
+/** The images a docker run starts, and the bake command that builds them (pure). */
+function imagesText(
+  gateways: string[],
+  used: string[],
+  coprocessors: readonly CoprocessorChoice[],
+  tag: string | undefined,
+): string[] {
+  const refs = [
+    ...gateways.map((g) => imageRef(g, tag)),
+    ...coprocessors.flatMap((c) => (c.image && used.includes(c.name) ? [c.image.ref] : [])),
+  ];
+  const names = coprocessors.filter((c) => used.includes(c.name)).map((c) => c.name);
+  const effectiveTag = imageRef("", tag).split(":")[1];
+  return [
+    `images: ${refs.join(", ")}`,
+    `  build them: PROXIES=${gateways.join(",")} COPROCESSORS=${names.join(",")} IMAGE_TAG=${effectiveTag}` +
+      ` docker buildx bake -f action/docker-bake.hcl --load --set '*.cache-from=' --set '*.cache-to='`,
+  ];
+}
