@@ -3,18 +3,17 @@ import os from "node:os";
 import path from "node:path";
 import { captureEnvironment } from "../environment/capture.js";
 import type { LoadedProxy } from "../manifests/load.js";
-import type { ScenarioManifest } from "../manifests/schema.js";
 import { worstStatus, type CpuLayout, type Settings } from "../results/schema.js";
 import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
 import { DockerRuntime } from "../runner/docker-runtime.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
 import type { Runtime } from "../runner/runtime.js";
 import { createRuntime, dockerClient, type RuntimeKind } from "../runner/runtime-factory.js";
-import type { Block, PlannedCell } from "../runner/plan.js";
+import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js";
+import { proxyStem, type Block, type PlannedCell } from "../runner/plan.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
-import { roundOrder } from "../runner/rounds.js";
-import { buildUpstreamSpec, imageRef, proxyImageTag } from "../runner/specs.js";
-import { ensureUpstream, startUpstream, type StartedUpstream } from "../runner/upstream.js";
+import { imageRef, proxyImageTag } from "../runner/specs.js";
+import { ensureUpstream, type StartedUpstream } from "../runner/upstream.js";
 import { planRun, type Variant } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
 import { measureOnce, type CountedTarget } from "./measure.js";
@@ -211,7 +210,7 @@ async function findTargets(
       const key = image ?? planned.proxy.file;
       if (!looked.has(key)) looked.set(key, lookFor(planned.proxy, choice.kind, image));
       const found = await (looked.get(key) as Promise<Found>);
-      const shown = cellName(planned);
+      const shown = proxyStem(planned.proxy.manifest.name, planned.variant);
       if ("reason" in found) skipped.push({ proxy: shown, reason: found.reason });
       else {
         versions[shown] = found.version;
@@ -222,12 +221,6 @@ async function findTargets(
     out.push({ scenario: block.scenario.manifest.name, jobs });
   }
   return { blocks: out, skipped, versions, valgrind };
-}
-
-/** `nginx`, or `nginx@head` in a variant run. */
-function cellName(planned: PlannedCell): string {
-  const name = planned.proxy.manifest.name;
-  return planned.variant === undefined ? name : `${name}@${planned.variant}`;
 }
 
 /** The counted image of a cell's proxy: its image (with the variant's tag) with Valgrind. */
@@ -266,57 +259,55 @@ async function resultsDir(out: string | undefined): Promise<string> {
   return dir;
 }
 
-/** One upstream per distinct upstream setting of the block's scenarios (variants may differ). */
-async function startUpstreams(ready: Ready, block: CountedBlock): Promise<Map<string, StartedUpstream>> {
-  const out = new Map<string, StartedUpstream>();
-  try {
-    for (const { planned } of block.jobs) {
-      const key = upstreamKey(planned);
-      if (out.has(key)) continue;
-      const logRel = `logs/${block.scenario}-upstream${out.size === 0 ? "" : `-${out.size + 1}`}.log`;
-      await mkdir(path.join(ready.dir, "logs"), { recursive: true });
-      const spec = buildUpstreamSpec(
-        await ensureUpstream(),
-        planned.scenario.manifest,
-        ready.results.settings.cpus.upstream,
-        path.join(ready.dir, logRel),
-      );
-      out.set(key, await startUpstream(new NativeRuntime(), spec));
-    }
-  } catch (err) {
-    await stopAll(out);
-    throw err;
-  }
-  return out;
-}
-
-function upstreamKey(planned: PlannedCell): string {
-  return JSON.stringify(planned.scenario.manifest.upstream ?? {});
-}
-
-async function stopAll(upstreams: Map<string, StartedUpstream>): Promise<void> {
-  for (const u of upstreams.values()) await u.proc.stop();
-}
-
 /**
- * The upstream(s), then the repetitions in rounds: every cell (each proxy of each variant) once
- * per round, the order reversed every other round (ABBA), so a drift weighs alike on base and head.
+ * A block's counted cells in the block lifecycle (runner/lifecycle.ts: the upstream(s), every
+ * cell once per round, the order reversed every other round (ABBA) so a drift weighs alike on
+ * base and head, instructions.json saved after each slot); each slot starts the proxy under
+ * callgrind, counts, and stops it.
  */
 async function runBlock(ready: Ready, block: CountedBlock): Promise<void> {
   const { results, dir } = ready;
-  const upstreams = await startUpstreams(ready, block);
-  try {
-    results.cells.push(...block.jobs.map((j) => j.cell));
-    for (const { cell: job, round } of roundOrder(block.jobs, results.settings.repetitions, "abba")) {
-      if (job.cell.status === "failed") continue;
-      const scenario: ScenarioManifest = job.planned.scenario.manifest;
+  const jobs = new Map(block.jobs.map((j) => [j.planned, j]));
+  await runBlockLifecycle(
+    {
+      cells: block.jobs.map((j) => j.planned),
+      upstreams: {
+        runtime: new NativeRuntime(),
+        binary: await ensureUpstream(),
+        cpus: results.settings.cpus.upstream,
+        dir,
+        logStem: block.scenario,
+      },
+      rounds: { count: results.settings.repetitions, order: "abba" },
+      save: () => save(ready),
+    },
+    countedStep(ready, jobs),
+  );
+}
+
+/** A counted cell of a block: its job and its upstream. */
+interface CountedCellRun {
+  job: CountedJob;
+  upstream: StartedUpstream;
+}
+
+function countedStep(ready: Ready, jobs: Map<PlannedCell, CountedJob>): MeasurementStep<CountedCellRun> {
+  const { results, dir } = ready;
+  return {
+    startCell: (planned, upstream) => {
+      const job = jobs.get(planned)!;
+      results.cells.push(job.cell);
+      return Promise.resolve({ job, upstream: upstream.started });
+    },
+    skips: ({ job }) => job.cell.status === "failed",
+    measure: async ({ job, upstream }, round) => {
       const rep = await measureOnce({
         ...jobPaths(job.cell, job.cell.repetitions.length, dir),
         proxy: job.planned.proxy,
         target: job.target,
         runtime: ready.runtime,
-        scenario,
-        upstream: upstreams.get(upstreamKey(job.planned)) as StartedUpstream,
+        scenario: job.planned.scenario.manifest,
+        upstream,
         cpus: results.settings.cpus.proxy.slice(0, 1),
         dir,
         index: job.cell.repetitions.length,
@@ -325,11 +316,8 @@ async function runBlock(ready: Ready, block: CountedBlock): Promise<void> {
       });
       const variant = job.planned.variant;
       addRepetition(job.cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
-      await save(ready);
-    }
-  } finally {
-    await stopAll(upstreams);
-  }
+    },
+  };
 }
 
 function pick(s: InstructionsResults["settings"]) {
@@ -338,7 +326,7 @@ function pick(s: InstructionsResults["settings"]) {
 
 /** Files of a cell: `<scenario>-<proxy>[@<variant>]`. */
 function cellStem(cell: CountedCell): string {
-  return `${cell.scenario}-${cell.proxy}${cell.variant === undefined ? "" : `@${cell.variant}`}`;
+  return `${cell.scenario}-${proxyStem(cell.proxy, cell.variant)}`;
 }
 
 function jobPaths(cell: CountedCell, index: number, dir: string) {
@@ -355,7 +343,7 @@ function newCell(job: Omit<CountedJob, "cell">, versions: Record<string, string>
   const proxy = planned.proxy.manifest.name;
   const scenario = planned.scenario.manifest.name;
   const variant = planned.variant;
-  const version = target.kind === "native" ? versions[cellName(planned)] : undefined;
+  const version = target.kind === "native" ? versions[proxyStem(proxy, variant)] : undefined;
   const cell: CountedCell = {
     id: countedCellId(scenario, proxy, variant),
     proxy,

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { arrivalVus, littleLawVus } from "../engines/load.js";
 import { expandRequests } from "../engines/requests.js";
 import type { ProbeResult } from "../engines/types.js";
@@ -6,8 +5,6 @@ import { usesTls } from "../results/protocols.js";
 import { DEFAULT_THRESHOLD_PCT, pairedLogRatios } from "../report/compare.js";
 import { cellKey, type Cell } from "../results/schema.js";
 import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../stats/sequential.js";
-import { UserError } from "../util/errors.js";
-import { logTail } from "../util/logs.js";
 import {
   cellName,
   cellStem,
@@ -20,66 +17,18 @@ import {
   type BlockContext,
 } from "./cell.js";
 import { plannedSeconds, type Block, type PlannedCell } from "./plan.js";
-import { waitReady } from "./ready.js";
+import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "./lifecycle.js";
 import { describeRepetition, measure, measureRepetition } from "./repetition.js";
-import { roundOrder } from "./rounds.js";
+import type { Slot } from "./rounds.js";
 import { sidecarGone } from "./sidecar.js";
-import { buildUpstreamSpec } from "./specs.js";
 import { startCell } from "./start-cell.js";
-import { startUpstream, type StartedUpstream } from "./upstream.js";
 
 /**
- * One block (a scenario and load level): the upstream (one per distinct upstream setting of
- * the variants' scenarios), every cell's proxy up and probed, warm-ups, then the measured
- * repetitions in rounds, written to results.json after each one.
+ * One block (a scenario and load level) of a wall-clock run, as a step of the block lifecycle
+ * (lifecycle.ts: the upstreams, the rounds, results.json saved after each slot): every cell's
+ * proxy up and probed, warm-ups, then the measured repetitions, each checked (the proxy, its
+ * sidecar and the upstream still alive), a sequential plan stopping the rounds once decided.
  */
-
-interface BlockUpstream {
-  started: StartedUpstream;
-  logRel: string;
-}
-
-/** One upstream per distinct upstream setting among the block's cells. */
-async function startUpstreams(
-  block: Block,
-  cells: PlannedCell[],
-  ctx: BlockContext,
-): Promise<Map<string, BlockUpstream>> {
-  const out = new Map<string, BlockUpstream>();
-  for (const planned of cells) {
-    const key = upstreamKey(planned);
-    if (out.has(key)) continue;
-    const logRel = `logs/${block.key}-upstream${out.size === 0 ? "" : `-${out.size + 1}`}.log`;
-    const started = await startUpstream(
-      ctx.upstreamRuntime,
-      buildUpstreamSpec(
-        ctx.upstreamBinary,
-        planned.scenario.manifest,
-        ctx.settings.cpus.upstream,
-        path.join(ctx.dir, logRel),
-        ctx.tls,
-      ),
-    );
-    out.set(key, { started, logRel });
-    const notReady = await waitReady(
-      `http://${started.host}:${started.port}/health`,
-      10,
-      started.proc,
-      ctx.signal,
-    );
-    if (notReady) {
-      throw new UserError(
-        `the upstream server is not answering: ${notReady}\n${await logTail(path.join(ctx.dir, logRel))}`,
-        1,
-      );
-    }
-  }
-  return out;
-}
-
-function upstreamKey(planned: PlannedCell): string {
-  return JSON.stringify(planned.scenario.manifest.upstream);
-}
 
 /** Probes a started cell; a wrong answer stops it with the reasons. */
 async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
@@ -110,46 +59,71 @@ export async function runBlock(
   ctx: BlockContext,
   rounds?: RoundsControl,
 ): Promise<void> {
-  const { settings, progress } = ctx;
-  const reps = settings.repetitions;
-  const check = () => {
-    if (ctx.isInterrupted()) throw new Interrupted();
-  };
-  let upstreams = new Map<string, BlockUpstream>();
-  const active: ActiveCell[] = [];
+  const { settings } = ctx;
+  await runBlockLifecycle(
+    {
+      cells,
+      upstreams: {
+        runtime: ctx.upstreamRuntime,
+        binary: ctx.upstreamBinary,
+        cpus: settings.cpus.upstream,
+        dir: ctx.dir,
+        logStem: block.key,
+        signal: ctx.signal,
+        ...(ctx.tls === undefined ? {} : { tls: ctx.tls }),
+      },
+      rounds: { count: settings.repetitions, order: settings.roundOrder, seed: settings.seed },
+      save: ctx.save,
+      isInterrupted: ctx.isInterrupted,
+    },
+    wallClockStep(block, ctx, rounds),
+  );
+}
+
+/** The wall-clock measurement: each proxy up and probed, a warm-up, engine runs in rounds. */
+function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl): MeasurementStep<ActiveCell> {
+  const reps = ctx.settings.repetitions;
   const perCellS = plannedSeconds(block, reps, 1);
-  try {
-    upstreams = await startUpstreams(block, cells, ctx);
-    // Bring every proxy up and check it answers correctly before any load.
-    for (const planned of cells) {
-      check();
-      const upstream = upstreams.get(upstreamKey(planned))!;
-      const a = await startCell(planned, block, upstream.started, upstream.logRel, ctx);
-      ctx.results.cells.push(a.cell);
-      if (!a.stopped) {
-        progress.step(`${block.key} ${cellName(a)}`, -1, reps);
-        await probeCell(a, ctx);
-      }
-      if (a.stopped) {
-        finishCell(a);
-        progress.drop(perCellS);
-        progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
-      } else {
-        active.push(a);
-      }
-      await ctx.save();
-    }
-    await warmUp(active, block, ctx, perCellS);
-    await measureRounds(active, block, [...upstreams.values()], ctx, rounds);
-    for (const a of active) if (a.cell.finishedAt === undefined) finishCell(a);
-    await ctx.save();
-  } catch (err) {
-    if (err instanceof Interrupted) return;
-    throw err;
-  } finally {
-    for (const a of active) await stopCell(a);
-    for (const u of upstreams.values()) await u.started.proc.stop();
+  let active: ActiveCell[] = [];
+  let stopWhenDecided: ((done: Slot<ActiveCell>, next?: Slot<ActiveCell>) => boolean) | undefined;
+  return {
+    startCell: (planned, upstream) => startAndProbe(planned, block, upstream, ctx, perCellS),
+    skips: (a) => a.stopped,
+    beforeRounds: async (cells) => {
+      active = cells;
+      await warmUp(active, block, ctx, perCellS);
+      stopWhenDecided = rounds && stopWhenDecidedRule(active, block, ctx, rounds);
+    },
+    measure: (a, round, upstreams) => measureSlot(a, round, active, block, [...upstreams.values()], ctx),
+    endsRounds: (slot, next) => stopWhenDecided?.(slot, next) ?? false,
+    afterRounds: (active) => {
+      for (const a of active) if (a.cell.finishedAt === undefined) finishCell(a);
+    },
+    stopCell,
+  };
+}
+
+/** A cell started, recorded in results.json and probed; one that is not up is finished at once. */
+async function startAndProbe(
+  planned: PlannedCell,
+  block: Block,
+  upstream: BlockUpstream,
+  ctx: BlockContext,
+  perCellS: number,
+): Promise<ActiveCell> {
+  const { progress } = ctx;
+  const a = await startCell(planned, block, upstream.started, upstream.logRel, ctx);
+  ctx.results.cells.push(a.cell);
+  if (!a.stopped) {
+    progress.step(`${block.key} ${cellName(a)}`, -1, ctx.settings.repetitions);
+    await probeCell(a, ctx);
   }
+  if (a.stopped) {
+    finishCell(a);
+    progress.drop(perCellS);
+    progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
+  }
+  return a;
 }
 
 /** The discarded warm-up of every cell. */
@@ -194,35 +168,33 @@ export interface RoundsControl {
   deadlineMs?: number;
 }
 
-/** The measured repetitions, in rounds, in the recorded order; with a plan, stopped at a look once decided. */
-async function measureRounds(
+/**
+ * --repetitions auto: after the last slot of a round at a planned look, whether the block
+ * stops there (every compared metric decided, or the budget's share spent), said on stderr.
+ */
+function stopWhenDecidedRule(
   active: ActiveCell[],
   block: Block,
-  upstreams: BlockUpstream[],
   ctx: BlockContext,
-  rounds?: RoundsControl,
-): Promise<void> {
-  const { settings, progress } = ctx;
-  const reps = settings.repetitions;
-  const slots = roundOrder(active, reps, settings.roundOrder, settings.seed);
+  rounds: RoundsControl,
+): (done: Slot<ActiveCell>, next?: Slot<ActiveCell>) => boolean {
+  const reps = ctx.settings.repetitions;
   const decided = new Set<string>();
   const startedMs = Date.now();
-  for (const [i, { cell: a, round }] of slots.entries()) {
-    if (ctx.isInterrupted()) throw new Interrupted();
-    if (!a.stopped) await measureSlot(a, round, active, block, upstreams, ctx);
-    if (rounds === undefined || slots[i + 1]?.round === round || round + 1 >= reps) continue;
+  return ({ round }, next) => {
+    if (next?.round === round || round + 1 >= reps) return false;
     const why = stopAfterRound(active, rounds, round + 1, decided, startedMs);
-    if (why === undefined) continue;
+    if (why === undefined) return false;
     const left = active.filter((c) => !c.stopped).length * (reps - round - 1) * block.load.durationS;
-    progress.drop(left);
-    progress.line(
+    ctx.progress.drop(left);
+    ctx.progress.line(
       `${block.key}: stopped after ${round + 1} rounds (look ${lookAt(rounds.plan, round + 1)! + 1} of ${rounds.plan.looks.length}): ${why}`,
     );
-    return;
-  }
+    return true;
+  };
 }
 
-/** One repetition of one cell, its checks, and results.json saved. */
+/** One repetition of one cell and its checks (the lifecycle saves results.json after it). */
 async function measureSlot(
   a: ActiveCell,
   round: number,
@@ -258,7 +230,6 @@ async function measureSlot(
   updateCell(a);
   if (round + 1 === reps || a.stopped) finishCell(a);
   progress.line(describeRepetition(a.cell.id, round, reps, repetition));
-  await ctx.save();
 }
 
 /**

@@ -1,6 +1,6 @@
 import { worstStatus, type Cell, type CellStatus, type Results } from "../results/schema.js";
 import { logTail } from "../util/logs.js";
-import type { PlannedCell } from "./plan.js";
+import { proxyStem, type PlannedCell } from "./plan.js";
 import type { Progress } from "./progress.js";
 import type { RunDeps } from "./run.js";
 import type { RunningProcess, Runtime } from "./runtime.js";
@@ -94,6 +94,5 @@ export function cellName(a: ActiveCell): string {
 
 /** File-name part of a cell: "nginx" or "nginx@head". */
 export function cellStem(a: ActiveCell): string {
-  const v = a.planned.variant;
-  return v === undefined ? a.planned.proxy.manifest.name : `${a.planned.proxy.manifest.name}@${v}`;
+  return proxyStem(a.planned.proxy.manifest.name, a.planned.variant);
 }

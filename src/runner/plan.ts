@@ -39,6 +39,11 @@ export interface PlannedCell {
   tls?: Protocol;
 }
 
+/** A proxy as files name it: "nginx", or "nginx@head" in a variant run. */
+export function proxyStem(proxy: string, variant: string | undefined): string {
+  return variant === undefined ? proxy : `${proxy}@${variant}`;
+}
+
 export interface Block {
   /** `scenario-load`: names the block's logs and raw files. */
   key: string;

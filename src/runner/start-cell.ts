@@ -7,6 +7,7 @@ import { UserError } from "../util/errors.js";
 import { tailOf } from "../util/logs.js";
 import { freePort } from "../util/ports.js";
 import {
+  cellStem,
   Interrupted,
   LOG_TAIL_LINES,
   oneLine,
@@ -110,8 +111,7 @@ async function prepareLaunch(
 ): Promise<Launch> {
   const { planned } = a;
   const protocol = planned.scenario.manifest.protocol;
-  const name = planned.proxy.manifest.name;
-  const instance = `${block.key}-${planned.variant === undefined ? name : `${name}@${planned.variant}`}`;
+  const instance = `${block.key}-${cellStem(a)}`;
   const logRel = `logs/${instance}.log`;
   const workdir = path.join(ctx.dir, "work", instance);
   await mkdir(workdir, { recursive: true });

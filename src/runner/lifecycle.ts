@@ -1,0 +1,152 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { UserError } from "../util/errors.js";
+import { logTail } from "../util/logs.js";
+import { Interrupted } from "./cell.js";
+import type { PlannedCell } from "./plan.js";
+import { waitReady } from "./ready.js";
+import { roundOrder, type RoundOrder, type Slot } from "./rounds.js";
+import type { Runtime } from "./runtime.js";
+import { buildUpstreamSpec } from "./specs.js";
+import type { TlsFiles } from "./tls.js";
+import { startUpstream, type StartedUpstream } from "./upstream.js";
+
+/**
+ * The lifecycle of a block, whatever it measures (an engine's wall-clock run, a count under
+ * Valgrind, a max-rate search): one upstream per distinct upstream setting of its cells, each
+ * cell started, the measurement in rounds with the results saved after every slot, and
+ * everything it started stopped however it ends. What is measured is the block's step.
+ */
+
+/** What starting a block's upstreams needs. */
+export interface UpstreamSetup {
+  runtime: Runtime;
+  binary: string;
+  cpus: number[];
+  /** The results folder: the upstreams log to `logs/<logStem>-upstream[-N].log` in it. */
+  dir: string;
+  logStem: string;
+  tls?: TlsFiles;
+  signal?: AbortSignal;
+}
+
+export interface BlockUpstream {
+  started: StartedUpstream;
+  logRel: string;
+}
+
+/** A block's upstreams, by upstreamKey. */
+export type BlockUpstreams = Map<string, BlockUpstream>;
+
+/** The measurement a block runs: the cell type C is what a started cell holds. */
+export interface MeasurementStep<C> {
+  /** The planned cell's record and, for a step that keeps its proxy up, the proxy started. */
+  startCell(planned: PlannedCell, upstream: BlockUpstream): Promise<C>;
+  /** A cell whose slots are passed over (stopped, failed); one at its start is not measured at all. */
+  skips(cell: C): boolean;
+  /** After every cell is up, before the first round (the warm-ups). */
+  beforeRounds?(cells: C[]): Promise<void>;
+  /** One slot: the cell's measurement in this round. */
+  measure(cell: C, round: number, upstreams: BlockUpstreams): Promise<void>;
+  /** After a slot, `next` the one to come: true ends the rounds (a sequential plan decided). */
+  endsRounds?(slot: Slot<C>, next: Slot<C> | undefined): boolean;
+  /** After the rounds, before the last save. */
+  afterRounds?(cells: C[]): void;
+  /** Stops what startCell started; called in the end for every cell measured. */
+  stopCell?(cell: C): Promise<void>;
+}
+
+export interface BlockLifecycle {
+  cells: readonly PlannedCell[];
+  upstreams: UpstreamSetup;
+  rounds: { count: number; order?: RoundOrder; seed?: number };
+  /** Writes the results so far (after each cell's start and each slot). */
+  save(): Promise<void>;
+  isInterrupted?(): boolean;
+}
+
+/**
+ * Runs one block: its upstreams, every cell started, the step's rounds in the recorded order,
+ * results saved after each slot; cells and upstreams stopped in the end. An interruption
+ * (Interrupted) ends it quietly: the run's signal handler saves and exits.
+ */
+export async function runBlockLifecycle<C>(block: BlockLifecycle, step: MeasurementStep<C>): Promise<void> {
+  const measured: C[] = [];
+  let upstreams: BlockUpstreams = new Map();
+  try {
+    upstreams = await startUpstreams(block.cells, block.upstreams);
+    for (const planned of block.cells) {
+      throwIfInterrupted(block);
+      const cell = await step.startCell(planned, upstreams.get(upstreamKey(planned))!);
+      if (!step.skips(cell)) measured.push(cell);
+      await block.save();
+    }
+    await step.beforeRounds?.(measured);
+    const { count, order, seed } = block.rounds;
+    const slots = roundOrder(measured, count, order, seed);
+    for (const [i, slot] of slots.entries()) {
+      throwIfInterrupted(block);
+      if (!step.skips(slot.cell)) {
+        await step.measure(slot.cell, slot.round, upstreams);
+        await block.save();
+      }
+      if (step.endsRounds?.(slot, slots[i + 1])) break;
+    }
+    step.afterRounds?.(measured);
+    await block.save();
+  } catch (err) {
+    if (err instanceof Interrupted) return;
+    throw err;
+  } finally {
+    for (const cell of measured) await step.stopCell?.(cell);
+    await stopUpstreams(upstreams);
+  }
+}
+
+function throwIfInterrupted(block: Pick<BlockLifecycle, "isInterrupted">): void {
+  if (block.isInterrupted?.()) throw new Interrupted();
+}
+
+/** Cells with the same upstream setting share one upstream. */
+export function upstreamKey(planned: Pick<PlannedCell, "scenario">): string {
+  return JSON.stringify(planned.scenario.manifest.upstream);
+}
+
+/**
+ * One upstream per distinct upstream setting among the cells (variants' scenarios may differ),
+ * each answering /health before the next starts; on a failure, those started are stopped.
+ */
+export async function startUpstreams(
+  cells: readonly PlannedCell[],
+  setup: UpstreamSetup,
+): Promise<BlockUpstreams> {
+  const out: BlockUpstreams = new Map();
+  await mkdir(path.join(setup.dir, "logs"), { recursive: true });
+  try {
+    for (const planned of cells) {
+      const key = upstreamKey(planned);
+      if (out.has(key)) continue;
+      const logRel = `logs/${setup.logStem}-upstream${out.size === 0 ? "" : `-${out.size + 1}`}.log`;
+      const logFile = path.join(setup.dir, logRel);
+      const spec = buildUpstreamSpec(setup.binary, planned.scenario.manifest, setup.cpus, logFile, setup.tls);
+      const started = await startUpstream(setup.runtime, spec);
+      out.set(key, { started, logRel });
+      const url = `http://${started.host}:${started.port}/health`;
+      const notReady = await waitReady(url, 10, started.proc, setup.signal);
+      if (notReady) {
+        throw new UserError(
+          `the upstream server is not answering: ${notReady}\n${await logTail(logFile)}`,
+          1,
+        );
+      }
+    }
+  } catch (err) {
+    await stopUpstreams(out);
+    throw err;
+  }
+  return out;
+}
+
+async function stopUpstreams(upstreams: BlockUpstreams): Promise<void> {
+  for (const u of upstreams.values()) await u.started.proc.stop();
+}
