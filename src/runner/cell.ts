@@ -20,22 +20,28 @@ export interface ActiveCell {
   stopped: boolean;
 }
 
-/** What every block of a run shares. */
-export interface BlockContext {
-  deps: RunDeps;
+/** What starting a cell needs: a run's block, or a max-rate search's one cell. */
+export interface CellContext {
   settings: Results["settings"];
   runtime: Runtime;
   upstreamRuntime: Runtime;
-  upstreamBinary: string;
   dir: string;
-  results: Results;
   binaries: Map<string, { path: string; version: string }>;
-  progress: Progress;
+  /** Where a TLS handshake with a cell's proxy is recorded (environment.tls). */
+  results: { environment: Pick<Results["environment"], "tls"> };
   signal: AbortSignal;
-  save: () => Promise<void>;
   isInterrupted: () => boolean;
   /** The run's CA and server certificate (and the CA's PEM text), when a cell speaks TLS. */
   tls?: TlsFiles & { caPem: string };
+}
+
+/** What every block of a run shares. */
+export interface BlockContext extends CellContext {
+  deps: RunDeps;
+  upstreamBinary: string;
+  results: Results;
+  progress: Progress;
+  save: () => Promise<void>;
 }
 
 export class Interrupted extends Error {}

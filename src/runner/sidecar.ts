@@ -1,7 +1,7 @@
 import path from "node:path";
 import { findExecutable } from "../util/paths.js";
 import { freePort } from "../util/ports.js";
-import { LOG_TAIL_LINES, oneLine, type ActiveCell, type BlockContext } from "./cell.js";
+import { LOG_TAIL_LINES, oneLine, type ActiveCell, type CellContext } from "./cell.js";
 import { logTail } from "../util/logs.js";
 import { waitReady } from "./ready.js";
 import type { ProcessSpec, Runtime } from "./runtime.js";
@@ -77,7 +77,7 @@ async function sidecarLaunch(
  */
 export async function startSidecar(
   a: ActiveCell,
-  ctx: BlockContext,
+  ctx: CellContext,
   pctx: Omit<ProxyContext, "listenPort">,
   stem: string,
 ): Promise<{ port?: number; problem?: string }> {

@@ -13,7 +13,7 @@ import {
   oneLine,
   stopCell,
   type ActiveCell,
-  type BlockContext,
+  type CellContext,
 } from "./cell.js";
 import type { Block, PlannedCell } from "./plan.js";
 import { waitReady } from "./ready.js";
@@ -43,7 +43,7 @@ export async function startCell(
   block: Block,
   upstream: StartedUpstream,
   upstreamLogRel: string,
-  ctx: BlockContext,
+  ctx: CellContext,
 ): Promise<ActiveCell> {
   const cell = newCell(planned, upstreamLogRel, ctx);
   const a: ActiveCell = { planned, cell, baseUrl: "", problems: [], stopped: false };
@@ -65,7 +65,7 @@ export async function startCell(
 }
 
 /** The cell's record as results.json holds it before its first repetition. */
-function newCell(planned: PlannedCell, upstreamLogRel: string, ctx: BlockContext): Cell {
+function newCell(planned: PlannedCell, upstreamLogRel: string, ctx: CellContext): Cell {
   const m = planned.proxy.manifest;
   const binary = ctx.binaries.get(m.name);
   const protocol = planned.scenario.manifest.protocol;
@@ -107,7 +107,7 @@ async function prepareLaunch(
   a: ActiveCell,
   block: Block,
   upstream: StartedUpstream,
-  ctx: BlockContext,
+  ctx: CellContext,
 ): Promise<Launch> {
   const { planned } = a;
   const protocol = planned.scenario.manifest.protocol;
@@ -143,7 +143,7 @@ async function startProxy(
   a: ActiveCell,
   launch: Launch,
   sidecarPort: number | undefined,
-  ctx: BlockContext,
+  ctx: CellContext,
 ): Promise<void> {
   const name = a.planned.proxy.manifest.name;
   for (let attempt = 1; ; attempt++) {
@@ -181,7 +181,7 @@ async function writeConfigs(
   a: ActiveCell,
   launch: Launch,
   pctx: ProxyContext,
-  ctx: BlockContext,
+  ctx: CellContext,
 ): Promise<ProcessSpec> {
   const { proxy, variant } = a.planned;
   const protocol = a.planned.scenario.manifest.protocol;
@@ -201,7 +201,7 @@ async function writeConfigs(
  * handshake (ready or not) records what it settled on; a failed one stops the cell with the
  * reason naming the certificate (undefined too: nothing is left to try).
  */
-async function awaitProxy(a: ActiveCell, pctx: ProxyContext, ctx: BlockContext): Promise<string | undefined> {
+async function awaitProxy(a: ActiveCell, pctx: ProxyContext, ctx: CellContext): Promise<string | undefined> {
   const m = a.planned.proxy.manifest;
   const protocol = a.planned.scenario.manifest.protocol;
   const readyUrl = isGrpc(protocol) ? a.baseUrl : `${a.baseUrl}${m.ready.path}`;
@@ -263,7 +263,7 @@ async function checkTls(
   a: ActiveCell,
   host: string,
   port: number,
-  ctx: BlockContext,
+  ctx: CellContext,
 ): Promise<string | undefined> {
   const protocol = a.planned.scenario.manifest.protocol;
   if (!usesTls(protocol) || ctx.tls === undefined) return undefined;

@@ -1,25 +1,30 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
-import { loadManifests, type LoadedProxy, type ManifestDirs } from "../manifests/load.js";
+import {
+  loadManifests,
+  type LoadedProxy,
+  type LoadedScenario,
+  type ManifestDirs,
+} from "../manifests/load.js";
 import type { CpuLayout } from "../results/schema.js";
-import { logTail } from "../util/logs.js";
-import { NativeRuntime } from "../runner/native-runtime.js";
-import { nativeAvailability } from "../runner/proxy-binary.js";
-import { waitReady } from "../runner/ready.js";
-import type { RunningProcess } from "../runner/runtime.js";
-import { buildNativeProxySpec, buildUpstreamSpec, type ProxyContext } from "../runner/specs.js";
-import { writeNativeConfigs } from "../runner/proxy-configs.js";
-import { ensureUpstream, startUpstream, type StartedUpstream } from "../runner/upstream.js";
+import { stopCell, type ActiveCell, type CellContext } from "../runner/cell.js";
 import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
+import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js";
+import { NativeRuntime } from "../runner/native-runtime.js";
+import type { Block, PlannedCell } from "../runner/plan.js";
+import { nativeAvailability } from "../runner/proxy-binary.js";
 import { coreCount, defaultOutDir } from "../runner/settings.js";
+import { startCell } from "../runner/start-cell.js";
+import { ensureUpstream } from "../runner/upstream.js";
 import { UserError } from "../util/errors.js";
-import { freePort } from "../util/ports.js";
 import {
   DEFAULT_MAX_P99_MS,
+  DEFAULT_MAX_RATE_OPTIONS,
   findMaxRate,
   formatMaxRate,
+  rateStepLoad,
   type MaxRateOptions,
   type MaxRateResult,
   type MaxRateStep,
@@ -68,28 +73,13 @@ export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyM
   const engine = req.engine ?? getEngine("k6");
   await engine.locate();
   const outDir = path.resolve(req.outDir);
-  const logs = path.join(outDir, "logs");
-  await mkdir(logs, { recursive: true });
-  const runtime = new NativeRuntime();
-  const started: RunningProcess[] = [];
-  try {
-    const upstream = await startUpstream(
-      runtime,
-      buildUpstreamSpec(
-        await ensureUpstream(),
-        scenario.manifest,
-        req.cpus.upstream,
-        path.join(logs, "upstream.log"),
-      ),
-    );
-    started.push(upstream.proc);
-    const baseUrl =
-      availability.kind === "found"
-        ? await startSearchedProxy(req, proxy, availability.path, upstream, { runtime, outDir, started })
-        : `http://${upstream.host}:${upstream.port}`;
-    const stepDurationS = req.stepDurationS ?? DEFAULT_STEP_DURATION_S;
-    const maxP99Ms = req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
-    const result = await findMaxRate({
+  const stepDurationS = req.stepDurationS ?? DEFAULT_STEP_DURATION_S;
+  const maxP99Ms = req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
+  const block = searchedBlock(req, proxy, scenario, stepDurationS);
+  const ctx = searchContext(req, outDir, availability);
+  let result: MaxRateResult | undefined;
+  const search = searchStep(block, ctx, async (baseUrl) => {
+    result = await findMaxRate({
       engine,
       scenario: scenario.manifest,
       scenarioDir: scenario.dir,
@@ -101,20 +91,96 @@ export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyM
       limits: { maxP99Ms },
       ...pickDefined(req, ["search", "onStep", "signal"]),
     });
-    const outcome: ProxyMaxRateOutcome = {
-      proxy: req.proxy,
-      ...(availability.kind === "found" ? { proxyVersion: availability.version } : {}),
-      scenario: req.scenario,
-      maxP99Ms,
-      stepDurationS,
-      result,
-      file: path.join(outDir, "max-rate.json"),
-    };
-    await writeFile(outcome.file, `${JSON.stringify(outcome, null, 2)}\n`);
-    return outcome;
-  } finally {
-    for (const proc of started.reverse()) await proc.stop();
-  }
+  });
+  await runBlockLifecycle(
+    {
+      cells: block.cells,
+      upstreams: {
+        runtime: ctx.upstreamRuntime,
+        binary: await ensureUpstream(),
+        cpus: req.cpus.upstream,
+        dir: outDir,
+        logStem: block.key,
+        ...pickDefined(req, ["signal"]),
+      },
+      rounds: { count: 1 },
+      save: () => Promise.resolve(),
+    },
+    search,
+  );
+  const outcome: ProxyMaxRateOutcome = {
+    proxy: req.proxy,
+    ...(availability.kind === "found" ? { proxyVersion: availability.version } : {}),
+    scenario: req.scenario,
+    maxP99Ms,
+    stepDurationS,
+    result: result!,
+    file: path.join(outDir, "max-rate.json"),
+  };
+  await writeFile(outcome.file, `${JSON.stringify(outcome, null, 2)}\n`);
+  return outcome;
+}
+
+/** The search as the measurement of a block: its one cell's proxy started (or the cell refused), then searched. */
+function searchStep(
+  block: Block,
+  ctx: CellContext,
+  searchAt: (baseUrl: string) => Promise<void>,
+): MeasurementStep<ActiveCell> {
+  return {
+    startCell: async (planned, upstream) => {
+      const a = await startCell(planned, block, upstream.started, upstream.logRel, ctx);
+      if (a.problems.length > 0) throw new UserError(a.problems.map((p) => p.reason).join("; "));
+      return a;
+    },
+    skips: () => false,
+    measure: (a) => searchAt(a.baseUrl),
+    stopCell,
+  };
+}
+
+/** The search as a block of one cell (the proxy on the scenario), its load the first step's. */
+function searchedBlock(
+  req: ProxyMaxRateRequest,
+  proxy: LoadedProxy,
+  scenario: LoadedScenario,
+  stepDurationS: number,
+): Block {
+  const startRate = req.search?.startRate ?? DEFAULT_MAX_RATE_OPTIONS.startRate;
+  const load = {
+    ...rateStepLoad(startRate, stepDurationS),
+    durationS: stepDurationS,
+    warmupS: req.warmupS ?? 0,
+  };
+  const planned: PlannedCell = { id: `${req.scenario}-${req.proxy}`, proxy, scenario, load, engine: "k6" };
+  return { key: req.scenario, scenario, load, engine: "k6", cells: [planned] };
+}
+
+/** Where the searched proxy starts: natively, pinned to the layout's proxy cores, logs in `outDir`. */
+function searchContext(
+  req: ProxyMaxRateRequest,
+  outDir: string,
+  availability: Awaited<ReturnType<typeof resolveSearch>>["availability"],
+): CellContext {
+  const runtime = new NativeRuntime();
+  const binaries = new Map<string, { path: string; version: string }>();
+  if (availability.kind === "found") binaries.set(req.proxy, availability);
+  return {
+    settings: {
+      proxies: [req.proxy],
+      scenarios: [req.scenario],
+      repetitions: 1,
+      cpus: req.cpus,
+      runtime: "native",
+    },
+    runtime,
+    upstreamRuntime: runtime,
+    dir: outDir,
+    binaries,
+    results: { environment: {} },
+    signal: req.signal ?? new AbortController().signal,
+    isInterrupted: () => false,
+  };
 }
 
 /** The proxy and scenario searched, and where the proxy's binary is (the upstream alone for `direct`). */
@@ -142,42 +208,6 @@ export async function resolveSearch(req: Pick<ProxyMaxRateRequest, "proxy" | "sc
     );
   }
   return { proxy, scenario, availability };
-}
-
-/** Renders the proxy's native configs, starts it pinned and waits until it answers; its base URL. */
-async function startSearchedProxy(
-  req: ProxyMaxRateRequest,
-  proxy: LoadedProxy,
-  binary: string,
-  upstream: StartedUpstream,
-  run: { runtime: NativeRuntime; outDir: string; started: RunningProcess[] },
-): Promise<string> {
-  const workdir = path.join(run.outDir, "work", req.proxy);
-  await mkdir(workdir, { recursive: true });
-  const ctx: ProxyContext = {
-    listenHost: "127.0.0.1",
-    listenPort: await freePort(),
-    upstreamHost: upstream.host,
-    upstreamPort: upstream.port,
-    upstreamGrpcPort: upstream.grpcPort,
-    cpus: req.cpus.proxy,
-    workdir,
-    logFile: path.join(run.outDir, "logs", `${req.proxy}.log`),
-  };
-  await writeNativeConfigs(proxy, ctx);
-  const proc = await run.runtime.start(buildNativeProxySpec(proxy, ctx, binary));
-  run.started.push(proc);
-  const baseUrl = `http://${ctx.listenHost}:${ctx.listenPort}`;
-  const notReady = await waitReady(
-    `${baseUrl}${proxy.manifest.ready.path}`,
-    proxy.manifest.ready.timeoutS,
-    proc,
-    req.signal,
-  );
-  if (notReady) {
-    throw new UserError(`${req.proxy} ${notReady}; its log (${ctx.logFile}):\n${await logTail(ctx.logFile)}`);
-  }
-  return baseUrl;
 }
 
 /** The outcome as terminal text: the rate, the bound, then every step. */
