@@ -19,7 +19,7 @@ import { startUpstream, type StartedUpstream } from "./upstream.js";
  */
 
 /** What starting a block's upstreams needs. */
-export interface UpstreamSetup {
+interface UpstreamSetup {
   runtime: Runtime;
   binary: string;
   cpus: number[];
@@ -36,7 +36,7 @@ export interface BlockUpstream {
 }
 
 /** A block's upstreams, by upstreamKey. */
-export type BlockUpstreams = Map<string, BlockUpstream>;
+type BlockUpstreams = Map<string, BlockUpstream>;
 
 /** The measurement a block runs: the cell type C is what a started cell holds. */
 export interface MeasurementStep<C> {
@@ -108,7 +108,7 @@ function throwIfInterrupted(block: Pick<BlockLifecycle, "isInterrupted">): void 
 }
 
 /** Cells with the same upstream setting share one upstream. */
-export function upstreamKey(planned: Pick<PlannedCell, "scenario">): string {
+function upstreamKey(planned: Pick<PlannedCell, "scenario">): string {
   return JSON.stringify(planned.scenario.manifest.upstream);
 }
 
@@ -116,7 +116,7 @@ export function upstreamKey(planned: Pick<PlannedCell, "scenario">): string {
  * One upstream per distinct upstream setting among the cells (variants' scenarios may differ),
  * each answering /health before the next starts; on a failure, those started are stopped.
  */
-export async function startUpstreams(
+async function startUpstreams(
   cells: readonly PlannedCell[],
   setup: UpstreamSetup,
 ): Promise<BlockUpstreams> {
