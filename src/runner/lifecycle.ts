@@ -116,10 +116,7 @@ function upstreamKey(planned: Pick<PlannedCell, "scenario">): string {
  * One upstream per distinct upstream setting among the cells (variants' scenarios may differ),
  * each answering /health before the next starts; on a failure, those started are stopped.
  */
-async function startUpstreams(
-  cells: readonly PlannedCell[],
-  setup: UpstreamSetup,
-): Promise<BlockUpstreams> {
+async function startUpstreams(cells: readonly PlannedCell[], setup: UpstreamSetup): Promise<BlockUpstreams> {
   const out: BlockUpstreams = new Map();
   await mkdir(path.join(setup.dir, "logs"), { recursive: true });
   try {

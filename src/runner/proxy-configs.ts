@@ -6,8 +6,9 @@ import { renderConfigs, sectionConfigs, type ProxyContext, type RenderedConfig }
 
 /**
  * A proxy's config files on disk: the templates it names read from its folder, and the rendered
- * configs written into its work folder. One place for the runner, `--find-max-rate` and the
- * instruction-count mode; the rendering itself is pure (specs.ts).
+ * configs written into its work folder. One place for the runner (a run's cells and the
+ * `--find-max-rate` search's) and the instruction-count mode; the rendering itself is pure
+ * (specs.ts).
  */
 
 /** The text of each template a section names for a protocol, by template name. */
@@ -29,11 +30,6 @@ export async function writeConfigFiles(configs: readonly RenderedConfig[]): Prom
     await mkdir(path.dirname(c.output), { recursive: true });
     await writeFile(c.output, c.content);
   }
-}
-
-/** Reads, renders and writes a proxy's native configs for `ctx` (HTTP/1.1). */
-export async function writeNativeConfigs(proxy: LoadedProxy, ctx: ProxyContext): Promise<void> {
-  await writeSectionConfigs(proxy, "native", ctx);
 }
 
 /** Reads, renders and writes the configs of a section of the proxy's manifest for `ctx` (HTTP/1.1). */
