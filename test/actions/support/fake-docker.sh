@@ -5,7 +5,8 @@
 # stop sends TERM, rm --force kills and forgets it; ps lists $FAKE_DOCKER_STATE/containers (name,
 # then the run, owner and cpus labels, tab-separated), filtered by the run label. Every call is
 # appended to $FAKE_DOCKER_STATE/calls. An image with a program in $FAKE_DOCKER_IMAGES (named
-# after the image, '/' and ':' as '_') runs that program with the container's args and --env.
+# after the image, '/' and ':' as '_') runs that program with the container's args and --env, and
+# $FAKE_DOCKER_CONTAINER set to its name (it may write its exit code to <state>/<name>.exit).
 set -eu
 state=${FAKE_DOCKER_STATE:?}
 echo "$*" >>"$state/calls"
@@ -39,7 +40,7 @@ case "$cmd" in
       echo "container $name started: $*"
       echo "on stderr" >&2
       program="${FAKE_DOCKER_IMAGES:-/nonexistent}/$(printf '%s' "$image" | tr '/:' '__')"
-      [ -x "$program" ] && exec "$program" "$@"
+      [ -x "$program" ] && FAKE_DOCKER_CONTAINER=$name exec "$program" "$@"
       if [ "${1:-}" = "crash" ]; then echo 3 >"$state/$name.exit"; exit 3; fi
       while :; do sleep 0.05; done
     ) >"$state/$name.log" 2>&1 &
@@ -47,8 +48,15 @@ case "$cmd" in
     echo "c0ffee$name"
     ;;
   logs)
+    # Until the "container" ends: gone, or a zombie (an orphan whose reaping may lag: real docker
+    # sees the exit at once), then the last lines.
     name=$2
-    exec tail --pid="$(cat "$state/$name.pid")" -s 0.1 -n +1 -f "$state/$name.log"
+    pid=$(cat "$state/$name.pid")
+    tail -s 0.05 -n +1 -f "$state/$name.log" &
+    follower=$!
+    while kill -0 "$pid" 2>/dev/null && [ "$(cut -d ' ' -f 3 "/proc/$pid/stat" 2>/dev/null)" != Z ]; do sleep 0.05; done
+    sleep 0.2
+    kill "$follower"
     ;;
   inspect)
     format=$2
