@@ -54,7 +54,7 @@ const PROCESSES = [
   "test/doctor/needs.test.ts",
   "test/runner/{docker-runtime,leftovers,preflight,proxy-usage,sidecar,tls,variant-images}.test.ts",
   "test/studies/{limits,list-here}.test.ts",
-  "test/studies/extensibility/{apollo-router,coprocessors}.test.ts",
+  "test/studies/extensibility/{apollo-router,coprocessors,docker-run}.test.ts",
   "test/upstream/generated.test.ts",
   "test/util/{dies-with-parent,process-groups}.test.ts",
 ];

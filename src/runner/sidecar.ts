@@ -50,7 +50,7 @@ export function buildDockerSidecarSpec(
 async function sidecarLaunch(
   proxy: LoadedProxy,
   sidecar: Sidecar,
-  ctx: Pick<BlockContext, "runtime" | "upstreamRuntime">,
+  ctx: Pick<CellContext, "runtime" | "upstreamRuntime">,
   pctx: ProxyContext,
   logFile: string,
 ): Promise<{ runtime: Runtime; spec: ProcessSpec } | { problem: string }> {
