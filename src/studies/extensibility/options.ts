@@ -179,17 +179,20 @@ export function derivedManifest(
     tuning: {
       ...rest.tuning,
       extension: option?.name ?? BASELINE,
-      memoryLimit: `${settings.memoryLimitBytes} bytes each (${memoryHow(docker, c)})`,
+      memoryLimit: `${settings.memoryLimitBytes} bytes each (${memoryCapHow(docker, c === undefined || c.image !== undefined)})`,
       ...(c ? { coprocessorCores: settings.sidecarCpus.join(",") } : {}),
     },
     ...(c ? coprocessorSidecar(c, settings.sidecarCpus) : {}),
   };
 }
 
-/** How the memory cap is held: docker's `--memory` for what runs in a container, else prlimit (pure). */
-function memoryHow(docker: boolean, c: CoprocessorChoice | undefined): string {
+/**
+ * How the gateway's and the coprocessor's memory caps are held (pure): docker's `--memory` for
+ * what runs in a container, else `prlimit --data`.
+ */
+export function memoryCapHow(docker: boolean, coprocessorInImage: boolean): string {
   if (!docker) return "prlimit --data";
-  return c && c.image === undefined ? "docker --memory; the coprocessor prlimit --data" : "docker --memory";
+  return coprocessorInImage ? "docker --memory" : "docker --memory; the coprocessor prlimit --data";
 }
 
 /** The coprocessor as the gateway's sidecar: from its image when it has one here, else its binary (pure). */

@@ -18,6 +18,7 @@ import {
   BASELINE,
   derivedManifest,
   isGatewayTest,
+  memoryCapHow,
   planOptions,
   variantScenario,
   type CoprocessorChoice,
@@ -150,12 +151,6 @@ function withLimits(results: Results, ctx: TestContext): Results {
   };
 }
 
-/** How the gateway's and the coprocessor's memory caps are held, for the report (pure). */
-function memoryCapHow(ctx: Pick<TestContext, "overrides" | "coprocessorsInImages">): string {
-  if (ctx.overrides.runtime !== "docker") return "prlimit --data";
-  return ctx.coprocessorsInImages ? "docker --memory" : "docker --memory; the coprocessor prlimit --data";
-}
-
 /** Runs every test on every runnable gateway, then writes and prints the study report. */
 export async function runExtensibilityStudy(
   study: LoadedStudy,
@@ -205,7 +200,7 @@ export async function runExtensibilityStudy(
       memoryLimitBytes: settings.memoryLimitBytes,
       coprocessorCores: ctx.sidecarCpus,
       layout,
-      how: memoryCapHow(ctx),
+      how: memoryCapHow(overrides.runtime === "docker", ctx.coprocessorsInImages),
     },
   });
   await mkdir(out, { recursive: true });
