@@ -12,7 +12,7 @@ import { PROJECT_ROOT } from "../src/util/paths.js";
 /**
  * Faults injected into real runs: `kill -9` of the CLI, of k6, of a proxy or of the upstream at
  * a chosen moment, and what each leaves. Used by bench/faults.ts (many kills, figures printed)
- * and test/runner/faults.test.ts (a few, asserted).
+ * and test/load/runner/faults.test.ts (a few, asserted).
  */
 
 export interface ProcInfo {

@@ -227,7 +227,7 @@ if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
 fi
 
 # Envoy runs only as an image: its configs are checked against Envoy's v3 API instead, by a
-# validator built on go-control-plane at the image's version (test/manifests/envoy-extensions).
+# validator built on go-control-plane at the image's version (test/processes/manifests/envoy-extensions).
 if $for_tests; then
   (cd proxies/envoy/validate && go build -trimpath -o "$tools/bin/proxybench-envoy-validate" .)
 fi

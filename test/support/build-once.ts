@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 /**
  * Global setup of the processes and load projects: tests that start `bin/proxybench.js` need dist/
  * current. `npm test` builds before vitest, so this finds dist newer than every source and does
- * nothing; a single file run after an edit (`npx vitest run test/e2e/cli.test.ts`) builds once
+ * nothing; a single file run after an edit (`npx vitest run test/load/e2e/cli.test.ts`) builds once
  * here instead of in each test file.
  */
 const ROOT = path.resolve(import.meta.dirname, "../..");

@@ -1,0 +1,130 @@
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../../src/util/paths.js";
+import { runCli } from "../../support/commands/cli.js";
+
+/** A folder of scenarios of the user's: each a copy of the built-in passthrough with `edit` applied. */
+async function scenarioCopy(root: string, name: string, edit: (script: string) => string): Promise<void> {
+  const dir = path.join(root, name);
+  await cp(path.join(PROJECT_ROOT, "scenarios", "passthrough"), dir, { recursive: true });
+  const yml = path.join(dir, "scenario.yml");
+  await writeFile(yml, (await readFile(yml, "utf8")).replace("name: passthrough", `name: ${name}`));
+  await writeFile(path.join(dir, "script.js"), edit(await readFile(path.join(dir, "script.js"), "utf8")));
+}
+
+describe("run --dry-run refuses what the run would refuse", () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "pb-dry-"));
+    await scenarioCopy(root, "copied", (s) => s);
+    await scenarioCopy(root, "broken", (s) => `import { helper } from "../../commands/helpers.js";\n${s}`);
+    await mkdir(path.join(root, "used"));
+    await cp(
+      path.join(PROJECT_ROOT, "test/fixtures/actions/base/results.json"),
+      path.join(root, "used", "results.json"),
+    );
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it("an --out that already holds results", async () => {
+    const out = path.join(root, "used");
+    const { code, out: text } = await runCli(["run", "--dry-run", "--out", out]);
+    expect(code).toBe(2);
+    expect(text).toBe(
+      `proxybench: --out ${out} already holds results; finish them with --resume ${out} or choose another --out\n`,
+    );
+  });
+
+  it("a k6 script whose relative import does not resolve", async () => {
+    const args = ["run", "--dry-run", "--scenarios-dir", root, "--scenarios", "broken", "-p", "direct"];
+    const { code, out } = await runCli(args);
+    expect(code).toBe(2);
+    const script = path.join(root, "broken", "script.js");
+    expect(out).toBe(
+      `proxybench: ${script}: imports './helpers.js', which does not exist (${path.join(root, "broken", "helpers.js")}): create it or fix the import\n`,
+    );
+  });
+
+  it("a copied built-in scenario plans (its library import resolves)", async () => {
+    const args = ["run", "--dry-run", "--scenarios-dir", root, "--scenarios", "copied", "-p", "direct"];
+    const { code, out } = await runCli(args);
+    expect(code, out).toBe(0);
+    expect(out).toContain("copied/default/direct/k6");
+  });
+
+  it("a typo in a load level, with its file and line", async () => {
+    const yml = path.join(root, "copied", "scenario.yml");
+    const text = await readFile(yml, "utf8");
+    await writeFile(yml, text.replace("    rate: 1000", "    rat: 1000"));
+    try {
+      const { code, out } = await runCli(["run", "--dry-run", "--scenarios-dir", root, "-s", "copied"]);
+      expect(code).toBe(2);
+      const line = text.split("\n").findIndex((l) => l === "    rate: 1000") + 1;
+      expect(out).toContain(`${yml}:${line}: loads[0].rat: Unrecognized key: "rat"`);
+      expect(out).toContain(`loads[0].rate: model constant-arrival-rate needs 'rate'`);
+    } finally {
+      await writeFile(yml, text);
+    }
+  });
+});
+
+describe("run --dry-run of a study or a max-rate search says how long it takes", () => {
+  it("a study: its plan and estimated time", async () => {
+    const { code, out } = await runCli(["run", "--dry-run", "--study", "llrp", "-r", "5", "-d", "30"]);
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/^study llrp: /);
+    expect(out).toMatch(/llrp-throughput-256c \(wrk, \d+s warm-up, 30s per repetition\)/);
+    expect(out).toMatch(/\nestimated wall time: \d+m\d\ds\n/);
+    // a study runs on one runner
+    expect(out).not.toContain("--shard");
+  });
+
+  it("the extensibility study counts every option of every gateway", async () => {
+    const { code, out } = await runCli([
+      "run",
+      "--dry-run",
+      "--study",
+      "extensibility",
+      "-p",
+      "nginx",
+      "-d",
+      "5",
+    ]);
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/static-header-100rps \(vegeta, .*\): static-header\/100rps\/nginx\/vegeta\n/);
+    expect(out).toMatch(/\nestimated wall time: \d+m\d\ds\n/);
+  });
+
+  it("a max-rate search: the searches and the most they take", async () => {
+    const args = ["run", "--dry-run", "--find-max-rate", "-p", "direct", "-s", "passthrough,json-lookup"];
+    const { code, out } = await runCli(args);
+    expect(code, out).toBe(0);
+    expect(out).toBe(
+      "find-max-rate: 2 search(es) (direct x passthrough, json-lookup), each at most 14 steps of 5s\n" +
+        "estimated wall time: at most 2m20s (4m40s if every step is measured again)\n",
+    );
+  });
+
+  it("a max-rate search of an unknown proxy is refused as the search would", async () => {
+    const { code, out } = await runCli(["run", "--dry-run", "--find-max-rate", "-p", "nope"]);
+    expect(code).toBe(2);
+    expect(out).toMatch(/--proxies: unknown 'nope' \(known: /);
+  });
+
+  it("--shard still cannot go with a study", async () => {
+    const { code, out } = await runCli(["run", "--shard", "1/2", "--study", "llrp"]);
+    expect(code).toBe(2);
+    expect(out).toContain("--shard and --study cannot be used together");
+  });
+});
+
+describe("run --help", () => {
+  it("-r's default: 3, and 10 with --variant", async () => {
+    const { out } = await runCli(["run", "--help"]);
+    expect(out.replace(/\s+/g, " ")).toContain(
+      "-r, --repetitions <n> measured repetitions per cell (default: 3; 10 with --variant)",
+    );
+  });
+});

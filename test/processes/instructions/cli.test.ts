@@ -1,0 +1,95 @@
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../../src/util/paths.js";
+import { runCommand } from "../../../src/util/processes.js";
+
+// The built CLI as a user types it: a counted run of nginx, then compare of the run with itself.
+const BIN = path.join(PROJECT_ROOT, "bin", "proxybench.js");
+const cpus = os.cpus().length >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0,proxy=0,upstream=0";
+
+describe("proxybench run --measure instructions (CLI)", () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), "pb-instr-cli-"));
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it("prints the table and the results path; compare recognises a counted run", async () => {
+    const out = path.join(tmp, "run");
+    const args = [
+      "run",
+      "--measure",
+      "instructions",
+      "-p",
+      "nginx,direct",
+      "-r",
+      "2",
+      "--cpus",
+      cpus,
+      "-o",
+      out,
+    ];
+    const run = await runCommand(process.execPath, [BIN, ...args], { timeoutMs: 120_000 });
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/\| nginx \| [\d,.]+ \| [\d.]+% \| [\d,.]+ \| 2 \|/);
+    expect(run.output).toContain("skipped direct: no proxy process to count");
+    expect(run.output).toContain(`results: ${path.join(out, "instructions.json")}`);
+    const compare = await runCommand(process.execPath, [BIN, "compare", out, out], { timeoutMs: 60_000 });
+    expect(compare.code, compare.output).toBe(0);
+    expect(compare.output).toMatch(/^## proxybench compare \(instructions\): 0 more work, 0 less work/m);
+    expect(compare.output).toContain("Where it went: passthrough · **nginx**");
+  });
+
+  it("--variant: base and head in one run; compare RUN_DIR compares them, as markdown and as HTML", async () => {
+    const variants = path.join(tmp, "variants");
+    for (const name of ["base", "head"]) {
+      await cp(path.join(PROJECT_ROOT, "proxies", "nginx"), path.join(variants, name, "proxies", "nginx"), {
+        recursive: true,
+      });
+    }
+    const out = path.join(tmp, "variant-run");
+    const args = ["run", "--measure", "instructions", "-p", "nginx", "-r", "2", "--cpus", cpus, "-o", out];
+    const variantArgs = [
+      "--variant",
+      `base=${path.join(variants, "base")}`,
+      "--variant",
+      `head=${path.join(variants, "head")}`,
+    ];
+    const run = await runCommand(process.execPath, [BIN, ...args, ...variantArgs], { timeoutMs: 180_000 });
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/\| nginx \(base\) \| [\d,.]+ \|/);
+    expect(run.output).toMatch(/\| nginx \(head\) \| [\d,.]+ \|/);
+    expect(run.output).toContain("passthrough/nginx@head rep 2: ok");
+    const compare = await runCommand(process.execPath, [BIN, "compare", out], { timeoutMs: 60_000 });
+    expect(compare.code, compare.output).toBe(0);
+    expect(compare.output).toContain("Variants of one run: head against base.");
+    // The same configuration on both sides: never a change.
+    expect(compare.output).toMatch(/^## proxybench compare \(instructions\): 0 more work, 0 less work/m);
+    const page = path.join(tmp, "where.html");
+    const html = await runCommand(
+      process.execPath,
+      [BIN, "compare", out, "--format", "html", "--out", page],
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    expect(html.code, html.output).toBe(0);
+    expect(await readFile(page, "utf8")).toMatch(/^<!DOCTYPE html>[\s\S]*Content-Security-Policy/);
+    const bad = await runCommand(process.execPath, [BIN, "compare", out, "--head", "pr"], {
+      timeoutMs: 30_000,
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.output).toContain("--head: no variant 'pr' in this run (its variants: base, head)");
+  });
+
+  it("flags of wall-clock runs are a usage error naming them", async () => {
+    const args = ["run", "--measure", "instructions", "--engine", "wrk", "-d", "5"];
+    const run = await runCommand(process.execPath, [BIN, ...args], { timeoutMs: 30_000 });
+    expect(run.code).toBe(2);
+    expect(run.output).toContain("--measure instructions and --engine, --duration cannot be used together");
+  });
+});

@@ -1,0 +1,96 @@
+import { Results, type Cell, type CellStatus, type Repetition } from "../../../src/results/schema.js";
+
+/** Small builders of valid results for rendering tests (validated by the real schema). */
+
+export interface RepSpec {
+  rps: number;
+  p50: number;
+  status?: CellStatus;
+  errors?: number;
+  non2xx?: number;
+}
+
+function rep(index: number, spec: RepSpec): Repetition {
+  const { rps, p50 } = spec;
+  return {
+    index,
+    startedAt: `2026-11-21T13:00:0${index % 10}.000Z`,
+    durationS: 10,
+    status: spec.status ?? "ok",
+    reasons: [],
+    rps,
+    requests: Math.round(rps * 10),
+    errors: spec.errors ?? 0,
+    non2xx: spec.non2xx ?? 0,
+    checkFailures: 0,
+    statusCodes: {},
+    droppedIterations: 0,
+    latencyMs: {
+      min: p50 / 2,
+      mean: p50 * 1.1,
+      p50,
+      p90: p50 * 1.5,
+      p95: p50 * 2,
+      p99: p50 * 3,
+      max: p50 * 10,
+    },
+    raw: [],
+  };
+}
+
+export function cell(
+  proxy: string,
+  reps: RepSpec[],
+  options: {
+    status?: CellStatus;
+    reasons?: string[];
+    scenario?: string;
+    load?: string;
+    variant?: string;
+  } = {},
+): Cell {
+  const scenario = options.scenario ?? "small";
+  const load = options.load ?? "default";
+  const variant = options.variant;
+  return {
+    id: `${scenario}/${load}/${proxy}/k6${variant === undefined ? "" : `@${variant}`}`,
+    ...(variant === undefined ? {} : { variant }),
+    proxy,
+    scenario,
+    engine: "k6",
+    load: { label: load, model: "constant-vus", vus: 10, durationS: 10 },
+    status: options.status ?? "ok",
+    reasons: options.reasons ?? [],
+    runtime: "native",
+    tuning: {},
+    repetitions: reps.map((r, i) => (variant === undefined ? rep(i, r) : { ...rep(i, r), round: i })),
+    logs: [],
+  };
+}
+
+export function results(cells: Cell[], overrides: Record<string, unknown> = {}): Results {
+  const proxies = [...new Set(cells.map((c) => c.proxy))];
+  return Results.parse({
+    schemaVersion: 1,
+    tool: { name: "proxybench", version: "0.1.0" },
+    runId: "test-run",
+    startedAt: "2026-11-21T13:00:00.000Z",
+    settings: {
+      proxies,
+      scenarios: [...new Set(cells.map((c) => c.scenario))],
+      repetitions: Math.max(1, ...cells.map((c) => c.repetitions.length)),
+      cpus: { loadgen: [0], proxy: [1], upstream: [1] },
+    },
+    environment: {
+      os: "linux",
+      kernel: "6.1.0",
+      arch: "x64",
+      cpuModel: "Test CPU",
+      cores: 2,
+      loadAverage: [0.1, 0.2, 0.3],
+      node: "v20",
+    },
+    cells,
+    ...overrides,
+  });
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { compareVariants } from "../../../src/report/compare.js";
+import { cellRunners, mergeResults, type Source } from "../../../src/results/merge.js";
+import { Results } from "../../../src/results/schema.js";
+import { cell, results } from "../../support/report/build.js";
+
+const rounds = (p50: number) =>
+  Array.from({ length: 10 }, (_, i) => ({ rps: 1000, p50: p50 * (1 + i / 50) }));
+
+/** One shard of a variant run: base and head of each proxy, measured on `host`. */
+function shard(host: string, proxies: string[], index: number, startedAt: string): Source {
+  const r = results(
+    proxies.flatMap((p) => [
+      cell(p, rounds(5), { variant: "base" }),
+      cell(p, rounds(5.5), { variant: "head" }),
+    ]),
+  );
+  r.settings.proxies = ["direct", "nginx", "haproxy"];
+  r.settings.repetitions = 10;
+  r.settings.variants = [
+    { name: "base", dir: `/${host}/base` },
+    { name: "head", dir: `/${host}/head` },
+  ];
+  r.settings.shard = { index, count: 2 };
+  r.environment.hostname = host;
+  r.runId = `run-${host}`;
+  r.startedAt = startedAt;
+  r.finishedAt = startedAt.replace("T13", "T14");
+  return { results: r, from: `results/${host}` };
+}
+
+describe("mergeResults", () => {
+  const a = shard("bench-1", ["direct", "nginx"], 1, "2026-11-21T13:00:05.000Z");
+  const b = shard("bench-2", ["haproxy"], 2, "2026-11-21T13:00:01.000Z");
+
+  it("puts the shards' cells side by side, each naming the runner that measured it", () => {
+    const merged = mergeResults([a, b]);
+    expect(merged.cells.map((c) => [c.id, c.runner])).toEqual([
+      ["small/default/direct/k6@base", "bench-1"],
+      ["small/default/direct/k6@head", "bench-1"],
+      ["small/default/nginx/k6@base", "bench-1"],
+      ["small/default/nginx/k6@head", "bench-1"],
+      ["small/default/haproxy/k6@base", "bench-2"],
+      ["small/default/haproxy/k6@head", "bench-2"],
+    ]);
+    expect(merged.runId).toBe("run-bench-1+run-bench-2");
+    expect(merged.startedAt).toBe("2026-11-21T13:00:01.000Z");
+    expect(merged.finishedAt).toBe("2026-11-21T14:00:05.000Z");
+    expect(merged.settings.shard).toBeUndefined();
+    expect(() => Results.parse(merged)).not.toThrow();
+    expect(cellRunners(merged)).toEqual(
+      new Map([
+        ["bench-1", 4],
+        ["bench-2", 2],
+      ]),
+    );
+  });
+
+  it("the merged run compares paired like one run: every cell, its pairs from one machine", () => {
+    const c = compareVariants(mergeResults([a, b]));
+    expect(c.mode).toBe("paired");
+    expect(c.cells.map((x) => x.proxy)).toEqual(["direct", "nginx", "haproxy"]);
+    expect(c.label).toBe("paired over 10 rounds");
+  });
+
+  it("returns a single run as it is", () => {
+    expect(mergeResults([a])).toBe(a.results);
+  });
+
+  it("refuses a cell measured twice, naming both sources", () => {
+    expect(() => mergeResults([a, { ...a, from: "results/again" }])).toThrow(
+      "results/again: cell small/default/direct/k6@base is also in results/bench-1",
+    );
+  });
+
+  it("refuses runs of different matrices, naming the setting", () => {
+    const other = shard("bench-3", ["haproxy"], 2, "2026-11-21T13:00:01.000Z");
+    other.results.settings.repetitions = 5;
+    expect(() => mergeResults([a, other])).toThrow(
+      "results/bench-3: its repetitions (5) differs from results/bench-1's (10): not parts of one run",
+    );
+  });
+
+  it("refuses nothing to merge", () => {
+    expect(() => mergeResults([])).toThrow("no results to merge");
+  });
+});

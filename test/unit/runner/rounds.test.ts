@@ -1,0 +1,232 @@
+import { describe, expect, it } from "vitest";
+import { decideAtLook } from "../../../src/runner/block.js";
+import type { Plan } from "../../../src/runner/plan.js";
+import { roundOrder } from "../../../src/runner/rounds.js";
+import { resolveResumeSettings, resolveSettings, withRoundsPlan } from "../../../src/runner/settings.js";
+import { familyTests, planVariantRounds, roundSeconds } from "../../../src/runner/variants.js";
+import type { Cell, Settings } from "../../../src/results/schema.js";
+import { planLooks } from "../../../src/stats/sequential.js";
+import { cell } from "../../support/report/build.js";
+
+const text = (slots: Array<{ cell: string; round: number }>) =>
+  slots.map((s) => `${s.cell}${s.round + 1}`).join(" ");
+
+describe("roundOrder", () => {
+  it.each([
+    [["A", "B"], 4, "A1 B1 B2 A2 A3 B3 B4 A4"],
+    [["A", "B", "C"], 2, "A1 B1 C1 C2 B2 A2"],
+    [["A"], 3, "A1 A2 A3"],
+    [["A", "B"], 0, ""],
+  ])("abba: %j x %i", (cells, rounds, order) => {
+    expect(text(roundOrder(cells, rounds, "abba"))).toBe(order);
+  });
+
+  it("abba cancels a linear drift: over two rounds every cell's mean position is the same", () => {
+    const cells = ["A", "B", "C", "D"];
+    const slots = roundOrder(cells, 2, "abba");
+    const mean = (c: string) =>
+      slots
+        .map((s, i) => (s.cell === c ? i : -1))
+        .filter((i) => i >= 0)
+        .reduce((a, b) => a + b, 0) / 2;
+    expect(new Set(cells.map(mean)).size).toBe(1);
+  });
+
+  it("random: every cell once per round, the same order for the same seed, another for another", () => {
+    const cells = ["A", "B", "C", "D", "E"];
+    const one = roundOrder(cells, 6, "random", 42);
+    for (let r = 0; r < 6; r++) {
+      expect(
+        one
+          .filter((s) => s.round === r)
+          .map((s) => s.cell)
+          .sort(),
+      ).toEqual(cells);
+    }
+    expect(text(roundOrder(cells, 6, "random", 42))).toBe(text(one));
+    expect(text(roundOrder(cells, 6, "random", 43))).not.toBe(text(one));
+  });
+});
+
+describe("--repetitions auto: the rounds planned before a variant run", () => {
+  const fixedRate = {
+    label: "default",
+    model: "constant-arrival-rate" as const,
+    rate: 1000,
+    vus: 32,
+    durationS: 1,
+    warmupS: 2,
+  };
+  const closed = { label: "vus-32", model: "constant-vus" as const, vus: 32, durationS: 1, warmupS: 2 };
+  /** A plan of these proxies x scenarios for each variant (what planVariantRounds reads of one). */
+  function plan(
+    proxies: string[],
+    scenarios: string[],
+    variants: string[],
+    load: typeof fixedRate | typeof closed = fixedRate,
+  ): Plan {
+    return {
+      blocks: scenarios.map((scenario) => ({
+        key: `${scenario}-default`,
+        load,
+        engine: "k6",
+        cells: variants.flatMap((variant) =>
+          proxies.map((proxy) => ({
+            id: `${scenario}/default/${proxy}/k6@${variant}`,
+            variant,
+            engine: "k6",
+            load,
+            proxy: { manifest: { name: proxy } },
+            scenario: { manifest: { name: scenario } },
+          })),
+        ),
+      })),
+      skipped: [],
+      notes: [],
+    } as unknown as Plan;
+  }
+  const variants = [
+    { name: "base", dir: "/b" },
+    { name: "head", dir: "/h" },
+  ];
+  const eight = plan(
+    ["direct", "nginx", "haproxy", "caddy"],
+    ["passthrough", "json-lookup"],
+    ["base", "head"],
+  );
+
+  it("the family: every base cell with a head twin, times the metrics compare tests under its load", () => {
+    // a fixed arrival rate: mean, p50, p99, CPU per request, peak memory (req/s is fixed by the load)
+    expect(familyTests(eight, variants)).toBe(8 * 5);
+    expect(familyTests(plan(["nginx"], ["passthrough"], ["base", "head"], closed), variants)).toBe(6);
+    // a cell only in head is not compared
+    const lopsided = plan(["nginx"], ["passthrough"], ["base", "head"]);
+    lopsided.blocks[0]!.cells.push({
+      ...lopsided.blocks[0]!.cells[1]!,
+      id: "x",
+      proxy: { manifest: { name: "caddy" } },
+    } as never);
+    expect(familyTests(lopsided, variants)).toBe(5);
+  });
+
+  it("without a budget: one look at the fewest rounds that give an interval for the family", () => {
+    const rounds = planVariantRounds(eight, variants);
+    // 40 tests: 2/2^10 = 0.00195 > 0.05/40; 2/2^11 = 0.00098 <= 0.00125
+    expect(rounds).toEqual({ alpha: 0.05, tests: 40, looks: [{ rounds: 11, alpha: 0.05 }] });
+  });
+
+  it("with a budget: as many rounds as the estimate fits, looks planned up to them", () => {
+    const { perRound, fixed } = roundSeconds(eight);
+    expect(perRound).toBe(16 * 2.5);
+    expect(fixed).toBe(16 * 5);
+    // 20 minutes: (1200 - 80) / 40 = 28 rounds
+    const rounds = planVariantRounds(eight, variants, 20);
+    expect(rounds.looks.map((l) => l.rounds)).toEqual([14, 21, 28]);
+    expect(rounds.budgetMinutes).toBe(20);
+    expect(rounds).toMatchObject(planLooks({ alpha: 0.05, tests: 40, maxRounds: 28 }));
+    // the budget pays for this machine's shard, the family is the whole matrix's
+    // over 2 shards each machine pays half the matrix's time: every shard plans the same looks
+    expect(planVariantRounds(eight, variants, 20, 2).tests).toBe(40);
+    expect(planVariantRounds(eight, variants, 20, 2).looks.at(-1)?.rounds).toBe(Math.floor((1200 - 40) / 20));
+  });
+
+  it("refuses a run where no cell is in both variants", () => {
+    expect(() => planVariantRounds(plan(["nginx"], ["p"], ["base"]), variants)).toThrow(
+      /--repetitions auto: no cell runs in both compared variants/,
+    );
+  });
+
+  it("auto goes with --variant, --budget with auto, and a resumed run keeps its plan", () => {
+    expect(() => resolveSettings({ autoRounds: true }, 2)).toThrow("--repetitions auto goes with --variant");
+    expect(() => resolveSettings({ budgetMinutes: 5, variants }, 2)).toThrow(
+      "--budget goes with --repetitions auto",
+    );
+    const settings = resolveSettings({ autoRounds: true, variants }, 2).settings;
+    const planned = withRoundsPlan(settings, planLooks({ alpha: 0.05, tests: 40, maxRounds: 28 }));
+    expect(planned.repetitions).toBe(28);
+    expect(planned.sequential?.looks).toHaveLength(3);
+    expect(resolveResumeSettings(planned, { autoRounds: true }, 2).settings.sequential).toEqual(
+      planned.sequential,
+    );
+    const fixed: Settings = { ...settings, repetitions: 10 };
+    expect(() => resolveResumeSettings(fixed, { autoRounds: true }, 2)).toThrow(
+      /--resume: this run has fixed repetitions/,
+    );
+  });
+});
+
+describe("decideAtLook: the runner's stopping rule on a block's cells", () => {
+  const rounds = {
+    plan: planLooks({ alpha: 0.05, tests: 4, maxRounds: 20 }),
+    variants: ["base", "head"] as [string, string],
+  };
+  const first = rounds.plan.looks[0]!.rounds;
+  const twin = (factor: (i: number) => number, n: number): Cell[] => {
+    const drift = (i: number) => 1 + 0.1 * Math.sin(i);
+    return [
+      cell(
+        "nginx",
+        Array.from({ length: n }, (_, i) => ({ rps: 1000, p50: 5 * drift(i) })),
+        { variant: "base" },
+      ),
+      cell(
+        "nginx",
+        Array.from({ length: n }, (_, i) => ({ rps: 1000, p50: 5 * drift(i) * factor(i) })),
+        { variant: "head" },
+      ),
+    ];
+  };
+
+  it("only at a planned look", () => {
+    expect(
+      decideAtLook(
+        twin(() => 1.3, first - 1),
+        rounds,
+        first - 1,
+        new Set(),
+      ),
+    ).toBeUndefined();
+  });
+
+  it("stops when every compared metric is decided (+30% on latency, req/s unchanged)", () => {
+    const decided = new Set<string>();
+    expect(
+      decideAtLook(
+        twin(() => 1.3, first),
+        rounds,
+        first,
+        decided,
+      ),
+    ).toEqual({ index: 0, metrics: 4, decided: 4, stop: true });
+    expect([...decided].sort()).toEqual([
+      "small/default/nginx/k6 mean",
+      "small/default/nginx/k6 p50",
+      "small/default/nginx/k6 p99",
+      "small/default/nginx/k6 rps",
+    ]);
+  });
+
+  it("goes on while a metric is undecided, and what was decided stays decided", () => {
+    const noisy = (i: number) => (i % 2 ? 1.15 : 0.88) * (1 + i * 0.002);
+    const decided = new Set<string>();
+    const look = decideAtLook(twin(noisy, first), rounds, first, decided);
+    expect(look?.stop).toBe(false);
+    // req/s is the same on both sides: unchanged, decided
+    expect([...decided]).toEqual(["small/default/nginx/k6 rps"]);
+    decided.add("small/default/nginx/k6 p50");
+    decided.add("small/default/nginx/k6 mean");
+    decided.add("small/default/nginx/k6 p99");
+    const second = rounds.plan.looks[1]!.rounds;
+    expect(decideAtLook(twin(noisy, second), rounds, second, decided)?.stop).toBe(true);
+  });
+
+  it("a base cell without its head twin is not compared", () => {
+    const [base] = twin(() => 1.3, first);
+    expect(decideAtLook([base!], rounds, first, new Set())).toEqual({
+      index: 0,
+      metrics: 0,
+      decided: 0,
+      stop: true,
+    });
+  });
+});
