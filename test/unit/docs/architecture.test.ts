@@ -1,0 +1,113 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../../src/util/paths.js";
+
+// docs/ARCHITECTURE.md's layers, checked against the imports between the folders of src/.
+
+const SRC = path.join(PROJECT_ROOT, "src");
+const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
+/** The floor under the table: folders that import nothing of src/, then results. */
+const BOTTOM: Record<string, string[]> = { util: [], stats: [], github: [], results: ["util"] };
+/** On top, importing any folder. */
+const TOP = "commands";
+
+/** The folder of src/ that each import of `file` names (its own folder included). */
+function importedFolders(file: string): string[] {
+  return [...readFileSync(file, "utf8").matchAll(IMPORT)]
+    .map(([, spec]) => path.relative(SRC, path.resolve(path.dirname(file), spec!)).split(path.sep))
+    .filter((parts) => parts.length > 1 && parts[0] !== "..")
+    .map((parts) => parts[0]!);
+}
+
+/** The .ts files of src/<folder>/ (relative to it). */
+function sources(folder: string): string[] {
+  return readdirSync(path.join(SRC, folder), { recursive: true, encoding: "utf8" }).filter((f) =>
+    f.endsWith(".ts"),
+  );
+}
+
+/** The files of src/<folder>/ that import src/<target>/, relative to src/<folder>/. */
+function filesImporting(folder: string, target: string): string[] {
+  return sources(folder)
+    .filter((f) => importedFolders(path.join(SRC, folder, f)).includes(target))
+    .sort();
+}
+
+/** Each folder of src/ -> the other folders of src/ its files import. */
+function importsByFolder(): Map<string, Set<string>> {
+  const byFolder = new Map<string, Set<string>>();
+  for (const entry of readdirSync(SRC, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const folder = entry.name;
+    const imported = sources(folder).flatMap((f) => importedFolders(path.join(SRC, folder, f)));
+    byFolder.set(folder, new Set(imported.filter((f) => f !== folder)));
+  }
+  return byFolder;
+}
+
+interface LayerRow {
+  folder: string;
+  imports: string[];
+  /** Folders of a later row it imports, each with the files named as importing it. */
+  against: Array<{ folder: string; files: string[] }>;
+}
+
+function layerRows(): LayerRow[] {
+  const docs = readFileSync(path.join(PROJECT_ROOT, "docs", "ARCHITECTURE.md"), "utf8");
+  const start = docs.indexOf("## Layers");
+  const section = docs.slice(start, docs.indexOf("\n## ", start + 1));
+  return section
+    .split("\n")
+    .filter((line) => /^\| `\w+` \|/.test(line))
+    .map((line) => {
+      const [folder, imports, against] = line
+        .split("|")
+        .slice(1, 4)
+        .map((cell) => cell.trim());
+      return {
+        folder: folder!.replaceAll("`", ""),
+        imports: imports!.split(",").map((f) => f.trim()),
+        against: [...against!.matchAll(/(\w+) \(([^)]*)\)/g)].map(([, name, inner]) => ({
+          folder: name!,
+          files: [...inner!.matchAll(/`([\w./-]+\.ts)`/g)].map(([, file]) => file!),
+        })),
+      };
+    });
+}
+
+describe("docs/ARCHITECTURE.md's layers are the imports between src/'s folders", () => {
+  const actual = importsByFolder();
+  const rows = layerRows();
+
+  it("names every folder of src/ once: the floor under the table, a row, or the top", () => {
+    expect(rows.length).toBeGreaterThan(5);
+    const named = [...Object.keys(BOTTOM), ...rows.map((r) => r.folder), TOP];
+    expect(named.sort()).toEqual([...actual.keys()].sort());
+  });
+
+  it("the floor under the table imports what the text says", () => {
+    for (const [folder, imports] of Object.entries(BOTTOM))
+      expect([...actual.get(folder)!], folder).toEqual(imports);
+  });
+
+  it("each row lists exactly the folders its files import", () => {
+    for (const row of rows) {
+      const listed = [...row.imports, ...row.against.map((a) => a.folder)].sort();
+      expect(listed, row.folder).toEqual([...actual.get(row.folder)!].sort());
+    }
+  });
+
+  it("an import lies against the floors exactly when it is named so, with every file that makes it", () => {
+    const floor = new Map<string, number>(Object.keys(BOTTOM).map((f) => [f, f === "results" ? 1 : 0]));
+    rows.forEach((row, i) => floor.set(row.folder, i + 2));
+    for (const row of rows) {
+      for (const f of row.imports)
+        expect(floor.get(f), `${row.folder} -> ${f}`).toBeLessThan(floor.get(row.folder)!);
+      for (const a of row.against) {
+        expect(floor.get(a.folder), `${row.folder} -> ${a.folder}`).toBeGreaterThan(floor.get(row.folder)!);
+        expect(a.files.sort(), `${row.folder} -> ${a.folder}`).toEqual(filesImporting(row.folder, a.folder));
+      }
+    }
+  });
+});
