@@ -4,7 +4,11 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMENT_LIMIT, commentMarker, headMarker, parseHead } from "../../../src/github/body.js";
 import { createClient } from "../../../src/github/client.js";
-import { isOwnComment, upsertStickyComment, type StickyCommentSettings } from "../../../src/github/comment.js";
+import {
+  isOwnComment,
+  upsertStickyComment,
+  type StickyCommentSettings,
+} from "../../../src/github/comment.js";
 import { readRefusal } from "../../../src/github/refusal.js";
 import { runCli } from "../../support/publish/git-support.js";
 import { RESULTS_DIR } from "../../support/publish/fixtures.js";

@@ -6,7 +6,15 @@ import { parseDataJs } from "../../../src/publish/datajs.js";
 import { authEnv, isRaceRejection, resolveRemote } from "../../../src/publish/git.js";
 import { displayRemote, publish } from "../../../src/publish/publish.js";
 import { startGitHttpServer } from "../../support/publish/git-http-server.js";
-import { bareRepo, checkout, gitIn, refOf, resultsFor, runCli, seedBranch } from "../../support/publish/git-support.js";
+import {
+  bareRepo,
+  checkout,
+  gitIn,
+  refOf,
+  resultsFor,
+  runCli,
+  seedBranch,
+} from "../../support/publish/git-support.js";
 
 describe("publish to a real bare repository", () => {
   it("eight publishes at once: every entry lands, data.js parses, history is linear", async () => {

@@ -95,7 +95,8 @@ describe("a k6 script's relative imports are checked before the run", () => {
 
   it("an import that is truly missing is refused, naming the script and the file", async () => {
     const copied = await copiedPassthrough(
-      (s) => `import { helper } from "../../support/runner/helpers.js";\nimport { x } from "../../lib/nothere.js";\n${s}`,
+      (s) =>
+        `import { helper } from "../../support/runner/helpers.js";\nimport { x } from "../../lib/nothere.js";\n${s}`,
     );
     const err = await refusal(checkScriptImports(copied));
     expect(err.exitCode).toBe(2);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { baseName, cycleEstimate, CYCLE_WEIGHTS, parseCallgrind } from "../../../src/instructions/callgrind.js";
+import {
+  baseName,
+  cycleEstimate,
+  CYCLE_WEIGHTS,
+  parseCallgrind,
+} from "../../../src/instructions/callgrind.js";
 
 // A small profile in callgrind's format, with name compression, a recursive context (main'2),
 // a call to itself, and line subpositions (+N, -N, *).

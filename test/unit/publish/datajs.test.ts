@@ -2,7 +2,13 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { appendEntries, parseDataJs, serializeDataJs, type BenchEntry } from "../../../src/publish/datajs.js";
-import { buildSuites, commitInfo, suiteName, TOOL_BIGGER, TOOL_SMALLER } from "../../../src/publish/entries.js";
+import {
+  buildSuites,
+  commitInfo,
+  suiteName,
+  TOOL_BIGGER,
+  TOOL_SMALLER,
+} from "../../../src/publish/entries.js";
 import { isOurPage, renderIndexHtml } from "../../../src/publish/page.js";
 import { normaliseDir } from "../../../src/publish/publish.js";
 import { Results } from "../../../src/results/schema.js";

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { renderGoBenchLines, renderGoBenchSection, renderGoBenchTable } from "../../../src/studies/go-bench.js";
+import {
+  renderGoBenchLines,
+  renderGoBenchSection,
+  renderGoBenchTable,
+} from "../../../src/studies/go-bench.js";
 import type { StudyColumn, StudyGroup, StudyValues } from "../../../src/studies/report.js";
 import { StudyManifest, type StudyPath } from "../../../src/studies/schema.js";
 

@@ -113,7 +113,9 @@ describe("values", () => {
 
 describe("from a real run", () => {
   it("llrp: haproxy, nginx and caddy side by side, on par", async () => {
-    const results = await readResults(path.join(import.meta.dirname, "..", "..", "fixtures", "studies", "llrp.results.json"));
+    const results = await readResults(
+      path.join(import.meta.dirname, "..", "..", "fixtures", "studies", "llrp.results.json"),
+    );
     expect(proxyTunings(results).map((p) => p.proxy)).toEqual(["haproxy", "nginx", "caddy"]);
     expect(parityContext(results)).toEqual({ proxyCores: 1, concurrency: 256 });
     const md = renderParitySection(results, 3) ?? "";
@@ -124,7 +126,9 @@ describe("from a real run", () => {
 
   it("a run whose proxies differ gets the warnings under the table", async () => {
     const results = structuredClone(
-      await readResults(path.join(import.meta.dirname, "..", "..", "fixtures", "studies", "llrp.results.json")),
+      await readResults(
+        path.join(import.meta.dirname, "..", "..", "fixtures", "studies", "llrp.results.json"),
+      ),
     );
     const caddy = results.cells.find((c) => c.proxy === "caddy")!;
     caddy.tuning = { ...caddy.tuning, accessLog: true, upstreamKeepalive: false };
