@@ -1,0 +1,153 @@
+import { existsSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadManifests } from "../../../src/manifests/load.js";
+import { runBlockLifecycle, type MeasurementStep } from "../../../src/runner/lifecycle.js";
+import { NativeRuntime } from "../../../src/runner/native-runtime.js";
+import type { PlannedCell } from "../../../src/runner/plan.js";
+import { ensureUpstream } from "../../../src/runner/upstream.js";
+import { liveProcesses } from "../../../src/util/processes.js";
+
+// The block lifecycle every measurement shares (a wall-clock block, a counted run, a max-rate
+// search), with a step that records what it is asked to do and real upstream processes.
+
+const cpus = os.cpus().length >= 2 ? [1] : [0];
+
+/** Three cells of passthrough: a and b share the upstream setting, c has another latency. */
+async function threeCells(): Promise<PlannedCell[]> {
+  const { proxies, scenarios } = await loadManifests();
+  const scenario = scenarios.get("passthrough")!;
+  const slower = {
+    ...scenario,
+    manifest: { ...scenario.manifest, upstream: { ...scenario.manifest.upstream, latencyMs: 1 } },
+  };
+  const load = { label: "c1", model: "constant-vus" as const, vus: 1, durationS: 1, warmupS: 0 };
+  const cell = (id: string, s: typeof scenario): PlannedCell => ({
+    id,
+    proxy: proxies.get("direct")!,
+    scenario: s,
+    load,
+    engine: "k6",
+  });
+  return [cell("a", scenario), cell("b", scenario), cell("c", slower)];
+}
+
+interface Recorder {
+  events: string[];
+  step: MeasurementStep<{ id: string; port: number }>;
+}
+
+/** A step that records its calls; `failAt`: the slot (0-based) whose measurement throws. */
+function recorder(options: { failAt?: number; skip?: string } = {}): Recorder {
+  const events: string[] = [];
+  let slots = 0;
+  return {
+    events,
+    step: {
+      startCell: (planned, upstream) => {
+        events.push(`start ${planned.id}`);
+        return Promise.resolve({ id: planned.id, port: upstream.started.port });
+      },
+      skips: (c) => c.id === options.skip,
+      measure: (c, round, upstreams) => {
+        const alive = [...upstreams.values()].every((u) => u.started.proc.alive());
+        events.push(`measure ${c.id} round ${round}${alive ? "" : " (an upstream is down)"}`);
+        if (slots++ === options.failAt) return Promise.reject(new Error("the step failed"));
+        return Promise.resolve();
+      },
+      afterRounds: () => events.push("after rounds"),
+      stopCell: (c) => {
+        events.push(`stop ${c.id}`);
+        return Promise.resolve();
+      },
+    },
+  };
+}
+
+async function block(cells: PlannedCell[], save: () => void) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "pb-lifecycle-"));
+  const upstreams = {
+    runtime: new NativeRuntime(),
+    binary: await ensureUpstream(),
+    cpus,
+    dir,
+    logStem: "blk",
+  };
+  return {
+    dir,
+    lifecycle: {
+      cells,
+      upstreams,
+      rounds: { count: 2 },
+      save: () => {
+        save();
+        return Promise.resolve();
+      },
+    },
+  };
+}
+
+describe("runBlockLifecycle", () => {
+  it("one upstream per upstream setting, the cells in ABBA rounds, a save after each slot, all stopped", async () => {
+    const cells = await threeCells();
+    const { events, step } = recorder();
+    const ports = new Map<string, number>();
+    const { dir, lifecycle } = await block(cells, () => events.push("save"));
+    const withPorts: typeof step = {
+      ...step,
+      startCell: async (planned, upstream) => {
+        const c = await step.startCell(planned, upstream);
+        ports.set(c.id, c.port);
+        return c;
+      },
+    };
+    await runBlockLifecycle(lifecycle, withPorts);
+    const measured = (id: string, round: number) => [`measure ${id} round ${round}`, "save"];
+    expect(events).toEqual([
+      ...["a", "b", "c"].flatMap((id) => [`start ${id}`, "save"]),
+      ...measured("a", 0),
+      ...measured("b", 0),
+      ...measured("c", 0),
+      ...measured("c", 1),
+      ...measured("b", 1),
+      ...measured("a", 1),
+      "after rounds",
+      "save",
+      "stop a",
+      "stop b",
+      "stop c",
+    ]);
+    expect(ports.get("a")).toBe(ports.get("b"));
+    expect(ports.get("c")).not.toBe(ports.get("a"));
+    expect(existsSync(path.join(dir, "logs", "blk-upstream.log"))).toBe(true);
+    expect(existsSync(path.join(dir, "logs", "blk-upstream-2.log"))).toBe(true);
+    expect(liveProcesses()).toEqual([]);
+  });
+
+  it("a cell the step skips at its start is neither measured nor stopped by the lifecycle", async () => {
+    const cells = await threeCells();
+    const { events, step } = recorder({ skip: "b" });
+    const { lifecycle } = await block(cells, () => undefined);
+    await runBlockLifecycle(lifecycle, step);
+    expect(events.filter((e) => e.includes(" b"))).toEqual(["start b"]);
+    expect(events.filter((e) => e.startsWith("measure"))).toHaveLength(4);
+    expect(liveProcesses()).toEqual([]);
+  });
+
+  it("a step that fails mid-rounds: the error reaches the caller, every cell and upstream is stopped", async () => {
+    const cells = await threeCells();
+    const { events, step } = recorder({ failAt: 1 });
+    const { lifecycle } = await block(cells, () => undefined);
+    await expect(runBlockLifecycle(lifecycle, step)).rejects.toThrow("the step failed");
+    expect(events.slice(-5)).toEqual([
+      "measure a round 0",
+      "measure b round 0",
+      "stop a",
+      "stop b",
+      "stop c",
+    ]);
+    expect(liveProcesses()).toEqual([]);
+  });
+});
