@@ -1,4 +1,4 @@
-import { mkdir, readdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { captureEnvironment } from "../environment/capture.js";
@@ -12,6 +12,8 @@ import { createRuntime, dockerClient, type RuntimeKind } from "../runner/runtime
 import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js";
 import { proxyStem, type Block, type PlannedCell } from "../runner/plan.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
+import { AtomicJsonFile } from "../runner/results-file.js";
+import { runStamp } from "../runner/settings.js";
 import { imageRef, proxyImageTag } from "../runner/specs.js";
 import { ensureUpstream, type StartedUpstream } from "../runner/upstream.js";
 import { planRun, type Variant } from "../runner/variants.js";
@@ -22,8 +24,8 @@ import {
   countedCellId,
   INSTRUCTIONS_FILE,
   INSTRUCTIONS_SCHEMA_VERSION,
+  InstructionsResults,
   type CountedCell,
-  type InstructionsResults,
 } from "./schema.js";
 import {
   countedImageRef,
@@ -80,6 +82,7 @@ interface Ready {
   tools?: ValgrindTools;
   blocks: CountedBlock[];
   log: (line: string) => void;
+  file: AtomicJsonFile<InstructionsResults>;
 }
 
 export async function runInstructions(
@@ -145,7 +148,11 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
     scenario: b.scenario,
     jobs: b.jobs.map((j) => ({ ...j, cell: newCell(j, found.versions) })),
   }));
-  return { results, dir, runtime, ...(tools ? { tools } : {}), blocks, log };
+  const file = new AtomicJsonFile<InstructionsResults>(dir, INSTRUCTIONS_FILE, (r) => {
+    InstructionsResults.parse(r);
+    return r;
+  });
+  return { results, dir, runtime, ...(tools ? { tools } : {}), blocks, log, file };
 }
 
 /** "3.22.0 (in the images)", or the versions by image when they differ. */
@@ -249,8 +256,7 @@ function cpuLayout(text: string | undefined): CpuLayout {
 }
 
 async function resultsDir(out: string | undefined): Promise<string> {
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  const dir = path.resolve(out ?? path.join("results", `${stamp}-instructions`));
+  const dir = path.resolve(out ?? path.join("results", `${runStamp(new Date())}-instructions`));
   const existing = await readdir(dir).catch(() => [] as string[]);
   if (existing.includes(INSTRUCTIONS_FILE) || existing.includes("results.json")) {
     throw new UserError(`--out ${dir}: already holds results; choose another folder`);
@@ -373,9 +379,8 @@ function addRepetition(
   log(`${cell.id} rep ${rep.index + 1}: ${rep.status}, ${figure}`);
 }
 
+/** instructions.json (checked against its schema, written as built) and instructions.md. */
 async function save(ready: Ready): Promise<void> {
-  const file = path.join(ready.dir, INSTRUCTIONS_FILE);
-  await writeFile(`${file}.tmp`, `${JSON.stringify(ready.results, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
+  await ready.file.save(ready.results);
   await writeFile(path.join(ready.dir, "instructions.md"), renderInstructionsMarkdown(ready.results));
 }

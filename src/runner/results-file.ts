@@ -5,40 +5,46 @@ import { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 
 /**
- * Writes results.json atomically (a temporary file renamed over it), one write at a time, so
- * that the file on disk is always complete and valid, whenever the run stops.
+ * Writes a JSON file atomically (a temporary file renamed over it), one write at a time, so
+ * that the file on disk is always complete and valid, whenever the run stops: results.json
+ * (ResultsFile) and a counted run's instructions.json.
  */
-export class ResultsFile {
+export class AtomicJsonFile<T> {
   readonly file: string;
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
 
-  constructor(readonly dir: string) {
-    this.file = path.join(dir, RESULTS_FILE);
+  /** `validate` throws on a value that must not be written, else returns what to write. */
+  constructor(
+    readonly dir: string,
+    name: string,
+    private readonly validate: (value: T) => unknown,
+  ) {
+    this.file = path.join(dir, name);
   }
 
   /**
-   * Queues a write of `results` (validated first: a bug must not produce an invalid file). A
+   * Queues a write of `value` (validated first: a bug must not produce an invalid file). A
    * failed write rejects this save only: the next one tries again.
    */
-  save(results: Results): Promise<void> {
+  save(value: T): Promise<void> {
     if (this.closed) return this.queue;
-    const text = `${JSON.stringify(Results.parse(results), null, 2)}\n`;
+    const text = `${JSON.stringify(this.validate(value), null, 2)}\n`;
     const written = this.queue.then(() => this.write(text));
     this.queue = written.catch(() => undefined);
     return written;
   }
 
   /** The last write: later saves are ignored (used when interrupted). */
-  saveFinal(results: Results): Promise<void> {
-    const done = this.save(results);
+  saveFinal(value: T): Promise<void> {
+    const done = this.save(value);
     this.closed = true;
     return done;
   }
 
   /**
    * The temporary file, then the rename: on any error (a full disk) the temporary file is
-   * removed, the previous results.json stays as it was, and the error names the file.
+   * removed, the previous file stays as it was, and the error names the file.
    */
   private async write(text: string): Promise<void> {
     const tmp = `${this.file}.tmp-${process.pid}`;
@@ -53,5 +59,12 @@ export class ResultsFile {
         1,
       );
     }
+  }
+}
+
+/** results.json, validated against the results schema (and written as it parses). */
+export class ResultsFile extends AtomicJsonFile<Results> {
+  constructor(dir: string) {
+    super(dir, RESULTS_FILE, (results) => Results.parse(results));
   }
 }
