@@ -19,8 +19,8 @@ var __commonJS = (cb, mod) => function __require2() {
   }
 };
 var __export = (target, all) => {
-  for (var name in all)
-    __defProp(target, name, { get: all[name], enumerable: true });
+  for (var name3 in all)
+    __defProp(target, name3, { get: all[name3], enumerable: true });
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path5 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path9 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path5 && path5[0] !== "/") {
-          path5 = `/${path5}`;
+        if (path9 && path9[0] !== "/") {
+          path9 = `/${path9}`;
         }
-        return new URL(`${origin}${path5}`);
+        return new URL(`${origin}${path9}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1375,15 +1375,15 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj, name, listener) {
+    function addListener(obj, name3, listener) {
       const listeners = obj[kListeners] ??= [];
-      listeners.push([name, listener]);
-      obj.on(name, listener);
+      listeners.push([name3, listener]);
+      obj.on(name3, listener);
       return obj;
     }
     function removeAllListeners(obj) {
-      for (const [name, listener] of obj[kListeners] ?? []) {
-        obj.removeListener(name, listener);
+      for (const [name3, listener] of obj[kListeners] ?? []) {
+        obj.removeListener(name3, listener);
       }
       obj[kListeners] = null;
     }
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path5, origin }
+          request: { method, path: path9, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path5);
+        debuglog("sending request to %s %s/%s", method, origin, path9);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path5, origin },
+          request: { method, path: path9, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path5,
+          path9,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path5, origin }
+          request: { method, path: path9, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path5);
+        debuglog("trailers received from %s %s/%s", method, origin, path9);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path5, origin },
+          request: { method, path: path9, origin },
           error: error63
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path5,
+          path9,
           error63.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path5, origin }
+            request: { method, path: path9, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path5);
+          debuglog("sending request to %s %s/%s", method, origin, path9);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path5,
+        path: path9,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path5 !== "string") {
+        if (typeof path9 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path5[0] !== "/" && !(path5.startsWith("http://") || path5.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path9[0] !== "/" && !(path9.startsWith("http://") || path9.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path5)) {
+        } else if (invalidPathRegex.test(path9)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path5, query) : path5;
+        this.path = query ? buildURL(path9, query) : path9;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -1842,14 +1842,14 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume, statusText2) {
         assert2(!this.aborted);
         assert2(!this.completed);
         if (channels.headers.hasSubscribers) {
-          channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
+          channels.headers.publish({ request: this, response: { statusCode, headers, statusText: statusText2 } });
         }
         try {
-          return this[kHandler].onHeaders(statusCode, headers, resume, statusText);
+          return this[kHandler].onHeaders(statusCode, headers, resume, statusText2);
         } catch (err) {
           this.abort(err);
         }
@@ -1870,12 +1870,12 @@ var require_request = __commonJS({
        * @param {import('node:stream').Duplex} socket
        * @param {string} [statusText]
        */
-      onUpgrade(statusCode, headers, socket, statusText = "") {
+      onUpgrade(statusCode, headers, socket, statusText2 = "") {
         this.onFinally();
         assert2(!this.aborted);
         assert2(!this.completed);
         if (statusCode !== null) {
-          this.#publishUpgradeHeaders(statusCode, headers, statusText);
+          this.#publishUpgradeHeaders(statusCode, headers, statusText2);
         }
         const result = this[kHandler].onUpgrade(statusCode, headers, socket);
         if (!this.aborted) {
@@ -1892,11 +1892,11 @@ var require_request = __commonJS({
        * @param {(headers: import('node:http2').IncomingHttpHeaders) => Buffer[]} parseHeaders
        * @param {string} [statusText]
        */
-      onUpgradeResponse(statusCode, headers, parseHeaders, statusText = "") {
+      onUpgradeResponse(statusCode, headers, parseHeaders, statusText2 = "") {
         assert2(!this.aborted);
         assert2(this.completed);
         if (channels.headers.hasSubscribers) {
-          this.#publishUpgradeHeaders(statusCode, parseHeaders(headers), statusText);
+          this.#publishUpgradeHeaders(statusCode, parseHeaders(headers), statusText2);
         }
         this.#publishUpgradeTrailers();
       }
@@ -1915,9 +1915,9 @@ var require_request = __commonJS({
        * @param {Buffer[]} headers
        * @param {string} statusText
        */
-      #publishUpgradeHeaders(statusCode, headers, statusText) {
+      #publishUpgradeHeaders(statusCode, headers, statusText2) {
         if (channels.headers.hasSubscribers) {
-          channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
+          channels.headers.publish({ request: this, response: { statusCode, headers, statusText: statusText2 } });
         }
       }
       #publishUpgradeTrailers() {
@@ -3551,9 +3551,9 @@ var require_data_url = __commonJS({
       assert2(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name3, value] of parameters.entries()) {
         serialization += ";";
-        serialization += name;
+        serialization += name3;
         serialization += "=";
         if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
           value = value.replace(/(\\|")/g, "\\$1");
@@ -4001,11 +4001,11 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, name, opts) {
+    webidl.converters.TypedArray = function(V, T, prefix, name3, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${name} ("${webidl.util.Stringify(V)}")`,
+          argument: `${name3} ("${webidl.util.Stringify(V)}")`,
           types: [T.name]
         });
       }
@@ -4023,11 +4023,11 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.DataView = function(V, prefix, name, opts) {
+    webidl.converters.DataView = function(V, prefix, name3, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isDataView(V)) {
         throw webidl.errors.exception({
           header: prefix,
-          message: `${name} is not a DataView.`
+          message: `${name3} is not a DataView.`
         });
       }
       if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
@@ -4044,19 +4044,19 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.BufferSource = function(V, prefix, name, opts) {
+    webidl.converters.BufferSource = function(V, prefix, name3, opts) {
       if (types.isAnyArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.ArrayBuffer(V, prefix, name3, { ...opts, allowShared: false });
       }
       if (types.isTypedArray(V)) {
-        return webidl.converters.TypedArray(V, V.constructor, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.TypedArray(V, V.constructor, prefix, name3, { ...opts, allowShared: false });
       }
       if (types.isDataView(V)) {
-        return webidl.converters.DataView(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.DataView(V, prefix, name3, { ...opts, allowShared: false });
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${name} ("${webidl.util.Stringify(V)}")`,
+        argument: `${name3} ("${webidl.util.Stringify(V)}")`,
         types: ["BufferSource"]
       });
     };
@@ -4145,9 +4145,9 @@ var require_util2 = __commonJS({
     function isErrorLike(object2) {
       return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
-    function isValidReasonPhrase(statusText) {
-      for (let i = 0; i < statusText.length; ++i) {
-        const c = statusText.charCodeAt(i);
+    function isValidReasonPhrase(statusText2) {
+      for (let i = 0; i < statusText2.length; ++i) {
+        const c = statusText2.charCodeAt(i);
         if (!(c === 9 || // HTAB
         c >= 32 && c <= 126 || // SP / VCHAR
         c >= 128 && c <= 255)) {
@@ -4500,7 +4500,7 @@ var require_util2 = __commonJS({
       return result;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
-    function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function createIterator(name3, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       class FastIterableIterator {
         /** @type {any} */
         #target;
@@ -4521,7 +4521,7 @@ var require_util2 = __commonJS({
         next() {
           if (typeof this !== "object" || this === null || !(#target in this)) {
             throw new TypeError(
-              `'next' called on an object that does not implement interface ${name} Iterator.`
+              `'next' called on an object that does not implement interface ${name3} Iterator.`
             );
           }
           const index = this.#index;
@@ -4560,7 +4560,7 @@ var require_util2 = __commonJS({
           writable: false,
           enumerable: false,
           configurable: true,
-          value: `${name} Iterator`
+          value: `${name3} Iterator`
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
@@ -4568,8 +4568,8 @@ var require_util2 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
-      const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
+    function iteratorMixin(name3, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+      const makeIterator = createIterator(name3, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
           writable: true,
@@ -4604,10 +4604,10 @@ var require_util2 = __commonJS({
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
             webidl.brandCheck(this, object2);
-            webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
+            webidl.argumentLengthCheck(arguments, 1, `${name3}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
-                `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
+                `Failed to execute 'forEach' on '${name3}': parameter 1 is not of type 'Function'.`
               );
             }
             for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
@@ -4859,8 +4859,8 @@ var require_util2 = __commonJS({
       }
       return values3;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
+    function getDecodeSplit(name3, list2) {
+      const value = list2.get(name3, true);
       if (value === null) {
         return null;
       }
@@ -5047,7 +5047,7 @@ var require_formdata = __commonJS({
         }
         this[kState] = [];
       }
-      append(name, value, filename = void 0) {
+      append(name3, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
@@ -5056,45 +5056,45 @@ var require_formdata = __commonJS({
             "Failed to execute 'append' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
+        name3 = webidl.converters.USVString(name3, prefix, "name");
         value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "value", { strict: false }) : webidl.converters.USVString(value, prefix, "value");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "filename") : void 0;
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name3, value, filename);
         this[kState].push(entry);
       }
-      delete(name) {
+      delete(name3) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        this[kState] = this[kState].filter((entry) => entry.name !== name);
+        name3 = webidl.converters.USVString(name3, prefix, "name");
+        this[kState] = this[kState].filter((entry) => entry.name !== name3);
       }
-      get(name) {
+      get(name3) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        const idx = this[kState].findIndex((entry) => entry.name === name);
+        name3 = webidl.converters.USVString(name3, prefix, "name");
+        const idx = this[kState].findIndex((entry) => entry.name === name3);
         if (idx === -1) {
           return null;
         }
         return this[kState][idx].value;
       }
-      getAll(name) {
+      getAll(name3) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].filter((entry) => entry.name === name).map((entry) => entry.value);
+        name3 = webidl.converters.USVString(name3, prefix, "name");
+        return this[kState].filter((entry) => entry.name === name3).map((entry) => entry.value);
       }
-      has(name) {
+      has(name3) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].findIndex((entry) => entry.name === name) !== -1;
+        name3 = webidl.converters.USVString(name3, prefix, "name");
+        return this[kState].findIndex((entry) => entry.name === name3) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name3, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
@@ -5103,16 +5103,16 @@ var require_formdata = __commonJS({
             "Failed to execute 'set' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
+        name3 = webidl.converters.USVString(name3, prefix, "name");
         value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "name", { strict: false }) : webidl.converters.USVString(value, prefix, "name");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "name") : void 0;
-        const entry = makeEntry(name, value, filename);
-        const idx = this[kState].findIndex((entry2) => entry2.name === name);
+        const entry = makeEntry(name3, value, filename);
+        const idx = this[kState].findIndex((entry2) => entry2.name === name3);
         if (idx !== -1) {
           this[kState] = [
             ...this[kState].slice(0, idx),
             entry,
-            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name)
+            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name3)
           ];
         } else {
           this[kState].push(entry);
@@ -5150,7 +5150,7 @@ var require_formdata = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
+    function makeEntry(name3, value, filename) {
       if (typeof value === "string") {
       } else {
         if (!isFileLike(value)) {
@@ -5164,7 +5164,7 @@ var require_formdata = __commonJS({
           value = value instanceof NativeFile ? new File2([value], filename, options2) : new FileLike(value, filename, options2);
         }
       }
-      return { name, value };
+      return { name: name3, value };
     }
     module2.exports = { FormData, makeEntry };
   }
@@ -5243,7 +5243,7 @@ var require_formdata_parser = __commonJS({
         if (result === "failure") {
           return "failure";
         }
-        let { name, filename, contentType, encoding } = result;
+        let { name: name3, filename, contentType, encoding } = result;
         position.position += 2;
         let body;
         {
@@ -5272,22 +5272,22 @@ var require_formdata_parser = __commonJS({
         } else {
           value = utf8DecodeBytes(Buffer.from(body));
         }
-        assert2(isUSVString(name));
+        assert2(isUSVString(name3));
         assert2(typeof value === "string" && isUSVString(value) || isFileLike(value));
-        entryList.push(makeEntry(name, value, filename));
+        entryList.push(makeEntry(name3, value, filename));
       }
     }
     function parseMultipartFormDataHeaders(input2, position) {
-      let name = null;
+      let name3 = null;
       let filename = null;
       let contentType = null;
       let encoding = null;
       while (true) {
         if (input2[position.position] === 13 && input2[position.position + 1] === 10) {
-          if (name === null) {
+          if (name3 === null) {
             return "failure";
           }
-          return { name, filename, contentType, encoding };
+          return { name: name3, filename, contentType, encoding };
         }
         let headerName = collectASequenceOfBytes(
           (char) => char !== 10 && char !== 13 && char !== 58,
@@ -5309,13 +5309,13 @@ var require_formdata_parser = __commonJS({
         );
         switch (bufferToLowerCasedHeaderName(headerName)) {
           case "content-disposition": {
-            name = filename = null;
+            name3 = filename = null;
             if (!bufferStartsWith(input2, formDataNameBuffer, position)) {
               return "failure";
             }
             position.position += 17;
-            name = parseMultipartFormDataName(input2, position);
-            if (name === null) {
+            name3 = parseMultipartFormDataName(input2, position);
+            if (name3 === null) {
               return "failure";
             }
             if (bufferStartsWith(input2, filenameBuffer, position)) {
@@ -5372,7 +5372,7 @@ var require_formdata_parser = __commonJS({
     }
     function parseMultipartFormDataName(input2, position) {
       assert2(input2[position.position - 1] === 34);
-      let name = collectASequenceOfBytes(
+      let name3 = collectASequenceOfBytes(
         (char) => char !== 10 && char !== 13 && char !== 34,
         input2,
         position
@@ -5382,8 +5382,8 @@ var require_formdata_parser = __commonJS({
       } else {
         position.position++;
       }
-      name = new TextDecoder().decode(name).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
-      return name;
+      name3 = new TextDecoder().decode(name3).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+      return name3;
     }
     function collectASequenceOfBytes(condition, input2, position) {
       let start = position.position;
@@ -5510,16 +5510,16 @@ Content-Disposition: form-data`;
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object2) {
+        for (const [name3, value] of object2) {
           if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${escape(normalizeLinefeeds(name))}"\r
+            const chunk2 = textEncoder.encode(prefix + `; name="${escape(normalizeLinefeeds(name3))}"\r
 \r
 ${normalizeLinefeeds(value)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${escape(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${escape(value.name)}"` : "") + `\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${escape(normalizeLinefeeds(name3))}"` + (value.name ? `; filename="${escape(value.name)}"` : "") + `\r
 Content-Type: ${value.type || "application/octet-stream"}\r
 \r
 `);
@@ -5663,8 +5663,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                 case "application/x-www-form-urlencoded": {
                   const entries = new URLSearchParams(value.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name3, value2] of entries) {
+                    fd.append(name3, value2);
                   }
                   return fd;
                 }
@@ -6074,7 +6074,7 @@ var require_client_h1 = __commonJS({
         }
       }
       onUpgrade(head) {
-        const { upgrade, client, socket, headers, statusCode, statusText } = this;
+        const { upgrade, client, socket, headers, statusCode, statusText: statusText2 } = this;
         assert2(upgrade);
         assert2(client[kSocket] === socket);
         assert2(!socket.destroyed);
@@ -6099,7 +6099,7 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onUpgrade(statusCode, headers, socket, statusText);
+          request2.onUpgrade(statusCode, headers, socket, statusText2);
         } catch (error63) {
           util.errorRequest(client, request2, error63);
           util.destroy(socket, error63);
@@ -6107,7 +6107,7 @@ var require_client_h1 = __commonJS({
         client[kResume]();
       }
       onHeadersComplete(statusCode, upgrade, shouldKeepAlive) {
-        const { client, socket, headers, statusText } = this;
+        const { client, socket, headers, statusText: statusText2 } = this;
         if (socket.destroyed) {
           return -1;
         }
@@ -6172,7 +6172,7 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText2) === false;
         if (request2.aborted) {
           return -1;
         }
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path5, host, upgrade, blocking, reset } = request2;
+      const { method, path: path9, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header2 = `${method} ${path5} HTTP/1.1\r
+      let header2 = `${method} ${path9} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header2 += `host: ${host}\r
@@ -6920,13 +6920,13 @@ var require_client_h2 = __commonJS({
     } = http2;
     function parseH2Headers(headers) {
       const result = [];
-      for (const [name, value] of Object.entries(headers)) {
+      for (const [name3, value] of Object.entries(headers)) {
         if (Array.isArray(value)) {
           for (const subvalue of value) {
-            result.push(Buffer.from(name), Buffer.from(subvalue));
+            result.push(Buffer.from(name3), Buffer.from(subvalue));
           }
         } else {
-          result.push(Buffer.from(name), Buffer.from(value));
+          result.push(Buffer.from(name3), Buffer.from(value));
         }
       }
       return result;
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path5, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path9, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path5;
+      headers[HTTP2_HEADER_PATH] = path9;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7503,7 +7503,7 @@ var require_redirect_handler = __commonJS({
       onError(error63) {
         this.handler.onError(error63);
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume, statusText2) {
         this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) ? null : parseLocation(statusCode, headers);
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           if (this.request) {
@@ -7517,12 +7517,12 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          return this.handler.onHeaders(statusCode, headers, resume, statusText);
+          return this.handler.onHeaders(statusCode, headers, resume, statusText2);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path5 = search ? `${pathname}${search}` : pathname;
+        const path9 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path5;
+        this.opts.path = path9;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -7570,8 +7570,8 @@ var require_redirect_handler = __commonJS({
         return true;
       }
       if (unknownOrigin && (header2.length === 13 || header2.length === 6 || header2.length === 19)) {
-        const name = util.headerNameToString(header2);
-        return name === "authorization" || name === "cookie" || name === "proxy-authorization";
+        const name3 = util.headerNameToString(header2);
+        return name3 === "authorization" || name3 === "cookie" || name3 === "proxy-authorization";
       }
       return false;
     }
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path5 = "/",
+          path: path9 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path5;
+        opts.path = origin + path9;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path5) {
-      if (typeof path5 !== "string") {
-        return path5;
+    function safeUrl(path9) {
+      if (typeof path9 !== "string") {
+        return path9;
       }
-      const pathSegments = path5.split("?");
+      const pathSegments = path9.split("?");
       if (pathSegments.length !== 2) {
-        return path5;
+        return path9;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path5, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path5);
+    function matchKey(mockDispatch2, { path: path9, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path9);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path5 }) => matchValue(safeUrl(path5), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path9 }) => matchValue(safeUrl(path9), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path5, method, body, headers, query } = opts;
+      const { path: path9, method, body, headers, query } = opts;
       return {
-        path: path5,
+        path: path9,
         method,
         body,
         headers,
@@ -10824,13 +10824,13 @@ var require_mock_utils = __commonJS({
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
         const value = data[key];
-        const name = Buffer.from(`${key}`);
+        const name3 = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
           for (let j = 0; j < value.length; ++j) {
-            result.push(name, Buffer.from(`${value[j]}`));
+            result.push(name3, Buffer.from(`${value[j]}`));
           }
         } else {
-          result.push(name, Buffer.from(`${value}`));
+          result.push(name3, Buffer.from(`${value}`));
         }
       }
       return result;
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path5, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path9, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path5,
+            Path: path9,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -11980,12 +11980,12 @@ var require_headers = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
+    function appendHeader(headers, name3, value) {
       value = headerValueNormalize(value);
-      if (!isValidHeaderName(name)) {
+      if (!isValidHeaderName(name3)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: name,
+          value: name3,
           type: "header name"
         });
       } else if (!isValidHeaderValue(value)) {
@@ -11998,7 +11998,7 @@ var require_headers = __commonJS({
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name3, value, false);
     }
     function compareHeaderName(a, b) {
       return a[0] < b[0] ? -1 : 1;
@@ -12021,8 +12021,8 @@ var require_headers = __commonJS({
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      contains(name, isLowerCase) {
-        return this[kHeadersMap].has(isLowerCase ? name : name.toLowerCase());
+      contains(name3, isLowerCase) {
+        return this[kHeadersMap].has(isLowerCase ? name3 : name3.toLowerCase());
       }
       clear() {
         this[kHeadersMap].clear();
@@ -12035,18 +12035,18 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name3, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
-        const exists2 = this[kHeadersMap].get(lowercaseName);
-        if (exists2) {
+        const lowercaseName = isLowerCase ? name3 : name3.toLowerCase();
+        const exists3 = this[kHeadersMap].get(lowercaseName);
+        if (exists3) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
-            name: exists2.name,
-            value: `${exists2.value}${delimiter}${value}`
+            name: exists3.name,
+            value: `${exists3.value}${delimiter}${value}`
           });
         } else {
-          this[kHeadersMap].set(lowercaseName, { name, value });
+          this[kHeadersMap].set(lowercaseName, { name: name3, value });
         }
         if (lowercaseName === "set-cookie") {
           (this.cookies ??= []).push(value);
@@ -12058,26 +12058,26 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name3, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name3 : name3.toLowerCase();
         if (lowercaseName === "set-cookie") {
           this.cookies = [value];
         }
-        this[kHeadersMap].set(lowercaseName, { name, value });
+        this[kHeadersMap].set(lowercaseName, { name: name3, value });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      delete(name, isLowerCase) {
+      delete(name3, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        if (!isLowerCase) name = name.toLowerCase();
-        if (name === "set-cookie") {
+        if (!isLowerCase) name3 = name3.toLowerCase();
+        if (name3 === "set-cookie") {
           this.cookies = null;
         }
-        this[kHeadersMap].delete(name);
+        this[kHeadersMap].delete(name3);
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-get
@@ -12085,19 +12085,19 @@ var require_headers = __commonJS({
        * @param {boolean} isLowerCase
        * @returns {string | null}
        */
-      get(name, isLowerCase) {
-        return this[kHeadersMap].get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
+      get(name3, isLowerCase) {
+        return this[kHeadersMap].get(isLowerCase ? name3 : name3.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-          yield [name, value];
+        for (const { 0: name3, 1: { value } } of this[kHeadersMap]) {
+          yield [name3, value];
         }
       }
       get entries() {
         const headers = {};
         if (this[kHeadersMap].size !== 0) {
-          for (const { name, value } of this[kHeadersMap].values()) {
-            headers[name] = value;
+          for (const { name: name3, value } of this[kHeadersMap].values()) {
+            headers[name3] = value;
           }
         }
         return headers;
@@ -12108,13 +12108,13 @@ var require_headers = __commonJS({
       get entriesList() {
         const headers = [];
         if (this[kHeadersMap].size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this[kHeadersMap]) {
+          for (const { 0: lowerName, 1: { name: name3, value } } of this[kHeadersMap]) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
-                headers.push([name, cookie]);
+                headers.push([name3, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name3, value]);
             }
           }
         }
@@ -12160,8 +12160,8 @@ var require_headers = __commonJS({
           return array2;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-            array2[i++] = [name, value];
+          for (const { 0: name3, 1: { value } } of this[kHeadersMap]) {
+            array2[i++] = [name3, value];
             assert2(value !== null);
           }
           return array2.sort(compareHeaderName);
@@ -12184,77 +12184,77 @@ var require_headers = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name3, value) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
-        name = webidl.converters.ByteString(name, prefix, "name");
+        name3 = webidl.converters.ByteString(name3, prefix, "name");
         value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        return appendHeader(this, name3, value);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name) {
+      delete(name3) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
         const prefix = "Headers.delete";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name3 = webidl.converters.ByteString(name3, prefix, "name");
+        if (!isValidHeaderName(name3)) {
           throw webidl.errors.invalidArgument({
             prefix: "Headers.delete",
-            value: name,
+            value: name3,
             type: "header name"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        if (!this.#headersList.contains(name, false)) {
+        if (!this.#headersList.contains(name3, false)) {
           return;
         }
-        this.#headersList.delete(name, false);
+        this.#headersList.delete(name3, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name) {
+      get(name3) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.get");
         const prefix = "Headers.get";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name3 = webidl.converters.ByteString(name3, prefix, "name");
+        if (!isValidHeaderName(name3)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name3,
             type: "header name"
           });
         }
-        return this.#headersList.get(name, false);
+        return this.#headersList.get(name3, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name) {
+      has(name3) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.has");
         const prefix = "Headers.has";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name3 = webidl.converters.ByteString(name3, prefix, "name");
+        if (!isValidHeaderName(name3)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name3,
             type: "header name"
           });
         }
-        return this.#headersList.contains(name, false);
+        return this.#headersList.contains(name3, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name3, value) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
-        name = webidl.converters.ByteString(name, prefix, "name");
+        name3 = webidl.converters.ByteString(name3, prefix, "name");
         value = webidl.converters.ByteString(value, prefix, "value");
         value = headerValueNormalize(value);
-        if (!isValidHeaderName(name)) {
+        if (!isValidHeaderName(name3)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name3,
             type: "header name"
           });
         } else if (!isValidHeaderValue(value)) {
@@ -12267,14 +12267,14 @@ var require_headers = __commonJS({
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name3, value, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list = this.#headersList.cookies;
-        if (list) {
-          return [...list];
+        const list2 = this.#headersList.cookies;
+        if (list2) {
+          return [...list2];
         }
         return [];
       }
@@ -12290,13 +12290,13 @@ var require_headers = __commonJS({
           return this.#headersList[kHeadersSortedMap] = names;
         }
         for (let i = 0; i < names.length; ++i) {
-          const { 0: name, 1: value } = names[i];
-          if (name === "set-cookie") {
+          const { 0: name3, 1: value } = names[i];
+          if (name3 === "set-cookie") {
             for (let j = 0; j < cookies.length; ++j) {
-              headers.push([name, cookies[j]]);
+              headers.push([name3, cookies[j]]);
             }
           } else {
-            headers.push([name, value]);
+            headers.push([name3, value]);
           }
         }
         return this.#headersList[kHeadersSortedMap] = headers;
@@ -12314,8 +12314,8 @@ var require_headers = __commonJS({
       static getHeadersList(o) {
         return o.#headersList;
       }
-      static setHeadersList(o, list) {
-        o.#headersList = list;
+      static setHeadersList(o, list2) {
+        o.#headersList = list2;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers2;
@@ -12716,23 +12716,23 @@ var require_response = __commonJS({
     webidl.converters.URLSearchParams = webidl.interfaceConverter(
       URLSearchParams
     );
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
+    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name3) {
       if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+        return webidl.converters.USVString(V, prefix, name3);
       }
       if (isBlobLike(V)) {
-        return webidl.converters.Blob(V, prefix, name, { strict: false });
+        return webidl.converters.Blob(V, prefix, name3, { strict: false });
       }
       if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-        return webidl.converters.BufferSource(V, prefix, name);
+        return webidl.converters.BufferSource(V, prefix, name3);
       }
       if (util.isFormDataLike(V)) {
-        return webidl.converters.FormData(V, prefix, name, { strict: false });
+        return webidl.converters.FormData(V, prefix, name3, { strict: false });
       }
       if (V instanceof URLSearchParams) {
-        return webidl.converters.URLSearchParams(V, prefix, name);
+        return webidl.converters.URLSearchParams(V, prefix, name3);
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V, prefix, name3);
     };
     webidl.converters.BodyInit = function(V, prefix, argument) {
       if (V instanceof ReadableStream) {
@@ -13103,8 +13103,8 @@ var require_request2 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name: name3, value } of headers.rawValues()) {
+              headersList.append(name3, value, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -13283,13 +13283,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list = dependentControllerMap.get(this.signal);
-          if (list === void 0) {
-            list = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list);
+          let list2 = dependentControllerMap.get(this.signal);
+          if (list2 === void 0) {
+            list2 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list2);
           }
           const acRef = new WeakRef(ac);
-          list.add(acRef);
+          list2.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -14331,13 +14331,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody });
+        const { body, status, statusText: statusText2, headersList, socket } = await dispatch({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status, statusText, headersList, socket });
+          response = makeResponse({ status, statusText: statusText2, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status, statusText, headersList });
+          response = makeResponse({ status, statusText: statusText2, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -14461,7 +14461,7 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
+            onHeaders(status, rawHeaders, resume, statusText2) {
               if (status < 200) {
                 return;
               }
@@ -14512,7 +14512,7 @@ var require_fetch = __commonJS({
               const onError = this.onError.bind(this);
               resolve({
                 status,
-                statusText,
+                statusText: statusText2,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
                   if (err) {
@@ -16108,9 +16108,9 @@ var require_util6 = __commonJS({
       }
       return false;
     }
-    function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+    function validateCookieName(name3) {
+      for (let i = 0; i < name3.length; ++i) {
+        const code = name3.charCodeAt(i);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path5) {
-      for (let i = 0; i < path5.length; ++i) {
-        const code = path5.charCodeAt(i);
+    function validateCookiePath(path9) {
+      for (let i = 0; i < path9.length; ++i) {
+        const code = path9.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -16317,7 +16317,7 @@ var require_parse = __commonJS({
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
-      let name = "";
+      let name3 = "";
       let value = "";
       if (header2.includes(";")) {
         const position = { position: 0 };
@@ -16330,20 +16330,20 @@ var require_parse = __commonJS({
         value = nameValuePair;
       } else {
         const position = { position: 0 };
-        name = collectASequenceOfCodePointsFast(
+        name3 = collectASequenceOfCodePointsFast(
           "=",
           nameValuePair,
           position
         );
         value = nameValuePair.slice(position.position + 1);
       }
-      name = name.trim();
+      name3 = name3.trim();
       value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      if (name3.length + value.length > maxNameValuePairSize) {
         return null;
       }
       return {
-        name,
+        name: name3,
         value,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
@@ -16456,19 +16456,19 @@ var require_cookies = __commonJS({
         return out;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name3, ...value] = piece.split("=");
+        out[name3.trim()] = value.join("=");
       }
       return out;
     }
-    function deleteCookie(headers, name, attributes) {
+    function deleteCookie(headers, name3, attributes) {
       webidl.brandCheck(headers, Headers2, { strict: false });
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
-      name = webidl.converters.DOMString(name, prefix, "name");
+      name3 = webidl.converters.DOMString(name3, prefix, "name");
       attributes = webidl.converters.DeleteCookieAttributes(attributes);
       setCookie(headers, {
-        name,
+        name: name3,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
@@ -17030,9 +17030,9 @@ var require_util7 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=");
+        const [name3, value = ""] = pair.split("=");
         extensionList.set(
-          removeHTTPWhitespace(name, true, false),
+          removeHTTPWhitespace(name3, true, false),
           removeHTTPWhitespace(value, false, true)
         );
         position.position++;
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path5 = opts.path;
+          let path9 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path5 = `/${path5}`;
+            path9 = `/${path9}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path5);
+          url2 = new URL(util.parseOrigin(url2).origin + path9);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -19150,6 +19150,7336 @@ var require_undici = __commonJS({
     module2.exports.mockErrors = mockErrors;
     var { EventSource } = require_eventsource();
     module2.exports.EventSource = EventSource;
+  }
+});
+
+// node_modules/yaml/dist/nodes/identity.js
+var require_identity = __commonJS({
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
+    "use strict";
+    var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
+    var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
+    var MAP = /* @__PURE__ */ Symbol.for("yaml.map");
+    var PAIR = /* @__PURE__ */ Symbol.for("yaml.pair");
+    var SCALAR = /* @__PURE__ */ Symbol.for("yaml.scalar");
+    var SEQ = /* @__PURE__ */ Symbol.for("yaml.seq");
+    var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
+    var isAlias = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === ALIAS;
+    var isDocument = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === DOC;
+    var isMap2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === MAP;
+    var isPair = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === PAIR;
+    var isScalar2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SCALAR;
+    var isSeq2 = (node2) => !!node2 && typeof node2 === "object" && node2[NODE_TYPE] === SEQ;
+    function isCollection(node2) {
+      if (node2 && typeof node2 === "object")
+        switch (node2[NODE_TYPE]) {
+          case MAP:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    function isNode(node2) {
+      if (node2 && typeof node2 === "object")
+        switch (node2[NODE_TYPE]) {
+          case ALIAS:
+          case MAP:
+          case SCALAR:
+          case SEQ:
+            return true;
+        }
+      return false;
+    }
+    var hasAnchor = (node2) => (isScalar2(node2) || isCollection(node2)) && !!node2.anchor;
+    exports2.ALIAS = ALIAS;
+    exports2.DOC = DOC;
+    exports2.MAP = MAP;
+    exports2.NODE_TYPE = NODE_TYPE;
+    exports2.PAIR = PAIR;
+    exports2.SCALAR = SCALAR;
+    exports2.SEQ = SEQ;
+    exports2.hasAnchor = hasAnchor;
+    exports2.isAlias = isAlias;
+    exports2.isCollection = isCollection;
+    exports2.isDocument = isDocument;
+    exports2.isMap = isMap2;
+    exports2.isNode = isNode;
+    exports2.isPair = isPair;
+    exports2.isScalar = isScalar2;
+    exports2.isSeq = isSeq2;
+  }
+});
+
+// node_modules/yaml/dist/visit.js
+var require_visit = __commonJS({
+  "node_modules/yaml/dist/visit.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove node");
+    function visit2(node2, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity.isDocument(node2)) {
+        const cd = visit_(null, node2.contents, visitor_, Object.freeze([node2]));
+        if (cd === REMOVE)
+          node2.contents = null;
+      } else
+        visit_(null, node2, visitor_, Object.freeze([]));
+    }
+    visit2.BREAK = BREAK;
+    visit2.SKIP = SKIP;
+    visit2.REMOVE = REMOVE;
+    function visit_(key, node2, visitor, path9) {
+      const ctrl = callVisitor(key, node2, visitor, path9);
+      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path9, ctrl);
+        return visit_(key, ctrl, visitor, path9);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity.isCollection(node2)) {
+          path9 = Object.freeze(path9.concat(node2));
+          for (let i = 0; i < node2.items.length; ++i) {
+            const ci = visit_(i, node2.items[i], visitor, path9);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node2.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+        } else if (identity.isPair(node2)) {
+          path9 = Object.freeze(path9.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path9);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node2.key = null;
+          const cv = visit_("value", node2.value, visitor, path9);
+          if (cv === BREAK)
+            return BREAK;
+          else if (cv === REMOVE)
+            node2.value = null;
+        }
+      }
+      return ctrl;
+    }
+    async function visitAsync(node2, visitor) {
+      const visitor_ = initVisitor(visitor);
+      if (identity.isDocument(node2)) {
+        const cd = await visitAsync_(null, node2.contents, visitor_, Object.freeze([node2]));
+        if (cd === REMOVE)
+          node2.contents = null;
+      } else
+        await visitAsync_(null, node2, visitor_, Object.freeze([]));
+    }
+    visitAsync.BREAK = BREAK;
+    visitAsync.SKIP = SKIP;
+    visitAsync.REMOVE = REMOVE;
+    async function visitAsync_(key, node2, visitor, path9) {
+      const ctrl = await callVisitor(key, node2, visitor, path9);
+      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path9, ctrl);
+        return visitAsync_(key, ctrl, visitor, path9);
+      }
+      if (typeof ctrl !== "symbol") {
+        if (identity.isCollection(node2)) {
+          path9 = Object.freeze(path9.concat(node2));
+          for (let i = 0; i < node2.items.length; ++i) {
+            const ci = await visitAsync_(i, node2.items[i], visitor, path9);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              node2.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+        } else if (identity.isPair(node2)) {
+          path9 = Object.freeze(path9.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path9);
+          if (ck === BREAK)
+            return BREAK;
+          else if (ck === REMOVE)
+            node2.key = null;
+          const cv = await visitAsync_("value", node2.value, visitor, path9);
+          if (cv === BREAK)
+            return BREAK;
+          else if (cv === REMOVE)
+            node2.value = null;
+        }
+      }
+      return ctrl;
+    }
+    function initVisitor(visitor) {
+      if (typeof visitor === "object" && (visitor.Collection || visitor.Node || visitor.Value)) {
+        return Object.assign({
+          Alias: visitor.Node,
+          Map: visitor.Node,
+          Scalar: visitor.Node,
+          Seq: visitor.Node
+        }, visitor.Value && {
+          Map: visitor.Value,
+          Scalar: visitor.Value,
+          Seq: visitor.Value
+        }, visitor.Collection && {
+          Map: visitor.Collection,
+          Seq: visitor.Collection
+        }, visitor);
+      }
+      return visitor;
+    }
+    function callVisitor(key, node2, visitor, path9) {
+      if (typeof visitor === "function")
+        return visitor(key, node2, path9);
+      if (identity.isMap(node2))
+        return visitor.Map?.(key, node2, path9);
+      if (identity.isSeq(node2))
+        return visitor.Seq?.(key, node2, path9);
+      if (identity.isPair(node2))
+        return visitor.Pair?.(key, node2, path9);
+      if (identity.isScalar(node2))
+        return visitor.Scalar?.(key, node2, path9);
+      if (identity.isAlias(node2))
+        return visitor.Alias?.(key, node2, path9);
+      return void 0;
+    }
+    function replaceNode(key, path9, node2) {
+      const parent = path9[path9.length - 1];
+      if (identity.isCollection(parent)) {
+        parent.items[key] = node2;
+      } else if (identity.isPair(parent)) {
+        if (key === "key")
+          parent.key = node2;
+        else
+          parent.value = node2;
+      } else if (identity.isDocument(parent)) {
+        parent.contents = node2;
+      } else {
+        const pt = identity.isAlias(parent) ? "alias" : "scalar";
+        throw new Error(`Cannot replace node with ${pt} parent`);
+      }
+    }
+    exports2.visit = visit2;
+    exports2.visitAsync = visitAsync;
+  }
+});
+
+// node_modules/yaml/dist/doc/directives.js
+var require_directives = __commonJS({
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var visit2 = require_visit();
+    var escapeChars = {
+      "!": "%21",
+      ",": "%2C",
+      "[": "%5B",
+      "]": "%5D",
+      "{": "%7B",
+      "}": "%7D"
+    };
+    var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
+    var Directives = class _Directives {
+      constructor(yaml, tags) {
+        this.docStart = null;
+        this.docEnd = false;
+        this.yaml = Object.assign({}, _Directives.defaultYaml, yaml);
+        this.tags = Object.assign({}, _Directives.defaultTags, tags);
+      }
+      clone() {
+        const copy = new _Directives(this.yaml, this.tags);
+        copy.docStart = this.docStart;
+        return copy;
+      }
+      /**
+       * During parsing, get a Directives instance for the current document and
+       * update the stream state according to the current version's spec.
+       */
+      atDocument() {
+        const res = new _Directives(this.yaml, this.tags);
+        switch (this.yaml.version) {
+          case "1.1":
+            this.atNextDocument = true;
+            break;
+          case "1.2":
+            this.atNextDocument = false;
+            this.yaml = {
+              explicit: _Directives.defaultYaml.explicit,
+              version: "1.2"
+            };
+            this.tags = Object.assign({}, _Directives.defaultTags);
+            break;
+        }
+        return res;
+      }
+      /**
+       * @param onError - May be called even if the action was successful
+       * @returns `true` on success
+       */
+      add(line, onError) {
+        if (this.atNextDocument) {
+          this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
+          this.tags = Object.assign({}, _Directives.defaultTags);
+          this.atNextDocument = false;
+        }
+        const parts = line.trim().split(/[ \t]+/);
+        const name3 = parts.shift();
+        switch (name3) {
+          case "%TAG": {
+            if (parts.length !== 2) {
+              onError(0, "%TAG directive should contain exactly two parts");
+              if (parts.length < 2)
+                return false;
+            }
+            const [handle, prefix] = parts;
+            this.tags[handle] = prefix;
+            return true;
+          }
+          case "%YAML": {
+            this.yaml.explicit = true;
+            if (parts.length !== 1) {
+              onError(0, "%YAML directive should contain exactly one part");
+              return false;
+            }
+            const [version2] = parts;
+            if (version2 === "1.1" || version2 === "1.2") {
+              this.yaml.version = version2;
+              return true;
+            } else {
+              const isValid = /^\d+\.\d+$/.test(version2);
+              onError(6, `Unsupported YAML version ${version2}`, isValid);
+              return false;
+            }
+          }
+          default:
+            onError(0, `Unknown directive ${name3}`, true);
+            return false;
+        }
+      }
+      /**
+       * Resolves a tag, matching handles to those defined in %TAG directives.
+       *
+       * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
+       *   `'!local'` tag, or `null` if unresolvable.
+       */
+      tagName(source, onError) {
+        if (source === "!")
+          return "!";
+        if (source[0] !== "!") {
+          onError(`Not a valid tag: ${source}`);
+          return null;
+        }
+        if (source[1] === "<") {
+          const verbatim = source.slice(2, -1);
+          if (verbatim === "!" || verbatim === "!!") {
+            onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
+            return null;
+          }
+          if (source[source.length - 1] !== ">")
+            onError("Verbatim tags must end with a >");
+          return verbatim;
+        }
+        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        if (!suffix)
+          onError(`The ${source} tag has no suffix`);
+        const prefix = this.tags[handle];
+        if (prefix) {
+          try {
+            return prefix + decodeURIComponent(suffix);
+          } catch (error63) {
+            onError(String(error63));
+            return null;
+          }
+        }
+        if (handle === "!")
+          return source;
+        onError(`Could not resolve tag: ${source}`);
+        return null;
+      }
+      /**
+       * Given a fully resolved tag, returns its printable string form,
+       * taking into account current tag prefixes and defaults.
+       */
+      tagString(tag) {
+        for (const [handle, prefix] of Object.entries(this.tags)) {
+          if (tag.startsWith(prefix))
+            return handle + escapeTagName(tag.substring(prefix.length));
+        }
+        return tag[0] === "!" ? tag : `!<${tag}>`;
+      }
+      toString(doc) {
+        const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
+        const tagEntries = Object.entries(this.tags);
+        let tagNames;
+        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+          const tags = {};
+          visit2.visit(doc.contents, (_key, node2) => {
+            if (identity.isNode(node2) && node2.tag)
+              tags[node2.tag] = true;
+          });
+          tagNames = Object.keys(tags);
+        } else
+          tagNames = [];
+        for (const [handle, prefix] of tagEntries) {
+          if (handle === "!!" && prefix === "tag:yaml.org,2002:")
+            continue;
+          if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
+            lines.push(`%TAG ${handle} ${prefix}`);
+        }
+        return lines.join("\n");
+      }
+    };
+    Directives.defaultYaml = { explicit: false, version: "1.2" };
+    Directives.defaultTags = { "!!": "tag:yaml.org,2002:" };
+    exports2.Directives = Directives;
+  }
+});
+
+// node_modules/yaml/dist/doc/anchors.js
+var require_anchors = __commonJS({
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var visit2 = require_visit();
+    function anchorIsValid(anchor2) {
+      if (/[\x00-\x19\s,[\]{}]/.test(anchor2)) {
+        const sa = JSON.stringify(anchor2);
+        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
+        throw new Error(msg);
+      }
+      return true;
+    }
+    function anchorNames(root) {
+      const anchors = /* @__PURE__ */ new Set();
+      visit2.visit(root, {
+        Value(_key, node2) {
+          if (node2.anchor)
+            anchors.add(node2.anchor);
+        }
+      });
+      return anchors;
+    }
+    function findNewAnchor(prefix, exclude) {
+      for (let i = 1; true; ++i) {
+        const name3 = `${prefix}${i}`;
+        if (!exclude.has(name3))
+          return name3;
+      }
+    }
+    function createNodeAnchors(doc, prefix) {
+      const aliasObjects = [];
+      const sourceObjects = /* @__PURE__ */ new Map();
+      let prevAnchors = null;
+      return {
+        onAnchor: (source) => {
+          aliasObjects.push(source);
+          prevAnchors ?? (prevAnchors = anchorNames(doc));
+          const anchor2 = findNewAnchor(prefix, prevAnchors);
+          prevAnchors.add(anchor2);
+          return anchor2;
+        },
+        /**
+         * With circular references, the source node is only resolved after all
+         * of its child nodes are. This is why anchors are set only after all of
+         * the nodes have been created.
+         */
+        setAnchors: () => {
+          for (const source of aliasObjects) {
+            const ref = sourceObjects.get(source);
+            if (typeof ref === "object" && ref.anchor && (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
+              ref.node.anchor = ref.anchor;
+            } else {
+              const error63 = new Error("Failed to resolve repeated object (this should not happen)");
+              error63.source = source;
+              throw error63;
+            }
+          }
+        },
+        sourceObjects
+      };
+    }
+    exports2.anchorIsValid = anchorIsValid;
+    exports2.anchorNames = anchorNames;
+    exports2.createNodeAnchors = createNodeAnchors;
+    exports2.findNewAnchor = findNewAnchor;
+  }
+});
+
+// node_modules/yaml/dist/doc/applyReviver.js
+var require_applyReviver = __commonJS({
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+    "use strict";
+    function applyReviver(reviver, obj, key, val) {
+      if (val && typeof val === "object") {
+        if (Array.isArray(val)) {
+          for (let i = 0, len = val.length; i < len; ++i) {
+            const v0 = val[i];
+            const v1 = applyReviver(reviver, val, String(i), v0);
+            if (v1 === void 0)
+              delete val[i];
+            else if (v1 !== v0)
+              val[i] = v1;
+          }
+        } else if (val instanceof Map) {
+          for (const k of Array.from(val.keys())) {
+            const v0 = val.get(k);
+            const v1 = applyReviver(reviver, val, k, v0);
+            if (v1 === void 0)
+              val.delete(k);
+            else if (v1 !== v0)
+              val.set(k, v1);
+          }
+        } else if (val instanceof Set) {
+          for (const v0 of Array.from(val)) {
+            const v1 = applyReviver(reviver, val, v0, v0);
+            if (v1 === void 0)
+              val.delete(v0);
+            else if (v1 !== v0) {
+              val.delete(v0);
+              val.add(v1);
+            }
+          }
+        } else {
+          for (const [k, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k, v0);
+            if (v1 === void 0)
+              delete val[k];
+            else if (v1 !== v0)
+              val[k] = v1;
+          }
+        }
+      }
+      return reviver.call(obj, key, val);
+    }
+    exports2.applyReviver = applyReviver;
+  }
+});
+
+// node_modules/yaml/dist/nodes/toJS.js
+var require_toJS = __commonJS({
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    function toJS(value, arg, ctx) {
+      if (Array.isArray(value))
+        return value.map((v, i) => toJS(v, String(i), ctx));
+      if (value && typeof value.toJSON === "function") {
+        if (!ctx || !identity.hasAnchor(value))
+          return value.toJSON(arg, ctx);
+        const data = { aliasCount: 0, count: 1, res: void 0 };
+        ctx.anchors.set(value, data);
+        ctx.onCreate = (res2) => {
+          data.res = res2;
+          delete ctx.onCreate;
+        };
+        const res = value.toJSON(arg, ctx);
+        if (ctx.onCreate)
+          ctx.onCreate(res);
+        return res;
+      }
+      if (typeof value === "bigint" && !ctx?.keep)
+        return Number(value);
+      return value;
+    }
+    exports2.toJS = toJS;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Node.js
+var require_Node = __commonJS({
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
+    "use strict";
+    var applyReviver = require_applyReviver();
+    var identity = require_identity();
+    var toJS = require_toJS();
+    var NodeBase = class {
+      constructor(type) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+      }
+      /** Create a copy of this node.  */
+      clone() {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** A plain JavaScript representation of this node. */
+      toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        if (!identity.isDocument(doc))
+          throw new TypeError("A document argument is required");
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc,
+          keep: true,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this, "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+    };
+    exports2.NodeBase = NodeBase;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Alias.js
+var require_Alias = __commonJS({
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+    "use strict";
+    var anchors = require_anchors();
+    var visit2 = require_visit();
+    var identity = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var Alias = class extends Node.NodeBase {
+      constructor(source) {
+        super(identity.ALIAS);
+        this.source = source;
+        Object.defineProperty(this, "tag", {
+          set() {
+            throw new Error("Alias nodes cannot have tags");
+          }
+        });
+      }
+      /**
+       * Resolve the value of this alias within `doc`, finding the last
+       * instance of the `source` anchor before this node.
+       */
+      resolve(doc, ctx) {
+        if (ctx?.maxAliasCount === 0)
+          throw new ReferenceError("Alias resolution is disabled");
+        let nodes;
+        if (ctx?.aliasResolveCache) {
+          nodes = ctx.aliasResolveCache;
+        } else {
+          nodes = [];
+          visit2.visit(doc, {
+            Node: (_key, node2) => {
+              if (identity.isAlias(node2) || identity.hasAnchor(node2))
+                nodes.push(node2);
+            }
+          });
+          if (ctx)
+            ctx.aliasResolveCache = nodes;
+        }
+        let found = void 0;
+        for (const node2 of nodes) {
+          if (node2 === this)
+            break;
+          if (node2.anchor === this.source)
+            found = node2;
+        }
+        if (found && ctx) {
+          const { anchors: anchors2, doc: doc2, maxAliasCount } = ctx;
+          let data = anchors2.get(found);
+          if (!data) {
+            toJS.toJS(found, null, ctx);
+            data = anchors2.get(found);
+          }
+          if (data?.res === void 0) {
+            const msg = "This should not happen: Alias anchor was not resolved?";
+            throw new ReferenceError(msg);
+          }
+          if (maxAliasCount >= 0) {
+            data.count += 1;
+            if (data.aliasCount === 0)
+              data.aliasCount = getAliasCount(doc2, found, anchors2);
+            if (data.count * data.aliasCount > maxAliasCount) {
+              const msg = "Excessive alias count indicates a resource exhaustion attack";
+              throw new ReferenceError(msg);
+            }
+          }
+        }
+        return found;
+      }
+      toJSON(_arg, ctx) {
+        if (!ctx)
+          return { source: this.source };
+        const source = this.resolve(ctx.doc, ctx);
+        if (!source) {
+          const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+          throw new ReferenceError(msg);
+        }
+        return ctx.anchors.get(source).res;
+      }
+      toString(ctx, _onComment, _onChompKeep) {
+        const src = `*${this.source}`;
+        if (ctx) {
+          anchors.anchorIsValid(this.source);
+          if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
+            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+            throw new Error(msg);
+          }
+          if (ctx.implicitKey)
+            return `${src} `;
+        }
+        return src;
+      }
+    };
+    function getAliasCount(doc, node2, anchors2) {
+      if (identity.isAlias(node2)) {
+        const source = node2.resolve(doc);
+        const anchor2 = anchors2 && source && anchors2.get(source);
+        return anchor2 ? anchor2.count * anchor2.aliasCount : 0;
+      } else if (identity.isCollection(node2)) {
+        let count = 0;
+        for (const item of node2.items) {
+          const c = getAliasCount(doc, item, anchors2);
+          if (c > count)
+            count = c;
+        }
+        return count;
+      } else if (identity.isPair(node2)) {
+        const kc = getAliasCount(doc, node2.key, anchors2);
+        const vc = getAliasCount(doc, node2.value, anchors2);
+        return Math.max(kc, vc);
+      }
+      return 1;
+    }
+    exports2.Alias = Alias;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Scalar.js
+var require_Scalar = __commonJS({
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Node = require_Node();
+    var toJS = require_toJS();
+    var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
+    var Scalar = class extends Node.NodeBase {
+      constructor(value) {
+        super(identity.SCALAR);
+        this.value = value;
+      }
+      toJSON(arg, ctx) {
+        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
+      }
+      toString() {
+        return String(this.value);
+      }
+    };
+    Scalar.BLOCK_FOLDED = "BLOCK_FOLDED";
+    Scalar.BLOCK_LITERAL = "BLOCK_LITERAL";
+    Scalar.PLAIN = "PLAIN";
+    Scalar.QUOTE_DOUBLE = "QUOTE_DOUBLE";
+    Scalar.QUOTE_SINGLE = "QUOTE_SINGLE";
+    exports2.Scalar = Scalar;
+    exports2.isScalarValue = isScalarValue;
+  }
+});
+
+// node_modules/yaml/dist/doc/createNode.js
+var require_createNode = __commonJS({
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var defaultTagPrefix = "tag:yaml.org,2002:";
+    function findTagObject(value, tagName, tags) {
+      if (tagName) {
+        const match = tags.filter((t) => t.tag === tagName);
+        const tagObj = match.find((t) => !t.format) ?? match[0];
+        if (!tagObj)
+          throw new Error(`Tag ${tagName} not found`);
+        return tagObj;
+      }
+      return tags.find((t) => t.identify?.(value) && !t.format);
+    }
+    function createNode(value, tagName, ctx) {
+      if (identity.isDocument(value))
+        value = value.contents;
+      if (identity.isNode(value))
+        return value;
+      if (identity.isPair(value)) {
+        const map2 = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+        map2.items.push(value);
+        return map2;
+      }
+      if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
+        value = value.valueOf();
+      }
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+      let ref = void 0;
+      if (aliasDuplicateObjects && value && typeof value === "object") {
+        ref = sourceObjects.get(value);
+        if (ref) {
+          ref.anchor ?? (ref.anchor = onAnchor(value));
+          return new Alias.Alias(ref.anchor);
+        } else {
+          ref = { anchor: null, node: null };
+          sourceObjects.set(value, ref);
+        }
+      }
+      if (tagName?.startsWith("!!"))
+        tagName = defaultTagPrefix + tagName.slice(2);
+      let tagObj = findTagObject(value, tagName, schema.tags);
+      if (!tagObj) {
+        if (value && typeof value.toJSON === "function") {
+          value = value.toJSON();
+        }
+        if (!value || typeof value !== "object") {
+          const node3 = new Scalar.Scalar(value);
+          if (ref)
+            ref.node = node3;
+          return node3;
+        }
+        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+      }
+      if (onTagObj) {
+        onTagObj(tagObj);
+        delete ctx.onTagObj;
+      }
+      const node2 = tagObj?.createNode ? tagObj.createNode(ctx.schema, value, ctx) : typeof tagObj?.nodeClass?.from === "function" ? tagObj.nodeClass.from(ctx.schema, value, ctx) : new Scalar.Scalar(value);
+      if (tagName)
+        node2.tag = tagName;
+      else if (!tagObj.default)
+        node2.tag = tagObj.tag;
+      if (ref)
+        ref.node = node2;
+      return node2;
+    }
+    exports2.createNode = createNode;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Collection.js
+var require_Collection = __commonJS({
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+    "use strict";
+    var createNode = require_createNode();
+    var identity = require_identity();
+    var Node = require_Node();
+    function collectionFromPath(schema, path9, value) {
+      let v = value;
+      for (let i = path9.length - 1; i >= 0; --i) {
+        const k = path9[i];
+        if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
+          const a = [];
+          a[k] = v;
+          v = a;
+        } else {
+          v = /* @__PURE__ */ new Map([[k, v]]);
+        }
+      }
+      return createNode.createNode(v, void 0, {
+        aliasDuplicateObjects: false,
+        keepUndefined: false,
+        onAnchor: () => {
+          throw new Error("This should not happen, please report a bug.");
+        },
+        schema,
+        sourceObjects: /* @__PURE__ */ new Map()
+      });
+    }
+    var isEmptyPath = (path9) => path9 == null || typeof path9 === "object" && !!path9[Symbol.iterator]().next().done;
+    var Collection2 = class extends Node.NodeBase {
+      constructor(type, schema) {
+        super(type);
+        Object.defineProperty(this, "schema", {
+          value: schema,
+          configurable: true,
+          enumerable: false,
+          writable: true
+        });
+      }
+      /**
+       * Create a copy of this collection.
+       *
+       * @param schema - If defined, overwrites the original's schema
+       */
+      clone(schema) {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (schema)
+          copy.schema = schema;
+        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /**
+       * Adds a value to the collection. For `!!map` and `!!omap` the value must
+       * be a Pair instance or a `{ key, value }` object, which may not have a key
+       * that already exists in the map.
+       */
+      addIn(path9, value) {
+        if (isEmptyPath(path9))
+          this.add(value);
+        else {
+          const [key, ...rest] = path9;
+          const node2 = this.get(key, true);
+          if (identity.isCollection(node2))
+            node2.addIn(rest, value);
+          else if (node2 === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+      /**
+       * Removes a value from the collection.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path9) {
+        const [key, ...rest] = path9;
+        if (rest.length === 0)
+          return this.delete(key);
+        const node2 = this.get(key, true);
+        if (identity.isCollection(node2))
+          return node2.deleteIn(rest);
+        else
+          throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path9, keepScalar) {
+        const [key, ...rest] = path9;
+        const node2 = this.get(key, true);
+        if (rest.length === 0)
+          return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
+        else
+          return identity.isCollection(node2) ? node2.getIn(rest, keepScalar) : void 0;
+      }
+      hasAllNullValues(allowScalar) {
+        return this.items.every((node2) => {
+          if (!identity.isPair(node2))
+            return false;
+          const n = node2.value;
+          return n == null || allowScalar && identity.isScalar(n) && n.value == null && !n.commentBefore && !n.comment && !n.tag;
+        });
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       */
+      hasIn(path9) {
+        const [key, ...rest] = path9;
+        if (rest.length === 0)
+          return this.has(key);
+        const node2 = this.get(key, true);
+        return identity.isCollection(node2) ? node2.hasIn(rest) : false;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path9, value) {
+        const [key, ...rest] = path9;
+        if (rest.length === 0) {
+          this.set(key, value);
+        } else {
+          const node2 = this.get(key, true);
+          if (identity.isCollection(node2))
+            node2.setIn(rest, value);
+          else if (node2 === void 0 && this.schema)
+            this.set(key, collectionFromPath(this.schema, rest, value));
+          else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+      }
+    };
+    exports2.Collection = Collection2;
+    exports2.collectionFromPath = collectionFromPath;
+    exports2.isEmptyPath = isEmptyPath;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyComment.js
+var require_stringifyComment = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+    "use strict";
+    var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
+    function indentComment(comment2, indent) {
+      if (/^\n+$/.test(comment2))
+        return comment2.substring(1);
+      return indent ? comment2.replace(/^(?! *$)/gm, indent) : comment2;
+    }
+    var lineComment = (str, indent, comment2) => str.endsWith("\n") ? indentComment(comment2, indent) : comment2.includes("\n") ? "\n" + indentComment(comment2, indent) : (str.endsWith(" ") ? "" : " ") + comment2;
+    exports2.indentComment = indentComment;
+    exports2.lineComment = lineComment;
+    exports2.stringifyComment = stringifyComment;
+  }
+});
+
+// node_modules/yaml/dist/stringify/foldFlowLines.js
+var require_foldFlowLines = __commonJS({
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+    "use strict";
+    var FOLD_FLOW = "flow";
+    var FOLD_BLOCK = "block";
+    var FOLD_QUOTED = "quoted";
+    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+      if (!lineWidth || lineWidth < 0)
+        return text;
+      if (lineWidth < minContentWidth)
+        minContentWidth = 0;
+      const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
+      if (text.length <= endStep)
+        return text;
+      const folds = [];
+      const escapedFolds = {};
+      let end = lineWidth - indent.length;
+      if (typeof indentAtStart === "number") {
+        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
+          folds.push(0);
+        else
+          end = lineWidth - indentAtStart;
+      }
+      let split = void 0;
+      let prev = void 0;
+      let overflow = false;
+      let i = -1;
+      let escStart = -1;
+      let escEnd = -1;
+      if (mode === FOLD_BLOCK) {
+        i = consumeMoreIndentedLines(text, i, indent.length);
+        if (i !== -1)
+          end = i + endStep;
+      }
+      for (let ch; ch = text[i += 1]; ) {
+        if (mode === FOLD_QUOTED && ch === "\\") {
+          escStart = i;
+          switch (text[i + 1]) {
+            case "x":
+              i += 3;
+              break;
+            case "u":
+              i += 5;
+              break;
+            case "U":
+              i += 9;
+              break;
+            default:
+              i += 1;
+          }
+          escEnd = i;
+        }
+        if (ch === "\n") {
+          if (mode === FOLD_BLOCK)
+            i = consumeMoreIndentedLines(text, i, indent.length);
+          end = i + indent.length + endStep;
+          split = void 0;
+        } else {
+          if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
+            const next = text[i + 1];
+            if (next && next !== " " && next !== "\n" && next !== "	")
+              split = i;
+          }
+          if (i >= end) {
+            if (split) {
+              folds.push(split);
+              end = split + endStep;
+              split = void 0;
+            } else if (mode === FOLD_QUOTED) {
+              while (prev === " " || prev === "	") {
+                prev = ch;
+                ch = text[i += 1];
+                overflow = true;
+              }
+              const j = i > escEnd + 1 ? i - 2 : escStart - 1;
+              if (escapedFolds[j])
+                return text;
+              folds.push(j);
+              escapedFolds[j] = true;
+              end = j + endStep;
+              split = void 0;
+            } else {
+              overflow = true;
+            }
+          }
+        }
+        prev = ch;
+      }
+      if (overflow && onOverflow)
+        onOverflow();
+      if (folds.length === 0)
+        return text;
+      if (onFold)
+        onFold();
+      let res = text.slice(0, folds[0]);
+      for (let i2 = 0; i2 < folds.length; ++i2) {
+        const fold = folds[i2];
+        const end2 = folds[i2 + 1] || text.length;
+        if (fold === 0)
+          res = `
+${indent}${text.slice(0, end2)}`;
+        else {
+          if (mode === FOLD_QUOTED && escapedFolds[fold])
+            res += `${text[fold]}\\`;
+          res += `
+${indent}${text.slice(fold + 1, end2)}`;
+        }
+      }
+      return res;
+    }
+    function consumeMoreIndentedLines(text, i, indent) {
+      let end = i;
+      let start = i + 1;
+      let ch = text[start];
+      while (ch === " " || ch === "	") {
+        if (i < start + indent) {
+          ch = text[++i];
+        } else {
+          do {
+            ch = text[++i];
+          } while (ch && ch !== "\n");
+          end = i;
+          start = i + 1;
+          ch = text[start];
+        }
+      }
+      return end;
+    }
+    exports2.FOLD_BLOCK = FOLD_BLOCK;
+    exports2.FOLD_FLOW = FOLD_FLOW;
+    exports2.FOLD_QUOTED = FOLD_QUOTED;
+    exports2.foldFlowLines = foldFlowLines;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyString.js
+var require_stringifyString = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var foldFlowLines = require_foldFlowLines();
+    var getFoldOptions = (ctx, isBlock) => ({
+      indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
+      lineWidth: ctx.options.lineWidth,
+      minContentWidth: ctx.options.minContentWidth
+    });
+    var containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
+    function lineLengthOverLimit(str, lineWidth, indentLength) {
+      if (!lineWidth || lineWidth < 0)
+        return false;
+      const limit = lineWidth - indentLength;
+      const strLen = str.length;
+      if (strLen <= limit)
+        return false;
+      for (let i = 0, start = 0; i < strLen; ++i) {
+        if (str[i] === "\n") {
+          if (i - start > limit)
+            return true;
+          start = i + 1;
+          if (strLen - start <= limit)
+            return false;
+        }
+      }
+      return true;
+    }
+    function doubleQuotedString(value, ctx) {
+      const json2 = JSON.stringify(value);
+      if (ctx.options.doubleQuotedAsJSON)
+        return json2;
+      const { implicitKey } = ctx;
+      const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      let str = "";
+      let start = 0;
+      for (let i = 0, ch = json2[i]; ch; ch = json2[++i]) {
+        if (ch === " " && json2[i + 1] === "\\" && json2[i + 2] === "n") {
+          str += json2.slice(start, i) + "\\ ";
+          i += 1;
+          start = i;
+          ch = "\\";
+        }
+        if (ch === "\\")
+          switch (json2[i + 1]) {
+            case "u":
+              {
+                str += json2.slice(start, i);
+                const code = json2.substr(i + 2, 4);
+                switch (code) {
+                  case "0000":
+                    str += "\\0";
+                    break;
+                  case "0007":
+                    str += "\\a";
+                    break;
+                  case "000b":
+                    str += "\\v";
+                    break;
+                  case "001b":
+                    str += "\\e";
+                    break;
+                  case "0085":
+                    str += "\\N";
+                    break;
+                  case "00a0":
+                    str += "\\_";
+                    break;
+                  case "2028":
+                    str += "\\L";
+                    break;
+                  case "2029":
+                    str += "\\P";
+                    break;
+                  default:
+                    if (code.substr(0, 2) === "00")
+                      str += "\\x" + code.substr(2);
+                    else
+                      str += json2.substr(i, 6);
+                }
+                i += 5;
+                start = i + 1;
+              }
+              break;
+            case "n":
+              if (implicitKey || json2[i + 2] === '"' || json2.length < minMultiLineLength) {
+                i += 1;
+              } else {
+                str += json2.slice(start, i) + "\n\n";
+                while (json2[i + 2] === "\\" && json2[i + 3] === "n" && json2[i + 4] !== '"') {
+                  str += "\n";
+                  i += 2;
+                }
+                str += indent;
+                if (json2[i + 2] === " ")
+                  str += "\\";
+                i += 1;
+                start = i + 1;
+              }
+              break;
+            default:
+              i += 1;
+          }
+      }
+      str = start ? str + json2.slice(start) : json2;
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+    }
+    function singleQuotedString(value, ctx) {
+      if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
+        return doubleQuotedString(value, ctx);
+      const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
+      const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&
+${indent}`) + "'";
+      return ctx.implicitKey ? res : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function quotedString(value, ctx) {
+      const { singleQuote } = ctx.options;
+      let qs;
+      if (singleQuote === false)
+        qs = doubleQuotedString;
+      else {
+        const hasDouble = value.includes('"');
+        const hasSingle = value.includes("'");
+        if (hasDouble && !hasSingle)
+          qs = singleQuotedString;
+        else if (hasSingle && !hasDouble)
+          qs = doubleQuotedString;
+        else
+          qs = singleQuote ? singleQuotedString : doubleQuotedString;
+      }
+      return qs(value, ctx);
+    }
+    var blockEndNewlines;
+    try {
+      blockEndNewlines = new RegExp("(^|(?<!\n))\n+(?!\n|$)", "g");
+    } catch {
+      blockEndNewlines = /\n+(?!\n|$)/g;
+    }
+    function blockString({ comment: comment2, type, value }, ctx, onComment, onChompKeep) {
+      const { blockQuote, commentString, lineWidth } = ctx.options;
+      if (!blockQuote || /\n[\t ]+$/.test(value)) {
+        return quotedString(value, ctx);
+      }
+      const indent = ctx.indent || (ctx.forceBlockIndent || containsDocumentMarker(value) ? "  " : "");
+      const literal2 = blockQuote === "literal" ? true : blockQuote === "folded" || type === Scalar.Scalar.BLOCK_FOLDED ? false : type === Scalar.Scalar.BLOCK_LITERAL ? true : !lineLengthOverLimit(value, lineWidth, indent.length);
+      if (!value)
+        return literal2 ? "|\n" : ">\n";
+      let chomp;
+      let endStart;
+      for (endStart = value.length; endStart > 0; --endStart) {
+        const ch = value[endStart - 1];
+        if (ch !== "\n" && ch !== "	" && ch !== " ")
+          break;
+      }
+      let end = value.substring(endStart);
+      const endNlPos = end.indexOf("\n");
+      if (endNlPos === -1) {
+        chomp = "-";
+      } else if (value === end || endNlPos !== end.length - 1) {
+        chomp = "+";
+        if (onChompKeep)
+          onChompKeep();
+      } else {
+        chomp = "";
+      }
+      if (end) {
+        value = value.slice(0, -end.length);
+        if (end[end.length - 1] === "\n")
+          end = end.slice(0, -1);
+        end = end.replace(blockEndNewlines, `$&${indent}`);
+      }
+      let startWithSpace = false;
+      let startEnd;
+      let startNlPos = -1;
+      for (startEnd = 0; startEnd < value.length; ++startEnd) {
+        const ch = value[startEnd];
+        if (ch === " ")
+          startWithSpace = true;
+        else if (ch === "\n")
+          startNlPos = startEnd;
+        else
+          break;
+      }
+      let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+      if (start) {
+        value = value.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
+      }
+      const indentSize = indent ? "2" : "1";
+      let header2 = (startWithSpace ? indentSize : "") + chomp;
+      if (comment2) {
+        header2 += " " + commentString(comment2.replace(/ ?[\r\n]+/g, " "));
+        if (onComment)
+          onComment();
+      }
+      if (!literal2) {
+        const foldedValue = value.replace(/\n+/g, "\n$&").replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, "$1$2").replace(/\n+/g, `$&${indent}`);
+        let literalFallback = false;
+        const foldOptions = getFoldOptions(ctx, true);
+        if (blockQuote !== "folded" && type !== Scalar.Scalar.BLOCK_FOLDED) {
+          foldOptions.onOverflow = () => {
+            literalFallback = true;
+          };
+        }
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        if (!literalFallback)
+          return `>${header2}
+${indent}${body}`;
+      }
+      value = value.replace(/\n+/g, `$&${indent}`);
+      return `|${header2}
+${indent}${start}${value}${end}`;
+    }
+    function plainString(item, ctx, onComment, onChompKeep) {
+      const { type, value } = item;
+      const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
+      if (implicitKey && value.includes("\n") || inFlow && /[[\]{},]/.test(value)) {
+        return quotedString(value, ctx);
+      }
+      if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
+        return implicitKey || inFlow || !value.includes("\n") ? quotedString(value, ctx) : blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (!implicitKey && !inFlow && type !== Scalar.Scalar.PLAIN && value.includes("\n")) {
+        return blockString(item, ctx, onComment, onChompKeep);
+      }
+      if (containsDocumentMarker(value)) {
+        if (indent === "") {
+          ctx.forceBlockIndent = true;
+          return blockString(item, ctx, onComment, onChompKeep);
+        } else if (implicitKey && indent === indentStep) {
+          return quotedString(value, ctx);
+        }
+      }
+      const str = value.replace(/\n+/g, `$&
+${indent}`);
+      if (actualString) {
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str);
+        const { compat, tags } = ctx.doc.schema;
+        if (tags.some(test) || compat?.some(test))
+          return quotedString(value, ctx);
+      }
+      return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+    }
+    function stringifyString(item, ctx, onComment, onChompKeep) {
+      const { implicitKey, inFlow } = ctx;
+      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
+      let { type } = item;
+      if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+          type = Scalar.Scalar.QUOTE_DOUBLE;
+      }
+      const _stringify = (_type) => {
+        switch (_type) {
+          case Scalar.Scalar.BLOCK_FOLDED:
+          case Scalar.Scalar.BLOCK_LITERAL:
+            return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
+          case Scalar.Scalar.QUOTE_DOUBLE:
+            return doubleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.QUOTE_SINGLE:
+            return singleQuotedString(ss.value, ctx);
+          case Scalar.Scalar.PLAIN:
+            return plainString(ss, ctx, onComment, onChompKeep);
+          default:
+            return null;
+        }
+      };
+      let res = _stringify(type);
+      if (res === null) {
+        const { defaultKeyType, defaultStringType } = ctx.options;
+        const t = implicitKey && defaultKeyType || defaultStringType;
+        res = _stringify(t);
+        if (res === null)
+          throw new Error(`Unsupported default string type ${t}`);
+      }
+      return res;
+    }
+    exports2.stringifyString = stringifyString;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringify.js
+var require_stringify = __commonJS({
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+    "use strict";
+    var anchors = require_anchors();
+    var identity = require_identity();
+    var stringifyComment = require_stringifyComment();
+    var stringifyString = require_stringifyString();
+    function createStringifyContext(doc, options2) {
+      const opt = Object.assign({
+        blockQuote: true,
+        commentString: stringifyComment.stringifyComment,
+        defaultKeyType: null,
+        defaultStringType: "PLAIN",
+        directives: null,
+        doubleQuotedAsJSON: false,
+        doubleQuotedMinMultiLineLength: 40,
+        falseStr: "false",
+        flowCollectionPadding: true,
+        indentSeq: true,
+        lineWidth: 80,
+        minContentWidth: 20,
+        nullStr: "null",
+        simpleKeys: false,
+        singleQuote: null,
+        trailingComma: false,
+        trueStr: "true",
+        verifyAliasOrder: true
+      }, doc.schema.toStringOptions, options2);
+      let inFlow;
+      switch (opt.collectionStyle) {
+        case "block":
+          inFlow = false;
+          break;
+        case "flow":
+          inFlow = true;
+          break;
+        default:
+          inFlow = null;
+      }
+      return {
+        anchors: /* @__PURE__ */ new Set(),
+        doc,
+        flowCollectionPadding: opt.flowCollectionPadding ? " " : "",
+        indent: "",
+        indentStep: typeof opt.indent === "number" ? " ".repeat(opt.indent) : "  ",
+        inFlow,
+        options: opt
+      };
+    }
+    function getTagObject(tags, item) {
+      if (item.tag) {
+        const match = tags.filter((t) => t.tag === item.tag);
+        if (match.length > 0)
+          return match.find((t) => t.format === item.format) ?? match[0];
+      }
+      let tagObj = void 0;
+      let obj;
+      if (identity.isScalar(item)) {
+        obj = item.value;
+        let match = tags.filter((t) => t.identify?.(obj));
+        if (match.length > 1) {
+          const testMatch = match.filter((t) => t.test);
+          if (testMatch.length > 0)
+            match = testMatch;
+        }
+        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
+      } else {
+        obj = item;
+        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
+      }
+      if (!tagObj) {
+        const name3 = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        throw new Error(`Tag not resolved for ${name3} value`);
+      }
+      return tagObj;
+    }
+    function stringifyProps(node2, tagObj, { anchors: anchors$1, doc }) {
+      if (!doc.directives)
+        return "";
+      const props = [];
+      const anchor2 = (identity.isScalar(node2) || identity.isCollection(node2)) && node2.anchor;
+      if (anchor2 && anchors.anchorIsValid(anchor2)) {
+        anchors$1.add(anchor2);
+        props.push(`&${anchor2}`);
+      }
+      const tag = node2.tag ?? (tagObj.default ? null : tagObj.tag);
+      if (tag)
+        props.push(doc.directives.tagString(tag));
+      return props.join(" ");
+    }
+    function stringify(item, ctx, onComment, onChompKeep) {
+      if (identity.isPair(item))
+        return item.toString(ctx, onComment, onChompKeep);
+      if (identity.isAlias(item)) {
+        if (ctx.doc.directives)
+          return item.toString(ctx);
+        if (ctx.resolvedAliases?.has(item)) {
+          throw new TypeError(`Cannot stringify circular structure without alias nodes`);
+        } else {
+          if (ctx.resolvedAliases)
+            ctx.resolvedAliases.add(item);
+          else
+            ctx.resolvedAliases = /* @__PURE__ */ new Set([item]);
+          item = item.resolve(ctx.doc);
+        }
+      }
+      let tagObj = void 0;
+      const node2 = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node2));
+      const props = stringifyProps(node2, tagObj, ctx);
+      if (props.length > 0)
+        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
+      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node2, ctx, onComment, onChompKeep) : identity.isScalar(node2) ? stringifyString.stringifyString(node2, ctx, onComment, onChompKeep) : node2.toString(ctx, onComment, onChompKeep);
+      if (!props)
+        return str;
+      return identity.isScalar(node2) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
+${ctx.indent}${str}`;
+    }
+    exports2.createStringifyContext = createStringifyContext;
+    exports2.stringify = stringify;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyPair.js
+var require_stringifyPair = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+      const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
+      let keyComment = identity.isNode(key) && key.comment || null;
+      if (simpleKeys) {
+        if (keyComment) {
+          throw new Error("With simple keys, key nodes cannot have comments");
+        }
+        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+          const msg = "With simple keys, collection cannot be used as a key value";
+          throw new Error(msg);
+        }
+      }
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      ctx = Object.assign({}, ctx, {
+        allNullValues: false,
+        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
+        indent: indent + indentStep
+      });
+      let keyCommentDone = false;
+      let chompKeep = false;
+      let str = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+        if (simpleKeys)
+          throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
+        explicitKey = true;
+      }
+      if (ctx.inFlow) {
+        if (allNullValues || value == null) {
+          if (keyCommentDone && onComment)
+            onComment();
+          return str === "" ? "?" : explicitKey ? `? ${str}` : str;
+        }
+      } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
+        str = `? ${str}`;
+        if (keyComment && !keyCommentDone) {
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        } else if (chompKeep && onChompKeep)
+          onChompKeep();
+        return str;
+      }
+      if (keyCommentDone)
+        keyComment = null;
+      if (explicitKey) {
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        str = `? ${str}
+${indent}:`;
+      } else {
+        str = `${str}:`;
+        if (keyComment)
+          str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+      }
+      let vsb, vcb, valueComment;
+      if (identity.isNode(value)) {
+        vsb = !!value.spaceBefore;
+        vcb = value.commentBefore;
+        valueComment = value.comment;
+      } else {
+        vsb = false;
+        vcb = null;
+        valueComment = null;
+        if (value && typeof value === "object")
+          value = doc.createNode(value);
+      }
+      ctx.implicitKey = false;
+      if (!explicitKey && !keyComment && identity.isScalar(value))
+        ctx.indentAtStart = str.length + 1;
+      chompKeep = false;
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+        ctx.indent = ctx.indent.substring(2);
+      }
+      let valueCommentDone = false;
+      const valueStr = stringify.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      let ws = " ";
+      if (keyComment || vsb || vcb) {
+        ws = vsb ? "\n" : "";
+        if (vcb) {
+          const cs = commentString(vcb);
+          ws += `
+${stringifyComment.indentComment(cs, ctx.indent)}`;
+        }
+        if (valueStr === "" && !ctx.inFlow) {
+          if (ws === "\n" && valueComment)
+            ws = "\n\n";
+        } else {
+          ws += `
+${ctx.indent}`;
+        }
+      } else if (!explicitKey && identity.isCollection(value)) {
+        const vs0 = valueStr[0];
+        const nl0 = valueStr.indexOf("\n");
+        const hasNewline = nl0 !== -1;
+        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        if (hasNewline || !flow) {
+          let hasPropsLine = false;
+          if (hasNewline && (vs0 === "&" || vs0 === "!")) {
+            let sp0 = valueStr.indexOf(" ");
+            if (vs0 === "&" && sp0 !== -1 && sp0 < nl0 && valueStr[sp0 + 1] === "!") {
+              sp0 = valueStr.indexOf(" ", sp0 + 1);
+            }
+            if (sp0 === -1 || nl0 < sp0)
+              hasPropsLine = true;
+          }
+          if (!hasPropsLine)
+            ws = `
+${ctx.indent}`;
+        }
+      } else if (valueStr === "" || valueStr[0] === "\n") {
+        ws = "";
+      }
+      str += ws + valueStr;
+      if (ctx.inFlow) {
+        if (valueCommentDone && onComment)
+          onComment();
+      } else if (valueComment && !valueCommentDone) {
+        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+      } else if (chompKeep && onChompKeep) {
+        onChompKeep();
+      }
+      return str;
+    }
+    exports2.stringifyPair = stringifyPair;
+  }
+});
+
+// node_modules/yaml/dist/log.js
+var require_log = __commonJS({
+  "node_modules/yaml/dist/log.js"(exports2) {
+    "use strict";
+    var node_process = __require("process");
+    function debug2(logLevel, ...messages) {
+      if (logLevel === "debug")
+        console.log(...messages);
+    }
+    function warn(logLevel, warning2) {
+      if (logLevel === "debug" || logLevel === "warn") {
+        if (typeof node_process.emitWarning === "function")
+          node_process.emitWarning(warning2);
+        else
+          console.warn(warning2);
+      }
+    }
+    exports2.debug = debug2;
+    exports2.warn = warn;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+var require_merge = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var MERGE_KEY = "<<";
+    var merge3 = {
+      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
+      default: "key",
+      tag: "tag:yaml.org,2002:merge",
+      test: /^<<$/,
+      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+        addToJSMap: addMergeToJSMap
+      }),
+      stringify: () => MERGE_KEY
+    };
+    var isMergeKey = (ctx, key) => (merge3.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge3.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge3.tag && tag.default);
+    function addMergeToJSMap(ctx, map2, value) {
+      const source = resolveAliasValue(ctx, value);
+      if (identity.isSeq(source))
+        for (const it of source.items)
+          mergeValue(ctx, map2, it);
+      else if (Array.isArray(source))
+        for (const it of source)
+          mergeValue(ctx, map2, it);
+      else
+        mergeValue(ctx, map2, source);
+    }
+    function mergeValue(ctx, map2, value) {
+      const source = resolveAliasValue(ctx, value);
+      if (!identity.isMap(source))
+        throw new Error("Merge sources must be maps or map aliases");
+      const srcMap = source.toJSON(null, ctx, Map);
+      for (const [key, value2] of srcMap) {
+        if (map2 instanceof Map) {
+          if (!map2.has(key))
+            map2.set(key, value2);
+        } else if (map2 instanceof Set) {
+          map2.add(key);
+        } else if (!Object.prototype.hasOwnProperty.call(map2, key)) {
+          Object.defineProperty(map2, key, {
+            value: value2,
+            writable: true,
+            enumerable: true,
+            configurable: true
+          });
+        }
+      }
+      return map2;
+    }
+    function resolveAliasValue(ctx, value) {
+      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+    }
+    exports2.addMergeToJSMap = addMergeToJSMap;
+    exports2.isMergeKey = isMergeKey;
+    exports2.merge = merge3;
+  }
+});
+
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
+var require_addPairToJSMap = __commonJS({
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+    "use strict";
+    var log = require_log();
+    var merge3 = require_merge();
+    var stringify = require_stringify();
+    var identity = require_identity();
+    var toJS = require_toJS();
+    function addPairToJSMap(ctx, map2, { key, value }) {
+      if (identity.isNode(key) && key.addToJSMap)
+        key.addToJSMap(ctx, map2, value);
+      else if (merge3.isMergeKey(ctx, key))
+        merge3.addMergeToJSMap(ctx, map2, value);
+      else {
+        const jsKey = toJS.toJS(key, "", ctx);
+        if (map2 instanceof Map) {
+          map2.set(jsKey, toJS.toJS(value, jsKey, ctx));
+        } else if (map2 instanceof Set) {
+          map2.add(jsKey);
+        } else {
+          const stringKey = stringifyKey(key, jsKey, ctx);
+          const jsValue = toJS.toJS(value, stringKey, ctx);
+          if (stringKey in map2)
+            Object.defineProperty(map2, stringKey, {
+              value: jsValue,
+              writable: true,
+              enumerable: true,
+              configurable: true
+            });
+          else
+            map2[stringKey] = jsValue;
+        }
+      }
+      return map2;
+    }
+    function stringifyKey(key, jsKey, ctx) {
+      if (jsKey === null)
+        return "";
+      if (typeof jsKey !== "object")
+        return String(jsKey);
+      if (identity.isNode(key) && ctx?.doc) {
+        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        strCtx.anchors = /* @__PURE__ */ new Set();
+        for (const node2 of ctx.anchors.keys())
+          strCtx.anchors.add(node2.anchor);
+        strCtx.inFlow = true;
+        strCtx.inStringifyKey = true;
+        const strKey = key.toString(strCtx);
+        if (!ctx.mapKeyWarned) {
+          let jsonStr = JSON.stringify(strKey);
+          if (jsonStr.length > 40)
+            jsonStr = jsonStr.substring(0, 36) + '..."';
+          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+          ctx.mapKeyWarned = true;
+        }
+        return strKey;
+      }
+      return JSON.stringify(jsKey);
+    }
+    exports2.addPairToJSMap = addPairToJSMap;
+  }
+});
+
+// node_modules/yaml/dist/nodes/Pair.js
+var require_Pair = __commonJS({
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyPair = require_stringifyPair();
+    var addPairToJSMap = require_addPairToJSMap();
+    var identity = require_identity();
+    function createPair(key, value, ctx) {
+      const k = createNode.createNode(key, void 0, ctx);
+      const v = createNode.createNode(value, void 0, ctx);
+      return new Pair(k, v);
+    }
+    var Pair = class _Pair {
+      constructor(key, value = null) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        this.key = key;
+        this.value = value;
+      }
+      clone(schema) {
+        let { key, value } = this;
+        if (identity.isNode(key))
+          key = key.clone(schema);
+        if (identity.isNode(value))
+          value = value.clone(schema);
+        return new _Pair(key, value);
+      }
+      toJSON(_, ctx) {
+        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
+      }
+    };
+    exports2.Pair = Pair;
+    exports2.createPair = createPair;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyCollection.js
+var require_stringifyCollection = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyCollection(collection, ctx, options2) {
+      const flow = ctx.inFlow ?? collection.flow;
+      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify2(collection, ctx, options2);
+    }
+    function stringifyBlockCollection({ comment: comment2, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+      const { indent, options: { commentString } } = ctx;
+      const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
+      let chompKeep = false;
+      const lines = [];
+      for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment3 = null;
+        if (identity.isNode(item)) {
+          if (!chompKeep && item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+          if (item.comment)
+            comment3 = item.comment;
+        } else if (identity.isPair(item)) {
+          const ik = identity.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (!chompKeep && ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+          }
+        }
+        chompKeep = false;
+        let str2 = stringify.stringify(item, itemCtx, () => comment3 = null, () => chompKeep = true);
+        if (comment3)
+          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment3));
+        if (chompKeep && comment3)
+          chompKeep = false;
+        lines.push(blockItemPrefix + str2);
+      }
+      let str;
+      if (lines.length === 0) {
+        str = flowChars.start + flowChars.end;
+      } else {
+        str = lines[0];
+        for (let i = 1; i < lines.length; ++i) {
+          const line = lines[i];
+          str += line ? `
+${indent}${line}` : "\n";
+        }
+      }
+      if (comment2) {
+        str += "\n" + stringifyComment.indentComment(commentString(comment2), indent);
+        if (onComment)
+          onComment();
+      } else if (chompKeep && onChompKeep)
+        onChompKeep();
+      return str;
+    }
+    function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
+      const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
+      itemIndent += indentStep;
+      const itemCtx = Object.assign({}, ctx, {
+        indent: itemIndent,
+        inFlow: true,
+        type: null
+      });
+      let reqNewline = false;
+      let linesAtValue = 0;
+      const lines = [];
+      for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment2 = null;
+        if (identity.isNode(item)) {
+          if (item.spaceBefore)
+            lines.push("");
+          addCommentBefore(ctx, lines, item.commentBefore, false);
+          if (item.comment)
+            comment2 = item.comment;
+        } else if (identity.isPair(item)) {
+          const ik = identity.isNode(item.key) ? item.key : null;
+          if (ik) {
+            if (ik.spaceBefore)
+              lines.push("");
+            addCommentBefore(ctx, lines, ik.commentBefore, false);
+            if (ik.comment)
+              reqNewline = true;
+          }
+          const iv = identity.isNode(item.value) ? item.value : null;
+          if (iv) {
+            if (iv.comment)
+              comment2 = iv.comment;
+            if (iv.commentBefore)
+              reqNewline = true;
+          } else if (item.value == null && ik?.comment) {
+            comment2 = ik.comment;
+          }
+        }
+        if (comment2)
+          reqNewline = true;
+        let str = stringify.stringify(item, itemCtx, () => comment2 = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes("\n"));
+        if (i < items.length - 1) {
+          str += ",";
+        } else if (ctx.options.trailingComma) {
+          if (ctx.options.lineWidth > 0) {
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+          }
+          if (reqNewline) {
+            str += ",";
+          }
+        }
+        if (comment2)
+          str += stringifyComment.lineComment(str, itemIndent, commentString(comment2));
+        lines.push(str);
+        linesAtValue = lines.length;
+      }
+      const { start, end } = flowChars;
+      if (lines.length === 0) {
+        return start + end;
+      } else {
+        if (!reqNewline) {
+          const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+          reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+        }
+        if (reqNewline) {
+          let str = start;
+          for (const line of lines)
+            str += line ? `
+${indentStep}${indent}${line}` : "\n";
+          return `${str}
+${indent}${end}`;
+        } else {
+          return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
+        }
+      }
+    }
+    function addCommentBefore({ indent, options: { commentString } }, lines, comment2, chompKeep) {
+      if (comment2 && chompKeep)
+        comment2 = comment2.replace(/^\n+/, "");
+      if (comment2) {
+        const ic = stringifyComment.indentComment(commentString(comment2), indent);
+        lines.push(ic.trimStart());
+      }
+    }
+    exports2.stringifyCollection = stringifyCollection;
+  }
+});
+
+// node_modules/yaml/dist/nodes/YAMLMap.js
+var require_YAMLMap = __commonJS({
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+    "use strict";
+    var stringifyCollection = require_stringifyCollection();
+    var addPairToJSMap = require_addPairToJSMap();
+    var Collection2 = require_Collection();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    function findPair(items, key) {
+      const k = identity.isScalar(key) ? key.value : key;
+      for (const it of items) {
+        if (identity.isPair(it)) {
+          if (it.key === key || it.key === k)
+            return it;
+          if (identity.isScalar(it.key) && it.key.value === k)
+            return it;
+        }
+      }
+      return void 0;
+    }
+    var YAMLMap = class extends Collection2.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:map";
+      }
+      constructor(schema) {
+        super(identity.MAP, schema);
+        this.items = [];
+      }
+      /**
+       * A generic collection parsing method that can be extended
+       * to other node classes that inherit from YAMLMap
+       */
+      static from(schema, obj, ctx) {
+        const { keepUndefined, replacer } = ctx;
+        const map2 = new this(schema);
+        const add = (key, value) => {
+          if (typeof replacer === "function")
+            value = replacer.call(obj, key, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key))
+            return;
+          if (value !== void 0 || keepUndefined)
+            map2.items.push(Pair.createPair(key, value, ctx));
+        };
+        if (obj instanceof Map) {
+          for (const [key, value] of obj)
+            add(key, value);
+        } else if (obj && typeof obj === "object") {
+          for (const key of Object.keys(obj))
+            add(key, obj[key]);
+        }
+        if (typeof schema.sortMapEntries === "function") {
+          map2.items.sort(schema.sortMapEntries);
+        }
+        return map2;
+      }
+      /**
+       * Adds a value to the collection.
+       *
+       * @param overwrite - If not set `true`, using a key that is already in the
+       *   collection will throw. Otherwise, overwrites the previous value.
+       */
+      add(pair, overwrite) {
+        let _pair;
+        if (identity.isPair(pair))
+          _pair = pair;
+        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
+          _pair = new Pair.Pair(pair, pair?.value);
+        } else
+          _pair = new Pair.Pair(pair.key, pair.value);
+        const prev = findPair(this.items, _pair.key);
+        const sortEntries = this.schema?.sortMapEntries;
+        if (prev) {
+          if (!overwrite)
+            throw new Error(`Key ${_pair.key} already set`);
+          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+            prev.value.value = _pair.value;
+          else
+            prev.value = _pair.value;
+        } else if (sortEntries) {
+          const i = this.items.findIndex((item) => sortEntries(_pair, item) < 0);
+          if (i === -1)
+            this.items.push(_pair);
+          else
+            this.items.splice(i, 0, _pair);
+        } else {
+          this.items.push(_pair);
+        }
+      }
+      delete(key) {
+        const it = findPair(this.items, key);
+        if (!it)
+          return false;
+        const del = this.items.splice(this.items.indexOf(it), 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const it = findPair(this.items, key);
+        const node2 = it?.value;
+        return (!keepScalar && identity.isScalar(node2) ? node2.value : node2) ?? void 0;
+      }
+      has(key) {
+        return !!findPair(this.items, key);
+      }
+      set(key, value) {
+        this.add(new Pair.Pair(key, value), true);
+      }
+      /**
+       * @param ctx - Conversion context, originally set in Document#toJS()
+       * @param {Class} Type - If set, forces the returned collection type
+       * @returns Instance of Type, Map, or Object
+       */
+      toJSON(_, ctx, Type) {
+        const map2 = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        if (ctx?.onCreate)
+          ctx.onCreate(map2);
+        for (const item of this.items)
+          addPairToJSMap.addPairToJSMap(ctx, map2, item);
+        return map2;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        for (const item of this.items) {
+          if (!identity.isPair(item))
+            throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        }
+        if (!ctx.allNullValues && this.hasAllNullValues(false))
+          ctx = Object.assign({}, ctx, { allNullValues: true });
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "",
+          flowChars: { start: "{", end: "}" },
+          itemIndent: ctx.indent || "",
+          onChompKeep,
+          onComment
+        });
+      }
+    };
+    exports2.YAMLMap = YAMLMap;
+    exports2.findPair = findPair;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/map.js
+var require_map = __commonJS({
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var YAMLMap = require_YAMLMap();
+    var map2 = {
+      collection: "map",
+      default: true,
+      nodeClass: YAMLMap.YAMLMap,
+      tag: "tag:yaml.org,2002:map",
+      resolve(map3, onError) {
+        if (!identity.isMap(map3))
+          onError("Expected a mapping for this tag");
+        return map3;
+      },
+      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+    };
+    exports2.map = map2;
+  }
+});
+
+// node_modules/yaml/dist/nodes/YAMLSeq.js
+var require_YAMLSeq = __commonJS({
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+    "use strict";
+    var createNode = require_createNode();
+    var stringifyCollection = require_stringifyCollection();
+    var Collection2 = require_Collection();
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var toJS = require_toJS();
+    var YAMLSeq = class extends Collection2.Collection {
+      static get tagName() {
+        return "tag:yaml.org,2002:seq";
+      }
+      constructor(schema) {
+        super(identity.SEQ, schema);
+        this.items = [];
+      }
+      add(value) {
+        this.items.push(value);
+      }
+      /**
+       * Removes a value from the collection.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       *
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return false;
+        const del = this.items.splice(idx, 1);
+        return del.length > 0;
+      }
+      get(key, keepScalar) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          return void 0;
+        const it = this.items[idx];
+        return !keepScalar && identity.isScalar(it) ? it.value : it;
+      }
+      /**
+       * Checks if the collection includes a value with the key `key`.
+       *
+       * `key` must contain a representation of an integer for this to succeed.
+       * It may be wrapped in a `Scalar`.
+       */
+      has(key) {
+        const idx = asItemIndex(key);
+        return typeof idx === "number" && idx < this.items.length;
+      }
+      /**
+       * Sets a value in this collection. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       *
+       * If `key` does not contain a representation of an integer, this will throw.
+       * It may be wrapped in a `Scalar`.
+       */
+      set(key, value) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== "number")
+          throw new Error(`Expected a valid index, not ${key}.`);
+        const prev = this.items[idx];
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+          prev.value = value;
+        else
+          this.items[idx] = value;
+      }
+      toJSON(_, ctx) {
+        const seq = [];
+        if (ctx?.onCreate)
+          ctx.onCreate(seq);
+        let i = 0;
+        for (const item of this.items)
+          seq.push(toJS.toJS(item, String(i++), ctx));
+        return seq;
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        return stringifyCollection.stringifyCollection(this, ctx, {
+          blockItemPrefix: "- ",
+          flowChars: { start: "[", end: "]" },
+          itemIndent: (ctx.indent || "") + "  ",
+          onChompKeep,
+          onComment
+        });
+      }
+      static from(schema, obj, ctx) {
+        const { replacer } = ctx;
+        const seq = new this(schema);
+        if (obj && Symbol.iterator in Object(obj)) {
+          let i = 0;
+          for (let it of obj) {
+            if (typeof replacer === "function") {
+              const key = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key, it);
+            }
+            seq.items.push(createNode.createNode(it, void 0, ctx));
+          }
+        }
+        return seq;
+      }
+    };
+    function asItemIndex(key) {
+      let idx = identity.isScalar(key) ? key.value : key;
+      if (idx && typeof idx === "string")
+        idx = Number(idx);
+      return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
+    }
+    exports2.YAMLSeq = YAMLSeq;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/seq.js
+var require_seq = __commonJS({
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var YAMLSeq = require_YAMLSeq();
+    var seq = {
+      collection: "seq",
+      default: true,
+      nodeClass: YAMLSeq.YAMLSeq,
+      tag: "tag:yaml.org,2002:seq",
+      resolve(seq2, onError) {
+        if (!identity.isSeq(seq2))
+          onError("Expected a sequence for this tag");
+        return seq2;
+      },
+      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+    };
+    exports2.seq = seq;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/string.js
+var require_string = __commonJS({
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
+    "use strict";
+    var stringifyString = require_stringifyString();
+    var string4 = {
+      identify: (value) => typeof value === "string",
+      default: true,
+      tag: "tag:yaml.org,2002:str",
+      resolve: (str) => str,
+      stringify(item, ctx, onComment, onChompKeep) {
+        ctx = Object.assign({ actualString: true }, ctx);
+        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+      }
+    };
+    exports2.string = string4;
+  }
+});
+
+// node_modules/yaml/dist/schema/common/null.js
+var require_null = __commonJS({
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var nullTag = {
+      identify: (value) => value == null,
+      createNode: () => new Scalar.Scalar(null),
+      default: true,
+      tag: "tag:yaml.org,2002:null",
+      test: /^(?:~|[Nn]ull|NULL)?$/,
+      resolve: () => new Scalar.Scalar(null),
+      stringify: ({ source }, ctx) => typeof source === "string" && nullTag.test.test(source) ? source : ctx.options.nullStr
+    };
+    exports2.nullTag = nullTag;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/bool.js
+var require_bool = __commonJS({
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var boolTag = {
+      identify: (value) => typeof value === "boolean",
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+      resolve: (str) => new Scalar.Scalar(str[0] === "t" || str[0] === "T"),
+      stringify({ source, value }, ctx) {
+        if (source && boolTag.test.test(source)) {
+          const sv = source[0] === "t" || source[0] === "T";
+          if (value === sv)
+            return source;
+        }
+        return value ? ctx.options.trueStr : ctx.options.falseStr;
+      }
+    };
+    exports2.boolTag = boolTag;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyNumber.js
+var require_stringifyNumber = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+    "use strict";
+    function stringifyNumber({ format, minFractionDigits, tag, value }) {
+      if (typeof value === "bigint")
+        return String(value);
+      const num = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num))
+        return isNaN(num) ? ".nan" : num < 0 ? "-.inf" : ".inf";
+      let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
+      if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
+        let i = n.indexOf(".");
+        if (i < 0) {
+          i = n.length;
+          n += ".";
+        }
+        let d = minFractionDigits - (n.length - i - 1);
+        while (d-- > 0)
+          n += "0";
+      }
+      return n;
+    }
+    exports2.stringifyNumber = stringifyNumber;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/float.js
+var require_float = __commonJS({
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str),
+      stringify(node2) {
+        const num = Number(node2.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node2);
+      }
+    };
+    var float = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+      resolve(str) {
+        const node2 = new Scalar.Scalar(parseFloat(str));
+        const dot = str.indexOf(".");
+        if (dot !== -1 && str[str.length - 1] === "0")
+          node2.minFractionDigits = str.length - dot - 1;
+        return node2;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports2.float = float;
+    exports2.floatExp = floatExp;
+    exports2.floatNaN = floatNaN;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/int.js
+var require_int = __commonJS({
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    var intResolve = (str, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix);
+    function intStringify(node2, radix, prefix) {
+      const { value } = node2;
+      if (intIdentify(value) && value >= 0)
+        return prefix + value.toString(radix);
+      return stringifyNumber.stringifyNumber(node2);
+    }
+    var intOct = {
+      identify: (value) => intIdentify(value) && value >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^0o[0-7]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+      stringify: (node2) => intStringify(node2, 8, "0o")
+    };
+    var int2 = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: (value) => intIdentify(value) && value >= 0,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^0x[0-9a-fA-F]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node2) => intStringify(node2, 16, "0x")
+    };
+    exports2.int = int2;
+    exports2.intHex = intHex;
+    exports2.intOct = intOct;
+  }
+});
+
+// node_modules/yaml/dist/schema/core/schema.js
+var require_schema = __commonJS({
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+    "use strict";
+    var map2 = require_map();
+    var _null4 = require_null();
+    var seq = require_seq();
+    var string4 = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int2 = require_int();
+    var schema = [
+      map2.map,
+      seq.seq,
+      string4.string,
+      _null4.nullTag,
+      bool.boolTag,
+      int2.intOct,
+      int2.int,
+      int2.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float
+    ];
+    exports2.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/json/schema.js
+var require_schema2 = __commonJS({
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var map2 = require_map();
+    var seq = require_seq();
+    function intIdentify(value) {
+      return typeof value === "bigint" || Number.isInteger(value);
+    }
+    var stringifyJSON = ({ value }) => JSON.stringify(value);
+    var jsonScalars = [
+      {
+        identify: (value) => typeof value === "string",
+        default: true,
+        tag: "tag:yaml.org,2002:str",
+        resolve: (str) => str,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value) => value == null,
+        createNode: () => new Scalar.Scalar(null),
+        default: true,
+        tag: "tag:yaml.org,2002:null",
+        test: /^null$/,
+        resolve: () => null,
+        stringify: stringifyJSON
+      },
+      {
+        identify: (value) => typeof value === "boolean",
+        default: true,
+        tag: "tag:yaml.org,2002:bool",
+        test: /^true$|^false$/,
+        resolve: (str) => str === "true",
+        stringify: stringifyJSON
+      },
+      {
+        identify: intIdentify,
+        default: true,
+        tag: "tag:yaml.org,2002:int",
+        test: /^-?(?:0|[1-9][0-9]*)$/,
+        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+      },
+      {
+        identify: (value) => typeof value === "number",
+        default: true,
+        tag: "tag:yaml.org,2002:float",
+        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
+        resolve: (str) => parseFloat(str),
+        stringify: stringifyJSON
+      }
+    ];
+    var jsonError = {
+      default: true,
+      tag: "",
+      test: /^/,
+      resolve(str, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
+        return str;
+      }
+    };
+    var schema = [map2.map, seq.seq].concat(jsonScalars, jsonError);
+    exports2.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+var require_binary = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+    "use strict";
+    var node_buffer = __require("buffer");
+    var Scalar = require_Scalar();
+    var stringifyString = require_stringifyString();
+    var binary = {
+      identify: (value) => value instanceof Uint8Array,
+      // Buffer inherits from Uint8Array
+      default: false,
+      tag: "tag:yaml.org,2002:binary",
+      /**
+       * Returns a Buffer in node and an Uint8Array in browsers
+       *
+       * To use the resulting buffer as an image, you'll want to do something like:
+       *
+       *   const blob = new Blob([buffer], { type: 'image/jpeg' })
+       *   document.querySelector('#photo').src = URL.createObjectURL(blob)
+       */
+      resolve(src, onError) {
+        if (typeof node_buffer.Buffer === "function") {
+          return node_buffer.Buffer.from(src, "base64");
+        } else if (typeof atob === "function") {
+          const str = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str.length);
+          for (let i = 0; i < str.length; ++i)
+            buffer[i] = str.charCodeAt(i);
+          return buffer;
+        } else {
+          onError("This environment does not support reading binary tags; either Buffer or atob is required");
+          return src;
+        }
+      },
+      stringify({ comment: comment2, type, value }, ctx, onComment, onChompKeep) {
+        if (!value)
+          return "";
+        const buf = value;
+        let str;
+        if (typeof node_buffer.Buffer === "function") {
+          str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+        } else if (typeof btoa === "function") {
+          let s = "";
+          for (let i = 0; i < buf.length; ++i)
+            s += String.fromCharCode(buf[i]);
+          str = btoa(s);
+        } else {
+          throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
+        }
+        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+          const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
+          const n = Math.ceil(str.length / lineWidth);
+          const lines = new Array(n);
+          for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
+            lines[i] = str.substr(o, lineWidth);
+          }
+          str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+        }
+        return stringifyString.stringifyString({ comment: comment2, type, value: str }, ctx, onComment, onChompKeep);
+      }
+    };
+    exports2.binary = binary;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+var require_pairs = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLSeq = require_YAMLSeq();
+    function resolvePairs(seq, onError) {
+      if (identity.isSeq(seq)) {
+        for (let i = 0; i < seq.items.length; ++i) {
+          let item = seq.items[i];
+          if (identity.isPair(item))
+            continue;
+          else if (identity.isMap(item)) {
+            if (item.items.length > 1)
+              onError("Each pair must have its own sequence indicator");
+            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+            if (item.commentBefore)
+              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
+${pair.key.commentBefore}` : item.commentBefore;
+            if (item.comment) {
+              const cn = pair.value ?? pair.key;
+              cn.comment = cn.comment ? `${item.comment}
+${cn.comment}` : item.comment;
+            }
+            item = pair;
+          }
+          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+        }
+      } else
+        onError("Expected a sequence for this tag");
+      return seq;
+    }
+    function createPairs(schema, iterable, ctx) {
+      const { replacer } = ctx;
+      const pairs2 = new YAMLSeq.YAMLSeq(schema);
+      pairs2.tag = "tag:yaml.org,2002:pairs";
+      let i = 0;
+      if (iterable && Symbol.iterator in Object(iterable))
+        for (let it of iterable) {
+          if (typeof replacer === "function")
+            it = replacer.call(iterable, String(i++), it);
+          let key, value;
+          if (Array.isArray(it)) {
+            if (it.length === 2) {
+              key = it[0];
+              value = it[1];
+            } else
+              throw new TypeError(`Expected [key, value] tuple: ${it}`);
+          } else if (it && it instanceof Object) {
+            const keys = Object.keys(it);
+            if (keys.length === 1) {
+              key = keys[0];
+              value = it[key];
+            } else {
+              throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
+            }
+          } else {
+            key = it;
+          }
+          pairs2.items.push(Pair.createPair(key, value, ctx));
+        }
+      return pairs2;
+    }
+    var pairs = {
+      collection: "seq",
+      default: false,
+      tag: "tag:yaml.org,2002:pairs",
+      resolve: resolvePairs,
+      createNode: createPairs
+    };
+    exports2.createPairs = createPairs;
+    exports2.pairs = pairs;
+    exports2.resolvePairs = resolvePairs;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+var require_omap = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var toJS = require_toJS();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var pairs = require_pairs();
+    var YAMLOMap = class _YAMLOMap extends YAMLSeq.YAMLSeq {
+      constructor() {
+        super();
+        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
+        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
+        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
+        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
+        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
+        this.tag = _YAMLOMap.tag;
+      }
+      /**
+       * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
+       * but TypeScript won't allow widening the signature of a child method.
+       */
+      toJSON(_, ctx) {
+        if (!ctx)
+          return super.toJSON(_);
+        const map2 = /* @__PURE__ */ new Map();
+        if (ctx?.onCreate)
+          ctx.onCreate(map2);
+        for (const pair of this.items) {
+          let key, value;
+          if (identity.isPair(pair)) {
+            key = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key, ctx);
+          } else {
+            key = toJS.toJS(pair, "", ctx);
+          }
+          if (map2.has(key))
+            throw new Error("Ordered maps must not include duplicate keys");
+          map2.set(key, value);
+        }
+        return map2;
+      }
+      static from(schema, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+        const omap2 = new this();
+        omap2.items = pairs$1.items;
+        return omap2;
+      }
+    };
+    YAMLOMap.tag = "tag:yaml.org,2002:omap";
+    var omap = {
+      collection: "seq",
+      identify: (value) => value instanceof Map,
+      nodeClass: YAMLOMap,
+      default: false,
+      tag: "tag:yaml.org,2002:omap",
+      resolve(seq, onError) {
+        const pairs$1 = pairs.resolvePairs(seq, onError);
+        const seenKeys = [];
+        for (const { key } of pairs$1.items) {
+          if (identity.isScalar(key)) {
+            if (seenKeys.includes(key.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+            } else {
+              seenKeys.push(key.value);
+            }
+          }
+        }
+        return Object.assign(new YAMLOMap(), pairs$1);
+      },
+      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+    };
+    exports2.YAMLOMap = YAMLOMap;
+    exports2.omap = omap;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+var require_bool2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function boolStringify({ value, source }, ctx) {
+      const boolObj = value ? trueTag : falseTag;
+      if (source && boolObj.test.test(source))
+        return source;
+      return value ? ctx.options.trueStr : ctx.options.falseStr;
+    }
+    var trueTag = {
+      identify: (value) => value === true,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+      resolve: () => new Scalar.Scalar(true),
+      stringify: boolStringify
+    };
+    var falseTag = {
+      identify: (value) => value === false,
+      default: true,
+      tag: "tag:yaml.org,2002:bool",
+      test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+      resolve: () => new Scalar.Scalar(false),
+      stringify: boolStringify
+    };
+    exports2.falseTag = falseTag;
+    exports2.trueTag = trueTag;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
+var require_float2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var stringifyNumber = require_stringifyNumber();
+    var floatNaN = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+      resolve: (str) => str.slice(-3).toLowerCase() === "nan" ? NaN : str[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var floatExp = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "EXP",
+      test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+      resolve: (str) => parseFloat(str.replace(/_/g, "")),
+      stringify(node2) {
+        const num = Number(node2.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node2);
+      }
+    };
+    var float = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+      resolve(str) {
+        const node2 = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
+        const dot = str.indexOf(".");
+        if (dot !== -1) {
+          const f = str.substring(dot + 1).replace(/_/g, "");
+          if (f[f.length - 1] === "0")
+            node2.minFractionDigits = f.length;
+        }
+        return node2;
+      },
+      stringify: stringifyNumber.stringifyNumber
+    };
+    exports2.float = float;
+    exports2.floatExp = floatExp;
+    exports2.floatNaN = floatNaN;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
+var require_int2 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
+    function intResolve(str, offset, radix, { intAsBigInt }) {
+      const sign = str[0];
+      if (sign === "-" || sign === "+")
+        offset += 1;
+      str = str.substring(offset).replace(/_/g, "");
+      if (intAsBigInt) {
+        switch (radix) {
+          case 2:
+            str = `0b${str}`;
+            break;
+          case 8:
+            str = `0o${str}`;
+            break;
+          case 16:
+            str = `0x${str}`;
+            break;
+        }
+        const n2 = BigInt(str);
+        return sign === "-" ? BigInt(-1) * n2 : n2;
+      }
+      const n = parseInt(str, radix);
+      return sign === "-" ? -1 * n : n;
+    }
+    function intStringify(node2, radix, prefix) {
+      const { value } = node2;
+      if (intIdentify(value)) {
+        const str = value.toString(radix);
+        return value < 0 ? "-" + prefix + str.substr(1) : prefix + str;
+      }
+      return stringifyNumber.stringifyNumber(node2);
+    }
+    var intBin = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "BIN",
+      test: /^[-+]?0b[0-1_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+      stringify: (node2) => intStringify(node2, 2, "0b")
+    };
+    var intOct = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "OCT",
+      test: /^[-+]?0[0-7_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+      stringify: (node2) => intStringify(node2, 8, "0")
+    };
+    var int2 = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      test: /^[-+]?[0-9][0-9_]*$/,
+      resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+      stringify: stringifyNumber.stringifyNumber
+    };
+    var intHex = {
+      identify: intIdentify,
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "HEX",
+      test: /^[-+]?0x[0-9a-fA-F_]+$/,
+      resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+      stringify: (node2) => intStringify(node2, 16, "0x")
+    };
+    exports2.int = int2;
+    exports2.intBin = intBin;
+    exports2.intHex = intHex;
+    exports2.intOct = intOct;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
+var require_set = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
+      constructor(schema) {
+        super(schema);
+        this.tag = _YAMLSet.tag;
+      }
+      add(key) {
+        let pair;
+        if (identity.isPair(key))
+          pair = key;
+        else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
+          pair = new Pair.Pair(key.key, null);
+        else
+          pair = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair.key);
+        if (!prev)
+          this.items.push(pair);
+      }
+      /**
+       * If `keepPair` is `true`, returns the Pair matching `key`.
+       * Otherwise, returns the value of that Pair's key.
+       */
+      get(key, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+      }
+      set(key, value) {
+        if (typeof value !== "boolean")
+          throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+        const prev = YAMLMap.findPair(this.items, key);
+        if (prev && !value) {
+          this.items.splice(this.items.indexOf(prev), 1);
+        } else if (!prev && value) {
+          this.items.push(new Pair.Pair(key));
+        }
+      }
+      toJSON(_, ctx) {
+        return super.toJSON(_, ctx, Set);
+      }
+      toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+          return JSON.stringify(this);
+        if (this.hasAllNullValues(true))
+          return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
+        else
+          throw new Error("Set items must all have null values");
+      }
+      static from(schema, iterable, ctx) {
+        const { replacer } = ctx;
+        const set3 = new this(schema);
+        if (iterable && Symbol.iterator in Object(iterable))
+          for (let value of iterable) {
+            if (typeof replacer === "function")
+              value = replacer.call(iterable, value, value);
+            set3.items.push(Pair.createPair(value, null, ctx));
+          }
+        return set3;
+      }
+    };
+    YAMLSet.tag = "tag:yaml.org,2002:set";
+    var set2 = {
+      collection: "map",
+      identify: (value) => value instanceof Set,
+      nodeClass: YAMLSet,
+      default: false,
+      tag: "tag:yaml.org,2002:set",
+      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+      resolve(map2, onError) {
+        if (identity.isMap(map2)) {
+          if (map2.hasAllNullValues(true))
+            return Object.assign(new YAMLSet(), map2);
+          else
+            onError("Set items must all have null values");
+        } else
+          onError("Expected a mapping for this tag");
+        return map2;
+      }
+    };
+    exports2.YAMLSet = YAMLSet;
+    exports2.set = set2;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+var require_timestamp = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+    "use strict";
+    var stringifyNumber = require_stringifyNumber();
+    function parseSexagesimal(str, asBigInt) {
+      const sign = str[0];
+      const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
+      const num = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num(60) + num(p), num(0));
+      return sign === "-" ? num(-1) * res : res;
+    }
+    function stringifySexagesimal(node2) {
+      let { value } = node2;
+      let num = (n) => n;
+      if (typeof value === "bigint")
+        num = (n) => BigInt(n);
+      else if (isNaN(value) || !isFinite(value))
+        return stringifyNumber.stringifyNumber(node2);
+      let sign = "";
+      if (value < 0) {
+        sign = "-";
+        value *= num(-1);
+      }
+      const _60 = num(60);
+      const parts = [value % _60];
+      if (value < 60) {
+        parts.unshift(0);
+      } else {
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60);
+        if (value >= 60) {
+          value = (value - parts[0]) / _60;
+          parts.unshift(value);
+        }
+      }
+      return sign + parts.map((n) => String(n).padStart(2, "0")).join(":").replace(/000000\d*$/, "");
+    }
+    var intTime = {
+      identify: (value) => typeof value === "bigint" || Number.isInteger(value),
+      default: true,
+      tag: "tag:yaml.org,2002:int",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+      resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+      stringify: stringifySexagesimal
+    };
+    var floatTime = {
+      identify: (value) => typeof value === "number",
+      default: true,
+      tag: "tag:yaml.org,2002:float",
+      format: "TIME",
+      test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+      resolve: (str) => parseSexagesimal(str, false),
+      stringify: stringifySexagesimal
+    };
+    var timestamp = {
+      identify: (value) => value instanceof Date,
+      default: true,
+      tag: "tag:yaml.org,2002:timestamp",
+      // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
+      // may be omitted altogether, resulting in a date format. In such a case, the time part is
+      // assumed to be 00:00:00Z (start of day, UTC).
+      test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
+      resolve(str) {
+        const match = str.match(timestamp.test);
+        if (!match)
+          throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
+        const [, year, month, day, hour, minute, second] = match.map(Number);
+        const millisec = match[7] ? Number((match[7] + "00").substr(1, 3)) : 0;
+        let date5 = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
+        const tz = match[8];
+        if (tz && tz !== "Z") {
+          let d = parseSexagesimal(tz, false);
+          if (Math.abs(d) < 30)
+            d *= 60;
+          date5 -= 6e4 * d;
+        }
+        return new Date(date5);
+      },
+      stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, "") ?? ""
+    };
+    exports2.floatTime = floatTime;
+    exports2.intTime = intTime;
+    exports2.timestamp = timestamp;
+  }
+});
+
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+var require_schema3 = __commonJS({
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+    "use strict";
+    var map2 = require_map();
+    var _null4 = require_null();
+    var seq = require_seq();
+    var string4 = require_string();
+    var binary = require_binary();
+    var bool = require_bool2();
+    var float = require_float2();
+    var int2 = require_int2();
+    var merge3 = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var set2 = require_set();
+    var timestamp = require_timestamp();
+    var schema = [
+      map2.map,
+      seq.seq,
+      string4.string,
+      _null4.nullTag,
+      bool.trueTag,
+      bool.falseTag,
+      int2.intBin,
+      int2.intOct,
+      int2.int,
+      int2.intHex,
+      float.floatNaN,
+      float.floatExp,
+      float.float,
+      binary.binary,
+      merge3.merge,
+      omap.omap,
+      pairs.pairs,
+      set2.set,
+      timestamp.intTime,
+      timestamp.floatTime,
+      timestamp.timestamp
+    ];
+    exports2.schema = schema;
+  }
+});
+
+// node_modules/yaml/dist/schema/tags.js
+var require_tags = __commonJS({
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
+    "use strict";
+    var map2 = require_map();
+    var _null4 = require_null();
+    var seq = require_seq();
+    var string4 = require_string();
+    var bool = require_bool();
+    var float = require_float();
+    var int2 = require_int();
+    var schema = require_schema();
+    var schema$1 = require_schema2();
+    var binary = require_binary();
+    var merge3 = require_merge();
+    var omap = require_omap();
+    var pairs = require_pairs();
+    var schema$2 = require_schema3();
+    var set2 = require_set();
+    var timestamp = require_timestamp();
+    var schemas = /* @__PURE__ */ new Map([
+      ["core", schema.schema],
+      ["failsafe", [map2.map, seq.seq, string4.string]],
+      ["json", schema$1.schema],
+      ["yaml11", schema$2.schema],
+      ["yaml-1.1", schema$2.schema]
+    ]);
+    var tagsByName = {
+      binary: binary.binary,
+      bool: bool.boolTag,
+      float: float.float,
+      floatExp: float.floatExp,
+      floatNaN: float.floatNaN,
+      floatTime: timestamp.floatTime,
+      int: int2.int,
+      intHex: int2.intHex,
+      intOct: int2.intOct,
+      intTime: timestamp.intTime,
+      map: map2.map,
+      merge: merge3.merge,
+      null: _null4.nullTag,
+      omap: omap.omap,
+      pairs: pairs.pairs,
+      seq: seq.seq,
+      set: set2.set,
+      timestamp: timestamp.timestamp
+    };
+    var coreKnownTags = {
+      "tag:yaml.org,2002:binary": binary.binary,
+      "tag:yaml.org,2002:merge": merge3.merge,
+      "tag:yaml.org,2002:omap": omap.omap,
+      "tag:yaml.org,2002:pairs": pairs.pairs,
+      "tag:yaml.org,2002:set": set2.set,
+      "tag:yaml.org,2002:timestamp": timestamp.timestamp
+    };
+    function getTags(customTags, schemaName, addMergeTag) {
+      const schemaTags = schemas.get(schemaName);
+      if (schemaTags && !customTags) {
+        return addMergeTag && !schemaTags.includes(merge3.merge) ? schemaTags.concat(merge3.merge) : schemaTags.slice();
+      }
+      let tags = schemaTags;
+      if (!tags) {
+        if (Array.isArray(customTags))
+          tags = [];
+        else {
+          const keys = Array.from(schemas.keys()).filter((key) => key !== "yaml11").map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
+        }
+      }
+      if (Array.isArray(customTags)) {
+        for (const tag of customTags)
+          tags = tags.concat(tag);
+      } else if (typeof customTags === "function") {
+        tags = customTags(tags.slice());
+      }
+      if (addMergeTag)
+        tags = tags.concat(merge3.merge);
+      return tags.reduce((tags2, tag) => {
+        const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
+        if (!tagObj) {
+          const tagName = JSON.stringify(tag);
+          const keys = Object.keys(tagsByName).map((key) => JSON.stringify(key)).join(", ");
+          throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
+        }
+        if (!tags2.includes(tagObj))
+          tags2.push(tagObj);
+        return tags2;
+      }, []);
+    }
+    exports2.coreKnownTags = coreKnownTags;
+    exports2.getTags = getTags;
+  }
+});
+
+// node_modules/yaml/dist/schema/Schema.js
+var require_Schema = __commonJS({
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var map2 = require_map();
+    var seq = require_seq();
+    var string4 = require_string();
+    var tags = require_tags();
+    var sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+    var Schema = class _Schema {
+      constructor({ compat, customTags, merge: merge3, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
+        this.name = typeof schema === "string" && schema || "core";
+        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
+        this.tags = tags.getTags(customTags, this.name, merge3);
+        this.toStringOptions = toStringDefaults ?? null;
+        Object.defineProperty(this, identity.MAP, { value: map2.map });
+        Object.defineProperty(this, identity.SCALAR, { value: string4.string });
+        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
+      }
+      clone() {
+        const copy = Object.create(_Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy.tags = this.tags.slice();
+        return copy;
+      }
+    };
+    exports2.Schema = Schema;
+  }
+});
+
+// node_modules/yaml/dist/stringify/stringifyDocument.js
+var require_stringifyDocument = __commonJS({
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var stringify = require_stringify();
+    var stringifyComment = require_stringifyComment();
+    function stringifyDocument(doc, options2) {
+      const lines = [];
+      let hasDirectives = options2.directives === true;
+      if (options2.directives !== false && doc.directives) {
+        const dir = doc.directives.toString(doc);
+        if (dir) {
+          lines.push(dir);
+          hasDirectives = true;
+        } else if (doc.directives.docStart)
+          hasDirectives = true;
+      }
+      if (hasDirectives)
+        lines.push("---");
+      const ctx = stringify.createStringifyContext(doc, options2);
+      const { commentString } = ctx.options;
+      if (doc.commentBefore) {
+        if (lines.length !== 1)
+          lines.unshift("");
+        const cs = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs, ""));
+      }
+      let chompKeep = false;
+      let contentComment = null;
+      if (doc.contents) {
+        if (identity.isNode(doc.contents)) {
+          if (doc.contents.spaceBefore && hasDirectives)
+            lines.push("");
+          if (doc.contents.commentBefore) {
+            const cs = commentString(doc.contents.commentBefore);
+            lines.push(stringifyComment.indentComment(cs, ""));
+          }
+          ctx.forceBlockIndent = !!doc.comment;
+          contentComment = doc.contents.comment;
+        }
+        const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
+        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        if (contentComment)
+          body += stringifyComment.lineComment(body, "", commentString(contentComment));
+        if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
+          lines[lines.length - 1] = `--- ${body}`;
+        } else
+          lines.push(body);
+      } else {
+        lines.push(stringify.stringify(doc.contents, ctx));
+      }
+      if (doc.directives?.docEnd) {
+        if (doc.comment) {
+          const cs = commentString(doc.comment);
+          if (cs.includes("\n")) {
+            lines.push("...");
+            lines.push(stringifyComment.indentComment(cs, ""));
+          } else {
+            lines.push(`... ${cs}`);
+          }
+        } else {
+          lines.push("...");
+        }
+      } else {
+        let dc = doc.comment;
+        if (dc && chompKeep)
+          dc = dc.replace(/^\n+/, "");
+        if (dc) {
+          if ((!chompKeep || contentComment) && lines[lines.length - 1] !== "")
+            lines.push("");
+          lines.push(stringifyComment.indentComment(commentString(dc), ""));
+        }
+      }
+      return lines.join("\n") + "\n";
+    }
+    exports2.stringifyDocument = stringifyDocument;
+  }
+});
+
+// node_modules/yaml/dist/doc/Document.js
+var require_Document = __commonJS({
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
+    "use strict";
+    var Alias = require_Alias();
+    var Collection2 = require_Collection();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var toJS = require_toJS();
+    var Schema = require_Schema();
+    var stringifyDocument = require_stringifyDocument();
+    var anchors = require_anchors();
+    var applyReviver = require_applyReviver();
+    var createNode = require_createNode();
+    var directives = require_directives();
+    var Document = class _Document {
+      constructor(value, replacer, options2) {
+        this.commentBefore = null;
+        this.comment = null;
+        this.errors = [];
+        this.warnings = [];
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        let _replacer = null;
+        if (typeof replacer === "function" || Array.isArray(replacer)) {
+          _replacer = replacer;
+        } else if (options2 === void 0 && replacer) {
+          options2 = replacer;
+          replacer = void 0;
+        }
+        const opt = Object.assign({
+          intAsBigInt: false,
+          keepSourceTokens: false,
+          logLevel: "warn",
+          prettyErrors: true,
+          strict: true,
+          stringKeys: false,
+          uniqueKeys: true,
+          version: "1.2"
+        }, options2);
+        this.options = opt;
+        let { version: version2 } = opt;
+        if (options2?._directives) {
+          this.directives = options2._directives.atDocument();
+          if (this.directives.yaml.explicit)
+            version2 = this.directives.yaml.version;
+        } else
+          this.directives = new directives.Directives({ version: version2 });
+        this.setSchema(version2, options2);
+        this.contents = value === void 0 ? null : this.createNode(value, _replacer, options2);
+      }
+      /**
+       * Create a deep copy of this Document and its contents.
+       *
+       * Custom Node values that inherit from `Object` still refer to their original instances.
+       */
+      clone() {
+        const copy = Object.create(_Document.prototype, {
+          [identity.NODE_TYPE]: { value: identity.DOC }
+        });
+        copy.commentBefore = this.commentBefore;
+        copy.comment = this.comment;
+        copy.errors = this.errors.slice();
+        copy.warnings = this.warnings.slice();
+        copy.options = Object.assign({}, this.options);
+        if (this.directives)
+          copy.directives = this.directives.clone();
+        copy.schema = this.schema.clone();
+        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        if (this.range)
+          copy.range = this.range.slice();
+        return copy;
+      }
+      /** Adds a value to the document. */
+      add(value) {
+        if (assertCollection(this.contents))
+          this.contents.add(value);
+      }
+      /** Adds a value to the document. */
+      addIn(path9, value) {
+        if (assertCollection(this.contents))
+          this.contents.addIn(path9, value);
+      }
+      /**
+       * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
+       *
+       * If `node` already has an anchor, `name` is ignored.
+       * Otherwise, the `node.anchor` value will be set to `name`,
+       * or if an anchor with that name is already present in the document,
+       * `name` will be used as a prefix for a new unique anchor.
+       * If `name` is undefined, the generated anchor will use 'a' as a prefix.
+       */
+      createAlias(node2, name3) {
+        if (!node2.anchor) {
+          const prev = anchors.anchorNames(this);
+          node2.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          !name3 || prev.has(name3) ? anchors.findNewAnchor(name3 || "a", prev) : name3;
+        }
+        return new Alias.Alias(node2.anchor);
+      }
+      createNode(value, replacer, options2) {
+        let _replacer = void 0;
+        if (typeof replacer === "function") {
+          value = replacer.call({ "": value }, "", value);
+          _replacer = replacer;
+        } else if (Array.isArray(replacer)) {
+          const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
+          const asStr = replacer.filter(keyToStr).map(String);
+          if (asStr.length > 0)
+            replacer = replacer.concat(asStr);
+          _replacer = replacer;
+        } else if (options2 === void 0 && replacer) {
+          options2 = replacer;
+          replacer = void 0;
+        }
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options2 ?? {};
+        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(
+          this,
+          // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+          anchorPrefix || "a"
+        );
+        const ctx = {
+          aliasDuplicateObjects: aliasDuplicateObjects ?? true,
+          keepUndefined: keepUndefined ?? false,
+          onAnchor,
+          onTagObj,
+          replacer: _replacer,
+          schema: this.schema,
+          sourceObjects
+        };
+        const node2 = createNode.createNode(value, tag, ctx);
+        if (flow && identity.isCollection(node2))
+          node2.flow = true;
+        setAnchors();
+        return node2;
+      }
+      /**
+       * Convert a key and a value into a `Pair` using the current schema,
+       * recursively wrapping all values as `Scalar` or `Collection` nodes.
+       */
+      createPair(key, value, options2 = {}) {
+        const k = this.createNode(key, null, options2);
+        const v = this.createNode(value, null, options2);
+        return new Pair.Pair(k, v);
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      delete(key) {
+        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+      }
+      /**
+       * Removes a value from the document.
+       * @returns `true` if the item was found and removed.
+       */
+      deleteIn(path9) {
+        if (Collection2.isEmptyPath(path9)) {
+          if (this.contents == null)
+            return false;
+          this.contents = null;
+          return true;
+        }
+        return assertCollection(this.contents) ? this.contents.deleteIn(path9) : false;
+      }
+      /**
+       * Returns item at `key`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      get(key, keepScalar) {
+        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+      }
+      /**
+       * Returns item at `path`, or `undefined` if not found. By default unwraps
+       * scalar values from their surrounding node; to disable set `keepScalar` to
+       * `true` (collections are always returned intact).
+       */
+      getIn(path9, keepScalar) {
+        if (Collection2.isEmptyPath(path9))
+          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path9, keepScalar) : void 0;
+      }
+      /**
+       * Checks if the document includes a value with the key `key`.
+       */
+      has(key) {
+        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+      }
+      /**
+       * Checks if the document includes a value at `path`.
+       */
+      hasIn(path9) {
+        if (Collection2.isEmptyPath(path9))
+          return this.contents !== void 0;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path9) : false;
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      set(key, value) {
+        if (this.contents == null) {
+          this.contents = Collection2.collectionFromPath(this.schema, [key], value);
+        } else if (assertCollection(this.contents)) {
+          this.contents.set(key, value);
+        }
+      }
+      /**
+       * Sets a value in this document. For `!!set`, `value` needs to be a
+       * boolean to add/remove the item from the set.
+       */
+      setIn(path9, value) {
+        if (Collection2.isEmptyPath(path9)) {
+          this.contents = value;
+        } else if (this.contents == null) {
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path9), value);
+        } else if (assertCollection(this.contents)) {
+          this.contents.setIn(path9, value);
+        }
+      }
+      /**
+       * Change the YAML version and schema used by the document.
+       * A `null` version disables support for directives, explicit tags, anchors, and aliases.
+       * It also requires the `schema` option to be given as a `Schema` instance value.
+       *
+       * Overrides all previously set schema options.
+       */
+      setSchema(version2, options2 = {}) {
+        if (typeof version2 === "number")
+          version2 = String(version2);
+        let opt;
+        switch (version2) {
+          case "1.1":
+            if (this.directives)
+              this.directives.yaml.version = "1.1";
+            else
+              this.directives = new directives.Directives({ version: "1.1" });
+            opt = { resolveKnownTags: false, schema: "yaml-1.1" };
+            break;
+          case "1.2":
+          case "next":
+            if (this.directives)
+              this.directives.yaml.version = version2;
+            else
+              this.directives = new directives.Directives({ version: version2 });
+            opt = { resolveKnownTags: true, schema: "core" };
+            break;
+          case null:
+            if (this.directives)
+              delete this.directives;
+            opt = null;
+            break;
+          default: {
+            const sv = JSON.stringify(version2);
+            throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
+          }
+        }
+        if (options2.schema instanceof Object)
+          this.schema = options2.schema;
+        else if (opt)
+          this.schema = new Schema.Schema(Object.assign(opt, options2));
+        else
+          throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
+      }
+      // json & jsonArg are only used from toJSON()
+      toJS({ json: json2, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        const ctx = {
+          anchors: /* @__PURE__ */ new Map(),
+          doc: this,
+          keep: !json2,
+          mapAsMap: mapAsMap === true,
+          mapKeyWarned: false,
+          maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
+        if (typeof onAnchor === "function")
+          for (const { count, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count);
+        return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
+      }
+      /**
+       * A JSON representation of the document `contents`.
+       *
+       * @param jsonArg Used by `JSON.stringify` to indicate the array index or
+       *   property name.
+       */
+      toJSON(jsonArg, onAnchor) {
+        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
+      }
+      /** A YAML representation of the document. */
+      toString(options2 = {}) {
+        if (this.errors.length > 0)
+          throw new Error("Document with errors cannot be stringified");
+        if ("indent" in options2 && (!Number.isInteger(options2.indent) || Number(options2.indent) <= 0)) {
+          const s = JSON.stringify(options2.indent);
+          throw new Error(`"indent" option must be a positive integer, not ${s}`);
+        }
+        return stringifyDocument.stringifyDocument(this, options2);
+      }
+    };
+    function assertCollection(contents) {
+      if (identity.isCollection(contents))
+        return true;
+      throw new Error("Expected a YAML collection as document contents");
+    }
+    exports2.Document = Document;
+  }
+});
+
+// node_modules/yaml/dist/errors.js
+var require_errors2 = __commonJS({
+  "node_modules/yaml/dist/errors.js"(exports2) {
+    "use strict";
+    var YAMLError = class extends Error {
+      constructor(name3, pos, code, message) {
+        super();
+        this.name = name3;
+        this.code = code;
+        this.message = message;
+        this.pos = pos;
+      }
+    };
+    var YAMLParseError = class extends YAMLError {
+      constructor(pos, code, message) {
+        super("YAMLParseError", pos, code, message);
+      }
+    };
+    var YAMLWarning = class extends YAMLError {
+      constructor(pos, code, message) {
+        super("YAMLWarning", pos, code, message);
+      }
+    };
+    var prettifyError2 = (src, lc) => (error63) => {
+      if (error63.pos[0] === -1)
+        return;
+      error63.linePos = error63.pos.map((pos) => lc.linePos(pos));
+      const { line, col } = error63.linePos[0];
+      error63.message += ` at line ${line}, column ${col}`;
+      let ci = col - 1;
+      let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
+      if (ci >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+        lineStr = "…" + lineStr.substring(trimStart);
+        ci -= trimStart - 1;
+      }
+      if (lineStr.length > 80)
+        lineStr = lineStr.substring(0, 79) + "…";
+      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+        if (prev.length > 80)
+          prev = prev.substring(0, 79) + "…\n";
+        lineStr = prev + lineStr;
+      }
+      if (/[^ ]/.test(lineStr)) {
+        let count = 1;
+        const end = error63.linePos[1];
+        if (end?.line === line && end.col > col) {
+          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+        }
+        const pointer = " ".repeat(ci) + "^".repeat(count);
+        error63.message += `:
+
+${lineStr}
+${pointer}
+`;
+      }
+    };
+    exports2.YAMLError = YAMLError;
+    exports2.YAMLParseError = YAMLParseError;
+    exports2.YAMLWarning = YAMLWarning;
+    exports2.prettifyError = prettifyError2;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-props.js
+var require_resolve_props = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+    "use strict";
+    function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+      let spaceBefore = false;
+      let atNewline = startOnNewline;
+      let hasSpace = startOnNewline;
+      let comment2 = "";
+      let commentSep = "";
+      let hasNewline = false;
+      let reqSpace = false;
+      let tab = null;
+      let anchor2 = null;
+      let tag = null;
+      let newlineAfterProp = null;
+      let comma = null;
+      let found = null;
+      let start = null;
+      for (const token of tokens) {
+        if (reqSpace) {
+          if (token.type !== "space" && token.type !== "newline" && token.type !== "comma")
+            onError(token.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+          reqSpace = false;
+        }
+        if (tab) {
+          if (atNewline && token.type !== "comment" && token.type !== "newline") {
+            onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+          }
+          tab = null;
+        }
+        switch (token.type) {
+          case "space":
+            if (!flow && (indicator !== "doc-start" || next?.type !== "flow-collection") && token.source.includes("	")) {
+              tab = token;
+            }
+            hasSpace = true;
+            break;
+          case "comment": {
+            if (!hasSpace)
+              onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+            const cb = token.source.substring(1) || " ";
+            if (!comment2)
+              comment2 = cb;
+            else
+              comment2 += commentSep + cb;
+            commentSep = "";
+            atNewline = false;
+            break;
+          }
+          case "newline":
+            if (atNewline) {
+              if (comment2)
+                comment2 += token.source;
+              else if (!found || indicator !== "seq-item-ind")
+                spaceBefore = true;
+            } else
+              commentSep += token.source;
+            atNewline = true;
+            hasNewline = true;
+            if (anchor2 || tag)
+              newlineAfterProp = token;
+            hasSpace = true;
+            break;
+          case "anchor":
+            if (anchor2)
+              onError(token, "MULTIPLE_ANCHORS", "A node can have at most one anchor");
+            if (token.source.endsWith(":"))
+              onError(token.offset + token.source.length - 1, "BAD_ALIAS", "Anchor ending in : is ambiguous", true);
+            anchor2 = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          case "tag": {
+            if (tag)
+              onError(token, "MULTIPLE_TAGS", "A node can have at most one tag");
+            tag = token;
+            start ?? (start = token.offset);
+            atNewline = false;
+            hasSpace = false;
+            reqSpace = true;
+            break;
+          }
+          case indicator:
+            if (anchor2 || tag)
+              onError(token, "BAD_PROP_ORDER", `Anchors and tags must be after the ${token.source} indicator`);
+            if (found)
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.source} in ${flow ?? "collection"}`);
+            found = token;
+            atNewline = indicator === "seq-item-ind" || indicator === "explicit-key-ind";
+            hasSpace = false;
+            break;
+          case "comma":
+            if (flow) {
+              if (comma)
+                onError(token, "UNEXPECTED_TOKEN", `Unexpected , in ${flow}`);
+              comma = token;
+              atNewline = false;
+              hasSpace = false;
+              break;
+            }
+          // else fallthrough
+          default:
+            onError(token, "UNEXPECTED_TOKEN", `Unexpected ${token.type} token`);
+            atNewline = false;
+            hasSpace = false;
+        }
+      }
+      const last = tokens[tokens.length - 1];
+      const end = last ? last.offset + last.source.length : offset;
+      if (reqSpace && next && next.type !== "space" && next.type !== "newline" && next.type !== "comma" && (next.type !== "scalar" || next.source !== "")) {
+        onError(next.offset, "MISSING_CHAR", "Tags and anchors must be separated from the next token by white space");
+      }
+      if (tab && (atNewline && tab.indent <= parentIndent || next?.type === "block-map" || next?.type === "block-seq"))
+        onError(tab, "TAB_AS_INDENT", "Tabs are not allowed as indentation");
+      return {
+        comma,
+        found,
+        spaceBefore,
+        comment: comment2,
+        hasNewline,
+        anchor: anchor2,
+        tag,
+        newlineAfterProp,
+        end,
+        start: start ?? end
+      };
+    }
+    exports2.resolveProps = resolveProps;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-contains-newline.js
+var require_util_contains_newline = __commonJS({
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+    "use strict";
+    function containsNewline(key) {
+      if (!key)
+        return null;
+      switch (key.type) {
+        case "alias":
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          if (key.source.includes("\n"))
+            return true;
+          if (key.end) {
+            for (const st of key.end)
+              if (st.type === "newline")
+                return true;
+          }
+          return false;
+        case "flow-collection":
+          for (const it of key.items) {
+            for (const st of it.start)
+              if (st.type === "newline")
+                return true;
+            if (it.sep) {
+              for (const st of it.sep)
+                if (st.type === "newline")
+                  return true;
+            }
+            if (containsNewline(it.key) || containsNewline(it.value))
+              return true;
+          }
+          return false;
+        default:
+          return true;
+      }
+    }
+    exports2.containsNewline = containsNewline;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
+var require_util_flow_indent_check = __commonJS({
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+    "use strict";
+    var utilContainsNewline = require_util_contains_newline();
+    function flowIndentCheck(indent, fc, onError) {
+      if (fc?.type === "flow-collection") {
+        const end = fc.end[0];
+        if (end.indent === indent && (end.source === "]" || end.source === "}") && utilContainsNewline.containsNewline(fc)) {
+          const msg = "Flow end indicator should be more indented than parent";
+          onError(end, "BAD_INDENT", msg, true);
+        }
+      }
+    }
+    exports2.flowIndentCheck = flowIndentCheck;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-map-includes.js
+var require_util_map_includes = __commonJS({
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    function mapIncludes(ctx, items, search) {
+      const { uniqueKeys } = ctx.options;
+      if (uniqueKeys === false)
+        return false;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b) => a === b || identity.isScalar(a) && identity.isScalar(b) && a.value === b.value;
+      return items.some((pair) => isEqual(pair.key, search));
+    }
+    exports2.mapIncludes = mapIncludes;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-map.js
+var require_resolve_block_map = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+    "use strict";
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    var utilMapIncludes = require_util_map_includes();
+    var startColMsg = "All mapping items must start at the same column";
+    function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
+      const map2 = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      let offset = bm.offset;
+      let commentEnd = null;
+      for (const collItem of bm.items) {
+        const { start, key, sep: sep2, value } = collItem;
+        const keyProps = resolveProps.resolveProps(start, {
+          indicator: "explicit-key-ind",
+          next: key ?? sep2?.[0],
+          offset,
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: true
+        });
+        const implicitKey = !keyProps.found;
+        if (implicitKey) {
+          if (key) {
+            if (key.type === "block-seq")
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
+            else if ("indent" in key && key.indent !== bm.indent)
+              onError(offset, "BAD_INDENT", startColMsg);
+          }
+          if (!keyProps.anchor && !keyProps.tag && !sep2) {
+            commentEnd = keyProps.end;
+            if (keyProps.comment) {
+              if (map2.comment)
+                map2.comment += "\n" + keyProps.comment;
+              else
+                map2.comment = keyProps.comment;
+            }
+            continue;
+          }
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
+            onError(key ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          }
+        } else if (keyProps.found?.indent !== bm.indent) {
+          onError(offset, "BAD_INDENT", startColMsg);
+        }
+        ctx.atKey = true;
+        const keyStart = keyProps.end;
+        const keyNode = key ? composeNode(ctx, key, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+        ctx.atKey = false;
+        if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
+          onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+        const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+          indicator: "map-value-ind",
+          next: value,
+          offset: keyNode.range[2],
+          onError,
+          parentIndent: bm.indent,
+          startOnNewline: !key || key.type === "block-scalar"
+        });
+        offset = valueProps.end;
+        if (valueProps.found) {
+          if (implicitKey) {
+            if (value?.type === "block-map" && !valueProps.hasNewline)
+              onError(offset, "BLOCK_AS_IMPLICIT_KEY", "Nested mappings are not allowed in compact mappings");
+            if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
+              onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
+          }
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep2, null, valueProps, onError);
+          if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+          offset = valueNode.range[2];
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map2.items.push(pair);
+        } else {
+          if (implicitKey)
+            onError(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
+          if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          map2.items.push(pair);
+        }
+      }
+      if (commentEnd && commentEnd < offset)
+        onError(commentEnd, "IMPOSSIBLE", "Map comment with trailing content");
+      map2.range = [bm.offset, offset, commentEnd ?? offset];
+      return map2;
+    }
+    exports2.resolveBlockMap = resolveBlockMap;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-seq.js
+var require_resolve_block_seq = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+    "use strict";
+    var YAMLSeq = require_YAMLSeq();
+    var resolveProps = require_resolve_props();
+    var utilFlowIndentCheck = require_util_flow_indent_check();
+    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+      const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
+      const seq = new NodeClass(ctx.schema);
+      if (ctx.atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = bs.offset;
+      let commentEnd = null;
+      for (const { start, value } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
+          indicator: "seq-item-ind",
+          next: value,
+          offset,
+          onError,
+          parentIndent: bs.indent,
+          startOnNewline: true
+        });
+        if (!props.found) {
+          if (props.anchor || props.tag || value) {
+            if (value?.type === "block-seq")
+              onError(props.end, "BAD_INDENT", "All sequence items must start at the same column");
+            else
+              onError(offset, "MISSING_CHAR", "Sequence item without - indicator");
+          } else {
+            commentEnd = props.end;
+            if (props.comment)
+              seq.comment = props.comment;
+            continue;
+          }
+        }
+        const node2 = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        if (ctx.schema.compat)
+          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+        offset = node2.range[2];
+        seq.items.push(node2);
+      }
+      seq.range = [bs.offset, offset, commentEnd ?? offset];
+      return seq;
+    }
+    exports2.resolveBlockSeq = resolveBlockSeq;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-end.js
+var require_resolve_end = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+    "use strict";
+    function resolveEnd(end, offset, reqSpace, onError) {
+      let comment2 = "";
+      if (end) {
+        let hasSpace = false;
+        let sep2 = "";
+        for (const token of end) {
+          const { source, type } = token;
+          switch (type) {
+            case "space":
+              hasSpace = true;
+              break;
+            case "comment": {
+              if (reqSpace && !hasSpace)
+                onError(token, "MISSING_CHAR", "Comments must be separated from other tokens by white space characters");
+              const cb = source.substring(1) || " ";
+              if (!comment2)
+                comment2 = cb;
+              else
+                comment2 += sep2 + cb;
+              sep2 = "";
+              break;
+            }
+            case "newline":
+              if (comment2)
+                sep2 += source;
+              hasSpace = true;
+              break;
+            default:
+              onError(token, "UNEXPECTED_TOKEN", `Unexpected ${type} at node end`);
+          }
+          offset += source.length;
+        }
+      }
+      return { comment: comment2, offset };
+    }
+    exports2.resolveEnd = resolveEnd;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
+var require_resolve_flow_collection = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    var utilContainsNewline = require_util_contains_newline();
+    var utilMapIncludes = require_util_map_includes();
+    var blockMsg = "Block collections are not allowed within flow collections";
+    var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
+    function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
+      const isMap2 = fc.start.source === "{";
+      const fcName = isMap2 ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap2 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const coll = new NodeClass(ctx.schema);
+      coll.flow = true;
+      const atRoot = ctx.atRoot;
+      if (atRoot)
+        ctx.atRoot = false;
+      if (ctx.atKey)
+        ctx.atKey = false;
+      let offset = fc.offset + fc.start.source.length;
+      for (let i = 0; i < fc.items.length; ++i) {
+        const collItem = fc.items[i];
+        const { start, key, sep: sep2, value } = collItem;
+        const props = resolveProps.resolveProps(start, {
+          flow: fcName,
+          indicator: "explicit-key-ind",
+          next: key ?? sep2?.[0],
+          offset,
+          onError,
+          parentIndent: fc.indent,
+          startOnNewline: false
+        });
+        if (!props.found) {
+          if (!props.anchor && !props.tag && !sep2 && !value) {
+            if (i === 0 && props.comma)
+              onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+            else if (i < fc.items.length - 1)
+              onError(props.start, "UNEXPECTED_TOKEN", `Unexpected empty item in ${fcName}`);
+            if (props.comment) {
+              if (coll.comment)
+                coll.comment += "\n" + props.comment;
+              else
+                coll.comment = props.comment;
+            }
+            offset = props.end;
+            continue;
+          }
+          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+            onError(
+              key,
+              // checked by containsNewline()
+              "MULTILINE_IMPLICIT_KEY",
+              "Implicit keys of flow sequence pairs need to be on a single line"
+            );
+        }
+        if (i === 0) {
+          if (props.comma)
+            onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
+        } else {
+          if (!props.comma)
+            onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
+          if (props.comment) {
+            let prevItemComment = "";
+            loop: for (const st of start) {
+              switch (st.type) {
+                case "comma":
+                case "space":
+                  break;
+                case "comment":
+                  prevItemComment = st.source.substring(1);
+                  break loop;
+                default:
+                  break loop;
+              }
+            }
+            if (prevItemComment) {
+              let prev = coll.items[coll.items.length - 1];
+              if (identity.isPair(prev))
+                prev = prev.value ?? prev.key;
+              if (prev.comment)
+                prev.comment += "\n" + prevItemComment;
+              else
+                prev.comment = prevItemComment;
+              props.comment = props.comment.substring(prevItemComment.length + 1);
+            }
+          }
+        }
+        if (!isMap2 && !sep2 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep2, null, props, onError);
+          coll.items.push(valueNode);
+          offset = valueNode.range[2];
+          if (isBlock(value))
+            onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+        } else {
+          ctx.atKey = true;
+          const keyStart = props.end;
+          const keyNode = key ? composeNode(ctx, key, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key))
+            onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
+          ctx.atKey = false;
+          const valueProps = resolveProps.resolveProps(sep2 ?? [], {
+            flow: fcName,
+            indicator: "map-value-ind",
+            next: value,
+            offset: keyNode.range[2],
+            onError,
+            parentIndent: fc.indent,
+            startOnNewline: false
+          });
+          if (valueProps.found) {
+            if (!isMap2 && !props.found && ctx.options.strict) {
+              if (sep2)
+                for (const st of sep2) {
+                  if (st === valueProps.found)
+                    break;
+                  if (st.type === "newline") {
+                    onError(st, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
+                    break;
+                  }
+                }
+              if (props.start < valueProps.found.offset - 1024)
+                onError(valueProps.found, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit flow sequence key");
+            }
+          } else if (value) {
+            if ("source" in value && value.source?.[0] === ":")
+              onError(value, "MISSING_CHAR", `Missing space after : in ${fcName}`);
+            else
+              onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
+          }
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep2, null, valueProps, onError) : null;
+          if (valueNode) {
+            if (isBlock(value))
+              onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
+          } else if (valueProps.comment) {
+            if (keyNode.comment)
+              keyNode.comment += "\n" + valueProps.comment;
+            else
+              keyNode.comment = valueProps.comment;
+          }
+          const pair = new Pair.Pair(keyNode, valueNode);
+          if (ctx.options.keepSourceTokens)
+            pair.srcToken = collItem;
+          if (isMap2) {
+            const map2 = coll;
+            if (utilMapIncludes.mapIncludes(ctx, map2.items, keyNode))
+              onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
+            map2.items.push(pair);
+          } else {
+            const map2 = new YAMLMap.YAMLMap(ctx.schema);
+            map2.flow = true;
+            map2.items.push(pair);
+            const endRange = (valueNode ?? keyNode).range;
+            map2.range = [keyNode.range[0], endRange[1], endRange[2]];
+            coll.items.push(map2);
+          }
+          offset = valueNode ? valueNode.range[2] : valueProps.end;
+        }
+      }
+      const expectedEnd = isMap2 ? "}" : "]";
+      const [ce, ...ee] = fc.end;
+      let cePos = offset;
+      if (ce?.source === expectedEnd)
+        cePos = ce.offset + ce.source.length;
+      else {
+        const name3 = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name3} must end with a ${expectedEnd}` : `${name3} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
+        if (ce && ce.source.length !== 1)
+          ee.unshift(ce);
+      }
+      if (ee.length > 0) {
+        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end.comment) {
+          if (coll.comment)
+            coll.comment += "\n" + end.comment;
+          else
+            coll.comment = end.comment;
+        }
+        coll.range = [fc.offset, cePos, end.offset];
+      } else {
+        coll.range = [fc.offset, cePos, cePos];
+      }
+      return coll;
+    }
+    exports2.resolveFlowCollection = resolveFlowCollection;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-collection.js
+var require_compose_collection = __commonJS({
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var resolveBlockMap = require_resolve_block_map();
+    var resolveBlockSeq = require_resolve_block_seq();
+    var resolveFlowCollection = require_resolve_flow_collection();
+    function resolveCollection(CN, ctx, token, onError, tagName, tag) {
+      const coll = token.type === "block-map" ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag) : token.type === "block-seq" ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag) : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
+      const Coll = coll.constructor;
+      if (tagName === "!" || tagName === Coll.tagName) {
+        coll.tag = Coll.tagName;
+        return coll;
+      }
+      if (tagName)
+        coll.tag = tagName;
+      return coll;
+    }
+    function composeCollection(CN, ctx, token, props, onError) {
+      const tagToken = props.tag;
+      const tagName = !tagToken ? null : ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg));
+      if (token.type === "block-seq") {
+        const { anchor: anchor2, newlineAfterProp: nl } = props;
+        const lastProp = anchor2 && tagToken ? anchor2.offset > tagToken.offset ? anchor2 : tagToken : anchor2 ?? tagToken;
+        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+          const message = "Missing newline after block sequence props";
+          onError(lastProp, "MISSING_CHAR", message);
+        }
+      }
+      const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
+      if (!tagToken || !tagName || tagName === "!" || tagName === YAMLMap.YAMLMap.tagName && expType === "map" || tagName === YAMLSeq.YAMLSeq.tagName && expType === "seq") {
+        return resolveCollection(CN, ctx, token, onError, tagName);
+      }
+      let tag = ctx.schema.tags.find((t) => t.tag === tagName && t.collection === expType);
+      if (!tag) {
+        const kt = ctx.schema.knownTags[tagName];
+        if (kt?.collection === expType) {
+          ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
+          tag = kt;
+        } else {
+          if (kt) {
+            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? "scalar"}`, true);
+          } else {
+            onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, true);
+          }
+          return resolveCollection(CN, ctx, token, onError, tagName);
+        }
+      }
+      const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
+      const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
+      const node2 = identity.isNode(res) ? res : new Scalar.Scalar(res);
+      node2.range = coll.range;
+      node2.tag = tagName;
+      if (tag?.format)
+        node2.format = tag.format;
+      return node2;
+    }
+    exports2.composeCollection = composeCollection;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
+var require_resolve_block_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    function resolveBlockScalar(ctx, scalar, onError) {
+      const start = scalar.offset;
+      const header2 = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+      if (!header2)
+        return { value: "", type: null, comment: "", range: [start, start, start] };
+      const type = header2.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+      const lines = scalar.source ? splitLines(scalar.source) : [];
+      let chompStart = lines.length;
+      for (let i = lines.length - 1; i >= 0; --i) {
+        const content = lines[i][1];
+        if (content === "" || content === "\r")
+          chompStart = i;
+        else
+          break;
+      }
+      if (chompStart === 0) {
+        const value2 = header2.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
+        let end2 = start + header2.length;
+        if (scalar.source)
+          end2 += scalar.source.length;
+        return { value: value2, type, comment: header2.comment, range: [start, end2, end2] };
+      }
+      let trimIndent = scalar.indent + header2.indent;
+      let offset = scalar.offset + header2.length;
+      let contentStart = 0;
+      for (let i = 0; i < chompStart; ++i) {
+        const [indent, content] = lines[i];
+        if (content === "" || content === "\r") {
+          if (header2.indent === 0 && indent.length > trimIndent)
+            trimIndent = indent.length;
+        } else {
+          if (indent.length < trimIndent) {
+            const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
+            onError(offset + indent.length, "MISSING_CHAR", message);
+          }
+          if (header2.indent === 0)
+            trimIndent = indent.length;
+          contentStart = i;
+          if (trimIndent === 0 && !ctx.atRoot) {
+            const message = "Block scalar values in collections must be indented";
+            onError(offset, "BAD_INDENT", message);
+          }
+          break;
+        }
+        offset += indent.length + content.length + 1;
+      }
+      for (let i = lines.length - 1; i >= chompStart; --i) {
+        if (lines[i][0].length > trimIndent)
+          chompStart = i + 1;
+      }
+      let value = "";
+      let sep2 = "";
+      let prevMoreIndented = false;
+      for (let i = 0; i < contentStart; ++i)
+        value += lines[i][0].slice(trimIndent) + "\n";
+      for (let i = contentStart; i < chompStart; ++i) {
+        let [indent, content] = lines[i];
+        offset += indent.length + content.length + 1;
+        const crlf = content[content.length - 1] === "\r";
+        if (crlf)
+          content = content.slice(0, -1);
+        if (content && indent.length < trimIndent) {
+          const src = header2.indent ? "explicit indentation indicator" : "first line";
+          const message = `Block scalar lines must not be less indented than their ${src}`;
+          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
+          indent = "";
+        }
+        if (type === Scalar.Scalar.BLOCK_LITERAL) {
+          value += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
+        } else if (indent.length > trimIndent || content[0] === "	") {
+          if (sep2 === " ")
+            sep2 = "\n";
+          else if (!prevMoreIndented && sep2 === "\n")
+            sep2 = "\n\n";
+          value += sep2 + indent.slice(trimIndent) + content;
+          sep2 = "\n";
+          prevMoreIndented = true;
+        } else if (content === "") {
+          if (sep2 === "\n")
+            value += "\n";
+          else
+            sep2 = "\n";
+        } else {
+          value += sep2 + content;
+          sep2 = " ";
+          prevMoreIndented = false;
+        }
+      }
+      switch (header2.chomp) {
+        case "-":
+          break;
+        case "+":
+          for (let i = chompStart; i < lines.length; ++i)
+            value += "\n" + lines[i][0].slice(trimIndent);
+          if (value[value.length - 1] !== "\n")
+            value += "\n";
+          break;
+        default:
+          value += "\n";
+      }
+      const end = start + header2.length + scalar.source.length;
+      return { value, type, comment: header2.comment, range: [start, end, end] };
+    }
+    function parseBlockScalarHeader({ offset, props }, strict, onError) {
+      if (props[0].type !== "block-scalar-header") {
+        onError(props[0], "IMPOSSIBLE", "Block scalar header not found");
+        return null;
+      }
+      const { source } = props[0];
+      const mode = source[0];
+      let indent = 0;
+      let chomp = "";
+      let error63 = -1;
+      for (let i = 1; i < source.length; ++i) {
+        const ch = source[i];
+        if (!chomp && (ch === "-" || ch === "+"))
+          chomp = ch;
+        else {
+          const n = Number(ch);
+          if (!indent && n)
+            indent = n;
+          else if (error63 === -1)
+            error63 = offset + i;
+        }
+      }
+      if (error63 !== -1)
+        onError(error63, "UNEXPECTED_TOKEN", `Block scalar header includes extra characters: ${source}`);
+      let hasSpace = false;
+      let comment2 = "";
+      let length = source.length;
+      for (let i = 1; i < props.length; ++i) {
+        const token = props[i];
+        switch (token.type) {
+          case "space":
+            hasSpace = true;
+          // fallthrough
+          case "newline":
+            length += token.source.length;
+            break;
+          case "comment":
+            if (strict && !hasSpace) {
+              const message = "Comments must be separated from other tokens by white space characters";
+              onError(token, "MISSING_CHAR", message);
+            }
+            length += token.source.length;
+            comment2 = token.source.substring(1);
+            break;
+          case "error":
+            onError(token, "UNEXPECTED_TOKEN", token.message);
+            length += token.source.length;
+            break;
+          /* istanbul ignore next should not happen */
+          default: {
+            const message = `Unexpected token in block scalar header: ${token.type}`;
+            onError(token, "UNEXPECTED_TOKEN", message);
+            const ts = token.source;
+            if (ts && typeof ts === "string")
+              length += ts.length;
+          }
+        }
+      }
+      return { mode, indent, chomp, comment: comment2, length };
+    }
+    function splitLines(source) {
+      const split = source.split(/\n( *)/);
+      const first = split[0];
+      const m = first.match(/^( *)/);
+      const line0 = m?.[1] ? [m[1], first.slice(m[1].length)] : ["", first];
+      const lines = [line0];
+      for (let i = 1; i < split.length; i += 2)
+        lines.push([split[i], split[i + 1]]);
+      return lines;
+    }
+    exports2.resolveBlockScalar = resolveBlockScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+var require_resolve_flow_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+    "use strict";
+    var Scalar = require_Scalar();
+    var resolveEnd = require_resolve_end();
+    function resolveFlowScalar(scalar, strict, onError) {
+      const { offset, type, source, end } = scalar;
+      let _type;
+      let value;
+      const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+      switch (type) {
+        case "scalar":
+          _type = Scalar.Scalar.PLAIN;
+          value = plainValue(source, _onError);
+          break;
+        case "single-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_SINGLE;
+          value = singleQuotedValue(source, _onError);
+          break;
+        case "double-quoted-scalar":
+          _type = Scalar.Scalar.QUOTE_DOUBLE;
+          value = doubleQuotedValue(source, _onError);
+          break;
+        /* istanbul ignore next should not happen */
+        default:
+          onError(scalar, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
+          return {
+            value: "",
+            type: null,
+            comment: "",
+            range: [offset, offset + source.length, offset + source.length]
+          };
+      }
+      const valueEnd = offset + source.length;
+      const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+      return {
+        value,
+        type: _type,
+        comment: re.comment,
+        range: [offset, valueEnd, re.offset]
+      };
+    }
+    function plainValue(source, onError) {
+      let badChar = "";
+      switch (source[0]) {
+        /* istanbul ignore next should not happen */
+        case "	":
+          badChar = "a tab character";
+          break;
+        case ",":
+          badChar = "flow indicator character ,";
+          break;
+        case "%":
+          badChar = "directive indicator character %";
+          break;
+        case "|":
+        case ">": {
+          badChar = `block scalar indicator ${source[0]}`;
+          break;
+        }
+        case "@":
+        case "`": {
+          badChar = `reserved character ${source[0]}`;
+          break;
+        }
+      }
+      if (badChar)
+        onError(0, "BAD_SCALAR_START", `Plain value cannot start with ${badChar}`);
+      return unfoldLines(source);
+    }
+    function singleQuotedValue(source, onError) {
+      if (source[source.length - 1] !== "'" || source.length === 1)
+        onError(source.length, "MISSING_CHAR", "Missing closing 'quote");
+      return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
+    }
+    function unfoldLines(source) {
+      const line = /(.*?)\r?\n/sy;
+      let match = line.exec(source);
+      if (!match)
+        return source;
+      let trimEnd, trimBoth;
+      try {
+        trimEnd = new RegExp("(?<![ 	])[ 	]+$");
+        trimBoth = new RegExp("^[ 	]+|(?<![ 	])[ 	]+$", "g");
+      } catch {
+        trimEnd = /[ \t]+$/;
+        trimBoth = /^[ \t]+|[ \t]+$/g;
+      }
+      let res = match[1].replace(trimEnd, "");
+      let sep2 = " ";
+      let pos = line.lastIndex;
+      while (match = line.exec(source)) {
+        const lm = match[1].replace(trimBoth, "");
+        if (lm === "") {
+          if (sep2 === "\n")
+            res += sep2;
+          else
+            sep2 = "\n";
+        } else {
+          res += sep2 + lm;
+          sep2 = " ";
+        }
+        pos = line.lastIndex;
+      }
+      const last = /[ \t]*(.*)/sy;
+      last.lastIndex = pos;
+      match = last.exec(source);
+      return res + sep2 + (match?.[1] ?? "");
+    }
+    function doubleQuotedValue(source, onError) {
+      let res = "";
+      for (let i = 1; i < source.length - 1; ++i) {
+        const ch = source[i];
+        if (ch === "\r" && source[i + 1] === "\n")
+          continue;
+        if (ch === "\n") {
+          const { fold, offset } = foldNewline(source, i);
+          res += fold;
+          i = offset;
+        } else if (ch === "\\") {
+          let next = source[++i];
+          const cc = escapeCodes[next];
+          if (cc)
+            res += cc;
+          else if (next === "\n") {
+            next = source[i + 1];
+            while (next === " " || next === "	")
+              next = source[++i + 1];
+          } else if (next === "\r" && source[i + 1] === "\n") {
+            next = source[++i + 1];
+            while (next === " " || next === "	")
+              next = source[++i + 1];
+          } else if (next === "x" || next === "u" || next === "U") {
+            const length = next === "x" ? 2 : next === "u" ? 4 : 8;
+            res += parseCharCode(source, i + 1, length, onError);
+            i += length;
+          } else {
+            const raw = source.substr(i - 1, 2);
+            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+            res += raw;
+          }
+        } else if (ch === " " || ch === "	") {
+          const wsStart = i;
+          let next = source[i + 1];
+          while (next === " " || next === "	")
+            next = source[++i + 1];
+          if (next !== "\n" && !(next === "\r" && source[i + 2] === "\n"))
+            res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
+        } else {
+          res += ch;
+        }
+      }
+      if (source[source.length - 1] !== '"' || source.length === 1)
+        onError(source.length, "MISSING_CHAR", 'Missing closing "quote');
+      return res;
+    }
+    function foldNewline(source, offset) {
+      let fold = "";
+      let ch = source[offset + 1];
+      while (ch === " " || ch === "	" || ch === "\n" || ch === "\r") {
+        if (ch === "\r" && source[offset + 2] !== "\n")
+          break;
+        if (ch === "\n")
+          fold += "\n";
+        offset += 1;
+        ch = source[offset + 1];
+      }
+      if (!fold)
+        fold = " ";
+      return { fold, offset };
+    }
+    var escapeCodes = {
+      "0": "\0",
+      // null character
+      a: "\x07",
+      // bell character
+      b: "\b",
+      // backspace
+      e: "\x1B",
+      // escape character
+      f: "\f",
+      // form feed
+      n: "\n",
+      // line feed
+      r: "\r",
+      // carriage return
+      t: "	",
+      // horizontal tab
+      v: "\v",
+      // vertical tab
+      N: "",
+      // Unicode next line
+      _: " ",
+      // Unicode non-breaking space
+      L: "\u2028",
+      // Unicode line separator
+      P: "\u2029",
+      // Unicode paragraph separator
+      " ": " ",
+      '"': '"',
+      "/": "/",
+      "\\": "\\",
+      "	": "	"
+    };
+    function parseCharCode(source, offset, length, onError) {
+      const cc = source.substr(offset, length);
+      const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+      const code = ok ? parseInt(cc, 16) : NaN;
+      try {
+        return String.fromCodePoint(code);
+      } catch {
+        const raw = source.substr(offset - 2, length + 2);
+        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+        return raw;
+      }
+    }
+    exports2.resolveFlowScalar = resolveFlowScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-scalar.js
+var require_compose_scalar = __commonJS({
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+    "use strict";
+    var identity = require_identity();
+    var Scalar = require_Scalar();
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    function composeScalar(ctx, token, tagToken, onError) {
+      const { value, type, comment: comment2, range } = token.type === "block-scalar" ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError) : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+      const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
+      let tag;
+      if (ctx.options.stringKeys && ctx.atKey) {
+        tag = ctx.schema[identity.SCALAR];
+      } else if (tagName)
+        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+      else if (token.type === "scalar")
+        tag = findScalarTagByTest(ctx, value, token, onError);
+      else
+        tag = ctx.schema[identity.SCALAR];
+      let scalar;
+      try {
+        const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
+        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+      } catch (error63) {
+        const msg = error63 instanceof Error ? error63.message : String(error63);
+        onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
+        scalar = new Scalar.Scalar(value);
+      }
+      scalar.range = range;
+      scalar.source = value;
+      if (type)
+        scalar.type = type;
+      if (tagName)
+        scalar.tag = tagName;
+      if (tag.format)
+        scalar.format = tag.format;
+      if (comment2)
+        scalar.comment = comment2;
+      return scalar;
+    }
+    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+      if (tagName === "!")
+        return schema[identity.SCALAR];
+      const matchWithTest = [];
+      for (const tag of schema.tags) {
+        if (!tag.collection && tag.tag === tagName) {
+          if (tag.default && tag.test)
+            matchWithTest.push(tag);
+          else
+            return tag;
+        }
+      }
+      for (const tag of matchWithTest)
+        if (tag.test?.test(value))
+          return tag;
+      const kt = schema.knownTags[tagName];
+      if (kt && !kt.collection) {
+        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
+        return kt;
+      }
+      onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
+      return schema[identity.SCALAR];
+    }
+    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
+      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
+      if (schema.compat) {
+        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+        if (tag.tag !== compat.tag) {
+          const ts = directives.tagString(tag.tag);
+          const cs = directives.tagString(compat.tag);
+          const msg = `Value may be parsed as either ${ts} or ${cs}`;
+          onError(token, "TAG_RESOLVE_FAILED", msg, true);
+        }
+      }
+      return tag;
+    }
+    exports2.composeScalar = composeScalar;
+  }
+});
+
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+var require_util_empty_scalar_position = __commonJS({
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+    "use strict";
+    function emptyScalarPosition(offset, before, pos) {
+      if (before) {
+        pos ?? (pos = before.length);
+        for (let i = pos - 1; i >= 0; --i) {
+          let st = before[i];
+          switch (st.type) {
+            case "space":
+            case "comment":
+            case "newline":
+              offset -= st.source.length;
+              continue;
+          }
+          st = before[++i];
+          while (st?.type === "space") {
+            offset += st.source.length;
+            st = before[++i];
+          }
+          break;
+        }
+      }
+      return offset;
+    }
+    exports2.emptyScalarPosition = emptyScalarPosition;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-node.js
+var require_compose_node = __commonJS({
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+    "use strict";
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var composeCollection = require_compose_collection();
+    var composeScalar = require_compose_scalar();
+    var resolveEnd = require_resolve_end();
+    var utilEmptyScalarPosition = require_util_empty_scalar_position();
+    var CN = { composeNode, composeEmptyNode };
+    function composeNode(ctx, token, props, onError) {
+      const atKey = ctx.atKey;
+      const { spaceBefore, comment: comment2, anchor: anchor2, tag } = props;
+      let node2;
+      let isSrcToken = true;
+      switch (token.type) {
+        case "alias":
+          node2 = composeAlias(ctx, token, onError);
+          if (anchor2 || tag)
+            onError(token, "ALIAS_PROPS", "An alias node must not specify any properties");
+          break;
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "block-scalar":
+          node2 = composeScalar.composeScalar(ctx, token, tag, onError);
+          if (anchor2)
+            node2.anchor = anchor2.source.substring(1);
+          break;
+        case "block-map":
+        case "block-seq":
+        case "flow-collection":
+          try {
+            node2 = composeCollection.composeCollection(CN, ctx, token, props, onError);
+            if (anchor2)
+              node2.anchor = anchor2.source.substring(1);
+          } catch (error63) {
+            const message = error63 instanceof Error ? error63.message : String(error63);
+            onError(token, "RESOURCE_EXHAUSTION", message);
+          }
+          break;
+        default: {
+          const message = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
+          onError(token, "UNEXPECTED_TOKEN", message);
+          isSrcToken = false;
+        }
+      }
+      node2 ?? (node2 = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
+      if (anchor2 && node2.anchor === "")
+        onError(anchor2, "BAD_ALIAS", "Anchor cannot be an empty string");
+      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node2) || typeof node2.value !== "string" || node2.tag && node2.tag !== "tag:yaml.org,2002:str")) {
+        const msg = "With stringKeys, all keys must be strings";
+        onError(tag ?? token, "NON_STRING_KEY", msg);
+      }
+      if (spaceBefore)
+        node2.spaceBefore = true;
+      if (comment2) {
+        if (token.type === "scalar" && token.source === "")
+          node2.comment = comment2;
+        else
+          node2.commentBefore = comment2;
+      }
+      if (ctx.options.keepSourceTokens && isSrcToken)
+        node2.srcToken = token;
+      return node2;
+    }
+    function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment: comment2, anchor: anchor2, tag, end }, onError) {
+      const token = {
+        type: "scalar",
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        indent: -1,
+        source: ""
+      };
+      const node2 = composeScalar.composeScalar(ctx, token, tag, onError);
+      if (anchor2) {
+        node2.anchor = anchor2.source.substring(1);
+        if (node2.anchor === "")
+          onError(anchor2, "BAD_ALIAS", "Anchor cannot be an empty string");
+      }
+      if (spaceBefore)
+        node2.spaceBefore = true;
+      if (comment2) {
+        node2.comment = comment2;
+        node2.range[2] = end;
+      }
+      return node2;
+    }
+    function composeAlias({ options: options2 }, { offset, source, end }, onError) {
+      const alias = new Alias.Alias(source.substring(1));
+      if (alias.source === "")
+        onError(offset, "BAD_ALIAS", "Alias cannot be an empty string");
+      if (alias.source.endsWith(":"))
+        onError(offset + source.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
+      const valueEnd = offset + source.length;
+      const re = resolveEnd.resolveEnd(end, valueEnd, options2.strict, onError);
+      alias.range = [offset, valueEnd, re.offset];
+      if (re.comment)
+        alias.comment = re.comment;
+      return alias;
+    }
+    exports2.composeEmptyNode = composeEmptyNode;
+    exports2.composeNode = composeNode;
+  }
+});
+
+// node_modules/yaml/dist/compose/compose-doc.js
+var require_compose_doc = __commonJS({
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+    "use strict";
+    var Document = require_Document();
+    var composeNode = require_compose_node();
+    var resolveEnd = require_resolve_end();
+    var resolveProps = require_resolve_props();
+    function composeDoc(options2, directives, { offset, start, value, end }, onError) {
+      const opts = Object.assign({ _directives: directives }, options2);
+      const doc = new Document.Document(void 0, opts);
+      const ctx = {
+        atKey: false,
+        atRoot: true,
+        directives: doc.directives,
+        options: doc.options,
+        schema: doc.schema
+      };
+      const props = resolveProps.resolveProps(start, {
+        indicator: "doc-start",
+        next: value ?? end?.[0],
+        offset,
+        onError,
+        parentIndent: 0,
+        startOnNewline: true
+      });
+      if (props.found) {
+        doc.directives.docStart = true;
+        if (value && (value.type === "block-map" || value.type === "block-seq") && !props.hasNewline)
+          onError(props.end, "MISSING_CHAR", "Block collection cannot start on same line with directives-end marker");
+      }
+      doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+      const contentEnd = doc.contents.range[2];
+      const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+      if (re.comment)
+        doc.comment = re.comment;
+      doc.range = [offset, contentEnd, re.offset];
+      return doc;
+    }
+    exports2.composeDoc = composeDoc;
+  }
+});
+
+// node_modules/yaml/dist/compose/composer.js
+var require_composer = __commonJS({
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
+    "use strict";
+    var node_process = __require("process");
+    var directives = require_directives();
+    var Document = require_Document();
+    var errors = require_errors2();
+    var identity = require_identity();
+    var composeDoc = require_compose_doc();
+    var resolveEnd = require_resolve_end();
+    function getErrorPos(src) {
+      if (typeof src === "number")
+        return [src, src + 1];
+      if (Array.isArray(src))
+        return src.length === 2 ? src : [src[0], src[1]];
+      const { offset, source } = src;
+      return [offset, offset + (typeof source === "string" ? source.length : 1)];
+    }
+    function parsePrelude(prelude) {
+      let comment2 = "";
+      let atComment = false;
+      let afterEmptyLine = false;
+      for (let i = 0; i < prelude.length; ++i) {
+        const source = prelude[i];
+        switch (source[0]) {
+          case "#":
+            comment2 += (comment2 === "" ? "" : afterEmptyLine ? "\n\n" : "\n") + (source.substring(1) || " ");
+            atComment = true;
+            afterEmptyLine = false;
+            break;
+          case "%":
+            if (prelude[i + 1]?.[0] !== "#")
+              i += 1;
+            atComment = false;
+            break;
+          default:
+            if (!atComment)
+              afterEmptyLine = true;
+            atComment = false;
+        }
+      }
+      return { comment: comment2, afterEmptyLine };
+    }
+    var Composer = class {
+      constructor(options2 = {}) {
+        this.doc = null;
+        this.atDirectives = false;
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+        this.onError = (source, code, message, warning2) => {
+          const pos = getErrorPos(source);
+          if (warning2)
+            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+          else
+            this.errors.push(new errors.YAMLParseError(pos, code, message));
+        };
+        this.directives = new directives.Directives({ version: options2.version || "1.2" });
+        this.options = options2;
+      }
+      decorate(doc, afterDoc) {
+        const { comment: comment2, afterEmptyLine } = parsePrelude(this.prelude);
+        if (comment2) {
+          const dc = doc.contents;
+          if (afterDoc) {
+            doc.comment = doc.comment ? `${doc.comment}
+${comment2}` : comment2;
+          } else if (afterEmptyLine || doc.directives.docStart || !dc) {
+            doc.commentBefore = comment2;
+          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+            let it = dc.items[0];
+            if (identity.isPair(it))
+              it = it.key;
+            const cb = it.commentBefore;
+            it.commentBefore = cb ? `${comment2}
+${cb}` : comment2;
+          } else {
+            const cb = dc.commentBefore;
+            dc.commentBefore = cb ? `${comment2}
+${cb}` : comment2;
+          }
+        }
+        if (afterDoc) {
+          for (let i = 0; i < this.errors.length; ++i)
+            doc.errors.push(this.errors[i]);
+          for (let i = 0; i < this.warnings.length; ++i)
+            doc.warnings.push(this.warnings[i]);
+        } else {
+          doc.errors = this.errors;
+          doc.warnings = this.warnings;
+        }
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+      }
+      /**
+       * Current stream status information.
+       *
+       * Mostly useful at the end of input for an empty stream.
+       */
+      streamInfo() {
+        return {
+          comment: parsePrelude(this.prelude).comment,
+          directives: this.directives,
+          errors: this.errors,
+          warnings: this.warnings
+        };
+      }
+      /**
+       * Compose tokens into documents.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *compose(tokens, forceDoc = false, endOffset = -1) {
+        for (const token of tokens)
+          yield* this.next(token);
+        yield* this.end(forceDoc, endOffset);
+      }
+      /** Advance the composer by one CST token. */
+      *next(token) {
+        if (node_process.env.LOG_STREAM)
+          console.dir(token, { depth: null });
+        switch (token.type) {
+          case "directive":
+            this.directives.add(token.source, (offset, message, warning2) => {
+              const pos = getErrorPos(token);
+              pos[0] += offset;
+              this.onError(pos, "BAD_DIRECTIVE", message, warning2);
+            });
+            this.prelude.push(token.source);
+            this.atDirectives = true;
+            break;
+          case "document": {
+            const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
+            if (this.atDirectives && !doc.directives.docStart)
+              this.onError(token, "MISSING_CHAR", "Missing directives-end/doc-start indicator line");
+            this.decorate(doc, false);
+            if (this.doc)
+              yield this.doc;
+            this.doc = doc;
+            this.atDirectives = false;
+            break;
+          }
+          case "byte-order-mark":
+          case "space":
+            break;
+          case "comment":
+          case "newline":
+            this.prelude.push(token.source);
+            break;
+          case "error": {
+            const msg = token.source ? `${token.message}: ${JSON.stringify(token.source)}` : token.message;
+            const error63 = new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg);
+            if (this.atDirectives || !this.doc)
+              this.errors.push(error63);
+            else
+              this.doc.errors.push(error63);
+            break;
+          }
+          case "doc-end": {
+            if (!this.doc) {
+              const msg = "Unexpected doc-end without preceding document";
+              this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", msg));
+              break;
+            }
+            this.doc.directives.docEnd = true;
+            const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+            this.decorate(this.doc, true);
+            if (end.comment) {
+              const dc = this.doc.comment;
+              this.doc.comment = dc ? `${dc}
+${end.comment}` : end.comment;
+            }
+            this.doc.range[2] = end.offset;
+            break;
+          }
+          default:
+            this.errors.push(new errors.YAMLParseError(getErrorPos(token), "UNEXPECTED_TOKEN", `Unsupported token ${token.type}`));
+        }
+      }
+      /**
+       * Call at end of input to yield any remaining document.
+       *
+       * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+       * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+       */
+      *end(forceDoc = false, endOffset = -1) {
+        if (this.doc) {
+          this.decorate(this.doc, true);
+          yield this.doc;
+          this.doc = null;
+        } else if (forceDoc) {
+          const opts = Object.assign({ _directives: this.directives }, this.options);
+          const doc = new Document.Document(void 0, opts);
+          if (this.atDirectives)
+            this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
+          doc.range = [0, endOffset, endOffset];
+          this.decorate(doc, false);
+          yield doc;
+        }
+      }
+    };
+    exports2.Composer = Composer;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-scalar.js
+var require_cst_scalar = __commonJS({
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+    "use strict";
+    var resolveBlockScalar = require_resolve_block_scalar();
+    var resolveFlowScalar = require_resolve_flow_scalar();
+    var errors = require_errors2();
+    var stringifyString = require_stringifyString();
+    function resolveAsScalar(token, strict = true, onError) {
+      if (token) {
+        const _onError = (pos, code, message) => {
+          const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+          if (onError)
+            onError(offset, code, message);
+          else
+            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+        };
+        switch (token.type) {
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
+          case "block-scalar":
+            return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
+        }
+      }
+      return null;
+    }
+    function createScalarToken(value, context) {
+      const { implicitKey = false, indent, inFlow = false, offset = -1, type = "PLAIN" } = context;
+      const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey,
+        indent: indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      const end = context.end ?? [
+        { type: "newline", offset: -1, indent, source: "\n" }
+      ];
+      switch (source[0]) {
+        case "|":
+        case ">": {
+          const he = source.indexOf("\n");
+          const head = source.substring(0, he);
+          const body = source.substring(he + 1) + "\n";
+          const props = [
+            { type: "block-scalar-header", offset, indent, source: head }
+          ];
+          if (!addEndtoBlockProps(props, end))
+            props.push({ type: "newline", offset: -1, indent, source: "\n" });
+          return { type: "block-scalar", offset, indent, props, source: body };
+        }
+        case '"':
+          return { type: "double-quoted-scalar", offset, indent, source, end };
+        case "'":
+          return { type: "single-quoted-scalar", offset, indent, source, end };
+        default:
+          return { type: "scalar", offset, indent, source, end };
+      }
+    }
+    function setScalarValue(token, value, context = {}) {
+      let { afterKey = false, implicitKey = false, inFlow = false, type } = context;
+      let indent = "indent" in token ? token.indent : null;
+      if (afterKey && typeof indent === "number")
+        indent += 2;
+      if (!type)
+        switch (token.type) {
+          case "single-quoted-scalar":
+            type = "QUOTE_SINGLE";
+            break;
+          case "double-quoted-scalar":
+            type = "QUOTE_DOUBLE";
+            break;
+          case "block-scalar": {
+            const header2 = token.props[0];
+            if (header2.type !== "block-scalar-header")
+              throw new Error("Invalid block scalar header");
+            type = header2.source[0] === ">" ? "BLOCK_FOLDED" : "BLOCK_LITERAL";
+            break;
+          }
+          default:
+            type = "PLAIN";
+        }
+      const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey: implicitKey || indent === null,
+        indent: indent !== null && indent > 0 ? " ".repeat(indent) : "",
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+      });
+      switch (source[0]) {
+        case "|":
+        case ">":
+          setBlockScalarValue(token, source);
+          break;
+        case '"':
+          setFlowScalarValue(token, source, "double-quoted-scalar");
+          break;
+        case "'":
+          setFlowScalarValue(token, source, "single-quoted-scalar");
+          break;
+        default:
+          setFlowScalarValue(token, source, "scalar");
+      }
+    }
+    function setBlockScalarValue(token, source) {
+      const he = source.indexOf("\n");
+      const head = source.substring(0, he);
+      const body = source.substring(he + 1) + "\n";
+      if (token.type === "block-scalar") {
+        const header2 = token.props[0];
+        if (header2.type !== "block-scalar-header")
+          throw new Error("Invalid block scalar header");
+        header2.source = head;
+        token.source = body;
+      } else {
+        const { offset } = token;
+        const indent = "indent" in token ? token.indent : -1;
+        const props = [
+          { type: "block-scalar-header", offset, indent, source: head }
+        ];
+        if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
+          props.push({ type: "newline", offset: -1, indent, source: "\n" });
+        for (const key of Object.keys(token))
+          if (key !== "type" && key !== "offset")
+            delete token[key];
+        Object.assign(token, { type: "block-scalar", indent, props, source: body });
+      }
+    }
+    function addEndtoBlockProps(props, end) {
+      if (end)
+        for (const st of end)
+          switch (st.type) {
+            case "space":
+            case "comment":
+              props.push(st);
+              break;
+            case "newline":
+              props.push(st);
+              return true;
+          }
+      return false;
+    }
+    function setFlowScalarValue(token, source, type) {
+      switch (token.type) {
+        case "scalar":
+        case "double-quoted-scalar":
+        case "single-quoted-scalar":
+          token.type = type;
+          token.source = source;
+          break;
+        case "block-scalar": {
+          const end = token.props.slice(1);
+          let oa = source.length;
+          if (token.props[0].type === "block-scalar-header")
+            oa -= token.props[0].source.length;
+          for (const tok of end)
+            tok.offset += oa;
+          delete token.props;
+          Object.assign(token, { type, source, end });
+          break;
+        }
+        case "block-map":
+        case "block-seq": {
+          const offset = token.offset + source.length;
+          const nl = { type: "newline", offset, indent: token.indent, source: "\n" };
+          delete token.items;
+          Object.assign(token, { type, source, end: [nl] });
+          break;
+        }
+        default: {
+          const indent = "indent" in token ? token.indent : -1;
+          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
+          for (const key of Object.keys(token))
+            if (key !== "type" && key !== "offset")
+              delete token[key];
+          Object.assign(token, { type, indent, source, end });
+        }
+      }
+    }
+    exports2.createScalarToken = createScalarToken;
+    exports2.resolveAsScalar = resolveAsScalar;
+    exports2.setScalarValue = setScalarValue;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-stringify.js
+var require_cst_stringify = __commonJS({
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+    "use strict";
+    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    function stringifyToken(token) {
+      switch (token.type) {
+        case "block-scalar": {
+          let res = "";
+          for (const tok of token.props)
+            res += stringifyToken(tok);
+          return res + token.source;
+        }
+        case "block-map":
+        case "block-seq": {
+          let res = "";
+          for (const item of token.items)
+            res += stringifyItem(item);
+          return res;
+        }
+        case "flow-collection": {
+          let res = token.start.source;
+          for (const item of token.items)
+            res += stringifyItem(item);
+          for (const st of token.end)
+            res += st.source;
+          return res;
+        }
+        case "document": {
+          let res = stringifyItem(token);
+          if (token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+        default: {
+          let res = token.source;
+          if ("end" in token && token.end)
+            for (const st of token.end)
+              res += st.source;
+          return res;
+        }
+      }
+    }
+    function stringifyItem({ start, key, sep: sep2, value }) {
+      let res = "";
+      for (const st of start)
+        res += st.source;
+      if (key)
+        res += stringifyToken(key);
+      if (sep2)
+        for (const st of sep2)
+          res += st.source;
+      if (value)
+        res += stringifyToken(value);
+      return res;
+    }
+    exports2.stringify = stringify;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst-visit.js
+var require_cst_visit = __commonJS({
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+    "use strict";
+    var BREAK = /* @__PURE__ */ Symbol("break visit");
+    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var REMOVE = /* @__PURE__ */ Symbol("remove item");
+    function visit2(cst, visitor) {
+      if ("type" in cst && cst.type === "document")
+        cst = { start: cst.start, value: cst.value };
+      _visit(Object.freeze([]), cst, visitor);
+    }
+    visit2.BREAK = BREAK;
+    visit2.SKIP = SKIP;
+    visit2.REMOVE = REMOVE;
+    visit2.itemAtPath = (cst, path9) => {
+      let item = cst;
+      for (const [field, index] of path9) {
+        const tok = item?.[field];
+        if (tok && "items" in tok) {
+          item = tok.items[index];
+        } else
+          return void 0;
+      }
+      return item;
+    };
+    visit2.parentCollection = (cst, path9) => {
+      const parent = visit2.itemAtPath(cst, path9.slice(0, -1));
+      const field = path9[path9.length - 1][0];
+      const coll = parent?.[field];
+      if (coll && "items" in coll)
+        return coll;
+      throw new Error("Parent collection not found");
+    };
+    function _visit(path9, item, visitor) {
+      let ctrl = visitor(item, path9);
+      if (typeof ctrl === "symbol")
+        return ctrl;
+      for (const field of ["key", "value"]) {
+        const token = item[field];
+        if (token && "items" in token) {
+          for (let i = 0; i < token.items.length; ++i) {
+            const ci = _visit(Object.freeze(path9.concat([[field, i]])), token.items[i], visitor);
+            if (typeof ci === "number")
+              i = ci - 1;
+            else if (ci === BREAK)
+              return BREAK;
+            else if (ci === REMOVE) {
+              token.items.splice(i, 1);
+              i -= 1;
+            }
+          }
+          if (typeof ctrl === "function" && field === "key")
+            ctrl = ctrl(item, path9);
+        }
+      }
+      return typeof ctrl === "function" ? ctrl(item, path9) : ctrl;
+    }
+    exports2.visit = visit2;
+  }
+});
+
+// node_modules/yaml/dist/parse/cst.js
+var require_cst = __commonJS({
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
+    "use strict";
+    var cstScalar = require_cst_scalar();
+    var cstStringify = require_cst_stringify();
+    var cstVisit = require_cst_visit();
+    var BOM = "\uFEFF";
+    var DOCUMENT = "";
+    var FLOW_END = "";
+    var SCALAR = "";
+    var isCollection = (token) => !!token && "items" in token;
+    var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
+    function prettyToken(token) {
+      switch (token) {
+        case BOM:
+          return "<BOM>";
+        case DOCUMENT:
+          return "<DOC>";
+        case FLOW_END:
+          return "<FLOW_END>";
+        case SCALAR:
+          return "<SCALAR>";
+        default:
+          return JSON.stringify(token);
+      }
+    }
+    function tokenType(source) {
+      switch (source) {
+        case BOM:
+          return "byte-order-mark";
+        case DOCUMENT:
+          return "doc-mode";
+        case FLOW_END:
+          return "flow-error-end";
+        case SCALAR:
+          return "scalar";
+        case "---":
+          return "doc-start";
+        case "...":
+          return "doc-end";
+        case "":
+        case "\n":
+        case "\r\n":
+          return "newline";
+        case "-":
+          return "seq-item-ind";
+        case "?":
+          return "explicit-key-ind";
+        case ":":
+          return "map-value-ind";
+        case "{":
+          return "flow-map-start";
+        case "}":
+          return "flow-map-end";
+        case "[":
+          return "flow-seq-start";
+        case "]":
+          return "flow-seq-end";
+        case ",":
+          return "comma";
+      }
+      switch (source[0]) {
+        case " ":
+        case "	":
+          return "space";
+        case "#":
+          return "comment";
+        case "%":
+          return "directive-line";
+        case "*":
+          return "alias";
+        case "&":
+          return "anchor";
+        case "!":
+          return "tag";
+        case "'":
+          return "single-quoted-scalar";
+        case '"':
+          return "double-quoted-scalar";
+        case "|":
+        case ">":
+          return "block-scalar-header";
+      }
+      return null;
+    }
+    exports2.createScalarToken = cstScalar.createScalarToken;
+    exports2.resolveAsScalar = cstScalar.resolveAsScalar;
+    exports2.setScalarValue = cstScalar.setScalarValue;
+    exports2.stringify = cstStringify.stringify;
+    exports2.visit = cstVisit.visit;
+    exports2.BOM = BOM;
+    exports2.DOCUMENT = DOCUMENT;
+    exports2.FLOW_END = FLOW_END;
+    exports2.SCALAR = SCALAR;
+    exports2.isCollection = isCollection;
+    exports2.isScalar = isScalar2;
+    exports2.prettyToken = prettyToken;
+    exports2.tokenType = tokenType;
+  }
+});
+
+// node_modules/yaml/dist/parse/lexer.js
+var require_lexer = __commonJS({
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
+    "use strict";
+    var cst = require_cst();
+    function isEmpty(ch) {
+      switch (ch) {
+        case void 0:
+        case " ":
+        case "\n":
+        case "\r":
+        case "	":
+          return true;
+        default:
+          return false;
+      }
+    }
+    var hexDigits = new Set("0123456789ABCDEFabcdef");
+    var tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
+    var flowIndicatorChars = new Set(",[]{}");
+    var invalidAnchorChars = new Set(" ,[]{}\n\r	");
+    var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
+    var Lexer = class {
+      constructor() {
+        this.atEnd = false;
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        this.buffer = "";
+        this.flowKey = false;
+        this.flowLevel = 0;
+        this.indentNext = 0;
+        this.indentValue = 0;
+        this.lineEndPos = null;
+        this.next = null;
+        this.pos = 0;
+      }
+      /**
+       * Generate YAML tokens from the `source` string. If `incomplete`,
+       * a part of the last line may be left as a buffer for the next call.
+       *
+       * @returns A generator of lexical tokens
+       */
+      *lex(source, incomplete = false) {
+        if (source) {
+          if (typeof source !== "string")
+            throw TypeError("source is not a string");
+          this.buffer = this.buffer ? this.buffer + source : source;
+          this.lineEndPos = null;
+        }
+        this.atEnd = !incomplete;
+        let next = this.next ?? "stream";
+        while (next && (incomplete || this.hasChars(1)))
+          next = yield* this.parseNext(next);
+      }
+      atLineEnd() {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (ch === " " || ch === "	")
+          ch = this.buffer[++i];
+        if (!ch || ch === "#" || ch === "\n")
+          return true;
+        if (ch === "\r")
+          return this.buffer[i + 1] === "\n";
+        return false;
+      }
+      charAt(n) {
+        return this.buffer[this.pos + n];
+      }
+      continueScalar(offset) {
+        let ch = this.buffer[offset];
+        if (this.indentNext > 0) {
+          let indent = 0;
+          while (ch === " ")
+            ch = this.buffer[++indent + offset];
+          if (ch === "\r") {
+            const next = this.buffer[indent + offset + 1];
+            if (next === "\n" || !next && !this.atEnd)
+              return offset + indent + 1;
+          }
+          return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
+        }
+        if (ch === "-" || ch === ".") {
+          const dt = this.buffer.substr(offset, 3);
+          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
+            return -1;
+        }
+        return offset;
+      }
+      getLine() {
+        let end = this.lineEndPos;
+        if (typeof end !== "number" || end !== -1 && end < this.pos) {
+          end = this.buffer.indexOf("\n", this.pos);
+          this.lineEndPos = end;
+        }
+        if (end === -1)
+          return this.atEnd ? this.buffer.substring(this.pos) : null;
+        if (this.buffer[end - 1] === "\r")
+          end -= 1;
+        return this.buffer.substring(this.pos, end);
+      }
+      hasChars(n) {
+        return this.pos + n <= this.buffer.length;
+      }
+      setNext(state) {
+        this.buffer = this.buffer.substring(this.pos);
+        this.pos = 0;
+        this.lineEndPos = null;
+        this.next = state;
+        return null;
+      }
+      peek(n) {
+        return this.buffer.substr(this.pos, n);
+      }
+      *parseNext(next) {
+        switch (next) {
+          case "stream":
+            return yield* this.parseStream();
+          case "line-start":
+            return yield* this.parseLineStart();
+          case "block-start":
+            return yield* this.parseBlockStart();
+          case "doc":
+            return yield* this.parseDocument();
+          case "flow":
+            return yield* this.parseFlowCollection();
+          case "quoted-scalar":
+            return yield* this.parseQuotedScalar();
+          case "block-scalar":
+            return yield* this.parseBlockScalar();
+          case "plain-scalar":
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseStream() {
+        let line = this.getLine();
+        if (line === null)
+          return this.setNext("stream");
+        if (line[0] === cst.BOM) {
+          yield* this.pushCount(1);
+          line = line.substring(1);
+        }
+        if (line[0] === "%") {
+          let dirEnd = line.length;
+          let cs = line.indexOf("#");
+          while (cs !== -1) {
+            const ch = line[cs - 1];
+            if (ch === " " || ch === "	") {
+              dirEnd = cs - 1;
+              break;
+            } else {
+              cs = line.indexOf("#", cs + 1);
+            }
+          }
+          while (true) {
+            const ch = line[dirEnd - 1];
+            if (ch === " " || ch === "	")
+              dirEnd -= 1;
+            else
+              break;
+          }
+          const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+          yield* this.pushCount(line.length - n);
+          this.pushNewline();
+          return "stream";
+        }
+        if (this.atLineEnd()) {
+          const sp = yield* this.pushSpaces(true);
+          yield* this.pushCount(line.length - sp);
+          yield* this.pushNewline();
+          return "stream";
+        }
+        yield cst.DOCUMENT;
+        return yield* this.parseLineStart();
+      }
+      *parseLineStart() {
+        const ch = this.charAt(0);
+        if (!ch && !this.atEnd)
+          return this.setNext("line-start");
+        if (ch === "-" || ch === ".") {
+          if (!this.atEnd && !this.hasChars(4))
+            return this.setNext("line-start");
+          const s = this.peek(3);
+          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
+            yield* this.pushCount(3);
+            this.indentValue = 0;
+            this.indentNext = 0;
+            return s === "---" ? "doc" : "stream";
+          }
+        }
+        this.indentValue = yield* this.pushSpaces(false);
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
+          this.indentNext = this.indentValue;
+        return yield* this.parseBlockStart();
+      }
+      *parseBlockStart() {
+        const [ch0, ch1] = this.peek(2);
+        if (!ch1 && !this.atEnd)
+          return this.setNext("block-start");
+        if ((ch0 === "-" || ch0 === "?" || ch0 === ":") && isEmpty(ch1)) {
+          const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+          this.indentNext = this.indentValue + 1;
+          this.indentValue += n;
+          return "block-start";
+        }
+        return "doc";
+      }
+      *parseDocument() {
+        yield* this.pushSpaces(true);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("doc");
+        let n = yield* this.pushIndicators();
+        switch (line[n]) {
+          case "#":
+            yield* this.pushCount(line.length - n);
+          // fallthrough
+          case void 0:
+            yield* this.pushNewline();
+            return yield* this.parseLineStart();
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel = 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            return "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "doc";
+          case '"':
+          case "'":
+            return yield* this.parseQuotedScalar();
+          case "|":
+          case ">":
+            n += yield* this.parseBlockScalarHeader();
+            n += yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - n);
+            yield* this.pushNewline();
+            return yield* this.parseBlockScalar();
+          default:
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseFlowCollection() {
+        let nl, sp;
+        let indent = -1;
+        do {
+          nl = yield* this.pushNewline();
+          if (nl > 0) {
+            sp = yield* this.pushSpaces(false);
+            this.indentValue = indent = sp;
+          } else {
+            sp = 0;
+          }
+          sp += yield* this.pushSpaces(true);
+        } while (nl + sp > 0);
+        const line = this.getLine();
+        if (line === null)
+          return this.setNext("flow");
+        if (indent !== -1 && indent < this.indentNext && line[0] !== "#" || indent === 0 && (line.startsWith("---") || line.startsWith("...")) && isEmpty(line[3])) {
+          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line[0] === "]" || line[0] === "}");
+          if (!atFlowEndMarker) {
+            this.flowLevel = 0;
+            yield cst.FLOW_END;
+            return yield* this.parseLineStart();
+          }
+        }
+        let n = 0;
+        while (line[n] === ",") {
+          n += yield* this.pushCount(1);
+          n += yield* this.pushSpaces(true);
+          this.flowKey = false;
+        }
+        n += yield* this.pushIndicators();
+        switch (line[n]) {
+          case void 0:
+            return "flow";
+          case "#":
+            yield* this.pushCount(line.length - n);
+            return "flow";
+          case "{":
+          case "[":
+            yield* this.pushCount(1);
+            this.flowKey = false;
+            this.flowLevel += 1;
+            return "flow";
+          case "}":
+          case "]":
+            yield* this.pushCount(1);
+            this.flowKey = true;
+            this.flowLevel -= 1;
+            return this.flowLevel ? "flow" : "doc";
+          case "*":
+            yield* this.pushUntil(isNotAnchorChar);
+            return "flow";
+          case '"':
+          case "'":
+            this.flowKey = true;
+            return yield* this.parseQuotedScalar();
+          case ":": {
+            const next = this.charAt(1);
+            if (this.flowKey || isEmpty(next) || next === ",") {
+              this.flowKey = false;
+              yield* this.pushCount(1);
+              yield* this.pushSpaces(true);
+              return "flow";
+            }
+          }
+          // fallthrough
+          default:
+            this.flowKey = false;
+            return yield* this.parsePlainScalar();
+        }
+      }
+      *parseQuotedScalar() {
+        const quote = this.charAt(0);
+        let end = this.buffer.indexOf(quote, this.pos + 1);
+        if (quote === "'") {
+          while (end !== -1 && this.buffer[end + 1] === "'")
+            end = this.buffer.indexOf("'", end + 2);
+        } else {
+          while (end !== -1) {
+            let n = 0;
+            while (this.buffer[end - 1 - n] === "\\")
+              n += 1;
+            if (n % 2 === 0)
+              break;
+            end = this.buffer.indexOf('"', end + 1);
+          }
+        }
+        const qb = this.buffer.substring(0, end);
+        let nl = qb.indexOf("\n", this.pos);
+        if (nl !== -1) {
+          while (nl !== -1) {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = qb.indexOf("\n", cs);
+          }
+          if (nl !== -1) {
+            end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
+          }
+        }
+        if (end === -1) {
+          if (!this.atEnd)
+            return this.setNext("quoted-scalar");
+          end = this.buffer.length;
+        }
+        yield* this.pushToIndex(end + 1, false);
+        return this.flowLevel ? "flow" : "doc";
+      }
+      *parseBlockScalarHeader() {
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        let i = this.pos;
+        while (true) {
+          const ch = this.buffer[++i];
+          if (ch === "+")
+            this.blockScalarKeep = true;
+          else if (ch > "0" && ch <= "9")
+            this.blockScalarIndent = Number(ch) - 1;
+          else if (ch !== "-")
+            break;
+        }
+        return yield* this.pushUntil((ch) => isEmpty(ch) || ch === "#");
+      }
+      *parseBlockScalar() {
+        let nl = this.pos - 1;
+        let indent = 0;
+        let ch;
+        loop: for (let i2 = this.pos; ch = this.buffer[i2]; ++i2) {
+          switch (ch) {
+            case " ":
+              indent += 1;
+              break;
+            case "\n":
+              nl = i2;
+              indent = 0;
+              break;
+            case "\r": {
+              const next = this.buffer[i2 + 1];
+              if (!next && !this.atEnd)
+                return this.setNext("block-scalar");
+              if (next === "\n")
+                break;
+            }
+            // fallthrough
+            default:
+              break loop;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("block-scalar");
+        if (indent >= this.indentNext) {
+          if (this.blockScalarIndent === -1)
+            this.indentNext = indent;
+          else {
+            this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
+          }
+          do {
+            const cs = this.continueScalar(nl + 1);
+            if (cs === -1)
+              break;
+            nl = this.buffer.indexOf("\n", cs);
+          } while (nl !== -1);
+          if (nl === -1) {
+            if (!this.atEnd)
+              return this.setNext("block-scalar");
+            nl = this.buffer.length;
+          }
+        }
+        let i = nl + 1;
+        ch = this.buffer[i];
+        while (ch === " ")
+          ch = this.buffer[++i];
+        if (ch === "	") {
+          while (ch === "	" || ch === " " || ch === "\r" || ch === "\n")
+            ch = this.buffer[++i];
+          nl = i - 1;
+        } else if (!this.blockScalarKeep) {
+          do {
+            let i2 = nl - 1;
+            let ch2 = this.buffer[i2];
+            if (ch2 === "\r")
+              ch2 = this.buffer[--i2];
+            const lastChar = i2;
+            while (ch2 === " ")
+              ch2 = this.buffer[--i2];
+            if (ch2 === "\n" && i2 >= this.pos && i2 + 1 + indent > lastChar)
+              nl = i2;
+            else
+              break;
+          } while (true);
+        }
+        yield cst.SCALAR;
+        yield* this.pushToIndex(nl + 1, true);
+        return yield* this.parseLineStart();
+      }
+      *parsePlainScalar() {
+        const inFlow = this.flowLevel > 0;
+        let end = this.pos - 1;
+        let i = this.pos - 1;
+        let ch;
+        while (ch = this.buffer[++i]) {
+          if (ch === ":") {
+            const next = this.buffer[i + 1];
+            if (isEmpty(next) || inFlow && flowIndicatorChars.has(next))
+              break;
+            end = i;
+          } else if (isEmpty(ch)) {
+            let next = this.buffer[i + 1];
+            if (ch === "\r") {
+              if (next === "\n") {
+                i += 1;
+                ch = "\n";
+                next = this.buffer[i + 1];
+              } else
+                end = i;
+            }
+            if (next === "#" || inFlow && flowIndicatorChars.has(next))
+              break;
+            if (ch === "\n") {
+              const cs = this.continueScalar(i + 1);
+              if (cs === -1)
+                break;
+              i = Math.max(i, cs - 2);
+            }
+          } else {
+            if (inFlow && flowIndicatorChars.has(ch))
+              break;
+            end = i;
+          }
+        }
+        if (!ch && !this.atEnd)
+          return this.setNext("plain-scalar");
+        yield cst.SCALAR;
+        yield* this.pushToIndex(end + 1, true);
+        return inFlow ? "flow" : "doc";
+      }
+      *pushCount(n) {
+        if (n > 0) {
+          yield this.buffer.substr(this.pos, n);
+          this.pos += n;
+          return n;
+        }
+        return 0;
+      }
+      *pushToIndex(i, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i);
+        if (s) {
+          yield s;
+          this.pos += s.length;
+          return s.length;
+        } else if (allowEmpty)
+          yield "";
+        return 0;
+      }
+      *pushIndicators() {
+        let n = 0;
+        loop: while (true) {
+          switch (this.charAt(0)) {
+            case "!":
+              n += yield* this.pushTag();
+              n += yield* this.pushSpaces(true);
+              continue loop;
+            case "&":
+              n += yield* this.pushUntil(isNotAnchorChar);
+              n += yield* this.pushSpaces(true);
+              continue loop;
+            case "-":
+            // this is an error
+            case "?":
+            // this is an error outside flow collections
+            case ":": {
+              const inFlow = this.flowLevel > 0;
+              const ch1 = this.charAt(1);
+              if (isEmpty(ch1) || inFlow && flowIndicatorChars.has(ch1)) {
+                if (!inFlow)
+                  this.indentNext = this.indentValue + 1;
+                else if (this.flowKey)
+                  this.flowKey = false;
+                n += yield* this.pushCount(1);
+                n += yield* this.pushSpaces(true);
+                continue loop;
+              }
+            }
+          }
+          break loop;
+        }
+        return n;
+      }
+      *pushTag() {
+        if (this.charAt(1) === "<") {
+          let i = this.pos + 2;
+          let ch = this.buffer[i];
+          while (!isEmpty(ch) && ch !== ">")
+            ch = this.buffer[++i];
+          return yield* this.pushToIndex(ch === ">" ? i + 1 : i, false);
+        } else {
+          let i = this.pos + 1;
+          let ch = this.buffer[i];
+          while (ch) {
+            if (tagChars.has(ch))
+              ch = this.buffer[++i];
+            else if (ch === "%" && hexDigits.has(this.buffer[i + 1]) && hexDigits.has(this.buffer[i + 2])) {
+              ch = this.buffer[i += 3];
+            } else
+              break;
+          }
+          return yield* this.pushToIndex(i, false);
+        }
+      }
+      *pushNewline() {
+        const ch = this.buffer[this.pos];
+        if (ch === "\n")
+          return yield* this.pushCount(1);
+        else if (ch === "\r" && this.charAt(1) === "\n")
+          return yield* this.pushCount(2);
+        else
+          return 0;
+      }
+      *pushSpaces(allowTabs) {
+        let i = this.pos - 1;
+        let ch;
+        do {
+          ch = this.buffer[++i];
+        } while (ch === " " || allowTabs && ch === "	");
+        const n = i - this.pos;
+        if (n > 0) {
+          yield this.buffer.substr(this.pos, n);
+          this.pos = i;
+        }
+        return n;
+      }
+      *pushUntil(test) {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (!test(ch))
+          ch = this.buffer[++i];
+        return yield* this.pushToIndex(i, false);
+      }
+    };
+    exports2.Lexer = Lexer;
+  }
+});
+
+// node_modules/yaml/dist/parse/line-counter.js
+var require_line_counter = __commonJS({
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+    "use strict";
+    var LineCounter3 = class {
+      constructor() {
+        this.lineStarts = [];
+        this.addNewLine = (offset) => this.lineStarts.push(offset);
+        this.linePos = (offset) => {
+          let low = 0;
+          let high = this.lineStarts.length;
+          while (low < high) {
+            const mid = low + high >> 1;
+            if (this.lineStarts[mid] < offset)
+              low = mid + 1;
+            else
+              high = mid;
+          }
+          if (this.lineStarts[low] === offset)
+            return { line: low + 1, col: 1 };
+          if (low === 0)
+            return { line: 0, col: offset };
+          const start = this.lineStarts[low - 1];
+          return { line: low, col: offset - start + 1 };
+        };
+      }
+    };
+    exports2.LineCounter = LineCounter3;
+  }
+});
+
+// node_modules/yaml/dist/parse/parser.js
+var require_parser = __commonJS({
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
+    "use strict";
+    var node_process = __require("process");
+    var cst = require_cst();
+    var lexer = require_lexer();
+    function includesToken(list2, type) {
+      for (let i = 0; i < list2.length; ++i)
+        if (list2[i].type === type)
+          return true;
+      return false;
+    }
+    function findNonEmptyIndex(list2) {
+      for (let i = 0; i < list2.length; ++i) {
+        switch (list2[i].type) {
+          case "space":
+          case "comment":
+          case "newline":
+            break;
+          default:
+            return i;
+        }
+      }
+      return -1;
+    }
+    function isFlowToken(token) {
+      switch (token?.type) {
+        case "alias":
+        case "scalar":
+        case "single-quoted-scalar":
+        case "double-quoted-scalar":
+        case "flow-collection":
+          return true;
+        default:
+          return false;
+      }
+    }
+    function getPrevProps(parent) {
+      switch (parent.type) {
+        case "document":
+          return parent.start;
+        case "block-map": {
+          const it = parent.items[parent.items.length - 1];
+          return it.sep ?? it.start;
+        }
+        case "block-seq":
+          return parent.items[parent.items.length - 1].start;
+        /* istanbul ignore next should not happen */
+        default:
+          return [];
+      }
+    }
+    function getFirstKeyStartProps(prev) {
+      if (prev.length === 0)
+        return [];
+      let i = prev.length;
+      loop: while (--i >= 0) {
+        switch (prev[i].type) {
+          case "doc-start":
+          case "explicit-key-ind":
+          case "map-value-ind":
+          case "seq-item-ind":
+          case "newline":
+            break loop;
+        }
+      }
+      while (prev[++i]?.type === "space") {
+      }
+      return prev.splice(i, prev.length);
+    }
+    function arrayPushArray(target, source) {
+      if (source.length < 1e5)
+        Array.prototype.push.apply(target, source);
+      else
+        for (let i = 0; i < source.length; ++i)
+          target.push(source[i]);
+    }
+    function fixFlowSeqItems(fc) {
+      if (fc.start.type === "flow-seq-start") {
+        for (const it of fc.items) {
+          if (it.sep && !it.value && !includesToken(it.start, "explicit-key-ind") && !includesToken(it.sep, "map-value-ind")) {
+            if (it.key)
+              it.value = it.key;
+            delete it.key;
+            if (isFlowToken(it.value)) {
+              if (it.value.end)
+                arrayPushArray(it.value.end, it.sep);
+              else
+                it.value.end = it.sep;
+            } else
+              arrayPushArray(it.start, it.sep);
+            delete it.sep;
+          }
+        }
+      }
+    }
+    var Parser = class {
+      /**
+       * @param onNewLine - If defined, called separately with the start position of
+       *   each new line (in `parse()`, including the start of input).
+       */
+      constructor(onNewLine) {
+        this.atNewLine = true;
+        this.atScalar = false;
+        this.indent = 0;
+        this.offset = 0;
+        this.onKeyLine = false;
+        this.stack = [];
+        this.source = "";
+        this.type = "";
+        this.lexer = new lexer.Lexer();
+        this.onNewLine = onNewLine;
+      }
+      /**
+       * Parse `source` as a YAML stream.
+       * If `incomplete`, a part of the last line may be left as a buffer for the next call.
+       *
+       * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
+       *
+       * @returns A generator of tokens representing each directive, document, and other structure.
+       */
+      *parse(source, incomplete = false) {
+        if (this.onNewLine && this.offset === 0)
+          this.onNewLine(0);
+        for (const lexeme of this.lexer.lex(source, incomplete))
+          yield* this.next(lexeme);
+        if (!incomplete)
+          yield* this.end();
+      }
+      /**
+       * Advance the parser by the `source` of one lexical token.
+       */
+      *next(source) {
+        this.source = source;
+        if (node_process.env.LOG_TOKENS)
+          console.log("|", cst.prettyToken(source));
+        if (this.atScalar) {
+          this.atScalar = false;
+          yield* this.step();
+          this.offset += source.length;
+          return;
+        }
+        const type = cst.tokenType(source);
+        if (!type) {
+          const message = `Not a YAML token: ${source}`;
+          yield* this.pop({ type: "error", offset: this.offset, message, source });
+          this.offset += source.length;
+        } else if (type === "scalar") {
+          this.atNewLine = false;
+          this.atScalar = true;
+          this.type = "scalar";
+        } else {
+          this.type = type;
+          yield* this.step();
+          switch (type) {
+            case "newline":
+              this.atNewLine = true;
+              this.indent = 0;
+              if (this.onNewLine)
+                this.onNewLine(this.offset + source.length);
+              break;
+            case "space":
+              if (this.atNewLine && source[0] === " ")
+                this.indent += source.length;
+              break;
+            case "explicit-key-ind":
+            case "map-value-ind":
+            case "seq-item-ind":
+              if (this.atNewLine)
+                this.indent += source.length;
+              break;
+            case "doc-mode":
+            case "flow-error-end":
+              return;
+            default:
+              this.atNewLine = false;
+          }
+          this.offset += source.length;
+        }
+      }
+      /** Call at end of input to push out any remaining constructions */
+      *end() {
+        while (this.stack.length > 0)
+          yield* this.pop();
+      }
+      get sourceToken() {
+        const st = {
+          type: this.type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+        return st;
+      }
+      *step() {
+        const top = this.peek(1);
+        if (this.type === "doc-end" && top?.type !== "doc-end") {
+          while (this.stack.length > 0)
+            yield* this.pop();
+          this.stack.push({
+            type: "doc-end",
+            offset: this.offset,
+            source: this.source
+          });
+          return;
+        }
+        if (!top)
+          return yield* this.stream();
+        switch (top.type) {
+          case "document":
+            return yield* this.document(top);
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return yield* this.scalar(top);
+          case "block-scalar":
+            return yield* this.blockScalar(top);
+          case "block-map":
+            return yield* this.blockMap(top);
+          case "block-seq":
+            return yield* this.blockSequence(top);
+          case "flow-collection":
+            return yield* this.flowCollection(top);
+          case "doc-end":
+            return yield* this.documentEnd(top);
+        }
+        yield* this.pop();
+      }
+      peek(n) {
+        return this.stack[this.stack.length - n];
+      }
+      *pop(error63) {
+        const token = error63 ?? this.stack.pop();
+        if (!token) {
+          const message = "Tried to pop an empty stack";
+          yield { type: "error", offset: this.offset, source: "", message };
+        } else if (this.stack.length === 0) {
+          yield token;
+        } else {
+          const top = this.peek(1);
+          if (token.type === "block-scalar") {
+            token.indent = "indent" in top ? top.indent : 0;
+          } else if (token.type === "flow-collection" && top.type === "document") {
+            token.indent = 0;
+          }
+          if (token.type === "flow-collection")
+            fixFlowSeqItems(token);
+          switch (top.type) {
+            case "document":
+              top.value = token;
+              break;
+            case "block-scalar":
+              top.props.push(token);
+              break;
+            case "block-map": {
+              const it = top.items[top.items.length - 1];
+              if (it.value) {
+                top.items.push({ start: [], key: token, sep: [] });
+                this.onKeyLine = true;
+                return;
+              } else if (it.sep) {
+                it.value = token;
+              } else {
+                Object.assign(it, { key: token, sep: [] });
+                this.onKeyLine = !it.explicitKey;
+                return;
+              }
+              break;
+            }
+            case "block-seq": {
+              const it = top.items[top.items.length - 1];
+              if (it.value)
+                top.items.push({ start: [], value: token });
+              else
+                it.value = token;
+              break;
+            }
+            case "flow-collection": {
+              const it = top.items[top.items.length - 1];
+              if (!it || it.value)
+                top.items.push({ start: [], key: token, sep: [] });
+              else if (it.sep)
+                it.value = token;
+              else
+                Object.assign(it, { key: token, sep: [] });
+              return;
+            }
+            /* istanbul ignore next should not happen */
+            default:
+              yield* this.pop();
+              yield* this.pop(token);
+          }
+          if ((top.type === "document" || top.type === "block-map" || top.type === "block-seq") && (token.type === "block-map" || token.type === "block-seq")) {
+            const last = token.items[token.items.length - 1];
+            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st) => st.type !== "comment" || st.indent < token.indent))) {
+              if (top.type === "document")
+                top.end = last.start;
+              else
+                top.items.push({ start: last.start });
+              token.items.splice(-1, 1);
+            }
+          }
+        }
+      }
+      *stream() {
+        switch (this.type) {
+          case "directive-line":
+            yield { type: "directive", offset: this.offset, source: this.source };
+            return;
+          case "byte-order-mark":
+          case "space":
+          case "comment":
+          case "newline":
+            yield this.sourceToken;
+            return;
+          case "doc-mode":
+          case "doc-start": {
+            const doc = {
+              type: "document",
+              offset: this.offset,
+              start: []
+            };
+            if (this.type === "doc-start")
+              doc.start.push(this.sourceToken);
+            this.stack.push(doc);
+            return;
+          }
+        }
+        yield {
+          type: "error",
+          offset: this.offset,
+          message: `Unexpected ${this.type} token in YAML stream`,
+          source: this.source
+        };
+      }
+      *document(doc) {
+        if (doc.value)
+          return yield* this.lineEnd(doc);
+        switch (this.type) {
+          case "doc-start": {
+            if (findNonEmptyIndex(doc.start) !== -1) {
+              yield* this.pop();
+              yield* this.step();
+            } else
+              doc.start.push(this.sourceToken);
+            return;
+          }
+          case "anchor":
+          case "tag":
+          case "space":
+          case "comment":
+          case "newline":
+            doc.start.push(this.sourceToken);
+            return;
+        }
+        const bv = this.startBlockValue(doc);
+        if (bv)
+          this.stack.push(bv);
+        else {
+          yield {
+            type: "error",
+            offset: this.offset,
+            message: `Unexpected ${this.type} token in YAML document`,
+            source: this.source
+          };
+        }
+      }
+      *scalar(scalar) {
+        if (this.type === "map-value-ind") {
+          const prev = getPrevProps(this.peek(2));
+          const start = getFirstKeyStartProps(prev);
+          let sep2;
+          if (scalar.end) {
+            sep2 = scalar.end;
+            sep2.push(this.sourceToken);
+            delete scalar.end;
+          } else
+            sep2 = [this.sourceToken];
+          const map2 = {
+            type: "block-map",
+            offset: scalar.offset,
+            indent: scalar.indent,
+            items: [{ start, key: scalar, sep: sep2 }]
+          };
+          this.onKeyLine = true;
+          this.stack[this.stack.length - 1] = map2;
+        } else
+          yield* this.lineEnd(scalar);
+      }
+      *blockScalar(scalar) {
+        switch (this.type) {
+          case "space":
+          case "comment":
+          case "newline":
+            scalar.props.push(this.sourceToken);
+            return;
+          case "scalar":
+            scalar.source = this.source;
+            this.atNewLine = true;
+            this.indent = 0;
+            if (this.onNewLine) {
+              let nl = this.source.indexOf("\n") + 1;
+              while (nl !== 0) {
+                this.onNewLine(this.offset + nl);
+                nl = this.source.indexOf("\n", nl) + 1;
+              }
+            }
+            yield* this.pop();
+            break;
+          /* istanbul ignore next should not happen */
+          default:
+            yield* this.pop();
+            yield* this.step();
+        }
+      }
+      *blockMap(map2) {
+        const it = map2.items[map2.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            this.onKeyLine = false;
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                map2.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "space":
+          case "comment":
+            if (it.value) {
+              map2.items.push({ start: [this.sourceToken] });
+            } else if (it.sep) {
+              it.sep.push(this.sourceToken);
+            } else {
+              if (this.atIndentedComment(it.start, map2.indent)) {
+                const prev = map2.items[map2.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  map2.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+        }
+        if (this.indent >= map2.indent) {
+          const atMapIndent = !this.onKeyLine && this.indent === map2.indent;
+          const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
+          let start = [];
+          if (atNextItem && it.sep && !it.value) {
+            const nl = [];
+            for (let i = 0; i < it.sep.length; ++i) {
+              const st = it.sep[i];
+              switch (st.type) {
+                case "newline":
+                  nl.push(i);
+                  break;
+                case "space":
+                  break;
+                case "comment":
+                  if (st.indent > map2.indent)
+                    nl.length = 0;
+                  break;
+                default:
+                  nl.length = 0;
+              }
+            }
+            if (nl.length >= 2)
+              start = it.sep.splice(nl[1]);
+          }
+          switch (this.type) {
+            case "anchor":
+            case "tag":
+              if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map2.items.push({ start });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                it.sep.push(this.sourceToken);
+              } else {
+                it.start.push(this.sourceToken);
+              }
+              return;
+            case "explicit-key-ind":
+              if (!it.sep && !it.explicitKey) {
+                it.start.push(this.sourceToken);
+                it.explicitKey = true;
+              } else if (atNextItem || it.value) {
+                start.push(this.sourceToken);
+                map2.items.push({ start, explicitKey: true });
+              } else {
+                this.stack.push({
+                  type: "block-map",
+                  offset: this.offset,
+                  indent: this.indent,
+                  items: [{ start: [this.sourceToken], explicitKey: true }]
+                });
+              }
+              this.onKeyLine = true;
+              return;
+            case "map-value-ind":
+              if (it.explicitKey) {
+                if (!it.sep) {
+                  if (includesToken(it.start, "newline")) {
+                    Object.assign(it, { key: null, sep: [this.sourceToken] });
+                  } else {
+                    const start2 = getFirstKeyStartProps(it.start);
+                    this.stack.push({
+                      type: "block-map",
+                      offset: this.offset,
+                      indent: this.indent,
+                      items: [{ start: start2, key: null, sep: [this.sourceToken] }]
+                    });
+                  }
+                } else if (it.value) {
+                  map2.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                  });
+                } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
+                  const start2 = getFirstKeyStartProps(it.start);
+                  const key = it.key;
+                  const sep2 = it.sep;
+                  sep2.push(this.sourceToken);
+                  delete it.key;
+                  delete it.sep;
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: start2, key, sep: sep2 }]
+                  });
+                } else if (start.length > 0) {
+                  it.sep = it.sep.concat(start, this.sourceToken);
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              } else {
+                if (!it.sep) {
+                  Object.assign(it, { key: null, sep: [this.sourceToken] });
+                } else if (it.value || atNextItem) {
+                  map2.items.push({ start, key: null, sep: [this.sourceToken] });
+                } else if (includesToken(it.sep, "map-value-ind")) {
+                  this.stack.push({
+                    type: "block-map",
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: [], key: null, sep: [this.sourceToken] }]
+                  });
+                } else {
+                  it.sep.push(this.sourceToken);
+                }
+              }
+              this.onKeyLine = true;
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs3 = this.flowScalar(this.type);
+              if (atNextItem || it.value) {
+                map2.items.push({ start, key: fs3, sep: [] });
+                this.onKeyLine = true;
+              } else if (it.sep) {
+                this.stack.push(fs3);
+              } else {
+                Object.assign(it, { key: fs3, sep: [] });
+                this.onKeyLine = true;
+              }
+              return;
+            }
+            default: {
+              const bv = this.startBlockValue(map2);
+              if (bv) {
+                if (bv.type === "block-seq") {
+                  if (!it.explicitKey && it.sep && !includesToken(it.sep, "newline")) {
+                    yield* this.pop({
+                      type: "error",
+                      offset: this.offset,
+                      message: "Unexpected block-seq-ind on same line with key",
+                      source: this.source
+                    });
+                    return;
+                  }
+                } else if (atMapIndent) {
+                  map2.items.push({ start });
+                }
+                this.stack.push(bv);
+                return;
+              }
+            }
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *blockSequence(seq) {
+        const it = seq.items[seq.items.length - 1];
+        switch (this.type) {
+          case "newline":
+            if (it.value) {
+              const end = "end" in it.value ? it.value.end : void 0;
+              const last = Array.isArray(end) ? end[end.length - 1] : void 0;
+              if (last?.type === "comment")
+                end?.push(this.sourceToken);
+              else
+                seq.items.push({ start: [this.sourceToken] });
+            } else
+              it.start.push(this.sourceToken);
+            return;
+          case "space":
+          case "comment":
+            if (it.value)
+              seq.items.push({ start: [this.sourceToken] });
+            else {
+              if (this.atIndentedComment(it.start, seq.indent)) {
+                const prev = seq.items[seq.items.length - 2];
+                const end = prev?.value?.end;
+                if (Array.isArray(end)) {
+                  arrayPushArray(end, it.start);
+                  end.push(this.sourceToken);
+                  seq.items.pop();
+                  return;
+                }
+              }
+              it.start.push(this.sourceToken);
+            }
+            return;
+          case "anchor":
+          case "tag":
+            if (it.value || this.indent <= seq.indent)
+              break;
+            it.start.push(this.sourceToken);
+            return;
+          case "seq-item-ind":
+            if (this.indent !== seq.indent)
+              break;
+            if (it.value || includesToken(it.start, "seq-item-ind"))
+              seq.items.push({ start: [this.sourceToken] });
+            else
+              it.start.push(this.sourceToken);
+            return;
+        }
+        if (this.indent > seq.indent) {
+          const bv = this.startBlockValue(seq);
+          if (bv) {
+            this.stack.push(bv);
+            return;
+          }
+        }
+        yield* this.pop();
+        yield* this.step();
+      }
+      *flowCollection(fc) {
+        const it = fc.items[fc.items.length - 1];
+        if (this.type === "flow-error-end") {
+          let top;
+          do {
+            yield* this.pop();
+            top = this.peek(1);
+          } while (top?.type === "flow-collection");
+        } else if (fc.end.length === 0) {
+          switch (this.type) {
+            case "comma":
+            case "explicit-key-ind":
+              if (!it || it.sep)
+                fc.items.push({ start: [this.sourceToken] });
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "map-value-ind":
+              if (!it || it.value)
+                fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                Object.assign(it, { key: null, sep: [this.sourceToken] });
+              return;
+            case "space":
+            case "comment":
+            case "newline":
+            case "anchor":
+            case "tag":
+              if (!it || it.value)
+                fc.items.push({ start: [this.sourceToken] });
+              else if (it.sep)
+                it.sep.push(this.sourceToken);
+              else
+                it.start.push(this.sourceToken);
+              return;
+            case "alias":
+            case "scalar":
+            case "single-quoted-scalar":
+            case "double-quoted-scalar": {
+              const fs3 = this.flowScalar(this.type);
+              if (!it || it.value)
+                fc.items.push({ start: [], key: fs3, sep: [] });
+              else if (it.sep)
+                this.stack.push(fs3);
+              else
+                Object.assign(it, { key: fs3, sep: [] });
+              return;
+            }
+            case "flow-map-end":
+            case "flow-seq-end":
+              fc.end.push(this.sourceToken);
+              return;
+          }
+          const bv = this.startBlockValue(fc);
+          if (bv)
+            this.stack.push(bv);
+          else {
+            yield* this.pop();
+            yield* this.step();
+          }
+        } else {
+          const parent = this.peek(2);
+          if (parent.type === "block-map" && (this.type === "map-value-ind" && parent.indent === fc.indent || this.type === "newline" && !parent.items[parent.items.length - 1].sep)) {
+            yield* this.pop();
+            yield* this.step();
+          } else if (this.type === "map-value-ind" && parent.type !== "flow-collection") {
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            fixFlowSeqItems(fc);
+            const sep2 = fc.end.splice(1, fc.end.length);
+            sep2.push(this.sourceToken);
+            const map2 = {
+              type: "block-map",
+              offset: fc.offset,
+              indent: fc.indent,
+              items: [{ start, key: fc, sep: sep2 }]
+            };
+            this.onKeyLine = true;
+            this.stack[this.stack.length - 1] = map2;
+          } else {
+            yield* this.lineEnd(fc);
+          }
+        }
+      }
+      flowScalar(type) {
+        if (this.onNewLine) {
+          let nl = this.source.indexOf("\n") + 1;
+          while (nl !== 0) {
+            this.onNewLine(this.offset + nl);
+            nl = this.source.indexOf("\n", nl) + 1;
+          }
+        }
+        return {
+          type,
+          offset: this.offset,
+          indent: this.indent,
+          source: this.source
+        };
+      }
+      startBlockValue(parent) {
+        switch (this.type) {
+          case "alias":
+          case "scalar":
+          case "single-quoted-scalar":
+          case "double-quoted-scalar":
+            return this.flowScalar(this.type);
+          case "block-scalar-header":
+            return {
+              type: "block-scalar",
+              offset: this.offset,
+              indent: this.indent,
+              props: [this.sourceToken],
+              source: ""
+            };
+          case "flow-map-start":
+          case "flow-seq-start":
+            return {
+              type: "flow-collection",
+              offset: this.offset,
+              indent: this.indent,
+              start: this.sourceToken,
+              items: [],
+              end: []
+            };
+          case "seq-item-ind":
+            return {
+              type: "block-seq",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start: [this.sourceToken] }]
+            };
+          case "explicit-key-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            start.push(this.sourceToken);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, explicitKey: true }]
+            };
+          }
+          case "map-value-ind": {
+            this.onKeyLine = true;
+            const prev = getPrevProps(parent);
+            const start = getFirstKeyStartProps(prev);
+            return {
+              type: "block-map",
+              offset: this.offset,
+              indent: this.indent,
+              items: [{ start, key: null, sep: [this.sourceToken] }]
+            };
+          }
+        }
+        return null;
+      }
+      atIndentedComment(start, indent) {
+        if (this.type !== "comment")
+          return false;
+        if (this.indent <= indent)
+          return false;
+        return start.every((st) => st.type === "newline" || st.type === "space");
+      }
+      *documentEnd(docEnd) {
+        if (this.type !== "doc-mode") {
+          if (docEnd.end)
+            docEnd.end.push(this.sourceToken);
+          else
+            docEnd.end = [this.sourceToken];
+          if (this.type === "newline")
+            yield* this.pop();
+        }
+      }
+      *lineEnd(token) {
+        switch (this.type) {
+          case "comma":
+          case "doc-start":
+          case "doc-end":
+          case "flow-seq-end":
+          case "flow-map-end":
+          case "map-value-ind":
+            yield* this.pop();
+            yield* this.step();
+            break;
+          case "newline":
+            this.onKeyLine = false;
+          // fallthrough
+          case "space":
+          case "comment":
+          default:
+            if (token.end)
+              token.end.push(this.sourceToken);
+            else
+              token.end = [this.sourceToken];
+            if (this.type === "newline")
+              yield* this.pop();
+        }
+      }
+    };
+    exports2.Parser = Parser;
+  }
+});
+
+// node_modules/yaml/dist/public-api.js
+var require_public_api = __commonJS({
+  "node_modules/yaml/dist/public-api.js"(exports2) {
+    "use strict";
+    var composer = require_composer();
+    var Document = require_Document();
+    var errors = require_errors2();
+    var log = require_log();
+    var identity = require_identity();
+    var lineCounter = require_line_counter();
+    var parser2 = require_parser();
+    function parseOptions(options2) {
+      const prettyErrors = options2.prettyErrors !== false;
+      const lineCounter$1 = options2.lineCounter || prettyErrors && new lineCounter.LineCounter() || null;
+      return { lineCounter: lineCounter$1, prettyErrors };
+    }
+    function parseAllDocuments(source, options2 = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
+      const parser$1 = new parser2.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options2);
+      const docs = Array.from(composer$1.compose(parser$1.parse(source)));
+      if (prettyErrors && lineCounter2)
+        for (const doc of docs) {
+          doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+          doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+        }
+      if (docs.length > 0)
+        return docs;
+      return Object.assign([], { empty: true }, composer$1.streamInfo());
+    }
+    function parseDocument3(source, options2 = {}) {
+      const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
+      const parser$1 = new parser2.Parser(lineCounter2?.addNewLine);
+      const composer$1 = new composer.Composer(options2);
+      let doc = null;
+      for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
+        if (!doc)
+          doc = _doc;
+        else if (doc.options.logLevel !== "silent") {
+          doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), "MULTIPLE_DOCS", "Source contains multiple documents; please use YAML.parseAllDocuments()"));
+          break;
+        }
+      }
+      if (prettyErrors && lineCounter2) {
+        doc.errors.forEach(errors.prettifyError(source, lineCounter2));
+        doc.warnings.forEach(errors.prettifyError(source, lineCounter2));
+      }
+      return doc;
+    }
+    function parse5(src, reviver, options2) {
+      let _reviver = void 0;
+      if (typeof reviver === "function") {
+        _reviver = reviver;
+      } else if (options2 === void 0 && reviver && typeof reviver === "object") {
+        options2 = reviver;
+      }
+      const doc = parseDocument3(src, options2);
+      if (!doc)
+        return null;
+      doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
+      if (doc.errors.length > 0) {
+        if (doc.options.logLevel !== "silent")
+          throw doc.errors[0];
+        else
+          doc.errors = [];
+      }
+      return doc.toJS(Object.assign({ reviver: _reviver }, options2));
+    }
+    function stringify(value, replacer, options2) {
+      let _replacer = null;
+      if (typeof replacer === "function" || Array.isArray(replacer)) {
+        _replacer = replacer;
+      } else if (options2 === void 0 && replacer) {
+        options2 = replacer;
+      }
+      if (typeof options2 === "string")
+        options2 = options2.length;
+      if (typeof options2 === "number") {
+        const indent = Math.round(options2);
+        options2 = indent < 1 ? void 0 : indent > 8 ? { indent: 8 } : { indent };
+      }
+      if (value === void 0) {
+        const { keepUndefined } = options2 ?? replacer ?? {};
+        if (!keepUndefined)
+          return void 0;
+      }
+      if (identity.isDocument(value) && !_replacer)
+        return value.toString(options2);
+      return new Document.Document(value, _replacer, options2).toString(options2);
+    }
+    exports2.parse = parse5;
+    exports2.parseAllDocuments = parseAllDocuments;
+    exports2.parseDocument = parseDocument3;
+    exports2.stringify = stringify;
+  }
+});
+
+// node_modules/yaml/dist/index.js
+var require_dist = __commonJS({
+  "node_modules/yaml/dist/index.js"(exports2) {
+    "use strict";
+    var composer = require_composer();
+    var Document = require_Document();
+    var Schema = require_Schema();
+    var errors = require_errors2();
+    var Alias = require_Alias();
+    var identity = require_identity();
+    var Pair = require_Pair();
+    var Scalar = require_Scalar();
+    var YAMLMap = require_YAMLMap();
+    var YAMLSeq = require_YAMLSeq();
+    var cst = require_cst();
+    var lexer = require_lexer();
+    var lineCounter = require_line_counter();
+    var parser2 = require_parser();
+    var publicApi = require_public_api();
+    var visit2 = require_visit();
+    exports2.Composer = composer.Composer;
+    exports2.Document = Document.Document;
+    exports2.Schema = Schema.Schema;
+    exports2.YAMLError = errors.YAMLError;
+    exports2.YAMLParseError = errors.YAMLParseError;
+    exports2.YAMLWarning = errors.YAMLWarning;
+    exports2.Alias = Alias.Alias;
+    exports2.isAlias = identity.isAlias;
+    exports2.isCollection = identity.isCollection;
+    exports2.isDocument = identity.isDocument;
+    exports2.isMap = identity.isMap;
+    exports2.isNode = identity.isNode;
+    exports2.isPair = identity.isPair;
+    exports2.isScalar = identity.isScalar;
+    exports2.isSeq = identity.isSeq;
+    exports2.Pair = Pair.Pair;
+    exports2.Scalar = Scalar.Scalar;
+    exports2.YAMLMap = YAMLMap.YAMLMap;
+    exports2.YAMLSeq = YAMLSeq.YAMLSeq;
+    exports2.CST = cst;
+    exports2.Lexer = lexer.Lexer;
+    exports2.LineCounter = lineCounter.LineCounter;
+    exports2.Parser = parser2.Parser;
+    exports2.parse = publicApi.parse;
+    exports2.parseAllDocuments = publicApi.parseAllDocuments;
+    exports2.parseDocument = publicApi.parseDocument;
+    exports2.stringify = publicApi.stringify;
+    exports2.visit = visit2.visit;
+    exports2.visitAsync = visit2.visitAsync;
   }
 });
 
@@ -19277,48 +26607,48 @@ var require_light = __commonJS({
           if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
             throw new Error("An Emitter already exists for this object");
           }
-          this.instance.on = (name, cb) => {
-            return this._addListener(name, "many", cb);
+          this.instance.on = (name3, cb) => {
+            return this._addListener(name3, "many", cb);
           };
-          this.instance.once = (name, cb) => {
-            return this._addListener(name, "once", cb);
+          this.instance.once = (name3, cb) => {
+            return this._addListener(name3, "once", cb);
           };
-          this.instance.removeAllListeners = (name = null) => {
-            if (name != null) {
-              return delete this._events[name];
+          this.instance.removeAllListeners = (name3 = null) => {
+            if (name3 != null) {
+              return delete this._events[name3];
             } else {
               return this._events = {};
             }
           };
         }
-        _addListener(name, status, cb) {
+        _addListener(name3, status, cb) {
           var base;
-          if ((base = this._events)[name] == null) {
-            base[name] = [];
+          if ((base = this._events)[name3] == null) {
+            base[name3] = [];
           }
-          this._events[name].push({ cb, status });
+          this._events[name3].push({ cb, status });
           return this.instance;
         }
-        listenerCount(name) {
-          if (this._events[name] != null) {
-            return this._events[name].length;
+        listenerCount(name3) {
+          if (this._events[name3] != null) {
+            return this._events[name3].length;
           } else {
             return 0;
           }
         }
-        async trigger(name, ...args) {
+        async trigger(name3, ...args) {
           var e, promises3;
           try {
-            if (name !== "debug") {
-              this.trigger("debug", `Event triggered: ${name}`, args);
+            if (name3 !== "debug") {
+              this.trigger("debug", `Event triggered: ${name3}`, args);
             }
-            if (this._events[name] == null) {
+            if (this._events[name3] == null) {
               return;
             }
-            this._events[name] = this._events[name].filter(function(listener) {
+            this._events[name3] = this._events[name3].filter(function(listener) {
               return listener.status !== "none";
             });
-            promises3 = this._events[name].map(async (listener) => {
+            promises3 = this._events[name3].map(async (listener) => {
               var e2, returned;
               if (listener.status === "none") {
                 return;
@@ -19396,16 +26726,16 @@ var require_light = __commonJS({
           }
         }
         shiftAll(fn) {
-          return this._lists.forEach(function(list) {
-            return list.forEachShift(fn);
+          return this._lists.forEach(function(list2) {
+            return list2.forEachShift(fn);
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list;
+          var j, len, list2;
           for (j = 0, len = arr.length; j < len; j++) {
-            list = arr[j];
-            if (list.length > 0) {
-              return list;
+            list2 = arr[j];
+            if (list2.length > 0) {
+              return list2;
             }
           }
           return [];
@@ -19807,9 +27137,9 @@ var require_light = __commonJS({
       var DLList$2, Sync;
       DLList$2 = DLList_1;
       Sync = class Sync {
-        constructor(name, Promise2) {
+        constructor(name3, Promise2) {
           this.schedule = this.schedule.bind(this);
-          this.name = name;
+          this.name = name3;
           this.Promise = Promise2;
           this._running = 0;
           this._queue = new DLList$2();
@@ -20473,7 +27803,7 @@ var require_light = __commonJS({
 });
 
 // node_modules/bottleneck/lib/parser.js
-var require_parser = __commonJS({
+var require_parser2 = __commonJS({
   "node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults, onto = {}) {
@@ -20628,53 +27958,53 @@ var require_Events = __commonJS({
         if (this.instance.on != null || this.instance.once != null || this.instance.removeAllListeners != null) {
           throw new Error("An Emitter already exists for this object");
         }
-        this.instance.on = (name, cb) => {
-          return this._addListener(name, "many", cb);
+        this.instance.on = (name3, cb) => {
+          return this._addListener(name3, "many", cb);
         };
-        this.instance.once = (name, cb) => {
-          return this._addListener(name, "once", cb);
+        this.instance.once = (name3, cb) => {
+          return this._addListener(name3, "once", cb);
         };
-        this.instance.removeAllListeners = (name = null) => {
-          if (name != null) {
-            return delete this._events[name];
+        this.instance.removeAllListeners = (name3 = null) => {
+          if (name3 != null) {
+            return delete this._events[name3];
           } else {
             return this._events = {};
           }
         };
       }
-      _addListener(name, status, cb) {
+      _addListener(name3, status, cb) {
         var base;
-        if ((base = this._events)[name] == null) {
-          base[name] = [];
+        if ((base = this._events)[name3] == null) {
+          base[name3] = [];
         }
-        this._events[name].push({
+        this._events[name3].push({
           cb,
           status
         });
         return this.instance;
       }
-      listenerCount(name) {
-        if (this._events[name] != null) {
-          return this._events[name].length;
+      listenerCount(name3) {
+        if (this._events[name3] != null) {
+          return this._events[name3].length;
         } else {
           return 0;
         }
       }
-      trigger(name, ...args) {
+      trigger(name3, ...args) {
         var _this = this;
         return _asyncToGenerator2(function* () {
           var e, promises3;
           try {
-            if (name !== "debug") {
-              _this.trigger("debug", `Event triggered: ${name}`, args);
+            if (name3 !== "debug") {
+              _this.trigger("debug", `Event triggered: ${name3}`, args);
             }
-            if (_this._events[name] == null) {
+            if (_this._events[name3] == null) {
               return;
             }
-            _this._events[name] = _this._events[name].filter(function(listener) {
+            _this._events[name3] = _this._events[name3].filter(function(listener) {
               return listener.status !== "none";
             });
-            promises3 = _this._events[name].map(
+            promises3 = _this._events[name3].map(
               /* @__PURE__ */ (function() {
                 var _ref = _asyncToGenerator2(function* (listener) {
                   var e2, returned;
@@ -20769,16 +28099,16 @@ var require_Queues = __commonJS({
         }
       }
       shiftAll(fn) {
-        return this._lists.forEach(function(list) {
-          return list.forEachShift(fn);
+        return this._lists.forEach(function(list2) {
+          return list2.forEachShift(fn);
         });
       }
       getFirst(arr = this._lists) {
-        var j, len, list;
+        var j, len, list2;
         for (j = 0, len = arr.length; j < len; j++) {
-          list = arr[j];
-          if (list.length > 0) {
-            return list;
+          list2 = arr[j];
+          if (list2.length > 0) {
+            return list2;
           }
         }
         return [];
@@ -20842,7 +28172,7 @@ var require_Job = __commonJS({
     var parser2;
     NUM_PRIORITIES = 10;
     DEFAULT_PRIORITY = 5;
-    parser2 = require_parser();
+    parser2 = require_parser2();
     BottleneckError = require_BottleneckError();
     Job = class Job {
       constructor(task, args, options2, jobDefaults, rejectOnDrop, Events2, _states, Promise2) {
@@ -21042,7 +28372,7 @@ var require_LocalDatastore = __commonJS({
     var BottleneckError;
     var LocalDatastore;
     var parser2;
-    parser2 = require_parser();
+    parser2 = require_parser2();
     BottleneckError = require_BottleneckError();
     LocalDatastore = class LocalDatastore {
       constructor(instance, storeOptions, storeInstanceOptions) {
@@ -21556,12 +28886,12 @@ var require_Scripts = __commonJS({
       }
     };
     exports2.names = Object.keys(templates);
-    exports2.keys = function(name, id) {
-      return templates[name].keys(id);
+    exports2.keys = function(name3, id) {
+      return templates[name3].keys(id);
     };
-    exports2.payload = function(name) {
+    exports2.payload = function(name3) {
       var template;
-      template = templates[name];
+      template = templates[name3];
       return Array.prototype.concat(headers.refs, template.headers.map(function(h) {
         return headers[h];
       }), template.refresh_expiration ? headers.refresh_expiration : "", template.code).join("\n");
@@ -21606,7 +28936,7 @@ var require_RedisConnection = __commonJS({
     var RedisConnection;
     var Scripts;
     var parser;
-    parser = require_parser();
+    parser = require_parser2();
     Events = require_Events();
     Scripts = require_Scripts();
     RedisConnection = function() {
@@ -21654,15 +28984,15 @@ var require_RedisConnection = __commonJS({
             }
           });
         }
-        _loadScript(name) {
+        _loadScript(name3) {
           return new this.Promise((resolve, reject) => {
             var payload;
-            payload = Scripts.payload(name);
+            payload = Scripts.payload(name3);
             return this.client.multi([["script", "load", payload]]).exec((err, replies) => {
               if (err != null) {
                 return reject(err);
               }
-              this.shas[name] = replies[0];
+              this.shas[name3] = replies[0];
               return resolve(replies[0]);
             });
           });
@@ -21728,12 +29058,12 @@ var require_RedisConnection = __commonJS({
             })()
           ));
         }
-        __scriptArgs__(name, id, args, cb) {
+        __scriptArgs__(name3, id, args, cb) {
           var keys;
-          keys = Scripts.keys(name, id);
-          return [this.shas[name], keys.length].concat(keys, args, cb);
+          keys = Scripts.keys(name3, id);
+          return [this.shas[name3], keys.length].concat(keys, args, cb);
         }
-        __scriptFn__(name) {
+        __scriptFn__(name3) {
           return this.client.evalsha.bind(this.client);
         }
         disconnect(flush = true) {
@@ -21833,7 +29163,7 @@ var require_IORedisConnection = __commonJS({
     var IORedisConnection;
     var Scripts;
     var parser;
-    parser = require_parser();
+    parser = require_parser2();
     Events = require_Events();
     Scripts = require_Scripts();
     IORedisConnection = function() {
@@ -21887,9 +29217,9 @@ var require_IORedisConnection = __commonJS({
           });
         }
         _loadScripts() {
-          return Scripts.names.forEach((name) => {
-            return this.client.defineCommand(name, {
-              lua: Scripts.payload(name)
+          return Scripts.names.forEach((name3) => {
+            return this.client.defineCommand(name3, {
+              lua: Scripts.payload(name3)
             });
           });
         }
@@ -21932,13 +29262,13 @@ var require_IORedisConnection = __commonJS({
             })()
           );
         }
-        __scriptArgs__(name, id, args, cb) {
+        __scriptArgs__(name3, id, args, cb) {
           var keys;
-          keys = Scripts.keys(name, id);
+          keys = Scripts.keys(name3, id);
           return [keys.length].concat(keys, args, cb);
         }
-        __scriptFn__(name) {
-          return this.client[name].bind(this.client);
+        __scriptFn__(name3) {
+          return this.client[name3].bind(this.client);
         }
         disconnect(flush = true) {
           var i, k, len, ref;
@@ -22043,7 +29373,7 @@ var require_RedisDatastore = __commonJS({
     var RedisConnection2;
     var RedisDatastore;
     var parser2;
-    parser2 = require_parser();
+    parser2 = require_parser2();
     BottleneckError = require_BottleneckError();
     RedisConnection2 = require_RedisConnection();
     IORedisConnection2 = require_IORedisConnection();
@@ -22162,35 +29492,35 @@ var require_RedisDatastore = __commonJS({
           return this.connection.disconnect(flush);
         }
       }
-      runScript(name, args) {
+      runScript(name3, args) {
         var _this3 = this;
         return _asyncToGenerator2(function* () {
-          if (!(name === "init" || name === "register_client")) {
+          if (!(name3 === "init" || name3 === "register_client")) {
             yield _this3.ready;
           }
           return new _this3.Promise((resolve, reject) => {
             var all_args, arr;
             all_args = [Date.now(), _this3.clientId].concat(args);
-            _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
-            arr = _this3.connection.__scriptArgs__(name, _this3.originalId, all_args, function(err, replies) {
+            _this3.instance.Events.trigger("debug", `Calling Redis script: ${name3}.lua`, all_args);
+            arr = _this3.connection.__scriptArgs__(name3, _this3.originalId, all_args, function(err, replies) {
               if (err != null) {
                 return reject(err);
               }
               return resolve(replies);
             });
-            return _this3.connection.__scriptFn__(name)(...arr);
+            return _this3.connection.__scriptFn__(name3)(...arr);
           }).catch((e) => {
             if (e.message === "SETTINGS_KEY_NOT_FOUND") {
-              if (name === "heartbeat") {
+              if (name3 === "heartbeat") {
                 return _this3.Promise.resolve();
               } else {
                 return _this3.runScript("init", _this3.prepareInitSettings(false)).then(() => {
-                  return _this3.runScript(name, args);
+                  return _this3.runScript(name3, args);
                 });
               }
             } else if (e.message === "UNKNOWN_CLIENT") {
               return _this3.runScript("register_client", [_this3.instance.queued()]).then(() => {
-                return _this3.runScript(name, args);
+                return _this3.runScript(name3, args);
               });
             } else {
               return _this3.Promise.reject(e);
@@ -22440,9 +29770,9 @@ var require_Sync = __commonJS({
     var Sync;
     DLList = require_DLList();
     Sync = class Sync {
-      constructor(name, Promise2) {
+      constructor(name3, Promise2) {
         this.schedule = this.schedule.bind(this);
-        this.name = name;
+        this.name = name3;
         this.Promise = Promise2;
         this._running = 0;
         this._queue = new DLList();
@@ -22578,7 +29908,7 @@ var require_Group = __commonJS({
     var RedisConnection2;
     var Scripts2;
     var parser2;
-    parser2 = require_parser();
+    parser2 = require_parser2();
     Events2 = require_Events();
     RedisConnection2 = require_RedisConnection();
     IORedisConnection2 = require_IORedisConnection();
@@ -22737,7 +30067,7 @@ var require_Batcher = __commonJS({
     var Batcher;
     var Events2;
     var parser2;
-    parser2 = require_parser();
+    parser2 = require_parser2();
     Events2 = require_Events();
     Batcher = function() {
       class Batcher2 {
@@ -22872,7 +30202,7 @@ var require_Bottleneck = __commonJS({
     var splice = [].splice;
     NUM_PRIORITIES = 10;
     DEFAULT_PRIORITY = 5;
-    parser2 = require_parser();
+    parser2 = require_parser2();
     Queues = require_Queues();
     Job = require_Job();
     LocalDatastore = require_LocalDatastore();
@@ -23808,23 +31138,23 @@ var ExitCode;
   ExitCode2[ExitCode2["Success"] = 0] = "Success";
   ExitCode2[ExitCode2["Failure"] = 1] = "Failure";
 })(ExitCode || (ExitCode = {}));
-function getInput(name, options2) {
-  const val = process.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] || "";
+function getInput(name3, options2) {
+  const val = process.env[`INPUT_${name3.replace(/ /g, "_").toUpperCase()}`] || "";
   if (options2 && options2.required && !val) {
-    throw new Error(`Input required and not supplied: ${name}`);
+    throw new Error(`Input required and not supplied: ${name3}`);
   }
   if (options2 && options2.trimWhitespace === false) {
     return val;
   }
   return val.trim();
 }
-function setOutput(name, value) {
+function setOutput(name3, value) {
   const filePath = process.env["GITHUB_OUTPUT"] || "";
   if (filePath) {
-    return issueFileCommand("OUTPUT", prepareKeyValueMessage(name, value));
+    return issueFileCommand("OUTPUT", prepareKeyValueMessage(name3, value));
   }
   process.stdout.write(os4.EOL);
-  issueCommand("set-output", { name }, toCommandValue(value));
+  issueCommand("set-output", { name: name3 }, toCommandValue(value));
 }
 function setFailed(message) {
   process.exitCode = ExitCode.Failure;
@@ -24185,9 +31515,9 @@ var UserError = class extends Error {
   }
   exitCode;
 };
-function issuePath(path5) {
+function issuePath(path9) {
   let out = "";
-  for (const key of path5) {
+  for (const key of path9) {
     if (typeof key === "number") out += `[${key}]`;
     else out += out ? `.${String(key)}` : String(key);
   }
@@ -24205,10 +31535,10 @@ function formatSchemaError(file2, error63, lineOf) {
 // src/util/inputs.ts
 var PERCENTAGE = { ok: (x) => x >= 0, what: "a percentage >= 0" };
 var PROBABILITY = { ok: (x) => x > 0 && x < 1, what: "a number between 0 and 1" };
-function numberInput(name, text, rule) {
+function numberInput(name3, text, rule) {
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value) || !rule.ok(value)) {
-    throw new UserError(`${name}: expected ${rule.what}, got '${text}'`);
+    throw new UserError(`${name3}: expected ${rule.what}, got '${text}'`);
   }
   return value;
 }
@@ -24232,14 +31562,14 @@ function pickDefined(object2, keys) {
 }
 
 // report/src/input-helper.ts
-function number(read, name, rule) {
-  return numberInput(`input '${name}'`, read(name), rule);
+function number(read, name3, rule) {
+  return numberInput(`input '${name3}'`, read(name3), rule);
 }
-function booleanInput(read, name) {
-  const text = read(name);
+function booleanInput(read, name3) {
+  const text = read(name3);
   if (["true", "True", "TRUE"].includes(text)) return true;
   if (["false", "False", "FALSE"].includes(text)) return false;
-  throw new Error(`input '${name}': expected true or false, got '${text}'`);
+  throw new Error(`input '${name3}': expected true or false, got '${text}'`);
 }
 function readEvent(env) {
   const file2 = env.GITHUB_EVENT_PATH;
@@ -24250,10 +31580,10 @@ function readEvent(env) {
     throw new Error(`GITHUB_EVENT_PATH ${file2}: cannot read the event payload (${err.message})`);
   }
 }
-function urlInput(read, name) {
-  const url2 = read(name) || void 0;
+function urlInput(read, name3) {
+  const url2 = read(name3) || void 0;
   if (url2 !== void 0 && httpUrl(url2) === void 0) {
-    throw new Error(`input '${name}': expected an http(s) URL, got '${url2}'`);
+    throw new Error(`input '${name3}': expected an http(s) URL, got '${url2}'`);
   }
   return url2;
 }
@@ -24311,7 +31641,7 @@ function detailsUrlInput(read, env) {
   }
   return detailsUrl;
 }
-function getSettings(read = (name) => getInput(name).trim(), env = process.env) {
+function getSettings(read = (name3) => getInput(name3).trim(), env = process.env) {
   const results = read("results").split("\n").map((line) => line.trim()).filter((line) => line !== "");
   if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
   const repository = read("repository") || env.GITHUB_REPOSITORY || "";
@@ -24375,9 +31705,9 @@ async function writeJobSummary(markdown, env = process.env) {
 }
 
 // src/report/comment-runs.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { readdir as readdir2, stat as stat3 } from "node:fs/promises";
-import path4 from "node:path";
+import { existsSync as existsSync3 } from "node:fs";
+import { readdir as readdir5, stat as stat6 } from "node:fs/promises";
+import path8 from "node:path";
 
 // src/instructions/compare.ts
 import { readFile as readFile2 } from "node:fs/promises";
@@ -25200,10 +32530,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path5) {
-  if (!path5)
+function getElementAtPath(obj, path9) {
+  if (!path9)
     return obj;
-  return path5.reduce((acc, key) => acc?.[key], obj);
+  return path9.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -25502,12 +32832,12 @@ function merge(a, b) {
   });
   return clone(a, def);
 }
-function partial(Class2, schema, mask, name = "partial") {
+function partial(Class2, schema, mask, name3 = "partial") {
   const currDef = schema._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
-    throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
+    throw new Error(`.${name3}() cannot be used on object schemas containing refinements`);
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
@@ -25543,11 +32873,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path5, issues) {
+function prefixIssues(path9, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path5);
+    iss.path.unshift(path9);
     return iss;
   });
 }
@@ -25847,7 +33177,7 @@ function newError(Definition) {
   return new Definition();
 }
 // @__NO_SIDE_EFFECTS__
-function $constructor(name, initializer3, proto, params) {
+function $constructor(name3, initializer3, proto, params) {
   const zodProto = {};
   function Internals(def) {
     this.def = def;
@@ -25865,10 +33195,10 @@ function $constructor(name, initializer3, proto, params) {
       } finally {
         _zodDesc.value = void 0;
       }
-    } else if (inst._zod.traits.has(name)) {
+    } else if (inst._zod.traits.has(name3)) {
       return;
     }
-    inst._zod.traits.add(name);
+    inst._zod.traits.add(name3);
     initializer3(inst, def);
     if (initialized) {
       const own2 = Object.getPrototypeOf(inst);
@@ -25894,7 +33224,7 @@ function $constructor(name, initializer3, proto, params) {
   const Parent = params?.Parent ?? Object;
   class Definition extends Parent {
   }
-  Object.defineProperty(Definition, "name", { value: name });
+  Object.defineProperty(Definition, "name", { value: name3 });
   function _(def) {
     const inst = params?.Parent ? newError(Definition) : this;
     init(inst, def);
@@ -25915,10 +33245,10 @@ function $constructor(name, initializer3, proto, params) {
     value: (inst) => {
       if (params?.Parent && inst instanceof params.Parent)
         return true;
-      return inst?._zod?.traits?.has(name);
+      return inst?._zod?.traits?.has(name3);
     }
   });
-  Object.defineProperty(_, "name", { value: name });
+  Object.defineProperty(_, "name", { value: name3 });
   return _;
 }
 var $brand = /* @__PURE__ */ Symbol("zod_brand");
@@ -25928,8 +33258,8 @@ var $ZodAsyncError = class extends Error {
   }
 };
 var $ZodEncodeError = class extends Error {
-  constructor(name) {
-    super(`Encountered unidirectional transform during encode: ${name}`);
+  constructor(name3) {
+    super(`Encountered unidirectional transform during encode: ${name3}`);
     this.name = "ZodEncodeError";
   }
 };
@@ -26009,16 +33339,16 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
 }
 function formatError(error63, mapper = (issue3) => issue3.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path5 = []) => {
+  const processError = (error64, path9 = []) => {
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path5, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path9, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path5, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path5, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
       } else {
-        const fullpath = [...path5, ...issue3.path];
+        const fullpath = [...path9, ...issue3.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue3));
         } else {
@@ -26057,17 +33387,17 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
 }
 function treeifyError(error63, mapper = (issue3) => issue3.message) {
   const result = { errors: [] };
-  const processError = (error64, path5 = []) => {
+  const processError = (error64, path9 = []) => {
     var _a3;
     for (const issue3 of error64.issues) {
       if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path5, ...issue3.path]));
+        issue3.errors.map((issues) => processError({ issues }, [...path9, ...issue3.path]));
       } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path5, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
       } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path5, ...issue3.path]);
+        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
       } else {
-        const fullpath = [...path5, ...issue3.path];
+        const fullpath = [...path9, ...issue3.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue3));
           continue;
@@ -26106,8 +33436,8 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path5 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path5) {
+  const path9 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path9) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -34356,11 +41686,11 @@ var error38 = () => {
       case "too_small": {
         const adj = issue3.inclusive ? ">=" : ">";
         const sizing = getSizing(issue3.origin);
-        const shortName = issue3.origin === "date" ? "vroeg" : issue3.origin === "string" ? "kort" : "klein";
+        const shortName2 = issue3.origin === "date" ? "vroeg" : issue3.origin === "string" ? "kort" : "klein";
         if (sizing) {
-          return `Te ${shortName}: verwacht dat ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
+          return `Te ${shortName2}: verwacht dat ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
         }
-        return `Te ${shortName}: verwacht dat ${issue3.origin} ${adj}${issue3.minimum.toString()} is`;
+        return `Te ${shortName2}: verwacht dat ${issue3.origin} ${adj}${issue3.minimum.toString()} is`;
       }
       case "invalid_format": {
         const _issue = issue3;
@@ -37456,13 +44786,13 @@ ${code}
   return fn;
 }
 function addConstant(ctx, value) {
-  for (const [name2, v] of ctx.constants) {
+  for (const [name4, v] of ctx.constants) {
     if (v === value)
-      return name2;
+      return name4;
   }
-  const name = `c${ctx.constantCounter++}`;
-  ctx.constants.set(name, value);
-  return name;
+  const name3 = `c${ctx.constantCounter++}`;
+  ctx.constants.set(name3, value);
+  return name3;
 }
 function addUserConstant(ctx, fn) {
   ctx.definite = false;
@@ -40588,8 +47918,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list)
+  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list2)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -43245,13 +50575,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path5 = ref.slice(1).split("/").filter(Boolean);
-  if (path5.length === 0) {
+  const path9 = ref.slice(1).split("/").filter(Boolean);
+  if (path9.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path5[0] === defsKey) {
-    const key = path5[1] === void 0 ? void 0 : decodeJSONPointerSegment(path5[1]);
+  if (path9[0] === defsKey) {
+    const key = path9[1] === void 0 ? void 0 : decodeJSONPointerSegment(path9[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -44526,7 +51856,7 @@ function medianOf(values3) {
 function cellValues(cell) {
   const reps = cell.repetitions;
   const latencyMs = {};
-  for (const stat4 of LATENCY_STATS) latencyMs[stat4] = medianOf(reps.map((r) => r.latencyMs[stat4]));
+  for (const stat7 of LATENCY_STATS) latencyMs[stat7] = medianOf(reps.map((r) => r.latencyMs[stat7]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs = {};
   for (const key of keys) {
@@ -44576,14 +51906,14 @@ function cellColumn(cell, proxyVersion) {
   return column;
 }
 function chooseBaseline(columns, requested) {
-  const name = requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
-  if (name === void 0) return { baselineProblem: "no proxy ran" };
-  const column = columns.find((c) => c.proxy === name);
-  if (column === void 0) return { baselineProblem: `baseline ${name} did not run in this scenario` };
+  const name3 = requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
+  if (name3 === void 0) return { baselineProblem: "no proxy ran" };
+  const column = columns.find((c) => c.proxy === name3);
+  if (column === void 0) return { baselineProblem: `baseline ${name3} did not run in this scenario` };
   if (column.status !== "ok" && !column.bound) {
-    return { baseline: name, baselineProblem: `baseline ${name} is ${column.status}: no changes computed` };
+    return { baseline: name3, baselineProblem: `baseline ${name3} is ${column.status}: no changes computed` };
   }
-  return { baseline: name };
+  return { baseline: name3 };
 }
 function orderColumns(columns, baseline) {
   const first = columns.filter((c) => c.proxy === baseline);
@@ -44593,8 +51923,8 @@ function groupKey(cell) {
   return `${cell.scenario}\0${cell.load.label}\0${cell.engine}\0${cell.variant ?? ""}`;
 }
 function describeLayout(cpus) {
-  const list = (xs) => xs.length ? xs.join(",") : "any";
-  return `load generator ${list(cpus.loadgen)}, proxy ${list(cpus.proxy)}, upstream ${list(cpus.upstream)}`;
+  const list2 = (xs) => xs.length ? xs.join(",") : "any";
+  return `load generator ${list2(cpus.loadgen)}, proxy ${list2(cpus.proxy)}, upstream ${list2(cpus.upstream)}`;
 }
 function buildHeader(results) {
   const env = results.environment;
@@ -44622,11 +51952,11 @@ function buildHeader(results) {
       proxies.set(cell.proxy, cell.proxyVersion);
   }
   if (proxies.size > 0) {
-    facts.push(["Proxies", [...proxies.entries()].map(([name, version2]) => `${name} ${version2}`).join(", ")]);
+    facts.push(["Proxies", [...proxies.entries()].map(([name3, version2]) => `${name3} ${version2}`).join(", ")]);
   }
   const tools = Object.entries(env.tools);
   if (tools.length > 0)
-    facts.push(["Tools", tools.map(([name, version2]) => `${name} ${version2}`).join(", ")]);
+    facts.push(["Tools", tools.map(([name3, version2]) => `${name3} ${version2}`).join(", ")]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
   if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
   return {
@@ -44639,8 +51969,8 @@ function buildReport(results, options2 = {}) {
   const groups2 = /* @__PURE__ */ new Map();
   for (const cell of results.cells) {
     const key = groupKey(cell);
-    const list = groups2.get(key);
-    if (list) list.push(cell);
+    const list2 = groups2.get(key);
+    if (list2) list2.push(cell);
     else groups2.set(key, [cell]);
   }
   const order = results.settings.proxies;
@@ -44771,15 +52101,15 @@ function latencyTable(group) {
       proxy: column.proxy,
       status: column.status,
       baseline: column.proxy === group.baseline,
-      cells: LATENCY_STATS.map((stat4) => {
+      cells: LATENCY_STATS.map((stat7) => {
         const bad = notOk(column);
         if (bad) return bad;
-        const value = column.values?.latencyMs[stat4];
+        const value = column.values?.latencyMs[stat7];
         const cell = {};
         if (value !== void 0 && Number.isFinite(value)) cell.value = value;
         const bound = boundOf(column, "latency");
         if (bound) cell.bound = bound;
-        const baseValue = base?.values?.latencyMs[stat4];
+        const baseValue = base?.values?.latencyMs[stat7];
         if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
           cell.delta = cell.value - baseValue;
         }
@@ -45025,11 +52355,11 @@ function pickVariants(results, asked) {
       `${results.runId}: this run holds ${names.length === 0 ? "no variants" : `one variant (${names.join("")})`}; compare two runs with 'proxybench compare BASE HEAD', or run with --variant base=DIR --variant head=DIR`
     );
   }
-  const pick2 = (flag, name, preferred, fallback) => {
-    if (name !== void 0 && !names.includes(name)) {
-      throw new UserError(`${flag}: no variant '${name}' in this run (its variants: ${names.join(", ")})`);
+  const pick2 = (flag, name3, preferred, fallback) => {
+    if (name3 !== void 0 && !names.includes(name3)) {
+      throw new UserError(`${flag}: no variant '${name3}' in this run (its variants: ${names.join(", ")})`);
     }
-    return name ?? (names.includes(preferred) ? preferred : fallback);
+    return name3 ?? (names.includes(preferred) ? preferred : fallback);
   };
   const base = pick2("--base", asked.base, "base", names[0]);
   const head = pick2("--head", asked.head, "head", names.find((n) => n !== base) ?? names[1]);
@@ -45145,7 +52475,7 @@ function looksOf(results, alpha) {
 }
 function compareVariants(results, options2 = {}) {
   const [baseName2, headName] = pickVariants(results, options2);
-  const of = (name) => results.cells.filter((c) => c.variant === name);
+  const of = (name3) => results.cells.filter((c) => c.variant === name3);
   const matched = matchCells(of(baseName2), of(headName));
   const level = familyLevel(options2);
   const members2 = matched.pairs.flatMap(({ base, head }, c) => pairedMembers(base, head, c));
@@ -45303,8 +52633,8 @@ function eventCost(events, costs, event) {
   const i = events.indexOf(event);
   return i < 0 ? 0 : costs[i] ?? 0;
 }
-function baseName(name) {
-  return name.replace(/'\d+$/, "");
+function baseName(name3) {
+  return name3.replace(/'\d+$/, "");
 }
 function resolveName(state, kind, value) {
   const table = state.names[kind] ??= /* @__PURE__ */ new Map();
@@ -45344,13 +52674,13 @@ function headerLine(state, key, value) {
 function specLine(state, key, value) {
   const kind = COMPRESSED[key];
   if (kind === void 0) return;
-  const name = resolveName(state, kind, value);
-  if (key === "ob") state.ob = name.split("/").pop() ?? name;
+  const name3 = resolveName(state, kind, value);
+  if (key === "ob") state.ob = name3.split("/").pop() ?? name3;
   if (key === "fn") {
-    state.fn = baseName(name);
+    state.fn = baseName(name3);
     if (state.ob !== void 0 && !state.objects.has(state.fn)) state.objects.set(state.fn, state.ob);
   }
-  if (key === "cfn") state.cfn = baseName(name);
+  if (key === "cfn") state.cfn = baseName(name3);
 }
 function costLine(state, line) {
   if (state.fn === void 0) return;
@@ -45395,12 +52725,12 @@ function totals(state) {
 }
 function functions(state) {
   const names = /* @__PURE__ */ new Set([...state.self.keys(), ...state.calls.keys()]);
-  return [...names].map((name) => {
-    const self2 = state.events.map((_, i) => state.self.get(name)?.[i] ?? 0);
-    const called = state.calls.get(name);
+  return [...names].map((name3) => {
+    const self2 = state.events.map((_, i) => state.self.get(name3)?.[i] ?? 0);
+    const called = state.calls.get(name3);
     const inclusive = self2.map((c, i) => c + (called?.[i] ?? 0));
-    const object2 = state.objects.get(name);
-    return { name, ...object2 === void 0 ? {} : { object: object2 }, self: self2, inclusive };
+    const object2 = state.objects.get(name3);
+    return { name: name3, ...object2 === void 0 ? {} : { object: object2 }, self: self2, inclusive };
   });
 }
 
@@ -45435,10 +52765,10 @@ async function functionsPerRequest(cell, dir) {
   }
   const names = new Set(perRep.flatMap((m) => [...m.keys()]));
   const out = /* @__PURE__ */ new Map();
-  for (const name of names) {
-    const all = perRep.map((m) => m.get(name));
+  for (const name3 of names) {
+    const all = perRep.map((m) => m.get(name3));
     const object2 = all.find((f) => f?.object !== void 0)?.object;
-    out.set(name, {
+    out.set(name3, {
       self: median(all.map((f) => f?.self ?? 0)),
       inclusive: median(all.map((f) => f?.inclusive ?? 0)),
       ...object2 === void 0 ? {} : { object: object2 }
@@ -45448,14 +52778,14 @@ async function functionsPerRequest(cell, dir) {
 }
 function largestChanges(base, head, kind, top = WHERE_TOP) {
   const names = /* @__PURE__ */ new Set([...base.keys(), ...head.keys()]);
-  const changes = [...names].map((name) => {
-    const b = base.get(name);
-    const h = head.get(name);
+  const changes = [...names].map((name3) => {
+    const b = base.get(name3);
+    const h = head.get(name3);
     const object2 = h?.object ?? b?.object;
     const before = b?.[kind] ?? 0;
     const after = h?.[kind] ?? 0;
     return {
-      name,
+      name: name3,
       ...object2 === void 0 ? {} : { object: object2 },
       base: before,
       head: after,
@@ -45664,160 +52994,221 @@ function cellRunners(results) {
   return out;
 }
 
-// src/report/escape.ts
-var HTML_ENTITIES = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;"
-};
-var MARKDOWN_PUNCTUATION = /[\\`*_[\]|~$]/g;
-var ZERO_WIDTH_SPACE = "​";
-var BLOCK_START = /^(\s*)(#{1,6}(?=\s|$)|[-+](?=\s|$)|\d{1,9}[.)](?=\s|$)|[-=]+(?=\s*$))/;
-function escapeLast(marker) {
-  return `${marker.slice(0, -1)}\\${marker.slice(-1)}`;
-}
-function escapeMarkdown(text) {
-  return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ").replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c).replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`).replace(BLOCK_START, (_, space, marker) => `${space}${escapeLast(marker)}`).replace(/@(?=\S)/g, `@${ZERO_WIDTH_SPACE}`).replace(/#(?=\d)/g, `#${ZERO_WIDTH_SPACE}`).replace(/(gh)-(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}-`).replace(/:\/\//g, `:${ZERO_WIDTH_SPACE}//`).replace(/(www)\./gi, `$1${ZERO_WIDTH_SPACE}.`);
-}
+// src/studies/read-run.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { readdir as readdir4, stat as stat5 } from "node:fs/promises";
+import path7 from "node:path";
 
-// src/instructions/report.ts
-function formatCount(x) {
-  return x.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-}
-function values2(cell, key) {
-  return cell.repetitions.flatMap((r) => r.status === "ok" && r[key] !== void 0 ? [r[key]] : []);
-}
-function row(cell) {
-  const name = escapeMarkdown(cell.variant === void 0 ? cell.proxy : `${cell.proxy} (${cell.variant})`);
-  if (cell.status !== "ok") return `| ${name} | ${cell.status} | | | ${cell.repetitions.length} |`;
-  const ir = values2(cell, "instructionsPerRequest");
-  if (ir.length === 0) return `| ${name} | not yet measured | | | 0 |`;
-  const cycles = values2(cell, "cyclesPerRequest");
-  const cyc = cycles.length > 0 ? formatCount(median(cycles)) : "n/a";
-  return `| ${name} | ${formatCount(median(ir))} | ${spreadPct(ir).toFixed(3)}% | ${cyc} | ${ir.length} |`;
-}
-function renderInstructionsMarkdown(results) {
-  const s = results.settings;
-  const lines = [
-    `## proxybench instructions: ${escapeMarkdown(results.runId)}`,
-    "",
-    `Each repetition: the proxy alone under callgrind (Valgrind ${escapeMarkdown(s.valgrind)}), ${s.warmupRequests} warm-up requests, then ${s.requests} counted requests, one at a time over ${s.connections} keep-alive connection(s). Values are medians over the repetitions; spread is (max - min) / median. Cycles are estimated as Ir + ${CYCLE_WEIGHTS.l1Miss} x L1 misses + ${CYCLE_WEIGHTS.llMiss} x last-level misses (callgrind's simulated caches).`
-  ];
-  for (const scenario of s.scenarios) {
-    const cells = results.cells.filter((c) => c.scenario === scenario);
-    lines.push("", `### ${escapeMarkdown(scenario)}`, "");
-    lines.push("| proxy | instructions/request | spread | est. cycles/request | repetitions |");
-    lines.push("| :-- | --: | --: | --: | --: |");
-    for (const cell of cells) lines.push(row(cell));
-    for (const cell of cells.filter((c) => c.status !== "ok")) {
-      lines.push(
-        "",
-        `- ${escapeMarkdown(cell.proxy)}: ${cell.reasons.slice(0, 3).map(escapeMarkdown).join("; ")}`
-      );
+// src/util/paths.ts
+import path4 from "node:path";
+import { fileURLToPath } from "node:url";
+var PROJECT_ROOT = (() => {
+  let dir = path4.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (path4.basename(dir) === "src" || path4.basename(dir) === "dist") {
+      const parent = path4.dirname(dir);
+      if (path4.basename(parent) !== "dist") return parent;
+    }
+    dir = path4.dirname(dir);
+  }
+  throw new Error("cannot locate the proxybench package root");
+})();
+var TOOLS_BIN = path4.join(PROJECT_ROOT, ".tools", "bin");
+
+// src/manifests/schema.ts
+var name = external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
+var Tuning = external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()]));
+var ConfigRef = external_exports.object({ template: external_exports.string(), output: external_exports.string() }).strict();
+var ExtensionPoint = external_exports.union([
+  external_exports.object({
+    configs: external_exports.array(ConfigRef).min(1),
+    /** An environment variable the proxy needs for it (a licence), and why; unset: skipped with the reason. */
+    requiresEnv: external_exports.object({ name: external_exports.string().regex(/^[A-Z_][A-Z0-9_]*$/), reason: external_exports.string().min(1) }).strict().optional()
+  }).strict(),
+  external_exports.object({ unsupported: external_exports.string().min(1) }).strict()
+]);
+var ExtensionKind = external_exports.object({
+  description: external_exports.string().min(1),
+  /** A file this kind needs beyond the proxy (a dynamic module) and the Debian package that installs it. */
+  requires: external_exports.object({ file: external_exports.string().startsWith("/"), package: external_exports.string().min(1) }).strict().optional(),
+  /** Configs added for every test of this kind (a module loaded, a script imported). */
+  configs: external_exports.array(ConfigRef).default([]),
+  /** Arguments appended to the native command and environment added (a second config file). */
+  args: external_exports.array(external_exports.string()).default([]),
+  env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  /** By test (the study's scenario names); a test not listed is not possible with this kind. */
+  tests: external_exports.record(name, ExtensionPoint)
+}).strict();
+var EXTENSION_KINDS = ["config", "script", "coprocessor"];
+var Sidecar = external_exports.object({
+  name,
+  binary: external_exports.string().min(1).optional(),
+  image: external_exports.string().min(1).optional(),
+  args: external_exports.array(external_exports.string()).default([]),
+  env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  /** Cores it is pinned to; empty: not pinned. */
+  cpus: external_exports.array(external_exports.number().int().nonnegative()).default([]),
+  /** Answers 2xx on GET of this path once it is up. */
+  ready: external_exports.string().startsWith("/").default("/health")
+}).strict().refine((s) => s.binary !== void 0 || s.image !== void 0, {
+  message: "a sidecar needs a 'binary' or an 'image'",
+  path: ["binary"]
+});
+var ProtocolSupport = external_exports.object({
+  configs: external_exports.array(ConfigRef).default([]),
+  /** What the proxy does for this protocol, shown by `list`. */
+  note: external_exports.string().min(1).optional()
+}).strict();
+var ProtocolSupports = external_exports.object(
+  Object.fromEntries(Protocol.options.map((p) => [p, ProtocolSupport.optional()]))
+).strict();
+var ProxyManifest = external_exports.strictObject({
+  name,
+  description: external_exports.string().min(1),
+  homepage: external_exports.url().optional(),
+  /** `direct`: no process, the load goes straight to the upstream (the baseline). */
+  kind: external_exports.enum(["proxy", "direct"]).default("proxy"),
+  native: external_exports.strictObject({
+    /** Executable looked up on PATH, then /usr/sbin, /usr/local/sbin, /sbin. */
+    binary: external_exports.string().min(1),
+    args: external_exports.array(external_exports.string()).default([]),
+    env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+    /** Templates rendered into {{workdir}} before start. */
+    configs: external_exports.array(ConfigRef).default([]),
+    version: external_exports.strictObject({
+      args: external_exports.array(external_exports.string()),
+      /** First capture group is the version; matched against stdout + stderr. */
+      pattern: external_exports.string()
+    }),
+    /** Debian package that provides the binary, for `doctor`'s fix. */
+    package: external_exports.string().optional(),
+    /** The command that installs the binary when no Debian package does, for `doctor`'s fix. */
+    install: external_exports.string().min(1).optional()
+  }).optional(),
+  image: external_exports.strictObject({
+    dockerfile: external_exports.string().default("Dockerfile"),
+    context: external_exports.string().default("."),
+    buildArgs: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+    args: external_exports.array(external_exports.string()).default([]),
+    env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+    /** Rendered config files bind-mounted into the container: output path -> container path. */
+    configs: external_exports.array(external_exports.strictObject({ template: external_exports.string(), output: external_exports.string(), mount: external_exports.string() })).default([])
+  }).optional(),
+  /**
+   * `run --measure instructions`: how the proxy runs as one process under Valgrind (rendered
+   * with {{cores}} = 1), natively or in its image. `args` and `env` replace the section's own
+   * (native or image) when given; `unsupported`
+   * says why it cannot run there (a Go or .NET runtime), and the proxy is skipped with it.
+   */
+  instructions: external_exports.strictObject({
+    /**
+     * The program Valgrind runs in the proxy's image under `--runtime docker` (a name on the
+     * image's PATH or a path in it); default: `native.binary`.
+     */
+    program: external_exports.string().min(1).optional(),
+    args: external_exports.array(external_exports.string()).optional(),
+    env: external_exports.record(external_exports.string(), external_exports.string()).optional(),
+    unsupported: external_exports.string().min(1).optional()
+  }).optional(),
+  ready: external_exports.strictObject({
+    /** Path requested through the proxy until it answers 2xx (the upstream serves /health). */
+    path: external_exports.string().startsWith("/").default("/health"),
+    timeoutS: external_exports.number().positive().default(20)
+  }).default({ path: "/health", timeoutS: 20 }),
+  /** Choices that keep proxies comparable; recorded in each cell and compared across proxies. */
+  tuning: Tuning.default({}),
+  /**
+   * The protocols the proxy fronts (what the load generator speaks to it) and how; absent:
+   * HTTP/1.1 only. A scenario in another protocol skips the proxy, with the reason.
+   */
+  protocols: ProtocolSupports.default({ http1: { configs: [] } }),
+  /** The extensibility study: how this proxy does its tests per kind of extension point. */
+  extensions: external_exports.partialRecord(external_exports.enum(EXTENSION_KINDS), ExtensionKind).optional(),
+  sidecar: Sidecar.optional(),
+  /** Data memory of the proxy and its sidecar, each (RLIMIT_DATA with prlimit): the study's 1 GB cap. */
+  memoryLimitBytes: external_exports.number().int().positive().optional()
+}).refine((m) => m.kind === "direct" || m.native !== void 0 || m.image !== void 0, {
+  message: "a proxy needs a 'native' section, an 'image' section, or both",
+  path: ["native"]
+});
+var MODEL_FIELD = { "constant-arrival-rate": "rate", "fixed-count": "requests" };
+var ManifestLoad = Load.strict().superRefine((load, ctx) => {
+  for (const [model, field] of Object.entries(MODEL_FIELD)) {
+    if (load.model === model && load[field] === void 0) {
+      ctx.addIssue({ code: "custom", path: [field], message: `model ${model} needs '${field}'` });
+    }
+    if (load.model !== model && load[field] !== void 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: [field],
+        message: `only model ${model} reads '${field}' (this load is ${load.model})`
+      });
     }
   }
-  if (results.skipped.length > 0) {
-    lines.push("", "Skipped:");
-    for (const s2 of results.skipped) lines.push(`- ${escapeMarkdown(s2.proxy)}: ${escapeMarkdown(s2.reason)}`);
-  }
-  return `${lines.join("\n")}
-`;
-}
+});
+var RequestSpec = external_exports.strictObject({
+  method: external_exports.enum(["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]).default("GET"),
+  /** May hold `{var}` placeholders, expanded with `vars` (one request per value). */
+  path: external_exports.string().startsWith("/"),
+  vars: external_exports.record(external_exports.string(), external_exports.array(external_exports.string()).min(1)).default({}),
+  headers: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  body: external_exports.string().optional()
+});
+var ScenarioManifest = external_exports.strictObject({
+  name,
+  description: external_exports.string().min(1),
+  /** Engine used unless `--engine` says otherwise. */
+  engine: Engine.default("k6"),
+  /** What the load generator speaks to the proxy; only proxies that declare it run the scenario. */
+  protocol: Protocol.default("http1"),
+  /**
+   * gRPC: the service's descriptor set in the scenario folder (`protoc --include_imports
+   * --descriptor_set_out`), loaded by k6 before the load; absent: read from the server's
+   * reflection by each VU as it connects.
+   */
+  protoset: external_exports.string().min(1).optional(),
+  /** k6 script in the scenario folder. */
+  script: external_exports.string().default("script.js"),
+  /** One iteration sends every request in order (expanded over their vars). */
+  requests: external_exports.array(RequestSpec).min(1),
+  /** What the built-in upstream returns for these requests; the probe checks it before the load. */
+  upstream: external_exports.strictObject({
+    latencyMs: external_exports.number().nonnegative().default(0),
+    /** Serve at most this many requests per second (0: unlimited). */
+    maxRps: external_exports.number().nonnegative().default(0),
+    contentType: external_exports.string().optional(),
+    /** Approximate body size; the probe accepts +-25%. */
+    bodyBytes: external_exports.number().int().positive().optional()
+  }).default({ latencyMs: 0, maxRps: 0 }),
+  /** What a correct response is. Any other response makes the cell invalid. */
+  check: external_exports.strictObject({
+    status: external_exports.array(external_exports.number().int().min(100).max(599)).min(1).default([200]),
+    contentType: external_exports.string().optional(),
+    bodyEquals: external_exports.string().optional(),
+    bodyContains: external_exports.string().optional(),
+    /** Response headers that must have exactly these values (names in any case). */
+    headers: external_exports.record(external_exports.string().min(1), external_exports.string()).optional(),
+    /** At least this many response headers whose values are distinct GUIDs. */
+    distinctGuidHeaders: external_exports.number().int().positive().optional(),
+    /** The body is a JSON object with these string fields (the upstream's /echo/headers: what it saw); a name with dots is a path (`data.source`, the subgraph's answer through a GraphQL gateway). */
+    bodyJson: external_exports.record(external_exports.string().min(1), external_exports.string()).optional(),
+    /** Requests the target must refuse, sent by the probe: these headers replace the request's, and the status must be one of these. */
+    rejects: external_exports.array(
+      external_exports.object({
+        headers: external_exports.record(external_exports.string(), external_exports.string()),
+        status: external_exports.array(external_exports.number().int().min(100).max(599)).min(1)
+      }).strict()
+    ).optional()
+  }).default({ status: [200] }),
+  /** Load levels; the first is the default. */
+  loads: external_exports.array(ManifestLoad).min(1)
+});
 
-// src/instructions/compare-markdown.ts
-var VERDICT_TEXT = {
-  "more-work": "**more work**",
-  "less-work": "**less work**",
-  unchanged: "unchanged",
-  inconclusive: "inconclusive"
-};
-function signed(x, digits = 2) {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
-}
-function cellName(id) {
-  const slash = id.indexOf("/");
-  if (slash < 0) return escapeMarkdown(id);
-  return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
-}
-function metricRows(cell) {
-  return cell.metrics.map(
-    (m) => [
-      "",
-      cellName(cell.id),
-      m.label,
-      formatCount(m.baseMedian),
-      formatCount(m.headMedian),
-      `${signed(m.changePct)}%`,
-      `${m.spreadPct.toFixed(3)}%`,
-      `${m.baseN} / ${m.headN}`,
-      VERDICT_TEXT[m.verdict],
-      ""
-    ].join(" | ").trim()
-  );
-}
-function functionTable(title, changes) {
-  if (changes.length === 0) return [`${title}: no function changed.`, ""];
-  const rows = changes.map((c) => {
-    const where2 = c.object === void 0 ? "" : ` (${escapeMarkdown(c.object)})`;
-    return `| ${escapeMarkdown(c.name)}${where2} | ${formatCount(c.base)} | ${formatCount(c.head)} | ${signed(c.delta, 1)} |`;
-  });
-  return [title, "", "| function | base | head | change |", "| :-- | --: | --: | --: |", ...rows, ""];
-}
-function renderWhereItWent(cell) {
-  if (!cell.where) return [];
-  return [
-    "<details>",
-    `<summary>Where it went: ${cellName(cell.id)} (instructions per request, top ${cell.where.self.length})</summary>`,
-    "",
-    ...functionTable("Self (in the function itself)", cell.where.self),
-    ...functionTable("Inclusive (with what it calls)", cell.where.inclusive),
-    "</details>"
-  ];
-}
-function headline(c, level = 2) {
-  const all = c.cells.flatMap((cell) => cell.metrics);
-  const count = (v) => all.filter((m) => m.verdict === v).length;
-  return `${"#".repeat(level)} proxybench compare (instructions): ${count("more-work")} more work, ${count("less-work")} less work, ${count("unchanged")} unchanged, ${count("inconclusive")} inconclusive`;
-}
-function renderCountedComparison(c, options2 = {}) {
-  const level = Math.min(Math.max(options2.headingLevel ?? 2, 1), 6);
-  const lines = [
-    headline(c, level),
-    "",
-    ...c.variants === void 0 ? [] : [
-      `Variants of one run: ${escapeMarkdown(c.variants.head)} against ${escapeMarkdown(c.variants.base)}.`,
-      ""
-    ],
-    `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) of the repetitions. Values are medians per request.`,
-    "",
-    "| Cell | Metric | Base | Head | Change | Spread | n | Verdict |",
-    "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
-    ...c.cells.flatMap(metricRows),
-    ""
-  ];
-  for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");
-  if (c.notCompared.length > 0) {
-    lines.push("Not compared:", "");
-    for (const n of c.notCompared) lines.push(`- ${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
-  }
-  return `${lines.join("\n").trimEnd()}
-`;
-}
-
-// src/runner/cpus.ts
-function formatCores(cores) {
-  const sorted = [...cores].sort((a, b) => a - b);
-  const parts = [];
-  let i = 0;
-  while (i < sorted.length) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] ?? 0) + 1) j++;
-    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
-    i = j + 1;
-  }
-  return parts.join("+");
+// src/studies/extensibility/options.ts
+var BASELINE = "baseline";
+function memoryCapHow(docker, coprocessorInImage) {
+  if (!docker) return "prlimit --data";
+  return coprocessorInImage ? "docker --memory" : "docker --memory; the coprocessor prlimit --data";
 }
 
 // node_modules/markdown-table/index.js
@@ -45963,6 +53354,24 @@ function toAlignment(value) {
   return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
 }
 
+// src/report/escape.ts
+var HTML_ENTITIES = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;"
+};
+var MARKDOWN_PUNCTUATION = /[\\`*_[\]|~$]/g;
+var ZERO_WIDTH_SPACE = "​";
+var BLOCK_START = /^(\s*)(#{1,6}(?=\s|$)|[-+](?=\s|$)|\d{1,9}[.)](?=\s|$)|[-=]+(?=\s*$))/;
+function escapeLast(marker) {
+  return `${marker.slice(0, -1)}\\${marker.slice(-1)}`;
+}
+function escapeMarkdown(text) {
+  return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ").replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c).replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`).replace(BLOCK_START, (_, space, marker) => `${space}${escapeLast(marker)}`).replace(/@(?=\S)/g, `@${ZERO_WIDTH_SPACE}`).replace(/#(?=\d)/g, `#${ZERO_WIDTH_SPACE}`).replace(/(gh)-(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}-`).replace(/:\/\//g, `:${ZERO_WIDTH_SPACE}//`).replace(/(www)\./gi, `$1${ZERO_WIDTH_SPACE}.`);
+}
+
 // src/report/format.ts
 var integer2 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 var twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -45972,26 +53381,26 @@ function formatRps(value) {
 function formatMs(value) {
   return twoDecimals.format(value);
 }
-function formatCount2(value) {
+function formatCount(value) {
   return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
 }
-function signed2(value) {
+function signed(value) {
   const rounded = Number(value.toFixed(2));
   const sign = rounded < 0 ? "-" : "+";
   return `${sign}${twoDecimals.format(Math.abs(rounded))}`;
 }
 function formatPercent(value) {
-  return `${signed2(value)}%`;
+  return `${signed(value)}%`;
 }
 function formatDelta(value) {
-  return signed2(value);
+  return signed(value);
 }
 function formatPValue(p) {
   return p < 1e-3 ? "<0.001" : p.toFixed(3);
 }
 function formatMetric(metric, value) {
   if (metric === "rps" || metric === "requestsPerCpuS") return formatRps(value);
-  if (metric === "errors") return formatCount2(value);
+  if (metric === "errors") return formatCount(value);
   return formatMs(value);
 }
 function boundPrefix(cell) {
@@ -46002,145 +53411,6 @@ function boundPrefix(cell) {
 function cellText(cell, format) {
   if (cell.status !== void 0) return cell.status;
   return cell.value === void 0 ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
-}
-
-// src/report/compare-markdown.ts
-var VERDICT_TEXT2 = {
-  regressed: "**regressed**",
-  improved: "**improved**",
-  unchanged: "unchanged",
-  inconclusive: "inconclusive"
-};
-function describeRun(run2) {
-  let text = run2.variant === void 0 ? escapeMarkdown(run2.runId) : `**${escapeMarkdown(run2.variant)}** in ${escapeMarkdown(run2.runId)}`;
-  if (run2.commit !== void 0) {
-    text += ` (${escapeMarkdown(run2.commit.slice(0, 12))}`;
-    if (run2.branch !== void 0) text += ` on ${escapeMarkdown(run2.branch)}`;
-    text += ")";
-  }
-  return text;
-}
-function verdictText(m, unit) {
-  if (m.verdict !== "inconclusive") return VERDICT_TEXT2[m.verdict];
-  const parts = [];
-  if (m.detectablePct !== void 0) parts.push(`could detect ±${m.detectablePct.toFixed(1)}%`);
-  if (m.more !== void 0)
-    parts.push(`about ${m.more} more ${m.more === 1 ? unit.replace(/s$/, "") : unit}`);
-  return parts.length === 0 ? "inconclusive" : `inconclusive (${parts.join("; ")})`;
-}
-function changeText(change) {
-  return change === void 0 ? "n/a" : formatPercent(change);
-}
-function interval(m) {
-  if (m.ci === void 0) return "n/a";
-  const at = m.ciConfidence === void 0 ? "" : ` (${formatConfidence(m.ciConfidence)})`;
-  return `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}${at}`;
-}
-function familyText(c) {
-  return `Holm over ${c.tests} tested metrics: at most ${c.alpha} chance of any false regressed or improved in this comparison${c.planned ? ", over all its looks" : ""}; each interval is at the level Holm tested its metric at (from ${formatConfidence(c.confidence)} = 1 - ${c.alpha}/${c.tests}) and excludes 0 when Holm rejects "no change"`;
-}
-function methodText(c) {
-  if (c.tests === 0) return "no cell could be compared, so no test was made.";
-  if (c.mode === "unpaired") {
-    return `the head run's median against the spread of past runs of the same cell (given with --history) and the base run; ${familyText(c).replace(/; each interval.*$/, "")}; regressed or improved when outside that spread and the change reaches ${c.thresholdPct}%; otherwise inconclusive. Without past runs, no verdict.`;
-  }
-  return `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its interval (exact Wilcoxon signed-rank); ${familyText(c)}; regressed or improved when Holm rejects and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive, with the smallest change these rounds could detect.`;
-}
-function roundsText(c) {
-  if (!c.planned || c.looks.length === 0) return void 0;
-  const looks = c.looks.map(
-    (l) => `${l.rounds} rounds (alpha ${Number(l.alpha.toPrecision(2))}): ${l.cells} cell${l.cells === 1 ? "" : "s"}, ${l.decided} decided`
-  ).join("; ");
-  return `- **Rounds** (--repetitions auto, planned before the run): ${looks}.`;
-}
-function introParts(comparison, level) {
-  const parts = [
-    `${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`,
-    [
-      `- **Base**: ${describeRun(comparison.base)}`,
-      `- **Head**: ${describeRun(comparison.head)}`,
-      `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`,
-      ...[roundsText(comparison)].filter((t) => t !== void 0)
-    ].join("\n")
-  ];
-  if (comparison.notes.length > 0)
-    parts.push(comparison.notes.map((n) => `> ${escapeMarkdown(n)}`).join("\n>\n"));
-  return parts;
-}
-function cellName2(cell) {
-  const on = cell.runner === void 0 ? "" : ` on ${escapeMarkdown(cell.runner)}`;
-  return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
-}
-function metricRows2(comparison, showUnchanged) {
-  const rows = [];
-  let hidden = 0;
-  for (const cell of comparison.cells) {
-    const name = cellName2(cell);
-    for (const m of cell.metrics) {
-      if (!showUnchanged && m.verdict === "unchanged") {
-        hidden += 1;
-        continue;
-      }
-      rows.push([
-        name,
-        m.label,
-        formatMetric(m.metric, m.base.median),
-        formatMetric(m.metric, m.head.median),
-        changeText(m.hlChangePct ?? m.changePct),
-        interval(m),
-        m.p === void 0 ? "n/a" : formatPValue(m.p),
-        comparison.mode === "paired" ? String(m.n) : `${m.base.n} / ${m.head.n}`,
-        verdictText(m, comparison.mode === "paired" ? "rounds" : "repetitions")
-      ]);
-    }
-    for (const m of cell.shown) {
-      if (!showUnchanged) continue;
-      rows.push([
-        name,
-        m.label,
-        formatMetric(m.metric, m.base.median),
-        formatMetric(m.metric, m.head.median),
-        changeText(m.changePct),
-        "n/a",
-        "n/a",
-        comparison.mode === "paired" ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
-        "not tested (fixed by the load)"
-      ]);
-    }
-  }
-  return { rows, hidden };
-}
-function metricTable(comparison, rows) {
-  const header2 = [
-    "Cell",
-    "Metric",
-    "Base",
-    "Head",
-    "Change",
-    "Interval (level)",
-    "p",
-    comparison.mode === "paired" ? "rounds" : "n",
-    "Verdict"
-  ];
-  return markdownTable([header2, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
-}
-function notComparedList(comparison) {
-  const lines = ["Not compared:", ""];
-  for (const n of comparison.notCompared) {
-    lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
-  }
-  return lines.join("\n");
-}
-function renderComparisonMarkdown(comparison, options2 = {}) {
-  const level = Math.min(Math.max(options2.headingLevel ?? 2, 1), 6);
-  const parts = introParts(comparison, level);
-  const { rows, hidden } = metricRows2(comparison, options2.showUnchanged ?? true);
-  if (rows.length > 0) parts.push(metricTable(comparison, rows));
-  else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
-  if (hidden > 0) parts.push(`${hidden} unchanged metric${hidden === 1 ? "" : "s"} not shown.`);
-  if (comparison.notCompared.length > 0) parts.push(notComparedList(comparison));
-  return `${parts.join("\n\n")}
-`;
 }
 
 // src/report/markdown.ts
@@ -46278,6 +53548,1275 @@ function renderMarkdownReport(results, options2 = {}) {
   return renderReportModelMarkdown(buildReport(results, options2), options2);
 }
 
+// src/runner/cpus.ts
+var ROLES = ["loadgen", "proxy", "upstream"];
+function formatCpuLayout(layout) {
+  return ROLES.map((r) => `${r}=${formatCores(layout[r])}`).join(",");
+}
+function formatCores(cores) {
+  const sorted = [...cores].sort((a, b) => a - b);
+  const parts = [];
+  let i = 0;
+  while (i < sorted.length) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] ?? 0) + 1) j++;
+    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return parts.join("+");
+}
+
+// src/studies/extensibility/report.ts
+function testGroup(run2) {
+  const cells = run2.results?.cells ?? [];
+  const columns = [];
+  for (const option of [BASELINE, ...run2.options]) {
+    const cell = cells.find((c) => c.variant === option);
+    if (cell) columns.push({ ...cellColumn(cell), proxy: option });
+    else
+      columns.push({
+        proxy: option,
+        status: "failed",
+        reasons: ["not measured (the run stopped before it)"],
+        repetitions: 0
+      });
+  }
+  for (const s of run2.skipped)
+    columns.push({ proxy: s.option, status: "skipped", reasons: [s.reason], repetitions: 0 });
+  const base = columns[0];
+  const group = { scenario: run2.test, baseline: BASELINE, columns };
+  const first = cells[0];
+  if (first) {
+    group.load = first.load;
+    group.engine = first.engine;
+  }
+  if (base?.status !== "ok") group.baselineProblem = `the baseline is ${base?.status ?? "missing"}`;
+  return group;
+}
+function limitsText(input2) {
+  const mib = Math.round(input2.limits.memoryLimitBytes / 2 ** 20);
+  return `Cores: ${formatCpuLayout(input2.limits.layout)}, coprocessor=${input2.limits.coprocessorCores.join("+")}; gateway and coprocessor each capped at ${mib} MiB of data memory (${input2.limits.how ?? "prlimit --data"}).`;
+}
+function renderExtensibilityReport(input2) {
+  const { study } = input2;
+  const level = input2.headingLevel ?? 2;
+  const parts = [
+    `${"#".repeat(level)} ${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`,
+    `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}). ${limitsText(input2)}`
+  ];
+  for (const s of input2.skippedGateways)
+    parts.push(`- **${escapeMarkdown(s.proxy)}** not measured here: ${escapeMarkdown(s.reason)}`);
+  for (const run2 of input2.runs) {
+    const group = testGroup(run2);
+    parts.push(`${"#".repeat(level + 1)} ${escapeMarkdown(run2.test)} · ${escapeMarkdown(run2.gateway)}`);
+    if (run2.results === void 0) {
+      parts.push("Nothing to compare here: no extension option of this gateway does this test.");
+      parts.push(
+        run2.skipped.map((s) => `- **${escapeMarkdown(s.option)}**: ${escapeMarkdown(s.reason)}`).join("\n")
+      );
+      continue;
+    }
+    if (group.load)
+      parts.push(
+        `Load: ${escapeMarkdown(describeLoad(group.load))} (${escapeMarkdown(group.engine ?? "")}).`
+      );
+    parts.push(renderLatencyTableMarkdown(group, "Type"));
+    const notes = renderGroupNotes(group);
+    if (notes.length > 0) parts.push(notes.join("\n"));
+    parts.push(...renderVerdicts(run2.results, run2.options));
+    if (run2.dir) parts.push(`Results: ${escapeMarkdown(run2.dir)}.`);
+  }
+  return `${parts.join("\n\n")}
+`;
+}
+var VERDICT_METRICS = ["mean", "p50", "p99"];
+function renderVerdicts(results, options2) {
+  const measured = options2.filter((o) => results.cells.some((c) => c.variant === o));
+  if (measured.length === 0) return [];
+  const alpha = DEFAULT_ALPHA / measured.length;
+  const rows = [];
+  const notes = /* @__PURE__ */ new Set();
+  let rounds = 0;
+  for (const option of measured) {
+    const comparison = compareVariants(results, { base: BASELINE, head: option, alpha });
+    comparison.notes.forEach((n) => notes.add(n));
+    const cell = comparison.cells[0];
+    if (cell === void 0) {
+      const reason = comparison.notCompared.map((n) => n.reason).join("; ") || "not measured";
+      rows.push([option, ...VERDICT_METRICS.map(() => `not compared: ${reason}`)]);
+      continue;
+    }
+    rounds = Math.max(rounds, cell.metrics[0]?.n ?? 0);
+    rows.push([option, ...VERDICT_METRICS.map((m) => verdictCell(cell.metrics.find((x) => x.metric === m)))]);
+  }
+  const header2 = ["Type", "Mean", "p50", "p99"];
+  const intro = `Against the baseline, paired by round (${rounds} rounds; exact Wilcoxon signed-rank, Hodges-Lehmann estimate of the change): at most ${DEFAULT_ALPHA} chance of any false verdict in this table.`;
+  const parts = [intro, markdownTable([header2, ...rows.map((r) => r.map(escapeMarkdown))])];
+  if (notes.size > 0) parts.push([...notes].map((n) => `> ${escapeMarkdown(n)}`).join("\n>\n"));
+  return parts;
+}
+function verdictCell(m) {
+  if (m === void 0) return "n/a";
+  const change = m.hlChangePct === void 0 ? "" : `${formatPercent(m.hlChangePct)} `;
+  const decidable = m.ci !== void 0;
+  const more = m.verdict === "inconclusive" && m.more !== void 0 && decidable ? ` (about ${m.more} more round${m.more === 1 ? "" : "s"})` : "";
+  return `${change}${m.verdict}${more}`;
+}
+
+// src/studies/load.ts
+var import_yaml2 = __toESM(require_dist(), 1);
+import { readdir as readdir3, readFile as readFile5, stat as stat4 } from "node:fs/promises";
+import path6 from "node:path";
+
+// src/manifests/load.ts
+var import_yaml = __toESM(require_dist(), 1);
+import { access as access2, readdir as readdir2, readFile as readFile4, stat as stat3 } from "node:fs/promises";
+import path5 from "node:path";
+var BUILTIN_PROXIES_DIR = path5.join(PROJECT_ROOT, "proxies");
+var BUILTIN_SCENARIOS_DIR = path5.join(PROJECT_ROOT, "scenarios");
+async function loadEachFolder(root, fileName, load, out, problems) {
+  const entries = await readdir2(root, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!entry.isDirectory()) continue;
+    const file2 = path5.join(root, entry.name, fileName);
+    if (!await exists2(file2)) continue;
+    try {
+      const loaded = await load(file2);
+      out.set(loaded.manifest.name, loaded);
+    } catch (err) {
+      if (err instanceof UserError) problems.push(err.message);
+      else throw err;
+    }
+  }
+}
+async function loadScenarioFile(file2, builtIn = false) {
+  const text = await readText(file2);
+  const manifest = parseManifest(ScenarioManifest, text, file2);
+  const dir = path5.dirname(file2);
+  const at = fieldLines(text, file2);
+  const problems = checkFolderName(manifest.name, dir, at(["name"]));
+  if (manifest.engine === "k6" && !await exists2(path5.resolve(dir, manifest.script))) {
+    problems.push(`${at(["script"])}: script: ${manifest.script} not found in ${dir}`);
+  }
+  if (manifest.protoset !== void 0 && !await exists2(path5.resolve(dir, manifest.protoset))) {
+    problems.push(`${at(["protoset"])}: protoset: ${manifest.protoset} not found in ${dir}`);
+  }
+  const labels = manifest.loads.map((l) => l.label);
+  const dup = labels.findIndex((l, i) => labels.indexOf(l) !== i);
+  if (dup >= 0) {
+    problems.push(`${at(["loads", dup, "label"])}: loads[${dup}].label: '${labels[dup]}' is used twice`);
+  }
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return { manifest, dir, file: file2, builtIn };
+}
+function parseManifest(schema, text, file2) {
+  const lineCounter = new import_yaml.LineCounter();
+  const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const lines = doc.errors.map((e) => {
+      const line = lineCounter.linePos(e.pos[0]).line;
+      return `${file2}:${line}: invalid YAML: ${e.message.split("\n")[0] ?? ""}`;
+    });
+    throw new UserError(lines.join("\n"));
+  }
+  const data = doc.toJS();
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new UserError(`${file2}:1: (root): expected a mapping of fields`);
+  }
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.flatMap(
+    (issue3) => issue3.code === "unrecognized_keys" ? issue3.keys.map((key) => ({ ...issue3, keys: [key], path: [...issue3.path, key] })) : [issue3]
+  );
+  throw new UserError(
+    formatSchemaError(file2, new external_exports.ZodError(issues), (p) => lineOfPath(doc, lineCounter, p))
+  );
+}
+function lineOfPath(doc, lineCounter, fieldPath) {
+  let node2 = doc.contents;
+  let line = rangeLine(node2, lineCounter);
+  for (const key of fieldPath) {
+    if ((0, import_yaml.isMap)(node2)) {
+      const pair = node2.items.find((p) => (0, import_yaml.isScalar)(p.key) && String(p.key.value) === String(key));
+      if (!pair) break;
+      line = rangeLine(pair.key, lineCounter) ?? line;
+      node2 = pair.value;
+    } else if ((0, import_yaml.isSeq)(node2) && typeof key === "number") {
+      const item = node2.items[key];
+      if (item === void 0) break;
+      line = rangeLine(item, lineCounter) ?? line;
+      node2 = item;
+    } else {
+      break;
+    }
+  }
+  return line;
+}
+function rangeLine(node2, lineCounter) {
+  const range = node2?.range;
+  return range ? lineCounter.linePos(range[0]).line : void 0;
+}
+function fieldLines(text, file2) {
+  const lineCounter = new import_yaml.LineCounter();
+  const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
+  return (fieldPath) => {
+    const line = lineOfPath(doc, lineCounter, fieldPath);
+    return line === void 0 ? file2 : `${file2}:${line}`;
+  };
+}
+function checkFolderName(name3, dir, where2) {
+  const folder = path5.basename(dir);
+  return folder === name3 ? [] : [`${where2}: name: '${name3}' must equal its folder name '${folder}'`];
+}
+async function readText(file2) {
+  try {
+    return await readFile4(file2, "utf8");
+  } catch (err) {
+    throw new UserError(`${file2}: cannot read (${err.message})`);
+  }
+}
+async function exists2(file2) {
+  try {
+    await access2(file2);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// src/studies/schema.ts
+var name2 = external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
+var StudyLayout = external_exports.enum(["k6-summary", "crank-compare", "ab", "go-bench", "extensibility"]);
+var StudySource = external_exports.strictObject({
+  /** The write-up reproduced: its number in the seeds (e.g. "000"). */
+  seed: external_exports.string().regex(/^\d{3}$/, "three digits, e.g. '000'"),
+  title: external_exports.string().min(1),
+  /** What the original compared, with what load, and what it reported. */
+  compared: external_exports.string().min(1),
+  load: external_exports.string().min(1),
+  reported: external_exports.string().min(1),
+  /** Where the original fell short and what proxybench does about it. */
+  flaws: external_exports.array(external_exports.string().min(1)).default([])
+});
+var StudyPath = external_exports.object({
+  /** The original's benchmark name, e.g. `BenchmarkNginxGrpc/pingpong_proto_ingestion`. */
+  name: external_exports.string().regex(/^Benchmark\S+$/, "a Go benchmark name: Benchmark<Name>[/<sub>]"),
+  scenario: name2,
+  proxy: name2,
+  /** The protocol over TLS the path speaks (the study's `tls: true` measures it); absent: the scenario's own. */
+  protocol: Protocol.optional()
+}).strict();
+var ExtensibilitySettings = external_exports.object({
+  coprocessors: external_exports.array(name2).min(1),
+  /** Data memory cap of the gateway and of the coprocessor, each (prlimit --data). */
+  memoryLimitBytes: external_exports.number().int().positive(),
+  effects: external_exports.record(name2, external_exports.record(external_exports.string(), external_exports.unknown()))
+}).strict();
+var StudyManifestShape = external_exports.object({
+  name: name2,
+  title: external_exports.string().min(1),
+  description: external_exports.string().min(1),
+  source: StudySource,
+  /** In column order; the first is the baseline of `crank-compare` tables unless `baseline` says otherwise. */
+  proxies: external_exports.array(name2).min(1),
+  baseline: name2.optional(),
+  scenarios: external_exports.array(name2).min(1),
+  /** Load labels to run (of the scenarios' `loads`); absent: every load of each scenario. */
+  loads: external_exports.array(external_exports.string().min(1)).min(1).optional(),
+  durationS: external_exports.number().positive(),
+  warmupS: external_exports.number().nonnegative().default(0),
+  repetitions: external_exports.number().int().positive().default(1),
+  engine: Engine,
+  /** Also every scenario over TLS on the client side of the proxies that declare it, as `run --tls`. */
+  tls: external_exports.boolean().default(false),
+  layout: StudyLayout,
+  /** `go-bench`: the paths, in the original's order. */
+  paths: external_exports.array(StudyPath).min(1).optional(),
+  /** `go-bench`: the paths every other is compared with (`name`s of `paths`), e.g. direct gRPC and direct REST. */
+  references: external_exports.array(external_exports.string()).optional(),
+  extensibility: ExtensibilitySettings.optional()
+}).strict();
+var StudyManifest = StudyManifestShape.superRefine((s, ctx) => {
+  const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
+  if (dupProxy !== void 0) {
+    ctx.addIssue({ code: "custom", path: ["proxies"], message: `'${dupProxy}' is listed twice` });
+  }
+  checkPaths(s, ctx);
+  if (s.layout === "extensibility" !== (s.extensibility !== void 0)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["extensibility"],
+      message: "the extensibility layout and the extensibility section go together"
+    });
+  }
+  if (s.baseline !== void 0 && !s.proxies.includes(s.baseline)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["baseline"],
+      message: `'${s.baseline}' is not one of the study's proxies (${s.proxies.join(", ")})`
+    });
+  }
+});
+function checkPaths(s, ctx) {
+  if (s.layout !== "go-bench") {
+    for (const field of ["paths", "references"]) {
+      if (s[field] !== void 0) {
+        ctx.addIssue({ code: "custom", path: [field], message: "only for layout go-bench" });
+      }
+    }
+    return;
+  }
+  if (s.paths === void 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["paths"],
+      message: "layout go-bench needs the paths, one per benchmark line"
+    });
+    return;
+  }
+  s.paths.forEach((p, i) => {
+    if (!s.proxies.includes(p.proxy)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["paths", i, "proxy"],
+        message: `'${p.proxy}' is not one of the study's proxies`
+      });
+    }
+    if (!s.scenarios.includes(p.scenario)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["paths", i, "scenario"],
+        message: `'${p.scenario}' is not one of the study's scenarios`
+      });
+    }
+  });
+  const names = s.paths.map((p) => p.name);
+  (s.references ?? []).forEach((r, i) => {
+    if (!names.includes(r)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["references", i],
+        message: `'${r}' is not the name of one of the paths`
+      });
+    }
+  });
+}
+function studyBaseline(study) {
+  return study.baseline ?? study.proxies[0] ?? "";
+}
+
+// src/studies/load.ts
+var BUILTIN_STUDIES_DIR = path6.join(PROJECT_ROOT, "studies");
+var STUDY_FILE = "study.yml";
+function parseStudy(text, file2) {
+  const manifest = parseManifest(StudyManifest, text, file2);
+  const lineCounter = new import_yaml2.LineCounter();
+  const doc = (0, import_yaml2.parseDocument)(text, { lineCounter });
+  return { manifest, lineOf: (field) => lineOfPath(doc, lineCounter, field) };
+}
+async function loadStudyFile(file2) {
+  let text;
+  try {
+    text = await readFile5(file2, "utf8");
+  } catch (err) {
+    throw new UserError(`${file2}: cannot read (${err.message})`);
+  }
+  const { manifest, lineOf } = parseStudy(text, file2);
+  const dir = path6.dirname(file2);
+  const problems = [];
+  if (path6.basename(dir) !== manifest.name) {
+    problems.push(
+      `${file2}:${lineOf(["name"]) ?? 1}: name: '${manifest.name}' must equal its folder name '${path6.basename(dir)}'`
+    );
+  }
+  const ownScenarios = /* @__PURE__ */ new Map();
+  const scenariosDir = path6.join(dir, "scenarios");
+  const entries = await readdir3(scenariosDir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!entry.isDirectory()) continue;
+    const scenarioFile = path6.join(scenariosDir, entry.name, "scenario.yml");
+    if (!await isFile(scenarioFile)) continue;
+    try {
+      const loaded = await loadScenarioFile(scenarioFile, true);
+      ownScenarios.set(loaded.manifest.name, loaded);
+    } catch (err) {
+      if (err instanceof UserError) problems.push(err.message);
+      else throw err;
+    }
+  }
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return { manifest, file: file2, dir, ownScenarios, lineOf };
+}
+async function loadStudies(dir = BUILTIN_STUDIES_DIR) {
+  const out = /* @__PURE__ */ new Map();
+  const problems = [];
+  await loadEachFolder(dir, STUDY_FILE, loadStudyFile, out, problems);
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return out;
+}
+async function isFile(file2) {
+  return stat4(file2).then(
+    (s) => s.isFile(),
+    () => false
+  );
+}
+
+// src/studies/go-bench.ts
+function pathColumn(path9, groups2) {
+  const name3 = columnName(path9);
+  return groups2.find((g2) => g2.scenario === path9.scenario)?.columns.find((c) => c.proxy === name3);
+}
+function nsPerOp(column) {
+  return column?.values ? Math.round(column.values.latencyMs.mean * 1e6) : void 0;
+}
+function renderGoBenchLines(paths, groups2) {
+  const width = Math.max(...paths.map((p) => p.name.length));
+  const lines = paths.map((p) => {
+    const column = pathColumn(p, groups2);
+    const ns = nsPerOp(column);
+    const name3 = p.name.padEnd(width);
+    if (column?.values === void 0 || ns === void 0) {
+      return `${name3}	${column ? column.status : "skipped"} (no figures)`;
+    }
+    return `${name3}	${String(Math.round(column.values.requests)).padStart(8)}	${String(ns).padStart(10)} ns/op`;
+  });
+  return ["```", ...lines, "```"].join("\n");
+}
+function renderGoBenchTable(paths, references, groups2) {
+  const refs = references.map((name3) => ({
+    name: name3,
+    ns: nsPerOp(
+      pathColumn(
+        paths.find((p) => p.name === name3),
+        groups2
+      )
+    )
+  }));
+  const header2 = [
+    "path",
+    "proxy",
+    "ns/op (mean)",
+    "p50 (ms)",
+    "p99 (ms)",
+    "calls/s",
+    ...refs.map((r) => `vs ${shortName(r.name)}`)
+  ];
+  const body = paths.map((p) => {
+    const column = pathColumn(p, groups2);
+    const v = column?.values;
+    const ns = nsPerOp(column);
+    if (v === void 0 || ns === void 0) {
+      return [
+        escapeMarkdown(shortName(p.name)),
+        escapeMarkdown(columnName(p)),
+        column?.status ?? "skipped",
+        "",
+        "",
+        "",
+        ...refs.map(() => "")
+      ];
+    }
+    return [
+      escapeMarkdown(shortName(p.name)),
+      escapeMarkdown(columnName(p)),
+      formatCount(ns),
+      formatMs(v.latencyMs.p50),
+      formatMs(v.latencyMs.p99),
+      formatRps(v.rps),
+      ...refs.map((r) => {
+        if (r.name === p.name) return "(reference)";
+        const change = percentChange(ns, r.ns);
+        return change === void 0 ? "" : formatPercent(change);
+      })
+    ];
+  });
+  return markdownTable([header2, ...body], {
+    align: ["l", "l", "r", "r", "r", "r", ...refs.map(() => "r")]
+  });
+}
+function shortName(name3) {
+  return name3.replace(/^Benchmark/, "").split("/")[0] ?? name3;
+}
+function renderGoBenchSection(study, groups2) {
+  if (study.layout !== "go-bench" || !study.paths) return [];
+  const references = study.references ?? [];
+  const refText = references.map((r) => `**${escapeMarkdown(shortName(r))}**`).join(" and ");
+  return [
+    renderGoBenchLines(study.paths, groups2),
+    renderGoBenchTable(study.paths, references, groups2),
+    `ns/op is the mean latency of a call under the scenario's load (not one sequential client's loop, as in the original), N the calls measured; medians over the repetitions.` + (refText ? ` Changes are of ns/op against ${refText}.` : "")
+  ];
+}
+
+// src/studies/parity.ts
+var PARITY_KEYS = ["workers", "upstreamKeepalive", "accessLog"];
+var OFF = /* @__PURE__ */ new Set(["false", "0", "off", "no", "none", "never", "disabled"]);
+function isOn(value) {
+  if (value === void 0) return void 0;
+  return !OFF.has(String(value).trim().toLowerCase());
+}
+function workerCount(value, cores) {
+  if (value === void 0) return void 0;
+  if (value === "cores") return cores;
+  if (typeof value === "number") return value;
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : "auto";
+}
+function list(names) {
+  return names.join(", ");
+}
+function parityWarnings(proxies, ctx) {
+  const warnings = [];
+  if (proxies.length === 0) return warnings;
+  for (const key of PARITY_KEYS) {
+    const missing = proxies.filter((p) => p.tuning[key] === void 0).map((p) => p.proxy);
+    if (missing.length > 0 && missing.length < proxies.length) {
+      warnings.push(
+        `${list(missing)} ${missing.length === 1 ? "does" : "do"} not record ${key}: parity unknown`
+      );
+    }
+  }
+  for (const p of proxies) {
+    const n = workerCount(p.tuning.workers, ctx.proxyCores);
+    if (n === "auto") {
+      warnings.push(
+        `${p.proxy} sizes its workers itself (${String(p.tuning.workers)}): it may use more threads than its ${ctx.proxyCores} core(s)`
+      );
+    } else if (n !== void 0 && n !== ctx.proxyCores) {
+      warnings.push(`${p.proxy} runs ${n} worker(s) on ${ctx.proxyCores} pinned core(s)`);
+    }
+  }
+  const on = proxies.filter((p) => isOn(p.tuning.upstreamKeepalive) === true).map((p) => p.proxy);
+  const off = proxies.filter((p) => isOn(p.tuning.upstreamKeepalive) === false).map((p) => p.proxy);
+  if (on.length > 0 && off.length > 0) {
+    warnings.push(`upstream keep-alive is on for ${list(on)} and off for ${list(off)}`);
+  }
+  const logging = proxies.filter((p) => isOn(p.tuning.accessLog) === true).map((p) => p.proxy);
+  if (logging.length > 0 && logging.length < proxies.length) {
+    warnings.push(
+      `the access log is on for ${list(logging)} only: a write per request the others do not make`
+    );
+  } else if (logging.length > 0) {
+    warnings.push(`the access log is on for every proxy: it measures logging as much as proxying`);
+  }
+  if (ctx.concurrency !== void 0) {
+    for (const p of proxies) {
+      for (const [key, value] of Object.entries(p.tuning)) {
+        if (!/conn/i.test(key) || typeof value !== "number") continue;
+        if (value < ctx.concurrency) {
+          warnings.push(
+            `${p.proxy} ${key} is ${value}, below the ${ctx.concurrency} concurrent connections of the load`
+          );
+        }
+      }
+    }
+  }
+  return warnings;
+}
+function proxyTunings(results) {
+  const out = [];
+  for (const cell of results.cells) {
+    if (out.some((p) => p.proxy === cell.proxy)) continue;
+    if (Object.keys(cell.tuning).length === 0) continue;
+    out.push({ proxy: cell.proxy, tuning: cell.tuning });
+  }
+  const order = results.settings.proxies;
+  return out.sort((a, b) => order.indexOf(a.proxy) - order.indexOf(b.proxy));
+}
+function parityContext(results) {
+  const proxyCores = results.settings.cpus.proxy.length || results.environment.cores;
+  const concurrencies = results.cells.map((c) => c.load.connections ?? c.load.vus ?? 0).filter((n) => n > 0);
+  return {
+    proxyCores,
+    ...concurrencies.length > 0 ? { concurrency: Math.max(...concurrencies) } : {}
+  };
+}
+function valueText(value) {
+  if (value === void 0) return "—";
+  return escapeMarkdown(String(value));
+}
+function renderParitySection(results, level) {
+  const proxies = proxyTunings(results);
+  if (proxies.length === 0) return void 0;
+  const ctx = parityContext(results);
+  const keys = [];
+  for (const key of PARITY_KEYS) if (proxies.some((p) => p.tuning[key] !== void 0)) keys.push(key);
+  for (const p of proxies) for (const key of Object.keys(p.tuning)) if (!keys.includes(key)) keys.push(key);
+  const header2 = ["setting", ...proxies.map((p) => escapeMarkdown(p.proxy))];
+  const rows = keys.map((key) => [escapeMarkdown(key), ...proxies.map((p) => valueText(p.tuning[key]))]);
+  const parts = [
+    `${"#".repeat(Math.min(Math.max(level, 1), 6))} Config parity`,
+    `Each proxy's tuning as it ran (\`workers: cores\` = one per pinned core; ${ctx.proxyCores} here).`,
+    markdownTable([header2, ...rows], { align: ["l", ...proxies.map(() => "l")] })
+  ];
+  const warnings = parityWarnings(proxies, ctx);
+  parts.push(
+    warnings.length === 0 ? "No difference that skews the comparison." : [
+      "Differences that skew the comparison:",
+      "",
+      ...warnings.map((w) => `- ⚠️ ${escapeMarkdown(w)}`)
+    ].join("\n")
+  );
+  return parts.join("\n\n");
+}
+
+// src/studies/report.ts
+function valuesOf(cell, column) {
+  if (column.status !== "ok" || column.values === void 0) return void 0;
+  const reps = cell.repetitions;
+  const bytes = reps.flatMap((r) => r.bytesReceived === void 0 ? [] : [r.bytesReceived]);
+  const bad = reps.map((r) => r.errors + r.non2xx + r.checkFailures);
+  const l = column.values.latencyMs;
+  return {
+    rps: column.values.rps,
+    latencyMs: {
+      min: l.min ?? NaN,
+      mean: l.mean ?? NaN,
+      p50: l.p50 ?? NaN,
+      p90: l.p90 ?? NaN,
+      p95: l.p95 ?? NaN,
+      p99: l.p99 ?? NaN,
+      max: l.max ?? NaN
+    },
+    failedPct: medianOf(reps.map((r, i) => r.requests > 0 ? (bad[i] ?? 0) / r.requests * 100 : 0)),
+    requests: medianOf(reps.map((r) => r.requests)),
+    badResponses: medianOf(bad),
+    ...bytes.length === reps.length && bytes.length > 0 ? { bytesReceived: medianOf(bytes) } : {},
+    durationS: medianOf(reps.map((r) => r.durationS)),
+    percentilesMs: column.values.percentilesMs
+  };
+}
+function studyGroups(study, results, skipped) {
+  const groups2 = [];
+  for (const scenario of study.scenarios) {
+    const cells = results.cells.filter((c) => c.scenario === scenario);
+    const loads = [];
+    for (const c of cells) if (!loads.some((l) => l.label === c.load.label)) loads.push(c.load);
+    if (study.loads) loads.sort((a, b) => study.loads.indexOf(a.label) - study.loads.indexOf(b.label));
+    const columns = [];
+    for (const load of loads) {
+      for (const proxy of study.proxies) {
+        const found = cells.filter((c) => c.proxy === proxy && c.load.label === load.label);
+        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
+        if (found.length === 0) {
+          columns.push({
+            proxy,
+            load: load.label,
+            status: "skipped",
+            reasons: [skip?.reason ?? "not run"],
+            repetitions: 0
+          });
+          continue;
+        }
+        for (const cell of found) {
+          const column = cellColumn(cell);
+          const values3 = valuesOf(cell, column);
+          columns.push({
+            proxy: column.proxy,
+            load: load.label,
+            status: column.status,
+            reasons: column.reasons,
+            repetitions: column.repetitions,
+            ...values3 ? { values: values3 } : {}
+          });
+        }
+      }
+    }
+    if (loads.length === 0) {
+      for (const proxy of study.proxies) {
+        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
+        columns.push({
+          proxy,
+          load: "",
+          status: "skipped",
+          reasons: [skip?.reason ?? "not run"],
+          repetitions: 0
+        });
+      }
+    }
+    groups2.push({ scenario, loads, columns });
+  }
+  return groups2;
+}
+var mb = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
+var pct3 = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+var us = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+function formatK6Duration(ms) {
+  if (!Number.isFinite(ms)) return "n/a";
+  if (ms < 1) return `${(ms * 1e3).toFixed(2)}µs`;
+  if (ms < 1e3) return `${ms.toFixed(2)}ms`;
+  return `${(ms / 1e3).toFixed(2)}s`;
+}
+function formatK6Data(bytes, durationS) {
+  const unit = (b) => {
+    if (b >= 1e9) return `${mb.format(b / 1e9)} GB`;
+    if (b >= 1e6) return `${mb.format(b / 1e6)} MB`;
+    if (b >= 1e3) return `${mb.format(b / 1e3)} kB`;
+    return `${mb.format(b)} B`;
+  };
+  return durationS > 0 ? `${unit(bytes)} ${unit(bytes / durationS)}/s` : unit(bytes);
+}
+function statusText(column) {
+  return column.values === void 0 ? column.status : void 0;
+}
+function columnHeader(column, withLoad) {
+  return withLoad && column.load ? `${escapeMarkdown(column.proxy)} · ${escapeMarkdown(column.load)}` : escapeMarkdown(column.proxy);
+}
+function summariseReasons(reasons) {
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const r of reasons) {
+    const key = r.replace(/\d+(\.\d+)?/g, "#");
+    const g2 = groups2.get(key);
+    if (g2) g2.count++;
+    else groups2.set(key, { first: r, count: 1 });
+  }
+  return [...groups2.values()].map(
+    (g2) => g2.count === 1 ? g2.first : `${g2.first} (and ${g2.count - 1} more like it)`
+  );
+}
+function renderColumnNotes(columns) {
+  const lines = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const c of columns) {
+    if (c.values !== void 0) continue;
+    const key = `${c.proxy}\0${c.status}\0${c.reasons.join(";")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const where2 = c.load && c.status !== "skipped" ? ` at ${escapeMarkdown(c.load)}` : "";
+    const reasons = c.reasons.length ? summariseReasons(c.reasons).map(escapeMarkdown).join("; ") : "no reason given";
+    lines.push(`- **${escapeMarkdown(c.proxy)}**${where2} is ${c.status}: ${reasons}`);
+  }
+  return lines;
+}
+function renderK6SummaryTable(group) {
+  const withLoad = group.loads.length > 1;
+  const header2 = ["metric", ...group.columns.map((c) => columnHeader(c, withLoad))];
+  const rows = [
+    ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
+    ["min", (v) => formatK6Duration(v.latencyMs.min)],
+    ["med", (v) => formatK6Duration(v.latencyMs.p50)],
+    ["max", (v) => formatK6Duration(v.latencyMs.max)],
+    ["p(90)", (v) => formatK6Duration(v.latencyMs.p90)],
+    ["p(95)", (v) => formatK6Duration(v.latencyMs.p95)],
+    ["p(99)", (v) => formatK6Duration(v.latencyMs.p99)],
+    ["http_req_failed", (v) => `${pct3.format(v.failedPct)}%`],
+    ["http_reqs", (v) => `${formatRps(v.rps)}/s`],
+    [
+      "data_received",
+      (v) => v.bytesReceived === void 0 ? "n/a" : formatK6Data(v.bytesReceived, v.durationS)
+    ]
+  ];
+  const body = rows.map(([label, format]) => [
+    label,
+    ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a"))
+  ]);
+  return markdownTable([header2, ...body], { align: ["l", ...group.columns.map(() => "r")] });
+}
+function renderCrankCompareTable(group, baseline) {
+  const ordered = [
+    ...group.columns.filter((c) => c.proxy === baseline),
+    ...group.columns.filter((c) => c.proxy !== baseline)
+  ];
+  const withLoad = group.loads.length > 1;
+  const baseFor = (c) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
+  const withPercent = ordered.some((c) => c.proxy === baseline && c.values !== void 0);
+  const header2 = ["load"];
+  const align = ["l"];
+  for (const c of ordered) {
+    header2.push(columnHeader(c, withLoad));
+    align.push("r");
+    if (withPercent && c.proxy !== baseline) {
+      header2.push("");
+      align.push("r");
+    }
+  }
+  const rows = [
+    { label: "Requests", get: (v) => v.requests, format: formatCount, pct: true },
+    { label: "Bad responses", get: (v) => v.badResponses, format: formatCount, pct: false },
+    {
+      label: "Mean latency (us)",
+      get: (v) => v.latencyMs.mean * 1e3,
+      format: (n) => us.format(n),
+      pct: true
+    },
+    { label: "Max latency (us)", get: (v) => v.latencyMs.max * 1e3, format: (n) => us.format(n), pct: true },
+    { label: "Requests/sec", get: (v) => v.rps, format: formatRps, pct: true }
+  ];
+  const body = rows.map((row2) => {
+    const out = [row2.label];
+    for (const c of ordered) {
+      const status = statusText(c);
+      out.push(status ?? (c.values ? row2.format(row2.get(c.values)) : "n/a"));
+      if (!withPercent || c.proxy === baseline) continue;
+      const base = baseFor(c)?.values;
+      const change = row2.pct && c.values && base ? percentChange(row2.get(c.values), row2.get(base)) : void 0;
+      out.push(change === void 0 ? "" : formatPercent(change));
+    }
+    return out;
+  });
+  return markdownTable([header2, ...body], { align });
+}
+function renderAbTable(group) {
+  const withLoad = group.loads.length > 1;
+  const header2 = ["", ...group.columns.map((c) => columnHeader(c, withLoad))];
+  const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
+  const rows = [
+    ["Requests per second", (v) => formatRps(v.rps)],
+    ["Time per request (ms, mean)", (v) => formatMs(v.latencyMs.mean)],
+    [
+      "Time per request (ms, mean, across all concurrent requests)",
+      (v) => v.requests > 0 ? formatMs(v.durationS * 1e3 / v.requests) : "n/a"
+    ],
+    ["Complete requests", (v) => formatCount(v.requests)],
+    ["Failed or non-2xx requests", (v) => formatCount(v.badResponses)],
+    ...ladder.map((p) => [
+      p === "100" ? "100% (longest request, ms)" : `${p}% (ms)`,
+      (v) => {
+        const value = v.percentilesMs[p] ?? (p === "100" ? v.latencyMs.max : void 0);
+        return value === void 0 ? "n/a" : formatMs(value);
+      }
+    ])
+  ];
+  const body = rows.map(([label, format]) => [
+    label,
+    ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a"))
+  ]);
+  return markdownTable([header2, ...body], { align: ["l", ...group.columns.map(() => "r")] });
+}
+function renderStudyTable(layout, group, baseline) {
+  if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
+  if (layout === "crank-compare") return renderCrankCompareTable(group, baseline);
+  return renderAbTable(group);
+}
+function describeStudyLoad(load) {
+  if (load.model !== "fixed-count") return describeLoad(load);
+  const { durationS: _ignored, ...rest } = load;
+  const text = describeLoad(rest);
+  return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
+}
+function heading2(level, text) {
+  return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
+}
+function renderGroup(study, group, baseline, level) {
+  const parts = [heading2(level, escapeMarkdown(group.scenario))];
+  const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
+  if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
+  if (group.loads.length === 0) {
+    parts.push("No cell of this scenario was measured.");
+  } else {
+    parts.push(renderStudyTable(study.layout, group, baseline));
+  }
+  const notes = [];
+  const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
+  if (reps.size === 1) {
+    const [n] = [...reps];
+    notes.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+  }
+  if (study.layout === "crank-compare") {
+    const base = group.columns.filter((c) => c.proxy === baseline);
+    if (base.some((c) => c.values === void 0)) {
+      notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
+    }
+  }
+  const columnNotes = renderColumnNotes(group.columns);
+  if (notes.length > 0 && columnNotes.length > 0) notes.push("");
+  notes.push(...columnNotes);
+  if (notes.length > 0) parts.push(notes.join("\n"));
+  return parts;
+}
+function renderStudyReport(input2) {
+  const { study, results } = input2;
+  const level = input2.headingLevel ?? 2;
+  const skipped = [...results.skipped];
+  for (const s of input2.skipped ?? []) {
+    if (!skipped.some((k) => k.proxy === s.proxy && k.scenario === s.scenario)) skipped.push(s);
+  }
+  const header2 = buildHeader(results);
+  const parts = [
+    heading2(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`)
+  ];
+  parts.push(
+    `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}): ${escapeMarkdown(study.source.compared.replace(/\.?\s*$/, "."))} Original load: ${escapeMarkdown(study.source.load)}.`
+  );
+  parts.push(header2.facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`).join("\n"));
+  if (skipped.length > 0) {
+    parts.push(
+      [
+        "Not measured here (never shown as numbers):",
+        "",
+        ...skipped.map(
+          (s) => `- **${escapeMarkdown(s.proxy)}**${s.scenario === void 0 ? "" : ` on ${escapeMarkdown(s.scenario)}`}: ${escapeMarkdown(s.reason)}`
+        )
+      ].join("\n")
+    );
+  }
+  const baseline = studyBaseline(study);
+  const groups2 = studyGroups(study, results, skipped);
+  parts.push(...renderGoBenchSection(study, groups2));
+  for (const group of groups2) parts.push(...renderGroup(study, group, baseline, level + 1));
+  const parity = renderParitySection(results, level + 1);
+  if (parity) parts.push(parity);
+  return `${parts.join("\n\n")}
+`;
+}
+
+// src/studies/read-run.ts
+async function isDirectory2(p) {
+  return (await stat5(p).catch(() => void 0))?.isDirectory() ?? false;
+}
+async function resultsDirs(dir) {
+  if (existsSync2(path7.join(dir, RESULTS_FILE))) return [dir];
+  const entries = await readdir4(dir, { withFileTypes: true });
+  const dirs = entries.filter((e) => e.isDirectory()).map((e) => path7.join(dir, e.name));
+  return dirs.filter((d) => existsSync2(path7.join(d, RESULTS_FILE))).sort();
+}
+var fileList = (read) => read.map((r) => path7.join(r.dir, RESULTS_FILE)).join(", ");
+function studyOf(dir, read) {
+  const names = [...new Set(read.map((r) => r.results.settings.study))];
+  if (names.length === 1) return names[0];
+  const plain = read.filter((r) => r.results.settings.study === void 0);
+  const studies = names.filter((n) => n !== void 0);
+  const each = studies.map((n) => `study ${n}: ${fileList(read.filter((r) => r.results.settings.study === n))}`).join("; ");
+  if (plain.length > 0) {
+    throw new UserError(
+      `${dir}: a study run mixed with plain runs (${each}; no study: ${fileList(plain)}): give a study run's folder alone`
+    );
+  }
+  throw new UserError(`${dir}: results of ${studies.length} different studies (${each}): give one study run`);
+}
+function builtinStudiesDir() {
+  const beside = path7.join(PROJECT_ROOT, "..", "studies");
+  return existsSync2(BUILTIN_STUDIES_DIR) || !existsSync2(beside) ? BUILTIN_STUDIES_DIR : beside;
+}
+async function builtinStudy(name3, read) {
+  const studies = await loadStudies(builtinStudiesDir());
+  const study = studies.get(name3);
+  if (study !== void 0) return study;
+  const known = [...studies.keys()].join(", ");
+  throw new UserError(
+    `${fileList(read)}: settings.study: '${name3}' is not a built-in study (known: ${known})`
+  );
+}
+function testRun({ dir, results }) {
+  const gateway = results.settings.proxies[0] ?? "";
+  const test = results.settings.scenarios[0] ?? "";
+  const options2 = (results.settings.variants ?? []).map((v) => v.name).filter((n) => n !== BASELINE);
+  const skipped = results.skipped.filter((s) => s.scenario === test && s.proxy !== gateway).map((s) => ({ option: s.proxy, reason: s.reason }));
+  return { test, gateway, options: options2, skipped, dir, results };
+}
+function extensibilityInput(study, read) {
+  const m = study.manifest;
+  const rank = (r) => m.scenarios.indexOf(r.test) * 1e3 + m.proxies.indexOf(r.gateway);
+  const runs = read.map(testRun).sort((a, b) => rank(a) - rank(b));
+  const head = read[0].results;
+  const limits = head.environment.limits;
+  const inDocker = (role) => limits?.[role]?.how.startsWith("docker") ?? false;
+  const skippedGateways = /* @__PURE__ */ new Map();
+  for (const { results } of read)
+    for (const s of results.skipped) if (s.scenario === void 0) skippedGateways.set(s.proxy, s.reason);
+  return {
+    study: m,
+    runs,
+    skippedGateways: [...skippedGateways].map(([proxy, reason]) => ({ proxy, reason })),
+    limits: {
+      memoryLimitBytes: limits?.gateway?.memoryBytes ?? m.extensibility?.memoryLimitBytes ?? 0,
+      coprocessorCores: limits?.coprocessor?.cores ?? [],
+      layout: head.settings.cpus,
+      how: memoryCapHow(inDocker("gateway"), inDocker("coprocessor"))
+    }
+  };
+}
+function renderFromResults(study, read, headingLevel) {
+  const m = study.manifest;
+  if (m.layout === "extensibility")
+    return renderExtensibilityReport({ ...extensibilityInput(study, read), headingLevel });
+  const results = read.length === 1 ? read[0].results : mergeResults(read.map((r) => ({ ...r, from: r.dir })));
+  const run2 = /* @__PURE__ */ new Set([...results.settings.proxies, ...results.skipped.map((s) => s.proxy)]);
+  return renderStudyReport({
+    study: { ...m, proxies: m.proxies.filter((p) => run2.has(p)) },
+    results,
+    headingLevel
+  });
+}
+async function readStudyRun(dir, options2 = {}) {
+  if (!await isDirectory2(dir)) return void 0;
+  const read = [];
+  for (const d of await resultsDirs(dir)) read.push({ dir: d, results: await readResults(d) });
+  const name3 = read.length > 0 ? studyOf(dir, read) : void 0;
+  if (name3 === void 0) return void 0;
+  const study = await builtinStudy(name3, read);
+  return {
+    name: name3,
+    title: study.manifest.title,
+    dirs: read.map((r) => r.dir),
+    markdown: renderFromResults(study, read, options2.headingLevel ?? 2),
+    head: read[0].results
+  };
+}
+
+// src/instructions/report.ts
+function formatCount2(x) {
+  return x.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
+function values2(cell, key) {
+  return cell.repetitions.flatMap((r) => r.status === "ok" && r[key] !== void 0 ? [r[key]] : []);
+}
+function row(cell) {
+  const name3 = escapeMarkdown(cell.variant === void 0 ? cell.proxy : `${cell.proxy} (${cell.variant})`);
+  if (cell.status !== "ok") return `| ${name3} | ${cell.status} | | | ${cell.repetitions.length} |`;
+  const ir = values2(cell, "instructionsPerRequest");
+  if (ir.length === 0) return `| ${name3} | not yet measured | | | 0 |`;
+  const cycles = values2(cell, "cyclesPerRequest");
+  const cyc = cycles.length > 0 ? formatCount2(median(cycles)) : "n/a";
+  return `| ${name3} | ${formatCount2(median(ir))} | ${spreadPct(ir).toFixed(3)}% | ${cyc} | ${ir.length} |`;
+}
+function renderInstructionsMarkdown(results) {
+  const s = results.settings;
+  const lines = [
+    `## proxybench instructions: ${escapeMarkdown(results.runId)}`,
+    "",
+    `Each repetition: the proxy alone under callgrind (Valgrind ${escapeMarkdown(s.valgrind)}), ${s.warmupRequests} warm-up requests, then ${s.requests} counted requests, one at a time over ${s.connections} keep-alive connection(s). Values are medians over the repetitions; spread is (max - min) / median. Cycles are estimated as Ir + ${CYCLE_WEIGHTS.l1Miss} x L1 misses + ${CYCLE_WEIGHTS.llMiss} x last-level misses (callgrind's simulated caches).`
+  ];
+  for (const scenario of s.scenarios) {
+    const cells = results.cells.filter((c) => c.scenario === scenario);
+    lines.push("", `### ${escapeMarkdown(scenario)}`, "");
+    lines.push("| proxy | instructions/request | spread | est. cycles/request | repetitions |");
+    lines.push("| :-- | --: | --: | --: | --: |");
+    for (const cell of cells) lines.push(row(cell));
+    for (const cell of cells.filter((c) => c.status !== "ok")) {
+      lines.push(
+        "",
+        `- ${escapeMarkdown(cell.proxy)}: ${cell.reasons.slice(0, 3).map(escapeMarkdown).join("; ")}`
+      );
+    }
+  }
+  if (results.skipped.length > 0) {
+    lines.push("", "Skipped:");
+    for (const s2 of results.skipped) lines.push(`- ${escapeMarkdown(s2.proxy)}: ${escapeMarkdown(s2.reason)}`);
+  }
+  return `${lines.join("\n")}
+`;
+}
+
+// src/instructions/compare-markdown.ts
+var VERDICT_TEXT = {
+  "more-work": "**more work**",
+  "less-work": "**less work**",
+  unchanged: "unchanged",
+  inconclusive: "inconclusive"
+};
+function signed2(x, digits = 2) {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+}
+function cellName(id) {
+  const slash = id.indexOf("/");
+  if (slash < 0) return escapeMarkdown(id);
+  return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
+}
+function metricRows(cell) {
+  return cell.metrics.map(
+    (m) => [
+      "",
+      cellName(cell.id),
+      m.label,
+      formatCount2(m.baseMedian),
+      formatCount2(m.headMedian),
+      `${signed2(m.changePct)}%`,
+      `${m.spreadPct.toFixed(3)}%`,
+      `${m.baseN} / ${m.headN}`,
+      VERDICT_TEXT[m.verdict],
+      ""
+    ].join(" | ").trim()
+  );
+}
+function functionTable(title, changes) {
+  if (changes.length === 0) return [`${title}: no function changed.`, ""];
+  const rows = changes.map((c) => {
+    const where2 = c.object === void 0 ? "" : ` (${escapeMarkdown(c.object)})`;
+    return `| ${escapeMarkdown(c.name)}${where2} | ${formatCount2(c.base)} | ${formatCount2(c.head)} | ${signed2(c.delta, 1)} |`;
+  });
+  return [title, "", "| function | base | head | change |", "| :-- | --: | --: | --: |", ...rows, ""];
+}
+function renderWhereItWent(cell) {
+  if (!cell.where) return [];
+  return [
+    "<details>",
+    `<summary>Where it went: ${cellName(cell.id)} (instructions per request, top ${cell.where.self.length})</summary>`,
+    "",
+    ...functionTable("Self (in the function itself)", cell.where.self),
+    ...functionTable("Inclusive (with what it calls)", cell.where.inclusive),
+    "</details>"
+  ];
+}
+function headline(c, level = 2) {
+  const all = c.cells.flatMap((cell) => cell.metrics);
+  const count = (v) => all.filter((m) => m.verdict === v).length;
+  return `${"#".repeat(level)} proxybench compare (instructions): ${count("more-work")} more work, ${count("less-work")} less work, ${count("unchanged")} unchanged, ${count("inconclusive")} inconclusive`;
+}
+function renderCountedComparison(c, options2 = {}) {
+  const level = Math.min(Math.max(options2.headingLevel ?? 2, 1), 6);
+  const lines = [
+    headline(c, level),
+    "",
+    ...c.variants === void 0 ? [] : [
+      `Variants of one run: ${escapeMarkdown(c.variants.head)} against ${escapeMarkdown(c.variants.base)}.`,
+      ""
+    ],
+    `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) of the repetitions. Values are medians per request.`,
+    "",
+    "| Cell | Metric | Base | Head | Change | Spread | n | Verdict |",
+    "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
+    ...c.cells.flatMap(metricRows),
+    ""
+  ];
+  for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");
+  if (c.notCompared.length > 0) {
+    lines.push("Not compared:", "");
+    for (const n of c.notCompared) lines.push(`- ${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
+  }
+  return `${lines.join("\n").trimEnd()}
+`;
+}
+
+// src/report/compare-markdown.ts
+var VERDICT_TEXT2 = {
+  regressed: "**regressed**",
+  improved: "**improved**",
+  unchanged: "unchanged",
+  inconclusive: "inconclusive"
+};
+function describeRun(run2) {
+  let text = run2.variant === void 0 ? escapeMarkdown(run2.runId) : `**${escapeMarkdown(run2.variant)}** in ${escapeMarkdown(run2.runId)}`;
+  if (run2.commit !== void 0) {
+    text += ` (${escapeMarkdown(run2.commit.slice(0, 12))}`;
+    if (run2.branch !== void 0) text += ` on ${escapeMarkdown(run2.branch)}`;
+    text += ")";
+  }
+  return text;
+}
+function verdictText(m, unit) {
+  if (m.verdict !== "inconclusive") return VERDICT_TEXT2[m.verdict];
+  const parts = [];
+  if (m.detectablePct !== void 0) parts.push(`could detect ±${m.detectablePct.toFixed(1)}%`);
+  if (m.more !== void 0)
+    parts.push(`about ${m.more} more ${m.more === 1 ? unit.replace(/s$/, "") : unit}`);
+  return parts.length === 0 ? "inconclusive" : `inconclusive (${parts.join("; ")})`;
+}
+function changeText(change) {
+  return change === void 0 ? "n/a" : formatPercent(change);
+}
+function interval(m) {
+  if (m.ci === void 0) return "n/a";
+  const at = m.ciConfidence === void 0 ? "" : ` (${formatConfidence(m.ciConfidence)})`;
+  return `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}${at}`;
+}
+function familyText(c) {
+  return `Holm over ${c.tests} tested metrics: at most ${c.alpha} chance of any false regressed or improved in this comparison${c.planned ? ", over all its looks" : ""}; each interval is at the level Holm tested its metric at (from ${formatConfidence(c.confidence)} = 1 - ${c.alpha}/${c.tests}) and excludes 0 when Holm rejects "no change"`;
+}
+function methodText(c) {
+  if (c.tests === 0) return "no cell could be compared, so no test was made.";
+  if (c.mode === "unpaired") {
+    return `the head run's median against the spread of past runs of the same cell (given with --history) and the base run; ${familyText(c).replace(/; each interval.*$/, "")}; regressed or improved when outside that spread and the change reaches ${c.thresholdPct}%; otherwise inconclusive. Without past runs, no verdict.`;
+  }
+  return `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its interval (exact Wilcoxon signed-rank); ${familyText(c)}; regressed or improved when Holm rejects and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive, with the smallest change these rounds could detect.`;
+}
+function roundsText(c) {
+  if (!c.planned || c.looks.length === 0) return void 0;
+  const looks = c.looks.map(
+    (l) => `${l.rounds} rounds (alpha ${Number(l.alpha.toPrecision(2))}): ${l.cells} cell${l.cells === 1 ? "" : "s"}, ${l.decided} decided`
+  ).join("; ");
+  return `- **Rounds** (--repetitions auto, planned before the run): ${looks}.`;
+}
+function introParts(comparison, level) {
+  const parts = [
+    `${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`,
+    [
+      `- **Base**: ${describeRun(comparison.base)}`,
+      `- **Head**: ${describeRun(comparison.head)}`,
+      `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`,
+      ...[roundsText(comparison)].filter((t) => t !== void 0)
+    ].join("\n")
+  ];
+  if (comparison.notes.length > 0)
+    parts.push(comparison.notes.map((n) => `> ${escapeMarkdown(n)}`).join("\n>\n"));
+  return parts;
+}
+function cellName2(cell) {
+  const on = cell.runner === void 0 ? "" : ` on ${escapeMarkdown(cell.runner)}`;
+  return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
+}
+function metricRows2(comparison, showUnchanged) {
+  const rows = [];
+  let hidden = 0;
+  for (const cell of comparison.cells) {
+    const name3 = cellName2(cell);
+    for (const m of cell.metrics) {
+      if (!showUnchanged && m.verdict === "unchanged") {
+        hidden += 1;
+        continue;
+      }
+      rows.push([
+        name3,
+        m.label,
+        formatMetric(m.metric, m.base.median),
+        formatMetric(m.metric, m.head.median),
+        changeText(m.hlChangePct ?? m.changePct),
+        interval(m),
+        m.p === void 0 ? "n/a" : formatPValue(m.p),
+        comparison.mode === "paired" ? String(m.n) : `${m.base.n} / ${m.head.n}`,
+        verdictText(m, comparison.mode === "paired" ? "rounds" : "repetitions")
+      ]);
+    }
+    for (const m of cell.shown) {
+      if (!showUnchanged) continue;
+      rows.push([
+        name3,
+        m.label,
+        formatMetric(m.metric, m.base.median),
+        formatMetric(m.metric, m.head.median),
+        changeText(m.changePct),
+        "n/a",
+        "n/a",
+        comparison.mode === "paired" ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
+        "not tested (fixed by the load)"
+      ]);
+    }
+  }
+  return { rows, hidden };
+}
+function metricTable(comparison, rows) {
+  const header2 = [
+    "Cell",
+    "Metric",
+    "Base",
+    "Head",
+    "Change",
+    "Interval (level)",
+    "p",
+    comparison.mode === "paired" ? "rounds" : "n",
+    "Verdict"
+  ];
+  return markdownTable([header2, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
+}
+function notComparedList(comparison) {
+  const lines = ["Not compared:", ""];
+  for (const n of comparison.notCompared) {
+    lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
+  }
+  return lines.join("\n");
+}
+function renderComparisonMarkdown(comparison, options2 = {}) {
+  const level = Math.min(Math.max(options2.headingLevel ?? 2, 1), 6);
+  const parts = introParts(comparison, level);
+  const { rows, hidden } = metricRows2(comparison, options2.showUnchanged ?? true);
+  if (rows.length > 0) parts.push(metricTable(comparison, rows));
+  else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
+  if (hidden > 0) parts.push(`${hidden} unchanged metric${hidden === 1 ? "" : "s"} not shown.`);
+  if (comparison.notCompared.length > 0) parts.push(notComparedList(comparison));
+  return `${parts.join("\n\n")}
+`;
+}
+
 // src/report/pr-comment.ts
 var COUNTED_SCOPE = "Instructions and estimated cycles per request of the proxy's own process, counted under Valgrind (callgrind) with the requests sent one at a time: deterministic (a spread of a few hundredths of a percent), so a change to the proxy's code or config shows in a few repetitions. It cannot see time: waits on the network or the kernel, lock contention, several cores at once, or caches beyond callgrind's model.";
 var WALL_CLOCK_SCOPE = "Latency, and the proxy's CPU time and peak memory per request, under load on pinned cores. It sees what a user waits for, the kernel and concurrency included, but the machine's own noise hides changes below the smallest detectable change it names for an undecided metric.";
@@ -46308,8 +54847,8 @@ function wallClockShortfall(comparison, head) {
     (c) => (variant === void 0 || c.variant === variant) && (c.status === "failed" || c.status === "invalid")
   );
   if (broken.length === 0) return void 0;
-  const list = broken.map((c) => `${c.id}: ${c.status}`).join(", ");
-  return `the head has ${plural3(broken.length, "cell")} failed or invalid (${list})`;
+  const list2 = broken.map((c) => `${c.id}: ${c.status}`).join(", ");
+  return `the head has ${plural3(broken.length, "cell")} failed or invalid (${list2})`;
 }
 function countedShortfall(c) {
   if (c.cells.some((cell) => cell.metrics.length > 0)) return void 0;
@@ -46339,8 +54878,8 @@ function pairingLine(comparison, head, runnerName) {
   if (comparison.mode !== "paired") return `Base and head: ${label}.`;
   const runners = cellRunners(head);
   if (runners.size > 1) {
-    const list = [...runners].map(([name, cells]) => `**${escapeMarkdown(name)}** (${cells} cells)`).join(", ");
-    return `Base and head ${label} on ${runners.size} runners, each cell's pairs on one machine: ${list}.`;
+    const list2 = [...runners].map(([name3, cells]) => `**${escapeMarkdown(name3)}** (${cells} cells)`).join(", ");
+    return `Base and head ${label} on ${runners.size} runners, each cell's pairs on one machine: ${list2}.`;
   }
   const where2 = escapeMarkdown(runnerName ?? [...runners.keys()][0] ?? head.environment.hostname ?? "");
   return `Base and head ${label}${where2 ? ` on **${where2}**` : ""}, interleaved on the same cores.`;
@@ -46396,19 +54935,34 @@ function wallClockSection(runs, options2) {
   return { markdown, counts: comparison.counts, ...shortfall !== void 0 ? { shortfall } : {} };
 }
 function headline2(verdict, counts) {
-  const part = (name, c) => c === void 0 ? [] : [
-    `${name}: ${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged, ${c.inconclusive} inconclusive`
+  const part = (name3, c) => c === void 0 ? [] : [
+    `${name3}: ${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged, ${c.inconclusive} inconclusive`
   ];
   const parts = [...part("counted", counts.counted), ...part("wall clock", counts.wallClock)];
   const word = verdict === "" ? "results" : `**${verdict}**`;
   return `## proxybench: ${word}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
 }
+var STUDY_SCOPE = "The study's options measured side by side in one run, on the same machine and cores: the table shows how they compare with each other here. It is no comparison with the base branch, so it says nothing of whether this change made anything faster or slower.";
+function studyComment(study) {
+  const name3 = escapeMarkdown(study.name);
+  return [
+    `## proxybench: study ${name3}, options side by side (no verdict against a base)`,
+    `### Study: ${name3}`,
+    `${escapeMarkdown(study.title)}. ${STUDY_SCOPE}`,
+    study.markdown.trimEnd()
+  ].join("\n\n");
+}
 function commentHead(runs) {
-  const from = runs.wallClock?.head ?? runs.counted?.head;
+  const from = runs.wallClock?.head ?? runs.counted?.head ?? runs.study?.head;
   const git = from?.environment?.git;
   return { sha: git?.commit ?? "", time: git?.timestamp ?? from?.startedAt ?? "" };
 }
 function buildPrComment(runs, options2 = {}) {
+  if (runs.study !== void 0) {
+    const markdown2 = `${studyComment(runs.study)}
+`;
+    return { markdown: markdown2, verdict: "", regressions: 0, counts: {}, head: commentHead(runs) };
+  }
   if (runs.wallClock === void 0 && runs.counted === void 0) {
     throw new Error("buildPrComment: no runs to report");
   }
@@ -46436,26 +54990,45 @@ function buildPrComment(runs, options2 = {}) {
 }
 
 // src/report/comment-runs.ts
-async function isDirectory2(p) {
-  return (await stat3(p).catch(() => void 0))?.isDirectory() ?? false;
+var STUDY_HEADING_LEVEL = 4;
+async function isDirectory3(p) {
+  return (await stat6(p).catch(() => void 0))?.isDirectory() ?? false;
 }
 async function sortPath(p, found) {
-  const info2 = await stat3(p).catch(() => void 0);
+  const info2 = await stat6(p).catch(() => void 0);
   if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
   if (await isInstructionsRun(p)) return void found.counted.push(p);
-  if (!info2.isDirectory() || existsSync2(path4.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
-  const inside = (await readdir2(p, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  const study = await readStudyRun(p, { headingLevel: STUDY_HEADING_LEVEL });
+  if (study !== void 0) return void found.studies.push(study);
+  if (!info2.isDirectory() || existsSync3(path8.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
+  const inside = (await readdir5(p, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
   let any2 = false;
-  for (const name of inside.sort()) {
-    const dir = path4.join(p, name);
-    if (!await isDirectory2(dir)) continue;
-    if (existsSync2(path4.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
-    else if (existsSync2(path4.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
+  for (const name3 of inside.sort()) {
+    const dir = path8.join(p, name3);
+    if (!await isDirectory3(dir)) continue;
+    const study2 = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
+    if (study2 !== void 0) found.studies.push(study2);
+    else if (existsSync3(path8.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
+    else if (existsSync3(path8.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
     else continue;
     any2 = true;
   }
   if (!any2)
     throw new UserError(`${p}: holds no ${RESULTS_FILE} or ${INSTRUCTIONS_FILE}, nor folders that do`);
+}
+function checkStudyAlone(found) {
+  const [study, ...others] = found.studies;
+  if (study === void 0) return;
+  const where2 = (s) => `study ${s.name}: ${s.dirs.join(", ")}`;
+  if (others.length > 0) {
+    throw new UserError(`more than one study run (${found.studies.map(where2).join("; ")}): give one`);
+  }
+  const rest = [...found.wallClock, ...found.counted];
+  if (rest.length > 0) {
+    throw new UserError(
+      `a study run (${where2(study)}) mixed with other runs (${rest.join(", ")}): give the study run alone`
+    );
+  }
 }
 async function countedComparison(dir, baseDir, options2) {
   if (baseDir !== void 0) return compareCountedRuns(baseDir, dir, options2);
@@ -46464,8 +55037,15 @@ async function countedComparison(dir, baseDir, options2) {
   return variants.size >= 2 ? compareCountedVariants(dir, options2) : void 0;
 }
 async function loadCommentRuns(paths, options2 = {}) {
-  const found = { wallClock: [], counted: [] };
+  const found = { wallClock: [], counted: [], studies: [] };
   for (const p of paths) await sortPath(p, found);
+  checkStudyAlone(found);
+  const [study] = found.studies;
+  if (study !== void 0 && options2.baseResults !== void 0)
+    throw new UserError(
+      `${study.dirs[0]}: a study run compares its options within the run: give no base results`
+    );
+  if (study !== void 0) return { study };
   if (found.counted.length > 1) {
     throw new UserError(
       `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`
@@ -46680,7 +55260,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path5) => path5.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path9) => path9.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -46852,33 +55432,33 @@ function getUserAgent() {
 }
 
 // node_modules/before-after-hook/lib/register.js
-function register(state, name, method, options2) {
+function register(state, name3, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
   }
   if (!options2) {
     options2 = {};
   }
-  if (Array.isArray(name)) {
-    return name.reverse().reduce((callback, name2) => {
-      return register.bind(null, state, name2, callback, options2);
+  if (Array.isArray(name3)) {
+    return name3.reverse().reduce((callback, name4) => {
+      return register.bind(null, state, name4, callback, options2);
     }, method)();
   }
   return Promise.resolve().then(() => {
-    if (!state.registry[name]) {
+    if (!state.registry[name3]) {
       return method(options2);
     }
-    return state.registry[name].reduce((method2, registered) => {
+    return state.registry[name3].reduce((method2, registered) => {
       return registered.hook.bind(null, method2, options2);
     }, method)();
   });
 }
 
 // node_modules/before-after-hook/lib/add.js
-function addHook(state, kind, name, hook2) {
+function addHook(state, kind, name3, hook2) {
   const orig = hook2;
-  if (!state.registry[name]) {
-    state.registry[name] = [];
+  if (!state.registry[name3]) {
+    state.registry[name3] = [];
   }
   if (kind === "before") {
     hook2 = (method, options2) => {
@@ -46903,38 +55483,38 @@ function addHook(state, kind, name, hook2) {
       });
     };
   }
-  state.registry[name].push({
+  state.registry[name3].push({
     hook: hook2,
     orig
   });
 }
 
 // node_modules/before-after-hook/lib/remove.js
-function removeHook(state, name, method) {
-  if (!state.registry[name]) {
+function removeHook(state, name3, method) {
+  if (!state.registry[name3]) {
     return;
   }
-  const index = state.registry[name].map((registered) => {
+  const index = state.registry[name3].map((registered) => {
     return registered.orig;
   }).indexOf(method);
   if (index === -1) {
     return;
   }
-  state.registry[name].splice(index, 1);
+  state.registry[name3].splice(index, 1);
 }
 
 // node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
-function bindApi(hook2, state, name) {
+function bindApi(hook2, state, name3) {
   const removeHookRef = bindable(removeHook, null).apply(
     null,
-    name ? [state, name] : [state]
+    name3 ? [state, name3] : [state]
   );
   hook2.api = { remove: removeHookRef };
   hook2.remove = removeHookRef;
   ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name ? [state, kind, name] : [state, kind];
+    const args = name3 ? [state, kind, name3] : [state, kind];
     hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
   });
 }
@@ -47035,11 +55615,11 @@ function addQueryParameters(url2, parameters) {
   if (names.length === 0) {
     return url2;
   }
-  return url2 + separator + names.map((name) => {
-    if (name === "q") {
+  return url2 + separator + names.map((name3) => {
+    if (name3 === "q") {
       return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
     }
-    return `${name}=${encodeURIComponent(parameters[name])}`;
+    return `${name3}=${encodeURIComponent(parameters[name3])}`;
   }).join("&");
 }
 var urlVariableRegex = /\{[^{}}]+\}/g;
@@ -47816,8 +56396,8 @@ async function fetchWrapper(requestOptions) {
   const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
   const body = isPlainObject3(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
   const requestHeaders = Object.fromEntries(
-    Object.entries(requestOptions.headers).map(([name, value]) => [
-      name,
+    Object.entries(requestOptions.headers).map(([name3, value]) => [
+      name3,
       String(value)
     ])
   );
@@ -48272,17 +56852,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options2);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options2);
-    const path5 = requestOptions.url.replace(options2.baseUrl, "");
+    const path9 = requestOptions.url.replace(options2.baseUrl, "");
     return request2(options2).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path5} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path9} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path5} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path9} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -50804,17 +59384,17 @@ function decorate(octokit, scope, methodName, defaults, decorations) {
     }
     if (decorations.renamedParameters) {
       const options22 = requestWithDefaults.endpoint.merge(...args);
-      for (const [name, alias] of Object.entries(
+      for (const [name3, alias] of Object.entries(
         decorations.renamedParameters
       )) {
-        if (name in options22) {
+        if (name3 in options22) {
           octokit.log.warn(
-            `"${name}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
+            `"${name3}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
           );
           if (!(alias in options22)) {
-            options22[alias] = options22[name];
+            options22[alias] = options22[name3];
           }
-          delete options22[name];
+          delete options22[name3];
         }
       }
       return requestWithDefaults(options22);
@@ -51082,8 +59662,8 @@ function messageOf(err) {
   if (typeof data?.message === "string") return data.message;
   return typeof err.message === "string" ? err.message : "(no message)";
 }
-function header(err, name) {
-  const value = err.response?.headers?.[name];
+function header(err, name3) {
+  const value = err.response?.headers?.[name3];
   return typeof value === "string" || typeof value === "number" ? String(value) : void 0;
 }
 function rateLimitEnd(err) {

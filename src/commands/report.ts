@@ -7,6 +7,7 @@ import { k6Report } from "../report/k6-summary.js";
 import { renderReportModelMarkdown } from "../report/markdown.js";
 import { buildReport, type ReportModel } from "../report/model.js";
 import { writeOutput } from "../report/output.js";
+import { readStudyRun, type StudyRun } from "../studies/read-run.js";
 import { UserError } from "../util/errors.js";
 import { choiceInput } from "../util/inputs.js";
 import { collect } from "./options.js";
@@ -79,9 +80,39 @@ function checkBaselineProxy(name: string, results: Pick<Results, "cells" | "sett
   );
 }
 
+/**
+ * The study run among the given folders, whose report is its study's table; a study given with
+ * other folders, or with a flag its table has no place for, is an error naming it.
+ */
+async function studyRunOf(settings: ReportSettings, dirs: readonly string[]): Promise<StudyRun | undefined> {
+  const dir = dirs[0];
+  const study = dir === undefined ? undefined : await readStudyRun(dir);
+  if (study === undefined) {
+    for (const other of dirs.slice(1)) {
+      const s = await readStudyRun(other);
+      if (s) throw new UserError(`${other} is a study run (study ${s.name}): report it alone`);
+    }
+    return undefined;
+  }
+  if (dirs.length > 1) throw new UserError(`${dir} is a study run (study ${study.name}): report it alone`);
+  if (settings.baselineProxy !== undefined)
+    throw new UserError(
+      `--baseline-proxy: ${dir} is a study run (study ${study.name}), whose table has its own`,
+    );
+  // A study whose results.json is the folder's own still has the plain report in HTML or JSON.
+  if (settings.format !== "markdown" && study.dirs.length === 1 && study.dirs[0] === dir) return undefined;
+  if (settings.format !== "markdown")
+    throw new UserError(
+      `--format ${settings.format}: ${dir} is a study run (study ${study.name}), reported as markdown only`,
+    );
+  return study;
+}
+
 async function runReport(settings: ReportSettings): Promise<void> {
   let model: ReportModel;
   if (settings.source.kind === "results") {
+    const study = await studyRunOf(settings, settings.source.dirs);
+    if (study !== undefined) return writeOutput(study.markdown, settings.out);
     const results = await readMergedResults(settings.source.dirs);
     if (settings.baselineProxy !== undefined) checkBaselineProxy(settings.baselineProxy, results);
     model = buildReport(

@@ -12,6 +12,7 @@ import {
 import { INSTRUCTIONS_FILE } from "../instructions/schema.js";
 import { readResults, RESULTS_FILE } from "../results/io.js";
 import { readMergedResults } from "../results/merge.js";
+import { readStudyRun, type StudyRun } from "../studies/read-run.js";
 import { UserError } from "../util/errors.js";
 import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
 import { pickDefined } from "../util/objects.js";
@@ -31,7 +32,12 @@ export interface CommentRunsOptions extends CountedOptions {
 interface Found {
   wallClock: string[];
   counted: string[];
+  /** Study runs, recognised by their results' settings.study (src/studies/read-run.ts). */
+  studies: StudyRun[];
 }
+
+/** The study's table is rendered a level below the comment's sections. */
+const STUDY_HEADING_LEVEL = 4;
 
 async function isDirectory(p: string): Promise<boolean> {
   return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
@@ -42,6 +48,8 @@ async function sortPath(p: string, found: Found): Promise<void> {
   const info = await stat(p).catch(() => undefined);
   if (info === undefined) throw new UserError(`${p}: no such results directory or file`);
   if (await isInstructionsRun(p)) return void found.counted.push(p);
+  const study = await readStudyRun(p, { headingLevel: STUDY_HEADING_LEVEL });
+  if (study !== undefined) return void found.studies.push(study);
   if (!info.isDirectory() || existsSync(path.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
   const inside = (await readdir(p, { withFileTypes: true }))
     .filter((e) => e.isDirectory())
@@ -50,13 +58,31 @@ async function sortPath(p: string, found: Found): Promise<void> {
   for (const name of inside.sort()) {
     const dir = path.join(p, name);
     if (!(await isDirectory(dir))) continue;
-    if (existsSync(path.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
+    const study = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
+    if (study !== undefined) found.studies.push(study);
+    else if (existsSync(path.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
     else if (existsSync(path.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
     else continue;
     any = true;
   }
   if (!any)
     throw new UserError(`${p}: holds no ${RESULTS_FILE} or ${INSTRUCTIONS_FILE}, nor folders that do`);
+}
+
+/** A study run is reported alone: its table is no comparison with a base, nor one of two studies. */
+function checkStudyAlone(found: Found): void {
+  const [study, ...others] = found.studies;
+  if (study === undefined) return;
+  const where = (s: StudyRun) => `study ${s.name}: ${s.dirs.join(", ")}`;
+  if (others.length > 0) {
+    throw new UserError(`more than one study run (${found.studies.map(where).join("; ")}): give one`);
+  }
+  const rest = [...found.wallClock, ...found.counted];
+  if (rest.length > 0) {
+    throw new UserError(
+      `a study run (${where(study)}) mixed with other runs (${rest.join(", ")}): give the study run alone`,
+    );
+  }
 }
 
 /** The counted comparison: against a counted base run, else the run's own variants, else none. */
@@ -76,8 +102,15 @@ export async function loadCommentRuns(
   paths: readonly string[],
   options: CommentRunsOptions = {},
 ): Promise<CommentRuns> {
-  const found: Found = { wallClock: [], counted: [] };
+  const found: Found = { wallClock: [], counted: [], studies: [] };
   for (const p of paths) await sortPath(p, found);
+  checkStudyAlone(found);
+  const [study] = found.studies;
+  if (study !== undefined && options.baseResults !== undefined)
+    throw new UserError(
+      `${study.dirs[0]}: a study run compares its options within the run: give no base results`,
+    );
+  if (study !== undefined) return { study };
   if (found.counted.length > 1) {
     throw new UserError(
       `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`,

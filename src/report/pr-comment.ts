@@ -39,9 +39,20 @@ interface CountedRuns {
   comparison?: CountedComparison;
 }
 
+/** A study run: its own table (rendered by the study, escaped), compared within the run only. */
+interface StudyRuns {
+  name: string;
+  title: string;
+  markdown: string;
+  /** The results of its first test: the run's commit. */
+  head: Results;
+}
+
+/** A study run is reported alone (`loadCommentRuns` refuses it beside other runs). */
 export interface CommentRuns {
   wallClock?: WallClockRuns;
   counted?: CountedRuns;
+  study?: StudyRuns;
 }
 
 export interface PrCommentOptions extends CompareOptions {
@@ -240,15 +251,35 @@ function headline(verdict: Verdict | "", counts: PrComment["counts"]): string {
   return `## proxybench: ${word}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
 }
 
-/** The commit a comment is for: the wall-clock run's, else the counted run's. */
+const STUDY_SCOPE =
+  "The study's options measured side by side in one run, on the same machine and cores: the " +
+  "table shows how they compare with each other here. It is no comparison with the base branch, " +
+  "so it says nothing of whether this change made anything faster or slower.";
+
+/** A study's comment: what it shows in the headline, then its own table. Pure. */
+function studyComment(study: StudyRuns): string {
+  const name = escapeMarkdown(study.name);
+  return [
+    `## proxybench: study ${name}, options side by side (no verdict against a base)`,
+    `### Study: ${name}`,
+    `${escapeMarkdown(study.title)}. ${STUDY_SCOPE}`,
+    study.markdown.trimEnd(),
+  ].join("\n\n");
+}
+
+/** The commit a comment is for: the wall-clock run's, else the counted run's, else the study's. */
 function commentHead(runs: CommentRuns): PrComment["head"] {
-  const from = runs.wallClock?.head ?? runs.counted?.head;
+  const from = runs.wallClock?.head ?? runs.counted?.head ?? runs.study?.head;
   const git = from?.environment?.git;
   return { sha: git?.commit ?? "", time: git?.timestamp ?? from?.startedAt ?? "" };
 }
 
 /** The comment of a pull request's runs: counted first, then wall clock. Pure. */
 export function buildPrComment(runs: CommentRuns, options: PrCommentOptions = {}): PrComment {
+  if (runs.study !== undefined) {
+    const markdown = `${studyComment(runs.study)}\n`;
+    return { markdown, verdict: "", regressions: 0, counts: {}, head: commentHead(runs) };
+  }
   if (runs.wallClock === undefined && runs.counted === undefined) {
     throw new Error("buildPrComment: no runs to report");
   }

@@ -38,6 +38,8 @@ export interface ExtensibilityReportInput {
     /** How the cap is held; default natively's `prlimit --data`. */
     how?: string;
   };
+  /** Heading level of the title (default 2). */
+  headingLevel?: number;
 }
 
 /** The report group of one run: a column per variant, named by its option (pure). */
@@ -79,15 +81,16 @@ function limitsText(input: ExtensibilityReportInput): string {
 /** The whole report as markdown. */
 export function renderExtensibilityReport(input: ExtensibilityReportInput): string {
   const { study } = input;
+  const level = input.headingLevel ?? 2;
   const parts = [
-    `## ${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`,
+    `${"#".repeat(level)} ${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`,
     `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}). ${limitsText(input)}`,
   ];
   for (const s of input.skippedGateways)
     parts.push(`- **${escapeMarkdown(s.proxy)}** not measured here: ${escapeMarkdown(s.reason)}`);
   for (const run of input.runs) {
     const group = testGroup(run);
-    parts.push(`### ${escapeMarkdown(run.test)} · ${escapeMarkdown(run.gateway)}`);
+    parts.push(`${"#".repeat(level + 1)} ${escapeMarkdown(run.test)} · ${escapeMarkdown(run.gateway)}`);
     if (run.results === undefined) {
       parts.push("Nothing to compare here: no extension option of this gateway does this test.");
       parts.push(

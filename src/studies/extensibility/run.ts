@@ -61,6 +61,7 @@ interface TestContext {
   sidecarCpus: number[];
   /** The coprocessors run from their images (under docker), not natively. */
   coprocessorsInImages: boolean;
+  skippedGateways: Array<{ proxy: string; reason: string }>;
 }
 
 /** Writes one variant's folder: the gateway's folder with the derived proxy.yml, and the test's scenario. */
@@ -126,9 +127,15 @@ async function runTest(
     out: path.join(ctx.out, `${test}-${name}`),
   };
   const outcome = await runBenchmark(request, { ...ctx.deps, renderReport: undefined });
-  const results = withLimits(outcome.results, ctx);
+  const results = withSkipped(withLimits(outcome.results, ctx), run, ctx.skippedGateways);
   await new ResultsFile(outcome.dir).save(results);
   return { ...run, dir: outcome.dir, results };
+}
+
+/** What the report says was not run, kept in the results: the test's options, then the gateways (pure). */
+function withSkipped(results: Results, run: TestRun, gateways: TestContext["skippedGateways"]): Results {
+  const options = run.skipped.map((s) => ({ proxy: s.option, scenario: run.test, reason: s.reason }));
+  return { ...results, skipped: [...results.skipped, ...options, ...gateways] };
 }
 
 /** The study's name and the gateway's and coprocessor's cores and memory cap, recorded in the results (pure). */
@@ -183,6 +190,7 @@ export async function runExtensibilityStudy(
     out,
     sidecarCpus: coprocessorCores(layout, cores),
     coprocessorsInImages: coprocessors.some((c) => c.image !== undefined),
+    skippedGateways,
   };
   const runs: TestRun[] = [];
   for (const test of study.manifest.scenarios) {
