@@ -13,7 +13,12 @@ import { coprocessorChoices } from "./extensibility/coprocessors.js";
 import { renderExtensibilityRows } from "./extensibility/dry-run.js";
 import { isGatewayTest, planOptions, type CoprocessorChoice } from "./extensibility/options.js";
 import { DEFAULT_MAX_RATE_OPTIONS } from "./max-rate.js";
-import { DEFAULT_STEP_DURATION_S, resolveSearch, type FindMaxRatesRequest } from "./max-rate-run.js";
+import {
+  DEFAULT_STEP_DURATION_S,
+  resolveSearch,
+  searchDirs,
+  type FindMaxRatesRequest,
+} from "./max-rate-run.js";
 import { prepareStudy, type StudyOverrides } from "./run.js";
 
 /**
@@ -76,10 +81,7 @@ function renderExtensibilityDryRun(
 
 /** `run --find-max-rate --dry-run`: the searches, and how long they take at most. */
 export async function dryRunMaxRate(req: FindMaxRatesRequest, out: Out = process.stdout): Promise<void> {
-  const dirs = {
-    ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs } : {}),
-    ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs } : {}),
-  };
+  const dirs = searchDirs(req);
   for (const scenario of req.scenarios) {
     for (const proxy of req.proxies) await resolveSearch({ proxy, scenario, dirs });
   }

@@ -264,10 +264,7 @@ export async function findMaxRates(
         cpus,
         outDir: path.join(out, `${proxy}-${scenario}`),
         ...withoutUndefined({ stepDurationS: req.durationS, warmupS: req.warmupS, maxP99Ms: req.maxP99Ms }),
-        dirs: {
-          ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs } : {}),
-          ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs } : {}),
-        },
+        dirs: searchDirs(req),
         onStep: (st) =>
           stderr.write(
             `  ${st.phase} ${st.rate}/s: ${st.ok ? "held" : "did not hold"}${st.p99Ms !== undefined ? `, p99 ${st.p99Ms.toFixed(1)} ms` : ""}\n`,
@@ -278,4 +275,12 @@ export async function findMaxRates(
     }
   }
   return outcomes;
+}
+
+/** The manifest folders a search's --proxies-dir and --scenarios-dir name. */
+export function searchDirs(req: Pick<FindMaxRatesRequest, "proxiesDirs" | "scenariosDirs">): ManifestDirs {
+  return {
+    ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs } : {}),
+    ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs } : {}),
+  };
 }
