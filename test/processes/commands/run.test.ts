@@ -19,7 +19,7 @@ describe("run --dry-run refuses what the run would refuse", () => {
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), "pb-dry-"));
     await scenarioCopy(root, "copied", (s) => s);
-    await scenarioCopy(root, "broken", (s) => `import { helper } from "../../commands/helpers.js";\n${s}`);
+    await scenarioCopy(root, "broken", (s) => `import { helper } from "./helpers.js";\n${s}`);
     await mkdir(path.join(root, "used"));
     await cp(
       path.join(PROJECT_ROOT, "test/fixtures/actions/base/results.json"),

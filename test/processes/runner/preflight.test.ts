@@ -69,7 +69,7 @@ describe("preflight: cannot run here, before anything is created", () => {
 
 describe("a k6 script's relative imports are checked before the run", () => {
   it("finds the relative imports of a script", () => {
-    const src = `import { a } from "../../lib/proxybench.js";\nimport http from "k6/http";\nimport '../../runner/side.js';`;
+    const src = `import { a } from "../lib/proxybench.js";\nimport http from "k6/http";\nimport './side.js';`;
     expect(relativeImports(src)).toEqual(["../lib/proxybench.js", "./side.js"]);
   });
 
@@ -95,15 +95,14 @@ describe("a k6 script's relative imports are checked before the run", () => {
 
   it("an import that is truly missing is refused, naming the script and the file", async () => {
     const copied = await copiedPassthrough(
-      (s) =>
-        `import { helper } from "../../support/runner/helpers.js";\nimport { x } from "../../lib/nothere.js";\n${s}`,
+      (s) => `import { helper } from "./helpers.js";\nimport { x } from "../lib/nothere.js";\n${s}`,
     );
     const err = await refusal(checkScriptImports(copied));
     expect(err.exitCode).toBe(2);
     expect(err.message).toBe(
       `${path.join(copied.dir, "script.js")}: imports './helpers.js', which does not exist (${path.join(copied.dir, "helpers.js")}): create it or fix the import`,
     );
-    const lib = await copiedPassthrough((s) => `import { x } from "../../lib/nothere.js";\n${s}`);
+    const lib = await copiedPassthrough((s) => `import { x } from "../lib/nothere.js";\n${s}`);
     await expect(checkScriptImports(lib)).rejects.toThrow(
       /imports '\.\.\/lib\/nothere\.js', which does not exist/,
     );
