@@ -16,7 +16,7 @@ const cpus = os.cpus().length >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0
 const quiet = () => undefined;
 const hostDocker = path.join(PROJECT_ROOT, "test", "support", "instructions", "host-docker.sh");
 
-describe("run --measure instructions --runtime docker", () => {
+describe("run --measure instructions --runtime docker", { timeout: 180_000 }, () => {
   let tmp: string;
   let state: string;
   beforeAll(async () => {
