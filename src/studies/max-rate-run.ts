@@ -13,7 +13,7 @@ import { stopCell, type ActiveCell, type CellContext } from "../runner/cell.js";
 import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
 import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
-import type { Block, PlannedCell } from "../runner/plan.js";
+import { selectNames, type Block, type PlannedCell } from "../runner/plan.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { coreCount, defaultOutDir } from "../runner/settings.js";
 import { startCell } from "../runner/start-cell.js";
@@ -186,18 +186,10 @@ function searchContext(
 /** The proxy and scenario searched, and where the proxy's binary is (the upstream alone for `direct`). */
 export async function resolveSearch(req: Pick<ProxyMaxRateRequest, "proxy" | "scenario" | "dirs">) {
   const manifests = await loadManifests(req.dirs ?? {});
-  const proxy = manifests.proxies.get(req.proxy);
-  if (!proxy) {
-    throw new UserError(
-      `--proxies: unknown '${req.proxy}' (known: ${[...manifests.proxies.keys()].sort().join(", ")})`,
-    );
-  }
-  const scenario = manifests.scenarios.get(req.scenario);
-  if (!scenario) {
-    throw new UserError(
-      `--scenarios: unknown '${req.scenario}' (known: ${[...manifests.scenarios.keys()].sort().join(", ")})`,
-    );
-  }
+  selectNames("--proxies", [req.proxy], manifests.proxies);
+  selectNames("--scenarios", [req.scenario], manifests.scenarios);
+  const proxy = manifests.proxies.get(req.proxy)!;
+  const scenario = manifests.scenarios.get(req.scenario)!;
   const availability = await nativeAvailability(proxy);
   if (availability.kind === "image-only") {
     throw new UserError(`--find-max-rate: ${req.proxy} is image only; it cannot run natively here`);
