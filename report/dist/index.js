@@ -54548,6 +54548,7 @@ async function readStudyRun(dir, options2 = {}) {
   return {
     name: name3,
     title: study.manifest.title,
+    compares: study.manifest.layout === "extensibility" ? "options" : "proxies",
     dirs: read.map((r) => r.dir),
     markdown: renderFromResults(study, read, options2.headingLevel ?? 2),
     head: read[0].results
@@ -54942,13 +54943,13 @@ function headline2(verdict, counts) {
   const word = verdict === "" ? "results" : `**${verdict}**`;
   return `## proxybench: ${word}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
 }
-var STUDY_SCOPE = "The study's options measured side by side in one run, on the same machine and cores: the table shows how they compare with each other here. It is no comparison with the base branch, so it says nothing of whether this change made anything faster or slower.";
+var STUDY_SCOPE = "measured side by side in one run, on the same machine and cores: the table shows how they compare with each other here. It is no comparison with the base branch, so it says nothing of whether this change made anything faster or slower.";
 function studyComment(study) {
   const name3 = escapeMarkdown(study.name);
   return [
-    `## proxybench: study ${name3}, options side by side (no verdict against a base)`,
+    `## proxybench: study ${name3}, ${escapeMarkdown(study.compares)} side by side (no verdict against a base)`,
     `### Study: ${name3}`,
-    `${escapeMarkdown(study.title)}. ${STUDY_SCOPE}`,
+    `${escapeMarkdown(study.title)}. The study's ${escapeMarkdown(study.compares)} ${STUDY_SCOPE}`,
     study.markdown.trimEnd()
   ].join("\n\n");
 }

@@ -43,6 +43,8 @@ interface CountedRuns {
 interface StudyRuns {
   name: string;
   title: string;
+  /** What the study's table sets side by side. */
+  compares: string;
   markdown: string;
   /** The results of its first test: the run's commit. */
   head: Results;
@@ -252,17 +254,17 @@ function headline(verdict: Verdict | "", counts: PrComment["counts"]): string {
 }
 
 const STUDY_SCOPE =
-  "The study's options measured side by side in one run, on the same machine and cores: the " +
-  "table shows how they compare with each other here. It is no comparison with the base branch, " +
-  "so it says nothing of whether this change made anything faster or slower.";
+  "measured side by side in one run, on the same machine and cores: the table shows how they " +
+  "compare with each other here. It is no comparison with the base branch, so it says nothing " +
+  "of whether this change made anything faster or slower.";
 
 /** A study's comment: what it shows in the headline, then its own table. Pure. */
 function studyComment(study: StudyRuns): string {
   const name = escapeMarkdown(study.name);
   return [
-    `## proxybench: study ${name}, options side by side (no verdict against a base)`,
+    `## proxybench: study ${name}, ${escapeMarkdown(study.compares)} side by side (no verdict against a base)`,
     `### Study: ${name}`,
-    `${escapeMarkdown(study.title)}. ${STUDY_SCOPE}`,
+    `${escapeMarkdown(study.title)}. The study's ${escapeMarkdown(study.compares)} ${STUDY_SCOPE}`,
     study.markdown.trimEnd(),
   ].join("\n\n");
 }

@@ -27,6 +27,8 @@ export interface StudyRun {
   /** The study's name, as the results name it (a built-in study). */
   name: string;
   title: string;
+  /** What its table sets side by side: the extensibility study's options of a gateway, else proxies. */
+  compares: "options" | "proxies";
   /** The folders whose results.json were read. */
   dirs: string[];
   /** The study's report, in the layout of its study.md. */
@@ -158,6 +160,7 @@ export async function readStudyRun(
   return {
     name,
     title: study.manifest.title,
+    compares: study.manifest.layout === "extensibility" ? "options" : "proxies",
     dirs: read.map((r) => r.dir),
     markdown: renderFromResults(study, read, options.headingLevel ?? 2),
     head: read[0]!.results,

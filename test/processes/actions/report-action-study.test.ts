@@ -80,6 +80,27 @@ describe("the report action on a study run's artifact", () => {
     expect(visible(server.comments(REPO, 22)[0]?.body ?? "")).toBe(visible(body));
   });
 
+  it("posts a study whose results.json is its folder's own (LLRP: proxies side by side)", async () => {
+    const downloaded = path.join(tmp, "llrp");
+    const artifact = path.join(downloaded, "proxybench-results-1");
+    await llrpRun(artifact);
+    await editResults(artifact, (r) => {
+      r.environment.git = { commit: HEAD_SHA, timestamp: "2026-11-26T04:00:00Z" };
+    });
+    server.addPull(REPO, { number: 25, sha: HEAD_SHA, ref: "llrp", headRepo: REPO });
+    const ctx = { dir: tmp, apiUrl: server.url, repository: REPO };
+    const action = await runReportAction(ctx, prInputs(downloaded, 25), event(25), "llrp");
+    expect(action.code).toBe(0);
+    expect(action.outputs.verdict).toBe("");
+    const body = visible(server.comments(REPO, 25)[0]?.body ?? "");
+    expect(body.split("\n")[0]).toBe(
+      "## proxybench: study llrp, proxies side by side (no verdict against a base)",
+    );
+    expect(body).toMatch(/^#### .* \(study llrp\)$/m);
+    expect(body).toMatch(/^\| Mean latency \(us\) /m);
+    expect(body).not.toContain("### Wall clock");
+  });
+
   it("escapes hostile names and reasons from the artifact", async () => {
     const downloaded = await downloadedStudy("hostile");
     await editResults(path.join(downloaded, "proxybench-results-1"), (r) => {
