@@ -29,6 +29,18 @@ export function engineSpeaks(engine: Engine, protocol: Protocol): boolean {
   return ENGINE_PROTOCOLS[engine].includes(protocol);
 }
 
+/**
+ * Whether an engine sends an arrival rate from a pool of senders fixed before the run (k6's
+ * VUs, vegeta's workers), which the runner sizes from the warm-up's latency (littleLawVus).
+ */
+export const ENGINE_FIXED_SENDER_POOL: Readonly<Record<Engine, boolean>> = {
+  k6: true,
+  wrk: false,
+  ab: false,
+  vegeta: true,
+  h2load: false,
+};
+
 /** Closed-model concurrency used when a load names neither `vus` nor `connections`. */
 const DEFAULT_CONCURRENCY = 64;
 /** Upper bound of the VUs k6 pre-allocates for an arrival-rate load that does not name `vus`. */

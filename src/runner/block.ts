@@ -1,4 +1,4 @@
-import { arrivalVus, littleLawVus } from "../engines/load.js";
+import { arrivalVus, ENGINE_FIXED_SENDER_POOL, littleLawVus } from "../engines/load.js";
 import { expandRequests } from "../engines/requests.js";
 import type { ProbeResult } from "../engines/types.js";
 import { usesTls } from "../results/protocols.js";
@@ -153,8 +153,7 @@ async function warmUp(
 /** An arrival-rate load's VU pool sized from the warm-up's latency (recorded on the cell). */
 function sizeVuPool(a: ActiveCell, p99Ms: number): void {
   const load = a.planned.load;
-  // k6's VUs and vegeta's workers: a pool fixed before the run
-  if (load.model !== "constant-arrival-rate" || !["k6", "vegeta"].includes(a.planned.engine)) return;
+  if (load.model !== "constant-arrival-rate" || !ENGINE_FIXED_SENDER_POOL[a.planned.engine]) return;
   const vus = littleLawVus(load, p99Ms, expandRequests(a.planned.scenario.manifest).length);
   if (vus === arrivalVus(load)) return;
   a.planned = { ...a.planned, load: { ...load, vus } };

@@ -57,7 +57,7 @@ async function resultsDirs(dir: string): Promise<string[]> {
 const fileList = (read: readonly ReadResults[]) => read.map((r) => path.join(r.dir, RESULTS_FILE)).join(", ");
 
 /** The one study the results name, or none; a mix of studies, or of a study and plain runs, is an error. */
-export function studyOf(dir: string, read: readonly ReadResults[]): string | undefined {
+function studyOf(dir: string, read: readonly ReadResults[]): string | undefined {
   const names = [...new Set(read.map((r) => r.results.settings.study))];
   if (names.length === 1) return names[0];
   const plain = read.filter((r) => r.results.settings.study === undefined);

@@ -10,10 +10,10 @@ import { PROJECT_ROOT } from "../../../src/util/paths.js";
  */
 
 const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "studies");
-export const EXTENSIBILITY_RUN = path.join(FIXTURES, "extensibility-run");
+const EXTENSIBILITY_RUN = path.join(FIXTURES, "extensibility-run");
 
 /** The place the fixture's study.md names its results folders by (the run's --out). */
-export const RUN_DIR_PLACEHOLDER = "RUN_DIR";
+const RUN_DIR_PLACEHOLDER = "RUN_DIR";
 
 /** The extensibility run copied to `dir`; returns its study.md as it would read there. */
 export async function extensibilityRun(dir: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { littleLawVus } from "../../../src/engines/load.js";
+import { ENGINE_FIXED_SENDER_POOL, ENGINE_LOAD_MODELS, littleLawVus } from "../../../src/engines/load.js";
 import type { Load } from "../../../src/results/schema.js";
 
 const rate = (r: number, vus?: number): Load => ({
@@ -21,5 +21,16 @@ describe("littleLawVus", () => {
     expect(littleLawVus(rate(1000, 32), 0.2, 1)).toBe(32);
     expect(littleLawVus({ label: "v", model: "constant-vus", vus: 10 }, 50, 1)).toBe(10);
     expect(littleLawVus(rate(100, 5), Number.NaN, 1)).toBe(5);
+  });
+});
+
+describe("engines whose arrival-rate pool the runner sizes", () => {
+  it("k6 and vegeta fix their pool of senders before the run; a fixed pool only where an arrival rate runs", () => {
+    expect(ENGINE_FIXED_SENDER_POOL.k6).toBe(true);
+    expect(ENGINE_FIXED_SENDER_POOL.vegeta).toBe(true);
+    for (const [engine, fixed] of Object.entries(ENGINE_FIXED_SENDER_POOL)) {
+      const models = ENGINE_LOAD_MODELS[engine as keyof typeof ENGINE_LOAD_MODELS];
+      if (fixed) expect(models, engine).toContain("constant-arrival-rate");
+    }
   });
 });
