@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config";
  *   state. The other projects keep isolation: engines cache where they found their tool, per process.
  * - test/processes/: real processes that time nothing (git, Chromium, the GitHub API server, the
  *   bundled action, `k6 inspect`, the CLI's list and doctor), run in parallel beside unit. Counted
- *   runs (`run --measure instructions`, nginx and HAProxy under callgrind) are here too: they
+ *   runs (`proxybench count`, nginx and HAProxy under callgrind) are here too: they
  *   count instructions, which the rest of the suite on the same cores must not move, and running
  *   them beside it checks that claim of the deterministic mode on every `npm test`.
  * - test/load/: load against real proxies (k6, wrk, vegeta, ab, h2load through nginx, haproxy, the

@@ -20,6 +20,22 @@ const HCL = path.join(PROJECT_ROOT, "action", "docker-bake.hcl");
 const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
   promisify(execFile)(process.execPath, [CLI, ...args], { env });
 
+/** The words the action's run step gives proxybench (a `node` on PATH that prints its arguments). */
+function actionRunArgs(script: string, study: string): string[] {
+  const bin = path.join(PROJECT_ROOT, "node_modules", ".cache", "pb-action-run-stub");
+  const stub = `mkdir -p "${bin}" && printf '#!/bin/sh\\nshift\\nfor a; do echo "$a"; done\\n' > "${bin}/node" && chmod +x "${bin}/node" && PATH="${bin}:$PATH"`;
+  const env = {
+    PATH: process.env.PATH,
+    PROXYBENCH: "pb.js",
+    STUDY: study,
+    PROXIES: "nginx",
+    REPETITIONS: "3",
+  };
+  const result = spawnSync("bash", ["-c", `${stub} && ${script}`], { env, encoding: "utf8" });
+  expect(result.status, result.stderr).toBe(0);
+  return result.stdout.trim().split("\n");
+}
+
 describe("proxybench images --study", () => {
   it("writes the proxies' folders and the study's coprocessors' as two step outputs", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "pb-coprocessor-images-"));
@@ -152,19 +168,21 @@ describe("the run action builds a study's coprocessors", () => {
     expect(head?.run).toContain('${STUDY:+--study "$STUDY"} --github-output contexts');
     const bake = steps.find((s) => s.uses?.startsWith("docker/bake-action@"));
     expect(bake?.env?.COPROCESSOR_CONTEXTS).toBe("${{ steps.head-contexts.outputs.contexts-coprocessors }}");
-    const run = steps.find((s) => s.run?.includes(" run --runtime docker"));
-    expect(run?.run).toContain('${STUDY:+--study "$STUDY"}');
+    const run = steps.find((s) => s.id === "run");
+    const argsOf = (study: string) => actionRunArgs(run?.run ?? "exit 99", study);
+    expect(argsOf("extensibility").slice(0, 3)).toEqual(["study", "extensibility", "--runtime"]);
+    expect(argsOf("")[0]).toBe("run");
+    expect(argsOf("")).not.toContain("extensibility");
     // bench.yml's study input goes to the action.
     const benchStep = bench.jobs.bench.steps.find((s) => s.id === "bench");
     expect(benchStep?.with?.study).toBe("${{ inputs.study }}");
   });
 });
 
-describe("proxybench run --study extensibility --runtime docker --dry-run", () => {
+describe("proxybench study extensibility --runtime docker --dry-run", () => {
   it("shows the C# rows as planned and names the images it needs; natively C# is skipped", async () => {
     const docker = await cli([
-      "run",
-      "--study",
+      "study",
       "extensibility",
       "--runtime",
       "docker",
@@ -177,7 +195,7 @@ describe("proxybench run --study extensibility --runtime docker --dry-run", () =
     );
     expect(docker.stdout).not.toMatch(/skipped [^:]*csharp: image only/);
     expect(docker.stdout).toMatch(/^images: .*proxybench\/envoy:ci.*proxybench\/coprocessor-csharp:ci/m);
-    const native = await cli(["run", "--study", "extensibility", "--dry-run"]);
+    const native = await cli(["study", "extensibility", "--dry-run"]);
     expect(native.stdout).toMatch(/^ {4}skipped csharp: image only: no native start here$/m);
     expect(native.stdout).not.toContain("images:");
   });

@@ -127,7 +127,14 @@ function subcommandsOf(program: Command): Map<string, Set<string>> {
   return new Map(
     program.commands.map((c) => [
       c.name(),
-      new Set([...c.options.map((o) => o.long).filter((l): l is string => !!l), "--help"]),
+      // A hidden option is a mode that moved to its own command: given, it is an error.
+      new Set([
+        ...c.options
+          .filter((o) => !o.hidden)
+          .map((o) => o.long)
+          .filter((l): l is string => !!l),
+        "--help",
+      ]),
     ]),
   );
 }
@@ -1055,7 +1062,7 @@ describe("the counted benchmark's fork-safe pair", () => {
       expect(job["runs-on"], name).toBe("ubuntu-latest");
     }
     const steps = Object.values(bench.jobs).flatMap((j) => j.steps ?? []);
-    const count = steps.find((s) => s.run?.includes("--measure instructions"))?.run ?? "";
+    const count = steps.find((s) => s.run?.includes("proxybench.js count "))?.run ?? "";
     expect(count).toMatch(/--variant "base=[^"]+" --variant "head=[^"]+"/);
     expect(steps.filter((s) => /compare \.\.\/results /.test(s.run ?? ""))).toHaveLength(2);
     const upload = steps.find((s) => s.uses?.startsWith("actions/upload-artifact@"));
@@ -1084,7 +1091,7 @@ describe("the counted benchmark's fork-safe pair", () => {
 describe("bench.yml counts instructions beside the wall-clock rounds, and the comment leads with them", () => {
   const bench = read<Workflow>(BENCH);
   const count = bench.jobs.count;
-  const countStep = (count?.steps ?? []).find((s) => s.run?.includes("--measure instructions"));
+  const countStep = (count?.steps ?? []).find((s) => s.run?.includes("proxybench.js count "));
 
   /** The step's shell code as the runner runs it, with `node` recording the arguments it is given. */
   function countArgs(env: Record<string, string>): string[] {
@@ -1124,7 +1131,7 @@ describe("bench.yml counts instructions beside the wall-clock rounds, and the co
 
   it("counts base and head as variants of one run, with the caller's proxies-dir inside each checkout", () => {
     const args = countArgs({ BASE: "../base", PROXIES_DIR: "bench/proxies" });
-    expect(args.slice(0, 3)).toEqual(["./bin/proxybench.js", "run", "--measure"]);
+    expect(args.slice(0, 3)).toEqual(["./bin/proxybench.js", "count", "--proxies"]);
     expect(args.join(" ")).toContain("--variant base=../base --variant head=../head");
     expect(args.join(" ")).toContain("--variant-proxies-dir bench/proxies");
     expect(args).not.toContain("--proxies-dir");

@@ -70,9 +70,9 @@ describe("run --dry-run refuses what the run would refuse", () => {
   });
 });
 
-describe("run --dry-run of a study or a max-rate search says how long it takes", () => {
+describe("study --dry-run and max-rate --dry-run say how long they take", () => {
   it("a study: its plan and estimated time", async () => {
-    const { code, out } = await runCli(["run", "--dry-run", "--study", "llrp", "-r", "5", "-d", "30"]);
+    const { code, out } = await runCli(["study", "llrp", "--dry-run", "-r", "5", "-d", "30"]);
     expect(code, out).toBe(0);
     expect(out).toMatch(/^study llrp: /);
     expect(out).toMatch(/llrp-throughput-256c \(wrk, \d+s warm-up, 30s per repetition\)/);
@@ -82,23 +82,14 @@ describe("run --dry-run of a study or a max-rate search says how long it takes",
   });
 
   it("the extensibility study counts every option of every gateway", async () => {
-    const { code, out } = await runCli([
-      "run",
-      "--dry-run",
-      "--study",
-      "extensibility",
-      "-p",
-      "nginx",
-      "-d",
-      "5",
-    ]);
+    const { code, out } = await runCli(["study", "extensibility", "--dry-run", "-p", "nginx", "-d", "5"]);
     expect(code, out).toBe(0);
     expect(out).toMatch(/static-header-100rps \(vegeta, .*\): static-header\/100rps\/nginx\/vegeta\n/);
     expect(out).toMatch(/\nestimated wall time: \d+m\d\ds\n/);
   });
 
   it("a max-rate search: the searches and the most they take", async () => {
-    const args = ["run", "--dry-run", "--find-max-rate", "-p", "direct", "-s", "passthrough,json-lookup"];
+    const args = ["max-rate", "--dry-run", "-p", "direct", "-s", "passthrough,json-lookup"];
     const { code, out } = await runCli(args);
     expect(code, out).toBe(0);
     expect(out).toBe(
@@ -108,15 +99,70 @@ describe("run --dry-run of a study or a max-rate search says how long it takes",
   });
 
   it("a max-rate search of an unknown proxy is refused as the search would", async () => {
-    const { code, out } = await runCli(["run", "--dry-run", "--find-max-rate", "-p", "nope"]);
+    const { code, out } = await runCli(["max-rate", "--dry-run", "-p", "nope"]);
     expect(code).toBe(2);
     expect(out).toMatch(/--proxies: unknown 'nope' \(known: /);
   });
+});
 
-  it("--shard still cannot go with a study", async () => {
-    const { code, out } = await runCli(["run", "--shard", "1/2", "--study", "llrp"]);
+describe("each command has its own flags: one that does not apply is unknown there", () => {
+  it.each([
+    [["study", "llrp", "--shard", "1/2"], "--shard"],
+    [["study", "llrp", "--resume", "x"], "--resume"],
+    [["study", "llrp", "--engine", "wrk"], "--engine"],
+    [["study", "llrp", "--scenarios", "passthrough"], "--scenarios"],
+    [["study", "llrp", "--variant", "base=."], "--variant"],
+    [["max-rate", "--resume", "x"], "--resume"],
+    [["max-rate", "--load", "low"], "--load"],
+    [["max-rate", "-r", "3"], "-r"],
+    [["max-rate", "--shard", "1/2"], "--shard"],
+    [["count", "--engine", "wrk"], "--engine"],
+    [["count", "--round-order", "abba"], "--round-order"],
+    [["count", "--dry-run"], "--dry-run"],
+  ])("%j", async (words, flag) => {
+    const { code, out } = await runCli(words);
     expect(code).toBe(2);
-    expect(out).toContain("--shard and --study cannot be used together");
+    expect(out).toContain(`error: unknown option '${flag}'`);
+  });
+
+  it("commander suggests the flag meant", async () => {
+    const { code, out } = await runCli(["count", "--repetition", "3"]);
+    expect(code).toBe(2);
+    expect(out).toContain("error: unknown option '--repetition'\n(Did you mean --repetitions?)");
+  });
+
+  it("-r auto is the wall-clock matrix's alone", async () => {
+    for (const command of [["count"], ["study", "llrp"]]) {
+      const { code, out } = await runCli([...command, "-r", "auto", "--dry-run"]);
+      expect(code).toBe(2);
+      expect(out).toMatch(/argument 'auto' is invalid|unknown option '--dry-run'/);
+    }
+  });
+
+  it("--dry-run and --resume cannot go together", async () => {
+    const { code, out } = await runCli(["run", "--dry-run", "--resume", "x"]);
+    expect(code).toBe(2);
+    expect(out).toContain("error: option '--dry-run' cannot be used with option '--resume <dir>'");
+  });
+});
+
+describe("run's former modes name the command that took them over", () => {
+  it.each([
+    [["--measure", "instructions"], "'--measure': a counted run is its own command: proxybench count"],
+    [["--study", "llrp"], "'--study': a named study is its own command: proxybench study NAME"],
+    [["--find-max-rate"], "'--find-max-rate': the max-rate search is its own command: proxybench max-rate"],
+    [["--max-p99", "20"], "'--max-p99': it bounds the max-rate search: proxybench max-rate --max-p99 MS"],
+  ])("run %j", async (words, hint) => {
+    const { code, out } = await runCli(["run", "--dry-run", "-p", "direct", ...words]);
+    expect(code).toBe(2);
+    expect(out).toContain(`error: unknown option ${hint}`);
+    // nothing was planned
+    expect(out).not.toContain("estimated wall time");
+  });
+
+  it("run --help does not list them", async () => {
+    const { out } = await runCli(["run", "--help"]);
+    expect(out).not.toMatch(/--measure|--study|--find-max-rate|--max-p99/);
   });
 });
 

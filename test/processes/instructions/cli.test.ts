@@ -9,7 +9,7 @@ import { runCommand } from "../../../src/util/processes.js";
 const BIN = path.join(PROJECT_ROOT, "bin", "proxybench.js");
 const cpus = os.cpus().length >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0,proxy=0,upstream=0";
 
-describe("proxybench run --measure instructions (CLI)", () => {
+describe("proxybench count (CLI)", () => {
   let tmp: string;
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), "pb-instr-cli-"));
@@ -20,19 +20,7 @@ describe("proxybench run --measure instructions (CLI)", () => {
 
   it("prints the table and the results path; compare recognises a counted run", async () => {
     const out = path.join(tmp, "run");
-    const args = [
-      "run",
-      "--measure",
-      "instructions",
-      "-p",
-      "nginx,direct",
-      "-r",
-      "2",
-      "--cpus",
-      cpus,
-      "-o",
-      out,
-    ];
+    const args = ["count", "-p", "nginx,direct", "-r", "2", "--cpus", cpus, "-o", out];
     const run = await runCommand(process.execPath, [BIN, ...args], { timeoutMs: 120_000 });
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/\| nginx \| [\d,.]+ \| [\d.]+% \| [\d,.]+ \| 2 \|/);
@@ -52,7 +40,7 @@ describe("proxybench run --measure instructions (CLI)", () => {
       });
     }
     const out = path.join(tmp, "variant-run");
-    const args = ["run", "--measure", "instructions", "-p", "nginx", "-r", "2", "--cpus", cpus, "-o", out];
+    const args = ["count", "-p", "nginx", "-r", "2", "--cpus", cpus, "-o", out];
     const variantArgs = [
       "--variant",
       `base=${path.join(variants, "base")}`,
@@ -86,10 +74,16 @@ describe("proxybench run --measure instructions (CLI)", () => {
     expect(bad.output).toContain("--head: no variant 'pr' in this run (its variants: base, head)");
   });
 
-  it("flags of wall-clock runs are a usage error naming them", async () => {
-    const args = ["run", "--measure", "instructions", "--engine", "wrk", "-d", "5"];
-    const run = await runCommand(process.execPath, [BIN, ...args], { timeoutMs: 30_000 });
+  it("a flag of wall-clock runs is unknown to count; run --measure names count", async () => {
+    const args = ["count", "-p", "nginx", "--engine", "wrk", "-d", "5"];
+    const count = await runCommand(process.execPath, [BIN, ...args], { timeoutMs: 30_000 });
+    expect(count.code).toBe(2);
+    expect(count.output).toContain("error: unknown option '--engine'");
+    const old = ["run", "--measure", "instructions", "-p", "nginx"];
+    const run = await runCommand(process.execPath, [BIN, ...old], { timeoutMs: 30_000 });
     expect(run.code).toBe(2);
-    expect(run.output).toContain("--measure instructions and --engine, --duration cannot be used together");
+    expect(run.output).toContain(
+      "error: unknown option '--measure': a counted run is its own command: proxybench count",
+    );
   });
 });

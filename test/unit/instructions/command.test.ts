@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { checkInstructionsFlags } from "../../../src/instructions/command.js";
 import { loadManifests } from "../../../src/manifests/load.js";
 import {
   buildCallgrindSpec,
@@ -8,41 +7,6 @@ import {
   instructionsSkipReason,
 } from "../../../src/instructions/valgrind.js";
 import { buildDockerRunArgs } from "../../../src/runner/docker-runtime.js";
-
-describe("run --measure instructions flags", () => {
-  it("accepts the flags a counted run reads", () => {
-    expect(() =>
-      checkInstructionsFlags({
-        measure: "instructions",
-        proxies: ["nginx"],
-        repetitions: 5,
-        out: "x",
-        cpus: undefined,
-      }),
-    ).not.toThrow();
-  });
-
-  it("accepts --variant; refuses --round-order by name (counted variants always alternate ABBA)", () => {
-    expect(() =>
-      checkInstructionsFlags({ measure: "instructions", variant: ["base=a", "head=b"] }),
-    ).not.toThrow();
-    expect(() =>
-      checkInstructionsFlags({ measure: "instructions", variant: ["base=../main"], roundOrder: "abba" }),
-    ).toThrow(/--measure instructions and --round-order cannot be used together/);
-  });
-
-  it("accepts --runtime and --image-tag: a proxy can be counted in its image", () => {
-    expect(() =>
-      checkInstructionsFlags({ measure: "instructions", runtime: "docker", imageTag: "pr-12" }),
-    ).not.toThrow();
-  });
-
-  it("names the flags that mean nothing to a counted run", () => {
-    expect(() => checkInstructionsFlags({ measure: "instructions", engine: "wrk", duration: 5 })).toThrow(
-      /--measure instructions and --engine, --duration cannot be used together/,
-    );
-  });
-});
 
 describe("proxies under valgrind", async () => {
   const { proxies } = await loadManifests();

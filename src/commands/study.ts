@@ -1,0 +1,56 @@
+import type { Command } from "commander";
+import * as engines from "../engines/index.js";
+import { dryRunStudy } from "../studies/dry-run.js";
+import { runAnyStudy, type StudyOverrides } from "../studies/run.js";
+import { pickDefined } from "../util/objects.js";
+import { addFlags, toRequest, type MeasureFlags } from "./options.js";
+
+export function register(program: Command): void {
+  const command = program
+    .command("study")
+    .argument("<name>", "the study, studies/<name>/study.yml (proxybench list shows them)")
+    .description(
+      "Run a named study again with its own proxies, scenarios, loads and engine, and report it in its published layout (an interrupted one: proxybench run --resume DIR).",
+    );
+  addFlags(command, [
+    ["proxies", "comma-separated proxies, of the study's (default: the study's)"],
+    ["repetitions", "measured repetitions per cell (default: the study's)"],
+    ["duration", "length of each repetition (default: the study's)"],
+    ["warmup", "length of the discarded warm-up, 0 for none (default: the study's)"],
+    ["load", "comma-separated load levels (default: the study's)"],
+    "cpus",
+    "runtime",
+    "imageTag",
+    "proxiesDir",
+    "noiseLimit",
+    "retries",
+    ["dryRun", "print the study's plan and its estimated wall time, run nothing"],
+    "out",
+  ]);
+  command.action(async (name: string, flags: MeasureFlags) => {
+    if (flags.dryRun) {
+      await dryRunStudy(name, studyOverrides(flags));
+      return;
+    }
+    const outcome = await runAnyStudy(name, studyOverrides(flags), { engines });
+    process.exitCode = outcome.exitCode;
+  });
+}
+
+/** What the flags change of the study's own settings. */
+export function studyOverrides(flags: MeasureFlags): StudyOverrides {
+  return pickDefined(toRequest(flags), [
+    "proxies",
+    "repetitions",
+    "durationS",
+    "warmupS",
+    "loads",
+    "cpus",
+    "runtime",
+    "imageTag",
+    "proxiesDirs",
+    "out",
+    "noiseLimit",
+    "retries",
+  ]);
+}
