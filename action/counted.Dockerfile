@@ -1,4 +1,4 @@
-# A proxy's image with Valgrind added, for `proxybench run --measure instructions --runtime docker`:
+# A proxy's image with Valgrind added, for `proxybench count --runtime docker`:
 # the proxy's own image (the named context `proxy`: the bake target counted-<proxy> builds it from
 # the proxy's Dockerfile, so a pull request's changes to the proxy are what is counted), plus
 # valgrind and callgrind_control (a Perl script) from the image's own package manager. proxybench

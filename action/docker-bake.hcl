@@ -95,7 +95,7 @@ target "coprocessor" {
   output     = ["type=docker"]
 }
 
-// `proxybench run --measure instructions --runtime docker`: each proxy's image (the target
+// `proxybench count --runtime docker`: each proxy's image (the target
 // above, from the same folder, so a pull request's Dockerfile is what is counted) with Valgrind
 // added by counted.Dockerfile, tagged proxybench/<name>:<IMAGE_TAG>-valgrind. Locally:
 // PROXIES=nginx docker buildx bake -f action/docker-bake.hcl counted --load

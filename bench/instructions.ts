@@ -1,7 +1,7 @@
 /**
  * Counted-run benchmark (`npm run bench:instructions`). Prints figures; asserts nothing.
  *
- * One `run --measure instructions` of passthrough (1000 counted requests after 200, over 2
+ * One `proxybench count` of passthrough (1000 counted requests after 200, over 2
  * keep-alive connections), 10 interleaved repetitions of five proxies:
  *   nginx, haproxy             the built-in ones
  *   nginx-aa, haproxy-aa       identical copies (A/A)

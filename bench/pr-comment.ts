@@ -3,7 +3,7 @@
  *
  * Head = nginx with one more line, `proxy_set_header X-Trace $request_id;`; base = nginx as
  * built in. As bench.yml does on a pull request:
- * (a) counted: N runs (default 10) of `run --measure instructions` with base and head as
+ * (a) counted: N runs (default 10) of `proxybench count` with base and head as
  *     variants, at bench.yml's count-repetitions (3), each turned into the PR comment by the
  *     same code the report action runs (loadCommentRuns + buildPrComment): how many of them say
  *     `regressed`, and the counted change;
@@ -60,7 +60,7 @@ async function countedRuns(n: number, dirs: { base: string; head: string }, root
     const out = path.join(root, `counted-${i + 1}`);
     const started = performance.now();
     const code = await proxybench(
-      ["run", "--measure", "instructions", "-p", "nginx", "-s", "passthrough", "-r", "3"].concat([
+      ["count", "-p", "nginx", "-s", "passthrough", "-r", "3"].concat([
         "--variant",
         `base=${dirs.base}`,
         "--variant",

@@ -73,7 +73,7 @@ fi
 # --- Debian packages -------------------------------------------------------------------------
 declare -A apt_for=(
   [nginx]=nginx-light [haproxy]=haproxy [wrk]=wrk [taskset]=util-linux [ip]=iproute2
-  # run --measure instructions: the proxy under callgrind, switched with callgrind_control
+  # proxybench count: the proxy under callgrind, switched with callgrind_control
   [valgrind]=valgrind [callgrind_control]=valgrind
 )
 if $for_tests; then

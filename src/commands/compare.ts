@@ -63,7 +63,7 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
   ] as const) {
     if (value !== undefined) {
       throw new UserError(
-        `${flag} applies to counted runs (run --measure instructions); these are wall-clock runs: their smallest change that counts is --threshold`,
+        `${flag} applies to counted runs (proxybench count); these are wall-clock runs: their smallest change that counts is --threshold`,
       );
     }
   }
@@ -160,10 +160,7 @@ export function register(program: Command): void {
       "markdown",
     )
     .option("--out <file>", "write to this file instead of stdout")
-    .option(
-      "--floor <pct>",
-      "counted runs (--measure instructions): smallest % change that counts (default: 0.5)",
-    )
+    .option("--floor <pct>", "counted runs (proxybench count): smallest % change that counts (default: 0.5)")
     .option(
       "--spread-factor <k>",
       "counted runs: a change must exceed k x the repetitions' spread (default: 3)",

@@ -24,7 +24,7 @@ export function parsePositiveInt(value: string): number {
   return Number(value);
 }
 
-export function parseSeconds(allowZero: boolean) {
+function parseSeconds(allowZero: boolean) {
   return (value: string): number => {
     const n = Number(value.trim().replace(/s$/, ""));
     if (value.trim() === "" || !Number.isFinite(n) || n < 0 || (!allowZero && n === 0)) {
@@ -38,7 +38,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-export function parsePositiveNumber(value: string): number {
+function parsePositiveNumber(value: string): number {
   const n = Number(value.trim());
   if (value.trim() === "" || !Number.isFinite(n) || n <= 0) {
     throw new InvalidArgumentError(`'${value}' is not a number above 0`);
@@ -51,7 +51,7 @@ export function parseNonNegativeInt(value: string): number {
   return Number(value);
 }
 
-export function parseNonNegativeNumber(value: string): number {
+function parseNonNegativeNumber(value: string): number {
   const n = Number(value.trim());
   if (value.trim() === "" || !Number.isFinite(n) || n < 0) {
     throw new InvalidArgumentError(`'${value}' is not a number >= 0`);

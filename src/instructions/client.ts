@@ -4,7 +4,7 @@ import { expandRequests, type ExpandedRequest } from "../engines/requests.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
 
 /**
- * The client of `run --measure instructions`: a fixed sequence of the scenario's requests over
+ * The client of `proxybench count`: a fixed sequence of the scenario's requests over
  * a fixed number of keep-alive connections, one request at a time (the next starts when the
  * previous response has been read), taking the connections in turn. One at a time keeps what
  * the proxy does per request the same from run to run. Every response is checked as the probe

@@ -7,7 +7,7 @@ import { renderCountedComparisonHtml } from "./compare-html.js";
 import { renderCountedComparison } from "./compare-markdown.js";
 import { pickDefined } from "../util/objects.js";
 
-/** `proxybench compare BASE HEAD` when both are counted runs (`run --measure instructions`). */
+/** `proxybench compare BASE HEAD` when both are counted runs (`proxybench count`). */
 
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
 const COUNTED_FORMATS = ["markdown", "json", "html"] as const;

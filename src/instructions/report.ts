@@ -4,7 +4,7 @@ import { spreadPct } from "../stats/instructions-verdict.js";
 import { CYCLE_WEIGHTS } from "./callgrind.js";
 import type { CountedCell, InstructionsResults } from "./schema.js";
 
-/** The markdown of one `run --measure instructions`: per scenario, one row per proxy. Pure. */
+/** The markdown of one `proxybench count`: per scenario, one row per proxy. Pure. */
 
 export function formatCount(x: number): string {
   return x.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CellStatus, CpuLayout, Environment } from "../results/schema.js";
 
 /**
- * `instructions.json`: the results of `proxybench run --measure instructions`, written next to
+ * `instructions.json`: the results of `proxybench count`, written next to
  * the raw callgrind files. Its own file: a counted cell has no load generator, req/s or latency.
  */
 export const INSTRUCTIONS_SCHEMA_VERSION = 1;

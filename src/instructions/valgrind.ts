@@ -26,7 +26,7 @@ export async function findValgrind(): Promise<ValgrindTools> {
   const control = await findExecutable("callgrind_control");
   if (!valgrind || !control) {
     throw new UserError(
-      "--measure instructions needs valgrind and callgrind_control: run 'npm run setup' (apt-get install valgrind)",
+      "proxybench count needs valgrind and callgrind_control: run 'npm run setup' (apt-get install valgrind)",
       1,
     );
   }

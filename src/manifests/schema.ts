@@ -156,7 +156,7 @@ export const ProxyManifest = z
       })
       .optional(),
     /**
-     * `run --measure instructions`: how the proxy runs as one process under Valgrind (rendered
+     * `proxybench count`: how the proxy runs as one process under Valgrind (rendered
      * with {{cores}} = 1), natively or in its image. `args` and `env` replace the section's own
      * (native or image) when given; `unsupported`
      * says why it cannot run there (a Go or .NET runtime), and the proxy is skipped with it.

@@ -74,7 +74,7 @@ export function splitRefusal(req: SplitRequest): string | undefined {
   const study = `with study ${req.study}`;
   if (req.runners > 1) {
     reasons.push(
-      `runners ${req.runners} ${study}: a study runs on one runner (its proxies are compared side by side; run --study takes no --shard): use runners 1`,
+      `runners ${req.runners} ${study}: a study runs on one runner (its proxies are compared side by side; proxybench study takes no --shard): use runners 1`,
     );
   }
   if (req.engine !== undefined) {

@@ -22,11 +22,11 @@ import {
 import { prepareStudy, type StudyOverrides } from "./run.js";
 
 /**
- * `run --study NAME --dry-run` and `run --find-max-rate --dry-run`: what they would run and
+ * `proxybench study NAME --dry-run` and `proxybench max-rate --dry-run`: what they would run and
  * how long it takes, starting nothing (the runner's dry run, runner/dry-run.ts, renders the plan).
  */
 
-/** `run --study NAME --dry-run`: the study's plan and how long it will take. */
+/** `proxybench study NAME --dry-run`: the study's plan and how long it will take. */
 export async function dryRunStudy(name: string, overrides: StudyOverrides, out: Out = process.stdout) {
   const { study, split, request } = await prepareStudy(name, overrides, {});
   const m = study.manifest;
@@ -79,7 +79,7 @@ function renderExtensibilityDryRun(
   );
 }
 
-/** `run --find-max-rate --dry-run`: the searches, and how long they take at most. */
+/** `proxybench max-rate --dry-run`: the searches, and how long they take at most. */
 export async function dryRunMaxRate(req: FindMaxRatesRequest, out: Out = process.stdout): Promise<void> {
   const dirs = searchDirs(req);
   for (const scenario of req.scenarios) {

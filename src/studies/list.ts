@@ -66,7 +66,7 @@ export function studyListings(
 
 /** Pure: the listing as terminal lines. */
 export function formatStudyListings(listings: StudyListing[]): string {
-  const lines = ["Studies (proxybench run --study NAME):"];
+  const lines = ["Studies (proxybench study NAME):"];
   for (const s of listings) {
     const here = s.proxies.filter((p) => p.here).length;
     lines.push(`  ${s.name}  ${s.title}`);

@@ -20,7 +20,7 @@ import { runExtensibilityStudy, type ExtensibilityOutcome } from "./extensibilit
 import { pickDefined } from "../util/objects.js";
 
 /**
- * `proxybench run --study NAME`: the study's proxies, scenarios, loads, duration, repetitions
+ * `proxybench study NAME`: the study's proxies, scenarios, loads, duration, repetitions
  * and engine as a run request for the runner; the proxies that cannot run here (image only, or
  * binary missing) are skipped with the reason and never shown as measured; the report is the
  * layout the original published.
@@ -224,7 +224,7 @@ export async function runStudy(
 }
 
 /**
- * `proxybench run --study NAME`, whatever the study's layout: the extensibility study runs as
+ * `proxybench study NAME`, whatever the study's layout: the extensibility study runs as
  * variant runs of each gateway (src/studies/extensibility), every other as one run.
  */
 export async function runAnyStudy(

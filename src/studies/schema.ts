@@ -3,7 +3,7 @@ import { Engine, Protocol } from "../results/schema.js";
 
 /**
  * A study: `studies/<name>/study.yml`, a published benchmark reproduced as one command
- * (`proxybench run --study NAME`). It names the proxies, the scenarios (built-in ones, or its
+ * (`proxybench study NAME`). It names the proxies, the scenarios (built-in ones, or its
  * own under `studies/<name>/scenarios/<scenario>/scenario.yml`), the load levels, the duration,
  * the repetitions, the engine, and the table layout its original published.
  */

@@ -3,7 +3,7 @@ import { imageRef } from "../../runner/specs.js";
 import { isGatewayTest, planOptions, type CoprocessorChoice } from "./options.js";
 
 /**
- * What `proxybench run --study extensibility --dry-run` shows beyond the plan's blocks: each
+ * What `proxybench study extensibility --dry-run` shows beyond the plan's blocks: each
  * test's rows on each gateway, planned or skipped with the reason, and under `--runtime docker`
  * the images the run starts (the gateways' and the coprocessors'), with the command that builds
  * them.

@@ -28,7 +28,7 @@ import { renderExtensibilityReport, type TestRun } from "./report.js";
 import { pickDefined, withoutUndefined } from "../../util/objects.js";
 
 /**
- * `proxybench run --study extensibility`: for each test and gateway, one variant run (the
+ * `proxybench study extensibility`: for each test and gateway, one variant run (the
  * runner's `--variant`): the gateway without extension, then each option it has, side by side
  * in rounds on the same pinned cores, each with its own results folder. A test a gateway
  * cannot do with an option is a blank row with the reason; a coprocessor that dies makes its

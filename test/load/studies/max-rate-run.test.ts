@@ -7,7 +7,7 @@ import { findMaxRates, findProxyMaxRate, formatProxyMaxRate } from "../../../src
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 
-// --find-max-rate against a target with a known limit: NGINX in front of the built-in upstream
+// proxybench max-rate against a target with a known limit: NGINX in front of the built-in upstream
 // serving at most 800 requests per second (a scenario with `upstream.maxRps: 800`; requests
 // beyond wait in a queue, then get 503). The search must find that limit within 10%, with
 // real k6 runs of one second each.

@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 import { processesMentioning } from "../../support/runner/helpers.js";
 
-// `run --measure instructions --runtime docker` with a docker client whose containers are
+// `proxybench count --runtime docker` with a docker client whose containers are
 // processes here (test/support/instructions/host-docker.sh: no Docker engine on this machine):
 // real nginx under real Valgrind, started, switched and dumped through docker run and docker
 // exec as in a container. The count must equal the native one: only the way in differs.
@@ -16,7 +16,7 @@ const cpus = os.cpus().length >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0
 const quiet = () => undefined;
 const hostDocker = path.join(PROJECT_ROOT, "test", "support", "instructions", "host-docker.sh");
 
-describe("run --measure instructions --runtime docker", { timeout: 180_000 }, () => {
+describe("proxybench count --runtime docker", { timeout: 180_000 }, () => {
   let tmp: string;
   let state: string;
   beforeAll(async () => {

@@ -40,7 +40,7 @@ async function scenarioDir(root: string, name: string, body: string): Promise<vo
 
 // Valgrind runs a proxy about fifty times slower, and this project runs beside lint and other
 // process tests on a shared machine: each counted run gets three minutes, not the default one.
-describe("run --measure instructions with real proxies under valgrind", { timeout: 180_000 }, () => {
+describe("proxybench count with real proxies under valgrind", { timeout: 180_000 }, () => {
   let tmp: string;
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), "pb-instr-"));

@@ -46,7 +46,7 @@ describe("proxybench compare: bad input names what is wrong", () => {
     const { code, out } = await runCli(["compare", BASE, HEAD, flag, value]);
     expect(code).toBe(2);
     expect(out).toBe(
-      `proxybench: ${flag} applies to counted runs (run --measure instructions); these are wall-clock runs: their smallest change that counts is --threshold\n`,
+      `proxybench: ${flag} applies to counted runs (proxybench count); these are wall-clock runs: their smallest change that counts is --threshold\n`,
     );
   });
 

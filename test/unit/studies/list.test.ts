@@ -20,7 +20,7 @@ describe("study listings", () => {
     ]);
     expect(formatStudyListings([ocelot!])).toBe(
       [
-        "Studies (proxybench run --study NAME):",
+        "Studies (proxybench study NAME):",
         "  ocelot  Ocelot gateway vs NGINX vs going direct, at 1000 concurrent connections",
         "    seed 002, ab, ab table; 2 of 3 proxies run here:",
         "    + direct (no proxy), - ocelot (image only), + nginx (native 1.22.1)",
