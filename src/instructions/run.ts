@@ -37,7 +37,7 @@ import {
 } from "./valgrind.js";
 import { pickDefined } from "../util/objects.js";
 
-/** `proxybench run --measure instructions`: the fixed sequence and its defaults. */
+/** `proxybench count`: the fixed sequence and its defaults. */
 const DEFAULT_REQUESTS = 1000;
 const DEFAULT_WARMUP_REQUESTS = 200;
 const DEFAULT_CONNECTIONS = 2;

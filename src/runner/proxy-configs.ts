@@ -7,7 +7,7 @@ import { renderConfigs, sectionConfigs, type ProxyContext, type RenderedConfig }
 /**
  * A proxy's config files on disk: the templates it names read from its folder, and the rendered
  * configs written into its work folder. One place for the runner (a run's cells and the
- * `--find-max-rate` search's) and the instruction-count mode; the rendering itself is pure
+ * `max-rate` search's) and the instruction-count mode; the rendering itself is pure
  * (specs.ts).
  */
 

@@ -32,7 +32,7 @@ import {
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 /**
- * `proxybench run --find-max-rate`: starts the upstream and one proxy (natively, pinned per the
+ * `proxybench max-rate`: starts the upstream and one proxy (natively, pinned per the
  * CPU layout), then searches the proxy's maximum sustainable rate on a scenario with short
  * k6 constant-arrival-rate steps. Writes `max-rate.json` and every step's raw k6 output to
  * `outDir`.
@@ -192,11 +192,11 @@ export async function resolveSearch(req: Pick<ProxyMaxRateRequest, "proxy" | "sc
   const scenario = manifests.scenarios.get(req.scenario)!;
   const availability = await nativeAvailability(proxy);
   if (availability.kind === "image-only") {
-    throw new UserError(`--find-max-rate: ${req.proxy} is image only; it cannot run natively here`);
+    throw new UserError(`max-rate: ${req.proxy} is image only; it cannot run natively here`);
   }
   if (availability.kind === "missing") {
     throw new UserError(
-      `--find-max-rate: ${req.proxy}: '${availability.binary}' not found (fix: ${availability.fix})`,
+      `max-rate: ${req.proxy}: '${availability.binary}' not found (fix: ${availability.fix})`,
     );
   }
   return { proxy, scenario, availability };
@@ -213,7 +213,7 @@ export function formatProxyMaxRate(o: ProxyMaxRateOutcome): string {
   ].join("\n");
 }
 
-/** What `proxybench run --find-max-rate` was asked (flags already typed). */
+/** What `proxybench max-rate` was asked (flags already typed). */
 export interface FindMaxRatesRequest {
   proxies: string[];
   scenarios: string[];

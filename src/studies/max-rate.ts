@@ -4,7 +4,7 @@ import type { Load } from "../results/schema.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /**
- * `--find-max-rate`: the highest arrival rate a target holds, as Nighthawk's adaptive search
+ * `proxybench max-rate`: the highest arrival rate a target holds, as Nighthawk's adaptive search
  * finds it, instead of reading throughput off a closed-loop run whose load generator may be the
  * limit. Each step is a short open-model (constant-arrival-rate) run; a step holds when
  * - no request failed (no transport error, no non-2xx, no failed check),

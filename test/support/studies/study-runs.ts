@@ -6,7 +6,7 @@ import { PROJECT_ROOT } from "../../../src/util/paths.js";
 /**
  * Study run folders for the tests of `report` and the PR comment, from the real runs in
  * test/fixtures/studies/: the extensibility study's (one folder per test) and the LLRP study's
- * (its results.json at the top), laid out as `run --study` writes them.
+ * (its results.json at the top), laid out as `proxybench study` writes them.
  */
 
 const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "studies");
