@@ -136,7 +136,7 @@ export function register(program: Command): void {
     )
     .argument(
       "[results-dirs...]",
-      "directory holding results.json (or the file itself); several: the shards of one run (--shard), merged; a study run's folder (run --study): its study's table",
+      "directory holding results.json (or the file itself); several: the shards of one run (--shard), merged; a study run's folder (proxybench study): its study's table",
     )
     .option(
       "--baseline-proxy <name>",
