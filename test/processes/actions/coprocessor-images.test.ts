@@ -173,6 +173,13 @@ describe("the run action builds a study's coprocessors", () => {
     expect(argsOf("extensibility").slice(0, 3)).toEqual(["study", "extensibility", "--runtime"]);
     expect(argsOf("")[0]).toBe("run");
     expect(argsOf("")).not.toContain("extensibility");
+    // an input a study does not read is refused, not ignored
+    const refused = spawnSync("bash", ["-c", run?.run ?? "exit 99"], {
+      env: { PATH: process.env.PATH, STUDY: "llrp", ENGINE: "wrk" },
+      encoding: "utf8",
+    });
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toContain("::error::study: the input engine does not apply to a study");
     // bench.yml's study input goes to the action.
     const benchStep = bench.jobs.bench.steps.find((s) => s.id === "bench");
     expect(benchStep?.with?.study).toBe("${{ inputs.study }}");
