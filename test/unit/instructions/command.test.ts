@@ -15,6 +15,16 @@ describe("proxies under valgrind", async () => {
     if (!p) throw new Error(`no built-in proxy ${name}`);
     return p;
   };
+  const ctx = {
+    listenHost: "127.0.0.1",
+    listenPort: 8080,
+    upstreamHost: "127.0.0.1",
+    upstreamPort: 9090,
+    upstreamGrpcPort: 9091,
+    cpus: [1],
+    workdir: "/w",
+    logFile: "/w/log",
+  };
 
   it("skips direct, image-only proxies and Go runtimes with the reason", () => {
     expect(instructionsSkipReason(get("direct"))).toMatch(/no proxy process/);
@@ -33,16 +43,6 @@ describe("proxies under valgrind", async () => {
   });
 
   it("nginx in its image: Valgrind is the entrypoint and pid 1, the same args as natively", () => {
-    const ctx = {
-      listenHost: "127.0.0.1",
-      listenPort: 8080,
-      upstreamHost: "127.0.0.1",
-      upstreamPort: 9090,
-      upstreamGrpcPort: 9091,
-      cpus: [1],
-      workdir: "/w",
-      logFile: "/w/log",
-    };
     const configs = [{ output: "/w/nginx.conf", content: "", mount: "/etc/proxybench/nginx.conf" }];
     const image = countedImageRef("proxybench/nginx:pr-7");
     expect(image).toBe("proxybench/nginx:pr-7-valgrind");
@@ -77,32 +77,12 @@ describe("proxies under valgrind", async () => {
   });
 
   it("the router in its image runs the program its manifest names there", () => {
-    const ctx = {
-      listenHost: "127.0.0.1",
-      listenPort: 8080,
-      upstreamHost: "127.0.0.1",
-      upstreamPort: 9090,
-      upstreamGrpcPort: 9091,
-      cpus: [1],
-      workdir: "/w",
-      logFile: "/w/log",
-    };
     const spec = buildContainerCallgrindSpec(get("apollo-router"), ctx, [], "img", "/w/cg.out");
     expect(spec.args[5]).toBe("/dist/router");
     expect(spec.env).toMatchObject({ APOLLO_TELEMETRY_DISABLED: "true" });
   });
 
   it("nginx runs as one process behind callgrind with instrumentation off at start", () => {
-    const ctx = {
-      listenHost: "127.0.0.1",
-      listenPort: 8080,
-      upstreamHost: "127.0.0.1",
-      upstreamPort: 9090,
-      upstreamGrpcPort: 9091,
-      cpus: [1],
-      workdir: "/w",
-      logFile: "/w/log",
-    };
     const tools = { valgrind: "/usr/bin/valgrind", control: "/usr/bin/callgrind_control", version: "3.19.0" };
     const spec = buildCallgrindSpec(get("nginx"), ctx, "/usr/sbin/nginx", tools, "/w/cg.out");
     expect(spec.command).toBe("/usr/bin/valgrind");
