@@ -53095,7 +53095,7 @@ var ProxyManifest = external_exports.strictObject({
     configs: external_exports.array(external_exports.strictObject({ template: external_exports.string(), output: external_exports.string(), mount: external_exports.string() })).default([])
   }).optional(),
   /**
-   * `run --measure instructions`: how the proxy runs as one process under Valgrind (rendered
+   * `proxybench count`: how the proxy runs as one process under Valgrind (rendered
    * with {{cores}} = 1), natively or in its image. `args` and `env` replace the section's own
    * (native or image) when given; `unsupported`
    * says why it cannot run there (a Go or .NET runtime), and the proxy is skipped with it.
