@@ -5789,7 +5789,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants3 = require_constants2();
+    var constants4 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5864,7 +5864,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports3 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports3;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5959,11 +5959,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5986,10 +5986,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6006,7 +6006,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants4.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -6186,7 +6186,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6208,7 +6208,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request2.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6244,13 +6244,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -52996,10 +52996,11 @@ function cellRunners(results) {
 
 // src/studies/read-run.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { readdir as readdir4, stat as stat5 } from "node:fs/promises";
+import { readdir as readdir4 } from "node:fs/promises";
 import path7 from "node:path";
 
 // src/util/paths.ts
+import { access as access2, constants as constants3, stat as stat3 } from "node:fs/promises";
 import path4 from "node:path";
 import { fileURLToPath } from "node:url";
 var PROJECT_ROOT = (() => {
@@ -53014,6 +53015,9 @@ var PROJECT_ROOT = (() => {
   throw new Error("cannot locate the proxybench package root");
 })();
 var TOOLS_BIN = path4.join(PROJECT_ROOT, ".tools", "bin");
+async function isDirectory2(p) {
+  return (await stat3(p).catch(() => void 0))?.isDirectory() ?? false;
+}
 
 // src/manifests/schema.ts
 var name = external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
@@ -53665,12 +53669,12 @@ function verdictCell(m) {
 
 // src/studies/load.ts
 var import_yaml2 = __toESM(require_dist(), 1);
-import { readdir as readdir3, readFile as readFile5, stat as stat4 } from "node:fs/promises";
+import { readdir as readdir3, readFile as readFile5, stat as stat5 } from "node:fs/promises";
 import path6 from "node:path";
 
 // src/manifests/load.ts
 var import_yaml = __toESM(require_dist(), 1);
-import { access as access2, readdir as readdir2, readFile as readFile4, stat as stat3 } from "node:fs/promises";
+import { access as access3, readdir as readdir2, readFile as readFile4, stat as stat4 } from "node:fs/promises";
 import path5 from "node:path";
 var BUILTIN_PROXIES_DIR = path5.join(PROJECT_ROOT, "proxies");
 var BUILTIN_SCENARIOS_DIR = path5.join(PROJECT_ROOT, "scenarios");
@@ -53777,7 +53781,7 @@ async function readText(file2) {
 }
 async function exists2(file2) {
   try {
-    await access2(file2);
+    await access3(file2);
     return true;
   } catch {
     return false;
@@ -53955,7 +53959,7 @@ async function loadStudies(dir = BUILTIN_STUDIES_DIR) {
   return out;
 }
 async function isFile(file2) {
-  return stat4(file2).then(
+  return stat5(file2).then(
     (s) => s.isFile(),
     () => false
   );
@@ -54461,9 +54465,6 @@ function renderStudyReport(input2) {
 }
 
 // src/studies/read-run.ts
-async function isDirectory2(p) {
-  return (await stat5(p).catch(() => void 0))?.isDirectory() ?? false;
-}
 async function resultsDirs(dir) {
   if (existsSync2(path7.join(dir, RESULTS_FILE))) return [dir];
   const entries = await readdir4(dir, { withFileTypes: true });
@@ -54992,9 +54993,6 @@ function buildPrComment(runs, options2 = {}) {
 
 // src/report/comment-runs.ts
 var STUDY_HEADING_LEVEL = 4;
-async function isDirectory3(p) {
-  return (await stat6(p).catch(() => void 0))?.isDirectory() ?? false;
-}
 async function sortPath(p, found) {
   const info2 = await stat6(p).catch(() => void 0);
   if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
@@ -55006,7 +55004,7 @@ async function sortPath(p, found) {
   let any2 = false;
   for (const name3 of inside.sort()) {
     const dir = path8.join(p, name3);
-    if (!await isDirectory3(dir)) continue;
+    if (!await isDirectory2(dir)) continue;
     const study2 = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
     if (study2 !== void 0) found.studies.push(study2);
     else if (existsSync3(path8.join(dir, RESULTS_FILE))) found.wallClock.push(dir);

@@ -205,7 +205,7 @@ async function findTargets(
   versions: Record<string, string>;
   valgrind: Map<string, string>;
 }> {
-  const looked = new Map<string, Promise<Found>>();
+  const looked = new Map<string, Found>();
   const skipped: Skipped[] = [];
   const versions: Record<string, string> = {};
   const valgrind = new Map<string, string>();
@@ -215,8 +215,8 @@ async function findTargets(
     for (const planned of block.cells) {
       const image = choice.kind === "docker" ? countedImage(planned, choice) : undefined;
       const key = image ?? planned.proxy.file;
-      if (!looked.has(key)) looked.set(key, lookFor(planned.proxy, choice.kind, image));
-      const found = await (looked.get(key) as Promise<Found>);
+      const found = looked.get(key) ?? (await lookFor(planned.proxy, choice.kind, image));
+      looked.set(key, found);
       const shown = proxyStem(planned.proxy.manifest.name, planned.variant);
       if ("reason" in found) skipped.push({ proxy: shown, reason: found.reason });
       else {

@@ -108,12 +108,7 @@ export function buildCallgrindSpec(
   tools: ValgrindTools,
   outFile: string,
 ): ProcessSpec {
-  const native = requiredSection(proxy, "native");
-  const section = proxy.manifest.instructions;
-  const vars = templateVars(proxy, ctx);
-  const field = section?.args ? "instructions.args" : "native.args";
-  const args = renderArgs(section?.args ?? native.args, vars, `${proxy.file}: ${field}`);
-  const env = renderEnv(section?.env ?? native.env, vars, `${proxy.file}: env`);
+  const { args, env } = countedCommand(proxy, ctx, "native");
   return {
     name: `proxy:${proxy.manifest.name}`,
     command: tools.valgrind,
@@ -137,19 +132,31 @@ export function buildContainerCallgrindSpec(
   image: string,
   outFile: string,
 ): ProcessSpec {
-  const section = requiredSection(proxy, "image");
-  const counted = proxy.manifest.instructions;
-  const vars = templateVars(proxy, ctx);
-  const field = counted?.args ? "instructions.args" : "image.args";
-  const args = renderArgs(counted?.args ?? section.args, vars, `${proxy.file}: ${field}`);
   const program = countedProgram(proxy);
   if (program === undefined) throw new Error(`${proxy.file}: no program to count in the image`);
-  const base = buildDockerProxySpec(proxy, ctx, configs, image);
+  const { args, env } = countedCommand(proxy, ctx, "image");
   return {
-    ...base,
+    ...buildDockerProxySpec(proxy, ctx, configs, image),
     args: [...callgrindArgs(outFile), program, ...args],
-    env: counted?.env ? renderEnv(counted.env, vars, `${proxy.file}: instructions.env`) : (base.env ?? {}),
+    env,
     container: { entrypoint: "valgrind", init: false },
+  };
+}
+
+/** The counted process's args and env: `instructions.args`/`env` when given, else the section's. */
+function countedCommand(
+  proxy: LoadedProxy,
+  ctx: ProxyContext,
+  key: "native" | "image",
+): { args: string[]; env: Record<string, string> } {
+  const section = requiredSection(proxy, key);
+  const counted = proxy.manifest.instructions;
+  const vars = templateVars(proxy, ctx);
+  const argsField = counted?.args ? "instructions.args" : `${key}.args`;
+  const envField = counted?.env ? "instructions.env" : `${key}.env`;
+  return {
+    args: renderArgs(counted?.args ?? section.args, vars, `${proxy.file}: ${argsField}`),
+    env: renderEnv(counted?.env ?? section.env, vars, `${proxy.file}: ${envField}`),
   };
 }
 
@@ -158,7 +165,10 @@ export type CallgrindControl = (args: string[]) => Promise<void>;
 
 /** callgrind_control on this machine, on the proxy's pid. */
 export function hostControl(tools: ValgrindTools, pid: number): CallgrindControl {
-  return (args) => control(tools, pid, args);
+  return async (args) => {
+    const { code, output } = await execOutput(tools.control, [...args, String(pid)], { timeoutMs: 30_000 });
+    checkControl(args, String(pid), code, output);
+  };
 }
 
 /** callgrind_control inside the proxy's container, on its pid 1 (Valgrind, the entrypoint). */
@@ -180,12 +190,6 @@ function callgrindArgs(outFile: string): string[] {
     "--trace-children=no",
     `--callgrind-out-file=${outFile}`,
   ];
-}
-
-/** `callgrind_control` on one process: `-i on`, `-i off`, `-d` (dump). */
-async function control(tools: ValgrindTools, pid: number, args: string[]): Promise<void> {
-  const { code, output } = await execOutput(tools.control, [...args, String(pid)], { timeoutMs: 30_000 });
-  checkControl(args, String(pid), code, output);
 }
 
 /** callgrind_control says `OK.` for each process it reached. */

@@ -16,6 +16,7 @@ import { readStudyRun, type StudyRun } from "../studies/read-run.js";
 import { UserError } from "../util/errors.js";
 import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
 import { pickDefined } from "../util/objects.js";
+import { isDirectory } from "../util/paths.js";
 
 /**
  * The runs a pull request's comment reports, read from what the benchmark left: wall-clock
@@ -38,10 +39,6 @@ interface Found {
 
 /** The study's table is rendered a level below the comment's sections. */
 const STUDY_HEADING_LEVEL = 4;
-
-async function isDirectory(p: string): Promise<boolean> {
-  return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
-}
 
 /** Sorts one given path into wall-clock and counted runs, looking one level down in a folder of artifacts. */
 async function sortPath(p: string, found: Found): Promise<void> {

@@ -6,6 +6,7 @@ import { UserError } from "../util/errors.js";
 import { DEFAULT_ALPHA, testedMetricCount } from "../report/compare.js";
 import { planLooks } from "../stats/sequential.js";
 import { buildPlan, mergeVariantPlans, type Plan } from "./plan.js";
+import { isDirectory } from "../util/paths.js";
 
 /**
  * Variants (`--variant NAME=DIR`): the same matrix measured for several sets of manifests in
@@ -95,7 +96,7 @@ export async function checkVariants(variants: readonly Variant[]): Promise<void>
     const info = await stat(v.dir).catch(() => undefined);
     if (!info?.isDirectory()) throw new UserError(`--variant ${v.name}=${v.dir}: not a directory`);
     const { proxies, scenarios } = folders(v);
-    const found = await Promise.all([proxies, scenarios].map((dir) => isDir(dir)));
+    const found = await Promise.all([proxies, scenarios].map((dir) => isDirectory(dir)));
     if (!found.some(Boolean)) {
       const names = [proxies, scenarios].map((dir) => `${path.relative(v.dir, dir)}/`).join(" nor ");
       throw new UserError(`--variant ${v.name}=${v.dir}: holds neither ${names}`);
@@ -103,17 +104,13 @@ export async function checkVariants(variants: readonly Variant[]): Promise<void>
   }
 }
 
-async function isDir(p: string): Promise<boolean> {
-  return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
-}
-
 /** The manifest folders of one variant: its own proxies/ and scenarios/ last, so they win. */
 export async function variantDirs(v: Variant | undefined, settings: Settings): Promise<ManifestDirs> {
   const proxiesDirs = [...(settings.proxiesDirs ?? [])];
   const scenariosDirs = [...(settings.scenariosDirs ?? [])];
   const own = v === undefined ? undefined : folders(v);
-  if (own && (await isDir(own.proxies))) proxiesDirs.push(own.proxies);
-  if (own && (await isDir(own.scenarios))) scenariosDirs.push(own.scenarios);
+  if (own && (await isDirectory(own.proxies))) proxiesDirs.push(own.proxies);
+  if (own && (await isDirectory(own.scenarios))) scenariosDirs.push(own.scenarios);
   return {
     ...(proxiesDirs.length ? { proxiesDirs } : {}),
     ...(scenariosDirs.length ? { scenariosDirs } : {}),

@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { readResults, RESULTS_FILE } from "../results/io.js";
 import { mergeResults } from "../results/merge.js";
 import type { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { PROJECT_ROOT } from "../util/paths.js";
+import { isDirectory, PROJECT_ROOT } from "../util/paths.js";
 import { BASELINE, memoryCapHow } from "./extensibility/options.js";
 import {
   renderExtensibilityReport,
@@ -40,10 +40,6 @@ export interface StudyRun {
 interface ReadResults {
   dir: string;
   results: Results;
-}
-
-async function isDirectory(p: string): Promise<boolean> {
-  return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
 }
 
 /** The folders holding a results.json: the folder itself, else its subfolders that do. */

@@ -54,3 +54,8 @@ export async function fileSize(file: string): Promise<number> {
     () => 0,
   );
 }
+
+/** Whether a path is a folder (false when it does not exist). */
+export async function isDirectory(p: string): Promise<boolean> {
+  return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
+}
