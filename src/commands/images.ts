@@ -1,7 +1,8 @@
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import { coprocessorImageContexts, imageContexts } from "../runner/image-contexts.js";
+import { imageContexts } from "../manifests/image-contexts.js";
+import { coprocessorImageContexts } from "../studies/extensibility/coprocessors.js";
 import { UserError } from "../util/errors.js";
 import { collect, parseCsv } from "./options.js";
 

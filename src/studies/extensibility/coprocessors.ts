@@ -5,6 +5,7 @@ import { parseManifest } from "../../manifests/load.js";
 import { UserError } from "../../util/errors.js";
 import { findExecutable, PROJECT_ROOT } from "../../util/paths.js";
 import { imageRef } from "../../runner/specs.js";
+import { findStudy } from "../load.js";
 import type { CoprocessorChoice } from "./options.js";
 
 /**
@@ -115,4 +116,22 @@ export async function coprocessorChoices(
     out.push({ ...common, ...("path" in found ? { binary: found.path } : { unavailable: found.reason }) });
   }
   return out;
+}
+
+/**
+ * The folder each coprocessor image a study needs is built from (`proxybench images --study`):
+ * the extensibility study's coprocessors that run from an image under `--runtime docker`, by
+ * name; none for another study.
+ */
+export async function coprocessorImageContexts(
+  studyName: string,
+  dirs: { studiesDir?: string; coprocessorsDir?: string } = {},
+): Promise<Record<string, string>> {
+  const study = await findStudy(studyName, dirs.studiesDir);
+  const contexts: Record<string, string> = {};
+  for (const name of study.manifest.extensibility?.coprocessors ?? []) {
+    const c = await loadCoprocessor(name, dirs.coprocessorsDir);
+    if (c.manifest.image) contexts[name] = c.dir;
+  }
+  return contexts;
 }

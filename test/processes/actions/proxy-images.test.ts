@@ -16,7 +16,7 @@ import {
 } from "../../../src/runner/specs.js";
 import { parseVariant } from "../../../src/runner/variants.js";
 import { buildDockerRunArgs } from "../../../src/runner/docker-runtime.js";
-import { imageContexts } from "../../../src/runner/image-contexts.js";
+import { imageContexts } from "../../../src/manifests/image-contexts.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 
 const PROXIES = path.join(PROJECT_ROOT, "proxies");

@@ -1,9 +1,7 @@
-import { stat } from "node:fs/promises";
 import path from "node:path";
-import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import { UserError } from "../util/errors.js";
-import { findStudy } from "../studies/load.js";
-import { loadCoprocessor } from "../studies/extensibility/coprocessors.js";
+import { isDirectory } from "../util/paths.js";
+import { loadManifests, type ManifestDirs } from "./load.js";
 
 /**
  * The folder each proxy's image is built from (`proxybench images`, the run action's bake
@@ -18,9 +16,7 @@ export async function imageContexts(
   // A folder the checkout does not have (a base before the pull request added it) adds nothing,
   // as for a variant's proxies folder in `run --variant`.
   const present: string[] = [];
-  for (const dir of dirs.proxiesDirs ?? []) {
-    if ((await stat(dir).catch(() => undefined))?.isDirectory()) present.push(dir);
-  }
+  for (const dir of dirs.proxiesDirs ?? []) if (await isDirectory(dir)) present.push(dir);
   const set = await loadManifests({ ...dirs, proxiesDirs: present });
   const unknown = proxies.filter((name) => !set.proxies.has(name));
   if (unknown.length > 0) {
@@ -33,24 +29,6 @@ export async function imageContexts(
     const loaded = set.proxies.get(name)!;
     if (loaded.manifest.kind === "direct" || loaded.manifest.image === undefined) continue;
     contexts[name] = path.dirname(loaded.file);
-  }
-  return contexts;
-}
-
-/**
- * The folder each coprocessor image a study needs is built from (`proxybench images --study`):
- * the extensibility study's coprocessors that run from an image under `--runtime docker`, by
- * name; none for another study.
- */
-export async function coprocessorImageContexts(
-  studyName: string,
-  dirs: { studiesDir?: string; coprocessorsDir?: string } = {},
-): Promise<Record<string, string>> {
-  const study = await findStudy(studyName, dirs.studiesDir);
-  const contexts: Record<string, string> = {};
-  for (const name of study.manifest.extensibility?.coprocessors ?? []) {
-    const c = await loadCoprocessor(name, dirs.coprocessorsDir);
-    if (c.manifest.image) contexts[name] = c.dir;
   }
   return contexts;
 }
