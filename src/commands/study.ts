@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import * as engines from "../engines/index.js";
 import { dryRunStudy } from "../studies/dry-run.js";
-import { runAnyStudy, type StudyOverrides } from "../studies/run.js";
+import { runStudy, type StudyOverrides } from "../studies/run.js";
 import { pickDefined } from "../util/objects.js";
 import { addFlags, toRequest, type MeasureFlags } from "./options.js";
 
@@ -32,7 +32,7 @@ export function register(program: Command): void {
       await dryRunStudy(name, studyOverrides(flags));
       return;
     }
-    const outcome = await runAnyStudy(name, studyOverrides(flags), { engines });
+    const outcome = await runStudy(name, studyOverrides(flags), { engines });
     process.exitCode = outcome.exitCode;
   });
 }

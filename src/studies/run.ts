@@ -182,31 +182,42 @@ export async function prepareStudy(
 }
 
 /**
- * Runs a study: checks it, skips what cannot run here (saying so), checks that the machine can
- * hold the load's connections, runs the rest through the runner, and renders the study report.
+ * `proxybench study NAME`: checks the study, skips what cannot run here (saying so), then runs
+ * it: the extensibility study as variant runs of each gateway (src/studies/extensibility), every
+ * other as one run of the runner whose report is the layout the original published.
  */
 export async function runStudy(
   name: string,
   overrides: StudyOverrides,
   deps: StudyRunDeps,
-): Promise<StudyOutcome> {
+): Promise<StudyOutcome | ExtensibilityOutcome> {
   const stderr = deps.stderr ?? process.stderr;
-  const stdout = deps.stdout ?? process.stdout;
-  const { study, manifests, split, request } = await prepareStudy(name, overrides, deps);
+  const prepared = await prepareStudy(name, overrides, deps);
+  const { study, manifests, split } = prepared;
   const m = study.manifest;
   stderr.write(`study ${m.name}: ${m.title}\n`);
   for (const s of split.skipped) stderr.write(`skipped ${s.proxy}: ${s.reason}\n`);
   if (split.runnable.length === 0) {
+    const what = m.layout === "extensibility" ? "gateways" : "proxies";
     throw new UserError(
-      `study ${m.name}: none of its proxies can run here (${split.skipped.map((s) => s.proxy).join(", ")})`,
+      `study ${m.name}: none of its ${what} can run here (${split.skipped.map((s) => s.proxy).join(", ")})`,
     );
   }
   if (m.layout === "extensibility") {
-    throw new UserError(`study ${m.name} runs as variants of each gateway: use runAnyStudy`);
+    return runExtensibilityStudy(study, manifests, split.runnable, split.skipped, overrides, deps);
   }
+  return runOneStudyRun(prepared, overrides, deps);
+}
+
+/** A study of one run: the machine's limits checked, the run, the study's report written and printed. */
+async function runOneStudyRun(
+  { study, manifests, split, request }: Awaited<ReturnType<typeof prepareStudy>>,
+  overrides: StudyOverrides,
+  deps: StudyRunDeps,
+): Promise<StudyOutcome> {
+  const m = study.manifest;
   const { connections, keepAlive } = loadConcurrency(studyLoads(study, manifests, overrides.loads), m.engine);
   await assertConcurrencyLimits(connections, { keepAlive }, deps.limits);
-
   const outcome = await runBenchmark(request, { ...deps, renderReport: undefined });
   const results: Results = {
     ...outcome.results,
@@ -219,31 +230,8 @@ export async function runStudy(
     results,
   });
   await writeFile(path.join(outcome.dir, "study.md"), markdown);
-  stdout.write(`${markdown}\nstudy report: ${path.join(outcome.dir, "study.md")}\n`);
+  (deps.stdout ?? process.stdout).write(`${markdown}\nstudy report: ${path.join(outcome.dir, "study.md")}\n`);
   return { ...outcome, results, study, split, markdown };
-}
-
-/**
- * `proxybench study NAME`, whatever the study's layout: the extensibility study runs as
- * variant runs of each gateway (src/studies/extensibility), every other as one run.
- */
-export async function runAnyStudy(
-  name: string,
-  overrides: StudyOverrides,
-  deps: StudyRunDeps,
-): Promise<StudyOutcome | ExtensibilityOutcome> {
-  const study = await findStudy(name, deps.studiesDir ?? BUILTIN_STUDIES_DIR);
-  if (study.manifest.layout !== "extensibility") return runStudy(name, overrides, deps);
-  const { manifests, split } = await prepareStudy(name, overrides, deps);
-  const stderr = deps.stderr ?? process.stderr;
-  stderr.write(`study ${study.manifest.name}: ${study.manifest.title}\n`);
-  for (const s of split.skipped) stderr.write(`skipped ${s.proxy}: ${s.reason}\n`);
-  if (split.runnable.length === 0) {
-    throw new UserError(
-      `study ${name}: none of its gateways can run here (${split.skipped.map((s) => s.proxy).join(", ")})`,
-    );
-  }
-  return runExtensibilityStudy(study, manifests, split.runnable, split.skipped, overrides, deps);
 }
 
 type Skipped = { proxy: string; scenario?: string; reason: string };

@@ -6,7 +6,7 @@ import * as engines from "../../../src/engines/index.js";
 import type { EngineApi } from "../../../src/runner/run.js";
 import { readResults } from "../../../src/results/io.js";
 import type { Results } from "../../../src/results/schema.js";
-import { runStudy } from "../../../src/studies/run.js";
+import { runStudy, type StudyOutcome } from "../../../src/studies/run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 
@@ -61,11 +61,11 @@ async function run(name: string, overrides: Parameters<typeof runStudy>[1]) {
   const out = await mkdtemp(path.join(tmpdir(), `proxybench-study-${name}-`));
   const stdout = sink();
   const stderr = sink();
-  const outcome = await runStudy(
+  const outcome = (await runStudy(
     name,
     { repetitions: 1, warmupS: 0.5, durationS: 1, ...overrides, out },
     { engines: studyEngines, stdout, stderr, handleSignals: false },
-  );
+  )) as StudyOutcome;
   return { outcome, out, stdout: stdout.text(), stderr: stderr.text() };
 }
 

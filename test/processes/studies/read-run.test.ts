@@ -7,7 +7,7 @@ import * as engines from "../../../src/engines/index.js";
 import type { Runtime } from "../../../src/runner/runtime.js";
 import type { ExtensibilityOutcome } from "../../../src/studies/extensibility/run.js";
 import { readStudyRun } from "../../../src/studies/read-run.js";
-import { runAnyStudy } from "../../../src/studies/run.js";
+import { runStudy } from "../../../src/studies/run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 
 // A study run's folder read back: the extensibility study run through the runner (under
@@ -46,7 +46,7 @@ describe("readStudyRun", () => {
   it("renders an extensibility run's folder as the study.md its run wrote, skipped options included", async () => {
     const runtime: Runtime = { kind: "docker", start: () => Promise.reject(new Error("no engine here")) };
     const out = path.join(root, "out");
-    const outcome = (await runAnyStudy(
+    const outcome = (await runStudy(
       "extensibility",
       {
         runtime: "docker",

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as engines from "../../../../src/engines/index.js";
 import type { EngineApi } from "../../../../src/runner/run.js";
 import type { ExtensibilityOutcome } from "../../../../src/studies/extensibility/run.js";
-import { runAnyStudy } from "../../../../src/studies/run.js";
+import { runStudy } from "../../../../src/studies/run.js";
 import { PROJECT_ROOT, TOOLS_BIN } from "../../../../src/util/paths.js";
 import { liveProcesses } from "../../../../src/util/processes.js";
 
@@ -70,7 +70,7 @@ describe(`extensibility study, the real Apollo Router${built ? "" : ` (${NOT_BUI
       const proxiesDirs = [await routerCopy(root)];
       const studiesDir = await studyCopy(root, ["graphql-static-header", "graphql-guid-response"]);
       const stdout = sink();
-      const outcome = (await runAnyStudy(
+      const outcome = (await runStudy(
         "extensibility",
         {
           repetitions: 1,

@@ -7,7 +7,7 @@ import * as engines from "../../../../src/engines/index.js";
 import { readResults } from "../../../../src/results/io.js";
 import type { ProcessSpec, Runtime } from "../../../../src/runner/runtime.js";
 import type { ExtensibilityOutcome } from "../../../../src/studies/extensibility/run.js";
-import { runAnyStudy } from "../../../../src/studies/run.js";
+import { runStudy } from "../../../../src/studies/run.js";
 import { PROJECT_ROOT } from "../../../../src/util/paths.js";
 
 // The study under --runtime docker, through the runner, with a stand-in runtime that records
@@ -38,7 +38,7 @@ describe("the extensibility study under --runtime docker", () => {
           return Promise.reject(new Error("no engine here"));
         },
       };
-      const outcome = (await runAnyStudy(
+      const outcome = (await runStudy(
         "extensibility",
         {
           runtime: "docker",
