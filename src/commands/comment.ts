@@ -6,7 +6,7 @@ import { isCommitSha, isPullRequestNumber, parseRepository } from "../github/ide
 import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";
 import { commentFromPaths } from "../report/comment-runs.js";
-import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../report/compare.js";
+import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
 import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
 import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { UserError } from "../util/errors.js";

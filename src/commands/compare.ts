@@ -6,13 +6,12 @@ import {
   compareVariants,
   variantNames,
   type Comparison,
-  DEFAULT_ALPHA,
-  DEFAULT_THRESHOLD_PCT,
   hasRegression,
 } from "../report/compare.js";
 import { readHistory, type RunHistory } from "../report/compare-history.js";
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
+import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
 import { UserError } from "../util/errors.js";
 import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { isInstructionsRun } from "../instructions/compare.js";

@@ -1,10 +1,24 @@
 import { median } from "simple-statistics";
-import { cellKey, type Cell, type Load, type Repetition, type Results } from "../results/schema.js";
+import { cellKey, type Cell, type Load, type Results } from "../results/schema.js";
 import { historyP, runsNeededFor } from "../stats/history.js";
 import { holm } from "../stats/holm.js";
 import { judgePaired, type PairedJudgement } from "../stats/paired.js";
 import type { Look, SequentialPlan } from "../stats/sequential.js";
 import type { Verdict } from "../stats/verdict.js";
+import {
+  COMPARE_METRICS,
+  DEFAULT_ALPHA,
+  DEFAULT_THRESHOLD_PCT,
+  fixedByLoad,
+  logRatios,
+  metricValue,
+  pairedMembers,
+  testedSpecs,
+  type CompareMetric,
+  type MetricSpec,
+  type PairedMember,
+  type RoundPair,
+} from "../stats/tested-metrics.js";
 import { pairsNeededFor, wilcoxonSignedRank } from "../stats/wilcoxon.js";
 import { UserError } from "../util/errors.js";
 import type { RunHistory } from "./compare-history.js";
@@ -27,21 +41,6 @@ import { percentChange } from "./tables.js";
  */
 
 export type { Verdict } from "../stats/verdict.js";
-
-type CompareMetric = "rps" | "mean" | "p50" | "p99" | "cpuPerRequest" | "peakMemory";
-
-const COMPARE_METRICS: ReadonlyArray<{
-  metric: CompareMetric;
-  label: string;
-  biggerIsBetter: boolean;
-}> = [
-  { metric: "rps", label: "Requests/sec", biggerIsBetter: true },
-  { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
-  { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
-  { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false },
-  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)", biggerIsBetter: false },
-  { metric: "peakMemory", label: "Proxy peak memory (MiB)", biggerIsBetter: false },
-];
 
 export interface CompareOptions {
   /** Smallest |% change| that counts as a change (default 5). */
@@ -170,41 +169,10 @@ export interface Comparison {
   notes: string[];
 }
 
-export const DEFAULT_THRESHOLD_PCT = 5;
-export const DEFAULT_ALPHA = 0.05;
 const UNPAIRED_LABEL = "unpaired: runs at different times";
-
-/** A repetition's value of a metric; NaN for the proxy's cost where it was not measured. */
-function metricValue(r: Repetition, metric: CompareMetric): number {
-  if (metric === "cpuPerRequest") return r.proxyCost?.cpuPerRequestUs ?? NaN;
-  if (metric === "peakMemory") return r.proxyCost?.peakMemoryMiB ?? NaN;
-  return metric === "rps" ? r.rps : r.latencyMs[metric];
-}
-
-/** Whether every repetition of these cells has the metric (no proxy cost for `direct` or old files). */
-function measuredIn(spec: MetricSpec, cells: readonly Cell[]): boolean {
-  return cells.every((c) => c.repetitions.every((r) => Number.isFinite(metricValue(r, spec.metric))));
-}
 
 function summary(xs: number[]): SampleSummary {
   return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
-}
-
-type MetricSpec = (typeof COMPARE_METRICS)[number];
-
-/** Whether the load fixes this metric (requests/sec under a fixed arrival rate): then it is shown, not tested. */
-function fixedByLoad(spec: MetricSpec, load: Load): boolean {
-  return spec.metric === "rps" && load.model === "constant-arrival-rate";
-}
-
-/** The metrics compare tests for a cell under this load. */
-function testedSpecs(load: Load, ...cells: Cell[]): MetricSpec[] {
-  return COMPARE_METRICS.filter((spec) => !fixedByLoad(spec, load) && measuredIn(spec, cells));
-}
-
-/** How many metrics compare tests for a cell under this load (the runner sizes its rounds on it). */
-export function testedMetricCount(load: Load): number {
-  return testedSpecs(load).length;
 }
 
 function shownMetric(spec: MetricSpec, base: number[], head: number[], load: Load): ShownMetric {
@@ -501,51 +469,7 @@ export function variantNames(results: VariantRun): string[] {
   return [...new Set([...recorded, ...seen])];
 }
 
-interface RoundPair {
-  round: number;
-  base: number;
-  head: number;
-}
-
-/** Pairs of one metric by round, in round order; rounds measured on one side only are left out. */
-function pairsByRound(base: Cell, head: Cell, metric: CompareMetric): RoundPair[] {
-  const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
-  const pairs: RoundPair[] = [];
-  for (const b of base.repetitions) {
-    const round = b.round ?? b.index;
-    const h = headByRound.get(round);
-    if (h !== undefined) pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
-  }
-  return pairs.sort((x, y) => x.round - y.round);
-}
-
-/** One tested metric of one cell, paired by round. */
-interface PairedMember {
-  /** Index of its cell among the compared ones. */
-  cell: number;
-  spec: MetricSpec;
-  pairs: RoundPair[];
-  /** Rounds the cell measured (its last round + 1). */
-  rounds: number;
-  /** Every value positive, so every pair has a log ratio. */
-  usable: boolean;
-}
-
-function pairedMembers(base: Cell, head: Cell, cell: number): PairedMember[] {
-  return testedSpecs(head.load, base, head).map((spec) => {
-    const pairs = pairsByRound(base, head, spec.metric);
-    return {
-      cell,
-      spec,
-      pairs,
-      rounds: pairs.length === 0 ? 0 : pairs[pairs.length - 1]!.round + 1,
-      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0),
-    };
-  });
-}
-
 const upTo = (m: PairedMember, rounds: number) => m.pairs.filter((p) => p.round < rounds);
-const logRatios = (pairs: readonly RoundPair[]) => pairs.map((p) => Math.log(p.head / p.base));
 
 /** A metric's figures at the look that decided it, or at the last look it reached. */
 interface Judged {
@@ -760,24 +684,4 @@ export function comparisonHeadline(comparison: Comparison): string {
 
 export function hasRegression(comparison: Comparison): boolean {
   return comparison.counts.regressed > 0;
-}
-
-/** One tested metric of a pair of cells so far, for the runner's stopping rule. */
-export interface MetricRatios {
-  metric: string;
-  biggerIsBetter: boolean;
-  /** Per round, log(head / base). */
-  logRatios: number[];
-  /** Every value positive (else no ratio, and more rounds will not give one). */
-  usable: boolean;
-}
-
-/** The tested metrics of a base cell and its head twin, paired by round, as compare pairs them. */
-export function pairedLogRatios(base: Cell, head: Cell): MetricRatios[] {
-  return pairedMembers(base, head, 0).map((m) => ({
-    metric: m.spec.metric,
-    biggerIsBetter: m.spec.biggerIsBetter,
-    logRatios: m.usable ? logRatios(m.pairs) : [],
-    usable: m.usable,
-  }));
 }

@@ -2,7 +2,7 @@ import { arrivalVus, ENGINE_FIXED_SENDER_POOL, littleLawVus } from "../engines/l
 import { expandRequests } from "../engines/requests.js";
 import type { ProbeResult } from "../engines/types.js";
 import { usesTls } from "../results/protocols.js";
-import { DEFAULT_THRESHOLD_PCT, pairedLogRatios } from "../report/compare.js";
+import { DEFAULT_THRESHOLD_PCT, pairedLogRatios } from "../stats/tested-metrics.js";
 import { cellKey, type Cell } from "../results/schema.js";
 import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../stats/sequential.js";
 import {

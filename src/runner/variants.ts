@@ -3,7 +3,7 @@ import path from "node:path";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import type { Settings } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { DEFAULT_ALPHA, testedMetricCount } from "../report/compare.js";
+import { DEFAULT_ALPHA, testedMetricCount } from "../stats/tested-metrics.js";
 import { planLooks } from "../stats/sequential.js";
 import { buildPlan, mergeVariantPlans, type Plan } from "./plan.js";
 import { isDirectory } from "../util/paths.js";

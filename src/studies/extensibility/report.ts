@@ -1,11 +1,12 @@
 import { markdownTable } from "markdown-table";
 import type { CpuLayout, Results } from "../../results/schema.js";
-import { compareVariants, DEFAULT_ALPHA, type MetricComparison } from "../../report/compare.js";
+import { compareVariants, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../report/escape.js";
 import { formatPercent } from "../../report/format.js";
 import { describeLoad, renderGroupNotes, renderLatencyTableMarkdown } from "../../report/markdown.js";
 import { cellColumn, type ReportColumn, type ReportGroup } from "../../report/model.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
+import { DEFAULT_ALPHA } from "../../stats/tested-metrics.js";
 import type { StudyManifest } from "../schema.js";
 import { BASELINE } from "./options.js";
 

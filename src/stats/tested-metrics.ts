@@ -1,0 +1,138 @@
+/**
+ * The metrics a comparison of two cells tests, and their values paired by round: shared by
+ * `proxybench compare` (src/report/compare.ts) and the runner's stopping rule, so both test the
+ * same family. Pure: it reads the few fields it needs of a results.json's cells.
+ */
+
+/** Smallest |% change| that counts as a change. */
+export const DEFAULT_THRESHOLD_PCT = 5;
+/** False-alarm rate of a whole comparison. */
+export const DEFAULT_ALPHA = 0.05;
+
+export type CompareMetric = "rps" | "mean" | "p50" | "p99" | "cpuPerRequest" | "peakMemory";
+
+export const COMPARE_METRICS: ReadonlyArray<{
+  metric: CompareMetric;
+  label: string;
+  biggerIsBetter: boolean;
+}> = [
+  { metric: "rps", label: "Requests/sec", biggerIsBetter: true },
+  { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
+  { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
+  { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false },
+  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)", biggerIsBetter: false },
+  { metric: "peakMemory", label: "Proxy peak memory (MiB)", biggerIsBetter: false },
+];
+
+export type MetricSpec = (typeof COMPARE_METRICS)[number];
+
+/** What of a repetition a comparison reads (a results.json's repetition). */
+interface MeasuredRepetition {
+  index: number;
+  round?: number | undefined;
+  rps: number;
+  latencyMs: Record<"mean" | "p50" | "p99", number>;
+  proxyCost?: { cpuPerRequestUs?: number | undefined; peakMemoryMiB?: number | undefined } | undefined;
+}
+
+/** What of a cell a comparison reads (a results.json's cell). */
+export interface MeasuredCell {
+  load: { model: string };
+  repetitions: readonly MeasuredRepetition[];
+}
+
+/** A repetition's value of a metric; NaN for the proxy's cost where it was not measured. */
+export function metricValue(r: MeasuredRepetition, metric: CompareMetric): number {
+  if (metric === "cpuPerRequest") return r.proxyCost?.cpuPerRequestUs ?? NaN;
+  if (metric === "peakMemory") return r.proxyCost?.peakMemoryMiB ?? NaN;
+  return metric === "rps" ? r.rps : r.latencyMs[metric];
+}
+
+/** Whether every repetition of these cells has the metric (no proxy cost for `direct` or old files). */
+function measuredIn(spec: MetricSpec, cells: readonly MeasuredCell[]): boolean {
+  return cells.every((c) => c.repetitions.every((r) => Number.isFinite(metricValue(r, spec.metric))));
+}
+
+/** Whether the load fixes this metric (requests/sec under a fixed arrival rate): then it is shown, not tested. */
+export function fixedByLoad(spec: MetricSpec, load: { model: string }): boolean {
+  return spec.metric === "rps" && load.model === "constant-arrival-rate";
+}
+
+/** The metrics compare tests for a cell under this load. */
+export function testedSpecs(load: { model: string }, ...cells: MeasuredCell[]): MetricSpec[] {
+  return COMPARE_METRICS.filter((spec) => !fixedByLoad(spec, load) && measuredIn(spec, cells));
+}
+
+/** How many metrics compare tests for a cell under this load (the runner sizes its rounds on it). */
+export function testedMetricCount(load: { model: string }): number {
+  return testedSpecs(load).length;
+}
+
+export interface RoundPair {
+  round: number;
+  base: number;
+  head: number;
+}
+
+/** Pairs of one metric by round, in round order; rounds measured on one side only are left out. */
+function pairsByRound(base: MeasuredCell, head: MeasuredCell, metric: CompareMetric): RoundPair[] {
+  const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
+  const pairs: RoundPair[] = [];
+  for (const b of base.repetitions) {
+    const round = b.round ?? b.index;
+    const h = headByRound.get(round);
+    if (h !== undefined) pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
+  }
+  return pairs.sort((x, y) => x.round - y.round);
+}
+
+/** One tested metric of one cell, paired by round. */
+export interface PairedMember {
+  /** Index of its cell among the compared ones. */
+  cell: number;
+  spec: MetricSpec;
+  pairs: RoundPair[];
+  /** Rounds the cell measured (its last round + 1). */
+  rounds: number;
+  /** Every value positive, so every pair has a log ratio. */
+  usable: boolean;
+}
+
+/** The tested metrics of a base cell and its head twin (the `cell`-th compared), paired by round. */
+export function pairedMembers(base: MeasuredCell, head: MeasuredCell, cell: number): PairedMember[] {
+  return testedSpecs(head.load, base, head).map((spec) => {
+    const pairs = pairsByRound(base, head, spec.metric);
+    return {
+      cell,
+      spec,
+      pairs,
+      rounds: pairs.length === 0 ? 0 : pairs[pairs.length - 1]!.round + 1,
+      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0),
+    };
+  });
+}
+
+/** Per pair, log(head / base). */
+export function logRatios(pairs: readonly RoundPair[]): number[] {
+  return pairs.map((p) => Math.log(p.head / p.base));
+}
+
+/** One tested metric of a pair of cells so far, for the runner's stopping rule. */
+export interface MetricRatios {
+  metric: string;
+  biggerIsBetter: boolean;
+  /** Per round, log(head / base). */
+  logRatios: number[];
+  /** Every value positive (else no ratio, and more rounds will not give one). */
+  usable: boolean;
+}
+
+/** The tested metrics of a base cell and its head twin, paired by round, as compare pairs them. */
+export function pairedLogRatios(base: MeasuredCell, head: MeasuredCell): MetricRatios[] {
+  return pairedMembers(base, head, 0).map((m) => ({
+    metric: m.spec.metric,
+    biggerIsBetter: m.spec.biggerIsBetter,
+    logRatios: m.usable ? logRatios(m.pairs) : [],
+    usable: m.usable,
+  }));
+}
