@@ -1,9 +1,6 @@
 import type { Command } from "commander";
-import { DEFAULT_PROXIES } from "../runner/plan.js";
-import { findMaxRates, type FindMaxRatesRequest } from "../studies/max-rate-run.js";
-import { dryRunMaxRate } from "../studies/dry-run.js";
-import { withoutUndefined } from "../util/objects.js";
-import { addFlags, type MeasureFlags } from "./options.js";
+import { dryRunMaxRate, findMaxRates, type MaxRateRequest } from "../studies/max-rate-run.js";
+import { addFlags, toRequest, type MeasureFlags } from "./options.js";
 
 export function register(program: Command): void {
   const command = program
@@ -24,29 +21,17 @@ export function register(program: Command): void {
     "out",
   ]);
   command.action(async (flags: MeasureFlags) => {
+    const request: MaxRateRequest = {
+      ...toRequest(flags),
+      scenarios: flags.scenarios ?? ["passthrough"],
+      ...(flags.maxP99 === undefined ? {} : { maxP99Ms: flags.maxP99 }),
+    };
     if (flags.dryRun) {
-      await dryRunMaxRate(maxRateRequest(flags));
+      await dryRunMaxRate(request);
       return;
     }
-    const outcomes = await findMaxRates(maxRateRequest(flags));
+    const outcomes = await findMaxRates(request);
     // A search that found no rate at all is not a measurement.
     process.exitCode = outcomes.every((o) => o.result.rate !== undefined) ? 0 : 1;
   });
-}
-
-/** The searches the flags ask for. */
-function maxRateRequest(flags: MeasureFlags): FindMaxRatesRequest {
-  return {
-    proxies: flags.proxies ?? DEFAULT_PROXIES,
-    scenarios: flags.scenarios ?? ["passthrough"],
-    ...withoutUndefined({
-      cpus: flags.cpus,
-      out: flags.out,
-      durationS: flags.duration,
-      warmupS: flags.warmup,
-      maxP99Ms: flags.maxP99,
-      proxiesDirs: flags.proxiesDir,
-      scenariosDirs: flags.scenariosDir,
-    }),
-  };
 }

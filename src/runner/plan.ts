@@ -62,11 +62,7 @@ export interface Plan {
 }
 
 /** Checks names asked for against the known ones; the error lists the known ones. */
-export function selectNames(
-  flag: string,
-  asked: readonly string[],
-  known: ReadonlyMap<string, unknown>,
-): string[] {
+function selectNames(flag: string, asked: readonly string[], known: ReadonlyMap<string, unknown>): string[] {
   const unknown = asked.filter((n) => !known.has(n));
   if (unknown.length > 0) {
     const list = [...known.keys()].sort().join(", ") || "(none)";

@@ -49,22 +49,28 @@ export async function preflight(
   if (!(await which("taskset"))) {
     problems.push("taskset not found (pins each process to its cores): sudo apt-get install util-linux");
   }
-  const binaries = new Map<string, { path: string; version: string }>();
-  if (settings.runtime === "native") {
-    const proxies = new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.proxy)));
-    for (const proxy of proxies) {
-      const a = await nativeAvailability(proxy);
-      if (a.kind === "found") binaries.set(proxy.manifest.name, { path: a.path, version: a.version });
-      if (a.kind === "missing") {
-        problems.push(`${proxy.manifest.name}: '${a.binary}' not found: sudo ${a.fix}`);
-      }
-    }
-  }
+  const { binaries, missing } =
+    settings.runtime === "native" ? await nativeBinaries(plan) : { binaries: new Map(), missing: [] };
+  problems.push(...missing);
   if (problems.length > 0) {
     throw new UserError(`cannot run here, nothing was started:\n  ${problems.join("\n  ")}`, 1);
   }
   await checkScripts(plan);
   return { tools, binaries };
+}
+
+/** The plan's native proxy binaries by proxy name, and a line for each one missing with its fix. */
+export async function nativeBinaries(
+  plan: Plan,
+): Promise<{ binaries: PreflightResult["binaries"]; missing: string[] }> {
+  const binaries: PreflightResult["binaries"] = new Map();
+  const missing: string[] = [];
+  for (const proxy of new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.proxy)))) {
+    const a = await nativeAvailability(proxy);
+    if (a.kind === "found") binaries.set(proxy.manifest.name, { path: a.path, version: a.version });
+    if (a.kind === "missing") missing.push(`${proxy.manifest.name}: '${a.binary}' not found: sudo ${a.fix}`);
+  }
+  return { binaries, missing };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { formatCpuLayout } from "../runner/cpus.js";
-import { formatDuration, renderDryRun, type Out } from "../runner/dry-run.js";
+import { renderDryRun, type Out } from "../runner/dry-run.js";
 import type { Plan, PlannedCell } from "../runner/plan.js";
 import { checkRunInputs } from "../runner/preflight.js";
 import { coreCount, resolveSettings } from "../runner/settings.js";
@@ -12,18 +12,11 @@ import { pickDefined } from "../util/objects.js";
 import { coprocessorChoices } from "./extensibility/coprocessors.js";
 import { renderExtensibilityRows } from "./extensibility/dry-run.js";
 import { isGatewayTest, planOptions, type CoprocessorChoice } from "./extensibility/options.js";
-import { DEFAULT_MAX_RATE_OPTIONS } from "./max-rate.js";
-import {
-  DEFAULT_STEP_DURATION_S,
-  resolveSearch,
-  searchDirs,
-  type FindMaxRatesRequest,
-} from "./max-rate-run.js";
 import { prepareStudy, type StudyOverrides } from "./run.js";
 
 /**
- * `proxybench study NAME --dry-run` and `proxybench max-rate --dry-run`: what they would run and
- * how long it takes, starting nothing (the runner's dry run, runner/dry-run.ts, renders the plan).
+ * `proxybench study NAME --dry-run`: what it would run and how long it takes, starting nothing
+ * (the runner's dry run, runner/dry-run.ts, renders the plan).
  */
 
 /** `proxybench study NAME --dry-run`: the study's plan and how long it will take. */
@@ -76,22 +69,5 @@ function renderExtensibilityDryRun(
   return (
     renderDryRun({ ...plan, blocks }, settings, layout, { seconds }) +
     "each cell: its gateway without extension and with each of its options, side by side\n"
-  );
-}
-
-/** `proxybench max-rate --dry-run`: the searches, and how long they take at most. */
-export async function dryRunMaxRate(req: FindMaxRatesRequest, out: Out = process.stdout): Promise<void> {
-  const dirs = searchDirs(req);
-  for (const scenario of req.scenarios) {
-    for (const proxy of req.proxies) await resolveSearch({ proxy, scenario, dirs });
-  }
-  const searches = req.proxies.length * req.scenarios.length;
-  const steps = DEFAULT_MAX_RATE_OPTIONS.maxSteps;
-  const step = (req.durationS ?? DEFAULT_STEP_DURATION_S) + (req.warmupS ?? 0);
-  const most = searches * steps * step;
-  out.write(
-    `find-max-rate: ${searches} search(es) (${req.proxies.join(", ")} x ${req.scenarios.join(", ")}), ` +
-      `each at most ${steps} steps of ${step}s\n` +
-      `estimated wall time: at most ${formatDuration(most)} (${formatDuration(2 * most)} if every step is measured again)\n`,
   );
 }

@@ -1,62 +1,50 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
-import {
-  loadManifests,
-  type LoadedProxy,
-  type LoadedScenario,
-  type ManifestDirs,
-} from "../manifests/load.js";
-import type { CpuLayout } from "../results/schema.js";
+import type { Settings } from "../results/schema.js";
 import { stopCell, type ActiveCell, type CellContext } from "../runner/cell.js";
-import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
-import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js";
+import { formatDuration, type Out } from "../runner/dry-run.js";
+import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../runner/lifecycle.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
-import { selectNames, type Block, type PlannedCell } from "../runner/plan.js";
-import { nativeAvailability } from "../runner/proxy-binary.js";
-import { coreCount, defaultOutDir } from "../runner/settings.js";
+import { skippedName, type Block, type Plan, type PlannedCell } from "../runner/plan.js";
+import { nativeBinaries, preflight } from "../runner/preflight.js";
+import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { startCell } from "../runner/start-cell.js";
 import { ensureUpstream } from "../runner/upstream.js";
+import { planRun } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
+import { pickDefined } from "../util/objects.js";
 import {
   DEFAULT_MAX_P99_MS,
   DEFAULT_MAX_RATE_OPTIONS,
   findMaxRate,
   formatMaxRate,
-  rateStepLoad,
   type MaxRateOptions,
   type MaxRateResult,
-  type MaxRateStep,
 } from "./max-rate.js";
-import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 /**
- * `proxybench max-rate`: starts the upstream and one proxy (natively, pinned per the
- * CPU layout), then searches the proxy's maximum sustainable rate on a scenario with short
- * k6 constant-arrival-rate steps. Writes `max-rate.json` and every step's raw k6 output to
- * `outDir`.
+ * `proxybench max-rate`: the searches planned as a run is (runner/variants.ts `planRun`: a block
+ * per scenario, a cell per proxy, natively with the k6 engine), each block one lifecycle of the
+ * runner (runner/lifecycle.ts) whose step searches each cell in turn: its proxy started (pinned
+ * per the CPU layout), the maximum sustainable rate searched with short k6 constant-arrival-rate
+ * steps, the proxy stopped. Writes OUT/<proxy>-<scenario>/max-rate.json and every step's raw k6
+ * output to raw/ beside it; the logs go to OUT/logs as a run's do.
  */
 
-export interface ProxyMaxRateRequest {
-  proxy: string;
-  scenario: string;
-  cpus: CpuLayout;
-  outDir: string;
-  /** Seconds per step (default 5) and per warm-up before each step (default 0). */
-  stepDurationS?: number;
-  warmupS?: number;
-  /** The p99 bound of a step that holds (default 50 ms). */
+/** What `proxybench max-rate` was asked: the flags it shares with a run (--duration and --warmup per step), and --max-p99. */
+export type MaxRateRequest = Pick<
+  RunRequest,
+  "proxies" | "scenarios" | "cpus" | "out" | "durationS" | "warmupS" | "proxiesDirs" | "scenariosDirs"
+> & {
+  /** `--max-p99` in ms (default 50). */
   maxP99Ms?: number;
+  /** The search's own settings (tests). */
   search?: Partial<MaxRateOptions>;
-  dirs?: ManifestDirs;
-  /** The k6 engine (tests may pass their own). */
-  engine?: EngineAdapter;
-  onStep?: (step: MaxRateStep) => void;
-  signal?: AbortSignal;
-}
+};
 
-export interface ProxyMaxRateOutcome {
+interface ProxyMaxRateOutcome {
   proxy: string;
   proxyVersion?: string;
   scenario: string;
@@ -66,144 +54,158 @@ export interface ProxyMaxRateOutcome {
   file: string;
 }
 
-export const DEFAULT_STEP_DURATION_S = 5;
+const DEFAULT_STEP_DURATION_S = 5;
 
-export async function findProxyMaxRate(req: ProxyMaxRateRequest): Promise<ProxyMaxRateOutcome> {
-  const { proxy, scenario, availability } = await resolveSearch(req);
-  const engine = req.engine ?? getEngine("k6");
-  await engine.locate();
-  const outDir = path.resolve(req.outDir);
-  const stepDurationS = req.stepDurationS ?? DEFAULT_STEP_DURATION_S;
-  const maxP99Ms = req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
-  const block = searchedBlock(req, proxy, scenario, stepDurationS);
-  const ctx = searchContext(req, outDir, availability);
-  let result: MaxRateResult | undefined;
-  const search = searchStep(block, ctx, async (baseUrl) => {
-    result = await findMaxRate({
-      engine,
-      scenario: scenario.manifest,
-      scenarioDir: scenario.dir,
-      baseUrl,
-      cpus: req.cpus.loadgen,
-      outDir: path.join(outDir, "raw"),
-      stepDurationS,
-      ...pickDefined(req, ["warmupS"]),
-      limits: { maxP99Ms },
-      ...pickDefined(req, ["search", "onStep", "signal"]),
-    });
-  });
+/**
+ * The searches as the runner plans a run (a block's load: one step's duration and warm-up), each
+ * proxy refused before anything starts when it cannot run natively here.
+ */
+async function planSearches(req: MaxRateRequest, cores: number): Promise<{ settings: Settings; plan: Plan }> {
+  const { settings } = resolveSettings(
+    {
+      ...req,
+      engine: "k6",
+      repetitions: 1,
+      runtime: "native",
+      durationS: req.durationS ?? DEFAULT_STEP_DURATION_S,
+      warmupS: req.warmupS ?? 0,
+    },
+    cores,
+  );
+  const plan = await planRun(settings);
+  const [skipped] = plan.skipped;
+  if (skipped) {
+    throw new UserError(
+      skipped.scenario === undefined
+        ? `max-rate: ${skipped.proxy} is image only; it cannot run natively here`
+        : `max-rate: ${skippedName(skipped)}: ${skipped.reason}`,
+    );
+  }
+  const { missing } = await nativeBinaries(plan);
+  if (missing.length > 0) throw new UserError(`max-rate: ${missing.join("; ")}`);
+  return { settings, plan };
+}
+
+/** What every search of a `proxybench max-rate` shares. */
+interface Searches {
+  req: MaxRateRequest;
+  settings: Settings;
+  ctx: CellContext;
+  engine: EngineAdapter;
+  upstreamBinary: string;
+  stdout: Out;
+  stderr: Out;
+  outcomes: ProxyMaxRateOutcome[];
+}
+
+/**
+ * Every proxy x scenario asked for, one search each, one after the other (results in
+ * OUT/<proxy>-<scenario>/max-rate.json). Prints each step as it is measured and each outcome.
+ */
+export async function findMaxRates(
+  req: MaxRateRequest,
+  deps: { stdout?: Out; stderr?: Out; cores?: number } = {},
+): Promise<ProxyMaxRateOutcome[]> {
+  const { settings, plan } = await planSearches(req, deps.cores ?? coreCount());
+  const { binaries } = await preflight(plan, settings, getEngine);
+  const runtime = new NativeRuntime();
+  const ctx: CellContext = {
+    settings,
+    runtime,
+    upstreamRuntime: runtime,
+    dir: path.resolve(req.out ?? defaultOutDir(new Date())),
+    binaries,
+    results: { environment: {} },
+    signal: new AbortController().signal,
+    isInterrupted: () => false,
+  };
+  const searches: Searches = {
+    req,
+    settings,
+    ctx,
+    engine: getEngine("k6"),
+    upstreamBinary: await ensureUpstream(),
+    stdout: deps.stdout ?? process.stdout,
+    stderr: deps.stderr ?? process.stderr,
+    outcomes: [],
+  };
+  for (const block of plan.blocks) await searchBlock(block, searches);
+  return searches.outcomes;
+}
+
+/** A block of the runner's lifecycle whose step is the search: each cell started, searched and stopped in its slot. */
+async function searchBlock(block: Block, s: Searches): Promise<void> {
+  const step: MeasurementStep<{ planned: PlannedCell; upstream: BlockUpstream }> = {
+    startCell: (planned, upstream) => Promise.resolve({ planned, upstream }),
+    skips: () => false,
+    measure: async ({ planned, upstream }) => {
+      const a = await startCell(planned, block, upstream.started, upstream.logRel, s.ctx);
+      try {
+        if (a.problems.length > 0) throw new UserError(a.problems.map((p) => p.reason).join("; "));
+        s.outcomes.push(await searchCell(a, block, s));
+      } finally {
+        await stopCell(a);
+      }
+    },
+  };
   await runBlockLifecycle(
     {
       cells: block.cells,
       upstreams: {
-        runtime: ctx.upstreamRuntime,
-        binary: await ensureUpstream(),
-        cpus: req.cpus.upstream,
-        dir: outDir,
+        runtime: s.ctx.upstreamRuntime,
+        binary: s.upstreamBinary,
+        cpus: s.settings.cpus.upstream,
+        dir: s.ctx.dir,
         logStem: block.key,
-        ...pickDefined(req, ["signal"]),
       },
       rounds: { count: 1 },
       save: () => Promise.resolve(),
     },
-    search,
+    step,
   );
+}
+
+/** The search on one started cell, its outcome written to OUT/<proxy>-<scenario>/max-rate.json and printed. */
+async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<ProxyMaxRateOutcome> {
+  const proxy = a.planned.proxy.manifest.name;
+  const scenario = block.scenario.manifest.name;
+  s.stderr.write(`find-max-rate: ${proxy} on ${scenario}\n`);
+  const dir = path.join(s.ctx.dir, `${proxy}-${scenario}`);
+  const maxP99Ms = s.req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
+  const result = await findMaxRate({
+    engine: s.engine,
+    scenario: block.scenario.manifest,
+    scenarioDir: block.scenario.dir,
+    baseUrl: a.baseUrl,
+    cpus: s.settings.cpus.loadgen,
+    outDir: path.join(dir, "raw"),
+    stepDurationS: block.load.durationS,
+    warmupS: block.load.warmupS,
+    limits: { maxP99Ms },
+    ...pickDefined(s.req, ["search"]),
+    onStep: (st) =>
+      s.stderr.write(
+        `  ${st.phase} ${st.rate}/s: ${st.ok ? "held" : "did not hold"}${st.p99Ms !== undefined ? `, p99 ${st.p99Ms.toFixed(1)} ms` : ""}\n`,
+      ),
+  });
+  const version = s.ctx.binaries.get(proxy)?.version;
   const outcome: ProxyMaxRateOutcome = {
-    proxy: req.proxy,
-    ...(availability.kind === "found" ? { proxyVersion: availability.version } : {}),
-    scenario: req.scenario,
+    proxy,
+    ...(version === undefined ? {} : { proxyVersion: version }),
+    scenario,
     maxP99Ms,
-    stepDurationS,
-    result: result!,
-    file: path.join(outDir, "max-rate.json"),
+    stepDurationS: block.load.durationS,
+    result,
+    file: path.join(dir, "max-rate.json"),
   };
+  await mkdir(dir, { recursive: true });
   await writeFile(outcome.file, `${JSON.stringify(outcome, null, 2)}\n`);
+  s.stdout.write(`${formatProxyMaxRate(outcome)}\n\n`);
   return outcome;
 }
 
-/** The search as the measurement of a block: its one cell's proxy started (or the cell refused), then searched. */
-function searchStep(
-  block: Block,
-  ctx: CellContext,
-  searchAt: (baseUrl: string) => Promise<void>,
-): MeasurementStep<ActiveCell> {
-  return {
-    startCell: async (planned, upstream) => {
-      const a = await startCell(planned, block, upstream.started, upstream.logRel, ctx);
-      if (a.problems.length > 0) throw new UserError(a.problems.map((p) => p.reason).join("; "));
-      return a;
-    },
-    skips: () => false,
-    measure: (a) => searchAt(a.baseUrl),
-    stopCell,
-  };
-}
-
-/** The search as a block of one cell (the proxy on the scenario), its load the first step's. */
-function searchedBlock(
-  req: ProxyMaxRateRequest,
-  proxy: LoadedProxy,
-  scenario: LoadedScenario,
-  stepDurationS: number,
-): Block {
-  const startRate = req.search?.startRate ?? DEFAULT_MAX_RATE_OPTIONS.startRate;
-  const load = {
-    ...rateStepLoad(startRate, stepDurationS),
-    durationS: stepDurationS,
-    warmupS: req.warmupS ?? 0,
-  };
-  const planned: PlannedCell = { id: `${req.scenario}-${req.proxy}`, proxy, scenario, load, engine: "k6" };
-  return { key: req.scenario, scenario, load, engine: "k6", cells: [planned] };
-}
-
-/** Where the searched proxy starts: natively, pinned to the layout's proxy cores, logs in `outDir`. */
-function searchContext(
-  req: ProxyMaxRateRequest,
-  outDir: string,
-  availability: Awaited<ReturnType<typeof resolveSearch>>["availability"],
-): CellContext {
-  const runtime = new NativeRuntime();
-  const binaries = new Map<string, { path: string; version: string }>();
-  if (availability.kind === "found") binaries.set(req.proxy, availability);
-  return {
-    settings: {
-      proxies: [req.proxy],
-      scenarios: [req.scenario],
-      repetitions: 1,
-      cpus: req.cpus,
-      runtime: "native",
-    },
-    runtime,
-    upstreamRuntime: runtime,
-    dir: outDir,
-    binaries,
-    results: { environment: {} },
-    signal: req.signal ?? new AbortController().signal,
-    isInterrupted: () => false,
-  };
-}
-
-/** The proxy and scenario searched, and where the proxy's binary is (the upstream alone for `direct`). */
-export async function resolveSearch(req: Pick<ProxyMaxRateRequest, "proxy" | "scenario" | "dirs">) {
-  const manifests = await loadManifests(req.dirs ?? {});
-  selectNames("--proxies", [req.proxy], manifests.proxies);
-  selectNames("--scenarios", [req.scenario], manifests.scenarios);
-  const proxy = manifests.proxies.get(req.proxy)!;
-  const scenario = manifests.scenarios.get(req.scenario)!;
-  const availability = await nativeAvailability(proxy);
-  if (availability.kind === "image-only") {
-    throw new UserError(`max-rate: ${req.proxy} is image only; it cannot run natively here`);
-  }
-  if (availability.kind === "missing") {
-    throw new UserError(
-      `max-rate: ${req.proxy}: '${availability.binary}' not found (fix: ${availability.fix})`,
-    );
-  }
-  return { proxy, scenario, availability };
-}
-
 /** The outcome as terminal text: the rate, the bound, then every step. */
-export function formatProxyMaxRate(o: ProxyMaxRateOutcome): string {
+function formatProxyMaxRate(o: ProxyMaxRateOutcome): string {
   const unit = "iterations/s";
   return [
     `${o.proxy}${o.proxyVersion ? ` ${o.proxyVersion}` : ""} on ${o.scenario}: p99 <= ${o.maxP99Ms} ms, no error, ` +
@@ -213,66 +215,16 @@ export function formatProxyMaxRate(o: ProxyMaxRateOutcome): string {
   ].join("\n");
 }
 
-/** What `proxybench max-rate` was asked (flags already typed). */
-export interface FindMaxRatesRequest {
-  proxies: string[];
-  scenarios: string[];
-  /** The `--cpus` text; default: the runner's layout for this machine's cores. */
-  cpus?: string;
-  out?: string;
-  /** `--duration`: seconds per step; `--warmup`: seconds of warm-up before each step. */
-  durationS?: number;
-  warmupS?: number;
-  /** `--max-p99` in ms (default 50). */
-  maxP99Ms?: number;
-  proxiesDirs?: string[];
-  scenariosDirs?: string[];
-}
-
-/**
- * Every proxy x scenario asked for, one search each, one after the other (results in
- * OUT/<proxy>-<scenario>/max-rate.json). Prints each step as it is measured and each outcome.
- */
-export async function findMaxRates(
-  req: FindMaxRatesRequest,
-  deps: {
-    stdout?: { write(s: string): unknown };
-    stderr?: { write(s: string): unknown };
-    cores?: number;
-  } = {},
-): Promise<ProxyMaxRateOutcome[]> {
-  const stdout = deps.stdout ?? process.stdout;
-  const stderr = deps.stderr ?? process.stderr;
-  const cores = deps.cores ?? coreCount();
-  const cpus = req.cpus !== undefined ? parseCpuLayout(req.cpus, cores) : defaultCpuLayout(cores).layout;
-  const out = path.resolve(req.out ?? defaultOutDir(new Date()));
-  const outcomes: ProxyMaxRateOutcome[] = [];
-  for (const scenario of req.scenarios) {
-    for (const proxy of req.proxies) {
-      stderr.write(`find-max-rate: ${proxy} on ${scenario}\n`);
-      const outcome = await findProxyMaxRate({
-        proxy,
-        scenario,
-        cpus,
-        outDir: path.join(out, `${proxy}-${scenario}`),
-        ...withoutUndefined({ stepDurationS: req.durationS, warmupS: req.warmupS, maxP99Ms: req.maxP99Ms }),
-        dirs: searchDirs(req),
-        onStep: (st) =>
-          stderr.write(
-            `  ${st.phase} ${st.rate}/s: ${st.ok ? "held" : "did not hold"}${st.p99Ms !== undefined ? `, p99 ${st.p99Ms.toFixed(1)} ms` : ""}\n`,
-          ),
-      });
-      stdout.write(`${formatProxyMaxRate(outcome)}\n\n`);
-      outcomes.push(outcome);
-    }
-  }
-  return outcomes;
-}
-
-/** The manifest folders a search's --proxies-dir and --scenarios-dir name. */
-export function searchDirs(req: Pick<FindMaxRatesRequest, "proxiesDirs" | "scenariosDirs">): ManifestDirs {
-  return {
-    ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs } : {}),
-    ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs } : {}),
-  };
+/** `proxybench max-rate --dry-run`: the searches, refused as the search would, and how long they take at most. */
+export async function dryRunMaxRate(req: MaxRateRequest, out: Out = process.stdout): Promise<void> {
+  const { settings, plan } = await planSearches(req, coreCount());
+  const searches = plan.blocks.reduce((n, b) => n + b.cells.length, 0);
+  const steps = DEFAULT_MAX_RATE_OPTIONS.maxSteps;
+  const step = (settings.durationS ?? 0) + (settings.warmupS ?? 0);
+  const most = searches * steps * step;
+  out.write(
+    `find-max-rate: ${searches} search(es) (${settings.proxies.join(", ")} x ${settings.scenarios.join(", ")}), ` +
+      `each at most ${steps} steps of ${step}s\n` +
+      `estimated wall time: at most ${formatDuration(most)} (${formatDuration(2 * most)} if every step is measured again)\n`,
+  );
 }

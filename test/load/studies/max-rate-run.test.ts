@@ -1,9 +1,9 @@
-import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { findMaxRates, findProxyMaxRate, formatProxyMaxRate } from "../../../src/studies/max-rate-run.js";
+import { findMaxRates } from "../../../src/studies/max-rate-run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 
@@ -28,34 +28,46 @@ async function cappedScenarioDir(): Promise<string> {
   return dir;
 }
 
-describe("findProxyMaxRate with k6, through nginx", () => {
+describe("findMaxRates with k6, through nginx", () => {
   it(`finds an upstream's ${LIMIT} req/s limit within 10%`, async () => {
     const scenariosDir = await cappedScenarioDir();
-    const outDir = await mkdtemp(path.join(tmpdir(), "proxybench-maxrate-"));
-    const outcome = await findProxyMaxRate({
-      proxy: "nginx",
-      scenario: "capped",
-      cpus: { loadgen: [0], proxy: [1], upstream: [1] },
-      outDir,
-      stepDurationS: 1,
-      // The limit shows as throughput (served < 95% of the rate asked) and as 503s once the
-      // upstream's queue passes 1 s; the p99 bound is loose because the two cores are shared
-      // with other work, whose latency spikes would otherwise end the search early.
-      maxP99Ms: 1000,
-      search: { startRate: 200, precision: 0.05, maxSteps: 10 },
-      dirs: { scenariosDirs: [scenariosDir] },
-    });
-    const text = formatProxyMaxRate(outcome);
-    console.log(text);
-    const { result } = outcome;
-    expect(result.rate, text).toBeDefined();
-    expect(Math.abs((result.rate ?? 0) - LIMIT) / LIMIT, text).toBeLessThanOrEqual(0.1);
+    const out = await mkdtemp(path.join(tmpdir(), "proxybench-maxrate-"));
+    let printed = "";
+    const [outcome, ...others] = await findMaxRates(
+      {
+        proxies: ["nginx"],
+        scenarios: ["capped"],
+        cpus: "loadgen=0,proxy=1,upstream=1",
+        out,
+        durationS: 1,
+        // The limit shows as throughput (served < 95% of the rate asked) and as 503s once the
+        // upstream's queue passes 1 s; the p99 bound is loose because the two cores are shared
+        // with other work, whose latency spikes would otherwise end the search early.
+        maxP99Ms: 1000,
+        search: { startRate: 200, precision: 0.05, maxSteps: 10 },
+        scenariosDirs: [scenariosDir],
+      },
+      { stdout: { write: (s: string) => (printed += s) }, stderr: { write: () => true }, cores: 2 },
+    );
+    console.log(printed);
+    expect(others).toEqual([]);
+    const { result } = outcome!;
+    expect(result.rate, printed).toBeDefined();
+    expect(Math.abs((result.rate ?? 0) - LIMIT) / LIMIT, printed).toBeLessThanOrEqual(0.1);
     // It ramped past the limit, and no rate above the answer held.
     expect(result.steps.some((s) => s.phase === "ramp" && !s.ok)).toBe(true);
-    for (const s of result.steps.filter((st) => st.rate > (result.rate ?? 0))) expect(s.ok, text).toBe(false);
-    // The outcome is on disk, with every step, and nothing is left running.
-    const saved = JSON.parse(readFileSync(outcome.file, "utf8")) as typeof outcome;
-    expect(saved.result.steps).toHaveLength(result.steps.length);
+    for (const s of result.steps.filter((st) => st.rate > (result.rate ?? 0)))
+      expect(s.ok, printed).toBe(false);
+    // The outcome is printed and on disk in OUT/<proxy>-<scenario>, with every step, and nothing is left running.
+    expect(printed).toMatch(
+      /^nginx \S+ on capped: p99 <= 1000 ms, .*1 s per step\nmaximum sustainable rate: /,
+    );
+    expect(outcome!.file).toBe(path.join(out, "nginx-capped", "max-rate.json"));
+    expect(printed).toContain(`details: ${outcome!.file}`);
+    const saved = JSON.parse(readFileSync(outcome!.file, "utf8")) as typeof outcome;
+    expect(saved!.result.steps).toHaveLength(result.steps.length);
+    const raw = await readdir(path.join(out, "nginx-capped", "raw"));
+    expect(raw.some((f) => f.startsWith("rate-step0-200"))).toBe(true);
     expect(liveProcesses()).toEqual([]);
   }, 180_000);
 });
@@ -100,4 +112,32 @@ describe("findMaxRates: what it refuses before starting anything", () => {
       expect(liveProcesses()).toEqual([]);
     });
   }
+
+  it("a proxy whose binary is missing, before any other is searched", async () => {
+    const proxiesDir = await mkdtemp(path.join(tmpdir(), "proxybench-maxrate-proxies-"));
+    await cp(path.join(PROJECT_ROOT, "proxies", "nginx"), path.join(proxiesDir, "nginx-elsewhere"), {
+      recursive: true,
+    });
+    const yml = path.join(proxiesDir, "nginx-elsewhere", "proxy.yml");
+    const text = await readFile(yml, "utf8");
+    await writeFile(
+      yml,
+      text
+        .replace("name: nginx", "name: nginx-elsewhere")
+        .replace("binary: nginx", "binary: pb-no-such-nginx"),
+    );
+    let said = "";
+    const searched = findMaxRates(
+      { proxies: ["nginx", "nginx-elsewhere"], scenarios: ["passthrough"], proxiesDirs: [proxiesDir] },
+      {
+        stdout: { write: (s: string) => (said += s) },
+        stderr: { write: (s: string) => (said += s) },
+        cores: 2,
+      },
+    );
+    await expect(searched).rejects.toThrow(/^max-rate: nginx-elsewhere: 'pb-no-such-nginx' not found: /);
+    await expect(searched).rejects.toMatchObject({ exitCode: 2 });
+    expect(said).toBe("");
+    expect(liveProcesses()).toEqual([]);
+  });
 });
