@@ -1,8 +1,8 @@
 import { escapeHtml, jsonForScript } from "../report/escape.js";
 import { BASE_STYLE, htmlPage } from "../report/page.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
-import { headline } from "./compare-markdown.js";
-import { formatCount } from "./report.js";
+import { headline, metricFigures, VERDICT_COLUMNS, verdictRule } from "./compare-markdown.js";
+import { formatCount, signed } from "./report.js";
 import type { FunctionChange } from "./where.js";
 
 /**
@@ -81,10 +81,6 @@ export function icicleLayout(changes: readonly FunctionChange[]): IcicleNode[] {
   return nodes;
 }
 
-function signed(x: number, digits: number): string {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
-}
-
 function verdictRows(c: CountedComparison): string {
   return c.cells
     .flatMap((cell) =>
@@ -92,11 +88,7 @@ function verdictRows(c: CountedComparison): string {
         [
           `<th scope="row">${escapeHtml(cell.id)}</th>`,
           `<td class="l">${escapeHtml(m.label)}</td>`,
-          `<td>${formatCount(m.baseMedian)}</td>`,
-          `<td>${formatCount(m.headMedian)}</td>`,
-          `<td>${signed(m.changePct, 2)}%</td>`,
-          `<td>${m.spreadPct.toFixed(3)}%</td>`,
-          `<td>${m.baseN} / ${m.headN}</td>`,
+          ...metricFigures(m).map((figure) => `<td>${figure}</td>`),
           `<td class="l ${m.verdict}">${escapeHtml(m.verdict)}${m.why ? `: ${escapeHtml(m.why)}` : ""}</td>`,
         ].join(""),
       ),
@@ -215,8 +207,8 @@ export function renderCountedComparisonHtml(c: CountedComparison): string {
     title,
     style: STYLE,
     body: `${variants}
-<p>A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) of the repetitions. Values are medians per request.</p>
-<table><thead><tr><th>Cell</th><th>Metric</th><th>Base</th><th>Head</th><th>Change</th><th>Spread</th><th>n</th><th>Verdict</th></tr></thead>
+<p>${verdictRule(c)}</p>
+<table><thead><tr>${VERDICT_COLUMNS.map((name) => `<th>${name}</th>`).join("")}</tr></thead>
 <tbody>
 ${verdictRows(c)}
 </tbody></table>

@@ -1,6 +1,6 @@
 import { escapeMarkdown } from "../report/escape.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
-import { formatCount } from "./report.js";
+import { formatCount, signed } from "./report.js";
 import type { FunctionChange } from "./where.js";
 
 /** Markdown of a counted comparison, for the terminal and a PR comment. Pure. */
@@ -12,32 +12,32 @@ const VERDICT_TEXT = {
   inconclusive: "inconclusive",
 } as const;
 
-function signed(x: number, digits = 2): string {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
-}
-
 function cellName(id: string): string {
   const slash = id.indexOf("/");
   if (slash < 0) return escapeMarkdown(id);
   return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
 }
 
+/** The verdict table's columns, and the figures of a row (base, head, change, spread, n): markdown and HTML. */
+export const VERDICT_COLUMNS = ["Cell", "Metric", "Base", "Head", "Change", "Spread", "n", "Verdict"];
+
+export function metricFigures(m: CountedCellComparison["metrics"][number]): string[] {
+  const n = `${m.baseN} / ${m.headN}`;
+  const spread = `${m.spreadPct.toFixed(3)}%`;
+  return [formatCount(m.baseMedian), formatCount(m.headMedian), `${signed(m.changePct)}%`, spread, n];
+}
+
+/** What a verdict needs, said above the table. */
+export function verdictRule(c: CountedComparison): string {
+  return (
+    `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) ` +
+    "of the repetitions. Values are medians per request."
+  );
+}
+
 function metricRows(cell: CountedCellComparison): string[] {
   return cell.metrics.map((m) =>
-    [
-      "",
-      cellName(cell.id),
-      m.label,
-      formatCount(m.baseMedian),
-      formatCount(m.headMedian),
-      `${signed(m.changePct)}%`,
-      `${m.spreadPct.toFixed(3)}%`,
-      `${m.baseN} / ${m.headN}`,
-      VERDICT_TEXT[m.verdict],
-      "",
-    ]
-      .join(" | ")
-      .trim(),
+    ["", cellName(cell.id), m.label, ...metricFigures(m), VERDICT_TEXT[m.verdict], ""].join(" | ").trim(),
   );
 }
 
@@ -88,10 +88,9 @@ export function renderCountedComparison(c: CountedComparison, options: CountedMa
           `Variants of one run: ${escapeMarkdown(c.variants.head)} against ${escapeMarkdown(c.variants.base)}.`,
           "",
         ]),
-    `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) ` +
-      "of the repetitions. Values are medians per request.",
+    verdictRule(c),
     "",
-    "| Cell | Metric | Base | Head | Change | Spread | n | Verdict |",
+    `| ${VERDICT_COLUMNS.join(" | ")} |`,
     "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
     ...c.cells.flatMap(metricRows),
     "",

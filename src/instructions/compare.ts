@@ -9,7 +9,13 @@ import {
 } from "../stats/instructions-verdict.js";
 import { formatSchemaError, UserError } from "../util/errors.js";
 import { pickVariants } from "../report/compare.js";
-import { countedCellId, INSTRUCTIONS_FILE, InstructionsResults, type CountedCell } from "./schema.js";
+import {
+  countedCellId,
+  INSTRUCTIONS_FILE,
+  InstructionsResults,
+  okValues,
+  type CountedCell,
+} from "./schema.js";
 import { whereItWent, type WhereItWent } from "./where.js";
 
 /** Head against base for counted runs: per cell, instructions and estimated cycles per request. */
@@ -68,10 +74,6 @@ export async function readInstructions(
   return { results: parsed.data, dir: path.dirname(file) };
 }
 
-function values(cell: CountedCell, key: (typeof COUNTED_METRICS)[number]["key"]): number[] {
-  return cell.repetitions.flatMap((r) => (r.status === "ok" && r[key] !== undefined ? [r[key]] : []));
-}
-
 /** One cell, base against head: the verdict per metric and where the instructions went. */
 export async function compareCountedCells(
   base: { cell: CountedCell; dir: string },
@@ -80,8 +82,8 @@ export async function compareCountedCells(
   id = head.cell.id,
 ): Promise<CountedCellComparison> {
   const metrics = COUNTED_METRICS.flatMap(({ key, label }) => {
-    const b = values(base.cell, key);
-    const h = values(head.cell, key);
+    const b = okValues(base.cell, key);
+    const h = okValues(head.cell, key);
     if (b.length === 0 || h.length === 0) return [];
     return [{ label, baseN: b.length, headN: h.length, ...compareCounts(b, h, options) }];
   });

@@ -2,7 +2,7 @@ import { median } from "simple-statistics";
 import { escapeMarkdown } from "../report/escape.js";
 import { spreadPct } from "../stats/instructions-verdict.js";
 import { CYCLE_WEIGHTS } from "./callgrind.js";
-import type { CountedCell, InstructionsResults } from "./schema.js";
+import { okValues, type CountedCell, type InstructionsResults } from "./schema.js";
 
 /** The markdown of one `proxybench count`: per scenario, one row per proxy. Pure. */
 
@@ -10,16 +10,17 @@ export function formatCount(x: number): string {
   return x.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
 
-function values(cell: CountedCell, key: "instructionsPerRequest" | "cyclesPerRequest"): number[] {
-  return cell.repetitions.flatMap((r) => (r.status === "ok" && r[key] !== undefined ? [r[key]] : []));
+/** A change with its sign: `+1.23`, `-0.50`. */
+export function signed(x: number, digits = 2): string {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
 }
 
 function row(cell: CountedCell): string {
   const name = escapeMarkdown(cell.variant === undefined ? cell.proxy : `${cell.proxy} (${cell.variant})`);
   if (cell.status !== "ok") return `| ${name} | ${cell.status} | | | ${cell.repetitions.length} |`;
-  const ir = values(cell, "instructionsPerRequest");
+  const ir = okValues(cell, "instructionsPerRequest");
   if (ir.length === 0) return `| ${name} | not yet measured | | | 0 |`;
-  const cycles = values(cell, "cyclesPerRequest");
+  const cycles = okValues(cell, "cyclesPerRequest");
   const cyc = cycles.length > 0 ? formatCount(median(cycles)) : "n/a";
   return `| ${name} | ${formatCount(median(ir))} | ${spreadPct(ir).toFixed(3)}% | ${cyc} | ${ir.length} |`;
 }

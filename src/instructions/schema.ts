@@ -92,6 +92,11 @@ export const InstructionsResults = z.object({
 });
 export type InstructionsResults = z.infer<typeof InstructionsResults>;
 
+/** A cell's figures of one metric, over its ok repetitions that have it. */
+export function okValues(cell: CountedCell, key: "instructionsPerRequest" | "cyclesPerRequest"): number[] {
+  return cell.repetitions.flatMap((r) => (r.status === "ok" && r[key] !== undefined ? [r[key]] : []));
+}
+
 export function countedCellId(scenario: string, proxy: string, variant?: string): string {
   return `${scenario}/${proxy}${variant === undefined ? "" : `@${variant}`}`;
 }
