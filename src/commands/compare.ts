@@ -13,12 +13,21 @@ import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
 import { UserError } from "../util/errors.js";
-import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
-import { isInstructionsRun } from "../instructions/compare.js";
-import { runCountedCompare, type CountedCompareOptions } from "../instructions/compare-command.js";
-import { withoutUndefined } from "../util/objects.js";
+import { choiceInput, NON_NEGATIVE, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
+import {
+  compareCountedRuns,
+  compareCountedVariants,
+  countedRegressions,
+  isInstructionsRun,
+} from "../instructions/compare.js";
+import { renderCountedComparisonHtml } from "../instructions/compare-html.js";
+import { renderCountedComparison } from "../instructions/compare-markdown.js";
+import { DEFAULT_FLOOR_PCT, DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 const COMPARE_FORMATS = ["markdown", "json"] as const;
+/** Output formats of a counted comparison (html: every changed function as an icicle chart). */
+const COUNTED_FORMATS = ["markdown", "json", "html"] as const;
 type CompareFormat = (typeof COMPARE_FORMATS)[number];
 
 export interface CompareSettings {
@@ -36,9 +45,10 @@ export interface CompareSettings {
 }
 
 interface RawOptions {
-  /** Counted runs' flags, refused here: a wall-clock comparison has no floor or spread factor. */
+  /** Counted runs' flags, refused for wall-clock runs: their comparison has no floor or spread factor. */
   floor?: string;
   spreadFactor?: string;
+  /** Of a run holding variants: the baseline and candidate variants. */
   base?: string;
   head?: string;
   threshold?: string;
@@ -130,6 +140,44 @@ export async function runCompare(settings: CompareSettings): Promise<number> {
   return settings.failOnRegression && hasRegression(comparison) ? 1 : 0;
 }
 
+/**
+ * `compare BASE HEAD` (two counted runs, proxybench count) or `compare RUN_DIR` (one counted run
+ * with variants). Returns the exit code: 1 when asked to fail on a regression (more work) and there is one.
+ */
+export async function runCountedCompare(
+  dirs: [string] | [string, string],
+  options: RawOptions,
+): Promise<number> {
+  const format = choiceInput("--format", options.format ?? "markdown", COUNTED_FORMATS);
+  const verdict = {
+    // The HTML page charts every function that changed; the others keep the top ten.
+    ...(format === "html" ? { whereTop: Infinity } : {}),
+    floorPct: optionalNumberInput("--floor", options.floor, DEFAULT_FLOOR_PCT, NON_NEGATIVE),
+    spreadFactor: optionalNumberInput(
+      "--spread-factor",
+      options.spreadFactor,
+      DEFAULT_SPREAD_FACTOR,
+      NON_NEGATIVE,
+    ),
+  };
+  const [first, second] = dirs;
+  if (second !== undefined && (options.base !== undefined || options.head !== undefined)) {
+    throw new UserError("--base/--head pick variants of one run: give one RUN_DIR with them");
+  }
+  const comparison =
+    second === undefined
+      ? await compareCountedVariants(first, { ...verdict, ...pickDefined(options, ["base", "head"]) })
+      : await compareCountedRuns(first, second, verdict);
+  const text =
+    format === "json"
+      ? `${JSON.stringify(comparison, null, 2)}\n`
+      : format === "html"
+        ? renderCountedComparisonHtml(comparison)
+        : renderCountedComparison(comparison);
+  await writeOutput(text, options.out);
+  return options.failOnRegression && countedRegressions(comparison) > 0 ? 1 : 0;
+}
+
 export function register(program: Command): void {
   program
     .command("compare")
@@ -164,7 +212,7 @@ export function register(program: Command): void {
       "--spread-factor <k>",
       "counted runs: a change must exceed k x the repetitions' spread (default: 3)",
     )
-    .action(async (dirs: string[], options: RawOptions & CountedCompareOptions) => {
+    .action(async (dirs: string[], options: RawOptions) => {
       if ((dirs.length === 1 || dirs.length === 2) && (await isInstructionsRun(dirs[0] as string))) {
         process.exitCode = await runCountedCompare(dirs as [string] | [string, string], options);
         return;

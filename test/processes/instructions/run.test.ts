@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execOutput } from "../../../src/environment/exec.js";
 import { parseCallgrind } from "../../../src/instructions/callgrind.js";
-import { runCountedCompare } from "../../../src/instructions/compare-command.js";
+import { runCountedCompare } from "../../../src/commands/compare.js";
 import { compareCountedRuns, compareCountedVariants } from "../../../src/instructions/compare.js";
 import { runInstructions } from "../../../src/instructions/run.js";
 import { InstructionsResults } from "../../../src/instructions/schema.js";
