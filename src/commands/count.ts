@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { runInstructionsCommand } from "../instructions/command.js";
+import { renderInstructionsMarkdown } from "../instructions/report.js";
+import { runInstructions } from "../instructions/run.js";
 import { addFlags, toRequest, type MeasureFlags } from "./options.js";
 
 export function register(program: Command): void {
@@ -25,7 +26,10 @@ export function register(program: Command): void {
     "variantScenariosDir",
     "out",
   ]);
+  // The counted run, then its report on stdout; exit code 1 when a cell is not ok.
   command.action(async (flags: MeasureFlags) => {
-    process.exitCode = await runInstructionsCommand(toRequest(flags));
+    const { exitCode, results } = await runInstructions(toRequest(flags));
+    process.stdout.write(renderInstructionsMarkdown(results));
+    process.exitCode = exitCode;
   });
 }
