@@ -1,22 +1,22 @@
-import { mkdir, readdir, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { captureEnvironment } from "../environment/capture.js";
 import type { LoadedProxy } from "../manifests/load.js";
-import { worstStatus, type CpuLayout, type Settings } from "../results/schema.js";
-import { defaultCpuLayout, parseCpuLayout } from "../runner/cpus.js";
+import { RESULTS_FILE } from "../results/io.js";
+import { worstStatus, type Settings } from "../results/schema.js";
 import { DockerRuntime } from "../runner/docker-runtime.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
 import type { Runtime } from "../runner/runtime.js";
 import { createRuntime, dockerClient, type RuntimeKind } from "../runner/runtime-factory.js";
 import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js";
-import { proxyStem, type Block, type PlannedCell } from "../runner/plan.js";
+import { proxyStem, type Block, type Plan, type PlannedCell } from "../runner/plan.js";
+import { refuseUsedOut } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { AtomicJsonFile } from "../runner/results-file.js";
-import { runStamp } from "../runner/settings.js";
+import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { imageRef, proxyImageTag } from "../runner/specs.js";
 import { ensureUpstream, type StartedUpstream } from "../runner/upstream.js";
-import { planRun, type Variant } from "../runner/variants.js";
+import { planRun } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
 import { measureOnce, type CountedTarget } from "./measure.js";
 import { renderInstructionsMarkdown } from "./report.js";
@@ -35,7 +35,6 @@ import {
   valgrindInImage,
   type ValgrindTools,
 } from "./valgrind.js";
-import { pickDefined } from "../util/objects.js";
 
 /** `proxybench count`: the fixed sequence and its defaults. */
 const DEFAULT_REQUESTS = 1000;
@@ -43,36 +42,32 @@ const DEFAULT_WARMUP_REQUESTS = 200;
 const DEFAULT_CONNECTIONS = 2;
 const DEFAULT_COUNTED_REPETITIONS = 5;
 
-export interface InstructionsRequest {
-  proxies?: string[];
-  scenarios?: string[];
-  repetitions?: number;
+/** What `proxybench count` was asked (the flags it shares with `run`), and the sequence's sizes. */
+export interface InstructionsRequest extends Pick<
+  RunRequest,
+  | "proxies"
+  | "scenarios"
+  | "repetitions"
+  | "cpus"
+  | "out"
+  | "proxiesDirs"
+  | "scenariosDirs"
+  | "variants"
+  | "runtime"
+  | "imageTag"
+> {
   requests?: number;
   warmupRequests?: number;
   connections?: number;
-  cpus?: string;
-  out?: string;
-  proxiesDirs?: string[];
-  scenariosDirs?: string[];
-  /** Sets of manifests counted side by side (--variant NAME=DIR), in ABBA rounds. */
-  variants?: Variant[];
-  /** native (default): the proxies' binaries here; docker: each proxy in its image with Valgrind. */
-  runtime?: RuntimeKind;
-  imageTag?: string;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
 }
 
-/** One cell to count: a proxy of a variant, where it runs, and its results entry. */
+/** One cell to count: where its proxy runs, its results entry, and the stem of its files. */
 interface CountedJob {
-  planned: PlannedCell;
   target: CountedTarget;
-  cell: CountedCell;
-}
-
-interface CountedBlock {
-  scenario: string;
-  jobs: CountedJob[];
+  cell: CountedCell & { log: string };
+  stem: string;
 }
 
 interface Ready {
@@ -80,7 +75,8 @@ interface Ready {
   dir: string;
   runtime: Runtime;
   tools?: ValgrindTools;
-  blocks: CountedBlock[];
+  plan: Plan;
+  jobs: Map<PlannedCell, CountedJob>;
   log: (line: string) => void;
   file: AtomicJsonFile<InstructionsResults>;
 }
@@ -89,7 +85,7 @@ export async function runInstructions(
   request: InstructionsRequest,
 ): Promise<{ exitCode: number; results: InstructionsResults; dir: string }> {
   const ready = await prepare(request);
-  for (const block of ready.blocks) await runBlock(ready, block);
+  for (const block of ready.plan.blocks) await runBlock(ready, block);
   ready.results.finishedAt = new Date().toISOString();
   await save(ready);
   ready.log(`results: ${path.join(ready.dir, INSTRUCTIONS_FILE)}`);
@@ -98,29 +94,36 @@ export async function runInstructions(
 }
 
 /**
- * The plan as the wall-clock mode makes it (planRun: the variants checked, each variant's
- * manifest folders, the plans merged by scenario), then each cell's binary found under Valgrind.
+ * The settings and plan as the wall-clock run makes them (resolveSettings with the counted
+ * run's defaults; planRun: the variants checked, each variant's manifest folders, the plans
+ * merged by scenario), then each cell's binary or image found under Valgrind.
  */
 async function prepare(request: InstructionsRequest): Promise<Ready> {
   const log = request.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const planSettings = toPlanSettings(request);
-  const plan = await planRun(planSettings);
-  const kind = planSettings.runtime;
+  const { settings } = resolveSettings(
+    {
+      ...request,
+      proxies: request.proxies ?? ["nginx", "haproxy"],
+      scenarios: request.scenarios ?? ["passthrough"],
+      repetitions: positive("--repetitions", request.repetitions ?? DEFAULT_COUNTED_REPETITIONS),
+    },
+    coreCount(),
+  );
+  const plan = await planRun(settings);
+  const kind = settings.runtime;
   const tools = kind === "native" ? await findValgrind() : undefined;
   const runtime = createRuntime(kind);
   if (runtime instanceof DockerRuntime) await runtime.check();
-  const found = await findTargets(plan.blocks, {
-    kind,
-    imageTag: request.imageTag,
-    variants: request.variants,
-  });
+  const found = await findTargets(plan, settings);
   const skipped = dedupe([
     ...plan.skipped.map((s) => ({ ...s, reason: kind === "native" ? IMAGE_ONLY_REASON : s.reason })),
     ...found.skipped,
   ]);
   for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
-  const dir = await resultsDir(request.out);
-  const variants = request.variants;
+  const dir = path.resolve(request.out ?? `${defaultOutDir(new Date())}-instructions`);
+  await refuseUsedOut(dir, [INSTRUCTIONS_FILE, RESULTS_FILE], "choose another folder");
+  await mkdir(dir, { recursive: true });
+  const { variants, imageTag } = settings;
   if (variants) log(`variants: ${variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ABBA rounds`);
   const valgrind = tools?.version ?? valgrindOfImages(found.valgrind);
   const results: InstructionsResults = {
@@ -129,14 +132,14 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
     runId: path.basename(dir),
     startedAt: new Date().toISOString(),
     settings: {
-      proxies: planSettings.proxies,
-      scenarios: planSettings.scenarios,
-      repetitions: planSettings.repetitions,
+      proxies: settings.proxies,
+      scenarios: settings.scenarios,
+      repetitions: settings.repetitions,
       requests: positive("requests", request.requests ?? DEFAULT_REQUESTS),
       warmupRequests: request.warmupRequests ?? DEFAULT_WARMUP_REQUESTS,
       connections: positive("connections", request.connections ?? DEFAULT_CONNECTIONS),
-      cpus: planSettings.cpus,
-      ...(kind === "docker" ? { runtime: kind, ...pickDefined(request, ["imageTag"]) } : {}),
+      cpus: settings.cpus,
+      ...(kind === "docker" ? { runtime: kind, ...(imageTag === undefined ? {} : { imageTag }) } : {}),
       valgrind,
       ...(variants ? { variants } : {}),
     },
@@ -144,15 +147,11 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
     skipped,
     cells: [],
   };
-  const blocks = found.blocks.map((b) => ({
-    scenario: b.scenario,
-    jobs: b.jobs.map((j) => ({ ...j, cell: newCell(j, found.versions) })),
-  }));
   const file = new AtomicJsonFile<InstructionsResults>(dir, INSTRUCTIONS_FILE, (r) => {
     InstructionsResults.parse(r);
     return r;
   });
-  return { results, dir, runtime, ...(tools ? { tools } : {}), blocks, log, file };
+  return { results, dir, runtime, ...(tools ? { tools } : {}), plan, jobs: found.jobs, log, file };
 }
 
 /** "3.22.0 (in the images)", or the versions by image when they differ. */
@@ -160,18 +159,6 @@ function valgrindOfImages(byImage: Map<string, string>): string {
   const versions = [...new Set(byImage.values())];
   if (versions.length <= 1) return `${versions[0] ?? "unknown"} (in the images)`;
   return [...byImage].map(([image, v]) => `${v} (${image})`).join(", ");
-}
-
-/** The request as the wall-clock mode's settings, for planRun (native: Valgrind runs binaries). */
-function toPlanSettings(request: InstructionsRequest): Settings {
-  return {
-    proxies: request.proxies ?? ["nginx", "haproxy"],
-    scenarios: request.scenarios ?? ["passthrough"],
-    repetitions: positive("--repetitions", request.repetitions ?? DEFAULT_COUNTED_REPETITIONS),
-    cpus: cpuLayout(request.cpus),
-    runtime: request.runtime ?? "native",
-    ...pickDefined(request, ["proxiesDirs", "scenariosDirs", "variants", "imageTag"]),
-  };
 }
 
 function positive(flag: string, n: number): number {
@@ -186,54 +173,40 @@ function dedupe(skipped: Skipped[]): Skipped[] {
   return [...seen.values()];
 }
 
-/** Where the cells run: the runtime, and the image tag of each variant under docker. */
-interface TargetChoice {
-  kind: RuntimeKind;
-  imageTag: string | undefined;
-  variants: Variant[] | undefined;
-}
-
 type Found = { target: CountedTarget; version: string; valgrind?: string } | { reason: string };
 
-/** Each planned cell's binary or image, or why it cannot be counted (one look per binary or image). */
-async function findTargets(
-  blocks: Block[],
-  choice: TargetChoice,
-): Promise<{
-  blocks: Array<{ scenario: string; jobs: Array<Omit<CountedJob, "cell">> }>;
+/** The cells that can be counted, why the others cannot, and the versions found. */
+interface Targets {
+  jobs: Map<PlannedCell, CountedJob>;
   skipped: Skipped[];
   versions: Record<string, string>;
+  /** Valgrind's version by counted image. */
   valgrind: Map<string, string>;
-}> {
+}
+
+/** Each planned cell's binary or image, or why it cannot be counted (one look per binary or image). */
+async function findTargets(plan: Plan, settings: Settings): Promise<Targets> {
   const looked = new Map<string, Found>();
-  const skipped: Skipped[] = [];
-  const versions: Record<string, string> = {};
-  const valgrind = new Map<string, string>();
-  const out = [];
-  for (const block of blocks) {
-    const jobs = [];
-    for (const planned of block.cells) {
-      const image = choice.kind === "docker" ? countedImage(planned, choice) : undefined;
-      const key = image ?? planned.proxy.file;
-      const found = looked.get(key) ?? (await lookFor(planned.proxy, choice.kind, image));
-      looked.set(key, found);
-      const shown = proxyStem(planned.proxy.manifest.name, planned.variant);
-      if ("reason" in found) skipped.push({ proxy: shown, reason: found.reason });
-      else {
-        versions[shown] = found.version;
-        if (image !== undefined && found.valgrind !== undefined) valgrind.set(image, found.valgrind);
-        jobs.push({ planned, target: found.target });
-      }
+  const out: Targets = { jobs: new Map(), skipped: [], versions: {}, valgrind: new Map() };
+  for (const planned of plan.blocks.flatMap((b) => b.cells)) {
+    const image = settings.runtime === "docker" ? countedImage(planned, settings) : undefined;
+    const key = image ?? planned.proxy.file;
+    const found = looked.get(key) ?? (await lookFor(planned.proxy, settings.runtime, image));
+    looked.set(key, found);
+    const shown = proxyStem(planned.proxy.manifest.name, planned.variant);
+    if ("reason" in found) out.skipped.push({ proxy: shown, reason: found.reason });
+    else {
+      out.versions[shown] = found.version;
+      if (image !== undefined && found.valgrind !== undefined) out.valgrind.set(image, found.valgrind);
+      out.jobs.set(planned, newJob(planned, found));
     }
-    out.push({ scenario: block.scenario.manifest.name, jobs });
   }
-  return { blocks: out, skipped, versions, valgrind };
+  return out;
 }
 
 /** The counted image of a cell's proxy: its image (with the variant's tag) with Valgrind. */
-function countedImage(planned: PlannedCell, choice: TargetChoice): string {
-  const tag = proxyImageTag({ imageTag: choice.imageTag, variants: choice.variants }, planned.variant);
-  return countedImageRef(imageRef(planned.proxy.manifest.name, tag));
+function countedImage(planned: PlannedCell, settings: Settings): string {
+  return countedImageRef(imageRef(planned.proxy.manifest.name, proxyImageTag(settings, planned.variant)));
 }
 
 async function lookFor(proxy: LoadedProxy, kind: RuntimeKind, image: string | undefined): Promise<Found> {
@@ -250,19 +223,27 @@ async function lookFor(proxy: LoadedProxy, kind: RuntimeKind, image: string | un
   return { reason: found.kind === "missing" ? `binary not found (${found.fix})` : found.kind };
 }
 
-function cpuLayout(text: string | undefined): CpuLayout {
-  const cores = os.availableParallelism();
-  return text === undefined ? defaultCpuLayout(cores).layout : parseCpuLayout(text, cores);
-}
-
-async function resultsDir(out: string | undefined): Promise<string> {
-  const dir = path.resolve(out ?? path.join("results", `${runStamp(new Date())}-instructions`));
-  const existing = await readdir(dir).catch(() => [] as string[]);
-  if (existing.includes(INSTRUCTIONS_FILE) || existing.includes("results.json")) {
-    throw new UserError(`--out ${dir}: already holds results; choose another folder`);
-  }
-  await mkdir(dir, { recursive: true });
-  return dir;
+/** A cell's job: its files are `<scenario>-<proxy>[@<variant>]`. */
+function newJob(
+  planned: PlannedCell,
+  { target, version }: { target: CountedTarget; version: string },
+): CountedJob {
+  const proxy = planned.proxy.manifest.name;
+  const scenario = planned.scenario.manifest.name;
+  const { variant } = planned;
+  const stem = `${scenario}-${proxyStem(proxy, variant)}`;
+  const cell = {
+    id: countedCellId(scenario, proxy, variant),
+    proxy,
+    ...(variant === undefined ? {} : { variant }),
+    scenario,
+    status: "ok" as const,
+    reasons: [],
+    ...(target.kind === "native" ? { proxyVersion: version } : { image: target.image }),
+    repetitions: [],
+    log: `logs/${stem}.log`,
+  };
+  return { target, cell, stem };
 }
 
 /**
@@ -271,97 +252,65 @@ async function resultsDir(out: string | undefined): Promise<string> {
  * base and head, instructions.json saved after each slot); each slot starts the proxy under
  * callgrind, counts, and stops it.
  */
-async function runBlock(ready: Ready, block: CountedBlock): Promise<void> {
+async function runBlock(ready: Ready, block: Block): Promise<void> {
   const { results, dir } = ready;
-  const jobs = new Map(block.jobs.map((j) => [j.planned, j]));
   await runBlockLifecycle(
     {
-      cells: block.jobs.map((j) => j.planned),
+      cells: block.cells.filter((planned) => ready.jobs.has(planned)),
       upstreams: {
         runtime: new NativeRuntime(),
         binary: await ensureUpstream(),
         cpus: results.settings.cpus.upstream,
         dir,
-        logStem: block.scenario,
+        logStem: block.scenario.manifest.name,
       },
       rounds: { count: results.settings.repetitions, order: "abba" },
       save: () => save(ready),
     },
-    countedStep(ready, jobs),
+    countedStep(ready),
   );
 }
 
-/** A counted cell of a block: its job and its upstream. */
+/** A counted cell of a block: the planned cell, its job and its upstream. */
 interface CountedCellRun {
+  planned: PlannedCell;
   job: CountedJob;
   upstream: StartedUpstream;
 }
 
-function countedStep(ready: Ready, jobs: Map<PlannedCell, CountedJob>): MeasurementStep<CountedCellRun> {
+function countedStep(ready: Ready): MeasurementStep<CountedCellRun> {
   const { results, dir } = ready;
+  const { settings } = results;
   return {
     startCell: (planned, upstream) => {
-      const job = jobs.get(planned)!;
+      const job = ready.jobs.get(planned)!;
       results.cells.push(job.cell);
-      return Promise.resolve({ job, upstream: upstream.started });
+      return Promise.resolve({ planned, job, upstream: upstream.started });
     },
     skips: ({ job }) => job.cell.status === "failed",
-    measure: async ({ job, upstream }, round) => {
+    measure: async ({ planned, job: { target, cell, stem }, upstream }, round) => {
+      const index = cell.repetitions.length;
       const rep = await measureOnce({
-        ...jobPaths(job.cell, job.cell.repetitions.length, dir),
-        proxy: job.planned.proxy,
-        target: job.target,
+        proxy: planned.proxy,
+        target,
         runtime: ready.runtime,
-        scenario: job.planned.scenario.manifest,
+        scenario: planned.scenario.manifest,
         upstream,
-        cpus: results.settings.cpus.proxy.slice(0, 1),
+        cpus: settings.cpus.proxy.slice(0, 1),
         dir,
-        index: job.cell.repetitions.length,
-        ...pick(results.settings),
+        workdir: path.join(dir, "work", stem),
+        logRel: cell.log,
+        rawRel: `raw/${stem}-rep${index + 1}.callgrind.out`,
+        index,
+        requests: settings.requests,
+        warmupRequests: settings.warmupRequests,
+        connections: settings.connections,
         ...(ready.tools ? { tools: ready.tools } : {}),
       });
-      const variant = job.planned.variant;
-      addRepetition(job.cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
+      const { variant } = planned;
+      addRepetition(cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
     },
   };
-}
-
-function pick(s: InstructionsResults["settings"]) {
-  return { requests: s.requests, warmupRequests: s.warmupRequests, connections: s.connections };
-}
-
-/** Files of a cell: `<scenario>-<proxy>[@<variant>]`. */
-function cellStem(cell: CountedCell): string {
-  return `${cell.scenario}-${proxyStem(cell.proxy, cell.variant)}`;
-}
-
-function jobPaths(cell: CountedCell, index: number, dir: string) {
-  const stem = cellStem(cell);
-  return {
-    workdir: path.join(dir, "work", stem),
-    logRel: `logs/${stem}.log`,
-    rawRel: `raw/${stem}-rep${index + 1}.callgrind.out`,
-  };
-}
-
-function newCell(job: Omit<CountedJob, "cell">, versions: Record<string, string>): CountedCell {
-  const { planned, target } = job;
-  const proxy = planned.proxy.manifest.name;
-  const scenario = planned.scenario.manifest.name;
-  const variant = planned.variant;
-  const version = target.kind === "native" ? versions[proxyStem(proxy, variant)] : undefined;
-  const cell: CountedCell = {
-    id: countedCellId(scenario, proxy, variant),
-    proxy,
-    ...(variant === undefined ? {} : { variant }),
-    scenario,
-    status: "ok",
-    reasons: [],
-    ...(version === undefined ? {} : { proxyVersion: version }),
-    ...(target.kind === "docker" ? { image: target.image } : {}),
-    repetitions: [],
-  };
-  return { ...cell, log: `logs/${cellStem(cell)}.log` };
 }
 
 function addRepetition(

@@ -83,12 +83,15 @@ export async function checkRunInputs(plan: Plan, dir: string | undefined): Promi
   await checkScripts(plan);
 }
 
-/** A new run never writes over the results of another. */
-export async function refuseUsedOut(dir: string): Promise<void> {
-  if ((await fileSize(path.join(dir, RESULTS_FILE))) > 0) {
-    throw new UserError(
-      `--out ${dir} already holds results; finish them with --resume ${dir} or choose another --out`,
-    );
+/** A new run never writes over the results of another (`files`: the results files of a run). */
+export async function refuseUsedOut(
+  dir: string,
+  files = [RESULTS_FILE],
+  next = `finish them with --resume ${dir} or choose another --out`,
+): Promise<void> {
+  for (const file of files) {
+    if ((await fileSize(path.join(dir, file))) > 0)
+      throw new UserError(`--out ${dir} already holds results; ${next}`);
   }
 }
 

@@ -242,6 +242,17 @@ describe("proxybench count with real proxies under valgrind", { timeout: 180_000
     ).rejects.toThrow(/--variant: give two or more variants/);
   });
 
+  it("an --out that holds a counted or a wall-clock run is refused, naming the folder", async () => {
+    for (const file of ["instructions.json", "results.json"]) {
+      const out = path.join(tmp, `used-${file}`);
+      await mkdir(out, { recursive: true });
+      await writeFile(path.join(out, file), "{}");
+      await expect(runInstructions({ proxies: ["nginx"], out, log: quiet })).rejects.toThrow(
+        `--out ${out} already holds results; choose another folder`,
+      );
+    }
+  });
+
   it("a wrong body makes the cell invalid with the reason, and the exit code 1", async () => {
     const { exitCode, results } = await runInstructions({
       proxies: ["nginx"],
