@@ -89,7 +89,6 @@ async function planSearches(req: MaxRateRequest, cores: number): Promise<{ setti
 /** What every search of a `proxybench max-rate` shares. */
 interface Searches {
   req: MaxRateRequest;
-  settings: Settings;
   ctx: CellContext;
   engine: EngineAdapter;
   upstreamBinary: string;
@@ -121,7 +120,6 @@ export async function findMaxRates(
   };
   const searches: Searches = {
     req,
-    settings,
     ctx,
     engine: getEngine("k6"),
     upstreamBinary: await ensureUpstream(),
@@ -154,7 +152,7 @@ async function searchBlock(block: Block, s: Searches): Promise<void> {
       upstreams: {
         runtime: s.ctx.upstreamRuntime,
         binary: s.upstreamBinary,
-        cpus: s.settings.cpus.upstream,
+        cpus: s.ctx.settings.cpus.upstream,
         dir: s.ctx.dir,
         logStem: block.key,
       },
@@ -177,7 +175,7 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
     scenario: block.scenario.manifest,
     scenarioDir: block.scenario.dir,
     baseUrl: a.baseUrl,
-    cpus: s.settings.cpus.loadgen,
+    cpus: s.ctx.settings.cpus.loadgen,
     outDir: path.join(dir, "raw"),
     stepDurationS: block.load.durationS,
     warmupS: block.load.warmupS,
