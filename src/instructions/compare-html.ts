@@ -3,7 +3,7 @@ import { BASE_STYLE, htmlPage } from "../report/page.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
 import { headline, metricFigures, VERDICT_COLUMNS, verdictRule } from "./compare-markdown.js";
 import { formatCount, signed } from "./report.js";
-import type { FunctionChange } from "./where.js";
+import { byLargestChange, type FunctionChange } from "./where.js";
 
 /**
  * The HTML of a counted comparison: the verdicts, then per compared cell every function whose
@@ -13,17 +13,13 @@ import type { FunctionChange } from "./where.js";
  * escaped (the chart draws names on a canvas, never as markup).
  */
 
-export interface IcicleNode {
-  name: string;
+/** A function's change, or the sum of an object file's or of all (`object`: a function's file). */
+export interface IcicleNode extends FunctionChange {
   /** 0: every changed function; 1: an object file (binary or library); 2: a function. */
   depth: 0 | 1 | 2;
   /** Left and right edges, as fractions of the chart's width. */
   x0: number;
   x1: number;
-  base: number;
-  head: number;
-  delta: number;
-  object?: string;
 }
 
 const UNKNOWN_OBJECT = "(unknown object)";
@@ -59,10 +55,7 @@ export function icicleLayout(changes: readonly FunctionChange[]): IcicleNode[] {
     const width = size(fns) / all;
     nodes.push({ ...total(object, 1, fns), x0: x, x1: x + width });
     let fx = x;
-    const sorted = [...fns].sort(
-      (a, b) => Math.abs(b.delta) - Math.abs(a.delta) || a.name.localeCompare(b.name),
-    );
-    for (const f of sorted) {
+    for (const f of [...fns].sort(byLargestChange)) {
       const w = Math.abs(f.delta) / all;
       nodes.push({
         name: f.name,

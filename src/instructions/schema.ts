@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CellStatus, CpuLayout, Environment } from "../results/schema.js";
+import { CellStatus, CpuLayout, Environment, Repetition } from "../results/schema.js";
 
 /**
  * `instructions.json`: the results of `proxybench count`, written next to
@@ -10,12 +10,7 @@ export const INSTRUCTIONS_FILE = "instructions.json";
 
 export const CountedRepetition = z.object({
   index: z.number().int().nonnegative(),
-  round: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe("The round of a variant run (every variant's cell measured once per round, ABBA order)."),
+  round: Repetition.shape.round,
   variant: z.string().optional().describe("The variant (--variant NAME=DIR) this repetition ran."),
   startedAt: z.iso.datetime(),
   status: CellStatus,

@@ -102,8 +102,13 @@ export function largestChanges(
   });
   return changes
     .filter((c) => c.delta !== 0)
-    .sort((a, b) => Math.abs(b.delta) - Math.abs(a.delta) || a.name.localeCompare(b.name))
+    .sort(byLargestChange)
     .slice(0, top);
+}
+
+/** Largest absolute change first, then by name. */
+export function byLargestChange(a: FunctionChange, b: FunctionChange): number {
+  return Math.abs(b.delta) - Math.abs(a.delta) || a.name.localeCompare(b.name);
 }
 
 export async function whereItWent(
