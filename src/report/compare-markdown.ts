@@ -1,15 +1,22 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "./escape.js";
-import { formatMetric, formatPercent, formatPValue } from "./format.js";
+import {
+  formatAlpha,
+  formatConfidence,
+  formatMetric,
+  formatPercent,
+  formatPValue,
+  plural,
+} from "./format.js";
 import {
   comparisonHeadline,
-  formatConfidence,
   type CellComparison,
   type Comparison,
   type MetricComparison,
   type RunInfo,
   type Verdict,
 } from "./compare.js";
+import { heading } from "./markdown.js";
 
 export interface ComparisonMarkdownOptions {
   /** Level of the title heading (2 = `##`). */
@@ -70,26 +77,26 @@ function methodText(c: Comparison): string {
 }
 
 /** "Rounds: looks at 11, 14 and 17 rounds (alpha 0.0167 each); 8 cells reached 11, ..." */
-function roundsText(c: Comparison): string | undefined {
-  if (!c.planned || c.looks.length === 0) return undefined;
+function roundsText(c: Comparison): string[] {
+  if (!c.planned || c.looks.length === 0) return [];
   const looks = c.looks
     .map(
       (l) =>
-        `${l.rounds} rounds (alpha ${Number(l.alpha.toPrecision(2))}): ${l.cells} cell${l.cells === 1 ? "" : "s"}, ${l.decided} decided`,
+        `${l.rounds} rounds (alpha ${formatAlpha(l.alpha)}): ${plural(l.cells, "cell")}, ${l.decided} decided`,
     )
     .join("; ");
-  return `- **Rounds** (--repetitions auto, planned before the run): ${looks}.`;
+  return [`- **Rounds** (--repetitions auto, planned before the run): ${looks}.`];
 }
 
 /** The title, the two runs, the method, and the comparison's notes as a quote. */
 function introParts(comparison: Comparison, level: number): string[] {
   const parts = [
-    `${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`,
+    heading(level, `proxybench compare: ${comparisonHeadline(comparison)}`),
     [
       `- **Base**: ${describeRun(comparison.base)}`,
       `- **Head**: ${describeRun(comparison.head)}`,
       `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`,
-      ...[roundsText(comparison)].filter((t): t is string => t !== undefined),
+      ...roundsText(comparison),
     ].join("\n"),
   ];
   if (comparison.notes.length > 0)
@@ -102,45 +109,35 @@ function cellName(cell: CellComparison): string {
   return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
 }
 
+/** A row of the table: a tested metric, or one the load fixed (shown, not tested). */
+function metricRow(name: string, m: CellComparison["metrics" | "shown"][number], paired: boolean): string[] {
+  const tested = "verdict" in m ? m : undefined;
+  return [
+    name,
+    m.label,
+    formatMetric(m.metric, m.base.median),
+    formatMetric(m.metric, m.head.median),
+    changeText(tested?.hlChangePct ?? m.changePct),
+    tested === undefined ? "n/a" : interval(tested),
+    tested?.p === undefined ? "n/a" : formatPValue(tested.p),
+    paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
+    tested === undefined
+      ? "not tested (fixed by the load)"
+      : verdictText(tested, paired ? "rounds" : "repetitions"),
+  ];
+}
+
 /** One table row per cell and metric shown, and how many unchanged metrics were left out. */
 function metricRows(comparison: Comparison, showUnchanged: boolean): { rows: string[][]; hidden: number } {
-  const rows: string[][] = [];
-  let hidden = 0;
-  for (const cell of comparison.cells) {
-    const name = cellName(cell);
-    for (const m of cell.metrics) {
-      if (!showUnchanged && m.verdict === "unchanged") {
-        hidden += 1;
-        continue;
-      }
-      rows.push([
-        name,
-        m.label,
-        formatMetric(m.metric, m.base.median),
-        formatMetric(m.metric, m.head.median),
-        changeText(m.hlChangePct ?? m.changePct),
-        interval(m),
-        m.p === undefined ? "n/a" : formatPValue(m.p),
-        comparison.mode === "paired" ? String(m.n) : `${m.base.n} / ${m.head.n}`,
-        verdictText(m, comparison.mode === "paired" ? "rounds" : "repetitions"),
-      ]);
-    }
-    for (const m of cell.shown) {
-      if (!showUnchanged) continue;
-      rows.push([
-        name,
-        m.label,
-        formatMetric(m.metric, m.base.median),
-        formatMetric(m.metric, m.head.median),
-        changeText(m.changePct),
-        "n/a",
-        "n/a",
-        comparison.mode === "paired" ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
-        "not tested (fixed by the load)",
-      ]);
-    }
-  }
-  return { rows, hidden };
+  const all = comparison.cells.flatMap((cell) =>
+    [...cell.metrics, ...(showUnchanged ? cell.shown : [])].map((m) => ({ cell, m })),
+  );
+  const kept = all.filter(({ m }) => showUnchanged || !("verdict" in m && m.verdict === "unchanged"));
+  const paired = comparison.mode === "paired";
+  return {
+    rows: kept.map(({ cell, m }) => metricRow(cellName(cell), m, paired)),
+    hidden: all.length - kept.length,
+  };
 }
 
 function metricTable(comparison: Comparison, rows: string[][]): string {
@@ -159,11 +156,8 @@ function metricTable(comparison: Comparison, rows: string[][]): string {
 }
 
 function notComparedList(comparison: Comparison): string {
-  const lines = ["Not compared:", ""];
-  for (const n of comparison.notCompared) {
-    lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
-  }
-  return lines.join("\n");
+  const lines = comparison.notCompared.map((n) => `- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
+  return ["Not compared:", "", ...lines].join("\n");
 }
 
 /** The comparison as markdown: the headline first, then one row per cell and metric. */
@@ -171,12 +165,11 @@ export function renderComparisonMarkdown(
   comparison: Comparison,
   options: ComparisonMarkdownOptions = {},
 ): string {
-  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 6);
-  const parts = introParts(comparison, level);
+  const parts = introParts(comparison, options.headingLevel ?? 2);
   const { rows, hidden } = metricRows(comparison, options.showUnchanged ?? true);
   if (rows.length > 0) parts.push(metricTable(comparison, rows));
   else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
-  if (hidden > 0) parts.push(`${hidden} unchanged metric${hidden === 1 ? "" : "s"} not shown.`);
+  if (hidden > 0) parts.push(`${plural(hidden, "unchanged metric")} not shown.`);
   if (comparison.notCompared.length > 0) parts.push(notComparedList(comparison));
   return `${parts.join("\n\n")}\n`;
 }

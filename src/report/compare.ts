@@ -1,10 +1,10 @@
 import { median } from "simple-statistics";
-import { cellKey, type Cell, type Load, type Results } from "../results/schema.js";
+import { cellKey, type Cell, type Results } from "../results/schema.js";
 import { historyP, runsNeededFor } from "../stats/history.js";
 import { holm } from "../stats/holm.js";
 import { judgePaired, type PairedJudgement } from "../stats/paired.js";
 import type { Look, SequentialPlan } from "../stats/sequential.js";
-import type { Verdict } from "../stats/verdict.js";
+import { signedPct, type Verdict } from "../stats/verdict.js";
 import {
   COMPARE_METRICS,
   DEFAULT_ALPHA,
@@ -21,8 +21,10 @@ import {
 } from "../stats/tested-metrics.js";
 import { pairsNeededFor, wilcoxonSignedRank } from "../stats/wilcoxon.js";
 import { UserError } from "../util/errors.js";
+import { withoutUndefined } from "../util/objects.js";
 import type { RunHistory } from "./compare-history.js";
 import { displayReasons } from "./model.js";
+import { formatAlpha, formatConfidence, plural } from "./format.js";
 import { percentChange } from "./tables.js";
 
 /**
@@ -175,38 +177,34 @@ function summary(xs: number[]): SampleSummary {
   return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
 }
 
-function shownMetric(spec: MetricSpec, base: number[], head: number[], load: Load): ShownMetric {
+/** A metric's medians on both sides, `rest`, then the change of the medians when it has one. */
+function withMedians<T extends object>(spec: MetricSpec, base: number[], head: number[], rest: T) {
   const b = summary(base);
   const h = summary(head);
   const changePct = percentChange(h.median, b.median);
-  return {
-    ...spec,
-    base: b,
-    head: h,
-    ...(changePct !== undefined ? { changePct } : {}),
-    why: `fixed by the load (${load.model}${load.rate !== undefined ? ` at ${load.rate}/s` : ""}): shown, not tested`,
-  };
+  return { ...spec, base: b, head: h, ...rest, ...(changePct !== undefined ? { changePct } : {}) };
+}
+
+/** A cell's values of a metric, one per repetition. */
+function valuesOf(cell: Cell, spec: MetricSpec): number[] {
+  return cell.repetitions.map((r) => metricValue(r, spec.metric));
 }
 
 function shownOf(base: Cell, head: Cell): ShownMetric[] {
-  return COMPARE_METRICS.filter((spec) => fixedByLoad(spec, head.load)).map((spec) =>
-    shownMetric(
-      spec,
-      base.repetitions.map((r) => metricValue(r, spec.metric)),
-      head.repetitions.map((r) => metricValue(r, spec.metric)),
-      head.load,
-    ),
-  );
+  const { model, rate } = head.load;
+  return COMPARE_METRICS.filter((spec) => fixedByLoad(spec, head.load)).map((spec) => ({
+    ...withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {}),
+    why: `fixed by the load (${model}${rate !== undefined ? ` at ${rate}/s` : ""}): shown, not tested`,
+  }));
 }
 
 function runInfo(results: Results, variant?: string): RunInfo {
-  const git = results.environment.git;
-  const info: RunInfo = { runId: results.runId, repetitions: results.settings.repetitions };
-  if (variant !== undefined) info.variant = variant;
-  if (git.commit !== undefined) info.commit = git.commit;
-  if (git.branch !== undefined) info.branch = git.branch;
-  if (git.message !== undefined) info.message = git.message.split("\n")[0] ?? "";
-  return info;
+  const { commit, branch, message } = results.environment.git;
+  return {
+    runId: results.runId,
+    repetitions: results.settings.repetitions,
+    ...withoutUndefined({ variant, commit, branch, message: message?.split("\n")[0] }),
+  };
 }
 
 function describeStatus(cell: Cell): string {
@@ -224,16 +222,11 @@ function where(cell: Cell) {
   };
 }
 
-function machineNotes(base: Results, head: Results): string[] {
-  const notes: string[] = [];
-  const b = base.environment;
-  const h = head.environment;
-  if (b.cpuModel !== h.cpuModel || b.cores !== h.cores) {
-    notes.push(
-      `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`,
-    );
-  }
-  return notes;
+function machineNotes({ environment: b }: Results, { environment: h }: Results): string[] {
+  if (b.cpuModel === h.cpuModel && b.cores === h.cores) return [];
+  return [
+    `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`,
+  ];
 }
 
 /** Why a pair of cells cannot be compared; undefined when it can. */
@@ -271,10 +264,7 @@ function matchCells(baseCells: readonly Cell[], headCells: readonly Cell[]): Mat
   return out;
 }
 
-interface FamilyLevel {
-  thresholdPct: number;
-  alpha: number;
-}
+type FamilyLevel = Required<Pick<CompareOptions, "thresholdPct" | "alpha">>;
 
 function familyLevel(options: CompareOptions): FamilyLevel {
   return {
@@ -299,10 +289,6 @@ function loadNote(base: Cell, head: Cell): string | undefined {
   return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
 }
 
-function pct(x: number): string {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
-}
-
 /** One tested metric of two runs: the medians, and the history's p when there is one. */
 interface UnpairedMember {
   spec: MetricSpec;
@@ -315,11 +301,7 @@ interface UnpairedMember {
 function unpairedMembers(b: Cell, h: Cell, runs: { base: Results; head: Results }, history?: RunHistory) {
   const own = new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
   return testedSpecs(h.load, b, h).map((spec): UnpairedMember => {
-    const member: UnpairedMember = {
-      spec,
-      base: b.repetitions.map((r) => metricValue(r, spec.metric)),
-      head: h.repetitions.map((r) => metricValue(r, spec.metric)),
-    };
+    const member: UnpairedMember = { spec, base: valuesOf(b, spec), head: valuesOf(h, spec) };
     const past = history?.medians(where(h), spec.metric).filter((m) => !own.has(m.commit));
     if (past !== undefined && past.length > 0) member.past = past.map((m) => m.value);
     return member;
@@ -332,19 +314,15 @@ function unpairedMetric(
   test: { p?: number; level?: number; rejected?: boolean },
   level: FamilyLevel,
 ): MetricComparison {
-  const b = summary(member.base);
-  const h = summary(member.head);
-  const changePct = percentChange(h.median, b.median);
-  const out: MetricComparison = {
-    ...member.spec,
-    base: b,
-    head: h,
-    n: Math.min(b.n, h.n),
-    verdict: "inconclusive",
+  const { base, head, spec } = member;
+  const n = Math.min(base.length, head.length);
+  const out: MetricComparison = withMedians(spec, base, head, {
+    n,
+    verdict: "inconclusive" as const,
     why: "",
-  };
-  if (changePct !== undefined) out.changePct = changePct;
-  const observed = changePct === undefined ? "no % change" : `observed change ${pct(changePct)}`;
+  });
+  const changePct = out.changePct;
+  const observed = changePct === undefined ? "no % change" : `observed change ${signedPct(changePct)}`;
   if (test.p === undefined || member.past === undefined) {
     out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift`;
     return out;
@@ -356,7 +334,7 @@ function unpairedMetric(
   } else if (Math.abs(changePct) < level.thresholdPct) {
     out.why = `${observed}; outside the spread of ${runs} but below ${level.thresholdPct}%`;
   } else {
-    const better = member.spec.biggerIsBetter ? changePct > 0 : changePct < 0;
+    const better = spec.biggerIsBetter ? changePct > 0 : changePct < 0;
     out.verdict = better ? "improved" : "regressed";
     out.why = `${observed}: outside the spread of ${runs} and reaches ${level.thresholdPct}%`;
   }
@@ -436,7 +414,6 @@ function unpairedNotes(
   return notes;
 }
 
-/** The variants a paired comparison takes: the names asked for, else base/head, else the first two. */
 /** What picking variants reads of a run: wall-clock (results.json) or counted (instructions.json). */
 export interface VariantRun {
   runId: string;
@@ -444,6 +421,7 @@ export interface VariantRun {
   cells: ReadonlyArray<{ variant?: string | undefined }>;
 }
 
+/** The variants a paired comparison takes: the names asked for, else base/head, else the first two. */
 export function pickVariants(results: VariantRun, asked: { base?: string; head?: string }): [string, string] {
   const names = variantNames(results);
   if (names.length < 2) {
@@ -527,18 +505,10 @@ function judgeFamily(
 
 function pairedMetric(m: PairedMember, judged: Judged | undefined, planned: boolean): MetricComparison {
   const pairs = judged?.pairs ?? m.pairs;
-  const b = summary(pairs.map((p) => p.base));
-  const h = summary(pairs.map((p) => p.head));
-  const changePct = percentChange(h.median, b.median);
-  const out: MetricComparison = {
-    ...m.spec,
-    base: b,
-    head: h,
-    n: pairs.length,
-    verdict: "inconclusive",
-    why: "",
-  };
-  if (changePct !== undefined) out.changePct = changePct;
+  const base = pairs.map((p) => p.base);
+  const head = pairs.map((p) => p.head);
+  const figures = { n: pairs.length, verdict: "inconclusive" as const, why: "" };
+  const out: MetricComparison = withMedians(m.spec, base, head, figures);
   if (judged === undefined) {
     out.why = m.usable
       ? `${m.rounds} rounds: fewer than the plan's first look`
@@ -649,32 +619,18 @@ function pairedLabel(rounds: ReadonlySet<number>): string {
 
 /** Says how the variants' scenario settings differ, when they do. */
 function scenarioDifference(base: Cell, head: Cell): string | undefined {
-  const b = base.upstream;
-  const h = head.upstream;
-  if (JSON.stringify(b ?? {}) === JSON.stringify(h ?? {})) return undefined;
-  return `the variants ran different scenario settings (upstream ${JSON.stringify(b ?? {})} in ${base.variant ?? "base"}, ${JSON.stringify(h ?? {})} in ${head.variant ?? "head"}): the change includes that difference.`;
-}
-
-export function formatConfidence(confidence: number): string {
-  const percent = confidence * 100;
-  return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
-}
-
-/** A false-alarm rate in a sentence: 0.05, or 0.0083 for 0.05 shared by six. */
-function formatAlpha(alpha: number): string {
-  return String(Number(alpha.toPrecision(2)));
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
+  const b = JSON.stringify(base.upstream ?? {});
+  const h = JSON.stringify(head.upstream ?? {});
+  if (b === h) return undefined;
+  return `the variants ran different scenario settings (upstream ${b} in ${base.variant ?? "base"}, ${h} in ${head.variant ?? "head"}): the change includes that difference.`;
 }
 
 /** "2 regressions, 1 improvement, 9 unchanged, 1 inconclusive" (and cells not compared, if any). */
 export function comparisonHeadline(comparison: Comparison): string {
   const c = comparison.counts;
   const parts = [
-    plural(c.regressed, "regression", "regressions"),
-    plural(c.improved, "improvement", "improvements"),
+    plural(c.regressed, "regression"),
+    plural(c.improved, "improvement"),
     `${c.unchanged} unchanged`,
     `${c.inconclusive} inconclusive`,
   ];

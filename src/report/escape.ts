@@ -63,6 +63,15 @@ export function escapeMarkdown(text: string): string {
     .replace(/(www)\./gi, `$1${ZERO_WIDTH_SPACE}.`);
 }
 
+/** How a renderer writes untrusted text and what it sets in bold: markdown or HTML. */
+export interface Markup {
+  escape: (text: string) => string;
+  strong: (markup: string) => string;
+}
+
+export const MARKDOWN: Markup = { escape: escapeMarkdown, strong: (text) => `**${text}**` };
+export const HTML: Markup = { escape: escapeHtml, strong: (text) => `<strong>${text}</strong>` };
+
 /**
  * JSON to embed in an HTML `<script>` element: `<`, `>` and `&` are written as unicode escapes
  * (no `</script>` or `<!--` can end the element), and so are U+2028 and U+2029 (line

@@ -68,3 +68,19 @@ export function cellText(cell: TableCell, format: (v: number) => string): string
   if (cell.status !== undefined) return cell.status;
   return cell.value === undefined ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
 }
+
+/** A confidence as a percentage: `95%`, `99.58%`. */
+export function formatConfidence(confidence: number): string {
+  const percent = confidence * 100;
+  return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
+}
+
+/** A false-alarm rate in a sentence: 0.05, or 0.0083 for 0.05 shared by six. */
+export function formatAlpha(alpha: number): string {
+  return String(Number(alpha.toPrecision(2)));
+}
+
+/** `1 round`, `3 rounds`: a count and its noun. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

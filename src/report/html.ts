@@ -1,11 +1,18 @@
 import type { Results } from "../results/schema.js";
 import { loadChartJsSource, inlineScript } from "./chart-source.js";
-import { escapeHtml, jsonForScript } from "./escape.js";
+import { escapeHtml, HTML, jsonForScript } from "./escape.js";
 import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
-import { describeLoad } from "./markdown.js";
+import { groupIntro, groupTitle, skippedText } from "./markdown.js";
 import { BASE_STYLE, htmlPage } from "./page.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { COST_NOTE, comparisonTable, latencyTable, showsCost, type TableCell } from "./tables.js";
+import {
+  COST_NOTE,
+  comparisonTable,
+  LATENCY_LABELS,
+  latencyTable,
+  showsCost,
+  type TableCell,
+} from "./tables.js";
 
 export interface HtmlReportOptions extends ReportOptions {
   /** Chart.js UMD source to inline; read from the installed chart.js package when absent. */
@@ -100,11 +107,9 @@ function comparisonTableHtml(group: ReportGroup): string {
   return `<table class="comparison"><thead><tr>${head.join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
-const STAT_HEADERS = ["Min (ms)", "Mean (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "Max (ms)"];
-
 function latencyTableHtml(group: ReportGroup): string {
   const table = latencyTable(group);
-  const head = ["<th>Proxy</th>", ...STAT_HEADERS.map((h) => `<th>${h}</th>`)].join("");
+  const head = ["<th>Proxy</th>", ...table.stats.map((s) => `<th>${LATENCY_LABELS[s]}</th>`)].join("");
   const rows = table.rows.map((row) => {
     const cells = row.cells.map((cell) => {
       const text = cellHtml(cell, formatMs);
@@ -157,18 +162,9 @@ function chartsHtml(group: ReportGroup, id: string): string {
 }
 
 function groupHtml(group: ReportGroup, id: string): string {
-  let title = escapeHtml(group.scenario);
-  if (group.load !== undefined) title += ` · ${escapeHtml(group.load.label)}`;
-  if (group.engine !== undefined) title += ` (${escapeHtml(group.engine)})`;
-  if (group.variant !== undefined) title += ` · variant <strong>${escapeHtml(group.variant)}</strong>`;
-  const intro: string[] = [];
-  if (group.load !== undefined) intro.push(`Load: ${escapeHtml(describeLoad(group.load))}.`);
-  if (group.baseline !== undefined && group.baselineProblem === undefined) {
-    intro.push(`Baseline: <strong>${escapeHtml(group.baseline)}</strong>.`);
-  }
   return `<section class="group" id="${id}">
-<h2>${title}</h2>
-<p>${intro.join(" ")}</p>
+<h2>${groupTitle(group, HTML)}</h2>
+<p>${groupIntro(group, HTML).join(" ")}</p>
 ${chartsHtml(group, id)}
 ${comparisonTableHtml(group)}
 ${latencyTableHtml(group)}
@@ -269,12 +265,7 @@ export function renderHtmlReportModel(model: ReportModel, options: HtmlReportOpt
     .map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`)
     .join("\n");
   const skipped = model.header.skipped.length
-    ? `<h3>Skipped</h3><ul>${model.header.skipped
-        .map(
-          (s) =>
-            `<li><strong>${escapeHtml(s.proxy)}</strong>${s.scenario === undefined ? "" : ` on ${escapeHtml(s.scenario)}`}: ${escapeHtml(s.reason)}</li>`,
-        )
-        .join("")}</ul>`
+    ? `<h3>Skipped</h3><ul>${model.header.skipped.map((s) => `<li>${skippedText(s, HTML)}</li>`).join("")}</ul>`
     : "";
   const groups = model.groups.map((g, i) => groupHtml(g, `g${i}`)).join("\n");
   return htmlPage({

@@ -1,26 +1,17 @@
 import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
-import { escapeMarkdown } from "./escape.js";
+import { escapeMarkdown, MARKDOWN, type Markup } from "./escape.js";
 import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { COST_NOTE, comparisonTable, latencyTable, showsCost } from "./tables.js";
+import { COST_NOTE, comparisonTable, LATENCY_LABELS, latencyTable, showsCost } from "./tables.js";
 
 export interface MarkdownReportOptions extends ReportOptions {
   /** Level of the report's title heading (2 = `##`); scenarios go one level below. */
   headingLevel?: number;
 }
 
-const STAT_LABELS: Record<string, string> = {
-  min: "Min (ms)",
-  mean: "Mean (ms)",
-  p50: "p50 (ms)",
-  p90: "p90 (ms)",
-  p95: "p95 (ms)",
-  p99: "p99 (ms)",
-  max: "Max (ms)",
-};
-
-function heading(level: number, text: string): string {
+/** A heading of this level, kept within markdown's six. */
+export function heading(level: number, text: string): string {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
 
@@ -35,12 +26,29 @@ export function describeLoad(load: Load): string {
   return parts.join(", ");
 }
 
-function groupTitle(group: ReportGroup): string {
-  let title = escapeMarkdown(group.scenario);
-  if (group.load !== undefined) title += ` · ${escapeMarkdown(group.load.label)}`;
-  if (group.engine !== undefined) title += ` (${escapeMarkdown(group.engine)})`;
-  if (group.variant !== undefined) title += ` · variant **${escapeMarkdown(group.variant)}**`;
+/** A group's title: its scenario, load, engine and variant. */
+export function groupTitle(group: ReportGroup, { escape, strong }: Markup): string {
+  let title = escape(group.scenario);
+  if (group.load !== undefined) title += ` · ${escape(group.load.label)}`;
+  if (group.engine !== undefined) title += ` (${escape(group.engine)})`;
+  if (group.variant !== undefined) title += ` · variant ${strong(escape(group.variant))}`;
   return title;
+}
+
+/** What a group's tables measured: the load, and the baseline of the changes. */
+export function groupIntro(group: ReportGroup, { escape, strong }: Markup): string[] {
+  const intro: string[] = [];
+  if (group.load !== undefined) intro.push(`Load: ${escape(describeLoad(group.load))}.`);
+  if (group.baseline !== undefined && group.baselineProblem === undefined) {
+    intro.push(`Baseline: ${strong(escape(group.baseline))}.`);
+  }
+  return intro;
+}
+
+/** A proxy that was not run, and why. */
+export function skippedText(s: ReportModel["header"]["skipped"][number], { escape, strong }: Markup): string {
+  const where = s.scenario === undefined ? "" : ` on ${escape(s.scenario)}`;
+  return `${strong(escape(s.proxy))}${where}: ${escape(s.reason)}`;
 }
 
 /** crank compare's layout: metrics as rows, the baseline first, a % column after every other proxy. */
@@ -73,7 +81,7 @@ function renderComparisonTableMarkdown(group: ReportGroup): string {
 /** The Apollo study's layout: a row per proxy, each stat with its (+delta ms) against the baseline. */
 export function renderLatencyTableMarkdown(group: ReportGroup, rowLabel = "Proxy"): string {
   const table = latencyTable(group);
-  const header = [rowLabel, ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
+  const header = [rowLabel, ...table.stats.map((s) => LATENCY_LABELS[s])];
   const rows = table.rows.map((row) => [
     escapeMarkdown(row.proxy),
     ...row.cells.map((cell) => {
@@ -120,12 +128,8 @@ export function renderGroupNotes(group: ReportGroup): string[] {
 }
 
 function renderGroupMarkdown(group: ReportGroup, level: number): string {
-  const parts: string[] = [heading(level, groupTitle(group))];
-  const intro: string[] = [];
-  if (group.load !== undefined) intro.push(`Load: ${escapeMarkdown(describeLoad(group.load))}.`);
-  if (group.baseline !== undefined && group.baselineProblem === undefined) {
-    intro.push(`Baseline: **${escapeMarkdown(group.baseline)}**.`);
-  }
+  const parts: string[] = [heading(level, groupTitle(group, MARKDOWN))];
+  const intro = groupIntro(group, MARKDOWN);
   if (intro.length) parts.push(intro.join(" "));
   parts.push(renderComparisonTableMarkdown(group));
   parts.push(renderLatencyTableMarkdown(group));
@@ -139,10 +143,7 @@ function renderHeaderMarkdown(model: ReportModel, level: number): string {
   for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
   if (model.header.skipped.length > 0) {
     lines.push("", "Skipped:", "");
-    for (const s of model.header.skipped) {
-      const where = s.scenario === undefined ? "" : ` on ${escapeMarkdown(s.scenario)}`;
-      lines.push(`- **${escapeMarkdown(s.proxy)}**${where}: ${escapeMarkdown(s.reason)}`);
-    }
+    for (const s of model.header.skipped) lines.push(`- ${skippedText(s, MARKDOWN)}`);
   }
   return lines.join("\n");
 }

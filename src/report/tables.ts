@@ -57,13 +57,24 @@ export interface ComparisonTable {
   rows: Array<{ metric: ComparisonMetric; label: string; cells: TableCell[] }>;
 }
 
+/** The latency table's column headings. */
+export const LATENCY_LABELS: Record<LatencyStat, string> = {
+  min: "Min (ms)",
+  mean: "Mean (ms)",
+  p50: "p50 (ms)",
+  p90: "p90 (ms)",
+  p95: "p95 (ms)",
+  p99: "p99 (ms)",
+  max: "Max (ms)",
+};
+
 export interface LatencyTable {
   stats: readonly LatencyStat[];
   rows: Array<{ proxy: string; status: CellStatus; baseline: boolean; cells: TableCell[] }>;
 }
 
-function metricValue(column: ReportColumn, metric: ComparisonMetric): number | undefined {
-  const values = column.values;
+function metricValue(column: ReportColumn | undefined, metric: ComparisonMetric): number | undefined {
+  const values = column?.values;
   if (values === undefined) return undefined;
   if (metric === "rps") return values.rps;
   if (metric === "errors") return values.errors;
@@ -96,16 +107,26 @@ export function percentChange(value: number | undefined, base: number | undefine
   return ((value - base) / base) * 100;
 }
 
-function notOk(column: ReportColumn): TableCell | undefined {
-  return column.status === "ok" || column.bound ? undefined : { status: column.status };
-}
-
 /** Where a loadgen-bound column's figure sits: req/s at least, latency at most. */
 function boundOf(column: ReportColumn, metric: ComparisonMetric | "latency"): TableCell["bound"] {
   // the proxy's cost is what it spent on the requests it got, whatever the load generator's limit
   if (!column.bound || metric === "errors" || (metric !== "latency" && isCostMetric(metric)))
     return undefined;
   return metric === "rps" ? "lower" : "upper";
+}
+
+/** A column's cell of a value: only its status when it is not ok, else the value (if finite) and its bound. */
+function valueCell(
+  column: ReportColumn,
+  value: number | undefined,
+  metric: ComparisonMetric | "latency",
+): TableCell {
+  if (column.status !== "ok" && !column.bound) return { status: column.status };
+  const cell: TableCell = {};
+  if (value !== undefined && Number.isFinite(value)) cell.value = value;
+  const bound = boundOf(column, metric);
+  if (bound) cell.bound = bound;
+  return cell;
 }
 
 function baselineColumn(group: ReportGroup): ReportColumn | undefined {
@@ -125,18 +146,11 @@ export function comparisonTable(group: ReportGroup): ComparisonTable {
     rows: comparisonRows(group).map(({ metric, label }) => ({
       metric,
       label,
-      cells: group.columns.map((column): TableCell => {
-        const bad = notOk(column);
-        if (bad) return bad;
+      cells: group.columns.map((column) => {
         const value = metricValue(column, metric);
-        const cell: TableCell = {};
-        if (value !== undefined && Number.isFinite(value)) cell.value = value;
-        const bound = boundOf(column, metric);
-        if (bound) cell.bound = bound;
-        if (base !== undefined && column !== base) {
-          const change = percentChange(value, metricValue(base, metric));
-          if (change !== undefined) cell.changePct = change;
-        }
+        const cell = valueCell(column, value, metric);
+        const change = column === base ? undefined : percentChange(value, metricValue(base, metric));
+        if (cell.status === undefined && change !== undefined) cell.changePct = change;
         return cell;
       }),
     })),
@@ -151,14 +165,8 @@ export function latencyTable(group: ReportGroup): LatencyTable {
       proxy: column.proxy,
       status: column.status,
       baseline: column.proxy === group.baseline,
-      cells: LATENCY_STATS.map((stat): TableCell => {
-        const bad = notOk(column);
-        if (bad) return bad;
-        const value = column.values?.latencyMs[stat];
-        const cell: TableCell = {};
-        if (value !== undefined && Number.isFinite(value)) cell.value = value;
-        const bound = boundOf(column, "latency");
-        if (bound) cell.bound = bound;
+      cells: LATENCY_STATS.map((stat) => {
+        const cell = valueCell(column, column.values?.latencyMs[stat], "latency");
         const baseValue = base?.values?.latencyMs[stat];
         if (base !== undefined && column !== base && cell.value !== undefined && baseValue !== undefined) {
           cell.delta = cell.value - baseValue;

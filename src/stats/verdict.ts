@@ -40,7 +40,8 @@ export interface VerdictOutcome {
 /** Beyond this many more, more of the same will not decide it. */
 const MOST_ADVISED = 200;
 
-function pct(x: number): string {
+/** A % change in a sentence: `+1.25%`, `-0.50%`. */
+export function signedPct(x: number): string {
   return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
 }
 
@@ -68,11 +69,11 @@ export function decideVerdict(input: VerdictInput): VerdictOutcome {
   if (ci[0] >= -t && ci[1] <= t) return { verdict: "unchanged", why: `interval within ±${t}%` };
   const why = [
     excludesZero
-      ? `change ${pct(estimatePct)} below ${t}%`
+      ? `change ${signedPct(estimatePct)} below ${t}%`
       : intervalExcludesZero
         ? "the test does not reject no change at its level"
         : "interval includes 0",
-    `interval [${pct(ci[0])}, ${pct(ci[1])}] not within ±${t}%`,
+    `interval [${signedPct(ci[0])}, ${signedPct(ci[1])}] not within ±${t}%`,
   ];
   const more = moreToDecide(estimatePct, ci, t, n);
   if (more === undefined) why.push(`more ${unit} are unlikely to decide it`);
