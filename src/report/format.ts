@@ -1,4 +1,5 @@
-import type { ComparisonMetric, TableCell } from "./tables.js";
+import type { ReportGroup } from "./model.js";
+import { comparisonTable, type ComparisonMetric, type TableCell } from "./tables.js";
 
 /** Number formatting shared by the markdown and HTML reports (en-US digits, fixed decimals). */
 
@@ -83,4 +84,30 @@ export function formatAlpha(alpha: number): string {
 /** `1 round`, `3 rounds`: a count and its noun. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * crank compare's layout of a group's comparison table, for either renderer: metrics as rows,
+ * the baseline first, and after every other proxy a column of its % change (none without a
+ * baseline); `value` and `change` write a cell's value and its % change.
+ */
+export function comparisonGrid(
+  group: ReportGroup,
+  write: {
+    value: (cell: TableCell, metric: ComparisonMetric) => string;
+    change: (cell: TableCell) => string;
+  },
+): { proxies: string[]; rows: Array<{ label: string; cells: string[] }> } {
+  const table = comparisonTable(group);
+  const percent = table.columns.map((c) => group.baselineProblem === undefined && !c.baseline);
+  return {
+    proxies: table.columns.flatMap((c, i) => (percent[i] ? [c.proxy, ""] : [c.proxy])),
+    rows: table.rows.map((row) => ({
+      label: row.label,
+      cells: row.cells.flatMap((cell, i) => {
+        const value = write.value(cell, row.metric);
+        return percent[i] ? [value, write.change(cell)] : [value];
+      }),
+    })),
+  };
 }

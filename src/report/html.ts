@@ -1,18 +1,11 @@
 import type { Results } from "../results/schema.js";
 import { loadChartJsSource, inlineScript } from "./chart-source.js";
 import { escapeHtml, HTML, jsonForScript } from "./escape.js";
-import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
+import { cellText, comparisonGrid, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
 import { groupIntro, groupTitle, skippedText } from "./markdown.js";
 import { BASE_STYLE, htmlPage } from "./page.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import {
-  COST_NOTE,
-  comparisonTable,
-  LATENCY_LABELS,
-  latencyTable,
-  showsCost,
-  type TableCell,
-} from "./tables.js";
+import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost, type TableCell } from "./tables.js";
 
 export interface HtmlReportOptions extends ReportOptions {
   /** Chart.js UMD source to inline; read from the installed chart.js package when absent. */
@@ -85,26 +78,14 @@ function cellHtml(cell: TableCell, format: (v: number) => string): string {
 }
 
 function comparisonTableHtml(group: ReportGroup): string {
-  const table = comparisonTable(group);
-  const withPercent = group.baselineProblem === undefined;
-  const head = ["<th>metric</th>"];
-  for (const c of table.columns) {
-    head.push(`<th>${escapeHtml(c.proxy)}</th>`);
-    if (withPercent && !c.baseline) head.push("<th></th>");
-  }
-  const rows = table.rows.map((row) => {
-    const cells = [`<th scope="row">${escapeHtml(row.label)}</th>`];
-    row.cells.forEach((cell, i) => {
-      cells.push(`<td>${cellHtml(cell, (v) => formatMetric(row.metric, v))}</td>`);
-      if (withPercent && !table.columns[i]?.baseline) {
-        cells.push(
-          `<td class="pct">${cell.changePct === undefined ? "" : escapeHtml(formatPercent(cell.changePct))}</td>`,
-        );
-      }
-    });
-    return `<tr>${cells.join("")}</tr>`;
+  const { proxies, rows } = comparisonGrid(group, {
+    value: (cell, metric) => `<td>${cellHtml(cell, (v) => formatMetric(metric, v))}</td>`,
+    change: (cell) =>
+      `<td class="pct">${cell.changePct === undefined ? "" : escapeHtml(formatPercent(cell.changePct))}</td>`,
   });
-  return `<table class="comparison"><thead><tr>${head.join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  const head = proxies.map((p) => `<th>${escapeHtml(p)}</th>`).join("");
+  const body = rows.map((r) => `<tr><th scope="row">${escapeHtml(r.label)}</th>${r.cells.join("")}</tr>`);
+  return `<table class="comparison"><thead><tr><th>metric</th>${head}</tr></thead><tbody>${body.join("")}</tbody></table>`;
 }
 
 function latencyTableHtml(group: ReportGroup): string {

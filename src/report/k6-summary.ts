@@ -2,13 +2,8 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { LATENCY_METRIC, readK6Metrics, type K6SummaryFormat } from "../engines/k6/summary.js";
 import { UserError } from "../util/errors.js";
-import {
-  chooseBaseline,
-  orderColumns,
-  type ColumnValues,
-  type ReportColumn,
-  type ReportModel,
-} from "./model.js";
+import { withoutUndefined } from "../util/objects.js";
+import { chooseBaseline, orderColumns, type ReportColumn, type ReportModel } from "./model.js";
 
 /**
  * Raw k6 output as report columns, for people with their own k6 scripts. Reads both formats
@@ -147,13 +142,10 @@ function k6Column(name: string, figures: K6Figures): ReportColumn {
   const t = figures.latency;
   const successful = figures.requests - figures.failed;
   const rps = figures.durationS > 0 ? successful / figures.durationS : 0;
-  const latencyMs: ColumnValues["latencyMs"] = { min: t.min, mean: t.avg, p50: t.med, max: t.max };
-  if (t["p(90)"] !== undefined) latencyMs.p90 = t["p(90)"];
-  if (t["p(95)"] !== undefined) latencyMs.p95 = t["p(95)"];
-  if (t["p(99)"] !== undefined) latencyMs.p99 = t["p(99)"];
+  const percentiles = withoutUndefined({ p90: t["p(90)"], p95: t["p(95)"], p99: t["p(99)"] });
   column.values = {
     rps,
-    latencyMs,
+    latencyMs: { min: t.min, mean: t.avg, p50: t.med, max: t.max, ...percentiles },
     errors: figures.failed,
     perRepetition: { rps: [rps], p99Ms: t["p(99)"] === undefined ? [] : [t["p(99)"]] },
     percentilesMs: {},
@@ -192,9 +184,8 @@ export function buildK6Report(
     valuesNote:
       "Values from one k6 run each: latency of successful responses, requests/sec of successful requests, errors = failed requests (http_req_failed).",
     columns: orderColumns(columns, chosen.baseline),
+    ...chosen,
   };
-  if (chosen.baseline !== undefined) group.baseline = chosen.baseline;
-  if (chosen.baselineProblem !== undefined) group.baselineProblem = chosen.baselineProblem;
   return {
     header: {
       title: "proxybench report from k6 summaries",

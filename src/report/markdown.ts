@@ -1,9 +1,9 @@
 import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
 import { escapeMarkdown, MARKDOWN, type Markup } from "./escape.js";
-import { cellText, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
+import { cellText, comparisonGrid, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { COST_NOTE, comparisonTable, LATENCY_LABELS, latencyTable, showsCost } from "./tables.js";
+import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost } from "./tables.js";
 
 export interface MarkdownReportOptions extends ReportOptions {
   /** Level of the report's title heading (2 = `##`); scenarios go one level below. */
@@ -53,29 +53,13 @@ export function skippedText(s: ReportModel["header"]["skipped"][number], { escap
 
 /** crank compare's layout: metrics as rows, the baseline first, a % column after every other proxy. */
 function renderComparisonTableMarkdown(group: ReportGroup): string {
-  const table = comparisonTable(group);
-  const withPercent = group.baselineProblem === undefined;
-  const header = ["metric"];
-  const align: Array<"l" | "r"> = ["l"];
-  for (const column of table.columns) {
-    header.push(escapeMarkdown(column.proxy));
-    align.push("r");
-    if (withPercent && !column.baseline) {
-      header.push("");
-      align.push("r");
-    }
-  }
-  const rows = table.rows.map((row) => {
-    const out = [row.label];
-    row.cells.forEach((cell, i) => {
-      out.push(cellText(cell, (v) => formatMetric(row.metric, v)));
-      if (withPercent && !table.columns[i]?.baseline) {
-        out.push(cell.changePct === undefined ? "" : formatPercent(cell.changePct));
-      }
-    });
-    return out;
+  const { proxies, rows } = comparisonGrid(group, {
+    value: (cell, metric) => cellText(cell, (v) => formatMetric(metric, v)),
+    change: (cell) => (cell.changePct === undefined ? "" : formatPercent(cell.changePct)),
   });
-  return markdownTable([header, ...rows], { align });
+  const header = ["metric", ...proxies.map(escapeMarkdown)];
+  const body = rows.map((row) => [row.label, ...row.cells]);
+  return markdownTable([header, ...body], { align: header.map((_, i) => (i === 0 ? "l" : "r")) });
 }
 
 /** The Apollo study's layout: a row per proxy, each stat with its (+delta ms) against the baseline. */

@@ -12,7 +12,7 @@ export const LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"] 
 export type LatencyStat = (typeof LATENCY_STATS)[number];
 
 /** Medians over the measured repetitions of one ok cell; a missing stat was not measured. */
-export interface ColumnValues {
+interface ColumnValues {
   rps: number;
   latencyMs: Partial<Record<LatencyStat, number>>;
   /** Transport errors, non-2xx responses and failed checks. */
@@ -106,11 +106,8 @@ function cellValues(cell: Cell): ColumnValues {
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs: Record<string, number> = {};
   for (const key of keys) {
-    const values = reps.flatMap((r) => {
-      const v = r.latencyPercentilesMs?.[key];
-      return v === undefined ? [] : [v];
-    });
-    if (values.length === reps.length) percentilesMs[key] = medianOf(values);
+    const values = reps.map((r) => r.latencyPercentilesMs?.[key]);
+    if (values.every((v) => v !== undefined)) percentilesMs[key] = medianOf(values);
   }
   return {
     rps: medianOf(reps.map((r) => r.rps)),
@@ -195,8 +192,11 @@ function groupKey(cell: Cell): string {
   return `${cell.scenario}\u0000${cell.load.label}\u0000${cell.engine}\u0000${cell.variant ?? ""}`;
 }
 
-function describeLayout(cpus: Results["settings"]["cpus"]): string {
-  const list = (xs: number[]) => (xs.length ? xs.join(",") : "any");
+/** Which cores each part ran on, each list written by `list` (default: `0,1`, or `any`). */
+export function describeLayout(
+  cpus: Results["settings"]["cpus"],
+  list = (xs: readonly number[]) => (xs.length ? xs.join(",") : "any"),
+): string {
   return `load generator ${list(cpus.loadgen)}, proxy ${list(cpus.proxy)}, upstream ${list(cpus.upstream)}`;
 }
 
@@ -256,29 +256,21 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
     const i = order.indexOf(proxy) + (proxy === column ? 0 : 0.5);
     return i < 0 ? order.length : i;
   };
-  const out: ReportGroup[] = [];
-  for (const cells of groups.values()) {
-    const first = cells[0];
-    if (first === undefined) continue;
+  const byRank = (a: ReportColumn, b: ReportColumn) => rank(a.proxy) - rank(b.proxy);
+  const out = [...groups.values()].map((cells): ReportGroup => {
+    const first = cells[0]!;
     const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
-    const chosen = chooseBaseline(
-      [...measured].sort((a, b) => rank(a.proxy) - rank(b.proxy)),
-      options.baselineProxy,
-    );
-    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(
-      (a, b) => rank(a.proxy) - rank(b.proxy),
-    );
-    const group: ReportGroup = {
+    const chosen = chooseBaseline([...measured].sort(byRank), options.baselineProxy);
+    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
+    return {
       scenario: first.scenario,
       load: first.load,
       engine: first.engine,
       columns: orderColumns(columns, chosen.baseline),
+      ...(first.variant !== undefined ? { variant: first.variant } : {}),
+      ...chosen,
     };
-    if (first.variant !== undefined) group.variant = first.variant;
-    if (chosen.baseline !== undefined) group.baseline = chosen.baseline;
-    if (chosen.baselineProblem !== undefined) group.baselineProblem = chosen.baselineProblem;
-    out.push(group);
-  }
+  });
   return { header: buildHeader(results), groups: out };
 }
 

@@ -15,7 +15,10 @@ import {
 } from "./compare.js";
 import { renderComparisonMarkdown } from "./compare-markdown.js";
 import { escapeMarkdown } from "./escape.js";
+import { plural } from "./format.js";
 import { renderMarkdownReport } from "./markdown.js";
+import { describeLayout } from "./model.js";
+import { pickDefined } from "../util/objects.js";
 
 /**
  * The one PR comment (and job summary): the counted verdicts first (instructions per request
@@ -63,12 +66,7 @@ export interface PrCommentOptions extends CompareOptions {
   runnerName?: string;
 }
 
-interface SectionCounts {
-  regressed: number;
-  improved: number;
-  unchanged: number;
-  inconclusive: number;
-}
+type SectionCounts = Record<Verdict, number>;
 
 export interface PrComment {
   markdown: string;
@@ -95,10 +93,6 @@ const WALL_CLOCK_SCOPE =
   "It sees what a user waits for, the kernel and concurrency included, but the machine's own " +
   "noise hides changes below the smallest detectable change it names for an undecided metric.";
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /** Verdict counts of a counted comparison, in the wall-clock words. Pure. */
 function countedCounts(c: CountedComparison): SectionCounts {
   const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
@@ -118,11 +112,13 @@ function wallClockComparison(runs: WallClockRuns, options: CompareOptions): Comp
   return undefined;
 }
 
+function nothingCompared(notCompared: readonly unknown[]): string {
+  return `nothing was compared (${plural(notCompared.length, "cell")} not compared)`;
+}
+
 /** Nothing compared at all, or head cells that failed or were invalid: never "unchanged". */
 function wallClockShortfall(comparison: Comparison, head: Results): string | undefined {
-  if (comparison.tests === 0) {
-    return `nothing was compared (${plural(comparison.notCompared.length, "cell")} not compared)`;
-  }
+  if (comparison.tests === 0) return nothingCompared(comparison.notCompared);
   const variant = comparison.head.variant;
   const broken = head.cells.filter(
     (c) =>
@@ -134,8 +130,7 @@ function wallClockShortfall(comparison: Comparison, head: Results): string | und
 }
 
 function countedShortfall(c: CountedComparison): string | undefined {
-  if (c.cells.some((cell) => cell.metrics.length > 0)) return undefined;
-  return `nothing was compared (${plural(c.notCompared.length, "cell")} not compared)`;
+  return c.cells.some((cell) => cell.metrics.length > 0) ? undefined : nothingCompared(c.notCompared);
 }
 
 /** One word over every section: a regression wins, then an improvement, then doubt. Pure. */
@@ -151,12 +146,7 @@ function overallVerdict(counts: SectionCounts[], shortfall: string | undefined):
 function machineLine(head: Results, runnerName?: string): string {
   const env = head.environment;
   const where = escapeMarkdown(runnerName ?? env.hostname ?? "");
-  const cpus = head.settings.cpus;
-  const layout = [
-    `load generator ${formatCores(cpus.loadgen)}`,
-    `proxy ${formatCores(cpus.proxy)}`,
-    `upstream ${formatCores(cpus.upstream)}`,
-  ].join(", ");
+  const layout = describeLayout(head.settings.cpus, formatCores);
   const machine = `${escapeMarkdown(env.cpuModel)}, ${plural(env.cores, "core")}`;
   return `Measured on ${where ? `**${where}** (${machine})` : machine}; cores: ${layout}.`;
 }
@@ -209,10 +199,7 @@ function countedSection(runs: CountedRuns): Section {
 }
 
 function wallClockSection(runs: WallClockRuns, options: PrCommentOptions): Section {
-  const tables = renderMarkdownReport(
-    runs.head,
-    options.baselineProxy !== undefined ? { baselineProxy: options.baselineProxy } : {},
-  );
+  const tables = renderMarkdownReport(runs.head, pickDefined(options, ["baselineProxy"]));
   const machine = machineLine(runs.head, options.runnerName);
   const title = "### Wall clock: latency, CPU and memory per request";
   const comparison = wallClockComparison(runs, options);
