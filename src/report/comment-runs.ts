@@ -16,7 +16,6 @@ import { readStudyRun, type StudyRun } from "../studies/read-run.js";
 import { UserError } from "../util/errors.js";
 import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
 import { pickDefined } from "../util/objects.js";
-import { isDirectory } from "../util/paths.js";
 
 /**
  * The runs a pull request's comment reports, read from what the benchmark left: wall-clock
@@ -54,7 +53,6 @@ async function sortPath(p: string, found: Found): Promise<void> {
   let any = false;
   for (const name of inside.sort()) {
     const dir = path.join(p, name);
-    if (!(await isDirectory(dir))) continue;
     const study = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
     if (study !== undefined) found.studies.push(study);
     else if (existsSync(path.join(dir, RESULTS_FILE))) found.wallClock.push(dir);

@@ -10,7 +10,7 @@ import { UserError } from "../util/errors.js";
  * bench `<proxy> req/s`; `<proxy> [<engine>] ...` where a scenario ran several engines).
  */
 
-interface HistoryCell {
+export interface HistoryCell {
   scenario: string;
   loadLabel: string;
   proxy: string;

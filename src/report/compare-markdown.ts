@@ -14,7 +14,6 @@ import {
   type Comparison,
   type MetricComparison,
   type RunInfo,
-  type Verdict,
 } from "./compare.js";
 import { heading } from "./markdown.js";
 
@@ -24,13 +23,6 @@ export interface ComparisonMarkdownOptions {
   /** Show unchanged metrics too (default true); a PR comment may keep only the others. */
   showUnchanged?: boolean;
 }
-
-const VERDICT_TEXT: Record<Verdict, string> = {
-  regressed: "**regressed**",
-  improved: "**improved**",
-  unchanged: "unchanged",
-  inconclusive: "inconclusive",
-};
 
 function describeRun(run: RunInfo): string {
   let text =
@@ -46,7 +38,8 @@ function describeRun(run: RunInfo): string {
 }
 
 function verdictText(m: MetricComparison, unit: string): string {
-  if (m.verdict !== "inconclusive") return VERDICT_TEXT[m.verdict];
+  if (m.verdict === "regressed" || m.verdict === "improved") return `**${m.verdict}**`;
+  if (m.verdict === "unchanged") return m.verdict;
   const parts: string[] = [];
   if (m.detectablePct !== undefined) parts.push(`could detect ±${m.detectablePct.toFixed(1)}%`);
   if (m.more !== undefined)

@@ -22,7 +22,7 @@ import {
 import { pairsNeededFor, wilcoxonSignedRank } from "../stats/wilcoxon.js";
 import { UserError } from "../util/errors.js";
 import { withoutUndefined } from "../util/objects.js";
-import type { RunHistory } from "./compare-history.js";
+import type { HistoryCell, RunHistory } from "./compare-history.js";
 import { displayReasons } from "./model.js";
 import { formatAlpha, formatConfidence, plural } from "./format.js";
 import { percentChange } from "./tables.js";
@@ -105,12 +105,8 @@ export interface MetricComparison extends MetricShown {
 }
 
 /** Which cell: its id and what the id is made of. */
-interface CellIdentity {
+interface CellIdentity extends HistoryCell {
   id: string;
-  scenario: string;
-  loadLabel: string;
-  proxy: string;
-  engine: string;
   /** The machine that measured both sides (results merged from shards). */
   runner?: string;
 }
@@ -266,11 +262,8 @@ function matchCells(baseCells: readonly Cell[], headCells: readonly Cell[]): Mat
 
 type FamilyLevel = Required<Pick<CompareOptions, "thresholdPct" | "alpha">>;
 
-function familyLevel(options: CompareOptions): FamilyLevel {
-  return {
-    alpha: options.alpha ?? DEFAULT_ALPHA,
-    thresholdPct: options.thresholdPct ?? DEFAULT_THRESHOLD_PCT,
-  };
+function familyLevel({ alpha, thresholdPct }: CompareOptions): FamilyLevel {
+  return { alpha: alpha ?? DEFAULT_ALPHA, thresholdPct: thresholdPct ?? DEFAULT_THRESHOLD_PCT };
 }
 
 /** Bonferroni's confidence for m tests: the widest interval Holm shows. */
@@ -315,12 +308,8 @@ function unpairedMetric(
   level: FamilyLevel,
 ): MetricComparison {
   const { base, head, spec } = member;
-  const n = Math.min(base.length, head.length);
-  const out: MetricComparison = withMedians(spec, base, head, {
-    n,
-    verdict: "inconclusive" as const,
-    why: "",
-  });
+  const figures = { n: Math.min(base.length, head.length), verdict: "inconclusive" as const, why: "" };
+  const out: MetricComparison = withMedians(spec, base, head, figures);
   const changePct = out.changePct;
   const observed = changePct === undefined ? "no % change" : `observed change ${signedPct(changePct)}`;
   if (test.p === undefined || member.past === undefined) {

@@ -25,14 +25,10 @@ interface ColumnValues {
   cost?: ProxyCostValues;
 }
 
-/** Medians of a cell's repetitions' proxyCost figures; a figure absent was not measured. */
-export interface ProxyCostValues {
-  cpuPerRequestUs?: number;
-  requestsPerCpuS?: number;
-  peakMemoryMiB?: number;
-}
-
 const COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"] as const;
+
+/** Medians of a cell's repetitions' proxyCost figures; a figure absent was not measured. */
+export type ProxyCostValues = Partial<Record<(typeof COST_FIGURES)[number], number>>;
 
 /** Medians of the proxy's cost figures that every repetition of the cell has. */
 function costValues(reps: Cell["repetitions"]): ProxyCostValues {
