@@ -14,7 +14,6 @@ import {
   metricValue,
   pairedMembers,
   testedSpecs,
-  type CompareMetric,
   type MetricSpec,
   type PairedMember,
   type RoundPair,
@@ -59,10 +58,7 @@ interface SampleSummary {
   values: number[];
 }
 
-interface MetricShown {
-  metric: CompareMetric;
-  label: string;
-  biggerIsBetter: boolean;
+interface MetricShown extends MetricSpec {
   base: SampleSummary;
   head: SampleSummary;
   /** (head - base) / base * 100 of the medians; undefined when the base median is 0. */
@@ -266,9 +262,9 @@ function familyLevel({ alpha, thresholdPct }: CompareOptions): FamilyLevel {
   return { alpha: alpha ?? DEFAULT_ALPHA, thresholdPct: thresholdPct ?? DEFAULT_THRESHOLD_PCT };
 }
 
-/** Bonferroni's confidence for m tests: the widest interval Holm shows. */
-function bonferroniConfidence(alpha: number, tests: number): number {
-  return 1 - alpha / Math.max(1, tests);
+/** The family's threshold and alpha, its tests, and Bonferroni's confidence: the widest interval Holm shows. */
+function familyFigures({ thresholdPct, alpha }: FamilyLevel, tests: number) {
+  return { thresholdPct, alpha, confidence: 1 - alpha / Math.max(1, tests), tests };
 }
 
 function countVerdicts(cells: readonly CellComparison[]): Record<Verdict, number> {
@@ -358,10 +354,7 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
   return {
     mode: "unpaired",
     label: UNPAIRED_LABEL,
-    thresholdPct: level.thresholdPct,
-    alpha: level.alpha,
-    confidence: bonferroniConfidence(level.alpha, members.length),
-    tests: members.length,
+    ...familyFigures(level, members.length),
     looks: [],
     planned: false,
     base: runInfo(base),
@@ -560,10 +553,7 @@ export function compareVariants(
   return {
     mode: "paired",
     label: pairedLabel(rounds),
-    thresholdPct: level.thresholdPct,
-    alpha: level.alpha,
-    confidence: bonferroniConfidence(level.alpha, members.length),
-    tests: members.length,
+    ...familyFigures(level, members.length),
     looks: plan.looks.map((l, k) => ({
       rounds: plan.planned ? l.rounds : Math.max(0, ...members.map((m) => m.rounds)),
       alpha: l.alpha,
