@@ -82,3 +82,8 @@ export function jsonForScript(value: unknown): string {
     return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
   });
 }
+
+/** A script body that cannot end its `<script>` element early. */
+export function inlineScript(source: string): string {
+  return source.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
+}

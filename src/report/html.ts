@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import type { Results } from "../results/schema.js";
-import { loadChartJsSource, inlineScript } from "./chart-source.js";
-import { escapeHtml, HTML, jsonForScript } from "./escape.js";
+import { escapeHtml, HTML, inlineScript, jsonForScript } from "./escape.js";
 import { cellText, comparisonGrid, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
 import { groupIntro, groupTitle, skippedText } from "./markdown.js";
 import { BASE_STYLE, htmlPage } from "./page.js";
@@ -238,6 +240,15 @@ figure { margin: 0; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 1em; }
 dt { font-weight: bold; }
 `;
+
+/**
+ * The source of Chart.js's UMD bundle, read from the installed package at run time so the page
+ * can inline it (no CDN: the report opens offline).
+ */
+function loadChartJsSource(): string {
+  const main = createRequire(import.meta.url).resolve("chart.js");
+  return readFileSync(path.join(path.dirname(main), "chart.umd.min.js"), "utf8");
+}
 
 /** A report model as one self-contained HTML page (Chart.js and the data inlined). */
 export function renderHtmlReportModel(model: ReportModel, options: HtmlReportOptions = {}): string {

@@ -104,12 +104,9 @@ function checkCounter(
 }
 
 export async function readK6Summary(file: string): Promise<K6Figures> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
+  const text = await readFile(file, "utf8").catch((err: unknown) => {
     throw new UserError(`${file}: cannot read k6 summary (${(err as Error).message})`);
-  }
+  });
   let data: unknown;
   try {
     data = JSON.parse(text);
