@@ -5,11 +5,6 @@ import { cellText, comparisonGrid, formatDelta, formatMetric, formatMs, formatPe
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
 import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost } from "./tables.js";
 
-export interface MarkdownReportOptions extends ReportOptions {
-  /** Level of the report's title heading (2 = `##`); scenarios go one level below. */
-  headingLevel?: number;
-}
-
 /** A heading of this level, kept within markdown's six. */
 export function heading(level: number, text: string): string {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
@@ -111,8 +106,8 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   return lines;
 }
 
-function renderGroupMarkdown(group: ReportGroup, level: number): string {
-  const parts: string[] = [heading(level, groupTitle(group, MARKDOWN))];
+function renderGroupMarkdown(group: ReportGroup): string {
+  const parts: string[] = [heading(3, groupTitle(group, MARKDOWN))];
   const intro = groupIntro(group, MARKDOWN);
   if (intro.length) parts.push(intro.join(" "));
   parts.push(renderComparisonTableMarkdown(group));
@@ -122,8 +117,8 @@ function renderGroupMarkdown(group: ReportGroup, level: number): string {
   return parts.join("\n\n");
 }
 
-function renderHeaderMarkdown(model: ReportModel, level: number): string {
-  const lines = [heading(level, escapeMarkdown(model.header.title)), ""];
+function renderHeaderMarkdown(model: ReportModel): string {
+  const lines = [heading(2, escapeMarkdown(model.header.title)), ""];
   for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
   if (model.header.skipped.length > 0) {
     lines.push("", "Skipped:", "");
@@ -133,15 +128,14 @@ function renderHeaderMarkdown(model: ReportModel, level: number): string {
 }
 
 /** A report model as markdown: the header, then each scenario's two tables and notes. */
-export function renderReportModelMarkdown(model: ReportModel, options: MarkdownReportOptions = {}): string {
-  const level = options.headingLevel ?? 2;
-  const parts = [renderHeaderMarkdown(model, level)];
+export function renderReportModelMarkdown(model: ReportModel): string {
+  const parts = [renderHeaderMarkdown(model)];
   if (model.groups.length === 0) parts.push("No cells were measured.");
-  for (const group of model.groups) parts.push(renderGroupMarkdown(group, level + 1));
+  for (const group of model.groups) parts.push(renderGroupMarkdown(group));
   return `${parts.join("\n\n")}\n`;
 }
 
 /** The markdown report of a results.json: pure, everything it shows comes from its arguments. */
-export function renderMarkdownReport(results: Results, options: MarkdownReportOptions = {}): string {
-  return renderReportModelMarkdown(buildReport(results, options), options);
+export function renderMarkdownReport(results: Results, options: ReportOptions = {}): string {
+  return renderReportModelMarkdown(buildReport(results, options));
 }
