@@ -1,5 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { readFile, writeFile } from "node:fs/promises";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
@@ -7,7 +6,7 @@ import { ENGINE_LOAD_MODELS, engineRunsLoad } from "./load.js";
 import { emptyMeasurement } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
-import { cpuFields, invocationProcess, runEngineProcess } from "./process.js";
+import { freshRunFiles, runEngineProcess, runFields } from "./process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types.js";
 
 /**
@@ -289,39 +288,30 @@ export const abEngine: EngineAdapter = {
   async run(inv: EngineInvocation): Promise<EngineMeasurement> {
     const { path: abPath } = await this.locate();
     const target = abTarget(inv.scenario);
-    await mkdir(inv.outDir, { recursive: true });
-    const textFile = `${inv.fileStem}.ab.txt`;
-    const csvFile = `${inv.fileStem}.ab.csv`;
-    let bodyFile: string | undefined;
-    if (target.body !== undefined) {
-      bodyFile = path.join(inv.outDir, `${inv.fileStem}.ab-body`);
-      await writeFile(bodyFile, target.body);
-    }
+    const { names, file } = await freshRunFiles(inv, { text: "ab.txt", csv: "ab.csv", body: "ab-body" });
+    if (target.body !== undefined) await writeFile(file("body"), target.body);
     const args = buildAbArgs({
       load: inv.load,
       durationS: inv.durationS,
       url: inv.baseUrl.replace(/\/+$/, "") + target.path,
       target,
-      csvFile: path.join(inv.outDir, csvFile),
-      bodyFile,
+      csvFile: file("csv"),
+      ...(target.body === undefined ? {} : { bodyFile: file("body") }),
     });
-    const logFile = path.join(inv.outDir, textFile);
-    await rm(logFile, { force: true }); // the log is appended to: start from nothing
-    await rm(path.join(inv.outDir, csvFile), { force: true });
-    const result = await runEngineProcess({
-      ...invocationProcess("ab", inv),
+    const result = await runEngineProcess("ab", inv, {
       command: abPath,
       args,
       env: {},
-      logFile,
+      logFile: file("text"),
       // A fixed count has no duration of its own: allow it the slack a hung run must not exceed.
-      timeoutMs: ((inv.load.model === "fixed-count" ? 0 : inv.durationS) + AB_SLACK_S) * 1000,
+      limitS: (inv.load.model === "fixed-count" ? 0 : inv.durationS) + AB_SLACK_S,
     });
     await new Promise((resolve) => setTimeout(resolve, 100)); // let the log stream flush
-    const text = await readFile(logFile, "utf8").catch(() => "");
-    const csv = await readFile(path.join(inv.outDir, csvFile), "utf8").catch(() => undefined);
-    const raw = csv === undefined ? [textFile] : [textFile, csvFile];
-    const measurement = { ...normaliseAb(text, csv, result.exitCode, raw), ...cpuFields(result) };
+    const text = await readFile(file("text"), "utf8").catch(() => "");
+    const csv = await readFile(file("csv"), "utf8").catch(() => undefined);
+    const raw = csv === undefined ? [names.text] : [names.text, names.csv];
+    const measured = normaliseAb(text, csv, result.exitCode, raw);
+    const measurement = { ...measured, ...runFields(result, measured.engineErrors) };
     if (result.aborted) measurement.engineErrors.unshift("the run was interrupted");
     if (result.timedOut)
       measurement.engineErrors.unshift(

@@ -1,21 +1,21 @@
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
 import { logTail } from "../util/logs.js";
 import { startProcess } from "../util/processes.js";
 import { CpuSampler } from "./cpu.js";
-import type { EngineInvocation } from "./types.js";
+import type { EngineFigures, EngineInvocation } from "./types.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
+import { UserError } from "../util/errors.js";
 
 export interface EngineProcessOptions {
-  name: string;
   command: string;
   args: string[];
   env: Record<string, string>;
   cwd?: string;
-  cpus: number[];
   /** stdout and stderr of the engine (kept as a raw output). */
   logFile: string;
-  /** Killed after this long: a hung engine must not hang the run. */
-  timeoutMs: number;
-  signal?: AbortSignal;
+  /** Seconds it may take in all before it is stopped: a hung engine must not hang the run. */
+  limitS: number;
 }
 
 export interface EngineProcessResult {
@@ -26,38 +26,37 @@ export interface EngineProcessResult {
   timedOut: boolean;
 }
 
-/** What an engine's process takes from its invocation: its name in logs, its cores, the run's abort signal. */
-export function invocationProcess(
+/**
+ * Runs a load generator (named `tool <scenario>` in logs) pinned to the invocation's cores,
+ * sampling its CPU, until it exits, runs past its limit or the invocation's signal aborts it.
+ */
+export async function runEngineProcess(
   tool: string,
   inv: EngineInvocation,
-): Pick<EngineProcessOptions, "name" | "cpus" | "signal"> {
-  return { name: `${tool} ${inv.scenario.name}`, cpus: inv.cpus, ...pickDefined(inv, ["signal"]) };
-}
-
-/** Runs a load generator pinned to its cores, sampling its CPU, until it exits, times out or is aborted. */
-export async function runEngineProcess(options: EngineProcessOptions): Promise<EngineProcessResult> {
-  if (options.signal?.aborted) return { exitCode: null, aborted: true, timedOut: false };
+  options: EngineProcessOptions,
+): Promise<EngineProcessResult> {
+  if (inv.signal?.aborted) return { exitCode: null, aborted: true, timedOut: false };
   const proc = await startProcess({
-    name: options.name,
+    name: `${tool} ${inv.scenario.name}`,
     command: options.command,
     args: options.args,
     env: options.env,
     cwd: options.cwd,
-    cpus: options.cpus,
+    cpus: inv.cpus,
     logFile: options.logFile,
   });
-  const sampler = proc.pid === undefined ? undefined : new CpuSampler(proc.pid, options.cpus);
+  const sampler = proc.pid === undefined ? undefined : new CpuSampler(proc.pid, inv.cpus);
   let aborted = false;
   let timedOut = false;
   const onAbort = () => {
     aborted = true;
     void proc.stop();
   };
-  options.signal?.addEventListener("abort", onAbort, { once: true });
+  inv.signal?.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => {
     timedOut = true;
     void proc.stop(1000);
-  }, options.timeoutMs);
+  }, options.limitS * 1000);
   try {
     const exit = await proc.exited;
     const cpu = (await sampler?.stop()) ?? {};
@@ -69,36 +68,82 @@ export async function runEngineProcess(options: EngineProcessOptions): Promise<E
     };
   } finally {
     clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
+    inv.signal?.removeEventListener("abort", onAbort);
     await sampler?.stop();
   }
 }
 
-/** The CPU figures of a run, as optional measurement fields. */
-export function cpuFields(result: EngineProcessResult): { loadgenCpu?: number; loadgenCoresBusy?: number } {
-  return pickDefined(result, ["loadgenCpu", "loadgenCoresBusy"]);
+/** What every measurement of a run carries: its exit code, its errors and the load generator's CPU. */
+export function runFields(
+  result: EngineProcessResult,
+  engineErrors: string[],
+): { exitCode: number | null; engineErrors: string[]; loadgenCpu?: number; loadgenCoresBusy?: number } {
+  return {
+    exitCode: result.exitCode,
+    engineErrors,
+    ...pickDefined(result, ["loadgenCpu", "loadgenCoresBusy"]),
+  };
 }
 
+/** Why an exit that was not 0 failed the run, from its log (undefined: it did not). */
+type ExitError = (exitCode: number | null, logFile: string) => Promise<string | undefined>;
+
 /**
- * Why an engine's run is not trustworthy as a run: interrupted, stopped after `limitS` seconds,
- * or an exit that was not 0 (with the last lines of its log).
+ * Why an engine's run is not trustworthy as a run: interrupted, stopped at its limit, or an exit
+ * that was not 0 (by default with the last lines of its log).
  */
 export async function engineProcessErrors(
   tool: string,
   result: EngineProcessResult,
-  limitS: number,
-  logFile: string,
+  options: Pick<EngineProcessOptions, "limitS" | "logFile">,
+  exitError: ExitError = (code, logFile) => failedExit(tool, code, logFile),
 ): Promise<string[]> {
   const errors: string[] = [];
   if (result.aborted) errors.push("the run was interrupted");
-  if (result.timedOut) errors.push(`${tool} did not finish within ${limitS} s and was stopped`);
+  if (result.timedOut) errors.push(`${tool} did not finish within ${options.limitS} s and was stopped`);
   if (result.exitCode !== 0 && !result.aborted && !result.timedOut) {
-    const tail = await logTail(logFile, 2);
-    const how =
-      result.exitCode === null
-        ? `${tool} was killed by a signal`
-        : `${tool} exited with code ${result.exitCode}`;
-    errors.push(tail ? `${how}: ${tail}` : how);
+    const error = await exitError(result.exitCode, options.logFile);
+    if (error !== undefined) errors.push(error);
   }
   return errors;
+}
+
+async function failedExit(tool: string, exitCode: number | null, logFile: string): Promise<string> {
+  const tail = await logTail(logFile, 2);
+  const how = exitCode === null ? `${tool} was killed by a signal` : `${tool} exited with code ${exitCode}`;
+  return tail ? `${how}: ${tail}` : how;
+}
+
+/**
+ * The raw files of one run, `<stem>.<suffix>` each in the invocation's folder (made if needed),
+ * none left from an earlier run with the same stem: `names` as `raw` lists them, `file` their paths.
+ */
+export async function freshRunFiles<K extends string>(
+  inv: Pick<EngineInvocation, "outDir" | "fileStem">,
+  suffixes: Record<K, string>,
+): Promise<{ names: Record<K, string>; file: (key: K) => string }> {
+  await mkdir(inv.outDir, { recursive: true });
+  const keys = Object.keys(suffixes) as K[];
+  const names = Object.fromEntries(keys.map((k) => [k, `${inv.fileStem}.${suffixes[k]}`])) as Record<
+    K,
+    string
+  >;
+  const file = (key: K) => path.resolve(inv.outDir, names[key]);
+  await Promise.all(keys.map((k) => rm(file(k), { force: true })));
+  return { names, file };
+}
+
+/** What `read` finds in an engine's output file, or why it found nothing (`missing`: no such file). */
+export async function readFigures<F extends EngineFigures>(
+  file: string,
+  read: (file: string) => Promise<F>,
+): Promise<{ figures: F } | { missing: boolean; error: string }> {
+  try {
+    return { figures: await read(file) };
+  } catch (err) {
+    return {
+      missing: (err as NodeJS.ErrnoException).code === "ENOENT",
+      error: err instanceof UserError ? err.message : `${file}: ${String(err)}`,
+    };
+  }
 }

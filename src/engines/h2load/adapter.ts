@@ -1,9 +1,7 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { UserError } from "../../util/errors.js";
+import { readFile, writeFile } from "node:fs/promises";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { cpuFields, engineProcessErrors, invocationProcess, runEngineProcess } from "../process.js";
+import { engineProcessErrors, freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildH2loadArgs, h2loadDurationS, h2loadRequest } from "./args.js";
 import { parseFinishedS, readH2loadLog } from "./log.js";
@@ -24,45 +22,32 @@ export class H2loadEngine implements EngineAdapter {
   async run(inv: EngineInvocation): Promise<EngineMeasurement> {
     const { path: h2load } = await this.locate();
     const request = h2loadRequest(inv);
-    await mkdir(inv.outDir, { recursive: true });
-    const names = {
-      log: `${inv.fileStem}.h2load.tsv`,
-      out: `${inv.fileStem}.h2load.txt`,
-      body: `${inv.fileStem}.h2load-body`,
-    };
-    const file = (n: string) => path.resolve(inv.outDir, n);
-    // never read a log left by an earlier run with the same stem
-    await Promise.all(Object.values(names).map((n) => rm(file(n), { force: true })));
-    if (request.body !== undefined) await writeFile(file(names.body), request.body);
-    const args = buildH2loadArgs(inv, {
-      logFile: file(names.log),
-      ...(request.body === undefined ? {} : { bodyFile: file(names.body) }),
+    const { names, file } = await freshRunFiles(inv, {
+      log: "h2load.tsv",
+      out: "h2load.txt",
+      body: "h2load-body",
     });
+    if (request.body !== undefined) await writeFile(file("body"), request.body);
     const durationS = h2loadDurationS(inv.durationS);
-    const result = await runEngineProcess({
-      ...invocationProcess("h2load", inv),
+    const run = {
       command: h2load,
-      args,
+      args: buildH2loadArgs(inv, {
+        logFile: file("log"),
+        ...(request.body === undefined ? {} : { bodyFile: file("body") }),
+      }),
       env: {},
-      logFile: file(names.out),
-      timeoutMs: (durationS + H2LOAD_SLACK_S) * 1000,
-    });
-    const engineErrors = await engineProcessErrors(
-      "h2load",
-      result,
-      durationS + H2LOAD_SLACK_S,
-      file(names.out),
+      logFile: file("out"),
+      limitS: durationS + H2LOAD_SLACK_S,
+    };
+    const result = await runEngineProcess("h2load", inv, run);
+    const engineErrors = await engineProcessErrors("h2load", result, run);
+    const summary = await readFile(file("out"), "utf8").catch(() => "");
+    const read = await readFigures(file("log"), (log) =>
+      readH2loadLog(log, parseFinishedS(summary) ?? durationS),
     );
-    const common = { exitCode: result.exitCode, engineErrors, ...cpuFields(result) };
-    const summary = await readFile(file(names.out), "utf8").catch(() => "");
-    try {
-      const figures = await readH2loadLog(file(names.log), parseFinishedS(summary) ?? durationS);
-      return { ...figures, ...common, raw: [names.log, names.out] };
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") engineErrors.push(`h2load wrote no log (${names.log})`);
-      else engineErrors.push(err instanceof UserError ? err.message : `${names.log}: ${String(err)}`);
-      return { ...emptyMeasurement(durationS), ...common, raw: [names.out] };
-    }
+    const base = runFields(result, engineErrors);
+    if ("figures" in read) return { ...read.figures, ...base, raw: [names.log, names.out] };
+    engineErrors.push(read.missing ? `h2load wrote no log (${names.log})` : read.error);
+    return { ...emptyMeasurement(durationS), ...base, raw: [names.out] };
   }
 }

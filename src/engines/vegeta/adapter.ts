@@ -1,10 +1,15 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { rm, writeFile } from "node:fs/promises";
 import { UserError } from "../../util/errors.js";
 import { runCommand } from "../../util/processes.js";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { cpuFields, engineProcessErrors, invocationProcess, runEngineProcess } from "../process.js";
+import {
+  engineProcessErrors,
+  freshRunFiles,
+  runEngineProcess,
+  runFields,
+  type EngineProcessOptions,
+} from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import {
   buildVegetaAttackArgs,
@@ -35,41 +40,27 @@ export class VegetaEngine implements EngineAdapter {
   async run(inv: EngineInvocation): Promise<EngineMeasurement> {
     const { path: vegeta } = await this.locate();
     const rate = vegetaRate(inv); // validates the load model before anything starts
-    await mkdir(inv.outDir, { recursive: true });
-    const names = {
-      targets: `${inv.fileStem}.vegeta-targets.json`,
-      results: `${inv.fileStem}.vegeta.bin`,
-      json: `${inv.fileStem}.vegeta.json`,
-      log: `${inv.fileStem}.vegeta.log`,
-    };
-    const file = (n: string) => path.resolve(inv.outDir, n);
-    // never read results or a log left by an earlier run with the same stem
-    await Promise.all(Object.values(names).map((n) => rm(file(n), { force: true })));
-    await writeFile(file(names.targets), buildVegetaTargets(inv));
-    const args = buildVegetaAttackArgs({
-      inv,
-      targetsFile: file(names.targets),
-      resultsFile: file(names.results),
+    const { names, file } = await freshRunFiles(inv, {
+      targets: "vegeta-targets.json",
+      results: "vegeta.bin",
+      json: "vegeta.json",
+      log: "vegeta.log",
     });
-    const result = await runEngineProcess({
-      ...invocationProcess("vegeta", inv),
+    await writeFile(file("targets"), buildVegetaTargets(inv));
+    const run: EngineProcessOptions = {
       command: vegeta,
-      args,
+      args: buildVegetaAttackArgs({ inv, targetsFile: file("targets"), resultsFile: file("results") }),
       env: inv.cpus.length > 0 ? { GOMAXPROCS: String(inv.cpus.length) } : {},
-      logFile: file(names.log),
-      timeoutMs: (inv.durationS + VEGETA_SLACK_S) * 1000,
-    });
-    const engineErrors = await engineProcessErrors(
-      "vegeta",
-      result,
-      inv.durationS + VEGETA_SLACK_S,
-      file(names.log),
-    );
-    const common = { exitCode: result.exitCode, engineErrors, ...cpuFields(result) };
+      logFile: file("log"),
+      limitS: inv.durationS + VEGETA_SLACK_S,
+    };
+    const result = await runEngineProcess("vegeta", inv, run);
+    const engineErrors = await engineProcessErrors("vegeta", result, run);
+    const common = runFields(result, engineErrors);
     const raw = [names.results, names.log, names.targets];
     const tally = new VegetaTally(scenarioCheck(inv.scenario));
     try {
-      const encoded = await runCommand(vegeta, buildVegetaEncodeArgs(file(names.results), file(names.json)), {
+      const encoded = await runCommand(vegeta, buildVegetaEncodeArgs(file("results"), file("json")), {
         timeoutMs: VEGETA_SLACK_S * 1000,
       });
       if (encoded.code !== 0) {
@@ -77,12 +68,12 @@ export class VegetaEngine implements EngineAdapter {
           `vegeta encode exited with code ${String(encoded.code)}: ${encoded.output.trim()}`,
         );
       }
-      await tallyVegetaResults(file(names.json), tally);
+      await tallyVegetaResults(file("json"), tally);
     } catch (err) {
       if (engineErrors.length === 0) engineErrors.push(err instanceof Error ? err.message : String(err));
       return { ...emptyMeasurement(inv.durationS), ...common, raw };
     } finally {
-      await rm(file(names.json), { force: true }); // every body, base64: large, and decoded again from .bin
+      await rm(file("json"), { force: true }); // every body, base64: large, and decoded again from .bin
     }
     const figures = tally.figures(plannedRequests(rate, inv.durationS));
     return { ...figures, ...common, checkProblems: tally.checkProblems(), raw };
