@@ -44,15 +44,10 @@ export function renderGoBenchTable(
   references: readonly string[],
   groups: readonly StudyGroup[],
 ): string {
-  const refs = references.map((name) => ({
-    name,
-    ns: nsPerOp(
-      pathColumn(
-        paths.find((p) => p.name === name)!,
-        groups,
-      ),
-    ),
-  }));
+  const refs = references.map((name) => {
+    const path = paths.find((p) => p.name === name)!;
+    return { name, ns: nsPerOp(pathColumn(path, groups)) };
+  });
   const header = [
     "path",
     "proxy",
@@ -66,20 +61,12 @@ export function renderGoBenchTable(
     const column = pathColumn(p, groups);
     const v = column?.values;
     const ns = nsPerOp(column);
+    const names = [escapeMarkdown(shortName(p.name)), escapeMarkdown(columnName(p))];
     if (v === undefined || ns === undefined) {
-      return [
-        escapeMarkdown(shortName(p.name)),
-        escapeMarkdown(columnName(p)),
-        column?.status ?? "skipped",
-        "",
-        "",
-        "",
-        ...refs.map(() => ""),
-      ];
+      return [...names, column?.status ?? "skipped", "", "", "", ...refs.map(() => "")];
     }
     return [
-      escapeMarkdown(shortName(p.name)),
-      escapeMarkdown(columnName(p)),
+      ...names,
       formatCount(ns),
       formatMs(v.latencyMs.p50),
       formatMs(v.latencyMs.p99),

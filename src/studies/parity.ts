@@ -1,5 +1,6 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "../report/escape.js";
+import { heading } from "../report/markdown.js";
 import type { Results } from "../results/schema.js";
 
 /**
@@ -137,7 +138,7 @@ export function renderParitySection(results: Results, level: number): string | u
   const header = ["setting", ...proxies.map((p) => escapeMarkdown(p.proxy))];
   const rows = keys.map((key) => [escapeMarkdown(key), ...proxies.map((p) => valueText(p.tuning[key]))]);
   const parts = [
-    `${"#".repeat(Math.min(Math.max(level, 1), 6))} Config parity`,
+    heading(level, "Config parity"),
     `Each proxy's tuning as it ran (\`workers: cores\` = one per pinned core; ${ctx.proxyCores} here).`,
     markdownTable([header, ...rows], { align: ["l", ...proxies.map(() => "l" as const)] }),
   ];

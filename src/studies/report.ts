@@ -1,8 +1,15 @@
 import { markdownTable } from "markdown-table";
-import { escapeMarkdown } from "../report/escape.js";
+import { escapeMarkdown, MARKDOWN } from "../report/escape.js";
 import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
-import { describeLoad } from "../report/markdown.js";
-import { buildHeader, cellColumn, medianOf, type ReportColumn } from "../report/model.js";
+import { describeLoad, heading, skippedText } from "../report/markdown.js";
+import {
+  buildHeader,
+  cellColumn,
+  LATENCY_STATS,
+  medianOf,
+  type LatencyStat,
+  type ReportColumn,
+} from "../report/model.js";
 import { percentChange } from "../report/tables.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
 import { renderGoBenchSection } from "./go-bench.js";
@@ -20,9 +27,18 @@ export interface StudyReportInput {
   study: StudyManifest;
   results: Results;
   /** Proxies of the study not run here, with why (merged with results.skipped). */
-  skipped?: Array<{ proxy: string; scenario?: string; reason: string }>;
+  skipped?: Skipped[];
   /** Heading level of the title (default 2). */
   headingLevel?: number;
+}
+
+type Skipped = Results["skipped"][number];
+
+/** `a`, then each of `b` not already there for the same proxy and scenario. */
+export function mergeSkipped(a: readonly Skipped[], b: readonly Skipped[]): Skipped[] {
+  const out = [...a];
+  for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
+  return out;
 }
 
 /** One column of a study table: a proxy at a load level. */
@@ -38,7 +54,7 @@ export interface StudyColumn {
 
 export interface StudyValues {
   rps: number;
-  latencyMs: { min: number; mean: number; p50: number; p90: number; p95: number; p99: number; max: number };
+  latencyMs: Record<LatencyStat, number>;
   /** Failed requests (transport errors, non-2xx, failed checks) over all requests, %. */
   failedPct: number;
   requests: number;
@@ -62,15 +78,7 @@ function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
   const l = column.values.latencyMs;
   return {
     rps: column.values.rps,
-    latencyMs: {
-      min: l.min ?? NaN,
-      mean: l.mean ?? NaN,
-      p50: l.p50 ?? NaN,
-      p90: l.p90 ?? NaN,
-      p95: l.p95 ?? NaN,
-      p99: l.p99 ?? NaN,
-      max: l.max ?? NaN,
-    },
+    latencyMs: Object.fromEntries(LATENCY_STATS.map((k) => [k, l[k] ?? NaN])) as Record<LatencyStat, number>,
     failedPct: medianOf(reps.map((r, i) => (r.requests > 0 ? ((bad[i] ?? 0) / r.requests) * 100 : 0))),
     requests: medianOf(reps.map((r) => r.requests)),
     badResponses: medianOf(bad),
@@ -80,15 +88,17 @@ function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {
   };
 }
 
+/** The column of a proxy not run at a load, with why. */
+function skippedColumn(proxy: string, load: string, scenario: string, skipped: Skipped[]): StudyColumn {
+  const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
+  return { proxy, load, status: "skipped", reasons: [skip?.reason ?? "not run"], repetitions: 0 };
+}
+
 /**
  * The study's tables as data: per scenario, a column per load level and proxy (study order),
  * skipped proxies included as `skipped` columns.
  */
-export function studyGroups(
-  study: StudyManifest,
-  results: Results,
-  skipped: Array<{ proxy: string; scenario?: string; reason: string }>,
-): StudyGroup[] {
+export function studyGroups(study: StudyManifest, results: Results, skipped: Skipped[]): StudyGroup[] {
   const groups: StudyGroup[] = [];
   for (const scenario of study.scenarios) {
     const cells = results.cells.filter((c) => c.scenario === scenario);
@@ -100,17 +110,7 @@ export function studyGroups(
       for (const proxy of study.proxies) {
         // the proxy's cleartext cell, then its cell over TLS when the study measures both
         const found = cells.filter((c) => c.proxy === proxy && c.load.label === load.label);
-        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
-        if (found.length === 0) {
-          columns.push({
-            proxy,
-            load: load.label,
-            status: "skipped",
-            reasons: [skip?.reason ?? "not run"],
-            repetitions: 0,
-          });
-          continue;
-        }
+        if (found.length === 0) columns.push(skippedColumn(proxy, load.label, scenario, skipped));
         for (const cell of found) {
           const column = cellColumn(cell);
           const values = valuesOf(cell, column);
@@ -126,16 +126,7 @@ export function studyGroups(
       }
     }
     if (loads.length === 0) {
-      for (const proxy of study.proxies) {
-        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
-        columns.push({
-          proxy,
-          load: "",
-          status: "skipped",
-          reasons: [skip?.reason ?? "not run"],
-          repetitions: 0,
-        });
-      }
+      for (const proxy of study.proxies) columns.push(skippedColumn(proxy, "", scenario, skipped));
     }
     groups.push({ scenario, loads, columns });
   }
@@ -214,8 +205,6 @@ function renderColumnNotes(columns: StudyColumn[]): string[] {
 
 /** The k6 end-of-test summary of the YARP study, one column per load level and proxy. */
 function renderK6SummaryTable(group: StudyGroup): string {
-  const withLoad = group.loads.length > 1;
-  const header = ["metric", ...group.columns.map((c) => columnHeader(c, withLoad))];
   const rows: Array<[string, (v: StudyValues) => string]> = [
     ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
     ["min", (v) => formatK6Duration(v.latencyMs.min)],
@@ -231,6 +220,17 @@ function renderK6SummaryTable(group: StudyGroup): string {
       (v) => (v.bytesReceived === undefined ? "n/a" : formatK6Data(v.bytesReceived, v.durationS)),
     ],
   ];
+  return renderRowsTable(group, "metric", rows);
+}
+
+/** A row per metric, a column per proxy and load: its value, or its status when it has none. */
+function renderRowsTable(
+  group: StudyGroup,
+  corner: string,
+  rows: Array<[string, (v: StudyValues) => string]>,
+) {
+  const withLoad = group.loads.length > 1;
+  const header = [corner, ...group.columns.map((c) => columnHeader(c, withLoad))];
   const body = rows.map(([label, format]) => [
     label,
     ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a")),
@@ -296,8 +296,6 @@ function renderCrankCompareTable(group: StudyGroup, baseline: string): string {
 
 /** ab's figures of the Ocelot study: req/s, time per request, the percentile ladder. */
 function renderAbTable(group: StudyGroup): string {
-  const withLoad = group.loads.length > 1;
-  const header = ["", ...group.columns.map((c) => columnHeader(c, withLoad))];
   const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
   const rows: Array<[string, (v: StudyValues) => string]> = [
     ["Requests per second", (v) => formatRps(v.rps)],
@@ -316,11 +314,7 @@ function renderAbTable(group: StudyGroup): string {
       },
     ]),
   ];
-  const body = rows.map(([label, format]) => [
-    label,
-    ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a")),
-  ]);
-  return markdownTable([header, ...body], { align: ["l", ...group.columns.map(() => "r" as const)] });
+  return renderRowsTable(group, "", rows);
 }
 
 function renderStudyTable(layout: StudyLayout, group: StudyGroup, baseline: string): string {
@@ -336,10 +330,6 @@ export function describeStudyLoad(load: Load): string {
   const { durationS: _ignored, ...rest } = load;
   const text = describeLoad(rest);
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
-}
-
-function heading(level: number, text: string): string {
-  return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
 
 /** One scenario's section: its heading, loads, table and notes. */
@@ -380,10 +370,7 @@ function renderGroup(
 export function renderStudyReport(input: StudyReportInput): string {
   const { study, results } = input;
   const level = input.headingLevel ?? 2;
-  const skipped = [...results.skipped];
-  for (const s of input.skipped ?? []) {
-    if (!skipped.some((k) => k.proxy === s.proxy && k.scenario === s.scenario)) skipped.push(s);
-  }
+  const skipped = mergeSkipped(results.skipped, input.skipped ?? []);
   const header = buildHeader(results);
   const parts: string[] = [
     heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
@@ -398,10 +385,7 @@ export function renderStudyReport(input: StudyReportInput): string {
       [
         "Not measured here (never shown as numbers):",
         "",
-        ...skipped.map(
-          (s) =>
-            `- **${escapeMarkdown(s.proxy)}**${s.scenario === undefined ? "" : ` on ${escapeMarkdown(s.scenario)}`}: ${escapeMarkdown(s.reason)}`,
-        ),
+        ...skipped.map((s) => `- ${skippedText(s, MARKDOWN)}`),
       ].join("\n"),
     );
   }

@@ -1,11 +1,13 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { loadManifests, type LoadedProxy, type ManifestSet } from "../manifests/load.js";
 import type { Load, Results } from "../results/schema.js";
+import type { StudyManifest } from "./schema.js";
 import { nativeAvailability, type NativeAvailability } from "../runner/proxy-binary.js";
 import { ResultsFile } from "../runner/results-file.js";
 import { runBenchmark, type RunDeps, type RunOutcome } from "../runner/run.js";
 import type { RunRequest } from "../runner/settings.js";
+import type { Out } from "../runner/dry-run.js";
 import { UserError } from "../util/errors.js";
 import { assertConcurrencyLimits, type SystemLimits } from "./limits.js";
 import {
@@ -15,7 +17,7 @@ import {
   studyScenario,
   type LoadedStudy,
 } from "./load.js";
-import { renderStudyReport } from "./report.js";
+import { mergeSkipped, renderStudyReport } from "./report.js";
 import { runExtensibilityStudy, type ExtensibilityOutcome } from "./extensibility/run.js";
 import { pickDefined } from "../util/objects.js";
 
@@ -105,6 +107,17 @@ export function studyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: 
   });
 }
 
+/** What every run of a study is asked: its engine, rounds and durations, and the user's flags (pure). */
+export function studyRunSettings(m: StudyManifest, overrides: StudyOverrides) {
+  return {
+    engine: m.engine,
+    repetitions: overrides.repetitions ?? m.repetitions,
+    durationS: overrides.durationS ?? m.durationS,
+    warmupS: overrides.warmupS ?? m.warmupS,
+    ...pickDefined(overrides, ["cpus", "runtime", "imageTag", "noiseLimit", "retries"]),
+  } satisfies RunRequest;
+}
+
 /** The run request for the runner (pure). */
 export function studyRunRequest(
   study: LoadedStudy,
@@ -114,20 +127,15 @@ export function studyRunRequest(
 ): RunRequest {
   const m = study.manifest;
   const loads = studyLoads(study, manifests, overrides.loads);
-  const labels = [...new Set(loads.map((l) => l.label))];
   return {
     proxies: split.runnable,
     scenarios: m.scenarios,
-    engine: m.engine,
-    repetitions: overrides.repetitions ?? m.repetitions,
-    durationS: overrides.durationS ?? m.durationS,
-    warmupS: overrides.warmupS ?? m.warmupS,
-    loads: labels,
+    ...studyRunSettings(m, overrides),
+    loads: [...new Set(loads.map((l) => l.label))],
     ...(m.tls ? { tls: true } : {}),
     ...(study.ownScenarios.size > 0 ? { scenariosDirs: [path.join(study.dir, "scenarios")] } : {}),
-    ...pickDefined(overrides, ["cpus", "runtime", "imageTag"]),
     ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
-    ...pickDefined(overrides, ["out", "noiseLimit", "retries"]),
+    ...pickDefined(overrides, ["out"]),
   };
 }
 
@@ -157,12 +165,20 @@ export interface StudyOutcome extends RunOutcome {
   markdown: string;
 }
 
+/** A study checked and planned: what it runs, what it skips, the runner's request. */
+export interface PreparedStudy {
+  study: LoadedStudy;
+  manifests: ManifestSet;
+  split: StudyProxySplit;
+  request: RunRequest;
+}
+
 /** Everything a study run decides before it starts anything. */
 export async function prepareStudy(
   name: string,
   overrides: StudyOverrides,
   deps: Pick<StudyRunDeps, "studiesDir" | "builtinDirs">,
-): Promise<{ study: LoadedStudy; manifests: ManifestSet; split: StudyProxySplit; request: RunRequest }> {
+): Promise<PreparedStudy> {
   const study = await findStudy(name, deps.studiesDir ?? BUILTIN_STUDIES_DIR);
   const manifests = await loadManifests({
     ...deps.builtinDirs,
@@ -191,53 +207,64 @@ export async function runStudy(
   overrides: StudyOverrides,
   deps: StudyRunDeps,
 ): Promise<StudyOutcome | ExtensibilityOutcome> {
-  const stderr = deps.stderr ?? process.stderr;
   const prepared = await prepareStudy(name, overrides, deps);
-  const { study, manifests, split } = prepared;
+  announceStudy(prepared, deps.stderr ?? process.stderr);
+  if (prepared.study.manifest.layout === "extensibility") {
+    return runExtensibilityStudy(prepared, overrides, deps);
+  }
+  return runOneStudyRun(prepared, overrides, deps);
+}
+
+/** The study's first lines: its title, then each proxy skipped and why; none left to run is an error. */
+export function announceStudy({ study, split }: PreparedStudy, out: Out, indent = ""): void {
   const m = study.manifest;
-  stderr.write(`study ${m.name}: ${m.title}\n`);
-  for (const s of split.skipped) stderr.write(`skipped ${s.proxy}: ${s.reason}\n`);
+  out.write(`study ${m.name}: ${m.title}\n`);
+  for (const s of split.skipped) out.write(`${indent}skipped ${s.proxy}: ${s.reason}\n`);
   if (split.runnable.length === 0) {
     const what = m.layout === "extensibility" ? "gateways" : "proxies";
     throw new UserError(
       `study ${m.name}: none of its ${what} can run here (${split.skipped.map((s) => s.proxy).join(", ")})`,
     );
   }
-  if (m.layout === "extensibility") {
-    return runExtensibilityStudy(study, manifests, split.runnable, split.skipped, overrides, deps);
-  }
-  return runOneStudyRun(prepared, overrides, deps);
 }
 
 /** A study of one run: the machine's limits checked, the run, the study's report written and printed. */
 async function runOneStudyRun(
-  { study, manifests, split, request }: Awaited<ReturnType<typeof prepareStudy>>,
+  { study, manifests, split, request }: PreparedStudy,
   overrides: StudyOverrides,
   deps: StudyRunDeps,
 ): Promise<StudyOutcome> {
   const m = study.manifest;
   const { connections, keepAlive } = loadConcurrency(studyLoads(study, manifests, overrides.loads), m.engine);
   await assertConcurrencyLimits(connections, { keepAlive }, deps.limits);
-  const outcome = await runBenchmark(request, { ...deps, renderReport: undefined });
-  const results: Results = {
-    ...outcome.results,
-    settings: { ...outcome.results.settings, study: m.name },
-    skipped: mergeSkipped(outcome.results.skipped, split.skipped),
-  };
-  await new ResultsFile(outcome.dir).save(results);
+  const outcome = await runForStudy(request, m.name, deps, (r) => ({
+    ...r,
+    skipped: mergeSkipped(r.skipped, split.skipped),
+  }));
   const markdown = renderStudyReport({
     study: { ...m, proxies: selectStudyProxies(study, overrides.proxies) },
-    results,
+    results: outcome.results,
   });
-  await writeFile(path.join(outcome.dir, "study.md"), markdown);
-  (deps.stdout ?? process.stdout).write(`${markdown}\nstudy report: ${path.join(outcome.dir, "study.md")}\n`);
-  return { ...outcome, results, study, split, markdown };
+  await writeStudyReport(outcome.dir, markdown, deps);
+  return { ...outcome, study, split, markdown };
 }
 
-type Skipped = { proxy: string; scenario?: string; reason: string };
+/** One run of the runner for a study: its results named the study's, amended, and saved again. */
+export async function runForStudy(
+  request: RunRequest,
+  study: string,
+  deps: RunDeps,
+  amend: (results: Results) => Results,
+): Promise<RunOutcome> {
+  const outcome = await runBenchmark(request, { ...deps, renderReport: undefined });
+  const results = amend({ ...outcome.results, settings: { ...outcome.results.settings, study } });
+  await new ResultsFile(outcome.dir).save(results);
+  return { ...outcome, results };
+}
 
-function mergeSkipped(a: Skipped[], b: Skipped[]): Skipped[] {
-  const out = [...a];
-  for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
-  return out;
+/** Writes the study report to DIR/study.md and prints it, with where it is. */
+export async function writeStudyReport(dir: string, markdown: string, deps: Pick<RunDeps, "stdout">) {
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, "study.md"), markdown);
+  (deps.stdout ?? process.stdout).write(`${markdown}\nstudy report: ${path.join(dir, "study.md")}\n`);
 }

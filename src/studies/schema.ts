@@ -100,22 +100,14 @@ const StudyManifestShape = z
 export const StudyManifest = StudyManifestShape.superRefine((s, ctx) => {
   const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
   if (dupProxy !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["proxies"], message: `'${dupProxy}' is listed twice` });
+    issue(ctx, ["proxies"], `'${dupProxy}' is listed twice`);
   }
   checkPaths(s, ctx);
   if ((s.layout === "extensibility") !== (s.extensibility !== undefined)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["extensibility"],
-      message: "the extensibility layout and the extensibility section go together",
-    });
+    issue(ctx, ["extensibility"], "the extensibility layout and the extensibility section go together");
   }
   if (s.baseline !== undefined && !s.proxies.includes(s.baseline)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["baseline"],
-      message: `'${s.baseline}' is not one of the study's proxies (${s.proxies.join(", ")})`,
-    });
+    issue(ctx, ["baseline"], `'${s.baseline}' is not one of the study's proxies (${s.proxies.join(", ")})`);
   }
 });
 export type StudyManifest = z.infer<typeof StudyManifest>;
@@ -125,45 +117,34 @@ function checkPaths(s: z.infer<typeof StudyManifestShape>, ctx: z.RefinementCtx)
   if (s.layout !== "go-bench") {
     for (const field of ["paths", "references"] as const) {
       if (s[field] !== undefined) {
-        ctx.addIssue({ code: "custom", path: [field], message: "only for layout go-bench" });
+        issue(ctx, [field], "only for layout go-bench");
       }
     }
     return;
   }
   if (s.paths === undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["paths"],
-      message: "layout go-bench needs the paths, one per benchmark line",
-    });
+    issue(ctx, ["paths"], "layout go-bench needs the paths, one per benchmark line");
     return;
   }
   s.paths.forEach((p, i) => {
     if (!s.proxies.includes(p.proxy)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["paths", i, "proxy"],
-        message: `'${p.proxy}' is not one of the study's proxies`,
-      });
+      issue(ctx, ["paths", i, "proxy"], `'${p.proxy}' is not one of the study's proxies`);
     }
     if (!s.scenarios.includes(p.scenario)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["paths", i, "scenario"],
-        message: `'${p.scenario}' is not one of the study's scenarios`,
-      });
+      issue(ctx, ["paths", i, "scenario"], `'${p.scenario}' is not one of the study's scenarios`);
     }
   });
   const names = s.paths.map((p) => p.name);
   (s.references ?? []).forEach((r, i) => {
     if (!names.includes(r)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["references", i],
-        message: `'${r}' is not the name of one of the paths`,
-      });
+      issue(ctx, ["references", i], `'${r}' is not the name of one of the paths`);
     }
   });
+}
+
+/** A problem of the study file at `path`. */
+function issue(ctx: z.RefinementCtx, path: PropertyKey[], message: string): void {
+  ctx.addIssue({ code: "custom", path, message });
 }
 
 /** The proxy every other is compared with: `baseline`, else the first listed. */

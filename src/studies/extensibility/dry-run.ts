@@ -1,4 +1,6 @@
-import type { Plan } from "../../runner/plan.js";
+import { renderDryRun } from "../../runner/dry-run.js";
+import type { Plan, PlannedCell } from "../../runner/plan.js";
+import { estimateSeconds } from "../../runner/shard.js";
 import { imageRef } from "../../runner/specs.js";
 import { isGatewayTest, planOptions, type CoprocessorChoice } from "./options.js";
 
@@ -18,6 +20,40 @@ export interface RowsContext {
   env: Readonly<Record<string, string | undefined>>;
 }
 
+/** The options of a cell's gateway for its test; none when the test is not the gateway's (pure). */
+function cellOptions(cell: PlannedCell, coprocessors: readonly CoprocessorChoice[], ctx: RowsContext) {
+  const test = cell.scenario.manifest.name;
+  if (!isGatewayTest(cell.proxy.manifest, test)) return undefined;
+  return planOptions(cell.proxy, test, coprocessors, ctx.fileExists, ctx.env);
+}
+
+/**
+ * The study's plan: each test on each gateway with every option side by side (a variant per
+ * option, and the baseline), so a cell's time counts once per variant; then its rows (pure).
+ */
+export function renderExtensibilityDryRun(
+  plan: Plan,
+  settings: { repetitions: number },
+  layout: string,
+  coprocessors: readonly CoprocessorChoice[],
+  ctx: RowsContext,
+): string {
+  const variantCount = (cell: PlannedCell) => {
+    const rows = cellOptions(cell, coprocessors, ctx);
+    return rows ? 1 + rows.options.length : 0;
+  };
+  const perVariant = plan.blocks
+    .map((b) => ({ ...b, cells: b.cells.flatMap((c) => Array<PlannedCell>(variantCount(c)).fill(c)) }))
+    .filter((b) => b.cells.length > 0);
+  const blocks = perVariant.map((b) => ({ ...b, cells: [...new Set(b.cells)] }));
+  const seconds = estimateSeconds({ ...plan, blocks: perVariant }, settings.repetitions);
+  return (
+    renderDryRun({ ...plan, blocks }, settings, layout, { seconds }) +
+    "each cell: its gateway without extension and with each of its options, side by side\n" +
+    renderExtensibilityRows(plan, coprocessors, ctx)
+  );
+}
+
 /** The rows of every test on every gateway, and the images they need under docker (pure). */
 export function renderExtensibilityRows(
   plan: Plan,
@@ -29,12 +65,11 @@ export function renderExtensibilityRows(
   const used = new Set<string>();
   const seen = new Set<string>();
   for (const cell of plan.blocks.flatMap((b) => b.cells)) {
-    const test = cell.scenario.manifest.name;
-    const gateway = cell.proxy.manifest.name;
-    if (seen.has(`${test} ${gateway}`) || !isGatewayTest(cell.proxy.manifest, test)) continue;
+    const [test, gateway] = [cell.scenario.manifest.name, cell.proxy.manifest.name];
+    const rows = seen.has(`${test} ${gateway}`) ? undefined : cellOptions(cell, coprocessors, ctx);
     seen.add(`${test} ${gateway}`);
+    if (!rows) continue;
     gateways.add(gateway);
-    const rows = planOptions(cell.proxy, test, coprocessors, ctx.fileExists, ctx.env);
     lines.push(`  ${test} · ${gateway}: ${["baseline", ...rows.options.map((o) => o.name)].join(", ")}`);
     for (const [reason, options] of byReason(rows.skipped))
       lines.push(`    skipped ${options.join(", ")}: ${reason}`);

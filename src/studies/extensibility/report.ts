@@ -3,7 +3,12 @@ import type { CpuLayout, Results } from "../../results/schema.js";
 import { compareVariants, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../report/escape.js";
 import { formatPercent } from "../../report/format.js";
-import { describeLoad, renderGroupNotes, renderLatencyTableMarkdown } from "../../report/markdown.js";
+import {
+  describeLoad,
+  heading,
+  renderGroupNotes,
+  renderLatencyTableMarkdown,
+} from "../../report/markdown.js";
 import { cellColumn, type ReportColumn, type ReportGroup } from "../../report/model.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
 import { DEFAULT_ALPHA } from "../../stats/tested-metrics.js";
@@ -84,14 +89,14 @@ export function renderExtensibilityReport(input: ExtensibilityReportInput): stri
   const { study } = input;
   const level = input.headingLevel ?? 2;
   const parts = [
-    `${"#".repeat(level)} ${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`,
+    heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
     `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}). ${limitsText(input)}`,
   ];
   for (const s of input.skippedGateways)
     parts.push(`- **${escapeMarkdown(s.proxy)}** not measured here: ${escapeMarkdown(s.reason)}`);
   for (const run of input.runs) {
     const group = testGroup(run);
-    parts.push(`${"#".repeat(level + 1)} ${escapeMarkdown(run.test)} · ${escapeMarkdown(run.gateway)}`);
+    parts.push(heading(level + 1, `${escapeMarkdown(run.test)} · ${escapeMarkdown(run.gateway)}`));
     if (run.results === undefined) {
       parts.push("Nothing to compare here: no extension option of this gateway does this test.");
       parts.push(

@@ -5,13 +5,17 @@ import { stringify } from "yaml";
 import type { LoadedProxy, ManifestSet } from "../../manifests/load.js";
 import type { ScenarioManifest } from "../../manifests/schema.js";
 import type { CpuLayout, Results } from "../../results/schema.js";
-import { ResultsFile } from "../../runner/results-file.js";
-import { defaultCpuLayout, parseCpuLayout } from "../../runner/cpus.js";
-import { runBenchmark, type RunDeps } from "../../runner/run.js";
-import { coreCount, type RunRequest } from "../../runner/settings.js";
+import type { RunDeps } from "../../runner/run.js";
+import { coreCount, resolveSettings, runStamp, type RunRequest } from "../../runner/settings.js";
 import { UserError } from "../../util/errors.js";
 import { studyScenario, type LoadedStudy } from "../load.js";
-import type { StudyOverrides } from "../run.js";
+import {
+  runForStudy,
+  studyRunSettings,
+  writeStudyReport,
+  type PreparedStudy,
+  type StudyOverrides,
+} from "../run.js";
 import type { ExtensibilitySettings } from "../schema.js";
 import { coprocessorChoices } from "./coprocessors.js";
 import {
@@ -117,19 +121,15 @@ async function runTest(
   const request: RunRequest = {
     proxies: [name],
     scenarios: [test],
-    engine: m.engine,
-    repetitions: ctx.overrides.repetitions ?? m.repetitions,
-    durationS: ctx.overrides.durationS ?? m.durationS,
-    warmupS: ctx.overrides.warmupS ?? m.warmupS,
+    ...studyRunSettings(m, ctx.overrides),
     ...withoutUndefined({ loads: ctx.overrides.loads ?? m.loads }),
-    ...pickDefined(ctx.overrides, ["cpus", "retries", "noiseLimit", "runtime", "imageTag"]),
     variants,
     out: path.join(ctx.out, `${test}-${name}`),
   };
-  const outcome = await runBenchmark(request, { ...ctx.deps, renderReport: undefined });
-  const results = withSkipped(withLimits(outcome.results, ctx), run, ctx.skippedGateways);
-  await new ResultsFile(outcome.dir).save(results);
-  return { ...run, dir: outcome.dir, results };
+  const outcome = await runForStudy(request, m.name, ctx.deps, (r) =>
+    withSkipped(withLimits(r, ctx), run, ctx.skippedGateways),
+  );
+  return { ...run, dir: outcome.dir, results: outcome.results };
 }
 
 /** What the report says was not run, kept in the results: the test's options, then the gateways (pure). */
@@ -138,7 +138,7 @@ function withSkipped(results: Results, run: TestRun, gateways: TestContext["skip
   return { ...results, skipped: [...results.skipped, ...options, ...gateways] };
 }
 
-/** The study's name and the gateway's and coprocessor's cores and memory cap, recorded in the results (pure). */
+/** The gateway's and coprocessor's cores and memory cap, recorded in the results (pure). */
 function withLimits(results: Results, ctx: TestContext): Results {
   const memoryBytes = ctx.settings.memoryLimitBytes;
   const how = "taskset; prlimit --data (RLIMIT_DATA)";
@@ -147,7 +147,6 @@ function withLimits(results: Results, ctx: TestContext): Results {
   const coprocessorHow = ctx.coprocessorsInImages ? docker : how;
   return {
     ...results,
-    settings: { ...results.settings, study: ctx.study.manifest.name },
     environment: {
       ...results.environment,
       limits: {
@@ -160,20 +159,15 @@ function withLimits(results: Results, ctx: TestContext): Results {
 
 /** Runs every test on every runnable gateway, then writes and prints the study report. */
 export async function runExtensibilityStudy(
-  study: LoadedStudy,
-  manifests: ManifestSet,
-  gateways: string[],
-  skippedGateways: Array<{ proxy: string; reason: string }>,
+  { study, manifests, split, request }: PreparedStudy,
   overrides: StudyOverrides,
   deps: RunDeps & { coprocessorsDir?: string },
 ): Promise<ExtensibilityOutcome> {
   const settings = study.manifest.extensibility;
   if (!settings) throw new UserError(`${study.file}: extensibility: missing`);
   const cores = deps.cores ?? coreCount();
-  const layout =
-    overrides.cpus !== undefined ? parseCpuLayout(overrides.cpus, cores) : defaultCpuLayout(cores).layout;
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const out = path.resolve(overrides.out ?? path.join("results", `extensibility-${stamp}`));
+  const layout = resolveSettings(request, cores).settings.cpus;
+  const out = path.resolve(overrides.out ?? path.join("results", `extensibility-${runStamp(new Date())}`));
   if (existsSync(path.join(out, "study.md"))) {
     throw new UserError(`--out ${out} already holds a study report; choose another --out`);
   }
@@ -190,11 +184,11 @@ export async function runExtensibilityStudy(
     out,
     sidecarCpus: coprocessorCores(layout, cores),
     coprocessorsInImages: coprocessors.some((c) => c.image !== undefined),
-    skippedGateways,
+    skippedGateways: split.skipped,
   };
   const runs: TestRun[] = [];
   for (const test of study.manifest.scenarios) {
-    for (const name of gateways) {
+    for (const name of split.runnable) {
       const gateway = manifests.proxies.get(name);
       if (gateway && isGatewayTest(gateway.manifest, test))
         runs.push(await runTest(test, gateway, manifests, coprocessors, ctx));
@@ -203,7 +197,7 @@ export async function runExtensibilityStudy(
   const markdown = renderExtensibilityReport({
     study: study.manifest,
     runs,
-    skippedGateways,
+    skippedGateways: split.skipped,
     limits: {
       memoryLimitBytes: settings.memoryLimitBytes,
       coprocessorCores: ctx.sidecarCpus,
@@ -211,9 +205,7 @@ export async function runExtensibilityStudy(
       how: memoryCapHow(overrides.runtime === "docker", ctx.coprocessorsInImages),
     },
   });
-  await mkdir(out, { recursive: true });
-  await writeFile(path.join(out, "study.md"), markdown);
-  (deps.stdout ?? process.stdout).write(`${markdown}\nstudy report: ${path.join(out, "study.md")}\n`);
+  await writeStudyReport(out, markdown, deps);
   const bad = runs.some((r) => r.results?.cells.some((c: Results["cells"][number]) => c.status !== "ok"));
   return { dir: out, exitCode: bad ? 1 : 0, markdown, runs };
 }
