@@ -3672,8 +3672,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(context) {
-      const plural4 = context.types.length === 1 ? "" : " one of";
-      const message = `${context.argument} could not be converted to${plural4}: ${context.types.join(", ")}.`;
+      const plural3 = context.types.length === 1 ? "" : " one of";
+      const message = `${context.argument} could not be converted to${plural3}: ${context.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context.prefix,
         message
@@ -4525,15 +4525,15 @@ var require_util2 = __commonJS({
             );
           }
           const index = this.#index;
-          const values3 = this.#target[kInternalIterator];
-          const len = values3.length;
+          const values = this.#target[kInternalIterator];
+          const len = values.length;
           if (index >= len) {
             return {
               value: void 0,
               done: true
             };
           }
-          const { [keyIndex]: key, [valueIndex]: value } = values3[index];
+          const { [keyIndex]: key, [valueIndex]: value } = values[index];
           this.#index = index + 1;
           let result;
           switch (this.#kind) {
@@ -4584,7 +4584,7 @@ var require_util2 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function values3() {
+          value: function values() {
             webidl.brandCheck(this, object2);
             return makeIterator(this, "value");
           }
@@ -4803,11 +4803,11 @@ var require_util2 = __commonJS({
       let charset = null;
       let essence = null;
       let mimeType = null;
-      const values3 = getDecodeSplit("content-type", headers);
-      if (values3 === null) {
+      const values = getDecodeSplit("content-type", headers);
+      if (values === null) {
         return "failure";
       }
-      for (const value of values3) {
+      for (const value of values) {
         const temporaryMimeType = parseMIMEType(value);
         if (temporaryMimeType === "failure" || temporaryMimeType.essence === "*/*") {
           continue;
@@ -4831,7 +4831,7 @@ var require_util2 = __commonJS({
     function gettingDecodingSplitting(value) {
       const input2 = value;
       const position = { position: 0 };
-      const values3 = [];
+      const values = [];
       let temporaryValue = "";
       while (position.position < input2.length) {
         temporaryValue += collectASequenceOfCodePoints(
@@ -4854,10 +4854,10 @@ var require_util2 = __commonJS({
           }
         }
         temporaryValue = removeChars(temporaryValue, true, true, (char) => char === 9 || char === 32);
-        values3.push(temporaryValue);
+        values.push(temporaryValue);
         temporaryValue = "";
       }
-      return values3;
+      return values;
     }
     function getDecodeSplit(name3, list2) {
       const value = list2.get(name3, true);
@@ -11236,9 +11236,9 @@ var require_pluralizer = __commonJS({
       this: "these"
     };
     module2.exports = class Pluralizer {
-      constructor(singular, plural4) {
+      constructor(singular, plural3) {
         this.singular = singular;
-        this.plural = plural4;
+        this.plural = plural3;
       }
       pluralize(count) {
         const one = count === 1;
@@ -15411,14 +15411,14 @@ var require_util5 = __commonJS({
     }
     function getFieldValues(header2) {
       assert2(header2 !== null);
-      const values3 = [];
+      const values = [];
       for (let value of header2.split(",")) {
         value = value.trim();
         if (isValidHeaderName(value)) {
-          values3.push(value);
+          values.push(value);
         }
       }
-      return values3;
+      return values;
     }
     module2.exports = {
       urlEquals,
@@ -31474,11 +31474,11 @@ function probit(p) {
 var DEFAULT_FLOOR_PCT = 0.5;
 var DEFAULT_SPREAD_FACTOR = 3;
 var MIN_REPETITIONS = 2;
-function spreadPct(values3) {
-  if (values3.length === 0) throw new Error("spread of no values");
-  const m = median([...values3]);
+function spreadPct(values) {
+  if (values.length === 0) throw new Error("spread of no values");
+  const m = median([...values]);
   if (m === 0) return 0;
-  return (Math.max(...values3) - Math.min(...values3)) / m * 100;
+  return (Math.max(...values) - Math.min(...values)) / m * 100;
 }
 function compareCounts(base, head, options2 = {}) {
   const floor = options2.floorPct ?? DEFAULT_FLOOR_PCT;
@@ -31524,10 +31524,10 @@ function issuePath(path9) {
   return out || "(root)";
 }
 function formatSchemaError(file2, error63, lineOf) {
-  const lines = error63.issues.map((issue3) => {
-    const line = lineOf?.(issue3.path);
+  const lines = error63.issues.map((issue4) => {
+    const line = lineOf?.(issue4.path);
     const where2 = line === void 0 ? file2 : `${file2}:${line}`;
-    return `${where2}: ${issuePath(issue3.path)}: ${issue3.message}`;
+    return `${where2}: ${issuePath(issue4.path)}: ${issue4.message}`;
   });
   return lines.join("\n");
 }
@@ -32391,8 +32391,8 @@ function assert(_) {
 }
 function getEnumValues(entries) {
   const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values3 = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
-  return values3;
+  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  return values;
 }
 function joinValues(array2, separator = "|") {
   return array2.map((val) => stringifyPrimitive(val)).join(separator);
@@ -33325,7 +33325,7 @@ function node(obj, key, make) {
   }
   return obj[key];
 }
-function flattenError(error63, mapper = (issue3) => issue3.message) {
+function flattenError(error63, mapper = (issue4) => issue4.message) {
   const fieldErrors = {};
   const formErrors = [];
   for (const sub of error63.issues) {
@@ -33337,20 +33337,20 @@ function flattenError(error63, mapper = (issue3) => issue3.message) {
   }
   return { formErrors, fieldErrors };
 }
-function formatError(error63, mapper = (issue3) => issue3.message) {
+function formatError(error63, mapper = (issue4) => issue4.message) {
   const fieldErrors = { _errors: [] };
   const processError = (error64, path9 = []) => {
-    for (const issue3 of error64.issues) {
-      if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path9, ...issue3.path]));
-      } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
-      } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
+    for (const issue4 of error64.issues) {
+      if (issue4.code === "invalid_union" && issue4.errors.length) {
+        issue4.errors.map((issues) => processError({ issues }, [...path9, ...issue4.path]));
+      } else if (issue4.code === "invalid_key") {
+        processError({ issues: issue4.issues }, [...path9, ...issue4.path]);
+      } else if (issue4.code === "invalid_element") {
+        processError({ issues: issue4.issues }, [...path9, ...issue4.path]);
       } else {
-        const fullpath = [...path9, ...issue3.path];
+        const fullpath = [...path9, ...issue4.path];
         if (fullpath.length === 0) {
-          fieldErrors._errors.push(mapper(issue3));
+          fieldErrors._errors.push(mapper(issue4));
         } else {
           let curr = fieldErrors;
           let i = 0;
@@ -33359,7 +33359,7 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
             const terminal = i === fullpath.length - 1;
             if (el === "_errors") {
               if (terminal)
-                curr._errors.push(mapper(issue3));
+                curr._errors.push(mapper(issue4));
               i++;
               continue;
             }
@@ -33373,7 +33373,7 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
             }
             const node2 = curr[el];
             if (terminal) {
-              node2._errors.push(mapper(issue3));
+              node2._errors.push(mapper(issue4));
             }
             curr = node2;
             i++;
@@ -33385,21 +33385,21 @@ function formatError(error63, mapper = (issue3) => issue3.message) {
   processError(error63);
   return fieldErrors;
 }
-function treeifyError(error63, mapper = (issue3) => issue3.message) {
+function treeifyError(error63, mapper = (issue4) => issue4.message) {
   const result = { errors: [] };
   const processError = (error64, path9 = []) => {
     var _a3;
-    for (const issue3 of error64.issues) {
-      if (issue3.code === "invalid_union" && issue3.errors.length) {
-        issue3.errors.map((issues) => processError({ issues }, [...path9, ...issue3.path]));
-      } else if (issue3.code === "invalid_key") {
-        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
-      } else if (issue3.code === "invalid_element") {
-        processError({ issues: issue3.issues }, [...path9, ...issue3.path]);
+    for (const issue4 of error64.issues) {
+      if (issue4.code === "invalid_union" && issue4.errors.length) {
+        issue4.errors.map((issues) => processError({ issues }, [...path9, ...issue4.path]));
+      } else if (issue4.code === "invalid_key") {
+        processError({ issues: issue4.issues }, [...path9, ...issue4.path]);
+      } else if (issue4.code === "invalid_element") {
+        processError({ issues: issue4.issues }, [...path9, ...issue4.path]);
       } else {
-        const fullpath = [...path9, ...issue3.path];
+        const fullpath = [...path9, ...issue4.path];
         if (fullpath.length === 0) {
-          result.errors.push(mapper(issue3));
+          result.errors.push(mapper(issue4));
           continue;
         }
         let curr = result;
@@ -33424,7 +33424,7 @@ function treeifyError(error63, mapper = (issue3) => issue3.message) {
             curr = curr.items[el];
           }
           if (terminal) {
-            curr.errors.push(mapper(issue3));
+            curr.errors.push(mapper(issue4));
           }
           i++;
         }
@@ -33455,10 +33455,10 @@ function toDotPath(_path) {
 function prettifyError(error63) {
   const lines = [];
   const issues = [...error63.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
-  for (const issue3 of issues) {
-    lines.push(`✖ ${issue3.message}`);
-    if (issue3.path?.length)
-      lines.push(`  → at ${toDotPath(issue3.path)}`);
+  for (const issue4 of issues) {
+    lines.push(`✖ ${issue4.message}`);
+    if (issue4.path?.length)
+      lines.push(`  → at ${toDotPath(issue4.path)}`);
   }
   return lines.join("\n");
 }
@@ -35586,10 +35586,10 @@ function getDiscriminatedOption(union2, value) {
 function discriminatorMap(def) {
   const map2 = /* @__PURE__ */ new Map();
   for (const option of def.options) {
-    const values3 = option._zod.propValues?.[def.discriminator];
-    if (!values3 || values3.size === 0)
+    const values = option._zod.propValues?.[def.discriminator];
+    if (!values || values.size === 0)
       throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
-    for (const value of values3) {
+    for (const value of values) {
       if (map2.has(value)) {
         if (value !== void 0)
           throw new Error(`Duplicate discriminator value "${String(value)}"`);
@@ -35919,11 +35919,11 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
       return payload;
     }
     const proms = [];
-    const values3 = def.keyType._zod.values;
-    if (values3 && !def.partial) {
+    const values = def.keyType._zod.values;
+    if (values && !def.partial) {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       const recordKeys = /* @__PURE__ */ new Set();
-      for (const key of values3) {
+      for (const key of values) {
         if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
           recordKeys.add(typeof key === "number" ? key.toString() : key);
           if (key === "__proto__")
@@ -36009,7 +36009,7 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         if (keyResult.issues.length) {
           if (def.mode === "loose") {
             payload.value[key] = input2[key];
-          } else if (values3) {
+          } else if (values) {
             unrecognized = unrecognized ?? [];
             unrecognized.push(key);
           } else {
@@ -36174,8 +36174,8 @@ function handleSetResult(result, final) {
 }
 var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
   $ZodType.init(inst, def);
-  const values3 = getEnumValues(def.entries);
-  const valuesSet = new Set(values3);
+  const values = getEnumValues(def.entries);
+  const valuesSet = new Set(values);
   inst._zod.values = valuesSet;
   defineLazyInternal(inst, "pattern", (zod) => {
     const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
@@ -36188,7 +36188,7 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
     }
     payload.issues.push({
       code: "invalid_value",
-      values: values3,
+      values,
       input: input2,
       inst
     });
@@ -36197,15 +36197,15 @@ var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
 });
 var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
   $ZodType.init(inst, def);
-  const values3 = new Set(def.values);
-  inst._zod.values = values3;
+  const values = new Set(def.values);
+  inst._zod.values = values;
   defineLazyInternal(inst, "pattern", (zod) => {
     const vals = zod.def.values;
     return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
   });
   inst._zod.parse = (payload, _ctx) => {
     const input2 = payload.value;
-    if (values3.has(input2)) {
+    if (values.has(input2)) {
       return payload;
     }
     payload.issues.push({
@@ -36264,8 +36264,8 @@ var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
   defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
   inst._zod.optout = "optional";
   defineLazyInternal(inst, "values", (zod) => {
-    const values3 = zod.def.innerType._zod.values;
-    return values3 ? /* @__PURE__ */ new Set([...values3, void 0]) : void 0;
+    const values = zod.def.innerType._zod.values;
+    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
   });
   defineLazyInternal(inst, "pattern", (zod) => {
     const pattern = zod.def.innerType._zod.pattern;
@@ -37155,58 +37155,58 @@ var error2 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `مدخلات غير مقبولة: يفترض إدخال instanceof ${issue3.expected}، ولكن تم إدخال ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `مدخلات غير مقبولة: يفترض إدخال instanceof ${issue4.expected}، ولكن تم إدخال ${received}`;
         }
         return `مدخلات غير مقبولة: يفترض إدخال ${expected}، ولكن تم إدخال ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `مدخلات غير مقبولة: يفترض إدخال ${stringifyPrimitive(issue3.values[0])}`;
-        return `اختيار غير مقبول: يتوقع انتقاء أحد هذه الخيارات: ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `مدخلات غير مقبولة: يفترض إدخال ${stringifyPrimitive(issue4.values[0])}`;
+        return `اختيار غير مقبول: يتوقع انتقاء أحد هذه الخيارات: ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return ` أكبر من اللازم: يفترض أن تكون ${issue3.origin ?? "القيمة"} ${adj} ${issue3.maximum.toString()} ${sizing.unit ?? "عنصر"}`;
-        return `أكبر من اللازم: يفترض أن تكون ${issue3.origin ?? "القيمة"} ${adj} ${issue3.maximum.toString()}`;
+          return ` أكبر من اللازم: يفترض أن تكون ${issue4.origin ?? "القيمة"} ${adj} ${issue4.maximum.toString()} ${sizing.unit ?? "عنصر"}`;
+        return `أكبر من اللازم: يفترض أن تكون ${issue4.origin ?? "القيمة"} ${adj} ${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `أصغر من اللازم: يفترض لـ ${issue3.origin} أن يكون ${adj} ${issue3.minimum.toString()} ${sizing.unit}`;
+          return `أصغر من اللازم: يفترض لـ ${issue4.origin} أن يكون ${adj} ${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `أصغر من اللازم: يفترض لـ ${issue3.origin} أن يكون ${adj} ${issue3.minimum.toString()}`;
+        return `أصغر من اللازم: يفترض لـ ${issue4.origin} أن يكون ${adj} ${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
-          return `نَص غير مقبول: يجب أن يبدأ بـ "${issue3.prefix}"`;
+          return `نَص غير مقبول: يجب أن يبدأ بـ "${issue4.prefix}"`;
         if (_issue.format === "ends_with")
           return `نَص غير مقبول: يجب أن ينتهي بـ "${_issue.suffix}"`;
         if (_issue.format === "includes")
           return `نَص غير مقبول: يجب أن يتضمَّن "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `نَص غير مقبول: يجب أن يطابق النمط ${_issue.pattern}`;
-        return `${FormatDictionary[_issue.format] ?? issue3.format} غير مقبول`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format} غير مقبول`;
       }
       case "not_multiple_of":
-        return `رقم غير مقبول: يجب أن يكون من مضاعفات ${issue3.divisor}`;
+        return `رقم غير مقبول: يجب أن يكون من مضاعفات ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `معرف${issue3.keys.length > 1 ? "ات" : ""} غريب${issue3.keys.length > 1 ? "ة" : ""}: ${joinValues(issue3.keys, "، ")}`;
+        return `معرف${issue4.keys.length > 1 ? "ات" : ""} غريب${issue4.keys.length > 1 ? "ة" : ""}: ${joinValues(issue4.keys, "، ")}`;
       case "invalid_key":
-        return `معرف غير مقبول في ${issue3.origin}`;
+        return `معرف غير مقبول في ${issue4.origin}`;
       case "invalid_union":
         return "مدخل غير مقبول";
       case "invalid_element":
-        return `مدخل غير مقبول في ${issue3.origin}`;
+        return `مدخل غير مقبول في ${issue4.origin}`;
       default:
         return "مدخل غير مقبول";
     }
@@ -37267,37 +37267,37 @@ var error3 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Yanlış dəyər: gözlənilən instanceof ${issue3.expected}, daxil olan ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Yanlış dəyər: gözlənilən instanceof ${issue4.expected}, daxil olan ${received}`;
         }
         return `Yanlış dəyər: gözlənilən ${expected}, daxil olan ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Yanlış dəyər: gözlənilən ${stringifyPrimitive(issue3.values[0])}`;
-        return `Yanlış seçim: aşağıdakılardan biri olmalıdır: ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Yanlış dəyər: gözlənilən ${stringifyPrimitive(issue4.values[0])}`;
+        return `Yanlış seçim: aşağıdakılardan biri olmalıdır: ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Çox böyük: gözlənilən ${issue3.origin ?? "dəyər"} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "element"}`;
-        return `Çox böyük: gözlənilən ${issue3.origin ?? "dəyər"} ${adj}${issue3.maximum.toString()}`;
+          return `Çox böyük: gözlənilən ${issue4.origin ?? "dəyər"} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "element"}`;
+        return `Çox böyük: gözlənilən ${issue4.origin ?? "dəyər"} ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Çox kiçik: gözlənilən ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
-        return `Çox kiçik: gözlənilən ${issue3.origin} ${adj}${issue3.minimum.toString()}`;
+          return `Çox kiçik: gözlənilən ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
+        return `Çox kiçik: gözlənilən ${issue4.origin} ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Yanlış mətn: "${_issue.prefix}" ilə başlamalıdır`;
         if (_issue.format === "ends_with")
@@ -37306,18 +37306,18 @@ var error3 = () => {
           return `Yanlış mətn: "${_issue.includes}" daxil olmalıdır`;
         if (_issue.format === "regex")
           return `Yanlış mətn: ${_issue.pattern} şablonuna uyğun olmalıdır`;
-        return `Yanlış ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Yanlış ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Yanlış ədəd: ${issue3.divisor} ilə bölünə bilən olmalıdır`;
+        return `Yanlış ədəd: ${issue4.divisor} ilə bölünə bilən olmalıdır`;
       case "unrecognized_keys":
-        return `Tanınmayan açar${issue3.keys.length > 1 ? "lar" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Tanınmayan açar${issue4.keys.length > 1 ? "lar" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} daxilində yanlış açar`;
+        return `${issue4.origin} daxilində yanlış açar`;
       case "invalid_union":
         return "Yanlış dəyər";
       case "invalid_element":
-        return `${issue3.origin} daxilində yanlış dəyər`;
+        return `${issue4.origin} daxilində yanlış dəyər`;
       default:
         return `Yanlış dəyər`;
     }
@@ -37430,43 +37430,43 @@ var error4 = () => {
     number: "лік",
     array: "масіў"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Няправільны ўвод: чакаўся instanceof ${issue3.expected}, атрымана ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Няправільны ўвод: чакаўся instanceof ${issue4.expected}, атрымана ${received}`;
         }
         return `Няправільны ўвод: чакаўся ${expected}, атрымана ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Няправільны ўвод: чакалася ${stringifyPrimitive(issue3.values[0])}`;
-        return `Няправільны варыянт: чакаўся адзін з ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Няправільны ўвод: чакалася ${stringifyPrimitive(issue4.values[0])}`;
+        return `Няправільны варыянт: чакаўся адзін з ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          const maxValue = Number(issue3.maximum);
+          const maxValue = Number(issue4.maximum);
           const unit = getBelarusianPlural(maxValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
-          return `Занадта вялікі: чакалася, што ${issue3.origin ?? "значэнне"} павінна ${sizing.verb} ${adj}${issue3.maximum.toString()} ${unit}`;
+          return `Занадта вялікі: чакалася, што ${issue4.origin ?? "значэнне"} павінна ${sizing.verb} ${adj}${issue4.maximum.toString()} ${unit}`;
         }
-        return `Занадта вялікі: чакалася, што ${issue3.origin ?? "значэнне"} павінна быць ${adj}${issue3.maximum.toString()}`;
+        return `Занадта вялікі: чакалася, што ${issue4.origin ?? "значэнне"} павінна быць ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          const minValue = Number(issue3.minimum);
+          const minValue = Number(issue4.minimum);
           const unit = getBelarusianPlural(minValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
-          return `Занадта малы: чакалася, што ${issue3.origin} павінна ${sizing.verb} ${adj}${issue3.minimum.toString()} ${unit}`;
+          return `Занадта малы: чакалася, што ${issue4.origin} павінна ${sizing.verb} ${adj}${issue4.minimum.toString()} ${unit}`;
         }
-        return `Занадта малы: чакалася, што ${issue3.origin} павінна быць ${adj}${issue3.minimum.toString()}`;
+        return `Занадта малы: чакалася, што ${issue4.origin} павінна быць ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Няправільны радок: павінен пачынацца з "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -37475,18 +37475,18 @@ var error4 = () => {
           return `Няправільны радок: павінен змяшчаць "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Няправільны радок: павінен адпавядаць шаблону ${_issue.pattern}`;
-        return `Няправільны ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Няправільны ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Няправільны лік: павінен быць кратным ${issue3.divisor}`;
+        return `Няправільны лік: павінен быць кратным ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Нераспазнаны ${issue3.keys.length > 1 ? "ключы" : "ключ"}: ${joinValues(issue3.keys, ", ")}`;
+        return `Нераспазнаны ${issue4.keys.length > 1 ? "ключы" : "ключ"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Няправільны ключ у ${issue3.origin}`;
+        return `Няправільны ключ у ${issue4.origin}`;
       case "invalid_union":
         return "Няправільны ўвод";
       case "invalid_element":
-        return `Няправільнае значэнне ў ${issue3.origin}`;
+        return `Няправільнае значэнне ў ${issue4.origin}`;
       default:
         return `Няправільны ўвод`;
     }
@@ -37549,38 +37549,38 @@ var error5 = () => {
     number: "число",
     array: "масив"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Невалиден вход: очакван instanceof ${issue3.expected}, получен ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Невалиден вход: очакван instanceof ${issue4.expected}, получен ${received}`;
         }
         return `Невалиден вход: очакван ${expected}, получен ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Невалиден вход: очакван ${stringifyPrimitive(issue3.values[0])}`;
-        return `Невалидна опция: очаквано едно от ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Невалиден вход: очакван ${stringifyPrimitive(issue4.values[0])}`;
+        return `Невалидна опция: очаквано едно от ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Твърде голямо: очаква се ${issue3.origin ?? "стойност"} да съдържа ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "елемента"}`;
-        return `Твърде голямо: очаква се ${issue3.origin ?? "стойност"} да бъде ${adj}${issue3.maximum.toString()}`;
+          return `Твърде голямо: очаква се ${issue4.origin ?? "стойност"} да съдържа ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "елемента"}`;
+        return `Твърде голямо: очаква се ${issue4.origin ?? "стойност"} да бъде ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Твърде малко: очаква се ${issue3.origin} да съдържа ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Твърде малко: очаква се ${issue4.origin} да съдържа ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Твърде малко: очаква се ${issue3.origin} да бъде ${adj}${issue3.minimum.toString()}`;
+        return `Твърде малко: очаква се ${issue4.origin} да бъде ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Невалиден низ: трябва да започва с "${_issue.prefix}"`;
         }
@@ -37601,18 +37601,18 @@ var error5 = () => {
           invalid_adj = "Невалидно";
         if (_issue.format === "duration")
           invalid_adj = "Невалидна";
-        return `${invalid_adj} ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `${invalid_adj} ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Невалидно число: трябва да бъде кратно на ${issue3.divisor}`;
+        return `Невалидно число: трябва да бъде кратно на ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Неразпознат${issue3.keys.length > 1 ? "и" : ""} ключ${issue3.keys.length > 1 ? "ове" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Неразпознат${issue4.keys.length > 1 ? "и" : ""} ключ${issue4.keys.length > 1 ? "ове" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Невалиден ключ в ${issue3.origin}`;
+        return `Невалиден ключ в ${issue4.origin}`;
       case "invalid_union":
         return "Невалиден вход";
       case "invalid_element":
-        return `Невалидна стойност в ${issue3.origin}`;
+        return `Невалидна стойност в ${issue4.origin}`;
       default:
         return `Невалиден вход`;
     }
@@ -37673,35 +37673,35 @@ var error6 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         return `অবৈধ ইনপুট: প্রত্যাশিত ${expected}, প্রাপ্ত ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `অবৈধ ইনপুট: প্রত্যাশিত ${stringifyPrimitive(issue3.values[0])}`;
-        return `অবৈধ অপশন: ${joinValues(issue3.values, " | ")} এর মধ্যে একটি প্রত্যাশিত`;
+        if (issue4.values.length === 1)
+          return `অবৈধ ইনপুট: প্রত্যাশিত ${stringifyPrimitive(issue4.values[0])}`;
+        return `অবৈধ অপশন: ${joinValues(issue4.values, " | ")} এর মধ্যে একটি প্রত্যাশিত`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `অনেক বড়: ${issue3.origin ?? "মান"} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "এলিমেন্ট"} হতে হবে`;
-        return `অনেক বড়: ${issue3.origin ?? "মান"} ${adj}${issue3.maximum.toString()} হতে হবে`;
+          return `অনেক বড়: ${issue4.origin ?? "মান"} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "এলিমেন্ট"} হতে হবে`;
+        return `অনেক বড়: ${issue4.origin ?? "মান"} ${adj}${issue4.maximum.toString()} হতে হবে`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `অনেক ছোট: ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit} হতে হবে`;
+          return `অনেক ছোট: ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit} হতে হবে`;
         }
-        return `অনেক ছোট: ${issue3.origin} ${adj}${issue3.minimum.toString()} হতে হবে`;
+        return `অনেক ছোট: ${issue4.origin} ${adj}${issue4.minimum.toString()} হতে হবে`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `অবৈধ স্ট্রিং: "${_issue.prefix}" দিয়ে শুরু হতে হবে`;
         }
@@ -37711,22 +37711,22 @@ var error6 = () => {
           return `অবৈধ স্ট্রিং: "${_issue.includes}" অন্তর্ভুক্ত থাকতে হবে`;
         if (_issue.format === "regex")
           return `অবৈধ স্ট্রিং: ${_issue.pattern} প্যাটার্ন মিলতে হবে`;
-        return `অবৈধ ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `অবৈধ ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `অবৈধ নম্বর: ${issue3.divisor} এর গুণিতক হতে হবে`;
+        return `অবৈধ নম্বর: ${issue4.divisor} এর গুণিতক হতে হবে`;
       case "unrecognized_keys":
-        return `অচেনা কী${issue3.keys.length > 1 ? "গুলো" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `অচেনা কী${issue4.keys.length > 1 ? "গুলো" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} এ অবৈধ কী`;
+        return `${issue4.origin} এ অবৈধ কী`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `অবৈধ ডিসক্রিমিনেটর মান। প্রত্যাশিত ${opts}`;
         }
         return "অবৈধ ইনপুট";
       case "invalid_element":
-        return `${issue3.origin} এ অবৈধ মান`;
+        return `${issue4.origin} এ অবৈধ মান`;
       default:
         return "অবৈধ ইনপুট";
     }
@@ -37787,38 +37787,38 @@ var error7 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Tipus invàlid: s'esperava instanceof ${issue3.expected}, s'ha rebut ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Tipus invàlid: s'esperava instanceof ${issue4.expected}, s'ha rebut ${received}`;
         }
         return `Tipus invàlid: s'esperava ${expected}, s'ha rebut ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Valor invàlid: s'esperava ${stringifyPrimitive(issue3.values[0])}`;
-        return `Opció invàlida: s'esperava una de ${joinValues(issue3.values, " o ")}`;
+        if (issue4.values.length === 1)
+          return `Valor invàlid: s'esperava ${stringifyPrimitive(issue4.values[0])}`;
+        return `Opció invàlida: s'esperava una de ${joinValues(issue4.values, " o ")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "com a màxim" : "menys de";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "com a màxim" : "menys de";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Massa gran: s'esperava que ${issue3.origin ?? "el valor"} contingués ${adj} ${issue3.maximum.toString()} ${sizing.unit ?? "elements"}`;
-        return `Massa gran: s'esperava que ${issue3.origin ?? "el valor"} fos ${adj} ${issue3.maximum.toString()}`;
+          return `Massa gran: s'esperava que ${issue4.origin ?? "el valor"} contingués ${adj} ${issue4.maximum.toString()} ${sizing.unit ?? "elements"}`;
+        return `Massa gran: s'esperava que ${issue4.origin ?? "el valor"} fos ${adj} ${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? "com a mínim" : "més de";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "com a mínim" : "més de";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Massa petit: s'esperava que ${issue3.origin} contingués ${adj} ${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Massa petit: s'esperava que ${issue4.origin} contingués ${adj} ${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Massa petit: s'esperava que ${issue3.origin} fos ${adj} ${issue3.minimum.toString()}`;
+        return `Massa petit: s'esperava que ${issue4.origin} fos ${adj} ${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Format invàlid: ha de començar amb "${_issue.prefix}"`;
         }
@@ -37828,19 +37828,19 @@ var error7 = () => {
           return `Format invàlid: ha d'incloure "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Format invàlid: ha de coincidir amb el patró ${_issue.pattern}`;
-        return `Format invàlid per a ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Format invàlid per a ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Número invàlid: ha de ser múltiple de ${issue3.divisor}`;
+        return `Número invàlid: ha de ser múltiple de ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Clau${issue3.keys.length > 1 ? "s" : ""} no reconeguda${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Clau${issue4.keys.length > 1 ? "s" : ""} no reconeguda${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Clau invàlida a ${issue3.origin}`;
+        return `Clau invàlida a ${issue4.origin}`;
       case "invalid_union":
         return "Entrada invàlida";
       // Could also be "Tipus d'unió invàlid" but "Entrada invàlida" is more general
       case "invalid_element":
-        return `Element invàlid a ${issue3.origin}`;
+        return `Element invàlid a ${issue4.origin}`;
       default:
         return `Entrada invàlida`;
     }
@@ -37919,11 +37919,11 @@ var error8 = () => {
     map: "map",
     set: "set"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         const postfix = ["ا", "و", "ۆ", "وو", "ە", "ی", "ێ"].some((p) => received.endsWith(p)) ? "یە" : "ە";
         const isEnglish = /^[a-zA-Z]+$/.test(received);
@@ -37932,23 +37932,23 @@ var error8 = () => {
         return `چاوەڕوانکراوە ${expected} بێت، بەڵام ${received}${isEnglish ? "" : postfix}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `بەهاکە نادرووستە: چاوەڕوانکراوە ${stringifyPrimitive(issue3.values[0])} بێت`;
-        return `هەڵبژاردەی نادروست: چاوەڕوانکراوە یەکێک بێت لە ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `بەهاکە نادرووستە: چاوەڕوانکراوە ${stringifyPrimitive(issue4.values[0])} بێت`;
+        return `هەڵبژاردەی نادروست: چاوەڕوانکراوە یەکێک بێت لە ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const sizing = getSizing(issue3.origin);
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `پێویستە بە لایەنی زۆرەوە ${issue3.maximum.toString()} ${sizing.unit} ${sizing.verb}`;
-        return `پێویستە بە لایەنی زۆرەوە ${issue3.maximum.toString()} بێت`;
+          return `پێویستە بە لایەنی زۆرەوە ${issue4.maximum.toString()} ${sizing.unit} ${sizing.verb}`;
+        return `پێویستە بە لایەنی زۆرەوە ${issue4.maximum.toString()} بێت`;
       }
       case "too_small": {
-        const sizing = getSizing(issue3.origin);
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `پێویستە بە لایەنی کەمەوە ${issue3.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
-        return `پێویستە بە لایەنی کەمەوە ${issue3.minimum.toString()} بێت`;
+          return `پێویستە بە لایەنی کەمەوە ${issue4.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
+        return `پێویستە بە لایەنی کەمەوە ${issue4.minimum.toString()} بێت`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `دەقی نادروست: پێویستە دەستپێبکات بە "${_issue.prefix}"`;
         }
@@ -37958,22 +37958,22 @@ var error8 = () => {
           return `دەقی نادروست: پێویستە "${_issue.includes}" لەخۆبگرێت`;
         if (_issue.format === "regex")
           return `دەقی نادروست: پێویستە لەگەڵ پاتێرنی ${_issue.pattern} بگونجێت`;
-        return `بەهای ${FormatDictionary[_issue.format] ?? issue3.format} نادروستە`;
+        return `بەهای ${FormatDictionary[_issue.format] ?? issue4.format} نادروستە`;
       }
       case "not_multiple_of":
-        return `ژمارەی نادروست: دەبێت چەند هێندە بێت بۆ ${issue3.divisor}`;
+        return `ژمارەی نادروست: دەبێت چەند هێندە بێت بۆ ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `کلیلی نەناسراو: ${joinValues(issue3.keys, ", ")}`;
+        return `کلیلی نەناسراو: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `کلیلی نادروست لە ${issue3.origin}`;
+        return `کلیلی نادروست لە ${issue4.origin}`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `بەهای نەناسراو هەیە. بەهای چاوەڕوانکراو: ${opts}`;
         }
         return "یەکگرتنی نادروست";
       case "invalid_element":
-        return `${issue3.origin} بەهاکە نادروستە`;
+        return `${issue4.origin} بەهاکە نادروستە`;
       default:
         return `تێکردەی نادروست`;
     }
@@ -38038,39 +38038,39 @@ var error9 = () => {
     function: "funkce",
     array: "pole"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Neplatný vstup: očekáváno instanceof ${issue3.expected}, obdrženo ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Neplatný vstup: očekáváno instanceof ${issue4.expected}, obdrženo ${received}`;
         }
         return `Neplatný vstup: očekáváno ${expected}, obdrženo ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Neplatný vstup: očekáváno ${stringifyPrimitive(issue3.values[0])}`;
-        return `Neplatná možnost: očekávána jedna z hodnot ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Neplatný vstup: očekáváno ${stringifyPrimitive(issue4.values[0])}`;
+        return `Neplatná možnost: očekávána jedna z hodnot ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Hodnota je příliš velká: ${issue3.origin ?? "hodnota"} musí mít ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "prvků"}`;
+          return `Hodnota je příliš velká: ${issue4.origin ?? "hodnota"} musí mít ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "prvků"}`;
         }
-        return `Hodnota je příliš velká: ${issue3.origin ?? "hodnota"} musí být ${adj}${issue3.maximum.toString()}`;
+        return `Hodnota je příliš velká: ${issue4.origin ?? "hodnota"} musí být ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Hodnota je příliš malá: ${issue3.origin ?? "hodnota"} musí mít ${adj}${issue3.minimum.toString()} ${sizing.unit ?? "prvků"}`;
+          return `Hodnota je příliš malá: ${issue4.origin ?? "hodnota"} musí mít ${adj}${issue4.minimum.toString()} ${sizing.unit ?? "prvků"}`;
         }
-        return `Hodnota je příliš malá: ${issue3.origin ?? "hodnota"} musí být ${adj}${issue3.minimum.toString()}`;
+        return `Hodnota je příliš malá: ${issue4.origin ?? "hodnota"} musí být ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Neplatný řetězec: musí začínat na "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -38079,18 +38079,18 @@ var error9 = () => {
           return `Neplatný řetězec: musí obsahovat "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Neplatný řetězec: musí odpovídat vzoru ${_issue.pattern}`;
-        return `Neplatný formát ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Neplatný formát ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Neplatné číslo: musí být násobkem ${issue3.divisor}`;
+        return `Neplatné číslo: musí být násobkem ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Neznámé klíče: ${joinValues(issue3.keys, ", ")}`;
+        return `Neznámé klíče: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Neplatný klíč v ${issue3.origin}`;
+        return `Neplatný klíč v ${issue4.origin}`;
       case "invalid_union":
         return "Neplatný vstup";
       case "invalid_element":
-        return `Neplatná hodnota v ${issue3.origin}`;
+        return `Neplatná hodnota v ${issue4.origin}`;
       default:
         return `Neplatný vstup`;
     }
@@ -38158,40 +38158,40 @@ var error10 = () => {
     set: "sæt",
     file: "fil"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Ugyldigt input: forventede instanceof ${issue3.expected}, fik ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Ugyldigt input: forventede instanceof ${issue4.expected}, fik ${received}`;
         }
         return `Ugyldigt input: forventede ${expected}, fik ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Ugyldig værdi: forventede ${stringifyPrimitive(issue3.values[0])}`;
-        return `Ugyldigt valg: forventede en af følgende ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Ugyldig værdi: forventede ${stringifyPrimitive(issue4.values[0])}`;
+        return `Ugyldigt valg: forventede en af følgende ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
         if (sizing)
-          return `For stor: forventede ${origin ?? "value"} ${sizing.verb} ${adj} ${issue3.maximum.toString()} ${sizing.unit ?? "elementer"}`;
-        return `For stor: forventede ${origin ?? "value"} havde ${adj} ${issue3.maximum.toString()}`;
+          return `For stor: forventede ${origin ?? "value"} ${sizing.verb} ${adj} ${issue4.maximum.toString()} ${sizing.unit ?? "elementer"}`;
+        return `For stor: forventede ${origin ?? "value"} havde ${adj} ${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
         if (sizing) {
-          return `For lille: forventede ${origin} ${sizing.verb} ${adj} ${issue3.minimum.toString()} ${sizing.unit}`;
+          return `For lille: forventede ${origin} ${sizing.verb} ${adj} ${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `For lille: forventede ${origin} havde ${adj} ${issue3.minimum.toString()}`;
+        return `For lille: forventede ${origin} havde ${adj} ${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Ugyldig streng: skal starte med "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -38200,18 +38200,18 @@ var error10 = () => {
           return `Ugyldig streng: skal indeholde "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Ugyldig streng: skal matche mønsteret ${_issue.pattern}`;
-        return `Ugyldig ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Ugyldig ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Ugyldigt tal: skal være deleligt med ${issue3.divisor}`;
+        return `Ugyldigt tal: skal være deleligt med ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `${issue3.keys.length > 1 ? "Ukendte nøgler" : "Ukendt nøgle"}: ${joinValues(issue3.keys, ", ")}`;
+        return `${issue4.keys.length > 1 ? "Ukendte nøgler" : "Ukendt nøgle"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Ugyldig nøgle i ${issue3.origin}`;
+        return `Ugyldig nøgle i ${issue4.origin}`;
       case "invalid_union":
         return "Ugyldigt input: matcher ingen af de tilladte typer";
       case "invalid_element":
-        return `Ugyldig værdi i ${issue3.origin}`;
+        return `Ugyldig værdi i ${issue4.origin}`;
       default:
         return `Ugyldigt input`;
     }
@@ -38274,38 +38274,38 @@ var error11 = () => {
     number: "Zahl",
     array: "Array"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Ungültige Eingabe: erwartet instanceof ${issue3.expected}, erhalten ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Ungültige Eingabe: erwartet instanceof ${issue4.expected}, erhalten ${received}`;
         }
         return `Ungültige Eingabe: erwartet ${expected}, erhalten ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Ungültige Eingabe: erwartet ${stringifyPrimitive(issue3.values[0])}`;
-        return `Ungültige Option: erwartet eine von ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Ungültige Eingabe: erwartet ${stringifyPrimitive(issue4.values[0])}`;
+        return `Ungültige Option: erwartet eine von ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Zu groß: erwartet, dass ${issue3.origin ?? "Wert"} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "Elemente"} hat`;
-        return `Zu groß: erwartet, dass ${issue3.origin ?? "Wert"} ${adj}${issue3.maximum.toString()} ist`;
+          return `Zu groß: erwartet, dass ${issue4.origin ?? "Wert"} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "Elemente"} hat`;
+        return `Zu groß: erwartet, dass ${issue4.origin ?? "Wert"} ${adj}${issue4.maximum.toString()} ist`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Zu klein: erwartet, dass ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit} hat`;
+          return `Zu klein: erwartet, dass ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit} hat`;
         }
-        return `Zu klein: erwartet, dass ${issue3.origin} ${adj}${issue3.minimum.toString()} ist`;
+        return `Zu klein: erwartet, dass ${issue4.origin} ${adj}${issue4.minimum.toString()} ist`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Ungültiger String: muss mit "${_issue.prefix}" beginnen`;
         if (_issue.format === "ends_with")
@@ -38314,18 +38314,18 @@ var error11 = () => {
           return `Ungültiger String: muss "${_issue.includes}" enthalten`;
         if (_issue.format === "regex")
           return `Ungültiger String: muss dem Muster ${_issue.pattern} entsprechen`;
-        return `Ungültig: ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Ungültig: ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Ungültige Zahl: muss ein Vielfaches von ${issue3.divisor} sein`;
+        return `Ungültige Zahl: muss ein Vielfaches von ${issue4.divisor} sein`;
       case "unrecognized_keys":
-        return `${issue3.keys.length > 1 ? "Unbekannte Schlüssel" : "Unbekannter Schlüssel"}: ${joinValues(issue3.keys, ", ")}`;
+        return `${issue4.keys.length > 1 ? "Unbekannte Schlüssel" : "Unbekannter Schlüssel"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Ungültiger Schlüssel in ${issue3.origin}`;
+        return `Ungültiger Schlüssel in ${issue4.origin}`;
       case "invalid_union":
         return "Ungültige Eingabe";
       case "invalid_element":
-        return `Ungültiger Wert in ${issue3.origin}`;
+        return `Ungültiger Wert in ${issue4.origin}`;
       default:
         return `Ungültige Eingabe`;
     }
@@ -38386,38 +38386,38 @@ var error12 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (typeof issue3.expected === "string" && /^[A-Z]/.test(issue3.expected)) {
-          return `Μη έγκυρη είσοδος: αναμενόταν instanceof ${issue3.expected}, λήφθηκε ${received}`;
+        if (typeof issue4.expected === "string" && /^[A-Z]/.test(issue4.expected)) {
+          return `Μη έγκυρη είσοδος: αναμενόταν instanceof ${issue4.expected}, λήφθηκε ${received}`;
         }
         return `Μη έγκυρη είσοδος: αναμενόταν ${expected}, λήφθηκε ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Μη έγκυρη είσοδος: αναμενόταν ${stringifyPrimitive(issue3.values[0])}`;
-        return `Μη έγκυρη επιλογή: αναμενόταν ένα από ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Μη έγκυρη είσοδος: αναμενόταν ${stringifyPrimitive(issue4.values[0])}`;
+        return `Μη έγκυρη επιλογή: αναμενόταν ένα από ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Πολύ μεγάλο: αναμενόταν ${issue3.origin ?? "τιμή"} να έχει ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "στοιχεία"}`;
-        return `Πολύ μεγάλο: αναμενόταν ${issue3.origin ?? "τιμή"} να είναι ${adj}${issue3.maximum.toString()}`;
+          return `Πολύ μεγάλο: αναμενόταν ${issue4.origin ?? "τιμή"} να έχει ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "στοιχεία"}`;
+        return `Πολύ μεγάλο: αναμενόταν ${issue4.origin ?? "τιμή"} να είναι ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Πολύ μικρό: αναμενόταν ${issue3.origin} να έχει ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Πολύ μικρό: αναμενόταν ${issue4.origin} να έχει ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Πολύ μικρό: αναμενόταν ${issue3.origin} να είναι ${adj}${issue3.minimum.toString()}`;
+        return `Πολύ μικρό: αναμενόταν ${issue4.origin} να είναι ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Μη έγκυρη συμβολοσειρά: πρέπει να ξεκινά με "${_issue.prefix}"`;
         }
@@ -38427,18 +38427,18 @@ var error12 = () => {
           return `Μη έγκυρη συμβολοσειρά: πρέπει να περιέχει "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Μη έγκυρη συμβολοσειρά: πρέπει να ταιριάζει με το μοτίβο ${_issue.pattern}`;
-        return `Μη έγκυρο: ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Μη έγκυρο: ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Μη έγκυρος αριθμός: πρέπει να είναι πολλαπλάσιο του ${issue3.divisor}`;
+        return `Μη έγκυρος αριθμός: πρέπει να είναι πολλαπλάσιο του ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Άγνωστ${issue3.keys.length > 1 ? "α" : "ο"} κλειδ${issue3.keys.length > 1 ? "ιά" : "ί"}: ${joinValues(issue3.keys, ", ")}`;
+        return `Άγνωστ${issue4.keys.length > 1 ? "α" : "ο"} κλειδ${issue4.keys.length > 1 ? "ιά" : "ί"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Μη έγκυρο κλειδί στο ${issue3.origin}`;
+        return `Μη έγκυρο κλειδί στο ${issue4.origin}`;
       case "invalid_union":
         return "Μη έγκυρη είσοδος";
       case "invalid_element":
-        return `Μη έγκυρη τιμή στο ${issue3.origin}`;
+        return `Μη έγκυρη τιμή στο ${issue4.origin}`;
       default:
         return `Μη έγκυρη είσοδος`;
     }
@@ -38507,35 +38507,35 @@ var error13 = () => {
     }
     return TypeDictionary[type] ?? type;
   }
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = getTypeName(issue3.expected);
-        const receivedType = parsedType(issue3.input);
-        const received = getTypeName(receivedType, issue3.input);
+        const expected = getTypeName(issue4.expected);
+        const receivedType = parsedType(issue4.input);
+        const received = getTypeName(receivedType, issue4.input);
         return `Invalid input: expected ${expected}, received ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Invalid input: expected ${stringifyPrimitive(issue3.values[0])}`;
-        return `Invalid option: expected one of ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Invalid input: expected ${stringifyPrimitive(issue4.values[0])}`;
+        return `Invalid option: expected one of ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.exact ? "exactly " : issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.exact ? "exactly " : issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Too big: expected ${issue3.origin ?? "value"} to have ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elements"}`;
-        return `Too big: expected ${issue3.origin ?? "value"} to be ${adj}${issue3.maximum.toString()}`;
+          return `Too big: expected ${issue4.origin ?? "value"} to have ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elements"}`;
+        return `Too big: expected ${issue4.origin ?? "value"} to be ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.exact ? "exactly " : issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.exact ? "exactly " : issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Too small: expected ${issue3.origin} to have ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Too small: expected ${issue4.origin} to have ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Too small: expected ${issue3.origin} to be ${adj}${issue3.minimum.toString()}`;
+        return `Too small: expected ${issue4.origin} to be ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Invalid string: must start with "${_issue.prefix}"`;
         }
@@ -38545,25 +38545,25 @@ var error13 = () => {
           return `Invalid string: must include "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Invalid string: must match pattern ${_issue.pattern}`;
-        return `Invalid ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Invalid ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Invalid number: must be a multiple of ${issue3.divisor}`;
+        return `Invalid number: must be a multiple of ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Unrecognized key${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Unrecognized key${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Invalid key in ${issue3.origin}`;
+        return `Invalid key in ${issue4.origin}`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `Invalid discriminator value. Expected ${opts}`;
         }
-        if (issue3.inclusive === false) {
+        if (issue4.inclusive === false) {
           return "Invalid input: more than one option matched";
         }
         return "Invalid input";
       case "invalid_element":
-        return `Invalid value in ${issue3.origin}`;
+        return `Invalid value in ${issue4.origin}`;
       default:
         return `Invalid input`;
     }
@@ -38627,38 +38627,38 @@ var error14 = () => {
     array: "tabelo",
     null: "senvalora"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Nevalida enigo: atendiĝis instanceof ${issue3.expected}, riceviĝis ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Nevalida enigo: atendiĝis instanceof ${issue4.expected}, riceviĝis ${received}`;
         }
         return `Nevalida enigo: atendiĝis ${expected}, riceviĝis ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Nevalida enigo: atendiĝis ${stringifyPrimitive(issue3.values[0])}`;
-        return `Nevalida opcio: atendiĝis unu el ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Nevalida enigo: atendiĝis ${stringifyPrimitive(issue4.values[0])}`;
+        return `Nevalida opcio: atendiĝis unu el ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Tro granda: atendiĝis ke ${issue3.origin ?? "valoro"} havu ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elementojn"}`;
-        return `Tro granda: atendiĝis ke ${issue3.origin ?? "valoro"} havu ${adj}${issue3.maximum.toString()}`;
+          return `Tro granda: atendiĝis ke ${issue4.origin ?? "valoro"} havu ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elementojn"}`;
+        return `Tro granda: atendiĝis ke ${issue4.origin ?? "valoro"} havu ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Tro malgranda: atendiĝis ke ${issue3.origin} havu ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Tro malgranda: atendiĝis ke ${issue4.origin} havu ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Tro malgranda: atendiĝis ke ${issue3.origin} estu ${adj}${issue3.minimum.toString()}`;
+        return `Tro malgranda: atendiĝis ke ${issue4.origin} estu ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Nevalida karaktraro: devas komenciĝi per "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -38667,18 +38667,18 @@ var error14 = () => {
           return `Nevalida karaktraro: devas inkluzivi "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Nevalida karaktraro: devas kongrui kun la modelo ${_issue.pattern}`;
-        return `Nevalida ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Nevalida ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Nevalida nombro: devas esti oblo de ${issue3.divisor}`;
+        return `Nevalida nombro: devas esti oblo de ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Nekonata${issue3.keys.length > 1 ? "j" : ""} ŝlosilo${issue3.keys.length > 1 ? "j" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Nekonata${issue4.keys.length > 1 ? "j" : ""} ŝlosilo${issue4.keys.length > 1 ? "j" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Nevalida ŝlosilo en ${issue3.origin}`;
+        return `Nevalida ŝlosilo en ${issue4.origin}`;
       case "invalid_union":
         return "Nevalida enigo";
       case "invalid_element":
-        return `Nevalida valoro en ${issue3.origin}`;
+        return `Nevalida valoro en ${issue4.origin}`;
       default:
         return `Nevalida enigo`;
     }
@@ -38762,40 +38762,40 @@ var error15 = () => {
     unknown: "desconocido",
     any: "cualquiera"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Entrada inválida: se esperaba instanceof ${issue3.expected}, recibido ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Entrada inválida: se esperaba instanceof ${issue4.expected}, recibido ${received}`;
         }
         return `Entrada inválida: se esperaba ${expected}, recibido ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Entrada inválida: se esperaba ${stringifyPrimitive(issue3.values[0])}`;
-        return `Opción inválida: se esperaba una de ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Entrada inválida: se esperaba ${stringifyPrimitive(issue4.values[0])}`;
+        return `Opción inválida: se esperaba una de ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
         if (sizing)
-          return `Demasiado grande: se esperaba que ${origin ?? "valor"} tuviera ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elementos"}`;
-        return `Demasiado grande: se esperaba que ${origin ?? "valor"} fuera ${adj}${issue3.maximum.toString()}`;
+          return `Demasiado grande: se esperaba que ${origin ?? "valor"} tuviera ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elementos"}`;
+        return `Demasiado grande: se esperaba que ${origin ?? "valor"} fuera ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
         if (sizing) {
-          return `Demasiado pequeño: se esperaba que ${origin} tuviera ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Demasiado pequeño: se esperaba que ${origin} tuviera ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Demasiado pequeño: se esperaba que ${origin} fuera ${adj}${issue3.minimum.toString()}`;
+        return `Demasiado pequeño: se esperaba que ${origin} fuera ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Cadena inválida: debe comenzar con "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -38804,18 +38804,18 @@ var error15 = () => {
           return `Cadena inválida: debe incluir "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Cadena inválida: debe coincidir con el patrón ${_issue.pattern}`;
-        return `Inválido ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Inválido ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Número inválido: debe ser múltiplo de ${issue3.divisor}`;
+        return `Número inválido: debe ser múltiplo de ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Llave${issue3.keys.length > 1 ? "s" : ""} desconocida${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Llave${issue4.keys.length > 1 ? "s" : ""} desconocida${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Llave inválida en ${TypeDictionary[issue3.origin] ?? issue3.origin}`;
+        return `Llave inválida en ${TypeDictionary[issue4.origin] ?? issue4.origin}`;
       case "invalid_union":
         return "Entrada inválida";
       case "invalid_element":
-        return `Valor inválido en ${TypeDictionary[issue3.origin] ?? issue3.origin}`;
+        return `Valor inválido en ${TypeDictionary[issue4.origin] ?? issue4.origin}`;
       default:
         return `Entrada inválida`;
     }
@@ -38878,40 +38878,40 @@ var error16 = () => {
     number: "عدد",
     array: "آرایه"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `ورودی نامعتبر: می‌بایست instanceof ${issue3.expected} می‌بود، ${received} دریافت شد`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `ورودی نامعتبر: می‌بایست instanceof ${issue4.expected} می‌بود، ${received} دریافت شد`;
         }
         return `ورودی نامعتبر: می‌بایست ${expected} می‌بود، ${received} دریافت شد`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1) {
-          return `ورودی نامعتبر: می‌بایست ${stringifyPrimitive(issue3.values[0])} می‌بود`;
+        if (issue4.values.length === 1) {
+          return `ورودی نامعتبر: می‌بایست ${stringifyPrimitive(issue4.values[0])} می‌بود`;
         }
-        return `گزینه نامعتبر: می‌بایست یکی از ${joinValues(issue3.values, "|")} می‌بود`;
+        return `گزینه نامعتبر: می‌بایست یکی از ${joinValues(issue4.values, "|")} می‌بود`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `خیلی بزرگ: ${issue3.origin ?? "مقدار"} باید ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "عنصر"} باشد`;
+          return `خیلی بزرگ: ${issue4.origin ?? "مقدار"} باید ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "عنصر"} باشد`;
         }
-        return `خیلی بزرگ: ${issue3.origin ?? "مقدار"} باید ${adj}${issue3.maximum.toString()} باشد`;
+        return `خیلی بزرگ: ${issue4.origin ?? "مقدار"} باید ${adj}${issue4.maximum.toString()} باشد`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `خیلی کوچک: ${issue3.origin} باید ${adj}${issue3.minimum.toString()} ${sizing.unit} باشد`;
+          return `خیلی کوچک: ${issue4.origin} باید ${adj}${issue4.minimum.toString()} ${sizing.unit} باشد`;
         }
-        return `خیلی کوچک: ${issue3.origin} باید ${adj}${issue3.minimum.toString()} باشد`;
+        return `خیلی کوچک: ${issue4.origin} باید ${adj}${issue4.minimum.toString()} باشد`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `رشته نامعتبر: باید با "${_issue.prefix}" شروع شود`;
         }
@@ -38924,18 +38924,18 @@ var error16 = () => {
         if (_issue.format === "regex") {
           return `رشته نامعتبر: باید با الگوی ${_issue.pattern} مطابقت داشته باشد`;
         }
-        return `${FormatDictionary[_issue.format] ?? issue3.format} نامعتبر`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format} نامعتبر`;
       }
       case "not_multiple_of":
-        return `عدد نامعتبر: باید مضرب ${issue3.divisor} باشد`;
+        return `عدد نامعتبر: باید مضرب ${issue4.divisor} باشد`;
       case "unrecognized_keys":
-        return `کلید${issue3.keys.length > 1 ? "های" : ""} ناشناس: ${joinValues(issue3.keys, ", ")}`;
+        return `کلید${issue4.keys.length > 1 ? "های" : ""} ناشناس: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `کلید ناشناس در ${issue3.origin}`;
+        return `کلید ناشناس در ${issue4.origin}`;
       case "invalid_union":
         return `ورودی نامعتبر`;
       case "invalid_element":
-        return `مقدار نامعتبر در ${issue3.origin}`;
+        return `مقدار نامعتبر در ${issue4.origin}`;
       default:
         return `ورودی نامعتبر`;
     }
@@ -39000,39 +39000,39 @@ var error17 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Virheellinen tyyppi: odotettiin instanceof ${issue3.expected}, oli ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Virheellinen tyyppi: odotettiin instanceof ${issue4.expected}, oli ${received}`;
         }
         return `Virheellinen tyyppi: odotettiin ${expected}, oli ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Virheellinen syöte: täytyy olla ${stringifyPrimitive(issue3.values[0])}`;
-        return `Virheellinen valinta: täytyy olla yksi seuraavista: ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Virheellinen syöte: täytyy olla ${stringifyPrimitive(issue4.values[0])}`;
+        return `Virheellinen valinta: täytyy olla yksi seuraavista: ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Liian suuri: ${sizing.subject} täytyy olla ${adj}${issue3.maximum.toString()} ${sizing.unit}`.trim();
+          return `Liian suuri: ${sizing.subject} täytyy olla ${adj}${issue4.maximum.toString()} ${sizing.unit}`.trim();
         }
-        return `Liian suuri: arvon täytyy olla ${adj}${issue3.maximum.toString()}`;
+        return `Liian suuri: arvon täytyy olla ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Liian pieni: ${sizing.subject} täytyy olla ${adj}${issue3.minimum.toString()} ${sizing.unit}`.trim();
+          return `Liian pieni: ${sizing.subject} täytyy olla ${adj}${issue4.minimum.toString()} ${sizing.unit}`.trim();
         }
-        return `Liian pieni: arvon täytyy olla ${adj}${issue3.minimum.toString()}`;
+        return `Liian pieni: arvon täytyy olla ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Virheellinen syöte: täytyy alkaa "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -39042,12 +39042,12 @@ var error17 = () => {
         if (_issue.format === "regex") {
           return `Virheellinen syöte: täytyy vastata säännöllistä lauseketta ${_issue.pattern}`;
         }
-        return `Virheellinen ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Virheellinen ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Virheellinen luku: täytyy olla luvun ${issue3.divisor} monikerta`;
+        return `Virheellinen luku: täytyy olla luvun ${issue4.divisor} monikerta`;
       case "unrecognized_keys":
-        return `${issue3.keys.length > 1 ? "Tuntemattomat avaimet" : "Tuntematon avain"}: ${joinValues(issue3.keys, ", ")}`;
+        return `${issue4.keys.length > 1 ? "Tuntemattomat avaimet" : "Tuntematon avain"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
         return "Virheellinen avain tietueessa";
       case "invalid_union":
@@ -39133,37 +39133,37 @@ var error18 = () => {
     nan: "NaN",
     function: "fonction"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Entrée invalide : instance de ${issue3.expected} attendu, ${received} reçu`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Entrée invalide : instance de ${issue4.expected} attendu, ${received} reçu`;
         }
         return `Entrée invalide : ${expected} attendu, ${received} reçu`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Entrée invalide : ${stringifyPrimitive(issue3.values[0])} attendu`;
-        return `Option invalide : une valeur parmi ${joinValues(issue3.values, "|")} attendue`;
+        if (issue4.values.length === 1)
+          return `Entrée invalide : ${stringifyPrimitive(issue4.values[0])} attendu`;
+        return `Option invalide : une valeur parmi ${joinValues(issue4.values, "|")} attendue`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Trop grand : ${TypeDictionary[issue3.origin] ?? "valeur"} doit ${sizing.verb} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "élément(s)"}`;
-        return `Trop grand : ${TypeDictionary[issue3.origin] ?? "valeur"} doit être ${adj}${issue3.maximum.toString()}`;
+          return `Trop grand : ${TypeDictionary[issue4.origin] ?? "valeur"} doit ${sizing.verb} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "élément(s)"}`;
+        return `Trop grand : ${TypeDictionary[issue4.origin] ?? "valeur"} doit être ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Trop petit : ${TypeDictionary[issue3.origin] ?? "valeur"} doit ${sizing.verb} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
-        return `Trop petit : ${TypeDictionary[issue3.origin] ?? "valeur"} doit être ${adj}${issue3.minimum.toString()}`;
+          return `Trop petit : ${TypeDictionary[issue4.origin] ?? "valeur"} doit ${sizing.verb} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
+        return `Trop petit : ${TypeDictionary[issue4.origin] ?? "valeur"} doit être ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Chaîne de caractères invalide : doit commencer par "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -39172,18 +39172,18 @@ var error18 = () => {
           return `Chaîne de caractères invalide : doit inclure "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Chaîne de caractères invalide : doit correspondre au motif ${_issue.pattern}`;
-        return `${FormatDictionary[_issue.format] ?? issue3.format} invalide`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format} invalide`;
       }
       case "not_multiple_of":
-        return `Nombre invalide : doit être un multiple de ${issue3.divisor}`;
+        return `Nombre invalide : doit être un multiple de ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Clé${issue3.keys.length > 1 ? "s" : ""} non reconnue${issue3.keys.length > 1 ? "s" : ""} : ${joinValues(issue3.keys, ", ")}`;
+        return `Clé${issue4.keys.length > 1 ? "s" : ""} non reconnue${issue4.keys.length > 1 ? "s" : ""} : ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Clé invalide dans ${issue3.origin}`;
+        return `Clé invalide dans ${issue4.origin}`;
       case "invalid_union":
         return "Entrée invalide";
       case "invalid_element":
-        return `Valeur invalide dans ${issue3.origin}`;
+        return `Valeur invalide dans ${issue4.origin}`;
       default:
         return `Entrée invalide`;
     }
@@ -39244,38 +39244,38 @@ var error19 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Entrée invalide : attendu instanceof ${issue3.expected}, reçu ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Entrée invalide : attendu instanceof ${issue4.expected}, reçu ${received}`;
         }
         return `Entrée invalide : attendu ${expected}, reçu ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Entrée invalide : attendu ${stringifyPrimitive(issue3.values[0])}`;
-        return `Option invalide : attendu l'une des valeurs suivantes ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Entrée invalide : attendu ${stringifyPrimitive(issue4.values[0])}`;
+        return `Option invalide : attendu l'une des valeurs suivantes ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "≤" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "≤" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Trop grand : attendu que ${issue3.origin ?? "la valeur"} ait ${adj}${issue3.maximum.toString()} ${sizing.unit}`;
-        return `Trop grand : attendu que ${issue3.origin ?? "la valeur"} soit ${adj}${issue3.maximum.toString()}`;
+          return `Trop grand : attendu que ${issue4.origin ?? "la valeur"} ait ${adj}${issue4.maximum.toString()} ${sizing.unit}`;
+        return `Trop grand : attendu que ${issue4.origin ?? "la valeur"} soit ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? "≥" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "≥" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Trop petit : attendu que ${issue3.origin} ait ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Trop petit : attendu que ${issue4.origin} ait ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Trop petit : attendu que ${issue3.origin} soit ${adj}${issue3.minimum.toString()}`;
+        return `Trop petit : attendu que ${issue4.origin} soit ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Chaîne invalide : doit commencer par "${_issue.prefix}"`;
         }
@@ -39285,18 +39285,18 @@ var error19 = () => {
           return `Chaîne invalide : doit inclure "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Chaîne invalide : doit correspondre au motif ${_issue.pattern}`;
-        return `${FormatDictionary[_issue.format] ?? issue3.format} invalide`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format} invalide`;
       }
       case "not_multiple_of":
-        return `Nombre invalide : doit être un multiple de ${issue3.divisor}`;
+        return `Nombre invalide : doit être un multiple de ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Clé${issue3.keys.length > 1 ? "s" : ""} non reconnue${issue3.keys.length > 1 ? "s" : ""} : ${joinValues(issue3.keys, ", ")}`;
+        return `Clé${issue4.keys.length > 1 ? "s" : ""} non reconnue${issue4.keys.length > 1 ? "s" : ""} : ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Clé invalide dans ${issue3.origin}`;
+        return `Clé invalide dans ${issue4.origin}`;
       case "invalid_union":
         return "Entrée invalide";
       case "invalid_element":
-        return `Valeur invalide dans ${issue3.origin}`;
+        return `Valeur invalide dans ${issue4.origin}`;
       default:
         return `Entrée invalide`;
     }
@@ -39357,35 +39357,35 @@ var error20 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         return `અમાન્ય ઇનપુટ: અપેક્ષિત ${expected}, પ્રાપ્ત ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `અમાન્ય ઇનપુટ: અપેક્ષિત ${stringifyPrimitive(issue3.values[0])}`;
-        return `અમાન્ય વિકલ્પ: ${joinValues(issue3.values, " | ")} માધ્યમથી એક અપેક્ષિત`;
+        if (issue4.values.length === 1)
+          return `અમાન્ય ઇનપુટ: અપેક્ષિત ${stringifyPrimitive(issue4.values[0])}`;
+        return `અમાન્ય વિકલ્પ: ${joinValues(issue4.values, " | ")} માધ્યમથી એક અપેક્ષિત`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `ખૂબ મોટું: ${issue3.origin ?? "મૂલ્ય"} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "એલિમેન્ટ"} હોવા જોઈએ`;
-        return `ખૂબ મોટું: ${issue3.origin ?? "મૂલ્ય"} ${adj}${issue3.maximum.toString()} હોવું જોઈએ`;
+          return `ખૂબ મોટું: ${issue4.origin ?? "મૂલ્ય"} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "એલિમેન્ટ"} હોવા જોઈએ`;
+        return `ખૂબ મોટું: ${issue4.origin ?? "મૂલ્ય"} ${adj}${issue4.maximum.toString()} હોવું જોઈએ`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `ખૂબ નાનું: ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit} હોવા જોઈએ`;
+          return `ખૂબ નાનું: ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit} હોવા જોઈએ`;
         }
-        return `ખૂબ નાનું: ${issue3.origin} ${adj}${issue3.minimum.toString()} હોવું જોઈએ`;
+        return `ખૂબ નાનું: ${issue4.origin} ${adj}${issue4.minimum.toString()} હોવું જોઈએ`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `અમાન્ય સ્ટ્રિંગ: "${_issue.prefix}" થી શરૂ થવું જોઈએ`;
         }
@@ -39395,22 +39395,22 @@ var error20 = () => {
           return `અમાન્ય સ્ટ્રિંગ: "${_issue.includes}" શામેલ હોવું જોઈએ`;
         if (_issue.format === "regex")
           return `અમાન્ય સ્ટ્રિંગ: પેટર્ન ${_issue.pattern} સાથે મેળ ખાવું જોઈએ`;
-        return `અમાન્ય ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `અમાન્ય ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `અમાન્ય નંબર: ${issue3.divisor} નો ગુણાંક હોવો જોઈએ`;
+        return `અમાન્ય નંબર: ${issue4.divisor} નો ગુણાંક હોવો જોઈએ`;
       case "unrecognized_keys":
-        return `ઓળખી શકાતા નહીં તે કી${issue3.keys.length > 1 ? "ઓ" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `ઓળખી શકાતા નહીં તે કી${issue4.keys.length > 1 ? "ઓ" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} માં અમાન્ય કી`;
+        return `${issue4.origin} માં અમાન્ય કી`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `અમાન્ય ડિસ્ક્રિમિનેટર મૂલ્ય. અપેક્ષિત ${opts}`;
         }
         return "અમાન્ય ઇનપુટ";
       case "invalid_element":
-        return `${issue3.origin} માં અમાન્ય મૂલ્ય`;
+        return `${issue4.origin} માં અમાન્ય મૂલ્ય`;
       default:
         return "અમાન્ય ઇનપુટ";
     }
@@ -39512,24 +39512,24 @@ var error21 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expectedKey = issue3.expected;
+        const expectedKey = issue4.expected;
         const expected = TypeDictionary[expectedKey ?? ""] ?? typeLabel(expectedKey);
-        const receivedType = parsedType(issue3.input);
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? TypeNames[receivedType]?.label ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `קלט לא תקין: צריך להיות instanceof ${issue3.expected}, התקבל ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `קלט לא תקין: צריך להיות instanceof ${issue4.expected}, התקבל ${received}`;
         }
         return `קלט לא תקין: צריך להיות ${expected}, התקבל ${received}`;
       }
       case "invalid_value": {
-        if (issue3.values.length === 1) {
-          return `ערך לא תקין: הערך חייב להיות ${stringifyPrimitive(issue3.values[0])}`;
+        if (issue4.values.length === 1) {
+          return `ערך לא תקין: הערך חייב להיות ${stringifyPrimitive(issue4.values[0])}`;
         }
-        const stringified = issue3.values.map((v) => stringifyPrimitive(v));
-        if (issue3.values.length === 2) {
+        const stringified = issue4.values.map((v) => stringifyPrimitive(v));
+        if (issue4.values.length === 2) {
           return `ערך לא תקין: האפשרויות המתאימות הן ${stringified[0]} או ${stringified[1]}`;
         }
         const lastValue = stringified[stringified.length - 1];
@@ -39537,55 +39537,55 @@ var error21 = () => {
         return `ערך לא תקין: האפשרויות המתאימות הן ${restValues} או ${lastValue}`;
       }
       case "too_big": {
-        const sizing = getSizing(issue3.origin);
-        const subject = withDefinite(issue3.origin ?? "value");
-        if (issue3.origin === "string") {
-          return `${sizing?.longLabel ?? "ארוך"} מדי: ${subject} צריכה להכיל ${issue3.maximum.toString()} ${sizing?.unit ?? ""} ${issue3.inclusive ? "או פחות" : "לכל היותר"}`.trim();
+        const sizing = getSizing(issue4.origin);
+        const subject = withDefinite(issue4.origin ?? "value");
+        if (issue4.origin === "string") {
+          return `${sizing?.longLabel ?? "ארוך"} מדי: ${subject} צריכה להכיל ${issue4.maximum.toString()} ${sizing?.unit ?? ""} ${issue4.inclusive ? "או פחות" : "לכל היותר"}`.trim();
         }
-        if (issue3.origin === "number") {
-          const comparison = issue3.inclusive ? `קטן או שווה ל-${issue3.maximum}` : `קטן מ-${issue3.maximum}`;
+        if (issue4.origin === "number") {
+          const comparison = issue4.inclusive ? `קטן או שווה ל-${issue4.maximum}` : `קטן מ-${issue4.maximum}`;
           return `גדול מדי: ${subject} צריך להיות ${comparison}`;
         }
-        if (issue3.origin === "array" || issue3.origin === "set") {
-          const verb = issue3.origin === "set" ? "צריכה" : "צריך";
-          const comparison = issue3.inclusive ? `${issue3.maximum} ${sizing?.unit ?? ""} או פחות` : `פחות מ-${issue3.maximum} ${sizing?.unit ?? ""}`;
+        if (issue4.origin === "array" || issue4.origin === "set") {
+          const verb = issue4.origin === "set" ? "צריכה" : "צריך";
+          const comparison = issue4.inclusive ? `${issue4.maximum} ${sizing?.unit ?? ""} או פחות` : `פחות מ-${issue4.maximum} ${sizing?.unit ?? ""}`;
           return `גדול מדי: ${subject} ${verb} להכיל ${comparison}`.trim();
         }
-        const adj = issue3.inclusive ? "<=" : "<";
-        const be = verbFor(issue3.origin ?? "value");
+        const adj = issue4.inclusive ? "<=" : "<";
+        const be = verbFor(issue4.origin ?? "value");
         if (sizing?.unit) {
-          return `${sizing.longLabel} מדי: ${subject} ${be} ${adj}${issue3.maximum.toString()} ${sizing.unit}`;
+          return `${sizing.longLabel} מדי: ${subject} ${be} ${adj}${issue4.maximum.toString()} ${sizing.unit}`;
         }
-        return `${sizing?.longLabel ?? "גדול"} מדי: ${subject} ${be} ${adj}${issue3.maximum.toString()}`;
+        return `${sizing?.longLabel ?? "גדול"} מדי: ${subject} ${be} ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const sizing = getSizing(issue3.origin);
-        const subject = withDefinite(issue3.origin ?? "value");
-        if (issue3.origin === "string") {
-          return `${sizing?.shortLabel ?? "קצר"} מדי: ${subject} צריכה להכיל ${issue3.minimum.toString()} ${sizing?.unit ?? ""} ${issue3.inclusive ? "או יותר" : "לפחות"}`.trim();
+        const sizing = getSizing(issue4.origin);
+        const subject = withDefinite(issue4.origin ?? "value");
+        if (issue4.origin === "string") {
+          return `${sizing?.shortLabel ?? "קצר"} מדי: ${subject} צריכה להכיל ${issue4.minimum.toString()} ${sizing?.unit ?? ""} ${issue4.inclusive ? "או יותר" : "לפחות"}`.trim();
         }
-        if (issue3.origin === "number") {
-          const comparison = issue3.inclusive ? `גדול או שווה ל-${issue3.minimum}` : `גדול מ-${issue3.minimum}`;
+        if (issue4.origin === "number") {
+          const comparison = issue4.inclusive ? `גדול או שווה ל-${issue4.minimum}` : `גדול מ-${issue4.minimum}`;
           return `קטן מדי: ${subject} צריך להיות ${comparison}`;
         }
-        if (issue3.origin === "array" || issue3.origin === "set") {
-          const verb = issue3.origin === "set" ? "צריכה" : "צריך";
-          if (issue3.minimum === 1 && issue3.inclusive) {
-            const singularPhrase = issue3.origin === "set" ? "לפחות פריט אחד" : "לפחות פריט אחד";
+        if (issue4.origin === "array" || issue4.origin === "set") {
+          const verb = issue4.origin === "set" ? "צריכה" : "צריך";
+          if (issue4.minimum === 1 && issue4.inclusive) {
+            const singularPhrase = issue4.origin === "set" ? "לפחות פריט אחד" : "לפחות פריט אחד";
             return `קטן מדי: ${subject} ${verb} להכיל ${singularPhrase}`;
           }
-          const comparison = issue3.inclusive ? `${issue3.minimum} ${sizing?.unit ?? ""} או יותר` : `יותר מ-${issue3.minimum} ${sizing?.unit ?? ""}`;
+          const comparison = issue4.inclusive ? `${issue4.minimum} ${sizing?.unit ?? ""} או יותר` : `יותר מ-${issue4.minimum} ${sizing?.unit ?? ""}`;
           return `קטן מדי: ${subject} ${verb} להכיל ${comparison}`.trim();
         }
-        const adj = issue3.inclusive ? ">=" : ">";
-        const be = verbFor(issue3.origin ?? "value");
+        const adj = issue4.inclusive ? ">=" : ">";
+        const be = verbFor(issue4.origin ?? "value");
         if (sizing?.unit) {
-          return `${sizing.shortLabel} מדי: ${subject} ${be} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `${sizing.shortLabel} מדי: ${subject} ${be} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `${sizing?.shortLabel ?? "קטן"} מדי: ${subject} ${be} ${adj}${issue3.minimum.toString()}`;
+        return `${sizing?.shortLabel ?? "קטן"} מדי: ${subject} ${be} ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `המחרוזת חייבת להתחיל ב "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -39601,16 +39601,16 @@ var error21 = () => {
         return `${noun} לא ${adjective}`;
       }
       case "not_multiple_of":
-        return `מספר לא תקין: חייב להיות מכפלה של ${issue3.divisor}`;
+        return `מספר לא תקין: חייב להיות מכפלה של ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `מפתח${issue3.keys.length > 1 ? "ות" : ""} לא מזוה${issue3.keys.length > 1 ? "ים" : "ה"}: ${joinValues(issue3.keys, ", ")}`;
+        return `מפתח${issue4.keys.length > 1 ? "ות" : ""} לא מזוה${issue4.keys.length > 1 ? "ים" : "ה"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key": {
         return `שדה לא תקין באובייקט`;
       }
       case "invalid_union":
         return "קלט לא תקין";
       case "invalid_element": {
-        const place = withDefinite(issue3.origin ?? "array");
+        const place = withDefinite(issue4.origin ?? "array");
         return `ערך לא תקין ב${place}`;
       }
       default:
@@ -39673,34 +39673,34 @@ var error22 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         return `अमान्य इनपुट: अपेक्षित ${expected}, प्राप्त ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `अमान्य इनपुट: अपेक्षित ${stringifyPrimitive(issue3.values[0])}`;
-        return `अमान्य विकल्प: अपेक्षित मानों में से एक ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `अमान्य इनपुट: अपेक्षित ${stringifyPrimitive(issue4.values[0])}`;
+        return `अमान्य विकल्प: अपेक्षित मानों में से एक ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `बहुत बड़ा: अपेक्षित था कि ${issue3.origin ?? "मान"} में ${adj}${issue3.maximum} ${sizing.unit} हों`;
-        return `बहुत बड़ा: अपेक्षित था कि ${issue3.origin ?? "मान"} ${adj}${issue3.maximum} हो`;
+          return `बहुत बड़ा: अपेक्षित था कि ${issue4.origin ?? "मान"} में ${adj}${issue4.maximum} ${sizing.unit} हों`;
+        return `बहुत बड़ा: अपेक्षित था कि ${issue4.origin ?? "मान"} ${adj}${issue4.maximum} हो`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `बहुत छोटा: अपेक्षित था कि ${issue3.origin} में ${adj}${issue3.minimum} ${sizing.unit} हों`;
-        return `बहुत छोटा: अपेक्षित था कि ${issue3.origin} ${adj}${issue3.minimum} हो`;
+          return `बहुत छोटा: अपेक्षित था कि ${issue4.origin} में ${adj}${issue4.minimum} ${sizing.unit} हों`;
+        return `बहुत छोटा: अपेक्षित था कि ${issue4.origin} ${adj}${issue4.minimum} हो`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `अमान्य स्ट्रिंग: "${_issue.prefix}" से शुरू होना चाहिए`;
         if (_issue.format === "ends_with")
@@ -39709,22 +39709,22 @@ var error22 = () => {
           return `अमान्य स्ट्रिंग: इसमें "${_issue.includes}" शामिल होना चाहिए`;
         if (_issue.format === "regex")
           return `अमान्य स्ट्रिंग: पैटर्न ${_issue.pattern} से मेल खाना चाहिए`;
-        return `अमान्य ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `अमान्य ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `अमान्य संख्या: यह ${issue3.divisor} का गुणज होना चाहिए`;
+        return `अमान्य संख्या: यह ${issue4.divisor} का गुणज होना चाहिए`;
       case "unrecognized_keys":
-        return `अपरिचित कुंजी${issue3.keys.length > 1 ? "याँ" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `अपरिचित कुंजी${issue4.keys.length > 1 ? "याँ" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `अमान्य कुंजी: ${issue3.origin} में`;
+        return `अमान्य कुंजी: ${issue4.origin} में`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `अमान्य डिस्क्रिमिनेटर मान: अपेक्षित ${opts}`;
         }
         return "अमान्य इनपुट";
       case "invalid_element":
-        return `अमान्य मान: ${issue3.origin} में`;
+        return `अमान्य मान: ${issue4.origin} में`;
       default:
         return `अमान्य इनपुट`;
     }
@@ -39798,40 +39798,40 @@ var error23 = () => {
     function: "funkcija",
     map: "mapa"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Neispravan unos: očekuje se instanceof ${issue3.expected}, a primljeno je ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Neispravan unos: očekuje se instanceof ${issue4.expected}, a primljeno je ${received}`;
         }
         return `Neispravan unos: očekuje se ${expected}, a primljeno je ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Neispravna vrijednost: očekivano ${stringifyPrimitive(issue3.values[0])}`;
-        return `Neispravna opcija: očekivano jedno od ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Neispravna vrijednost: očekivano ${stringifyPrimitive(issue4.values[0])}`;
+        return `Neispravna opcija: očekivano jedno od ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
         if (sizing)
-          return `Preveliko: očekivano da ${origin ?? "vrijednost"} ima ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elemenata"}`;
-        return `Preveliko: očekivano da ${origin ?? "vrijednost"} bude ${adj}${issue3.maximum.toString()}`;
+          return `Preveliko: očekivano da ${origin ?? "vrijednost"} ima ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elemenata"}`;
+        return `Preveliko: očekivano da ${origin ?? "vrijednost"} bude ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
         if (sizing) {
-          return `Premalo: očekivano da ${origin} ima ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Premalo: očekivano da ${origin} ima ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Premalo: očekivano da ${origin} bude ${adj}${issue3.minimum.toString()}`;
+        return `Premalo: očekivano da ${origin} bude ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Neispravan tekst: mora započinjati s "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -39840,18 +39840,18 @@ var error23 = () => {
           return `Neispravan tekst: mora sadržavati "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Neispravan tekst: mora odgovarati uzorku ${_issue.pattern}`;
-        return `Neispravna ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Neispravna ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Neispravan broj: mora biti višekratnik od ${issue3.divisor}`;
+        return `Neispravan broj: mora biti višekratnik od ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Neprepoznat${issue3.keys.length > 1 ? "i ključevi" : " ključ"}: ${joinValues(issue3.keys, ", ")}`;
+        return `Neprepoznat${issue4.keys.length > 1 ? "i ključevi" : " ključ"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Neispravan ključ u ${TypeDictionary[issue3.origin] ?? issue3.origin}`;
+        return `Neispravan ključ u ${TypeDictionary[issue4.origin] ?? issue4.origin}`;
       case "invalid_union":
         return "Neispravan unos";
       case "invalid_element":
-        return `Neispravna vrijednost u ${TypeDictionary[issue3.origin] ?? issue3.origin}`;
+        return `Neispravna vrijednost u ${TypeDictionary[issue4.origin] ?? issue4.origin}`;
       default:
         return `Neispravan unos`;
     }
@@ -39914,38 +39914,38 @@ var error24 = () => {
     number: "szám",
     array: "tömb"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Érvénytelen bemenet: a várt érték instanceof ${issue3.expected}, a kapott érték ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Érvénytelen bemenet: a várt érték instanceof ${issue4.expected}, a kapott érték ${received}`;
         }
         return `Érvénytelen bemenet: a várt érték ${expected}, a kapott érték ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Érvénytelen bemenet: a várt érték ${stringifyPrimitive(issue3.values[0])}`;
-        return `Érvénytelen opció: valamelyik érték várt ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Érvénytelen bemenet: a várt érték ${stringifyPrimitive(issue4.values[0])}`;
+        return `Érvénytelen opció: valamelyik érték várt ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Túl nagy: ${issue3.origin ?? "érték"} mérete túl nagy ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elem"}`;
-        return `Túl nagy: a bemeneti érték ${issue3.origin ?? "érték"} túl nagy: ${adj}${issue3.maximum.toString()}`;
+          return `Túl nagy: ${issue4.origin ?? "érték"} mérete túl nagy ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elem"}`;
+        return `Túl nagy: a bemeneti érték ${issue4.origin ?? "érték"} túl nagy: ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Túl kicsi: a bemeneti érték ${issue3.origin} mérete túl kicsi ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Túl kicsi: a bemeneti érték ${issue4.origin} mérete túl kicsi ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Túl kicsi: a bemeneti érték ${issue3.origin} túl kicsi ${adj}${issue3.minimum.toString()}`;
+        return `Túl kicsi: a bemeneti érték ${issue4.origin} túl kicsi ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Érvénytelen string: "${_issue.prefix}" értékkel kell kezdődnie`;
         if (_issue.format === "ends_with")
@@ -39954,18 +39954,18 @@ var error24 = () => {
           return `Érvénytelen string: "${_issue.includes}" értéket kell tartalmaznia`;
         if (_issue.format === "regex")
           return `Érvénytelen string: ${_issue.pattern} mintának kell megfelelnie`;
-        return `Érvénytelen ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Érvénytelen ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Érvénytelen szám: ${issue3.divisor} többszörösének kell lennie`;
+        return `Érvénytelen szám: ${issue4.divisor} többszörösének kell lennie`;
       case "unrecognized_keys":
-        return `Ismeretlen kulcs${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Ismeretlen kulcs${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Érvénytelen kulcs ${issue3.origin}`;
+        return `Érvénytelen kulcs ${issue4.origin}`;
       case "invalid_union":
         return "Érvénytelen bemenet";
       case "invalid_element":
-        return `Érvénytelen érték: ${issue3.origin}`;
+        return `Érvénytelen érték: ${issue4.origin}`;
       default:
         return `Érvénytelen bemenet`;
     }
@@ -40068,43 +40068,43 @@ var error25 = () => {
     number: "թիվ",
     array: "զանգված"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Սխալ մուտքագրում․ սպասվում էր instanceof ${issue3.expected}, ստացվել է ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Սխալ մուտքագրում․ սպասվում էր instanceof ${issue4.expected}, ստացվել է ${received}`;
         }
         return `Սխալ մուտքագրում․ սպասվում էր ${expected}, ստացվել է ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Սխալ մուտքագրում․ սպասվում էր ${stringifyPrimitive(issue3.values[1])}`;
-        return `Սխալ տարբերակ․ սպասվում էր հետևյալներից մեկը՝ ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Սխալ մուտքագրում․ սպասվում էր ${stringifyPrimitive(issue4.values[1])}`;
+        return `Սխալ տարբերակ․ սպասվում էր հետևյալներից մեկը՝ ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          const maxValue = Number(issue3.maximum);
+          const maxValue = Number(issue4.maximum);
           const unit = getArmenianPlural(maxValue, sizing.unit.one, sizing.unit.many);
-          return `Չափազանց մեծ արժեք․ սպասվում է, որ ${withDefiniteArticle(issue3.origin ?? "արժեք")} կունենա ${adj}${issue3.maximum.toString()} ${unit}`;
+          return `Չափազանց մեծ արժեք․ սպասվում է, որ ${withDefiniteArticle(issue4.origin ?? "արժեք")} կունենա ${adj}${issue4.maximum.toString()} ${unit}`;
         }
-        return `Չափազանց մեծ արժեք․ սպասվում է, որ ${withDefiniteArticle(issue3.origin ?? "արժեք")} լինի ${adj}${issue3.maximum.toString()}`;
+        return `Չափազանց մեծ արժեք․ սպասվում է, որ ${withDefiniteArticle(issue4.origin ?? "արժեք")} լինի ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          const minValue = Number(issue3.minimum);
+          const minValue = Number(issue4.minimum);
           const unit = getArmenianPlural(minValue, sizing.unit.one, sizing.unit.many);
-          return `Չափազանց փոքր արժեք․ սպասվում է, որ ${withDefiniteArticle(issue3.origin)} կունենա ${adj}${issue3.minimum.toString()} ${unit}`;
+          return `Չափազանց փոքր արժեք․ սպասվում է, որ ${withDefiniteArticle(issue4.origin)} կունենա ${adj}${issue4.minimum.toString()} ${unit}`;
         }
-        return `Չափազանց փոքր արժեք․ սպասվում է, որ ${withDefiniteArticle(issue3.origin)} լինի ${adj}${issue3.minimum.toString()}`;
+        return `Չափազանց փոքր արժեք․ սպասվում է, որ ${withDefiniteArticle(issue4.origin)} լինի ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Սխալ տող․ պետք է սկսվի "${_issue.prefix}"-ով`;
         if (_issue.format === "ends_with")
@@ -40113,18 +40113,18 @@ var error25 = () => {
           return `Սխալ տող․ պետք է պարունակի "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Սխալ տող․ պետք է համապատասխանի ${_issue.pattern} ձևաչափին`;
-        return `Սխալ ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Սխալ ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Սխալ թիվ․ պետք է բազմապատիկ լինի ${issue3.divisor}-ի`;
+        return `Սխալ թիվ․ պետք է բազմապատիկ լինի ${issue4.divisor}-ի`;
       case "unrecognized_keys":
-        return `Չճանաչված բանալի${issue3.keys.length > 1 ? "ներ" : ""}. ${joinValues(issue3.keys, ", ")}`;
+        return `Չճանաչված բանալի${issue4.keys.length > 1 ? "ներ" : ""}. ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Սխալ բանալի ${withDefiniteArticle(issue3.origin)}-ում`;
+        return `Սխալ բանալի ${withDefiniteArticle(issue4.origin)}-ում`;
       case "invalid_union":
         return "Սխալ մուտքագրում";
       case "invalid_element":
-        return `Սխալ արժեք ${withDefiniteArticle(issue3.origin)}-ում`;
+        return `Սխալ արժեք ${withDefiniteArticle(issue4.origin)}-ում`;
       default:
         return `Սխալ մուտքագրում`;
     }
@@ -40185,38 +40185,38 @@ var error26 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Input tidak valid: diharapkan instanceof ${issue3.expected}, diterima ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Input tidak valid: diharapkan instanceof ${issue4.expected}, diterima ${received}`;
         }
         return `Input tidak valid: diharapkan ${expected}, diterima ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Input tidak valid: diharapkan ${stringifyPrimitive(issue3.values[0])}`;
-        return `Pilihan tidak valid: diharapkan salah satu dari ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Input tidak valid: diharapkan ${stringifyPrimitive(issue4.values[0])}`;
+        return `Pilihan tidak valid: diharapkan salah satu dari ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Terlalu besar: diharapkan ${issue3.origin ?? "value"} memiliki ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elemen"}`;
-        return `Terlalu besar: diharapkan ${issue3.origin ?? "value"} menjadi ${adj}${issue3.maximum.toString()}`;
+          return `Terlalu besar: diharapkan ${issue4.origin ?? "value"} memiliki ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elemen"}`;
+        return `Terlalu besar: diharapkan ${issue4.origin ?? "value"} menjadi ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Terlalu kecil: diharapkan ${issue3.origin} memiliki ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Terlalu kecil: diharapkan ${issue4.origin} memiliki ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Terlalu kecil: diharapkan ${issue3.origin} menjadi ${adj}${issue3.minimum.toString()}`;
+        return `Terlalu kecil: diharapkan ${issue4.origin} menjadi ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `String tidak valid: harus dimulai dengan "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -40225,18 +40225,18 @@ var error26 = () => {
           return `String tidak valid: harus menyertakan "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `String tidak valid: harus sesuai pola ${_issue.pattern}`;
-        return `${FormatDictionary[_issue.format] ?? issue3.format} tidak valid`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format} tidak valid`;
       }
       case "not_multiple_of":
-        return `Angka tidak valid: harus kelipatan dari ${issue3.divisor}`;
+        return `Angka tidak valid: harus kelipatan dari ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Kunci tidak dikenali ${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Kunci tidak dikenali ${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Kunci tidak valid di ${issue3.origin}`;
+        return `Kunci tidak valid di ${issue4.origin}`;
       case "invalid_union":
         return "Input tidak valid";
       case "invalid_element":
-        return `Nilai tidak valid di ${issue3.origin}`;
+        return `Nilai tidak valid di ${issue4.origin}`;
       default:
         return `Input tidak valid`;
     }
@@ -40299,38 +40299,38 @@ var error27 = () => {
     number: "númer",
     array: "fylki"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Rangt gildi: Þú slóst inn ${received} þar sem á að vera instanceof ${issue3.expected}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Rangt gildi: Þú slóst inn ${received} þar sem á að vera instanceof ${issue4.expected}`;
         }
         return `Rangt gildi: Þú slóst inn ${received} þar sem á að vera ${expected}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Rangt gildi: gert ráð fyrir ${stringifyPrimitive(issue3.values[0])}`;
-        return `Ógilt val: má vera eitt af eftirfarandi ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Rangt gildi: gert ráð fyrir ${stringifyPrimitive(issue4.values[0])}`;
+        return `Ógilt val: má vera eitt af eftirfarandi ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Of stórt: gert er ráð fyrir að ${issue3.origin ?? "gildi"} hafi ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "hluti"}`;
-        return `Of stórt: gert er ráð fyrir að ${issue3.origin ?? "gildi"} sé ${adj}${issue3.maximum.toString()}`;
+          return `Of stórt: gert er ráð fyrir að ${issue4.origin ?? "gildi"} hafi ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "hluti"}`;
+        return `Of stórt: gert er ráð fyrir að ${issue4.origin ?? "gildi"} sé ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Of lítið: gert er ráð fyrir að ${issue3.origin} hafi ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Of lítið: gert er ráð fyrir að ${issue4.origin} hafi ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Of lítið: gert er ráð fyrir að ${issue3.origin} sé ${adj}${issue3.minimum.toString()}`;
+        return `Of lítið: gert er ráð fyrir að ${issue4.origin} sé ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Ógildur strengur: verður að byrja á "${_issue.prefix}"`;
         }
@@ -40340,18 +40340,18 @@ var error27 = () => {
           return `Ógildur strengur: verður að innihalda "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Ógildur strengur: verður að fylgja mynstri ${_issue.pattern}`;
-        return `Rangt ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Rangt ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Röng tala: verður að vera margfeldi af ${issue3.divisor}`;
+        return `Röng tala: verður að vera margfeldi af ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Óþekkt ${issue3.keys.length > 1 ? "ir lyklar" : "ur lykill"}: ${joinValues(issue3.keys, ", ")}`;
+        return `Óþekkt ${issue4.keys.length > 1 ? "ir lyklar" : "ur lykill"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Rangur lykill í ${issue3.origin}`;
+        return `Rangur lykill í ${issue4.origin}`;
       case "invalid_union":
         return "Rangt gildi";
       case "invalid_element":
-        return `Rangt gildi í ${issue3.origin}`;
+        return `Rangt gildi í ${issue4.origin}`;
       default:
         return `Rangt gildi`;
     }
@@ -40414,38 +40414,38 @@ var error28 = () => {
     number: "numero",
     array: "vettore"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Input non valido: atteso instanceof ${issue3.expected}, ricevuto ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Input non valido: atteso instanceof ${issue4.expected}, ricevuto ${received}`;
         }
         return `Input non valido: atteso ${expected}, ricevuto ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Input non valido: atteso ${stringifyPrimitive(issue3.values[0])}`;
-        return `Opzione non valida: atteso uno tra ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Input non valido: atteso ${stringifyPrimitive(issue4.values[0])}`;
+        return `Opzione non valida: atteso uno tra ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Troppo grande: ${issue3.origin ?? "valore"} deve avere ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elementi"}`;
-        return `Troppo grande: ${issue3.origin ?? "valore"} deve essere ${adj}${issue3.maximum.toString()}`;
+          return `Troppo grande: ${issue4.origin ?? "valore"} deve avere ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elementi"}`;
+        return `Troppo grande: ${issue4.origin ?? "valore"} deve essere ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Troppo piccolo: ${issue3.origin} deve avere ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Troppo piccolo: ${issue4.origin} deve avere ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Troppo piccolo: ${issue3.origin} deve essere ${adj}${issue3.minimum.toString()}`;
+        return `Troppo piccolo: ${issue4.origin} deve essere ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Stringa non valida: deve iniziare con "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -40454,18 +40454,18 @@ var error28 = () => {
           return `Stringa non valida: deve includere "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Stringa non valida: deve corrispondere al pattern ${_issue.pattern}`;
-        return `Input non valido: ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Input non valido: ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Numero non valido: deve essere un multiplo di ${issue3.divisor}`;
+        return `Numero non valido: deve essere un multiplo di ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Chiav${issue3.keys.length > 1 ? "i" : "e"} non riconosciut${issue3.keys.length > 1 ? "e" : "a"}: ${joinValues(issue3.keys, ", ")}`;
+        return `Chiav${issue4.keys.length > 1 ? "i" : "e"} non riconosciut${issue4.keys.length > 1 ? "e" : "a"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Chiave non valida in ${issue3.origin}`;
+        return `Chiave non valida in ${issue4.origin}`;
       case "invalid_union":
         return "Input non valido";
       case "invalid_element":
-        return `Valore non valido in ${issue3.origin}`;
+        return `Valore non valido in ${issue4.origin}`;
       default:
         return `Input non valido`;
     }
@@ -40528,37 +40528,37 @@ var error29 = () => {
     number: "数値",
     array: "配列"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `無効な入力: instanceof ${issue3.expected}が期待されましたが、${received}が入力されました`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `無効な入力: instanceof ${issue4.expected}が期待されましたが、${received}が入力されました`;
         }
         return `無効な入力: ${expected}が期待されましたが、${received}が入力されました`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `無効な入力: ${stringifyPrimitive(issue3.values[0])}が期待されました`;
-        return `無効な選択: ${joinValues(issue3.values, "、")}のいずれかである必要があります`;
+        if (issue4.values.length === 1)
+          return `無効な入力: ${stringifyPrimitive(issue4.values[0])}が期待されました`;
+        return `無効な選択: ${joinValues(issue4.values, "、")}のいずれかである必要があります`;
       case "too_big": {
-        const adj = issue3.inclusive ? "以下である" : "より小さい";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "以下である" : "より小さい";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `大きすぎる値: ${issue3.origin ?? "値"}は${issue3.maximum.toString()}${sizing.unit ?? "要素"}${adj}必要があります`;
-        return `大きすぎる値: ${issue3.origin ?? "値"}は${issue3.maximum.toString()}${adj}必要があります`;
+          return `大きすぎる値: ${issue4.origin ?? "値"}は${issue4.maximum.toString()}${sizing.unit ?? "要素"}${adj}必要があります`;
+        return `大きすぎる値: ${issue4.origin ?? "値"}は${issue4.maximum.toString()}${adj}必要があります`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? "以上である" : "より大きい";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "以上である" : "より大きい";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `小さすぎる値: ${issue3.origin}は${issue3.minimum.toString()}${sizing.unit}${adj}必要があります`;
-        return `小さすぎる値: ${issue3.origin}は${issue3.minimum.toString()}${adj}必要があります`;
+          return `小さすぎる値: ${issue4.origin}は${issue4.minimum.toString()}${sizing.unit}${adj}必要があります`;
+        return `小さすぎる値: ${issue4.origin}は${issue4.minimum.toString()}${adj}必要があります`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `無効な文字列: "${_issue.prefix}"で始まる必要があります`;
         if (_issue.format === "ends_with")
@@ -40567,18 +40567,18 @@ var error29 = () => {
           return `無効な文字列: "${_issue.includes}"を含む必要があります`;
         if (_issue.format === "regex")
           return `無効な文字列: パターン${_issue.pattern}に一致する必要があります`;
-        return `無効な${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `無効な${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `無効な数値: ${issue3.divisor}の倍数である必要があります`;
+        return `無効な数値: ${issue4.divisor}の倍数である必要があります`;
       case "unrecognized_keys":
-        return `認識されていないキー${issue3.keys.length > 1 ? "群" : ""}: ${joinValues(issue3.keys, "、")}`;
+        return `認識されていないキー${issue4.keys.length > 1 ? "群" : ""}: ${joinValues(issue4.keys, "、")}`;
       case "invalid_key":
-        return `${issue3.origin}内の無効なキー`;
+        return `${issue4.origin}内の無効なキー`;
       case "invalid_union":
         return "無効な入力";
       case "invalid_element":
-        return `${issue3.origin}内の無効な値`;
+        return `${issue4.origin}内の無効な値`;
       default:
         return `無効な入力`;
     }
@@ -40644,38 +40644,38 @@ var error30 = () => {
     function: "ფუნქცია",
     array: "მასივი"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `არასწორი შეყვანა: მოსალოდნელი instanceof ${issue3.expected}, მიღებული ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `არასწორი შეყვანა: მოსალოდნელი instanceof ${issue4.expected}, მიღებული ${received}`;
         }
         return `არასწორი შეყვანა: მოსალოდნელი ${expected}, მიღებული ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `არასწორი შეყვანა: მოსალოდნელი ${stringifyPrimitive(issue3.values[0])}`;
-        return `არასწორი ვარიანტი: მოსალოდნელია ერთ-ერთი ${joinValues(issue3.values, "|")}-დან`;
+        if (issue4.values.length === 1)
+          return `არასწორი შეყვანა: მოსალოდნელი ${stringifyPrimitive(issue4.values[0])}`;
+        return `არასწორი ვარიანტი: მოსალოდნელია ერთ-ერთი ${joinValues(issue4.values, "|")}-დან`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `ზედმეტად დიდი: მოსალოდნელი ${issue3.origin ?? "მნიშვნელობა"} ${sizing.verb} ${adj}${issue3.maximum.toString()} ${sizing.unit}`;
-        return `ზედმეტად დიდი: მოსალოდნელი ${issue3.origin ?? "მნიშვნელობა"} იყოს ${adj}${issue3.maximum.toString()}`;
+          return `ზედმეტად დიდი: მოსალოდნელი ${issue4.origin ?? "მნიშვნელობა"} ${sizing.verb} ${adj}${issue4.maximum.toString()} ${sizing.unit}`;
+        return `ზედმეტად დიდი: მოსალოდნელი ${issue4.origin ?? "მნიშვნელობა"} იყოს ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `ზედმეტად პატარა: მოსალოდნელი ${issue3.origin} ${sizing.verb} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `ზედმეტად პატარა: მოსალოდნელი ${issue4.origin} ${sizing.verb} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `ზედმეტად პატარა: მოსალოდნელი ${issue3.origin} იყოს ${adj}${issue3.minimum.toString()}`;
+        return `ზედმეტად პატარა: მოსალოდნელი ${issue4.origin} იყოს ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `არასწორი ველი: უნდა იწყებოდეს "${_issue.prefix}"-ით`;
         }
@@ -40685,18 +40685,18 @@ var error30 = () => {
           return `არასწორი ველი: უნდა შეიცავდეს "${_issue.includes}"-ს`;
         if (_issue.format === "regex")
           return `არასწორი ველი: უნდა შეესაბამებოდეს შაბლონს ${_issue.pattern}`;
-        return `არასწორი ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `არასწორი ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `არასწორი რიცხვი: უნდა იყოს ${issue3.divisor}-ის ჯერადი`;
+        return `არასწორი რიცხვი: უნდა იყოს ${issue4.divisor}-ის ჯერადი`;
       case "unrecognized_keys":
-        return `უცნობი გასაღებ${issue3.keys.length > 1 ? "ები" : "ი"}: ${joinValues(issue3.keys, ", ")}`;
+        return `უცნობი გასაღებ${issue4.keys.length > 1 ? "ები" : "ი"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `არასწორი გასაღები ${issue3.origin}-ში`;
+        return `არასწორი გასაღები ${issue4.origin}-ში`;
       case "invalid_union":
         return "არასწორი შეყვანა";
       case "invalid_element":
-        return `არასწორი მნიშვნელობა ${issue3.origin}-ში`;
+        return `არასწორი მნიშვნელობა ${issue4.origin}-ში`;
       default:
         return `არასწორი შეყვანა`;
     }
@@ -40760,38 +40760,38 @@ var error31 = () => {
     array: "អារេ (Array)",
     null: "គ្មានតម្លៃ (null)"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `ទិន្នន័យបញ្ចូលមិនត្រឹមត្រូវ៖ ត្រូវការ instanceof ${issue3.expected} ប៉ុន្តែទទួលបាន ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `ទិន្នន័យបញ្ចូលមិនត្រឹមត្រូវ៖ ត្រូវការ instanceof ${issue4.expected} ប៉ុន្តែទទួលបាន ${received}`;
         }
         return `ទិន្នន័យបញ្ចូលមិនត្រឹមត្រូវ៖ ត្រូវការ ${expected} ប៉ុន្តែទទួលបាន ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `ទិន្នន័យបញ្ចូលមិនត្រឹមត្រូវ៖ ត្រូវការ ${stringifyPrimitive(issue3.values[0])}`;
-        return `ជម្រើសមិនត្រឹមត្រូវ៖ ត្រូវជាមួយក្នុងចំណោម ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `ទិន្នន័យបញ្ចូលមិនត្រឹមត្រូវ៖ ត្រូវការ ${stringifyPrimitive(issue4.values[0])}`;
+        return `ជម្រើសមិនត្រឹមត្រូវ៖ ត្រូវជាមួយក្នុងចំណោម ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `ធំពេក៖ ត្រូវការ ${issue3.origin ?? "តម្លៃ"} ${adj} ${issue3.maximum.toString()} ${sizing.unit ?? "ធាតុ"}`;
-        return `ធំពេក៖ ត្រូវការ ${issue3.origin ?? "តម្លៃ"} ${adj} ${issue3.maximum.toString()}`;
+          return `ធំពេក៖ ត្រូវការ ${issue4.origin ?? "តម្លៃ"} ${adj} ${issue4.maximum.toString()} ${sizing.unit ?? "ធាតុ"}`;
+        return `ធំពេក៖ ត្រូវការ ${issue4.origin ?? "តម្លៃ"} ${adj} ${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `តូចពេក៖ ត្រូវការ ${issue3.origin} ${adj} ${issue3.minimum.toString()} ${sizing.unit}`;
+          return `តូចពេក៖ ត្រូវការ ${issue4.origin} ${adj} ${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `តូចពេក៖ ត្រូវការ ${issue3.origin} ${adj} ${issue3.minimum.toString()}`;
+        return `តូចពេក៖ ត្រូវការ ${issue4.origin} ${adj} ${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `ខ្សែអក្សរមិនត្រឹមត្រូវ៖ ត្រូវចាប់ផ្តើមដោយ "${_issue.prefix}"`;
         }
@@ -40801,18 +40801,18 @@ var error31 = () => {
           return `ខ្សែអក្សរមិនត្រឹមត្រូវ៖ ត្រូវមាន "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `ខ្សែអក្សរមិនត្រឹមត្រូវ៖ ត្រូវតែផ្គូផ្គងនឹងទម្រង់ដែលបានកំណត់ ${_issue.pattern}`;
-        return `មិនត្រឹមត្រូវ៖ ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `មិនត្រឹមត្រូវ៖ ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `លេខមិនត្រឹមត្រូវ៖ ត្រូវតែជាពហុគុណនៃ ${issue3.divisor}`;
+        return `លេខមិនត្រឹមត្រូវ៖ ត្រូវតែជាពហុគុណនៃ ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `រកឃើញសោមិនស្គាល់៖ ${joinValues(issue3.keys, ", ")}`;
+        return `រកឃើញសោមិនស្គាល់៖ ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `សោមិនត្រឹមត្រូវនៅក្នុង ${issue3.origin}`;
+        return `សោមិនត្រឹមត្រូវនៅក្នុង ${issue4.origin}`;
       case "invalid_union":
         return `ទិន្នន័យមិនត្រឹមត្រូវ`;
       case "invalid_element":
-        return `ទិន្នន័យមិនត្រឹមត្រូវនៅក្នុង ${issue3.origin}`;
+        return `ទិន្នន័យមិនត្រឹមត្រូវនៅក្នុង ${issue4.origin}`;
       default:
         return `ទិន្នន័យមិនត្រឹមត្រូវ`;
     }
@@ -40880,35 +40880,35 @@ var error32 = () => {
     nan: "NaN"
     // All other type names omitted - they fall back to raw values via ?? operator
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         return `ಅಮಾನ್ಯ ಇನ್‌ಪುಟ್: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${expected}, ಸ್ವೀಕರಿಸಿದನು ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `ಅಮಾನ್ಯ ಇನ್‌ಪುಟ್: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${stringifyPrimitive(issue3.values[0])}`;
-        return `ಅಮಾನ್ಯ ಆಯ್ಕೆ: ಇವುಗಳಲ್ಲಿ ಒಂದನ್ನು ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `ಅಮಾನ್ಯ ಇನ್‌ಪುಟ್: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${stringifyPrimitive(issue4.values[0])}`;
+        return `ಅಮಾನ್ಯ ಆಯ್ಕೆ: ಇವುಗಳಲ್ಲಿ ಒಂದನ್ನು ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `ತುಂಬಾ ದೊಡ್ಡದು: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${issue3.origin ?? "value"} ಹೊಂದಲು ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "ಅಂಶಗಳು"}`;
-        return `ತುಂಬಾ ದೊಡ್ಡದು: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${issue3.origin ?? "value"} ಎಂದು ${adj}${issue3.maximum.toString()}`;
+          return `ತುಂಬಾ ದೊಡ್ಡದು: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${issue4.origin ?? "value"} ಹೊಂದಲು ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "ಅಂಶಗಳು"}`;
+        return `ತುಂಬಾ ದೊಡ್ಡದು: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${issue4.origin ?? "value"} ಎಂದು ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `ತುಂಬಾ ಚಿಕ್ಕದು: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${issue3.origin} ಹೊಂದಲು ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `ತುಂಬಾ ಚಿಕ್ಕದು: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${issue4.origin} ಹೊಂದಲು ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `ತುಂಬಾ ಚಿಕ್ಕದು: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${issue3.origin} ಎಂದು ${adj}${issue3.minimum.toString()}`;
+        return `ತುಂಬಾ ಚಿಕ್ಕದು: ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${issue4.origin} ಎಂದು ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `ಅಮಾನ್ಯವಾದ ಸ್ಟ್ರಿಂಗ್: ಇದರೊಂದಿಗೆ ಪ್ರಾರಂಭಿಸಬೇಕು "${_issue.prefix}"`;
         }
@@ -40918,22 +40918,22 @@ var error32 = () => {
           return `ಅಮಾನ್ಯ ಸ್ಟ್ರಿಂಗ್: ಒಳಗೊಂಡಿರಬೇಕು "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `ಅಮಾನ್ಯವಾದ ಸ್ಟ್ರಿಂಗ್: ಮಾದರಿಗೆ ಹೊಂದಿಕೆಯಾಗಬೇಕು ${_issue.pattern}`;
-        return `ಅಮಾನ್ಯ ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `ಅಮಾನ್ಯ ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `ಅಮಾನ್ಯ ಸಂಖ್ಯೆ: ಬಹುಸಂಖ್ಯೆಯಾಗಿರಬೇಕು ${issue3.divisor}`;
+        return `ಅಮಾನ್ಯ ಸಂಖ್ಯೆ: ಬಹುಸಂಖ್ಯೆಯಾಗಿರಬೇಕು ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `ಗುರುತಿಸಲಾಗದ ಕೀ ${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `ಗುರುತಿಸಲಾಗದ ಕೀ ${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `ಅಮಾನ್ಯವಾದ ಕೀ ಇನ್ ${issue3.origin}`;
+        return `ಅಮಾನ್ಯವಾದ ಕೀ ಇನ್ ${issue4.origin}`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `ಅಮಾನ್ಯ ತಾರತಮ್ಯ ಮೌಲ್ಯ. ನಿರೀಕ್ಷಿಸಲಾಗಿದೆ ${opts}`;
         }
         return "ಅಮಾನ್ಯ ಇನ್‌ಪುಟ್";
       case "invalid_element":
-        return `ರಲ್ಲಿ ಅಮಾನ್ಯ ಮೌಲ್ಯ ${issue3.origin}`;
+        return `ರಲ್ಲಿ ಅಮಾನ್ಯ ಮೌಲ್ಯ ${issue4.origin}`;
       default:
         return `ಅಮಾನ್ಯ ಇನ್‌ಪುಟ್`;
     }
@@ -40994,42 +40994,42 @@ var error33 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `잘못된 입력: 예상 타입은 instanceof ${issue3.expected}, 받은 타입은 ${received}입니다`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `잘못된 입력: 예상 타입은 instanceof ${issue4.expected}, 받은 타입은 ${received}입니다`;
         }
         return `잘못된 입력: 예상 타입은 ${expected}, 받은 타입은 ${received}입니다`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `잘못된 입력: 값은 ${stringifyPrimitive(issue3.values[0])} 이어야 합니다`;
-        return `잘못된 옵션: ${joinValues(issue3.values, "또는 ")} 중 하나여야 합니다`;
+        if (issue4.values.length === 1)
+          return `잘못된 입력: 값은 ${stringifyPrimitive(issue4.values[0])} 이어야 합니다`;
+        return `잘못된 옵션: ${joinValues(issue4.values, "또는 ")} 중 하나여야 합니다`;
       case "too_big": {
-        const adj = issue3.inclusive ? "이하" : "미만";
+        const adj = issue4.inclusive ? "이하" : "미만";
         const suffix = adj === "미만" ? "이어야 합니다" : "여야 합니다";
-        const sizing = getSizing(issue3.origin);
+        const sizing = getSizing(issue4.origin);
         const unit = sizing?.unit ?? "요소";
         if (sizing)
-          return `${issue3.origin ?? "값"}이 너무 큽니다: ${issue3.maximum.toString()}${unit} ${adj}${suffix}`;
-        return `${issue3.origin ?? "값"}이 너무 큽니다: ${issue3.maximum.toString()} ${adj}${suffix}`;
+          return `${issue4.origin ?? "값"}이 너무 큽니다: ${issue4.maximum.toString()}${unit} ${adj}${suffix}`;
+        return `${issue4.origin ?? "값"}이 너무 큽니다: ${issue4.maximum.toString()} ${adj}${suffix}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? "이상" : "초과";
+        const adj = issue4.inclusive ? "이상" : "초과";
         const suffix = adj === "이상" ? "이어야 합니다" : "여야 합니다";
-        const sizing = getSizing(issue3.origin);
+        const sizing = getSizing(issue4.origin);
         const unit = sizing?.unit ?? "요소";
         if (sizing) {
-          return `${issue3.origin ?? "값"}이 너무 작습니다: ${issue3.minimum.toString()}${unit} ${adj}${suffix}`;
+          return `${issue4.origin ?? "값"}이 너무 작습니다: ${issue4.minimum.toString()}${unit} ${adj}${suffix}`;
         }
-        return `${issue3.origin ?? "값"}이 너무 작습니다: ${issue3.minimum.toString()} ${adj}${suffix}`;
+        return `${issue4.origin ?? "값"}이 너무 작습니다: ${issue4.minimum.toString()} ${adj}${suffix}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `잘못된 문자열: "${_issue.prefix}"(으)로 시작해야 합니다`;
         }
@@ -41039,18 +41039,18 @@ var error33 = () => {
           return `잘못된 문자열: "${_issue.includes}"을(를) 포함해야 합니다`;
         if (_issue.format === "regex")
           return `잘못된 문자열: 정규식 ${_issue.pattern} 패턴과 일치해야 합니다`;
-        return `잘못된 ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `잘못된 ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `잘못된 숫자: ${issue3.divisor}의 배수여야 합니다`;
+        return `잘못된 숫자: ${issue4.divisor}의 배수여야 합니다`;
       case "unrecognized_keys":
-        return `인식할 수 없는 키: ${joinValues(issue3.keys, ", ")}`;
+        return `인식할 수 없는 키: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `잘못된 키: ${issue3.origin}`;
+        return `잘못된 키: ${issue4.origin}`;
       case "invalid_union":
         return `잘못된 입력`;
       case "invalid_element":
-        return `잘못된 값: ${issue3.origin}`;
+        return `잘못된 값: ${issue4.origin}`;
       default:
         return `잘못된 입력`;
     }
@@ -41203,39 +41203,39 @@ var error34 = () => {
     object: "objektas",
     null: "nulinė reikšmė"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Gautas tipas ${received}, o tikėtasi - instanceof ${issue3.expected}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Gautas tipas ${received}, o tikėtasi - instanceof ${issue4.expected}`;
         }
         return `Gautas tipas ${received}, o tikėtasi - ${expected}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Privalo būti ${stringifyPrimitive(issue3.values[0])}`;
-        return `Privalo būti vienas iš ${joinValues(issue3.values, "|")} pasirinkimų`;
+        if (issue4.values.length === 1)
+          return `Privalo būti ${stringifyPrimitive(issue4.values[0])}`;
+        return `Privalo būti vienas iš ${joinValues(issue4.values, "|")} pasirinkimų`;
       case "too_big": {
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
-        const sizing = getSizing(issue3.origin, getUnitTypeFromNumber(Number(issue3.maximum)), issue3.inclusive ?? false, "smaller");
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
+        const sizing = getSizing(issue4.origin, getUnitTypeFromNumber(Number(issue4.maximum)), issue4.inclusive ?? false, "smaller");
         if (sizing?.verb)
-          return `${capitalizeFirstCharacter(origin ?? issue3.origin ?? "reikšmė")} ${sizing.verb} ${issue3.maximum.toString()} ${sizing.unit ?? "elementų"}`;
-        const adj = issue3.inclusive ? "ne didesnis kaip" : "mažesnis kaip";
-        return `${capitalizeFirstCharacter(origin ?? issue3.origin ?? "reikšmė")} turi būti ${adj} ${issue3.maximum.toString()} ${sizing?.unit}`;
+          return `${capitalizeFirstCharacter(origin ?? issue4.origin ?? "reikšmė")} ${sizing.verb} ${issue4.maximum.toString()} ${sizing.unit ?? "elementų"}`;
+        const adj = issue4.inclusive ? "ne didesnis kaip" : "mažesnis kaip";
+        return `${capitalizeFirstCharacter(origin ?? issue4.origin ?? "reikšmė")} turi būti ${adj} ${issue4.maximum.toString()} ${sizing?.unit}`;
       }
       case "too_small": {
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
-        const sizing = getSizing(issue3.origin, getUnitTypeFromNumber(Number(issue3.minimum)), issue3.inclusive ?? false, "bigger");
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
+        const sizing = getSizing(issue4.origin, getUnitTypeFromNumber(Number(issue4.minimum)), issue4.inclusive ?? false, "bigger");
         if (sizing?.verb)
-          return `${capitalizeFirstCharacter(origin ?? issue3.origin ?? "reikšmė")} ${sizing.verb} ${issue3.minimum.toString()} ${sizing.unit ?? "elementų"}`;
-        const adj = issue3.inclusive ? "ne mažesnis kaip" : "didesnis kaip";
-        return `${capitalizeFirstCharacter(origin ?? issue3.origin ?? "reikšmė")} turi būti ${adj} ${issue3.minimum.toString()} ${sizing?.unit}`;
+          return `${capitalizeFirstCharacter(origin ?? issue4.origin ?? "reikšmė")} ${sizing.verb} ${issue4.minimum.toString()} ${sizing.unit ?? "elementų"}`;
+        const adj = issue4.inclusive ? "ne mažesnis kaip" : "didesnis kaip";
+        return `${capitalizeFirstCharacter(origin ?? issue4.origin ?? "reikšmė")} turi būti ${adj} ${issue4.minimum.toString()} ${sizing?.unit}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Eilutė privalo prasidėti "${_issue.prefix}"`;
         }
@@ -41245,19 +41245,19 @@ var error34 = () => {
           return `Eilutė privalo įtraukti "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Eilutė privalo atitikti ${_issue.pattern}`;
-        return `Neteisingas ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Neteisingas ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Skaičius privalo būti ${issue3.divisor} kartotinis.`;
+        return `Skaičius privalo būti ${issue4.divisor} kartotinis.`;
       case "unrecognized_keys":
-        return `Neatpažint${issue3.keys.length > 1 ? "i" : "as"} rakt${issue3.keys.length > 1 ? "ai" : "as"}: ${joinValues(issue3.keys, ", ")}`;
+        return `Neatpažint${issue4.keys.length > 1 ? "i" : "as"} rakt${issue4.keys.length > 1 ? "ai" : "as"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
         return "Rastas klaidingas raktas";
       case "invalid_union":
         return "Klaidinga įvestis";
       case "invalid_element": {
-        const origin = TypeDictionary[issue3.origin] ?? issue3.origin;
-        return `${capitalizeFirstCharacter(origin ?? issue3.origin ?? "reikšmė")} turi klaidingą įvestį`;
+        const origin = TypeDictionary[issue4.origin] ?? issue4.origin;
+        return `${capitalizeFirstCharacter(origin ?? issue4.origin ?? "reikšmė")} turi klaidingą įvestį`;
       }
       default:
         return "Klaidinga įvestis";
@@ -41321,38 +41321,38 @@ var error35 = () => {
     number: "број",
     array: "низа"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Грешен внес: се очекува instanceof ${issue3.expected}, примено ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Грешен внес: се очекува instanceof ${issue4.expected}, примено ${received}`;
         }
         return `Грешен внес: се очекува ${expected}, примено ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Invalid input: expected ${stringifyPrimitive(issue3.values[0])}`;
-        return `Грешана опција: се очекува една ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Invalid input: expected ${stringifyPrimitive(issue4.values[0])}`;
+        return `Грешана опција: се очекува една ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Премногу голем: се очекува ${issue3.origin ?? "вредноста"} да има ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "елементи"}`;
-        return `Премногу голем: се очекува ${issue3.origin ?? "вредноста"} да биде ${adj}${issue3.maximum.toString()}`;
+          return `Премногу голем: се очекува ${issue4.origin ?? "вредноста"} да има ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "елементи"}`;
+        return `Премногу голем: се очекува ${issue4.origin ?? "вредноста"} да биде ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Премногу мал: се очекува ${issue3.origin} да има ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Премногу мал: се очекува ${issue4.origin} да има ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Премногу мал: се очекува ${issue3.origin} да биде ${adj}${issue3.minimum.toString()}`;
+        return `Премногу мал: се очекува ${issue4.origin} да биде ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Неважечка низа: мора да започнува со "${_issue.prefix}"`;
         }
@@ -41362,18 +41362,18 @@ var error35 = () => {
           return `Неважечка низа: мора да вклучува "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Неважечка низа: мора да одгоара на патернот ${_issue.pattern}`;
-        return `Invalid ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Invalid ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Грешен број: мора да биде делив со ${issue3.divisor}`;
+        return `Грешен број: мора да биде делив со ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `${issue3.keys.length > 1 ? "Непрепознаени клучеви" : "Непрепознаен клуч"}: ${joinValues(issue3.keys, ", ")}`;
+        return `${issue4.keys.length > 1 ? "Непрепознаени клучеви" : "Непрепознаен клуч"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Грешен клуч во ${issue3.origin}`;
+        return `Грешен клуч во ${issue4.origin}`;
       case "invalid_union":
         return "Грешен внес";
       case "invalid_element":
-        return `Грешна вредност во ${issue3.origin}`;
+        return `Грешна вредност во ${issue4.origin}`;
       default:
         return `Грешен внес`;
     }
@@ -41435,38 +41435,38 @@ var error36 = () => {
     nan: "NaN",
     number: "nombor"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Input tidak sah: dijangka instanceof ${issue3.expected}, diterima ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Input tidak sah: dijangka instanceof ${issue4.expected}, diterima ${received}`;
         }
         return `Input tidak sah: dijangka ${expected}, diterima ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Input tidak sah: dijangka ${stringifyPrimitive(issue3.values[0])}`;
-        return `Pilihan tidak sah: dijangka salah satu daripada ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Input tidak sah: dijangka ${stringifyPrimitive(issue4.values[0])}`;
+        return `Pilihan tidak sah: dijangka salah satu daripada ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Terlalu besar: dijangka ${issue3.origin ?? "nilai"} ${sizing.verb} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elemen"}`;
-        return `Terlalu besar: dijangka ${issue3.origin ?? "nilai"} adalah ${adj}${issue3.maximum.toString()}`;
+          return `Terlalu besar: dijangka ${issue4.origin ?? "nilai"} ${sizing.verb} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elemen"}`;
+        return `Terlalu besar: dijangka ${issue4.origin ?? "nilai"} adalah ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Terlalu kecil: dijangka ${issue3.origin} ${sizing.verb} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Terlalu kecil: dijangka ${issue4.origin} ${sizing.verb} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Terlalu kecil: dijangka ${issue3.origin} adalah ${adj}${issue3.minimum.toString()}`;
+        return `Terlalu kecil: dijangka ${issue4.origin} adalah ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `String tidak sah: mesti bermula dengan "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -41475,18 +41475,18 @@ var error36 = () => {
           return `String tidak sah: mesti mengandungi "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `String tidak sah: mesti sepadan dengan corak ${_issue.pattern}`;
-        return `${FormatDictionary[_issue.format] ?? issue3.format} tidak sah`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format} tidak sah`;
       }
       case "not_multiple_of":
-        return `Nombor tidak sah: perlu gandaan ${issue3.divisor}`;
+        return `Nombor tidak sah: perlu gandaan ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Kunci tidak dikenali: ${joinValues(issue3.keys, ", ")}`;
+        return `Kunci tidak dikenali: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Kunci tidak sah dalam ${issue3.origin}`;
+        return `Kunci tidak sah dalam ${issue4.origin}`;
       case "invalid_union":
         return "Input tidak sah";
       case "invalid_element":
-        return `Nilai tidak sah dalam ${issue3.origin}`;
+        return `Nilai tidak sah dalam ${issue4.origin}`;
       default:
         return `Input tidak sah`;
     }
@@ -41547,34 +41547,34 @@ var error37 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         return `अमान्य इनपुट: अपेक्षित ${expected}, प्राप्त ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `अमान्य इनपुट: अपेक्षित ${stringifyPrimitive(issue3.values[0])}`;
-        return `अमान्य विकल्प: अपेक्षित मानहरू मध्ये एक ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `अमान्य इनपुट: अपेक्षित ${stringifyPrimitive(issue4.values[0])}`;
+        return `अमान्य विकल्प: अपेक्षित मानहरू मध्ये एक ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `धेरै ठूलो: ${issue3.origin ?? "मान"} मा ${adj}${issue3.maximum.toString()} ${sizing.unit} ${sizing.verb}`;
-        return `धेरै ठूलो: ${issue3.origin ?? "मान"} ${adj}${issue3.maximum.toString()} हुनुपर्छ`;
+          return `धेरै ठूलो: ${issue4.origin ?? "मान"} मा ${adj}${issue4.maximum.toString()} ${sizing.unit} ${sizing.verb}`;
+        return `धेरै ठूलो: ${issue4.origin ?? "मान"} ${adj}${issue4.maximum.toString()} हुनुपर्छ`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `धेरै सानो: ${issue3.origin} मा ${adj}${issue3.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
-        return `धेरै सानो: ${issue3.origin} ${adj}${issue3.minimum.toString()} हुनुपर्छ`;
+          return `धेरै सानो: ${issue4.origin} मा ${adj}${issue4.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
+        return `धेरै सानो: ${issue4.origin} ${adj}${issue4.minimum.toString()} हुनुपर्छ`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `अमान्य स्ट्रिङ: "${_issue.prefix}" बाट सुरु हुनुपर्छ`;
         if (_issue.format === "ends_with")
@@ -41583,22 +41583,22 @@ var error37 = () => {
           return `अमान्य स्ट्रिङ: "${_issue.includes}" समावेश हुनुपर्छ`;
         if (_issue.format === "regex")
           return `अमान्य स्ट्रिङ: ढाँचा ${_issue.pattern} सँग मेल खानुपर्छ`;
-        return `अमान्य ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `अमान्य ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `अमान्य संख्या: ${issue3.divisor} को गुणज हुनुपर्छ`;
+        return `अमान्य संख्या: ${issue4.divisor} को गुणज हुनुपर्छ`;
       case "unrecognized_keys":
-        return `अपरिचित कुञ्जी${issue3.keys.length > 1 ? "हरू" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `अपरिचित कुञ्जी${issue4.keys.length > 1 ? "हरू" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `अमान्य कुञ्जी: ${issue3.origin} मा`;
+        return `अमान्य कुञ्जी: ${issue4.origin} मा`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `अमान्य डिस्क्रिमिनेटर मान: अपेक्षित ${opts}`;
         }
         return "अमान्य इनपुट";
       case "invalid_element":
-        return `अमान्य मान: ${issue3.origin} मा`;
+        return `अमान्य मान: ${issue4.origin} मा`;
       default:
         return `अमान्य इनपुट`;
     }
@@ -41660,40 +41660,40 @@ var error38 = () => {
     nan: "NaN",
     number: "getal"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Ongeldige invoer: verwacht instanceof ${issue3.expected}, ontving ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Ongeldige invoer: verwacht instanceof ${issue4.expected}, ontving ${received}`;
         }
         return `Ongeldige invoer: verwacht ${expected}, ontving ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Ongeldige invoer: verwacht ${stringifyPrimitive(issue3.values[0])}`;
-        return `Ongeldige optie: verwacht één van ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Ongeldige invoer: verwacht ${stringifyPrimitive(issue4.values[0])}`;
+        return `Ongeldige optie: verwacht één van ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
-        const longName = issue3.origin === "date" ? "laat" : issue3.origin === "string" ? "lang" : "groot";
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
+        const longName = issue4.origin === "date" ? "laat" : issue4.origin === "string" ? "lang" : "groot";
         if (sizing)
-          return `Te ${longName}: verwacht dat ${issue3.origin ?? "waarde"} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elementen"} ${sizing.verb}`;
-        return `Te ${longName}: verwacht dat ${issue3.origin ?? "waarde"} ${adj}${issue3.maximum.toString()} is`;
+          return `Te ${longName}: verwacht dat ${issue4.origin ?? "waarde"} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elementen"} ${sizing.verb}`;
+        return `Te ${longName}: verwacht dat ${issue4.origin ?? "waarde"} ${adj}${issue4.maximum.toString()} is`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
-        const shortName2 = issue3.origin === "date" ? "vroeg" : issue3.origin === "string" ? "kort" : "klein";
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
+        const shortName2 = issue4.origin === "date" ? "vroeg" : issue4.origin === "string" ? "kort" : "klein";
         if (sizing) {
-          return `Te ${shortName2}: verwacht dat ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
+          return `Te ${shortName2}: verwacht dat ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
         }
-        return `Te ${shortName2}: verwacht dat ${issue3.origin} ${adj}${issue3.minimum.toString()} is`;
+        return `Te ${shortName2}: verwacht dat ${issue4.origin} ${adj}${issue4.minimum.toString()} is`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Ongeldige tekst: moet met "${_issue.prefix}" beginnen`;
         }
@@ -41703,18 +41703,18 @@ var error38 = () => {
           return `Ongeldige tekst: moet "${_issue.includes}" bevatten`;
         if (_issue.format === "regex")
           return `Ongeldige tekst: moet overeenkomen met patroon ${_issue.pattern}`;
-        return `Ongeldig: ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Ongeldig: ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Ongeldig getal: moet een veelvoud van ${issue3.divisor} zijn`;
+        return `Ongeldig getal: moet een veelvoud van ${issue4.divisor} zijn`;
       case "unrecognized_keys":
-        return `Onbekende key${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Onbekende key${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Ongeldige key in ${issue3.origin}`;
+        return `Ongeldige key in ${issue4.origin}`;
       case "invalid_union":
         return "Ongeldige invoer";
       case "invalid_element":
-        return `Ongeldige waarde in ${issue3.origin}`;
+        return `Ongeldige waarde in ${issue4.origin}`;
       default:
         return `Ongeldige invoer`;
     }
@@ -41777,38 +41777,38 @@ var error39 = () => {
     number: "tal",
     array: "liste"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Ugyldig input: forventa instanceof ${issue3.expected}, fekk ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Ugyldig input: forventa instanceof ${issue4.expected}, fekk ${received}`;
         }
         return `Ugyldig input: forventa ${expected}, fekk ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Ugyldig verdi: forventa ${stringifyPrimitive(issue3.values[0])}`;
-        return `Ugyldig val: forventa eitt av ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Ugyldig verdi: forventa ${stringifyPrimitive(issue4.values[0])}`;
+        return `Ugyldig val: forventa eitt av ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `For stor(t): forventa ${issue3.origin ?? "value"} til å ha ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "element"}`;
-        return `For stor(t): forventa ${issue3.origin ?? "value"} til å ha ${adj}${issue3.maximum.toString()}`;
+          return `For stor(t): forventa ${issue4.origin ?? "value"} til å ha ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "element"}`;
+        return `For stor(t): forventa ${issue4.origin ?? "value"} til å ha ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `For lite(n): forventa ${issue3.origin} til å ha ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `For lite(n): forventa ${issue4.origin} til å ha ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `For lite(n): forventa ${issue3.origin} til å ha ${adj}${issue3.minimum.toString()}`;
+        return `For lite(n): forventa ${issue4.origin} til å ha ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Ugyldig streng: må starte med "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -41817,18 +41817,18 @@ var error39 = () => {
           return `Ugyldig streng: må innehalde "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Ugyldig streng: må matche mønsteret ${_issue.pattern}`;
-        return `Ugyldig ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Ugyldig ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Ugyldig tal: må vere eit multiplum av ${issue3.divisor}`;
+        return `Ugyldig tal: må vere eit multiplum av ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `${issue3.keys.length > 1 ? "Ukjende nøklar" : "Ukjend nøkkel"}: ${joinValues(issue3.keys, ", ")}`;
+        return `${issue4.keys.length > 1 ? "Ukjende nøklar" : "Ukjend nøkkel"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Ugyldig nøkkel i ${issue3.origin}`;
+        return `Ugyldig nøkkel i ${issue4.origin}`;
       case "invalid_union":
         return "Ugyldig input";
       case "invalid_element":
-        return `Ugyldig verdi i ${issue3.origin}`;
+        return `Ugyldig verdi i ${issue4.origin}`;
       default:
         return `Ugyldig input`;
     }
@@ -41891,38 +41891,38 @@ var error40 = () => {
     number: "tall",
     array: "liste"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Ugyldig input: forventet instanceof ${issue3.expected}, fikk ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Ugyldig input: forventet instanceof ${issue4.expected}, fikk ${received}`;
         }
         return `Ugyldig input: forventet ${expected}, fikk ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Ugyldig verdi: forventet ${stringifyPrimitive(issue3.values[0])}`;
-        return `Ugyldig valg: forventet en av ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Ugyldig verdi: forventet ${stringifyPrimitive(issue4.values[0])}`;
+        return `Ugyldig valg: forventet en av ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `For stor(t): forventet ${issue3.origin ?? "value"} til å ha ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elementer"}`;
-        return `For stor(t): forventet ${issue3.origin ?? "value"} til å ha ${adj}${issue3.maximum.toString()}`;
+          return `For stor(t): forventet ${issue4.origin ?? "value"} til å ha ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elementer"}`;
+        return `For stor(t): forventet ${issue4.origin ?? "value"} til å ha ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `For lite(n): forventet ${issue3.origin} til å ha ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `For lite(n): forventet ${issue4.origin} til å ha ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `For lite(n): forventet ${issue3.origin} til å ha ${adj}${issue3.minimum.toString()}`;
+        return `For lite(n): forventet ${issue4.origin} til å ha ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Ugyldig streng: må starte med "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -41931,18 +41931,18 @@ var error40 = () => {
           return `Ugyldig streng: må inneholde "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Ugyldig streng: må matche mønsteret ${_issue.pattern}`;
-        return `Ugyldig ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Ugyldig ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Ugyldig tall: må være et multiplum av ${issue3.divisor}`;
+        return `Ugyldig tall: må være et multiplum av ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `${issue3.keys.length > 1 ? "Ukjente nøkler" : "Ukjent nøkkel"}: ${joinValues(issue3.keys, ", ")}`;
+        return `${issue4.keys.length > 1 ? "Ukjente nøkler" : "Ukjent nøkkel"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Ugyldig nøkkel i ${issue3.origin}`;
+        return `Ugyldig nøkkel i ${issue4.origin}`;
       case "invalid_union":
         return "Ugyldig input";
       case "invalid_element":
-        return `Ugyldig verdi i ${issue3.origin}`;
+        return `Ugyldig verdi i ${issue4.origin}`;
       default:
         return `Ugyldig input`;
     }
@@ -42006,38 +42006,38 @@ var error41 = () => {
     array: "saf",
     null: "gayb"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Fâsit giren: umulan instanceof ${issue3.expected}, alınan ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Fâsit giren: umulan instanceof ${issue4.expected}, alınan ${received}`;
         }
         return `Fâsit giren: umulan ${expected}, alınan ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Fâsit giren: umulan ${stringifyPrimitive(issue3.values[0])}`;
-        return `Fâsit tercih: mûteberler ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Fâsit giren: umulan ${stringifyPrimitive(issue4.values[0])}`;
+        return `Fâsit tercih: mûteberler ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Fazla büyük: ${issue3.origin ?? "value"}, ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elements"} sahip olmalıydı.`;
-        return `Fazla büyük: ${issue3.origin ?? "value"}, ${adj}${issue3.maximum.toString()} olmalıydı.`;
+          return `Fazla büyük: ${issue4.origin ?? "value"}, ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elements"} sahip olmalıydı.`;
+        return `Fazla büyük: ${issue4.origin ?? "value"}, ${adj}${issue4.maximum.toString()} olmalıydı.`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Fazla küçük: ${issue3.origin}, ${adj}${issue3.minimum.toString()} ${sizing.unit} sahip olmalıydı.`;
+          return `Fazla küçük: ${issue4.origin}, ${adj}${issue4.minimum.toString()} ${sizing.unit} sahip olmalıydı.`;
         }
-        return `Fazla küçük: ${issue3.origin}, ${adj}${issue3.minimum.toString()} olmalıydı.`;
+        return `Fazla küçük: ${issue4.origin}, ${adj}${issue4.minimum.toString()} olmalıydı.`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Fâsit metin: "${_issue.prefix}" ile başlamalı.`;
         if (_issue.format === "ends_with")
@@ -42046,18 +42046,18 @@ var error41 = () => {
           return `Fâsit metin: "${_issue.includes}" ihtivâ etmeli.`;
         if (_issue.format === "regex")
           return `Fâsit metin: ${_issue.pattern} nakşına uymalı.`;
-        return `Fâsit ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Fâsit ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Fâsit sayı: ${issue3.divisor} katı olmalıydı.`;
+        return `Fâsit sayı: ${issue4.divisor} katı olmalıydı.`;
       case "unrecognized_keys":
-        return `Tanınmayan anahtar ${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Tanınmayan anahtar ${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} için tanınmayan anahtar var.`;
+        return `${issue4.origin} için tanınmayan anahtar var.`;
       case "invalid_union":
         return "Giren tanınamadı.";
       case "invalid_element":
-        return `${issue3.origin} için tanınmayan kıymet var.`;
+        return `${issue4.origin} için tanınmayan kıymet var.`;
       default:
         return `Kıymet tanınamadı.`;
     }
@@ -42120,40 +42120,40 @@ var error42 = () => {
     number: "عدد",
     array: "ارې"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `ناسم ورودي: باید instanceof ${issue3.expected} وای, مګر ${received} ترلاسه شو`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `ناسم ورودي: باید instanceof ${issue4.expected} وای, مګر ${received} ترلاسه شو`;
         }
         return `ناسم ورودي: باید ${expected} وای, مګر ${received} ترلاسه شو`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1) {
-          return `ناسم ورودي: باید ${stringifyPrimitive(issue3.values[0])} وای`;
+        if (issue4.values.length === 1) {
+          return `ناسم ورودي: باید ${stringifyPrimitive(issue4.values[0])} وای`;
         }
-        return `ناسم انتخاب: باید یو له ${joinValues(issue3.values, "|")} څخه وای`;
+        return `ناسم انتخاب: باید یو له ${joinValues(issue4.values, "|")} څخه وای`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `ډیر لوی: ${issue3.origin ?? "ارزښت"} باید ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "عنصرونه"} ولري`;
+          return `ډیر لوی: ${issue4.origin ?? "ارزښت"} باید ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "عنصرونه"} ولري`;
         }
-        return `ډیر لوی: ${issue3.origin ?? "ارزښت"} باید ${adj}${issue3.maximum.toString()} وي`;
+        return `ډیر لوی: ${issue4.origin ?? "ارزښت"} باید ${adj}${issue4.maximum.toString()} وي`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `ډیر کوچنی: ${issue3.origin} باید ${adj}${issue3.minimum.toString()} ${sizing.unit} ولري`;
+          return `ډیر کوچنی: ${issue4.origin} باید ${adj}${issue4.minimum.toString()} ${sizing.unit} ولري`;
         }
-        return `ډیر کوچنی: ${issue3.origin} باید ${adj}${issue3.minimum.toString()} وي`;
+        return `ډیر کوچنی: ${issue4.origin} باید ${adj}${issue4.minimum.toString()} وي`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `ناسم متن: باید د "${_issue.prefix}" سره پیل شي`;
         }
@@ -42166,18 +42166,18 @@ var error42 = () => {
         if (_issue.format === "regex") {
           return `ناسم متن: باید د ${_issue.pattern} سره مطابقت ولري`;
         }
-        return `${FormatDictionary[_issue.format] ?? issue3.format} ناسم دی`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format} ناسم دی`;
       }
       case "not_multiple_of":
-        return `ناسم عدد: باید د ${issue3.divisor} مضرب وي`;
+        return `ناسم عدد: باید د ${issue4.divisor} مضرب وي`;
       case "unrecognized_keys":
-        return `ناسم ${issue3.keys.length > 1 ? "کلیډونه" : "کلیډ"}: ${joinValues(issue3.keys, ", ")}`;
+        return `ناسم ${issue4.keys.length > 1 ? "کلیډونه" : "کلیډ"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `ناسم کلیډ په ${issue3.origin} کې`;
+        return `ناسم کلیډ په ${issue4.origin} کې`;
       case "invalid_union":
         return `ناسمه ورودي`;
       case "invalid_element":
-        return `ناسم عنصر په ${issue3.origin} کې`;
+        return `ناسم عنصر په ${issue4.origin} کې`;
       default:
         return `ناسمه ورودي`;
     }
@@ -42240,39 +42240,39 @@ var error43 = () => {
     number: "liczba",
     array: "tablica"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Nieprawidłowe dane wejściowe: oczekiwano instanceof ${issue3.expected}, otrzymano ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Nieprawidłowe dane wejściowe: oczekiwano instanceof ${issue4.expected}, otrzymano ${received}`;
         }
         return `Nieprawidłowe dane wejściowe: oczekiwano ${expected}, otrzymano ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Nieprawidłowe dane wejściowe: oczekiwano ${stringifyPrimitive(issue3.values[0])}`;
-        return `Nieprawidłowa opcja: oczekiwano jednej z wartości ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Nieprawidłowe dane wejściowe: oczekiwano ${stringifyPrimitive(issue4.values[0])}`;
+        return `Nieprawidłowa opcja: oczekiwano jednej z wartości ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Za duża wartość: oczekiwano, że ${issue3.origin ?? "wartość"} będzie mieć ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elementów"}`;
+          return `Za duża wartość: oczekiwano, że ${issue4.origin ?? "wartość"} będzie mieć ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elementów"}`;
         }
-        return `Zbyt duż(y/a/e): oczekiwano, że ${issue3.origin ?? "wartość"} będzie wynosić ${adj}${issue3.maximum.toString()}`;
+        return `Zbyt duż(y/a/e): oczekiwano, że ${issue4.origin ?? "wartość"} będzie wynosić ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Za mała wartość: oczekiwano, że ${issue3.origin ?? "wartość"} będzie mieć ${adj}${issue3.minimum.toString()} ${sizing.unit ?? "elementów"}`;
+          return `Za mała wartość: oczekiwano, że ${issue4.origin ?? "wartość"} będzie mieć ${adj}${issue4.minimum.toString()} ${sizing.unit ?? "elementów"}`;
         }
-        return `Zbyt mał(y/a/e): oczekiwano, że ${issue3.origin ?? "wartość"} będzie wynosić ${adj}${issue3.minimum.toString()}`;
+        return `Zbyt mał(y/a/e): oczekiwano, że ${issue4.origin ?? "wartość"} będzie wynosić ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Nieprawidłowy ciąg znaków: musi zaczynać się od "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -42281,18 +42281,18 @@ var error43 = () => {
           return `Nieprawidłowy ciąg znaków: musi zawierać "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Nieprawidłowy ciąg znaków: musi odpowiadać wzorcowi ${_issue.pattern}`;
-        return `Nieprawidłow(y/a/e) ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Nieprawidłow(y/a/e) ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Nieprawidłowa liczba: musi być wielokrotnością ${issue3.divisor}`;
+        return `Nieprawidłowa liczba: musi być wielokrotnością ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Nierozpoznane klucze${issue3.keys.length > 1 ? "s" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Nierozpoznane klucze${issue4.keys.length > 1 ? "s" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Nieprawidłowy klucz w ${issue3.origin}`;
+        return `Nieprawidłowy klucz w ${issue4.origin}`;
       case "invalid_union":
         return "Nieprawidłowe dane wejściowe";
       case "invalid_element":
-        return `Nieprawidłowa wartość w ${issue3.origin}`;
+        return `Nieprawidłowa wartość w ${issue4.origin}`;
       default:
         return `Nieprawidłowe dane wejściowe`;
     }
@@ -42382,35 +42382,35 @@ var error44 = () => {
     const translatedValue = TypeDictionary[type] ?? { name: `valor "${type}"`, articles: Gender.masculine };
     return `${translatedValue.articles[articleType]} ${translatedValue.name}`;
   }
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = translateOriginWithArticle(issue3.expected, "indefinite");
-        const receivedType = parsedType(issue3.input);
+        const expected = translateOriginWithArticle(issue4.expected, "indefinite");
+        const receivedType = parsedType(issue4.input);
         const received = translateOriginWithArticle(receivedType, "indefinite");
         return `Entrada inválida: esperava ${expected}, recebeu ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Entrada inválida: esperava ${stringifyPrimitive(issue3.values[0])}`;
-        return `Opção inválida: esperava uma das seguintes opções: ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Entrada inválida: esperava ${stringifyPrimitive(issue4.values[0])}`;
+        return `Opção inválida: esperava uma das seguintes opções: ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Demasiado grande: esperava que ${translateOriginWithArticle(issue3.origin, "definite")} tivesse ${adj} ${issue3.maximum.toString()} ${sizing.unit ?? "elementos"}`;
-        return `Demasiado grande: esperava que ${translateOriginWithArticle(issue3.origin, "definite")} fosse ${adj} ${issue3.maximum.toString()}`;
+          return `Demasiado grande: esperava que ${translateOriginWithArticle(issue4.origin, "definite")} tivesse ${adj} ${issue4.maximum.toString()} ${sizing.unit ?? "elementos"}`;
+        return `Demasiado grande: esperava que ${translateOriginWithArticle(issue4.origin, "definite")} fosse ${adj} ${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Demasiado pequeno: esperava que ${translateOriginWithArticle(issue3.origin, "definite")} tivesse ${adj} ${issue3.minimum.toString()} ${sizing.unit ?? "elementos"}`;
+          return `Demasiado pequeno: esperava que ${translateOriginWithArticle(issue4.origin, "definite")} tivesse ${adj} ${issue4.minimum.toString()} ${sizing.unit ?? "elementos"}`;
         }
-        return `Demasiado pequeno: esperava que ${translateOriginWithArticle(issue3.origin, "definite")} fosse ${adj} ${issue3.minimum.toString()}`;
+        return `Demasiado pequeno: esperava que ${translateOriginWithArticle(issue4.origin, "definite")} fosse ${adj} ${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Texto inválido: deve começar por "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -42419,24 +42419,24 @@ var error44 = () => {
           return `Texto inválido: deve incluir "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Texto inválido: deve corresponder ao padrão ${_issue.pattern}`;
-        return `Formato d${FormatDictionary[_issue.format] ?? issue3.format} inválido`;
+        return `Formato d${FormatDictionary[_issue.format] ?? issue4.format} inválido`;
       }
       case "not_multiple_of":
-        return `Número inválido: deve ser múltiplo de ${issue3.divisor}`;
+        return `Número inválido: deve ser múltiplo de ${issue4.divisor}`;
       case "unrecognized_keys": {
-        const plural4 = issue3.keys.length > 1 ? "s" : "";
-        return `Chave${plural4} inválida${plural4}: ${joinValues(issue3.keys, ", ")}`;
+        const plural3 = issue4.keys.length > 1 ? "s" : "";
+        return `Chave${plural3} inválida${plural3}: ${joinValues(issue4.keys, ", ")}`;
       }
       case "invalid_key":
-        return `Entrada inválida n${translateOriginWithArticle(issue3.origin, "definite")}`;
+        return `Entrada inválida n${translateOriginWithArticle(issue4.origin, "definite")}`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `Valor de discriminação inválido. Esperava ${opts}`;
         }
         return "Entrada inválida";
       case "invalid_element":
-        return `Entrada inválida n${translateOriginWithArticle(issue3.origin, "definite")}`;
+        return `Entrada inválida n${translateOriginWithArticle(issue4.origin, "definite")}`;
       default:
         return `Entrada inválida`;
     }
@@ -42526,35 +42526,35 @@ var error45 = () => {
     const translatedValue = TypeDictionary[type] ?? { name: `valor "${type}"`, articles: Gender.masculine };
     return `${translatedValue.articles[articleType]} ${translatedValue.name}`;
   }
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = translateOriginWithArticle(issue3.expected, "indefinite");
-        const receivedType = parsedType(issue3.input);
+        const expected = translateOriginWithArticle(issue4.expected, "indefinite");
+        const receivedType = parsedType(issue4.input);
         const received = translateOriginWithArticle(receivedType, "indefinite");
         return `Entrada inválida: esperava ${expected}, recebeu ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Entrada inválida: esperava ${stringifyPrimitive(issue3.values[0])}`;
-        return `Opção inválida: esperava uma das seguintes opções: ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Entrada inválida: esperava ${stringifyPrimitive(issue4.values[0])}`;
+        return `Opção inválida: esperava uma das seguintes opções: ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Grande demais: esperava que ${translateOriginWithArticle(issue3.origin, "definite")} tivesse ${adj} ${issue3.maximum.toString()} ${sizing.unit ?? "elementos"}`;
-        return `Grande demais: esperava que ${translateOriginWithArticle(issue3.origin, "definite")} fosse ${adj} ${issue3.maximum.toString()}`;
+          return `Grande demais: esperava que ${translateOriginWithArticle(issue4.origin, "definite")} tivesse ${adj} ${issue4.maximum.toString()} ${sizing.unit ?? "elementos"}`;
+        return `Grande demais: esperava que ${translateOriginWithArticle(issue4.origin, "definite")} fosse ${adj} ${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Pequeno demais: esperava que ${translateOriginWithArticle(issue3.origin, "definite")} tivesse ${adj} ${issue3.minimum.toString()} ${sizing.unit ?? "elementos"}`;
+          return `Pequeno demais: esperava que ${translateOriginWithArticle(issue4.origin, "definite")} tivesse ${adj} ${issue4.minimum.toString()} ${sizing.unit ?? "elementos"}`;
         }
-        return `Pequeno demais: esperava que ${translateOriginWithArticle(issue3.origin, "definite")} fosse ${adj} ${issue3.minimum.toString()}`;
+        return `Pequeno demais: esperava que ${translateOriginWithArticle(issue4.origin, "definite")} fosse ${adj} ${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Texto inválido: deve começar com "${_issue.prefix}"`;
         }
@@ -42564,24 +42564,24 @@ var error45 = () => {
           return `Texto inválido: deve incluir "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Texto inválido: deve corresponder ao padrão ${_issue.pattern}`;
-        return `Formato d${FormatDictionary[_issue.format] ?? issue3.format} inválido`;
+        return `Formato d${FormatDictionary[_issue.format] ?? issue4.format} inválido`;
       }
       case "not_multiple_of":
-        return `Número inválido: deve ser múltiplo de ${issue3.divisor}`;
+        return `Número inválido: deve ser múltiplo de ${issue4.divisor}`;
       case "unrecognized_keys": {
-        const plural4 = issue3.keys.length > 1 ? "s" : "";
-        return `Chave${plural4} inválida${plural4}: ${joinValues(issue3.keys, ", ")}`;
+        const plural3 = issue4.keys.length > 1 ? "s" : "";
+        return `Chave${plural3} inválida${plural3}: ${joinValues(issue4.keys, ", ")}`;
       }
       case "invalid_key":
-        return `Entrada inválida n${translateOriginWithArticle(issue3.origin, "definite")}`;
+        return `Entrada inválida n${translateOriginWithArticle(issue4.origin, "definite")}`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `Valor de discriminação inválido. Esperava ${opts}`;
         }
         return "Entrada inválida";
       case "invalid_element":
-        return `Entrada inválida n${translateOriginWithArticle(issue3.origin, "definite")}`;
+        return `Entrada inválida n${translateOriginWithArticle(issue4.origin, "definite")}`;
       default:
         return `Entrada inválida`;
     }
@@ -42655,35 +42655,35 @@ var error46 = () => {
     map: "hartă",
     set: "set"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         return `Intrare invalidă: așteptat ${expected}, primit ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Intrare invalidă: așteptat ${stringifyPrimitive(issue3.values[0])}`;
-        return `Opțiune invalidă: așteptat una dintre ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Intrare invalidă: așteptat ${stringifyPrimitive(issue4.values[0])}`;
+        return `Opțiune invalidă: așteptat una dintre ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Prea mare: așteptat ca ${issue3.origin ?? "valoarea"} ${sizing.verb} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elemente"}`;
-        return `Prea mare: așteptat ca ${issue3.origin ?? "valoarea"} să fie ${adj}${issue3.maximum.toString()}`;
+          return `Prea mare: așteptat ca ${issue4.origin ?? "valoarea"} ${sizing.verb} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elemente"}`;
+        return `Prea mare: așteptat ca ${issue4.origin ?? "valoarea"} să fie ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Prea mic: așteptat ca ${issue3.origin} ${sizing.verb} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Prea mic: așteptat ca ${issue4.origin} ${sizing.verb} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Prea mic: așteptat ca ${issue3.origin} să fie ${adj}${issue3.minimum.toString()}`;
+        return `Prea mic: așteptat ca ${issue4.origin} să fie ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Șir invalid: trebuie să înceapă cu "${_issue.prefix}"`;
         }
@@ -42693,18 +42693,18 @@ var error46 = () => {
           return `Șir invalid: trebuie să includă "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Șir invalid: trebuie să se potrivească cu modelul ${_issue.pattern}`;
-        return `Format invalid: ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Format invalid: ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Număr invalid: trebuie să fie multiplu de ${issue3.divisor}`;
+        return `Număr invalid: trebuie să fie multiplu de ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Chei nerecunoscute: ${joinValues(issue3.keys, ", ")}`;
+        return `Chei nerecunoscute: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Cheie invalidă în ${issue3.origin}`;
+        return `Cheie invalidă în ${issue4.origin}`;
       case "invalid_union":
         return "Intrare invalidă";
       case "invalid_element":
-        return `Valoare invalidă în ${issue3.origin}`;
+        return `Valoare invalidă în ${issue4.origin}`;
       default:
         return `Intrare invalidă`;
     }
@@ -42817,43 +42817,43 @@ var error47 = () => {
     number: "число",
     array: "массив"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Неверный ввод: ожидалось instanceof ${issue3.expected}, получено ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Неверный ввод: ожидалось instanceof ${issue4.expected}, получено ${received}`;
         }
         return `Неверный ввод: ожидалось ${expected}, получено ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Неверный ввод: ожидалось ${stringifyPrimitive(issue3.values[0])}`;
-        return `Неверный вариант: ожидалось одно из ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Неверный ввод: ожидалось ${stringifyPrimitive(issue4.values[0])}`;
+        return `Неверный вариант: ожидалось одно из ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          const maxValue = Number(issue3.maximum);
+          const maxValue = Number(issue4.maximum);
           const unit = getRussianPlural(maxValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
-          return `Слишком большое значение: ожидалось, что ${issue3.origin ?? "значение"} будет иметь ${adj}${issue3.maximum.toString()} ${unit}`;
+          return `Слишком большое значение: ожидалось, что ${issue4.origin ?? "значение"} будет иметь ${adj}${issue4.maximum.toString()} ${unit}`;
         }
-        return `Слишком большое значение: ожидалось, что ${issue3.origin ?? "значение"} будет ${adj}${issue3.maximum.toString()}`;
+        return `Слишком большое значение: ожидалось, что ${issue4.origin ?? "значение"} будет ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          const minValue = Number(issue3.minimum);
+          const minValue = Number(issue4.minimum);
           const unit = getRussianPlural(minValue, sizing.unit.one, sizing.unit.few, sizing.unit.many);
-          return `Слишком маленькое значение: ожидалось, что ${issue3.origin} будет иметь ${adj}${issue3.minimum.toString()} ${unit}`;
+          return `Слишком маленькое значение: ожидалось, что ${issue4.origin} будет иметь ${adj}${issue4.minimum.toString()} ${unit}`;
         }
-        return `Слишком маленькое значение: ожидалось, что ${issue3.origin} будет ${adj}${issue3.minimum.toString()}`;
+        return `Слишком маленькое значение: ожидалось, что ${issue4.origin} будет ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Неверная строка: должна начинаться с "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -42862,18 +42862,18 @@ var error47 = () => {
           return `Неверная строка: должна содержать "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Неверная строка: должна соответствовать шаблону ${_issue.pattern}`;
-        return `Неверный ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Неверный ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Неверное число: должно быть кратным ${issue3.divisor}`;
+        return `Неверное число: должно быть кратным ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Нераспознанн${issue3.keys.length > 1 ? "ые" : "ый"} ключ${issue3.keys.length > 1 ? "и" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Нераспознанн${issue4.keys.length > 1 ? "ые" : "ый"} ключ${issue4.keys.length > 1 ? "и" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Неверный ключ в ${issue3.origin}`;
+        return `Неверный ключ в ${issue4.origin}`;
       case "invalid_union":
         return "Неверные входные данные";
       case "invalid_element":
-        return `Неверное значение в ${issue3.origin}`;
+        return `Неверное значение в ${issue4.origin}`;
       default:
         return `Неверные входные данные`;
     }
@@ -42938,39 +42938,39 @@ var error48 = () => {
     function: "funkcia",
     array: "pole"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Neplatný vstup: očakávané instanceof ${issue3.expected}, obdržané ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Neplatný vstup: očakávané instanceof ${issue4.expected}, obdržané ${received}`;
         }
         return `Neplatný vstup: očakávané ${expected}, obdržané ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Neplatný vstup: očakávané ${stringifyPrimitive(issue3.values[0])}`;
-        return `Neplatný vstup: očakávaná jedna z hodnôt ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Neplatný vstup: očakávané ${stringifyPrimitive(issue4.values[0])}`;
+        return `Neplatný vstup: očakávaná jedna z hodnôt ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Hodnota je príliš veľká: ${issue3.origin ?? "hodnota"} musí mať ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "prvkov"}`;
+          return `Hodnota je príliš veľká: ${issue4.origin ?? "hodnota"} musí mať ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "prvkov"}`;
         }
-        return `Hodnota je príliš veľká: ${issue3.origin ?? "hodnota"} musí byť ${adj}${issue3.maximum.toString()}`;
+        return `Hodnota je príliš veľká: ${issue4.origin ?? "hodnota"} musí byť ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Hodnota je príliš malá: ${issue3.origin ?? "hodnota"} musí mať ${adj}${issue3.minimum.toString()} ${sizing.unit ?? "prvkov"}`;
+          return `Hodnota je príliš malá: ${issue4.origin ?? "hodnota"} musí mať ${adj}${issue4.minimum.toString()} ${sizing.unit ?? "prvkov"}`;
         }
-        return `Hodnota je príliš malá: ${issue3.origin ?? "hodnota"} musí byť ${adj}${issue3.minimum.toString()}`;
+        return `Hodnota je príliš malá: ${issue4.origin ?? "hodnota"} musí byť ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Neplatný reťazec: musí začínať na "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -42979,18 +42979,18 @@ var error48 = () => {
           return `Neplatný reťazec: musí obsahovať "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Neplatný reťazec: musí zodpovedať vzoru ${_issue.pattern}`;
-        return `Neplatný formát ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Neplatný formát ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Neplatné číslo: musí byť násobkom ${issue3.divisor}`;
+        return `Neplatné číslo: musí byť násobkom ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Neznáme klúče: ${joinValues(issue3.keys, ", ")}`;
+        return `Neznáme klúče: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Neplatný klúč v ${issue3.origin}`;
+        return `Neplatný klúč v ${issue4.origin}`;
       case "invalid_union":
         return "Neplatný vstup";
       case "invalid_element":
-        return `Neplatná hodnota v ${issue3.origin}`;
+        return `Neplatná hodnota v ${issue4.origin}`;
       default:
         return `Neplatný vstup`;
     }
@@ -43053,38 +43053,38 @@ var error49 = () => {
     number: "število",
     array: "tabela"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Neveljaven vnos: pričakovano instanceof ${issue3.expected}, prejeto ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Neveljaven vnos: pričakovano instanceof ${issue4.expected}, prejeto ${received}`;
         }
         return `Neveljaven vnos: pričakovano ${expected}, prejeto ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Neveljaven vnos: pričakovano ${stringifyPrimitive(issue3.values[0])}`;
-        return `Neveljavna možnost: pričakovano eno izmed ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Neveljaven vnos: pričakovano ${stringifyPrimitive(issue4.values[0])}`;
+        return `Neveljavna možnost: pričakovano eno izmed ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Preveliko: pričakovano, da bo ${issue3.origin ?? "vrednost"} imelo ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "elementov"}`;
-        return `Preveliko: pričakovano, da bo ${issue3.origin ?? "vrednost"} ${adj}${issue3.maximum.toString()}`;
+          return `Preveliko: pričakovano, da bo ${issue4.origin ?? "vrednost"} imelo ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "elementov"}`;
+        return `Preveliko: pričakovano, da bo ${issue4.origin ?? "vrednost"} ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Premajhno: pričakovano, da bo ${issue3.origin} imelo ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Premajhno: pričakovano, da bo ${issue4.origin} imelo ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Premajhno: pričakovano, da bo ${issue3.origin} ${adj}${issue3.minimum.toString()}`;
+        return `Premajhno: pričakovano, da bo ${issue4.origin} ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Neveljaven niz: mora se začeti z "${_issue.prefix}"`;
         }
@@ -43094,18 +43094,18 @@ var error49 = () => {
           return `Neveljaven niz: mora vsebovati "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Neveljaven niz: mora ustrezati vzorcu ${_issue.pattern}`;
-        return `Neveljaven ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Neveljaven ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Neveljavno število: mora biti večkratnik ${issue3.divisor}`;
+        return `Neveljavno število: mora biti večkratnik ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Neprepoznan${issue3.keys.length > 1 ? "i ključi" : " ključ"}: ${joinValues(issue3.keys, ", ")}`;
+        return `Neprepoznan${issue4.keys.length > 1 ? "i ključi" : " ključ"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Neveljaven ključ v ${issue3.origin}`;
+        return `Neveljaven ključ v ${issue4.origin}`;
       case "invalid_union":
         return "Neveljaven vnos";
       case "invalid_element":
-        return `Neveljavna vrednost v ${issue3.origin}`;
+        return `Neveljavna vrednost v ${issue4.origin}`;
       default:
         return "Neveljaven vnos";
     }
@@ -43168,39 +43168,39 @@ var error50 = () => {
     number: "antal",
     array: "lista"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Ogiltig inmatning: förväntat instanceof ${issue3.expected}, fick ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Ogiltig inmatning: förväntat instanceof ${issue4.expected}, fick ${received}`;
         }
         return `Ogiltig inmatning: förväntat ${expected}, fick ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Ogiltig inmatning: förväntat ${stringifyPrimitive(issue3.values[0])}`;
-        return `Ogiltigt val: förväntade en av ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Ogiltig inmatning: förväntat ${stringifyPrimitive(issue4.values[0])}`;
+        return `Ogiltigt val: förväntade en av ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `För stor(t): förväntade ${issue3.origin ?? "värdet"} att ha ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "element"}`;
+          return `För stor(t): förväntade ${issue4.origin ?? "värdet"} att ha ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "element"}`;
         }
-        return `För stor(t): förväntat ${issue3.origin ?? "värdet"} att ha ${adj}${issue3.maximum.toString()}`;
+        return `För stor(t): förväntat ${issue4.origin ?? "värdet"} att ha ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `För lite(t): förväntade ${issue3.origin ?? "värdet"} att ha ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `För lite(t): förväntade ${issue4.origin ?? "värdet"} att ha ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `För lite(t): förväntade ${issue3.origin ?? "värdet"} att ha ${adj}${issue3.minimum.toString()}`;
+        return `För lite(t): förväntade ${issue4.origin ?? "värdet"} att ha ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `Ogiltig sträng: måste börja med "${_issue.prefix}"`;
         }
@@ -43210,18 +43210,18 @@ var error50 = () => {
           return `Ogiltig sträng: måste innehålla "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Ogiltig sträng: måste matcha mönstret "${_issue.pattern}"`;
-        return `Ogiltig(t) ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Ogiltig(t) ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Ogiltigt tal: måste vara en multipel av ${issue3.divisor}`;
+        return `Ogiltigt tal: måste vara en multipel av ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `${issue3.keys.length > 1 ? "Okända nycklar" : "Okänd nyckel"}: ${joinValues(issue3.keys, ", ")}`;
+        return `${issue4.keys.length > 1 ? "Okända nycklar" : "Okänd nyckel"}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Ogiltig nyckel i ${issue3.origin ?? "värdet"}`;
+        return `Ogiltig nyckel i ${issue4.origin ?? "värdet"}`;
       case "invalid_union":
         return "Ogiltig input";
       case "invalid_element":
-        return `Ogiltigt värde i ${issue3.origin ?? "värdet"}`;
+        return `Ogiltigt värde i ${issue4.origin ?? "värdet"}`;
       default:
         return `Ogiltig input`;
     }
@@ -43285,39 +43285,39 @@ var error51 = () => {
     array: "அணி",
     null: "வெறுமை"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `தவறான உள்ளீடு: எதிர்பார்க்கப்பட்டது instanceof ${issue3.expected}, பெறப்பட்டது ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `தவறான உள்ளீடு: எதிர்பார்க்கப்பட்டது instanceof ${issue4.expected}, பெறப்பட்டது ${received}`;
         }
         return `தவறான உள்ளீடு: எதிர்பார்க்கப்பட்டது ${expected}, பெறப்பட்டது ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `தவறான உள்ளீடு: எதிர்பார்க்கப்பட்டது ${stringifyPrimitive(issue3.values[0])}`;
-        return `தவறான விருப்பம்: எதிர்பார்க்கப்பட்டது ${joinValues(issue3.values, "|")} இல் ஒன்று`;
+        if (issue4.values.length === 1)
+          return `தவறான உள்ளீடு: எதிர்பார்க்கப்பட்டது ${stringifyPrimitive(issue4.values[0])}`;
+        return `தவறான விருப்பம்: எதிர்பார்க்கப்பட்டது ${joinValues(issue4.values, "|")} இல் ஒன்று`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `மிக பெரியது: எதிர்பார்க்கப்பட்டது ${issue3.origin ?? "மதிப்பு"} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "உறுப்புகள்"} ஆக இருக்க வேண்டும்`;
+          return `மிக பெரியது: எதிர்பார்க்கப்பட்டது ${issue4.origin ?? "மதிப்பு"} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "உறுப்புகள்"} ஆக இருக்க வேண்டும்`;
         }
-        return `மிக பெரியது: எதிர்பார்க்கப்பட்டது ${issue3.origin ?? "மதிப்பு"} ${adj}${issue3.maximum.toString()} ஆக இருக்க வேண்டும்`;
+        return `மிக பெரியது: எதிர்பார்க்கப்பட்டது ${issue4.origin ?? "மதிப்பு"} ${adj}${issue4.maximum.toString()} ஆக இருக்க வேண்டும்`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `மிகச் சிறியது: எதிர்பார்க்கப்பட்டது ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit} ஆக இருக்க வேண்டும்`;
+          return `மிகச் சிறியது: எதிர்பார்க்கப்பட்டது ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit} ஆக இருக்க வேண்டும்`;
         }
-        return `மிகச் சிறியது: எதிர்பார்க்கப்பட்டது ${issue3.origin} ${adj}${issue3.minimum.toString()} ஆக இருக்க வேண்டும்`;
+        return `மிகச் சிறியது: எதிர்பார்க்கப்பட்டது ${issue4.origin} ${adj}${issue4.minimum.toString()} ஆக இருக்க வேண்டும்`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `தவறான சரம்: "${_issue.prefix}" இல் தொடங்க வேண்டும்`;
         if (_issue.format === "ends_with")
@@ -43326,18 +43326,18 @@ var error51 = () => {
           return `தவறான சரம்: "${_issue.includes}" ஐ உள்ளடக்க வேண்டும்`;
         if (_issue.format === "regex")
           return `தவறான சரம்: ${_issue.pattern} முறைபாட்டுடன் பொருந்த வேண்டும்`;
-        return `தவறான ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `தவறான ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `தவறான எண்: ${issue3.divisor} இன் பலமாக இருக்க வேண்டும்`;
+        return `தவறான எண்: ${issue4.divisor} இன் பலமாக இருக்க வேண்டும்`;
       case "unrecognized_keys":
-        return `அடையாளம் தெரியாத விசை${issue3.keys.length > 1 ? "கள்" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `அடையாளம் தெரியாத விசை${issue4.keys.length > 1 ? "கள்" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} இல் தவறான விசை`;
+        return `${issue4.origin} இல் தவறான விசை`;
       case "invalid_union":
         return "தவறான உள்ளீடு";
       case "invalid_element":
-        return `${issue3.origin} இல் தவறான மதிப்பு`;
+        return `${issue4.origin} இல் தவறான மதிப்பு`;
       default:
         return `தவறான உள்ளீடு`;
     }
@@ -43403,34 +43403,34 @@ var error52 = () => {
     object: "объект",
     date: "сана"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         return `Вуруди нодуруст: ${expected} интизор мерафт, ${received} гирифта шуд`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Вуруди нодуруст: ${stringifyPrimitive(issue3.values[0])} интизор мерафт`;
-        return `Интихоби нодуруст: яке аз ${joinValues(issue3.values, "|")} интизор мерафт`;
+        if (issue4.values.length === 1)
+          return `Вуруди нодуруст: ${stringifyPrimitive(issue4.values[0])} интизор мерафт`;
+        return `Интихоби нодуруст: яке аз ${joinValues(issue4.values, "|")} интизор мерафт`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Хеле калон: ${issue3.origin ?? "қимат"} бояд ${adj}${issue3.maximum.toString()} ${sizing.unit} ${sizing.verb}`;
-        return `Хеле калон: ${issue3.origin ?? "қимат"} бояд ${adj}${issue3.maximum.toString()} бошад`;
+          return `Хеле калон: ${issue4.origin ?? "қимат"} бояд ${adj}${issue4.maximum.toString()} ${sizing.unit} ${sizing.verb}`;
+        return `Хеле калон: ${issue4.origin ?? "қимат"} бояд ${adj}${issue4.maximum.toString()} бошад`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Хеле хурд: ${issue3.origin} бояд ${adj}${issue3.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
-        return `Хеле хурд: ${issue3.origin} бояд ${adj}${issue3.minimum.toString()} бошад`;
+          return `Хеле хурд: ${issue4.origin} бояд ${adj}${issue4.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
+        return `Хеле хурд: ${issue4.origin} бояд ${adj}${issue4.minimum.toString()} бошад`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Сатри нодуруст: бояд бо "${_issue.prefix}" оғоз шавад`;
         if (_issue.format === "ends_with")
@@ -43439,22 +43439,22 @@ var error52 = () => {
           return `Сатри нодуруст: бояд "${_issue.includes}"-ро дар бар гирад`;
         if (_issue.format === "regex")
           return `Сатри нодуруст: бояд ба намунаи ${_issue.pattern} мувофиқат кунад`;
-        return `${FormatDictionary[_issue.format] ?? issue3.format}-и нодуруст`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format}-и нодуруст`;
       }
       case "not_multiple_of":
-        return `Рақами нодуруст: бояд ба ${issue3.divisor} бе бақия тақсим шавад`;
+        return `Рақами нодуруст: бояд ба ${issue4.divisor} бе бақия тақсим шавад`;
       case "unrecognized_keys":
-        return `Калид${issue3.keys.length > 1 ? "ҳои" : "и"} номаълум: ${joinValues(issue3.keys, ", ")}`;
+        return `Калид${issue4.keys.length > 1 ? "ҳои" : "и"} номаълум: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Калиди нодуруст дар ${issue3.origin}`;
+        return `Калиди нодуруст дар ${issue4.origin}`;
       case "invalid_union":
-        if (issue3.options && Array.isArray(issue3.options) && issue3.options.length > 0) {
-          const opts = issue3.options.map((o) => `'${o}'`).join(" | ");
+        if (issue4.options && Array.isArray(issue4.options) && issue4.options.length > 0) {
+          const opts = issue4.options.map((o) => `'${o}'`).join(" | ");
           return `Қимати нодурусти дискриминатор: ${opts} интизор мерафт`;
         }
         return "Вуруди нодуруст";
       case "invalid_element":
-        return `Қимати нодуруст дар ${issue3.origin}`;
+        return `Қимати нодуруст дар ${issue4.origin}`;
       default:
         return `Вуруди нодуруст`;
     }
@@ -43518,38 +43518,38 @@ var error53 = () => {
     array: "อาร์เรย์ (Array)",
     null: "ไม่มีค่า (null)"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `ประเภทข้อมูลไม่ถูกต้อง: ควรเป็น instanceof ${issue3.expected} แต่ได้รับ ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `ประเภทข้อมูลไม่ถูกต้อง: ควรเป็น instanceof ${issue4.expected} แต่ได้รับ ${received}`;
         }
         return `ประเภทข้อมูลไม่ถูกต้อง: ควรเป็น ${expected} แต่ได้รับ ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `ค่าไม่ถูกต้อง: ควรเป็น ${stringifyPrimitive(issue3.values[0])}`;
-        return `ตัวเลือกไม่ถูกต้อง: ควรเป็นหนึ่งใน ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `ค่าไม่ถูกต้อง: ควรเป็น ${stringifyPrimitive(issue4.values[0])}`;
+        return `ตัวเลือกไม่ถูกต้อง: ควรเป็นหนึ่งใน ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "ไม่เกิน" : "น้อยกว่า";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "ไม่เกิน" : "น้อยกว่า";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `เกินกำหนด: ${issue3.origin ?? "ค่า"} ควรมี${adj} ${issue3.maximum.toString()} ${sizing.unit ?? "รายการ"}`;
-        return `เกินกำหนด: ${issue3.origin ?? "ค่า"} ควรมี${adj} ${issue3.maximum.toString()}`;
+          return `เกินกำหนด: ${issue4.origin ?? "ค่า"} ควรมี${adj} ${issue4.maximum.toString()} ${sizing.unit ?? "รายการ"}`;
+        return `เกินกำหนด: ${issue4.origin ?? "ค่า"} ควรมี${adj} ${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? "อย่างน้อย" : "มากกว่า";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "อย่างน้อย" : "มากกว่า";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `น้อยกว่ากำหนด: ${issue3.origin} ควรมี${adj} ${issue3.minimum.toString()} ${sizing.unit}`;
+          return `น้อยกว่ากำหนด: ${issue4.origin} ควรมี${adj} ${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `น้อยกว่ากำหนด: ${issue3.origin} ควรมี${adj} ${issue3.minimum.toString()}`;
+        return `น้อยกว่ากำหนด: ${issue4.origin} ควรมี${adj} ${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `รูปแบบไม่ถูกต้อง: ข้อความต้องขึ้นต้นด้วย "${_issue.prefix}"`;
         }
@@ -43559,18 +43559,18 @@ var error53 = () => {
           return `รูปแบบไม่ถูกต้อง: ข้อความต้องมี "${_issue.includes}" อยู่ในข้อความ`;
         if (_issue.format === "regex")
           return `รูปแบบไม่ถูกต้อง: ต้องตรงกับรูปแบบที่กำหนด ${_issue.pattern}`;
-        return `รูปแบบไม่ถูกต้อง: ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `รูปแบบไม่ถูกต้อง: ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `ตัวเลขไม่ถูกต้อง: ต้องเป็นจำนวนที่หารด้วย ${issue3.divisor} ได้ลงตัว`;
+        return `ตัวเลขไม่ถูกต้อง: ต้องเป็นจำนวนที่หารด้วย ${issue4.divisor} ได้ลงตัว`;
       case "unrecognized_keys":
-        return `พบคีย์ที่ไม่รู้จัก: ${joinValues(issue3.keys, ", ")}`;
+        return `พบคีย์ที่ไม่รู้จัก: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `คีย์ไม่ถูกต้องใน ${issue3.origin}`;
+        return `คีย์ไม่ถูกต้องใน ${issue4.origin}`;
       case "invalid_union":
         return "ข้อมูลไม่ถูกต้อง: ไม่ตรงกับรูปแบบยูเนียนที่กำหนดไว้";
       case "invalid_element":
-        return `ข้อมูลไม่ถูกต้องใน ${issue3.origin}`;
+        return `ข้อมูลไม่ถูกต้องใน ${issue4.origin}`;
       default:
         return `ข้อมูลไม่ถูกต้อง`;
     }
@@ -43631,34 +43631,34 @@ var error54 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
         return `Nädogry baha: garaşylan ${expected} ýerine ${received} alyndy`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Nädogry baha: ${stringifyPrimitive(issue3.values[0])} bolmaly`;
-        return `Nädogry saýlaw: aşakdakylardan biri bolmaly: ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Nädogry baha: ${stringifyPrimitive(issue4.values[0])} bolmaly`;
+        return `Nädogry saýlaw: aşakdakylardan biri bolmaly: ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Has uly: garaşylýan ${issue3.origin ?? "baha"} ${adj} ${issue3.maximum.toString()} ${sizing.unit ?? "element"}`;
-        return `Has uly: garaşylýan ${issue3.origin ?? "baha"} ${adj} ${issue3.maximum.toString()}`;
+          return `Has uly: garaşylýan ${issue4.origin ?? "baha"} ${adj} ${issue4.maximum.toString()} ${sizing.unit ?? "element"}`;
+        return `Has uly: garaşylýan ${issue4.origin ?? "baha"} ${adj} ${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Has kiçi: garaşylýan ${issue3.origin} ${adj} ${issue3.minimum.toString()} ${sizing.unit}`;
-        return `Has kiçi: garaşylýan ${issue3.origin} ${adj} ${issue3.minimum.toString()}`;
+          return `Has kiçi: garaşylýan ${issue4.origin} ${adj} ${issue4.minimum.toString()} ${sizing.unit}`;
+        return `Has kiçi: garaşylýan ${issue4.origin} ${adj} ${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Nädogry setir: "${_issue.prefix}" bilen başlamaly`;
         if (_issue.format === "ends_with")
@@ -43667,18 +43667,18 @@ var error54 = () => {
           return `Nädogry setir: "${_issue.includes}" saklamaly`;
         if (_issue.format === "regex")
           return `Nädogry setir: ${_issue.pattern} nusga laýyk bolmaly`;
-        return `Nädogry ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Nädogry ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Nädogry san: ${issue3.divisor} bilen galyndysyz bölünmeli`;
+        return `Nädogry san: ${issue4.divisor} bilen galyndysyz bölünmeli`;
       case "unrecognized_keys":
-        return `Tanalmaýan açar${issue3.keys.length > 1 ? "lar" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Tanalmaýan açar${issue4.keys.length > 1 ? "lar" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} içinde nädogry açar`;
+        return `${issue4.origin} içinde nädogry açar`;
       case "invalid_union":
         return "Nädogry baha";
       case "invalid_element":
-        return `${issue3.origin} içinde nädogry baha`;
+        return `${issue4.origin} içinde nädogry baha`;
       default:
         return `Nädogry baha`;
     }
@@ -43739,37 +43739,37 @@ var error55 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Geçersiz değer: beklenen instanceof ${issue3.expected}, alınan ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Geçersiz değer: beklenen instanceof ${issue4.expected}, alınan ${received}`;
         }
         return `Geçersiz değer: beklenen ${expected}, alınan ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Geçersiz değer: beklenen ${stringifyPrimitive(issue3.values[0])}`;
-        return `Geçersiz seçenek: aşağıdakilerden biri olmalı: ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Geçersiz değer: beklenen ${stringifyPrimitive(issue4.values[0])}`;
+        return `Geçersiz seçenek: aşağıdakilerden biri olmalı: ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Çok büyük: beklenen ${issue3.origin ?? "değer"} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "öğe"}`;
-        return `Çok büyük: beklenen ${issue3.origin ?? "değer"} ${adj}${issue3.maximum.toString()}`;
+          return `Çok büyük: beklenen ${issue4.origin ?? "değer"} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "öğe"}`;
+        return `Çok büyük: beklenen ${issue4.origin ?? "değer"} ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Çok küçük: beklenen ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
-        return `Çok küçük: beklenen ${issue3.origin} ${adj}${issue3.minimum.toString()}`;
+          return `Çok küçük: beklenen ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
+        return `Çok küçük: beklenen ${issue4.origin} ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Geçersiz metin: "${_issue.prefix}" ile başlamalı`;
         if (_issue.format === "ends_with")
@@ -43778,18 +43778,18 @@ var error55 = () => {
           return `Geçersiz metin: "${_issue.includes}" içermeli`;
         if (_issue.format === "regex")
           return `Geçersiz metin: ${_issue.pattern} desenine uymalı`;
-        return `Geçersiz ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Geçersiz ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Geçersiz sayı: ${issue3.divisor} ile tam bölünebilmeli`;
+        return `Geçersiz sayı: ${issue4.divisor} ile tam bölünebilmeli`;
       case "unrecognized_keys":
-        return `Tanınmayan anahtar${issue3.keys.length > 1 ? "lar" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Tanınmayan anahtar${issue4.keys.length > 1 ? "lar" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} içinde geçersiz anahtar`;
+        return `${issue4.origin} içinde geçersiz anahtar`;
       case "invalid_union":
         return "Geçersiz değer";
       case "invalid_element":
-        return `${issue3.origin} içinde geçersiz değer`;
+        return `${issue4.origin} içinde geçersiz değer`;
       default:
         return `Geçersiz değer`;
     }
@@ -43852,38 +43852,38 @@ var error56 = () => {
     number: "число",
     array: "масив"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Неправильні вхідні дані: очікується instanceof ${issue3.expected}, отримано ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Неправильні вхідні дані: очікується instanceof ${issue4.expected}, отримано ${received}`;
         }
         return `Неправильні вхідні дані: очікується ${expected}, отримано ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Неправильні вхідні дані: очікується ${stringifyPrimitive(issue3.values[0])}`;
-        return `Неправильна опція: очікується одне з ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Неправильні вхідні дані: очікується ${stringifyPrimitive(issue4.values[0])}`;
+        return `Неправильна опція: очікується одне з ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Занадто велике: очікується, що ${issue3.origin ?? "значення"} ${sizing.verb} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "елементів"}`;
-        return `Занадто велике: очікується, що ${issue3.origin ?? "значення"} буде ${adj}${issue3.maximum.toString()}`;
+          return `Занадто велике: очікується, що ${issue4.origin ?? "значення"} ${sizing.verb} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "елементів"}`;
+        return `Занадто велике: очікується, що ${issue4.origin ?? "значення"} буде ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Занадто мале: очікується, що ${issue3.origin} ${sizing.verb} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Занадто мале: очікується, що ${issue4.origin} ${sizing.verb} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Занадто мале: очікується, що ${issue3.origin} буде ${adj}${issue3.minimum.toString()}`;
+        return `Занадто мале: очікується, що ${issue4.origin} буде ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Неправильний рядок: повинен починатися з "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -43892,18 +43892,18 @@ var error56 = () => {
           return `Неправильний рядок: повинен містити "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Неправильний рядок: повинен відповідати шаблону ${_issue.pattern}`;
-        return `Неправильний ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Неправильний ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Неправильне число: повинно бути кратним ${issue3.divisor}`;
+        return `Неправильне число: повинно бути кратним ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Нерозпізнаний ключ${issue3.keys.length > 1 ? "і" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Нерозпізнаний ключ${issue4.keys.length > 1 ? "і" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Неправильний ключ у ${issue3.origin}`;
+        return `Неправильний ключ у ${issue4.origin}`;
       case "invalid_union":
         return "Неправильні вхідні дані";
       case "invalid_element":
-        return `Неправильне значення у ${issue3.origin}`;
+        return `Неправильне значення у ${issue4.origin}`;
       default:
         return `Неправильні вхідні дані`;
     }
@@ -43972,38 +43972,38 @@ var error57 = () => {
     array: "آرے",
     null: "نل"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `غلط ان پٹ: instanceof ${issue3.expected} متوقع تھا، ${received} موصول ہوا`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `غلط ان پٹ: instanceof ${issue4.expected} متوقع تھا، ${received} موصول ہوا`;
         }
         return `غلط ان پٹ: ${expected} متوقع تھا، ${received} موصول ہوا`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `غلط ان پٹ: ${stringifyPrimitive(issue3.values[0])} متوقع تھا`;
-        return `غلط آپشن: ${joinValues(issue3.values, "|")} میں سے ایک متوقع تھا`;
+        if (issue4.values.length === 1)
+          return `غلط ان پٹ: ${stringifyPrimitive(issue4.values[0])} متوقع تھا`;
+        return `غلط آپشن: ${joinValues(issue4.values, "|")} میں سے ایک متوقع تھا`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `بہت بڑا: ${issue3.origin ?? "ویلیو"} کے ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "عناصر"} ہونے متوقع تھے`;
-        return `بہت بڑا: ${issue3.origin ?? "ویلیو"} کا ${adj}${issue3.maximum.toString()} ہونا متوقع تھا`;
+          return `بہت بڑا: ${issue4.origin ?? "ویلیو"} کے ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "عناصر"} ہونے متوقع تھے`;
+        return `بہت بڑا: ${issue4.origin ?? "ویلیو"} کا ${adj}${issue4.maximum.toString()} ہونا متوقع تھا`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `بہت چھوٹا: ${issue3.origin} کے ${adj}${issue3.minimum.toString()} ${sizing.unit} ہونے متوقع تھے`;
+          return `بہت چھوٹا: ${issue4.origin} کے ${adj}${issue4.minimum.toString()} ${sizing.unit} ہونے متوقع تھے`;
         }
-        return `بہت چھوٹا: ${issue3.origin} کا ${adj}${issue3.minimum.toString()} ہونا متوقع تھا`;
+        return `بہت چھوٹا: ${issue4.origin} کا ${adj}${issue4.minimum.toString()} ہونا متوقع تھا`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `غلط سٹرنگ: "${_issue.prefix}" سے شروع ہونا چاہیے`;
         }
@@ -44013,18 +44013,18 @@ var error57 = () => {
           return `غلط سٹرنگ: "${_issue.includes}" شامل ہونا چاہیے`;
         if (_issue.format === "regex")
           return `غلط سٹرنگ: پیٹرن ${_issue.pattern} سے میچ ہونا چاہیے`;
-        return `غلط ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `غلط ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `غلط نمبر: ${issue3.divisor} کا مضاعف ہونا چاہیے`;
+        return `غلط نمبر: ${issue4.divisor} کا مضاعف ہونا چاہیے`;
       case "unrecognized_keys":
-        return `غیر تسلیم شدہ کی${issue3.keys.length > 1 ? "ز" : ""}: ${joinValues(issue3.keys, "، ")}`;
+        return `غیر تسلیم شدہ کی${issue4.keys.length > 1 ? "ز" : ""}: ${joinValues(issue4.keys, "، ")}`;
       case "invalid_key":
-        return `${issue3.origin} میں غلط کی`;
+        return `${issue4.origin} میں غلط کی`;
       case "invalid_union":
         return "غلط ان پٹ";
       case "invalid_element":
-        return `${issue3.origin} میں غلط ویلیو`;
+        return `${issue4.origin} میں غلط ویلیو`;
       default:
         return `غلط ان پٹ`;
     }
@@ -44087,38 +44087,38 @@ var error58 = () => {
     number: "raqam",
     array: "massiv"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Noto‘g‘ri kirish: kutilgan instanceof ${issue3.expected}, qabul qilingan ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Noto‘g‘ri kirish: kutilgan instanceof ${issue4.expected}, qabul qilingan ${received}`;
         }
         return `Noto‘g‘ri kirish: kutilgan ${expected}, qabul qilingan ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Noto‘g‘ri kirish: kutilgan ${stringifyPrimitive(issue3.values[0])}`;
-        return `Noto‘g‘ri variant: quyidagilardan biri kutilgan ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Noto‘g‘ri kirish: kutilgan ${stringifyPrimitive(issue4.values[0])}`;
+        return `Noto‘g‘ri variant: quyidagilardan biri kutilgan ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Juda katta: kutilgan ${issue3.origin ?? "qiymat"} ${adj}${issue3.maximum.toString()} ${sizing.unit} ${sizing.verb}`;
-        return `Juda katta: kutilgan ${issue3.origin ?? "qiymat"} ${adj}${issue3.maximum.toString()}`;
+          return `Juda katta: kutilgan ${issue4.origin ?? "qiymat"} ${adj}${issue4.maximum.toString()} ${sizing.unit} ${sizing.verb}`;
+        return `Juda katta: kutilgan ${issue4.origin ?? "qiymat"} ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Juda kichik: kutilgan ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
+          return `Juda kichik: kutilgan ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit} ${sizing.verb}`;
         }
-        return `Juda kichik: kutilgan ${issue3.origin} ${adj}${issue3.minimum.toString()}`;
+        return `Juda kichik: kutilgan ${issue4.origin} ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Noto‘g‘ri satr: "${_issue.prefix}" bilan boshlanishi kerak`;
         if (_issue.format === "ends_with")
@@ -44127,18 +44127,18 @@ var error58 = () => {
           return `Noto‘g‘ri satr: "${_issue.includes}" ni o‘z ichiga olishi kerak`;
         if (_issue.format === "regex")
           return `Noto‘g‘ri satr: ${_issue.pattern} shabloniga mos kelishi kerak`;
-        return `Noto‘g‘ri ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Noto‘g‘ri ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Noto‘g‘ri raqam: ${issue3.divisor} ning karralisi bo‘lishi kerak`;
+        return `Noto‘g‘ri raqam: ${issue4.divisor} ning karralisi bo‘lishi kerak`;
       case "unrecognized_keys":
-        return `Noma’lum kalit${issue3.keys.length > 1 ? "lar" : ""}: ${joinValues(issue3.keys, ", ")}`;
+        return `Noma’lum kalit${issue4.keys.length > 1 ? "lar" : ""}: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} dagi kalit noto‘g‘ri`;
+        return `${issue4.origin} dagi kalit noto‘g‘ri`;
       case "invalid_union":
         return "Noto‘g‘ri kirish";
       case "invalid_element":
-        return `${issue3.origin} da noto‘g‘ri qiymat`;
+        return `${issue4.origin} da noto‘g‘ri qiymat`;
       default:
         return `Noto‘g‘ri kirish`;
     }
@@ -44201,38 +44201,38 @@ var error59 = () => {
     number: "số",
     array: "mảng"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Đầu vào không hợp lệ: mong đợi instanceof ${issue3.expected}, nhận được ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Đầu vào không hợp lệ: mong đợi instanceof ${issue4.expected}, nhận được ${received}`;
         }
         return `Đầu vào không hợp lệ: mong đợi ${expected}, nhận được ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Đầu vào không hợp lệ: mong đợi ${stringifyPrimitive(issue3.values[0])}`;
-        return `Tùy chọn không hợp lệ: mong đợi một trong các giá trị ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Đầu vào không hợp lệ: mong đợi ${stringifyPrimitive(issue4.values[0])}`;
+        return `Tùy chọn không hợp lệ: mong đợi một trong các giá trị ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Quá lớn: mong đợi ${issue3.origin ?? "giá trị"} ${sizing.verb} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "phần tử"}`;
-        return `Quá lớn: mong đợi ${issue3.origin ?? "giá trị"} ${adj}${issue3.maximum.toString()}`;
+          return `Quá lớn: mong đợi ${issue4.origin ?? "giá trị"} ${sizing.verb} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "phần tử"}`;
+        return `Quá lớn: mong đợi ${issue4.origin ?? "giá trị"} ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `Quá nhỏ: mong đợi ${issue3.origin} ${sizing.verb} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `Quá nhỏ: mong đợi ${issue4.origin} ${sizing.verb} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `Quá nhỏ: mong đợi ${issue3.origin} ${adj}${issue3.minimum.toString()}`;
+        return `Quá nhỏ: mong đợi ${issue4.origin} ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Chuỗi không hợp lệ: phải bắt đầu bằng "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -44241,18 +44241,18 @@ var error59 = () => {
           return `Chuỗi không hợp lệ: phải bao gồm "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Chuỗi không hợp lệ: phải khớp với mẫu ${_issue.pattern}`;
-        return `${FormatDictionary[_issue.format] ?? issue3.format} không hợp lệ`;
+        return `${FormatDictionary[_issue.format] ?? issue4.format} không hợp lệ`;
       }
       case "not_multiple_of":
-        return `Số không hợp lệ: phải là bội số của ${issue3.divisor}`;
+        return `Số không hợp lệ: phải là bội số của ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Khóa không được nhận dạng: ${joinValues(issue3.keys, ", ")}`;
+        return `Khóa không được nhận dạng: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Khóa không hợp lệ trong ${issue3.origin}`;
+        return `Khóa không hợp lệ trong ${issue4.origin}`;
       case "invalid_union":
         return "Đầu vào không hợp lệ";
       case "invalid_element":
-        return `Giá trị không hợp lệ trong ${issue3.origin}`;
+        return `Giá trị không hợp lệ trong ${issue4.origin}`;
       default:
         return `Đầu vào không hợp lệ`;
     }
@@ -44316,38 +44316,38 @@ var error60 = () => {
     array: "数组",
     null: "空值(null)"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `无效输入：期望 instanceof ${issue3.expected}，实际接收 ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `无效输入：期望 instanceof ${issue4.expected}，实际接收 ${received}`;
         }
         return `无效输入：期望 ${expected}，实际接收 ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `无效输入：期望 ${stringifyPrimitive(issue3.values[0])}`;
-        return `无效选项：期望以下之一 ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `无效输入：期望 ${stringifyPrimitive(issue4.values[0])}`;
+        return `无效选项：期望以下之一 ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `数值过大：期望 ${issue3.origin ?? "值"} ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "个元素"}`;
-        return `数值过大：期望 ${issue3.origin ?? "值"} ${adj}${issue3.maximum.toString()}`;
+          return `数值过大：期望 ${issue4.origin ?? "值"} ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "个元素"}`;
+        return `数值过大：期望 ${issue4.origin ?? "值"} ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `数值过小：期望 ${issue3.origin} ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `数值过小：期望 ${issue4.origin} ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `数值过小：期望 ${issue3.origin} ${adj}${issue3.minimum.toString()}`;
+        return `数值过小：期望 ${issue4.origin} ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `无效字符串：必须以 "${_issue.prefix}" 开头`;
         if (_issue.format === "ends_with")
@@ -44356,18 +44356,18 @@ var error60 = () => {
           return `无效字符串：必须包含 "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `无效字符串：必须满足正则表达式 ${_issue.pattern}`;
-        return `无效${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `无效${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `无效数字：必须是 ${issue3.divisor} 的倍数`;
+        return `无效数字：必须是 ${issue4.divisor} 的倍数`;
       case "unrecognized_keys":
-        return `出现未知的键(key): ${joinValues(issue3.keys, ", ")}`;
+        return `出现未知的键(key): ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `${issue3.origin} 中的键(key)无效`;
+        return `${issue4.origin} 中的键(key)无效`;
       case "invalid_union":
         return "无效输入";
       case "invalid_element":
-        return `${issue3.origin} 中包含无效值(value)`;
+        return `${issue4.origin} 中包含无效值(value)`;
       default:
         return `无效输入`;
     }
@@ -44428,38 +44428,38 @@ var error61 = () => {
   const TypeDictionary = {
     nan: "NaN"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `無效的輸入值：預期為 instanceof ${issue3.expected}，但收到 ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `無效的輸入值：預期為 instanceof ${issue4.expected}，但收到 ${received}`;
         }
         return `無效的輸入值：預期為 ${expected}，但收到 ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `無效的輸入值：預期為 ${stringifyPrimitive(issue3.values[0])}`;
-        return `無效的選項：預期為以下其中之一 ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `無效的輸入值：預期為 ${stringifyPrimitive(issue4.values[0])}`;
+        return `無效的選項：預期為以下其中之一 ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `數值過大：預期 ${issue3.origin ?? "值"} 應為 ${adj}${issue3.maximum.toString()} ${sizing.unit ?? "個元素"}`;
-        return `數值過大：預期 ${issue3.origin ?? "值"} 應為 ${adj}${issue3.maximum.toString()}`;
+          return `數值過大：預期 ${issue4.origin ?? "值"} 應為 ${adj}${issue4.maximum.toString()} ${sizing.unit ?? "個元素"}`;
+        return `數值過大：預期 ${issue4.origin ?? "值"} 應為 ${adj}${issue4.maximum.toString()}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing) {
-          return `數值過小：預期 ${issue3.origin} 應為 ${adj}${issue3.minimum.toString()} ${sizing.unit}`;
+          return `數值過小：預期 ${issue4.origin} 應為 ${adj}${issue4.minimum.toString()} ${sizing.unit}`;
         }
-        return `數值過小：預期 ${issue3.origin} 應為 ${adj}${issue3.minimum.toString()}`;
+        return `數值過小：預期 ${issue4.origin} 應為 ${adj}${issue4.minimum.toString()}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with") {
           return `無效的字串：必須以 "${_issue.prefix}" 開頭`;
         }
@@ -44469,18 +44469,18 @@ var error61 = () => {
           return `無效的字串：必須包含 "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `無效的字串：必須符合格式 ${_issue.pattern}`;
-        return `無效的 ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `無效的 ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `無效的數字：必須為 ${issue3.divisor} 的倍數`;
+        return `無效的數字：必須為 ${issue4.divisor} 的倍數`;
       case "unrecognized_keys":
-        return `無法識別的鍵值${issue3.keys.length > 1 ? "們" : ""}：${joinValues(issue3.keys, "、")}`;
+        return `無法識別的鍵值${issue4.keys.length > 1 ? "們" : ""}：${joinValues(issue4.keys, "、")}`;
       case "invalid_key":
-        return `${issue3.origin} 中有無效的鍵值`;
+        return `${issue4.origin} 中有無效的鍵值`;
       case "invalid_union":
         return "無效的輸入值";
       case "invalid_element":
-        return `${issue3.origin} 中有無效的值`;
+        return `${issue4.origin} 中有無效的值`;
       default:
         return `無效的輸入值`;
     }
@@ -44543,37 +44543,37 @@ var error62 = () => {
     number: "nọ́mbà",
     array: "akopọ"
   };
-  return (issue3) => {
-    switch (issue3.code) {
+  return (issue4) => {
+    switch (issue4.code) {
       case "invalid_type": {
-        const expected = TypeDictionary[issue3.expected] ?? issue3.expected;
-        const receivedType = parsedType(issue3.input);
+        const expected = TypeDictionary[issue4.expected] ?? issue4.expected;
+        const receivedType = parsedType(issue4.input);
         const received = TypeDictionary[receivedType] ?? receivedType;
-        if (/^[A-Z]/.test(issue3.expected)) {
-          return `Ìbáwọlé aṣìṣe: a ní láti fi instanceof ${issue3.expected}, àmọ̀ a rí ${received}`;
+        if (/^[A-Z]/.test(issue4.expected)) {
+          return `Ìbáwọlé aṣìṣe: a ní láti fi instanceof ${issue4.expected}, àmọ̀ a rí ${received}`;
         }
         return `Ìbáwọlé aṣìṣe: a ní láti fi ${expected}, àmọ̀ a rí ${received}`;
       }
       case "invalid_value":
-        if (issue3.values.length === 1)
-          return `Ìbáwọlé aṣìṣe: a ní láti fi ${stringifyPrimitive(issue3.values[0])}`;
-        return `Àṣàyàn aṣìṣe: yan ọ̀kan lára ${joinValues(issue3.values, "|")}`;
+        if (issue4.values.length === 1)
+          return `Ìbáwọlé aṣìṣe: a ní láti fi ${stringifyPrimitive(issue4.values[0])}`;
+        return `Àṣàyàn aṣìṣe: yan ọ̀kan lára ${joinValues(issue4.values, "|")}`;
       case "too_big": {
-        const adj = issue3.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Tó pọ̀ jù: a ní láti jẹ́ pé ${issue3.origin ?? "iye"} ${sizing.verb} ${adj}${issue3.maximum} ${sizing.unit}`;
-        return `Tó pọ̀ jù: a ní láti jẹ́ ${adj}${issue3.maximum}`;
+          return `Tó pọ̀ jù: a ní láti jẹ́ pé ${issue4.origin ?? "iye"} ${sizing.verb} ${adj}${issue4.maximum} ${sizing.unit}`;
+        return `Tó pọ̀ jù: a ní láti jẹ́ ${adj}${issue4.maximum}`;
       }
       case "too_small": {
-        const adj = issue3.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue3.origin);
+        const adj = issue4.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue4.origin);
         if (sizing)
-          return `Kéré ju: a ní láti jẹ́ pé ${issue3.origin} ${sizing.verb} ${adj}${issue3.minimum} ${sizing.unit}`;
-        return `Kéré ju: a ní láti jẹ́ ${adj}${issue3.minimum}`;
+          return `Kéré ju: a ní láti jẹ́ pé ${issue4.origin} ${sizing.verb} ${adj}${issue4.minimum} ${sizing.unit}`;
+        return `Kéré ju: a ní láti jẹ́ ${adj}${issue4.minimum}`;
       }
       case "invalid_format": {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.format === "starts_with")
           return `Ọ̀rọ̀ aṣìṣe: gbọ́dọ̀ bẹ̀rẹ̀ pẹ̀lú "${_issue.prefix}"`;
         if (_issue.format === "ends_with")
@@ -44582,18 +44582,18 @@ var error62 = () => {
           return `Ọ̀rọ̀ aṣìṣe: gbọ́dọ̀ ní "${_issue.includes}"`;
         if (_issue.format === "regex")
           return `Ọ̀rọ̀ aṣìṣe: gbọ́dọ̀ bá àpẹẹrẹ mu ${_issue.pattern}`;
-        return `Aṣìṣe: ${FormatDictionary[_issue.format] ?? issue3.format}`;
+        return `Aṣìṣe: ${FormatDictionary[_issue.format] ?? issue4.format}`;
       }
       case "not_multiple_of":
-        return `Nọ́mbà aṣìṣe: gbọ́dọ̀ jẹ́ èyà pípín ti ${issue3.divisor}`;
+        return `Nọ́mbà aṣìṣe: gbọ́dọ̀ jẹ́ èyà pípín ti ${issue4.divisor}`;
       case "unrecognized_keys":
-        return `Bọtìnì àìmọ̀: ${joinValues(issue3.keys, ", ")}`;
+        return `Bọtìnì àìmọ̀: ${joinValues(issue4.keys, ", ")}`;
       case "invalid_key":
-        return `Bọtìnì aṣìṣe nínú ${issue3.origin}`;
+        return `Bọtìnì aṣìṣe nínú ${issue4.origin}`;
       case "invalid_union":
         return "Ìbáwọlé aṣìṣe";
       case "invalid_element":
-        return `Iye aṣìṣe nínú ${issue3.origin}`;
+        return `Iye aṣìṣe nínú ${issue4.origin}`;
       default:
         return "Ìbáwọlé aṣìṣe";
     }
@@ -45053,8 +45053,8 @@ function generateOverwriteCheck(doc, ctx, check2, currentAccessor, newAccessor) 
 function throwAsync() {
   throw new $ZodAsyncError();
 }
-function pushIssue(issue3) {
-  this.issues.push(issue3);
+function pushIssue(issue4) {
+  this.issues.push(issue4);
 }
 function generateCustomRefineCheck(doc, ctx, check2, accessor) {
   const def = check2._zod.def;
@@ -45721,15 +45721,15 @@ function generateArrayCheck(doc, ctx, schema, accessor, buildsValue = true) {
 }
 function generateLiteralCheck(doc, ctx, schema, accessor) {
   const def = schema._zod.def;
-  const values3 = def.values;
-  if (values3.length !== 1) {
-    const literalSet = addConstant(ctx, new Set(values3));
+  const values = def.values;
+  if (values.length !== 1) {
+    const literalSet = addConstant(ctx, new Set(values));
     doc.write(`if (!${literalSet}.has(${accessor})) return INVALID;`);
     return accessor;
   }
-  const value = values3[0];
+  const value = values[0];
   if (typeof value === "number" && Number.isNaN(value)) {
-    const literalSet = addConstant(ctx, new Set(values3));
+    const literalSet = addConstant(ctx, new Set(values));
     doc.write(`if (!${literalSet}.has(${accessor})) return INVALID;`);
     return accessor;
   }
@@ -45749,11 +45749,11 @@ function generateLiteralCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 function generateEnumCheck(doc, ctx, schema, accessor) {
-  const values3 = schema._zod.values;
-  if (!values3) {
+  const values = schema._zod.values;
+  if (!values) {
     throw new ZodCompileUnsupportedError("enum schema without enumerated values");
   }
-  const enumSet = addConstant(ctx, values3);
+  const enumSet = addConstant(ctx, values);
   doc.write(`if (!${enumSet}.has(${accessor})) return INVALID;`);
   return accessor;
 }
@@ -45902,8 +45902,8 @@ function generateUnionCheck(doc, ctx, schema, accessor) {
   }
   const allLiterals = options2.every((opt) => opt._zod.def.type === "literal" && !opt._zod.def.checks?.length);
   if (allLiterals) {
-    const values3 = new Set(options2.flatMap((opt) => opt._zod.def.values));
-    const valuesConst = addConstant(ctx, values3);
+    const values = new Set(options2.flatMap((opt) => opt._zod.def.values));
+    const valuesConst = addConstant(ctx, values);
     doc.write(`if (!${valuesConst}.has(${accessor})) return INVALID;`);
     return accessor;
   }
@@ -45940,17 +45940,17 @@ function generateDiscriminatedUnionCheck(doc, ctx, def, accessor) {
   let firstBranch = true;
   const claimed = /* @__PURE__ */ new Set();
   for (const option of def.options) {
-    const values3 = option._zod.propValues?.[def.discriminator];
-    if (!values3 || values3.size === 0) {
+    const values = option._zod.propValues?.[def.discriminator];
+    if (!values || values.size === 0) {
       throw new ZodCompileUnsupportedError("discriminated union option without static discriminator values");
     }
-    for (const value of values3) {
+    for (const value of values) {
       if (claimed.has(value)) {
         throw new ZodCompileUnsupportedError(`duplicate discriminator value ${String(value)}`);
       }
       claimed.add(value);
     }
-    const conditions = Array.from(values3, (value) => literalEquality(ctx, discVar, value));
+    const conditions = Array.from(values, (value) => literalEquality(ctx, discVar, value));
     const prefix = firstBranch ? "if" : "else if";
     doc.write(`${prefix} (${conditions.join(" || ")}) {`);
     doc.indented((d) => {
@@ -47052,8 +47052,8 @@ function _set(Class2, valueType, params) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _enum(Class2, values3, params) {
-  const entries = Array.isArray(values3) ? Object.fromEntries(values3.map((v) => [v, v])) : values3;
+function _enum(Class2, values, params) {
+  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
   return new Class2({
     type: "enum",
     entries,
@@ -47199,11 +47199,11 @@ function _refine(Class2, fn, _params) {
 // @__NO_SIDE_EFFECTS__
 function _superRefine(fn, params) {
   const ch = /* @__PURE__ */ _check((payload) => {
-    payload.addIssue = (issue3) => {
-      if (typeof issue3 === "string") {
-        payload.issues.push(issue2(issue3, payload.value, ch._zod.def));
+    payload.addIssue = (issue4) => {
+      if (typeof issue4 === "string") {
+        payload.issues.push(issue2(issue4, payload.value, ch._zod.def));
       } else {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.fatal)
           _issue.continue = false;
         _issue.code ?? (_issue.code = "custom");
@@ -48066,16 +48066,16 @@ var dateProcessor = (schema, ctx, json2, params) => {
 };
 var enumProcessor = (schema, _ctx, json2, _params) => {
   const def = schema._zod.def;
-  const values3 = getEnumValues(def.entries);
-  if (values3.length === 0) {
+  const values = getEnumValues(def.entries);
+  if (values.length === 0) {
     json2.not = {};
     return;
   }
-  if (values3.every((v) => typeof v === "number"))
+  if (values.every((v) => typeof v === "number"))
     json2.type = "number";
-  if (values3.every((v) => typeof v === "string"))
+  if (values.every((v) => typeof v === "string"))
     json2.type = "string";
-  json2.enum = values3;
+  json2.enum = values;
 };
 var literalProcessor = (schema, ctx, json2, params) => {
   const def = schema._zod.def;
@@ -48343,8 +48343,8 @@ function stringifyKeyNames(bySchema, json2, visited) {
   }
   const types = Array.isArray(json2.type) ? json2.type : [json2.type];
   const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
-  const values3 = json2.enum ?? (json2.const !== void 0 ? [json2.const] : void 0);
-  if (!numericType && !values3?.some((v) => typeof v === "number"))
+  const values = json2.enum ?? (json2.const !== void 0 ? [json2.const] : void 0);
+  if (!numericType && !values?.some((v) => typeof v === "number"))
     return json2;
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format, id, ...rest } = json2;
   if (rest.enum)
@@ -48354,7 +48354,7 @@ function stringifyKeyNames(bySchema, json2, visited) {
   if (!numericType)
     return rest;
   rest.type = "string";
-  if (!values3)
+  if (!values)
     rest.pattern = (types.includes("number") ? number2 : integer).source;
   return rest;
 }
@@ -48924,8 +48924,8 @@ var initializer2 = (inst, issues) => {
   _installedErrorProtos.add(proto);
   _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
   _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
-  _lazyMethod(proto, "addIssue", (self2) => (issue3) => {
-    self2.issues.push(issue3);
+  _lazyMethod(proto, "addIssue", (self2) => (issue4) => {
+    self2.issues.push(issue4);
     self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
   });
   _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
@@ -50015,9 +50015,9 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
   inst.enum = def.entries;
   inst.options = [...inst._zod.values];
   const keys = new Set(Object.keys(def.entries));
-  inst.extract = (values3, params) => {
+  inst.extract = (values, params) => {
     const newEntries = {};
-    for (const value of values3) {
+    for (const value of values) {
       if (keys.has(value)) {
         newEntries[value] = def.entries[value];
       } else
@@ -50030,9 +50030,9 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
       entries: newEntries
     });
   };
-  inst.exclude = (values3, params) => {
+  inst.exclude = (values, params) => {
     const newEntries = { ...def.entries };
-    for (const value of values3) {
+    for (const value of values) {
       if (keys.has(value)) {
         delete newEntries[value];
       } else
@@ -50046,8 +50046,8 @@ var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
     });
   };
 });
-function _enum2(values3, params) {
-  const entries = Array.isArray(values3) ? Object.fromEntries(values3.map((v) => [v, v])) : values3;
+function _enum2(values, params) {
+  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
   return new ZodEnum({
     type: "enum",
     entries,
@@ -50102,11 +50102,11 @@ var ZodTransform = /* @__PURE__ */ $constructor("ZodTransform", (inst, def) => {
     if (_ctx.direction === "backward") {
       throw new $ZodEncodeError(inst.constructor.name);
     }
-    payload.addIssue = (issue3) => {
-      if (typeof issue3 === "string") {
-        payload.issues.push(util_exports.issue(issue3, payload.value, def));
+    payload.addIssue = (issue4) => {
+      if (typeof issue4 === "string") {
+        payload.issues.push(util_exports.issue(issue4, payload.value, def));
       } else {
-        const _issue = issue3;
+        const _issue = issue4;
         if (_issue.fatal)
           _issue.continue = false;
         _issue.code ?? (_issue.code = "custom");
@@ -51655,7 +51655,7 @@ function holm(pValues, alpha) {
 
 // src/stats/verdict.ts
 var MOST_ADVISED = 200;
-function pct(x) {
+function signedPct(x) {
   return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
 }
 function decideVerdict(input2) {
@@ -51681,8 +51681,8 @@ function decideVerdict(input2) {
   }
   if (ci[0] >= -t && ci[1] <= t) return { verdict: "unchanged", why: `interval within ±${t}%` };
   const why = [
-    excludesZero ? `change ${pct(estimatePct)} below ${t}%` : intervalExcludesZero ? "the test does not reject no change at its level" : "interval includes 0",
-    `interval [${pct(ci[0])}, ${pct(ci[1])}] not within ±${t}%`
+    excludesZero ? `change ${signedPct(estimatePct)} below ${t}%` : intervalExcludesZero ? "the test does not reject no change at its level" : "interval includes 0",
+    `interval [${signedPct(ci[0])}, ${signedPct(ci[1])}] not within ±${t}%`
   ];
   const more = moreToDecide(estimatePct, ci, t, n);
   if (more === void 0) why.push(`more ${unit} are unlikely to decide it`);
@@ -51833,6 +51833,57 @@ function detectableChange(estimate, interval2, thresholdPct) {
   return Math.max(thresholdPct, toPct(wider));
 }
 
+// src/stats/tested-metrics.ts
+var DEFAULT_THRESHOLD_PCT = 5;
+var DEFAULT_ALPHA = 0.05;
+var COMPARE_METRICS = [
+  { metric: "rps", label: "Requests/sec", biggerIsBetter: true },
+  { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
+  { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
+  { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false },
+  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)", biggerIsBetter: false },
+  { metric: "peakMemory", label: "Proxy peak memory (MiB)", biggerIsBetter: false }
+];
+function metricValue(r, metric) {
+  if (metric === "cpuPerRequest") return r.proxyCost?.cpuPerRequestUs ?? NaN;
+  if (metric === "peakMemory") return r.proxyCost?.peakMemoryMiB ?? NaN;
+  return metric === "rps" ? r.rps : r.latencyMs[metric];
+}
+function measuredIn(spec, cells) {
+  return cells.every((c) => c.repetitions.every((r) => Number.isFinite(metricValue(r, spec.metric))));
+}
+function fixedByLoad(spec, load) {
+  return spec.metric === "rps" && load.model === "constant-arrival-rate";
+}
+function testedSpecs(load, ...cells) {
+  return COMPARE_METRICS.filter((spec) => !fixedByLoad(spec, load) && measuredIn(spec, cells));
+}
+function pairsByRound(base, head, metric) {
+  const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
+  const pairs = [];
+  for (const b of base.repetitions) {
+    const round = b.round ?? b.index;
+    const h = headByRound.get(round);
+    if (h !== void 0) pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
+  }
+  return pairs.sort((x, y) => x.round - y.round);
+}
+function pairedMembers(base, head, cell) {
+  return testedSpecs(head.load, base, head).map((spec) => {
+    const pairs = pairsByRound(base, head, spec.metric);
+    return {
+      cell,
+      spec,
+      pairs,
+      rounds: pairs.length === 0 ? 0 : pairs[pairs.length - 1].round + 1,
+      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0)
+    };
+  });
+}
+function logRatios(pairs) {
+  return pairs.map((p) => Math.log(p.head / p.base));
+}
+
 // src/results/protocols.ts
 function usesTls(protocol) {
   return overTls(protocol) !== void 0;
@@ -51844,14 +51895,14 @@ var COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"];
 function costValues(reps) {
   const out = {};
   for (const figure of COST_FIGURES) {
-    const values3 = reps.map((r) => r.proxyCost?.[figure]);
-    if (values3.length > 0 && values3.every((v) => v !== void 0)) out[figure] = medianOf(values3);
+    const values = reps.map((r) => r.proxyCost?.[figure]);
+    if (values.length > 0 && values.every((v) => v !== void 0)) out[figure] = medianOf(values);
   }
   return out;
 }
 var DEFAULT_BASELINE = "direct";
-function medianOf(values3) {
-  return values3.length === 0 ? NaN : median(values3);
+function medianOf(values) {
+  return values.length === 0 ? NaN : median(values);
 }
 function cellValues(cell) {
   const reps = cell.repetitions;
@@ -51860,11 +51911,8 @@ function cellValues(cell) {
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs = {};
   for (const key of keys) {
-    const values3 = reps.flatMap((r) => {
-      const v = r.latencyPercentilesMs?.[key];
-      return v === void 0 ? [] : [v];
-    });
-    if (values3.length === reps.length) percentilesMs[key] = medianOf(values3);
+    const values = reps.map((r) => r.latencyPercentilesMs?.[key]);
+    if (values.every((v) => v !== void 0)) percentilesMs[key] = medianOf(values);
   }
   return {
     rps: medianOf(reps.map((r) => r.rps)),
@@ -51922,8 +51970,7 @@ function orderColumns(columns, baseline) {
 function groupKey(cell) {
   return `${cell.scenario}\0${cell.load.label}\0${cell.engine}\0${cell.variant ?? ""}`;
 }
-function describeLayout(cpus) {
-  const list2 = (xs) => xs.length ? xs.join(",") : "any";
+function describeLayout(cpus, list2 = (xs) => xs.length ? xs.join(",") : "any") {
   return `load generator ${list2(cpus.loadgen)}, proxy ${list2(cpus.proxy)}, upstream ${list2(cpus.upstream)}`;
 }
 function buildHeader(results) {
@@ -51979,29 +52026,21 @@ function buildReport(results, options2 = {}) {
     const i = order.indexOf(proxy) + (proxy === column ? 0 : 0.5);
     return i < 0 ? order.length : i;
   };
-  const out = [];
-  for (const cells of groups2.values()) {
+  const byRank = (a, b) => rank(a.proxy) - rank(b.proxy);
+  const out = [...groups2.values()].map((cells) => {
     const first = cells[0];
-    if (first === void 0) continue;
     const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
-    const chosen = chooseBaseline(
-      [...measured].sort((a, b) => rank(a.proxy) - rank(b.proxy)),
-      options2.baselineProxy
-    );
-    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(
-      (a, b) => rank(a.proxy) - rank(b.proxy)
-    );
-    const group = {
+    const chosen = chooseBaseline([...measured].sort(byRank), options2.baselineProxy);
+    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
+    return {
       scenario: first.scenario,
       load: first.load,
       engine: first.engine,
-      columns: orderColumns(columns, chosen.baseline)
+      columns: orderColumns(columns, chosen.baseline),
+      ...first.variant !== void 0 ? { variant: first.variant } : {},
+      ...chosen
     };
-    if (first.variant !== void 0) group.variant = first.variant;
-    if (chosen.baseline !== void 0) group.baseline = chosen.baseline;
-    if (chosen.baselineProblem !== void 0) group.baselineProblem = chosen.baselineProblem;
-    out.push(group);
-  }
+  });
   return { header: buildHeader(results), groups: out };
 }
 function skippedColumns(skipped, measured, scenario) {
@@ -52028,13 +52067,22 @@ var COMPARISON_ROWS = [
 function isCostMetric(metric) {
   return metric in COST_FIGURE;
 }
-function metricValue(column, metric) {
-  const values3 = column.values;
-  if (values3 === void 0) return void 0;
-  if (metric === "rps") return values3.rps;
-  if (metric === "errors") return values3.errors;
-  if (isCostMetric(metric)) return values3.cost?.[COST_FIGURE[metric]];
-  return values3.latencyMs[metric];
+var LATENCY_LABELS = {
+  min: "Min (ms)",
+  mean: "Mean (ms)",
+  p50: "p50 (ms)",
+  p90: "p90 (ms)",
+  p95: "p95 (ms)",
+  p99: "p99 (ms)",
+  max: "Max (ms)"
+};
+function metricValue2(column, metric) {
+  const values = column?.values;
+  if (values === void 0) return void 0;
+  if (metric === "rps") return values.rps;
+  if (metric === "errors") return values.errors;
+  if (isCostMetric(metric)) return values.cost?.[COST_FIGURE[metric]];
+  return values.latencyMs[metric];
 }
 var COST_NOTE = "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge since it started.";
 function showsCost(group) {
@@ -52042,7 +52090,7 @@ function showsCost(group) {
 }
 function comparisonRows(group) {
   return COMPARISON_ROWS.filter(
-    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => metricValue(c, metric) !== void 0)
+    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => metricValue2(c, metric) !== void 0)
   );
 }
 function percentChange(value, base) {
@@ -52052,13 +52100,18 @@ function percentChange(value, base) {
   if (base === 0) return void 0;
   return (value - base) / base * 100;
 }
-function notOk(column) {
-  return column.status === "ok" || column.bound ? void 0 : { status: column.status };
-}
 function boundOf(column, metric) {
   if (!column.bound || metric === "errors" || metric !== "latency" && isCostMetric(metric))
     return void 0;
   return metric === "rps" ? "lower" : "upper";
+}
+function valueCell(column, value, metric) {
+  if (column.status !== "ok" && !column.bound) return { status: column.status };
+  const cell = {};
+  if (value !== void 0 && Number.isFinite(value)) cell.value = value;
+  const bound = boundOf(column, metric);
+  if (bound) cell.bound = bound;
+  return cell;
 }
 function baselineColumn(group) {
   if (group.baselineProblem !== void 0) return void 0;
@@ -52077,17 +52130,10 @@ function comparisonTable(group) {
       metric,
       label,
       cells: group.columns.map((column) => {
-        const bad = notOk(column);
-        if (bad) return bad;
-        const value = metricValue(column, metric);
-        const cell = {};
-        if (value !== void 0 && Number.isFinite(value)) cell.value = value;
-        const bound = boundOf(column, metric);
-        if (bound) cell.bound = bound;
-        if (base !== void 0 && column !== base) {
-          const change = percentChange(value, metricValue(base, metric));
-          if (change !== void 0) cell.changePct = change;
-        }
+        const value = metricValue2(column, metric);
+        const cell = valueCell(column, value, metric);
+        const change = column === base ? void 0 : percentChange(value, metricValue2(base, metric));
+        if (cell.status === void 0 && change !== void 0) cell.changePct = change;
         return cell;
       })
     }))
@@ -52102,13 +52148,7 @@ function latencyTable(group) {
       status: column.status,
       baseline: column.proxy === group.baseline,
       cells: LATENCY_STATS.map((stat7) => {
-        const bad = notOk(column);
-        if (bad) return bad;
-        const value = column.values?.latencyMs[stat7];
-        const cell = {};
-        if (value !== void 0 && Number.isFinite(value)) cell.value = value;
-        const bound = boundOf(column, "latency");
-        if (bound) cell.bound = bound;
+        const cell = valueCell(column, column.values?.latencyMs[stat7], "latency");
         const baseValue = base?.values?.latencyMs[stat7];
         if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
           cell.delta = cell.value - baseValue;
@@ -52119,65 +52159,99 @@ function latencyTable(group) {
   };
 }
 
+// src/report/format.ts
+var integer2 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+var twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+function formatRps(value) {
+  return Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
+}
+function formatMs(value) {
+  return twoDecimals.format(value);
+}
+function formatCount(value) {
+  return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
+}
+function signed(value) {
+  const rounded = Number(value.toFixed(2));
+  const sign = rounded < 0 ? "-" : "+";
+  return `${sign}${twoDecimals.format(Math.abs(rounded))}`;
+}
+function formatPercent(value) {
+  return `${signed(value)}%`;
+}
+function formatDelta(value) {
+  return signed(value);
+}
+function formatPValue(p) {
+  return p < 1e-3 ? "<0.001" : p.toFixed(3);
+}
+function formatMetric(metric, value) {
+  if (metric === "rps" || metric === "requestsPerCpuS") return formatRps(value);
+  if (metric === "errors") return formatCount(value);
+  return formatMs(value);
+}
+function boundPrefix(cell) {
+  if (cell.bound === "lower") return ">= ";
+  if (cell.bound === "upper") return "<= ";
+  return "";
+}
+function cellText(cell, format) {
+  if (cell.status !== void 0) return cell.status;
+  return cell.value === void 0 ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
+}
+function formatConfidence(confidence) {
+  const percent = confidence * 100;
+  return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
+}
+function formatAlpha(alpha) {
+  return String(Number(alpha.toPrecision(2)));
+}
+function plural2(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+function comparisonGrid(group, write) {
+  const table = comparisonTable(group);
+  const percent = table.columns.map((c) => group.baselineProblem === void 0 && !c.baseline);
+  return {
+    proxies: table.columns.flatMap((c, i) => percent[i] ? [c.proxy, ""] : [c.proxy]),
+    rows: table.rows.map((row2) => ({
+      label: row2.label,
+      cells: row2.cells.flatMap((cell, i) => {
+        const value = write.value(cell, row2.metric);
+        return percent[i] ? [value, write.change(cell)] : [value];
+      })
+    }))
+  };
+}
+
 // src/report/compare.ts
-var COMPARE_METRICS = [
-  { metric: "rps", label: "Requests/sec", biggerIsBetter: true },
-  { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
-  { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
-  { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false },
-  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)", biggerIsBetter: false },
-  { metric: "peakMemory", label: "Proxy peak memory (MiB)", biggerIsBetter: false }
-];
-var DEFAULT_THRESHOLD_PCT = 5;
-var DEFAULT_ALPHA = 0.05;
 var UNPAIRED_LABEL = "unpaired: runs at different times";
-function metricValue2(r, metric) {
-  if (metric === "cpuPerRequest") return r.proxyCost?.cpuPerRequestUs ?? NaN;
-  if (metric === "peakMemory") return r.proxyCost?.peakMemoryMiB ?? NaN;
-  return metric === "rps" ? r.rps : r.latencyMs[metric];
-}
-function measuredIn(spec, cells) {
-  return cells.every((c) => c.repetitions.every((r) => Number.isFinite(metricValue2(r, spec.metric))));
-}
 function summary2(xs) {
   return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
 }
-function fixedByLoad(spec, load) {
-  return spec.metric === "rps" && load.model === "constant-arrival-rate";
-}
-function testedSpecs(load, ...cells) {
-  return COMPARE_METRICS.filter((spec) => !fixedByLoad(spec, load) && measuredIn(spec, cells));
-}
-function shownMetric(spec, base, head, load) {
+function withMedians(spec, base, head, rest) {
   const b = summary2(base);
   const h = summary2(head);
   const changePct = percentChange(h.median, b.median);
-  return {
-    ...spec,
-    base: b,
-    head: h,
-    ...changePct !== void 0 ? { changePct } : {},
-    why: `fixed by the load (${load.model}${load.rate !== void 0 ? ` at ${load.rate}/s` : ""}): shown, not tested`
-  };
+  return { ...spec, base: b, head: h, ...rest, ...changePct !== void 0 ? { changePct } : {} };
+}
+function valuesOf(cell, spec) {
+  return cell.repetitions.map((r) => metricValue(r, spec.metric));
 }
 function shownOf(base, head) {
-  return COMPARE_METRICS.filter((spec) => fixedByLoad(spec, head.load)).map(
-    (spec) => shownMetric(
-      spec,
-      base.repetitions.map((r) => metricValue2(r, spec.metric)),
-      head.repetitions.map((r) => metricValue2(r, spec.metric)),
-      head.load
-    )
-  );
+  const { model, rate } = head.load;
+  return COMPARE_METRICS.filter((spec) => fixedByLoad(spec, head.load)).map((spec) => ({
+    ...withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {}),
+    why: `fixed by the load (${model}${rate !== void 0 ? ` at ${rate}/s` : ""}): shown, not tested`
+  }));
 }
 function runInfo(results, variant) {
-  const git = results.environment.git;
-  const info2 = { runId: results.runId, repetitions: results.settings.repetitions };
-  if (variant !== void 0) info2.variant = variant;
-  if (git.commit !== void 0) info2.commit = git.commit;
-  if (git.branch !== void 0) info2.branch = git.branch;
-  if (git.message !== void 0) info2.message = git.message.split("\n")[0] ?? "";
-  return info2;
+  const { commit, branch, message } = results.environment.git;
+  return {
+    runId: results.runId,
+    repetitions: results.settings.repetitions,
+    ...withoutUndefined({ variant, commit, branch, message: message?.split("\n")[0] })
+  };
 }
 function describeStatus(cell) {
   return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
@@ -52192,16 +52266,11 @@ function where(cell) {
     ...cell.runner !== void 0 ? { runner: cell.runner } : {}
   };
 }
-function machineNotes(base, head) {
-  const notes = [];
-  const b = base.environment;
-  const h = head.environment;
-  if (b.cpuModel !== h.cpuModel || b.cores !== h.cores) {
-    notes.push(
-      `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`
-    );
-  }
-  return notes;
+function machineNotes({ environment: b }, { environment: h }) {
+  if (b.cpuModel === h.cpuModel && b.cores === h.cores) return [];
+  return [
+    `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`
+  ];
 }
 function cannotCompare(base, head) {
   const problems = [];
@@ -52229,14 +52298,11 @@ function matchCells(baseCells, headCells) {
   }
   return out;
 }
-function familyLevel(options2) {
-  return {
-    alpha: options2.alpha ?? DEFAULT_ALPHA,
-    thresholdPct: options2.thresholdPct ?? DEFAULT_THRESHOLD_PCT
-  };
+function familyLevel({ alpha, thresholdPct }) {
+  return { alpha: alpha ?? DEFAULT_ALPHA, thresholdPct: thresholdPct ?? DEFAULT_THRESHOLD_PCT };
 }
-function bonferroniConfidence(alpha, tests) {
-  return 1 - alpha / Math.max(1, tests);
+function familyFigures({ thresholdPct, alpha }, tests) {
+  return { thresholdPct, alpha, confidence: 1 - alpha / Math.max(1, tests), tests };
 }
 function countVerdicts(cells) {
   const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
@@ -52247,36 +52313,21 @@ function loadNote(base, head) {
   if (JSON.stringify(base.load) === JSON.stringify(head.load)) return void 0;
   return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
 }
-function pct2(x) {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
-}
 function unpairedMembers(b, h, runs, history) {
   const own2 = /* @__PURE__ */ new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
   return testedSpecs(h.load, b, h).map((spec) => {
-    const member = {
-      spec,
-      base: b.repetitions.map((r) => metricValue2(r, spec.metric)),
-      head: h.repetitions.map((r) => metricValue2(r, spec.metric))
-    };
+    const member = { spec, base: valuesOf(b, spec), head: valuesOf(h, spec) };
     const past = history?.medians(where(h), spec.metric).filter((m) => !own2.has(m.commit));
     if (past !== void 0 && past.length > 0) member.past = past.map((m) => m.value);
     return member;
   });
 }
 function unpairedMetric(member, test, level) {
-  const b = summary2(member.base);
-  const h = summary2(member.head);
-  const changePct = percentChange(h.median, b.median);
-  const out = {
-    ...member.spec,
-    base: b,
-    head: h,
-    n: Math.min(b.n, h.n),
-    verdict: "inconclusive",
-    why: ""
-  };
-  if (changePct !== void 0) out.changePct = changePct;
-  const observed = changePct === void 0 ? "no % change" : `observed change ${pct2(changePct)}`;
+  const { base, head, spec } = member;
+  const figures = { n: Math.min(base.length, head.length), verdict: "inconclusive", why: "" };
+  const out = withMedians(spec, base, head, figures);
+  const changePct = out.changePct;
+  const observed = changePct === void 0 ? "no % change" : `observed change ${signedPct(changePct)}`;
   if (test.p === void 0 || member.past === void 0) {
     out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift`;
     return out;
@@ -52288,7 +52339,7 @@ function unpairedMetric(member, test, level) {
   } else if (Math.abs(changePct) < level.thresholdPct) {
     out.why = `${observed}; outside the spread of ${runs} but below ${level.thresholdPct}%`;
   } else {
-    const better = member.spec.biggerIsBetter ? changePct > 0 : changePct < 0;
+    const better = spec.biggerIsBetter ? changePct > 0 : changePct < 0;
     out.verdict = better ? "improved" : "regressed";
     out.why = `${observed}: outside the spread of ${runs} and reaches ${level.thresholdPct}%`;
   }
@@ -52316,10 +52367,7 @@ function compareResults(base, head, options2 = {}) {
   return {
     mode: "unpaired",
     label: UNPAIRED_LABEL,
-    thresholdPct: level.thresholdPct,
-    alpha: level.alpha,
-    confidence: bonferroniConfidence(level.alpha, members2.length),
-    tests: members2.length,
+    ...familyFigures(level, members2.length),
     looks: [],
     planned: false,
     base: runInfo(base),
@@ -52371,30 +52419,7 @@ function variantNames(results) {
   const seen = results.cells.map((c) => c.variant).filter((v) => v !== void 0);
   return [.../* @__PURE__ */ new Set([...recorded, ...seen])];
 }
-function pairsByRound(base, head, metric) {
-  const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
-  const pairs = [];
-  for (const b of base.repetitions) {
-    const round = b.round ?? b.index;
-    const h = headByRound.get(round);
-    if (h !== void 0) pairs.push({ round, base: metricValue2(b, metric), head: metricValue2(h, metric) });
-  }
-  return pairs.sort((x, y) => x.round - y.round);
-}
-function pairedMembers(base, head, cell) {
-  return testedSpecs(head.load, base, head).map((spec) => {
-    const pairs = pairsByRound(base, head, spec.metric);
-    return {
-      cell,
-      spec,
-      pairs,
-      rounds: pairs.length === 0 ? 0 : pairs[pairs.length - 1].round + 1,
-      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0)
-    };
-  });
-}
 var upTo = (m, rounds) => m.pairs.filter((p) => p.round < rounds);
-var logRatios = (pairs) => pairs.map((p) => Math.log(p.head / p.base));
 function judgeFamily(members2, plan, thresholdPct) {
   const judged = members2.map(() => void 0);
   const decided = members2.map(() => false);
@@ -52432,18 +52457,10 @@ function judgeFamily(members2, plan, thresholdPct) {
 }
 function pairedMetric(m, judged, planned) {
   const pairs = judged?.pairs ?? m.pairs;
-  const b = summary2(pairs.map((p) => p.base));
-  const h = summary2(pairs.map((p) => p.head));
-  const changePct = percentChange(h.median, b.median);
-  const out = {
-    ...m.spec,
-    base: b,
-    head: h,
-    n: pairs.length,
-    verdict: "inconclusive",
-    why: ""
-  };
-  if (changePct !== void 0) out.changePct = changePct;
+  const base = pairs.map((p) => p.base);
+  const head = pairs.map((p) => p.head);
+  const figures = { n: pairs.length, verdict: "inconclusive", why: "" };
+  const out = withMedians(m.spec, base, head, figures);
   if (judged === void 0) {
     out.why = m.usable ? `${m.rounds} rounds: fewer than the plan's first look` : "no % change: a value is zero";
     return out;
@@ -52497,10 +52514,7 @@ function compareVariants(results, options2 = {}) {
   return {
     mode: "paired",
     label: pairedLabel(rounds),
-    thresholdPct: level.thresholdPct,
-    alpha: level.alpha,
-    confidence: bonferroniConfidence(level.alpha, members2.length),
-    tests: members2.length,
+    ...familyFigures(level, members2.length),
     looks: plan.looks.map((l, k) => ({
       rounds: plan.planned ? l.rounds : Math.max(0, ...members2.map((m) => m.rounds)),
       alpha: l.alpha,
@@ -52536,26 +52550,16 @@ function pairedLabel(rounds) {
   return `paired over ${low === high ? low : `${low}-${high}`} rounds`;
 }
 function scenarioDifference(base, head) {
-  const b = base.upstream;
-  const h = head.upstream;
-  if (JSON.stringify(b ?? {}) === JSON.stringify(h ?? {})) return void 0;
-  return `the variants ran different scenario settings (upstream ${JSON.stringify(b ?? {})} in ${base.variant ?? "base"}, ${JSON.stringify(h ?? {})} in ${head.variant ?? "head"}): the change includes that difference.`;
-}
-function formatConfidence(confidence) {
-  const percent = confidence * 100;
-  return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
-}
-function formatAlpha(alpha) {
-  return String(Number(alpha.toPrecision(2)));
-}
-function plural2(n, one, many) {
-  return `${n} ${n === 1 ? one : many}`;
+  const b = JSON.stringify(base.upstream ?? {});
+  const h = JSON.stringify(head.upstream ?? {});
+  if (b === h) return void 0;
+  return `the variants ran different scenario settings (upstream ${b} in ${base.variant ?? "base"}, ${h} in ${head.variant ?? "head"}): the change includes that difference.`;
 }
 function comparisonHeadline(comparison) {
   const c = comparison.counts;
   const parts = [
-    plural2(c.regressed, "regression", "regressions"),
-    plural2(c.improved, "improvement", "improvements"),
+    plural2(c.regressed, "regression"),
+    plural2(c.improved, "improvement"),
     `${c.unchanged} unchanged`,
     `${c.inconclusive} inconclusive`
   ];
@@ -52568,7 +52572,7 @@ var INSTRUCTIONS_SCHEMA_VERSION = 1;
 var INSTRUCTIONS_FILE = "instructions.json";
 var CountedRepetition = external_exports.object({
   index: external_exports.number().int().nonnegative(),
-  round: external_exports.number().int().nonnegative().optional().describe("The round of a variant run (every variant's cell measured once per round, ABBA order)."),
+  round: Repetition.shape.round,
   variant: external_exports.string().optional().describe("The variant (--variant NAME=DIR) this repetition ran."),
   startedAt: external_exports.iso.datetime(),
   status: CellStatus,
@@ -52619,6 +52623,9 @@ var InstructionsResults = external_exports.object({
   skipped: external_exports.array(external_exports.object({ proxy: external_exports.string(), reason: external_exports.string() })).default([]),
   cells: external_exports.array(CountedCell)
 });
+function okValues(cell, key) {
+  return cell.repetitions.flatMap((r) => r.status === "ok" && r[key] !== void 0 ? [r[key]] : []);
+}
 function countedCellId(scenario, proxy, variant) {
   return `${scenario}/${proxy}${variant === void 0 ? "" : `@${variant}`}`;
 }
@@ -52792,7 +52799,10 @@ function largestChanges(base, head, kind, top = WHERE_TOP) {
       delta: after - before
     };
   });
-  return changes.filter((c) => c.delta !== 0).sort((a, b) => Math.abs(b.delta) - Math.abs(a.delta) || a.name.localeCompare(b.name)).slice(0, top);
+  return changes.filter((c) => c.delta !== 0).sort(byLargestChange).slice(0, top);
+}
+function byLargestChange(a, b) {
+  return Math.abs(b.delta) - Math.abs(a.delta) || a.name.localeCompare(b.name);
 }
 async function whereItWent(base, head, top = WHERE_TOP) {
   const b = await functionsPerRequest(base.cell, base.dir);
@@ -52829,13 +52839,10 @@ async function readInstructions(dirOrFile) {
   if (!parsed.success) throw new UserError(formatSchemaError(file2, parsed.error));
   return { results: parsed.data, dir: path2.dirname(file2) };
 }
-function values(cell, key) {
-  return cell.repetitions.flatMap((r) => r.status === "ok" && r[key] !== void 0 ? [r[key]] : []);
-}
 async function compareCountedCells(base, head, options2 = {}, id = head.cell.id) {
   const metrics = COUNTED_METRICS.flatMap(({ key, label }) => {
-    const b = values(base.cell, key);
-    const h = values(head.cell, key);
+    const b = okValues(base.cell, key);
+    const h = okValues(head.cell, key);
     if (b.length === 0 || h.length === 0) return [];
     return [{ label, baseN: b.length, headN: h.length, ...compareCounts(b, h, options2) }];
   });
@@ -53375,58 +53382,9 @@ function escapeLast(marker) {
 function escapeMarkdown(text) {
   return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ").replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c).replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`).replace(BLOCK_START, (_, space, marker) => `${space}${escapeLast(marker)}`).replace(/@(?=\S)/g, `@${ZERO_WIDTH_SPACE}`).replace(/#(?=\d)/g, `#${ZERO_WIDTH_SPACE}`).replace(/(gh)-(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}-`).replace(/:\/\//g, `:${ZERO_WIDTH_SPACE}//`).replace(/(www)\./gi, `$1${ZERO_WIDTH_SPACE}.`);
 }
-
-// src/report/format.ts
-var integer2 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-var twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-function formatRps(value) {
-  return Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
-}
-function formatMs(value) {
-  return twoDecimals.format(value);
-}
-function formatCount(value) {
-  return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
-}
-function signed(value) {
-  const rounded = Number(value.toFixed(2));
-  const sign = rounded < 0 ? "-" : "+";
-  return `${sign}${twoDecimals.format(Math.abs(rounded))}`;
-}
-function formatPercent(value) {
-  return `${signed(value)}%`;
-}
-function formatDelta(value) {
-  return signed(value);
-}
-function formatPValue(p) {
-  return p < 1e-3 ? "<0.001" : p.toFixed(3);
-}
-function formatMetric(metric, value) {
-  if (metric === "rps" || metric === "requestsPerCpuS") return formatRps(value);
-  if (metric === "errors") return formatCount(value);
-  return formatMs(value);
-}
-function boundPrefix(cell) {
-  if (cell.bound === "lower") return ">= ";
-  if (cell.bound === "upper") return "<= ";
-  return "";
-}
-function cellText(cell, format) {
-  if (cell.status !== void 0) return cell.status;
-  return cell.value === void 0 ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
-}
+var MARKDOWN = { escape: escapeMarkdown, strong: (text) => `**${text}**` };
 
 // src/report/markdown.ts
-var STAT_LABELS = {
-  min: "Min (ms)",
-  mean: "Mean (ms)",
-  p50: "p50 (ms)",
-  p90: "p90 (ms)",
-  p95: "p95 (ms)",
-  p99: "p99 (ms)",
-  max: "Max (ms)"
-};
 function heading(level, text) {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
@@ -53440,41 +53398,37 @@ function describeLoad(load) {
   if (load.warmupS !== void 0 && load.warmupS > 0) parts.push(`after ${load.warmupS} s warm-up`);
   return parts.join(", ");
 }
-function groupTitle(group) {
-  let title = escapeMarkdown(group.scenario);
-  if (group.load !== void 0) title += ` · ${escapeMarkdown(group.load.label)}`;
-  if (group.engine !== void 0) title += ` (${escapeMarkdown(group.engine)})`;
-  if (group.variant !== void 0) title += ` · variant **${escapeMarkdown(group.variant)}**`;
+function groupTitle(group, { escape, strong }) {
+  let title = escape(group.scenario);
+  if (group.load !== void 0) title += ` · ${escape(group.load.label)}`;
+  if (group.engine !== void 0) title += ` (${escape(group.engine)})`;
+  if (group.variant !== void 0) title += ` · variant ${strong(escape(group.variant))}`;
   return title;
 }
-function renderComparisonTableMarkdown(group) {
-  const table = comparisonTable(group);
-  const withPercent = group.baselineProblem === void 0;
-  const header2 = ["metric"];
-  const align = ["l"];
-  for (const column of table.columns) {
-    header2.push(escapeMarkdown(column.proxy));
-    align.push("r");
-    if (withPercent && !column.baseline) {
-      header2.push("");
-      align.push("r");
-    }
+function groupIntro(group, { escape, strong }) {
+  const intro = [];
+  if (group.load !== void 0) intro.push(`Load: ${escape(describeLoad(group.load))}.`);
+  if (group.baseline !== void 0 && group.baselineProblem === void 0) {
+    intro.push(`Baseline: ${strong(escape(group.baseline))}.`);
   }
-  const rows = table.rows.map((row2) => {
-    const out = [row2.label];
-    row2.cells.forEach((cell, i) => {
-      out.push(cellText(cell, (v) => formatMetric(row2.metric, v)));
-      if (withPercent && !table.columns[i]?.baseline) {
-        out.push(cell.changePct === void 0 ? "" : formatPercent(cell.changePct));
-      }
-    });
-    return out;
+  return intro;
+}
+function skippedText(s, { escape, strong }) {
+  const where2 = s.scenario === void 0 ? "" : ` on ${escape(s.scenario)}`;
+  return `${strong(escape(s.proxy))}${where2}: ${escape(s.reason)}`;
+}
+function renderComparisonTableMarkdown(group) {
+  const { proxies, rows } = comparisonGrid(group, {
+    value: (cell, metric) => cellText(cell, (v) => formatMetric(metric, v)),
+    change: (cell) => cell.changePct === void 0 ? "" : formatPercent(cell.changePct)
   });
-  return markdownTable([header2, ...rows], { align });
+  const header2 = ["metric", ...proxies.map(escapeMarkdown)];
+  const body = rows.map((row2) => [row2.label, ...row2.cells]);
+  return markdownTable([header2, ...body], { align: header2.map((_, i) => i === 0 ? "l" : "r") });
 }
 function renderLatencyTableMarkdown(group, rowLabel = "Proxy") {
   const table = latencyTable(group);
-  const header2 = [rowLabel, ...table.stats.map((s) => STAT_LABELS[s] ?? s)];
+  const header2 = [rowLabel, ...table.stats.map((s) => LATENCY_LABELS[s])];
   const rows = table.rows.map((row2) => [
     escapeMarkdown(row2.proxy),
     ...row2.cells.map((cell) => {
@@ -53506,21 +53460,17 @@ function renderGroupNotes(group) {
       `${bounded.join(", ")}: the load generator was the limit, so the figures are bounds (req/s at least, latency at most), and so are the changes against ${bounded.length === 1 ? "it" : "them"}.`
     );
   }
-  const notOk2 = group.columns.filter((c) => c.status !== "ok");
-  if (notOk2.length > 0 && lines.length > 0) lines.push("");
-  for (const column of notOk2) {
+  const notOk = group.columns.filter((c) => c.status !== "ok");
+  if (notOk.length > 0 && lines.length > 0) lines.push("");
+  for (const column of notOk) {
     const reasons = column.reasons.length ? column.reasons.map(escapeMarkdown).join("; ") : "no reason given";
     lines.push(`- **${escapeMarkdown(column.proxy)}** is ${column.status}: ${reasons}`);
   }
   return lines;
 }
-function renderGroupMarkdown(group, level) {
-  const parts = [heading(level, groupTitle(group))];
-  const intro = [];
-  if (group.load !== void 0) intro.push(`Load: ${escapeMarkdown(describeLoad(group.load))}.`);
-  if (group.baseline !== void 0 && group.baselineProblem === void 0) {
-    intro.push(`Baseline: **${escapeMarkdown(group.baseline)}**.`);
-  }
+function renderGroupMarkdown(group) {
+  const parts = [heading(3, groupTitle(group, MARKDOWN))];
+  const intro = groupIntro(group, MARKDOWN);
   if (intro.length) parts.push(intro.join(" "));
   parts.push(renderComparisonTableMarkdown(group));
   parts.push(renderLatencyTableMarkdown(group));
@@ -53528,28 +53478,24 @@ function renderGroupMarkdown(group, level) {
   if (notes.length) parts.push(notes.join("\n"));
   return parts.join("\n\n");
 }
-function renderHeaderMarkdown(model, level) {
-  const lines = [heading(level, escapeMarkdown(model.header.title)), ""];
+function renderHeaderMarkdown(model) {
+  const lines = [heading(2, escapeMarkdown(model.header.title)), ""];
   for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
   if (model.header.skipped.length > 0) {
     lines.push("", "Skipped:", "");
-    for (const s of model.header.skipped) {
-      const where2 = s.scenario === void 0 ? "" : ` on ${escapeMarkdown(s.scenario)}`;
-      lines.push(`- **${escapeMarkdown(s.proxy)}**${where2}: ${escapeMarkdown(s.reason)}`);
-    }
+    for (const s of model.header.skipped) lines.push(`- ${skippedText(s, MARKDOWN)}`);
   }
   return lines.join("\n");
 }
-function renderReportModelMarkdown(model, options2 = {}) {
-  const level = options2.headingLevel ?? 2;
-  const parts = [renderHeaderMarkdown(model, level)];
+function renderReportModelMarkdown(model) {
+  const parts = [renderHeaderMarkdown(model)];
   if (model.groups.length === 0) parts.push("No cells were measured.");
-  for (const group of model.groups) parts.push(renderGroupMarkdown(group, level + 1));
+  for (const group of model.groups) parts.push(renderGroupMarkdown(group));
   return `${parts.join("\n\n")}
 `;
 }
 function renderMarkdownReport(results, options2 = {}) {
-  return renderReportModelMarkdown(buildReport(results, options2), options2);
+  return renderReportModelMarkdown(buildReport(results, options2));
 }
 
 // src/runner/cpus.ts
@@ -53605,14 +53551,14 @@ function renderExtensibilityReport(input2) {
   const { study } = input2;
   const level = input2.headingLevel ?? 2;
   const parts = [
-    `${"#".repeat(level)} ${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`,
+    heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
     `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}). ${limitsText(input2)}`
   ];
   for (const s of input2.skippedGateways)
     parts.push(`- **${escapeMarkdown(s.proxy)}** not measured here: ${escapeMarkdown(s.reason)}`);
   for (const run2 of input2.runs) {
     const group = testGroup(run2);
-    parts.push(`${"#".repeat(level + 1)} ${escapeMarkdown(run2.test)} · ${escapeMarkdown(run2.gateway)}`);
+    parts.push(heading(level + 1, `${escapeMarkdown(run2.test)} · ${escapeMarkdown(run2.gateway)}`));
     if (run2.results === void 0) {
       parts.push("Nothing to compare here: no extension option of this gateway does this test.");
       parts.push(
@@ -53730,7 +53676,7 @@ function parseManifest(schema, text, file2) {
   const parsed = schema.safeParse(data);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.flatMap(
-    (issue3) => issue3.code === "unrecognized_keys" ? issue3.keys.map((key) => ({ ...issue3, keys: [key], path: [...issue3.path, key] })) : [issue3]
+    (issue4) => issue4.code === "unrecognized_keys" ? issue4.keys.map((key) => ({ ...issue4, keys: [key], path: [...issue4.path, key] })) : [issue4]
   );
   throw new UserError(
     formatSchemaError(file2, new external_exports.ZodError(issues), (p) => lineOfPath(doc, lineCounter, p))
@@ -53843,67 +53789,46 @@ var StudyManifestShape = external_exports.object({
 var StudyManifest = StudyManifestShape.superRefine((s, ctx) => {
   const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
   if (dupProxy !== void 0) {
-    ctx.addIssue({ code: "custom", path: ["proxies"], message: `'${dupProxy}' is listed twice` });
+    issue3(ctx, ["proxies"], `'${dupProxy}' is listed twice`);
   }
   checkPaths(s, ctx);
   if (s.layout === "extensibility" !== (s.extensibility !== void 0)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["extensibility"],
-      message: "the extensibility layout and the extensibility section go together"
-    });
+    issue3(ctx, ["extensibility"], "the extensibility layout and the extensibility section go together");
   }
   if (s.baseline !== void 0 && !s.proxies.includes(s.baseline)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["baseline"],
-      message: `'${s.baseline}' is not one of the study's proxies (${s.proxies.join(", ")})`
-    });
+    issue3(ctx, ["baseline"], `'${s.baseline}' is not one of the study's proxies (${s.proxies.join(", ")})`);
   }
 });
 function checkPaths(s, ctx) {
   if (s.layout !== "go-bench") {
     for (const field of ["paths", "references"]) {
       if (s[field] !== void 0) {
-        ctx.addIssue({ code: "custom", path: [field], message: "only for layout go-bench" });
+        issue3(ctx, [field], "only for layout go-bench");
       }
     }
     return;
   }
   if (s.paths === void 0) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["paths"],
-      message: "layout go-bench needs the paths, one per benchmark line"
-    });
+    issue3(ctx, ["paths"], "layout go-bench needs the paths, one per benchmark line");
     return;
   }
   s.paths.forEach((p, i) => {
     if (!s.proxies.includes(p.proxy)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["paths", i, "proxy"],
-        message: `'${p.proxy}' is not one of the study's proxies`
-      });
+      issue3(ctx, ["paths", i, "proxy"], `'${p.proxy}' is not one of the study's proxies`);
     }
     if (!s.scenarios.includes(p.scenario)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["paths", i, "scenario"],
-        message: `'${p.scenario}' is not one of the study's scenarios`
-      });
+      issue3(ctx, ["paths", i, "scenario"], `'${p.scenario}' is not one of the study's scenarios`);
     }
   });
   const names = s.paths.map((p) => p.name);
   (s.references ?? []).forEach((r, i) => {
     if (!names.includes(r)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["references", i],
-        message: `'${r}' is not the name of one of the paths`
-      });
+      issue3(ctx, ["references", i], `'${r}' is not the name of one of the paths`);
     }
   });
+}
+function issue3(ctx, path9, message) {
+  ctx.addIssue({ code: "custom", path: path9, message });
 }
 function studyBaseline(study) {
   return study.baseline ?? study.proxies[0] ?? "";
@@ -53987,15 +53912,10 @@ function renderGoBenchLines(paths, groups2) {
   return ["```", ...lines, "```"].join("\n");
 }
 function renderGoBenchTable(paths, references, groups2) {
-  const refs = references.map((name3) => ({
-    name: name3,
-    ns: nsPerOp(
-      pathColumn(
-        paths.find((p) => p.name === name3),
-        groups2
-      )
-    )
-  }));
+  const refs = references.map((name3) => {
+    const path9 = paths.find((p) => p.name === name3);
+    return { name: name3, ns: nsPerOp(pathColumn(path9, groups2)) };
+  });
   const header2 = [
     "path",
     "proxy",
@@ -54009,20 +53929,12 @@ function renderGoBenchTable(paths, references, groups2) {
     const column = pathColumn(p, groups2);
     const v = column?.values;
     const ns = nsPerOp(column);
+    const names = [escapeMarkdown(shortName(p.name)), escapeMarkdown(columnName(p))];
     if (v === void 0 || ns === void 0) {
-      return [
-        escapeMarkdown(shortName(p.name)),
-        escapeMarkdown(columnName(p)),
-        column?.status ?? "skipped",
-        "",
-        "",
-        "",
-        ...refs.map(() => "")
-      ];
+      return [...names, column?.status ?? "skipped", "", "", "", ...refs.map(() => "")];
     }
     return [
-      escapeMarkdown(shortName(p.name)),
-      escapeMarkdown(columnName(p)),
+      ...names,
       formatCount(ns),
       formatMs(v.latencyMs.p50),
       formatMs(v.latencyMs.p99),
@@ -54149,7 +54061,7 @@ function renderParitySection(results, level) {
   const header2 = ["setting", ...proxies.map((p) => escapeMarkdown(p.proxy))];
   const rows = keys.map((key) => [escapeMarkdown(key), ...proxies.map((p) => valueText(p.tuning[key]))]);
   const parts = [
-    `${"#".repeat(Math.min(Math.max(level, 1), 6))} Config parity`,
+    heading(level, "Config parity"),
     `Each proxy's tuning as it ran (\`workers: cores\` = one per pinned core; ${ctx.proxyCores} here).`,
     markdownTable([header2, ...rows], { align: ["l", ...proxies.map(() => "l")] })
   ];
@@ -54165,7 +54077,12 @@ function renderParitySection(results, level) {
 }
 
 // src/studies/report.ts
-function valuesOf(cell, column) {
+function mergeSkipped(a, b) {
+  const out = [...a];
+  for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
+  return out;
+}
+function valuesOf2(cell, column) {
   if (column.status !== "ok" || column.values === void 0) return void 0;
   const reps = cell.repetitions;
   const bytes = reps.flatMap((r) => r.bytesReceived === void 0 ? [] : [r.bytesReceived]);
@@ -54173,15 +54090,7 @@ function valuesOf(cell, column) {
   const l = column.values.latencyMs;
   return {
     rps: column.values.rps,
-    latencyMs: {
-      min: l.min ?? NaN,
-      mean: l.mean ?? NaN,
-      p50: l.p50 ?? NaN,
-      p90: l.p90 ?? NaN,
-      p95: l.p95 ?? NaN,
-      p99: l.p99 ?? NaN,
-      max: l.max ?? NaN
-    },
+    latencyMs: Object.fromEntries(LATENCY_STATS.map((k) => [k, l[k] ?? NaN])),
     failedPct: medianOf(reps.map((r, i) => r.requests > 0 ? (bad[i] ?? 0) / r.requests * 100 : 0)),
     requests: medianOf(reps.map((r) => r.requests)),
     badResponses: medianOf(bad),
@@ -54189,6 +54098,10 @@ function valuesOf(cell, column) {
     durationS: medianOf(reps.map((r) => r.durationS)),
     percentilesMs: column.values.percentilesMs
   };
+}
+function skippedColumn(proxy, load, scenario, skipped) {
+  const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
+  return { proxy, load, status: "skipped", reasons: [skip?.reason ?? "not run"], repetitions: 0 };
 }
 function studyGroups(study, results, skipped) {
   const groups2 = [];
@@ -54201,49 +54114,30 @@ function studyGroups(study, results, skipped) {
     for (const load of loads) {
       for (const proxy of study.proxies) {
         const found = cells.filter((c) => c.proxy === proxy && c.load.label === load.label);
-        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
-        if (found.length === 0) {
-          columns.push({
-            proxy,
-            load: load.label,
-            status: "skipped",
-            reasons: [skip?.reason ?? "not run"],
-            repetitions: 0
-          });
-          continue;
-        }
+        if (found.length === 0) columns.push(skippedColumn(proxy, load.label, scenario, skipped));
         for (const cell of found) {
           const column = cellColumn(cell);
-          const values3 = valuesOf(cell, column);
+          const values = valuesOf2(cell, column);
           columns.push({
             proxy: column.proxy,
             load: load.label,
             status: column.status,
             reasons: column.reasons,
             repetitions: column.repetitions,
-            ...values3 ? { values: values3 } : {}
+            ...values ? { values } : {}
           });
         }
       }
     }
     if (loads.length === 0) {
-      for (const proxy of study.proxies) {
-        const skip = skipped.find((s) => s.proxy === proxy && (s.scenario ?? scenario) === scenario);
-        columns.push({
-          proxy,
-          load: "",
-          status: "skipped",
-          reasons: [skip?.reason ?? "not run"],
-          repetitions: 0
-        });
-      }
+      for (const proxy of study.proxies) columns.push(skippedColumn(proxy, "", scenario, skipped));
     }
     groups2.push({ scenario, loads, columns });
   }
   return groups2;
 }
 var mb = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
-var pct3 = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+var pct = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 var us = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 function formatK6Duration(ms) {
   if (!Number.isFinite(ms)) return "n/a";
@@ -54293,8 +54187,6 @@ function renderColumnNotes(columns) {
   return lines;
 }
 function renderK6SummaryTable(group) {
-  const withLoad = group.loads.length > 1;
-  const header2 = ["metric", ...group.columns.map((c) => columnHeader(c, withLoad))];
   const rows = [
     ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
     ["min", (v) => formatK6Duration(v.latencyMs.min)],
@@ -54303,13 +54195,18 @@ function renderK6SummaryTable(group) {
     ["p(90)", (v) => formatK6Duration(v.latencyMs.p90)],
     ["p(95)", (v) => formatK6Duration(v.latencyMs.p95)],
     ["p(99)", (v) => formatK6Duration(v.latencyMs.p99)],
-    ["http_req_failed", (v) => `${pct3.format(v.failedPct)}%`],
+    ["http_req_failed", (v) => `${pct.format(v.failedPct)}%`],
     ["http_reqs", (v) => `${formatRps(v.rps)}/s`],
     [
       "data_received",
       (v) => v.bytesReceived === void 0 ? "n/a" : formatK6Data(v.bytesReceived, v.durationS)
     ]
   ];
+  return renderRowsTable(group, "metric", rows);
+}
+function renderRowsTable(group, corner, rows) {
+  const withLoad = group.loads.length > 1;
+  const header2 = [corner, ...group.columns.map((c) => columnHeader(c, withLoad))];
   const body = rows.map(([label, format]) => [
     label,
     ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a"))
@@ -54361,8 +54258,6 @@ function renderCrankCompareTable(group, baseline) {
   return markdownTable([header2, ...body], { align });
 }
 function renderAbTable(group) {
-  const withLoad = group.loads.length > 1;
-  const header2 = ["", ...group.columns.map((c) => columnHeader(c, withLoad))];
   const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
   const rows = [
     ["Requests per second", (v) => formatRps(v.rps)],
@@ -54381,11 +54276,7 @@ function renderAbTable(group) {
       }
     ])
   ];
-  const body = rows.map(([label, format]) => [
-    label,
-    ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a"))
-  ]);
-  return markdownTable([header2, ...body], { align: ["l", ...group.columns.map(() => "r")] });
+  return renderRowsTable(group, "", rows);
 }
 function renderStudyTable(layout, group, baseline) {
   if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
@@ -54398,11 +54289,8 @@ function describeStudyLoad(load) {
   const text = describeLoad(rest);
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
 }
-function heading2(level, text) {
-  return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
-}
 function renderGroup(study, group, baseline, level) {
-  const parts = [heading2(level, escapeMarkdown(group.scenario))];
+  const parts = [heading(level, escapeMarkdown(group.scenario))];
   const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
   if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
   if (group.loads.length === 0) {
@@ -54431,13 +54319,10 @@ function renderGroup(study, group, baseline, level) {
 function renderStudyReport(input2) {
   const { study, results } = input2;
   const level = input2.headingLevel ?? 2;
-  const skipped = [...results.skipped];
-  for (const s of input2.skipped ?? []) {
-    if (!skipped.some((k) => k.proxy === s.proxy && k.scenario === s.scenario)) skipped.push(s);
-  }
+  const skipped = mergeSkipped(results.skipped, input2.skipped ?? []);
   const header2 = buildHeader(results);
   const parts = [
-    heading2(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`)
+    heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`)
   ];
   parts.push(
     `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}): ${escapeMarkdown(study.source.compared.replace(/\.?\s*$/, "."))} Original load: ${escapeMarkdown(study.source.load)}.`
@@ -54448,9 +54333,7 @@ function renderStudyReport(input2) {
       [
         "Not measured here (never shown as numbers):",
         "",
-        ...skipped.map(
-          (s) => `- **${escapeMarkdown(s.proxy)}**${s.scenario === void 0 ? "" : ` on ${escapeMarkdown(s.scenario)}`}: ${escapeMarkdown(s.reason)}`
-        )
+        ...skipped.map((s) => `- ${skippedText(s, MARKDOWN)}`)
       ].join("\n")
     );
   }
@@ -54560,15 +54443,15 @@ async function readStudyRun(dir, options2 = {}) {
 function formatCount2(x) {
   return x.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
-function values2(cell, key) {
-  return cell.repetitions.flatMap((r) => r.status === "ok" && r[key] !== void 0 ? [r[key]] : []);
+function signed2(x, digits = 2) {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
 }
 function row(cell) {
   const name3 = escapeMarkdown(cell.variant === void 0 ? cell.proxy : `${cell.proxy} (${cell.variant})`);
   if (cell.status !== "ok") return `| ${name3} | ${cell.status} | | | ${cell.repetitions.length} |`;
-  const ir = values2(cell, "instructionsPerRequest");
+  const ir = okValues(cell, "instructionsPerRequest");
   if (ir.length === 0) return `| ${name3} | not yet measured | | | 0 |`;
-  const cycles = values2(cell, "cyclesPerRequest");
+  const cycles = okValues(cell, "cyclesPerRequest");
   const cyc = cycles.length > 0 ? formatCount2(median(cycles)) : "n/a";
   return `| ${name3} | ${formatCount2(median(ir))} | ${spreadPct(ir).toFixed(3)}% | ${cyc} | ${ir.length} |`;
 }
@@ -54607,28 +54490,23 @@ var VERDICT_TEXT = {
   unchanged: "unchanged",
   inconclusive: "inconclusive"
 };
-function signed2(x, digits = 2) {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
-}
 function cellName(id) {
   const slash = id.indexOf("/");
   if (slash < 0) return escapeMarkdown(id);
   return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
 }
+var VERDICT_COLUMNS = ["Cell", "Metric", "Base", "Head", "Change", "Spread", "n", "Verdict"];
+function metricFigures(m) {
+  const n = `${m.baseN} / ${m.headN}`;
+  const spread = `${m.spreadPct.toFixed(3)}%`;
+  return [formatCount2(m.baseMedian), formatCount2(m.headMedian), `${signed2(m.changePct)}%`, spread, n];
+}
+function verdictRule(c) {
+  return `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) of the repetitions. Values are medians per request.`;
+}
 function metricRows(cell) {
   return cell.metrics.map(
-    (m) => [
-      "",
-      cellName(cell.id),
-      m.label,
-      formatCount2(m.baseMedian),
-      formatCount2(m.headMedian),
-      `${signed2(m.changePct)}%`,
-      `${m.spreadPct.toFixed(3)}%`,
-      `${m.baseN} / ${m.headN}`,
-      VERDICT_TEXT[m.verdict],
-      ""
-    ].join(" | ").trim()
+    (m) => ["", cellName(cell.id), m.label, ...metricFigures(m), VERDICT_TEXT[m.verdict], ""].join(" | ").trim()
   );
 }
 function functionTable(title, changes) {
@@ -54664,9 +54542,9 @@ function renderCountedComparison(c, options2 = {}) {
       `Variants of one run: ${escapeMarkdown(c.variants.head)} against ${escapeMarkdown(c.variants.base)}.`,
       ""
     ],
-    `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) of the repetitions. Values are medians per request.`,
+    verdictRule(c),
     "",
-    "| Cell | Metric | Base | Head | Change | Spread | n | Verdict |",
+    `| ${VERDICT_COLUMNS.join(" | ")} |`,
     "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
     ...c.cells.flatMap(metricRows),
     ""
@@ -54681,12 +54559,6 @@ function renderCountedComparison(c, options2 = {}) {
 }
 
 // src/report/compare-markdown.ts
-var VERDICT_TEXT2 = {
-  regressed: "**regressed**",
-  improved: "**improved**",
-  unchanged: "unchanged",
-  inconclusive: "inconclusive"
-};
 function describeRun(run2) {
   let text = run2.variant === void 0 ? escapeMarkdown(run2.runId) : `**${escapeMarkdown(run2.variant)}** in ${escapeMarkdown(run2.runId)}`;
   if (run2.commit !== void 0) {
@@ -54697,7 +54569,8 @@ function describeRun(run2) {
   return text;
 }
 function verdictText(m, unit) {
-  if (m.verdict !== "inconclusive") return VERDICT_TEXT2[m.verdict];
+  if (m.verdict === "regressed" || m.verdict === "improved") return `**${m.verdict}**`;
+  if (m.verdict === "unchanged") return m.verdict;
   const parts = [];
   if (m.detectablePct !== void 0) parts.push(`could detect ±${m.detectablePct.toFixed(1)}%`);
   if (m.more !== void 0)
@@ -54723,20 +54596,20 @@ function methodText(c) {
   return `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its interval (exact Wilcoxon signed-rank); ${familyText(c)}; regressed or improved when Holm rejects and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive, with the smallest change these rounds could detect.`;
 }
 function roundsText(c) {
-  if (!c.planned || c.looks.length === 0) return void 0;
+  if (!c.planned || c.looks.length === 0) return [];
   const looks = c.looks.map(
-    (l) => `${l.rounds} rounds (alpha ${Number(l.alpha.toPrecision(2))}): ${l.cells} cell${l.cells === 1 ? "" : "s"}, ${l.decided} decided`
+    (l) => `${l.rounds} rounds (alpha ${formatAlpha(l.alpha)}): ${plural2(l.cells, "cell")}, ${l.decided} decided`
   ).join("; ");
-  return `- **Rounds** (--repetitions auto, planned before the run): ${looks}.`;
+  return [`- **Rounds** (--repetitions auto, planned before the run): ${looks}.`];
 }
 function introParts(comparison, level) {
   const parts = [
-    `${"#".repeat(level)} proxybench compare: ${comparisonHeadline(comparison)}`,
+    heading(level, `proxybench compare: ${comparisonHeadline(comparison)}`),
     [
       `- **Base**: ${describeRun(comparison.base)}`,
       `- **Head**: ${describeRun(comparison.head)}`,
       `- **Method** (${escapeMarkdown(comparison.label)}): ${methodText(comparison)}`,
-      ...[roundsText(comparison)].filter((t) => t !== void 0)
+      ...roundsText(comparison)
     ].join("\n")
   ];
   if (comparison.notes.length > 0)
@@ -54747,44 +54620,30 @@ function cellName2(cell) {
   const on = cell.runner === void 0 ? "" : ` on ${escapeMarkdown(cell.runner)}`;
   return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
 }
+function metricRow(name3, m, paired) {
+  const tested = "verdict" in m ? m : void 0;
+  return [
+    name3,
+    m.label,
+    formatMetric(m.metric, m.base.median),
+    formatMetric(m.metric, m.head.median),
+    changeText(tested?.hlChangePct ?? m.changePct),
+    tested === void 0 ? "n/a" : interval(tested),
+    tested?.p === void 0 ? "n/a" : formatPValue(tested.p),
+    paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
+    tested === void 0 ? "not tested (fixed by the load)" : verdictText(tested, paired ? "rounds" : "repetitions")
+  ];
+}
 function metricRows2(comparison, showUnchanged) {
-  const rows = [];
-  let hidden = 0;
-  for (const cell of comparison.cells) {
-    const name3 = cellName2(cell);
-    for (const m of cell.metrics) {
-      if (!showUnchanged && m.verdict === "unchanged") {
-        hidden += 1;
-        continue;
-      }
-      rows.push([
-        name3,
-        m.label,
-        formatMetric(m.metric, m.base.median),
-        formatMetric(m.metric, m.head.median),
-        changeText(m.hlChangePct ?? m.changePct),
-        interval(m),
-        m.p === void 0 ? "n/a" : formatPValue(m.p),
-        comparison.mode === "paired" ? String(m.n) : `${m.base.n} / ${m.head.n}`,
-        verdictText(m, comparison.mode === "paired" ? "rounds" : "repetitions")
-      ]);
-    }
-    for (const m of cell.shown) {
-      if (!showUnchanged) continue;
-      rows.push([
-        name3,
-        m.label,
-        formatMetric(m.metric, m.base.median),
-        formatMetric(m.metric, m.head.median),
-        changeText(m.changePct),
-        "n/a",
-        "n/a",
-        comparison.mode === "paired" ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
-        "not tested (fixed by the load)"
-      ]);
-    }
-  }
-  return { rows, hidden };
+  const all = comparison.cells.flatMap(
+    (cell) => [...cell.metrics, ...showUnchanged ? cell.shown : []].map((m) => ({ cell, m }))
+  );
+  const kept = all.filter(({ m }) => showUnchanged || !("verdict" in m && m.verdict === "unchanged"));
+  const paired = comparison.mode === "paired";
+  return {
+    rows: kept.map(({ cell, m }) => metricRow(cellName2(cell), m, paired)),
+    hidden: all.length - kept.length
+  };
 }
 function metricTable(comparison, rows) {
   const header2 = [
@@ -54801,19 +54660,15 @@ function metricTable(comparison, rows) {
   return markdownTable([header2, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
 }
 function notComparedList(comparison) {
-  const lines = ["Not compared:", ""];
-  for (const n of comparison.notCompared) {
-    lines.push(`- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
-  }
-  return lines.join("\n");
+  const lines = comparison.notCompared.map((n) => `- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
+  return ["Not compared:", "", ...lines].join("\n");
 }
 function renderComparisonMarkdown(comparison, options2 = {}) {
-  const level = Math.min(Math.max(options2.headingLevel ?? 2, 1), 6);
-  const parts = introParts(comparison, level);
+  const parts = introParts(comparison, options2.headingLevel ?? 2);
   const { rows, hidden } = metricRows2(comparison, options2.showUnchanged ?? true);
   if (rows.length > 0) parts.push(metricTable(comparison, rows));
   else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
-  if (hidden > 0) parts.push(`${hidden} unchanged metric${hidden === 1 ? "" : "s"} not shown.`);
+  if (hidden > 0) parts.push(`${plural2(hidden, "unchanged metric")} not shown.`);
   if (comparison.notCompared.length > 0) parts.push(notComparedList(comparison));
   return `${parts.join("\n\n")}
 `;
@@ -54822,9 +54677,6 @@ function renderComparisonMarkdown(comparison, options2 = {}) {
 // src/report/pr-comment.ts
 var COUNTED_SCOPE = "Instructions and estimated cycles per request of the proxy's own process, counted under Valgrind (callgrind) with the requests sent one at a time: deterministic (a spread of a few hundredths of a percent), so a change to the proxy's code or config shows in a few repetitions. It cannot see time: waits on the network or the kernel, lock contention, several cores at once, or caches beyond callgrind's model.";
 var WALL_CLOCK_SCOPE = "Latency, and the proxy's CPU time and peak memory per request, under load on pinned cores. It sees what a user waits for, the kernel and concurrency included, but the machine's own noise hides changes below the smallest detectable change it names for an undecided metric.";
-function plural3(n, one, many = `${one}s`) {
-  return `${n} ${n === 1 ? one : many}`;
-}
 function countedCounts(c) {
   const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
   const n = (v) => all.filter((x) => x === v).length;
@@ -54840,21 +54692,21 @@ function wallClockComparison(runs, options2) {
   if (variantNames(runs.head).length >= 2) return compareVariants(runs.head, options2);
   return void 0;
 }
+function nothingCompared(notCompared) {
+  return `nothing was compared (${plural2(notCompared.length, "cell")} not compared)`;
+}
 function wallClockShortfall(comparison, head) {
-  if (comparison.tests === 0) {
-    return `nothing was compared (${plural3(comparison.notCompared.length, "cell")} not compared)`;
-  }
+  if (comparison.tests === 0) return nothingCompared(comparison.notCompared);
   const variant = comparison.head.variant;
   const broken = head.cells.filter(
     (c) => (variant === void 0 || c.variant === variant) && (c.status === "failed" || c.status === "invalid")
   );
   if (broken.length === 0) return void 0;
   const list2 = broken.map((c) => `${c.id}: ${c.status}`).join(", ");
-  return `the head has ${plural3(broken.length, "cell")} failed or invalid (${list2})`;
+  return `the head has ${plural2(broken.length, "cell")} failed or invalid (${list2})`;
 }
 function countedShortfall(c) {
-  if (c.cells.some((cell) => cell.metrics.length > 0)) return void 0;
-  return `nothing was compared (${plural3(c.notCompared.length, "cell")} not compared)`;
+  return c.cells.some((cell) => cell.metrics.length > 0) ? void 0 : nothingCompared(c.notCompared);
 }
 function overallVerdict(counts, shortfall) {
   const sum = (k) => counts.reduce((s, c) => s + c[k], 0);
@@ -54866,13 +54718,8 @@ function overallVerdict(counts, shortfall) {
 function machineLine(head, runnerName) {
   const env = head.environment;
   const where2 = escapeMarkdown(runnerName ?? env.hostname ?? "");
-  const cpus = head.settings.cpus;
-  const layout = [
-    `load generator ${formatCores(cpus.loadgen)}`,
-    `proxy ${formatCores(cpus.proxy)}`,
-    `upstream ${formatCores(cpus.upstream)}`
-  ].join(", ");
-  const machine = `${escapeMarkdown(env.cpuModel)}, ${plural3(env.cores, "core")}`;
+  const layout = describeLayout(head.settings.cpus, formatCores);
+  const machine = `${escapeMarkdown(env.cpuModel)}, ${plural2(env.cores, "core")}`;
   return `Measured on ${where2 ? `**${where2}** (${machine})` : machine}; cores: ${layout}.`;
 }
 function pairingLine(comparison, head, runnerName) {
@@ -54889,7 +54736,7 @@ function pairingLine(comparison, head, runnerName) {
 function roundsTaken(comparison) {
   if (comparison.mode !== "paired") return "";
   const rounds = Math.max(0, ...comparison.cells.flatMap((c) => c.metrics.map((m) => m.n)));
-  return rounds > 0 ? ` It took ${plural3(rounds, "round")}.` : "";
+  return rounds > 0 ? ` It took ${plural2(rounds, "round")}.` : "";
 }
 function countedWhere(head) {
   if (head.settings.runtime === "docker") {
@@ -54907,10 +54754,7 @@ function countedSection(runs) {
   return { markdown, counts: countedCounts(c), ...shortfall !== void 0 ? { shortfall } : {} };
 }
 function wallClockSection(runs, options2) {
-  const tables = renderMarkdownReport(
-    runs.head,
-    options2.baselineProxy !== void 0 ? { baselineProxy: options2.baselineProxy } : {}
-  );
+  const tables = renderMarkdownReport(runs.head, pickDefined(options2, ["baselineProxy"]));
   const machine = machineLine(runs.head, options2.runnerName);
   const title = "### Wall clock: latency, CPU and memory per request";
   const comparison = wallClockComparison(runs, options2);
@@ -55004,7 +54848,6 @@ async function sortPath(p, found) {
   let any2 = false;
   for (const name3 of inside.sort()) {
     const dir = path8.join(p, name3);
-    if (!await isDirectory2(dir)) continue;
     const study2 = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
     if (study2 !== void 0) found.studies.push(study2);
     else if (existsSync3(path8.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
@@ -55740,14 +55583,14 @@ function expand(template, context) {
     function(_, expression, literal2) {
       if (expression) {
         let operator = "";
-        const values3 = [];
+        const values = [];
         if (operators.indexOf(expression.charAt(0)) !== -1) {
           operator = expression.charAt(0);
           expression = expression.substr(1);
         }
         expression.split(/,/g).forEach(function(variable) {
           var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values3.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
         });
         if (operator && operator !== "+") {
           var separator = ",";
@@ -55756,9 +55599,9 @@ function expand(template, context) {
           } else if (operator !== "#") {
             separator = operator;
           }
-          return (values3.length !== 0 ? operator : "") + values3.join(separator);
+          return (values.length !== 0 ? operator : "") + values.join(separator);
         } else {
-          return values3.join(",");
+          return values.join(",");
         }
       } else {
         return encodeReserved(literal2);
