@@ -151,11 +151,9 @@ export function cellColumn(cell: Cell, proxyVersion?: string): ReportColumn {
     column.status = "invalid";
     column.reasons.push("no measured repetitions");
   }
-  if (column.status === "ok") column.values = cellValues(cell);
-  if (column.status === "loadgen-bound" && cell.repetitions.length > 0) {
-    column.values = cellValues(cell);
-    column.bound = true;
-  }
+  const bound = column.status === "loadgen-bound" && cell.repetitions.length > 0;
+  if (column.status === "ok" || bound) column.values = cellValues(cell);
+  if (bound) column.bound = true;
   return column;
 }
 
@@ -221,12 +219,10 @@ export function buildHeader(results: Results): ReportHeader {
     if (cell.proxyVersion !== undefined && !proxies.has(cell.proxy))
       proxies.set(cell.proxy, cell.proxyVersion);
   }
-  if (proxies.size > 0) {
-    facts.push(["Proxies", [...proxies.entries()].map(([name, version]) => `${name} ${version}`).join(", ")]);
-  }
+  const versions = (named: Array<[string, string]>) => named.map(([name, v]) => `${name} ${v}`).join(", ");
+  if (proxies.size > 0) facts.push(["Proxies", versions([...proxies])]);
   const tools = Object.entries(env.tools);
-  if (tools.length > 0)
-    facts.push(["Tools", tools.map(([name, version]) => `${name} ${version}`).join(", ")]);
+  if (tools.length > 0) facts.push(["Tools", versions(tools)]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
   if (env.ci?.runUrl !== undefined) facts.push(["CI run", env.ci.runUrl]);
   return {
