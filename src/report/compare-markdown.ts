@@ -134,17 +134,8 @@ function metricRows(comparison: Comparison, showUnchanged: boolean): { rows: str
 }
 
 function metricTable(comparison: Comparison, rows: string[][]): string {
-  const header = [
-    "Cell",
-    "Metric",
-    "Base",
-    "Head",
-    "Change",
-    "Interval (level)",
-    "p",
-    comparison.mode === "paired" ? "rounds" : "n",
-    "Verdict",
-  ];
+  const count = comparison.mode === "paired" ? "rounds" : "n";
+  const header = ["Cell", "Metric", "Base", "Head", "Change", "Interval (level)", "p", count, "Verdict"];
   return markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
 }
 
