@@ -209,20 +209,13 @@ function wallClockSection(runs: WallClockRuns, options: PrCommentOptions): Secti
   const shortfall = wallClockShortfall(comparison, runs.head);
   const markdown = [
     title,
-    "",
     `${WALL_CLOCK_SCOPE}${roundsTaken(comparison)}`,
-    "",
     renderComparisonMarkdown(comparison, { showUnchanged: false, headingLevel: 4 }).trimEnd(),
-    "",
-    pairingLine(comparison, runs.head, options.runnerName),
-    machine,
-    "",
+    `${pairingLine(comparison, runs.head, options.runnerName)}\n${machine}`,
     `<details><summary>All results of the ${comparison.mode === "paired" ? "run" : "head"}</summary>`,
-    "",
     tables.trimEnd(),
-    "",
     "</details>",
-  ].join("\n");
+  ].join("\n\n");
   return { markdown, counts: comparison.counts, ...(shortfall !== undefined ? { shortfall } : {}) };
 }
 
