@@ -5,7 +5,7 @@ import { Engine } from "../results/schema.js";
 import { doctorExitCode, renderChecks, runChecks, type Check } from "../doctor/checks.js";
 import { engineCheck, studyChecks } from "../doctor/needs.js";
 import { findStudy } from "../studies/load.js";
-import { collect } from "./options.js";
+import { addFlags } from "./options.js";
 
 interface DoctorFlags {
   json?: boolean;
@@ -27,16 +27,17 @@ async function doctorChecks(flags: DoctorFlags): Promise<Check[]> {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command("doctor")
-    .description("Check this machine for a trustworthy run: tools, proxies, cores, governor, ulimit, load.")
-    .option("--json", "print JSON")
-    .option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)", collect)
-    .option("--study <name>", "also check what this study needs (its engine and proxies)")
-    .addOption(new Option("--engine <engine>", "also check this load generator").choices(Engine.options))
-    .action(async (flags: DoctorFlags) => {
-      const checks = await doctorChecks(flags);
-      process.stdout.write(flags.json ? `${JSON.stringify(checks, null, 2)}\n` : `${renderChecks(checks)}\n`);
-      process.exitCode = doctorExitCode(checks);
-    });
+    .description("Check this machine for a trustworthy run: tools, proxies, cores, governor, ulimit, load.");
+  addFlags(command, [
+    "json",
+    "proxiesDir",
+    new Option("--study <name>", "also check what this study needs (its engine and proxies)"),
+    new Option("--engine <engine>", "also check this load generator").choices(Engine.options),
+  ]).action(async (flags: DoctorFlags) => {
+    const checks = await doctorChecks(flags);
+    process.stdout.write(flags.json ? `${JSON.stringify(checks, null, 2)}\n` : `${renderChecks(checks)}\n`);
+    process.exitCode = doctorExitCode(checks);
+  });
 }

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { imageContexts } from "../manifests/image-contexts.js";
 import { coprocessorImageContexts } from "../studies/extensibility/coprocessors.js";
 import { UserError } from "../util/errors.js";
-import { collect, parseCsv } from "./options.js";
+import { addFlags, option } from "./options.js";
 
 interface ImagesFlags {
   proxies: string[];
@@ -18,17 +18,15 @@ interface ImagesFlags {
  * with `--study`, also each coprocessor's the study starts from an image.
  */
 export function register(program: Command): void {
-  program
+  const command = program
     .command("images")
     .description(
       "The folder each proxy's image is built from: a --proxies-dir's folder of that name, else the built-in one; with --study, each coprocessor's too",
-    )
-    .requiredOption("-p, --proxies <names>", "comma-separated proxies", parseCsv)
-    .option(
-      "--proxies-dir <dir>",
-      "folder of proxies/<name>/ overriding built-ins by name (repeatable)",
-      collect,
-    )
+    );
+  addFlags(command, [
+    option("proxies", "comma-separated proxies").makeOptionMandatory(),
+    ["proxiesDir", "folder of proxies/<name>/ overriding built-ins by name (repeatable)"],
+  ])
     .option(
       "--study <name>",
       "also the images of the coprocessors the study runs under --runtime docker (extensibility)",

@@ -2,8 +2,8 @@ import type { Command } from "commander";
 import { loadManifests, type LoadedProxy, type LoadedScenario, type ManifestSet } from "../manifests/load.js";
 import { describeAvailability, nativeAvailability, type NativeAvailability } from "../runner/proxy-binary.js";
 import { formatStudyListings, listStudies } from "../studies/list.js";
-import { collect } from "./options.js";
-import { pickDefined, withoutUndefined } from "../util/objects.js";
+import { addFlags, toRequest, type MeasureFlags } from "./options.js";
+import { pickDefined } from "../util/objects.js";
 
 /**
  * `proxybench list`: what can run here. One function per section (proxies, scenarios) building
@@ -109,16 +109,12 @@ function renderScenarios(entries: ScenarioEntry[]): string {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command("list")
-    .description("List proxies, scenarios and studies, and whether each proxy can run here.")
-    .option("--json", "print JSON")
-    .option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)", collect)
-    .option("--scenarios-dir <dir>", "extra folder of scenarios/<name>/scenario.yml (repeatable)", collect)
-    .action(async (flags: { json?: boolean; proxiesDir?: string[]; scenariosDir?: string[] }) => {
-      const set = await loadManifests(
-        withoutUndefined({ proxiesDirs: flags.proxiesDir, scenariosDirs: flags.scenariosDir }),
-      );
+    .description("List proxies, scenarios and studies, and whether each proxy can run here.");
+  addFlags(command, ["json", "proxiesDir", "scenariosDir"]).action(
+    async (flags: MeasureFlags & { json?: boolean }) => {
+      const set = await loadManifests(pickDefined(toRequest(flags), ["proxiesDirs", "scenariosDirs"]));
       const [proxies, studies] = await Promise.all([listProxies(set), listStudies({}, undefined, set)]);
       const scenarios = listScenarios(set);
       if (flags.json) {
@@ -128,7 +124,8 @@ export function register(program: Command): void {
           `${renderProxies(proxies)}\n\n${renderScenarios(scenarios)}\n\n${formatStudyListings(studies)}\n`,
         );
       }
-    });
+    },
+  );
 }
 
 function byName(a: { manifest: { name: string } }, b: { manifest: { name: string } }): number {

@@ -17,12 +17,22 @@ export function parseCsv(value: string): string[] {
   return items;
 }
 
-export function parsePositiveInt(value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) {
-    throw new InvalidArgumentError(`'${value}' is not a positive whole number`);
-  }
-  return Number(value);
+/** A parser of a number flag: digits only when `whole`, in range when `ok`; `what` names it in errors. */
+function numberFlag(what: string, ok: (n: number) => boolean, whole = false) {
+  return (value: string): number => {
+    const text = value.trim();
+    const n = Number(text);
+    if (!(whole ? /^\d+$/.test(text) : text !== "" && Number.isFinite(n)) || !ok(n)) {
+      throw new InvalidArgumentError(`'${value}' is not ${what}`);
+    }
+    return n;
+  };
 }
+
+export const parsePositiveInt = numberFlag("a positive whole number", (n) => n >= 1, true);
+export const parseNonNegativeInt = numberFlag("a whole number >= 0", () => true, true);
+const parsePositiveNumber = numberFlag("a number above 0", (n) => n > 0);
+const parseNonNegativeNumber = numberFlag("a number >= 0", (n) => n >= 0);
 
 function parseSeconds(allowZero: boolean) {
   return (value: string): number => {
@@ -36,27 +46,6 @@ function parseSeconds(allowZero: boolean) {
 
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
-}
-
-function parsePositiveNumber(value: string): number {
-  const n = Number(value.trim());
-  if (value.trim() === "" || !Number.isFinite(n) || n <= 0) {
-    throw new InvalidArgumentError(`'${value}' is not a number above 0`);
-  }
-  return n;
-}
-
-export function parseNonNegativeInt(value: string): number {
-  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError(`'${value}' is not a whole number >= 0`);
-  return Number(value);
-}
-
-function parseNonNegativeNumber(value: string): number {
-  const n = Number(value.trim());
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0) {
-    throw new InvalidArgumentError(`'${value}' is not a number >= 0`);
-  }
-  return n;
 }
 
 /** `--repetitions N`, or `auto` where a command allows it. */
@@ -103,8 +92,9 @@ export interface MeasureFlags {
 }
 
 /**
- * Every flag of the measuring commands, spelled once. Each command adds the ones it reads
- * (`addFlags`), so a flag that means nothing to it is an unknown option there.
+ * Every flag of the measuring commands, and those other commands share, spelled once. Each
+ * command adds the ones it reads (`addFlags`), so a flag that means nothing to it is an unknown
+ * option there.
  */
 const FLAGS = {
   proxies: () =>
@@ -211,10 +201,14 @@ const FLAGS = {
   out: () => new Option("-o, --out <dir>", "results directory (default: results/<YYYYMMDD-HHMMSS>)"),
   resume: () =>
     new Option("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings"),
-} satisfies Record<keyof MeasureFlags, () => Option>;
+  json: () => new Option("--json", "print JSON"),
+} satisfies Record<FlagName, () => Option>;
+
+/** The flags spelled in `FLAGS`: the measuring commands', and those other commands share. */
+type FlagName = keyof MeasureFlags | "json";
 
 /** A flag of `FLAGS`, with this command's own help text where it differs (e.g. its defaults), or an option built from one. */
-export type FlagChoice = keyof MeasureFlags | [keyof MeasureFlags, string] | Option;
+export type FlagChoice = FlagName | [FlagName, string] | Option;
 
 /** Adds these flags, each from `FLAGS`, to the command, in this order. */
 export function addFlags(command: Command, flags: readonly FlagChoice[]): Command {
@@ -229,7 +223,7 @@ export function addFlags(command: Command, flags: readonly FlagChoice[]): Comman
 }
 
 /** One flag of `FLAGS`, with this command's help text if given. */
-export function option(name: keyof MeasureFlags, description?: string): Option {
+export function option(name: FlagName, description?: string): Option {
   const built = FLAGS[name]();
   if (description !== undefined) built.description = description;
   return built;

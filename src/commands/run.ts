@@ -12,32 +12,21 @@ import { addFlags, option, repetitionsOrAuto, toRequest, type MeasureFlags } fro
 const MOVED = [
   {
     option: new Option("--measure [what]"),
-    given: (flags: MovedFlags) => flags.measure !== undefined,
     hint: "a counted run is its own command: proxybench count (run measures wall-clock time alone)",
   },
   {
     option: new Option("--study [name]"),
-    given: (flags: MovedFlags) => flags.study !== undefined,
     hint: "a named study is its own command: proxybench study NAME",
   },
   {
     option: new Option("--find-max-rate"),
-    given: (flags: MovedFlags) => flags.findMaxRate !== undefined,
     hint: "the max-rate search is its own command: proxybench max-rate",
   },
   {
     option: new Option("--max-p99 [ms]"),
-    given: (flags: MovedFlags) => flags.maxP99 !== undefined,
     hint: "it bounds the max-rate search: proxybench max-rate --max-p99 MS",
   },
 ];
-
-interface MovedFlags {
-  measure?: unknown;
-  study?: unknown;
-  findMaxRate?: unknown;
-  maxP99?: unknown;
-}
 
 export function register(program: Command): void {
   const command = program
@@ -81,8 +70,8 @@ export function register(program: Command): void {
   command.action(runCommand);
 }
 
-async function runCommand(flags: MeasureFlags & MovedFlags, command: Command): Promise<void> {
-  const moved = MOVED.find((m) => m.given(flags));
+async function runCommand(flags: MeasureFlags, command: Command): Promise<void> {
+  const moved = MOVED.find((m) => command.getOptionValue(m.option.attributeName()) !== undefined);
   if (moved) {
     command.error(`error: unknown option '${moved.option.long}': ${moved.hint}`, {
       exitCode: 2,

@@ -27,6 +27,13 @@ export function createClient(options: ClientOptions): GitHubClient {
   const log = options.log ?? (() => undefined);
   const retries = options.retries ?? 3;
   const base = options.delayBaseMs ?? 1000;
+  // Logs the wait, and retries while the request has retries left.
+  const onLimit =
+    (what: string) =>
+    (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, count: number) => {
+      log(`${what} on ${request.method} ${request.url}: retrying in ${retryAfter} s`);
+      return count < retries;
+    };
   return new ProxybenchOctokit({
     auth: options.token,
     baseUrl: (options.baseUrl ?? "https://api.github.com").replace(/\/+$/, ""),
@@ -36,24 +43,8 @@ export function createClient(options: ClientOptions): GitHubClient {
       retryAfterBaseValue: base,
       write: new Bottleneck.Group({ maxConcurrent: 1, minTime: base }),
       notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: 3 * base }),
-      onRateLimit: (
-        retryAfter: number,
-        request: { method: string; url: string },
-        _octokit: unknown,
-        count: number,
-      ) => {
-        log(`rate limit on ${request.method} ${request.url}: retrying in ${retryAfter} s`);
-        return count < retries;
-      },
-      onSecondaryRateLimit: (
-        retryAfter: number,
-        request: { method: string; url: string },
-        _octokit: unknown,
-        count: number,
-      ) => {
-        log(`secondary rate limit on ${request.method} ${request.url}: retrying in ${retryAfter} s`);
-        return count < retries;
-      },
+      onRateLimit: onLimit("rate limit"),
+      onSecondaryRateLimit: onLimit("secondary rate limit"),
     },
     log: { debug: () => undefined, info: () => undefined, warn: log, error: log },
   });
