@@ -8,7 +8,7 @@ import { withoutUndefined } from "../util/objects.js";
 
 /** Strict parsers for commander options; their errors name the value (commander adds the flag). */
 
-export function parseCsv(value: string): string[] {
+function parseCsv(value: string): string[] {
   const items = value
     .split(",")
     .map((s) => s.trim())
