@@ -100,6 +100,11 @@ export function formatCores(cores: readonly number[]): string {
   return parts.join("+");
 }
 
+/** The cores of a layout, each once, in order (pure). */
+export function layoutCores(layout: CpuLayout): number[] {
+  return [...new Set(ROLES.flatMap((r) => layout[r]))].sort((a, b) => a - b);
+}
+
 /** Warnings about a layout that is valid but measures badly. */
 export function layoutWarnings(layout: CpuLayout): string[] {
   const shared = layout.loadgen.filter((c) => layout.proxy.includes(c));

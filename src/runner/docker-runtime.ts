@@ -2,9 +2,10 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, readFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import type { ProcessSpec, ResourceUsage, RunningProcess, Runtime } from "./runtime.js";
+import { usageReader, type ProcessSpec, type RunningProcess, type Runtime } from "./runtime.js";
 import { cgroupUsageReader } from "./cgroup-usage.js";
 import { UserError } from "../util/errors.js";
+import { tailOf } from "../util/logs.js";
 import { runCommand, startProcess, type ManagedProcess } from "../util/processes.js";
 
 /**
@@ -32,9 +33,12 @@ export function defaultContainerUser(uid = process.getuid?.(), gid = process.get
 }
 
 /** `proxy:nginx` -> `proxy-nginx`: docker names allow [a-zA-Z0-9][a-zA-Z0-9_.-]. */
+function dockerNamePart(text: string): string {
+  return text.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "");
+}
+
 export function containerName(specName: string, id: string): string {
-  const role = specName.replace(/[^a-zA-Z0-9_.-]+/g, "-").replace(/^[^a-zA-Z0-9]+/, "");
-  return `proxybench-${role || "process"}-${id}`;
+  return `proxybench-${dockerNamePart(specName) || "process"}-${id}`;
 }
 
 /**
@@ -141,12 +145,7 @@ export function dockerRunProblem(spec: ProcessSpec, output: string): string {
 }
 
 function lastLine(text: string): string {
-  const lines = text
-    .trim()
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean);
-  return lines[lines.length - 1] ?? "";
+  return tailOf(text, 1).trim();
 }
 
 /** The first pid of a /proc/PID/task/TID/children line (pure). */
@@ -204,11 +203,7 @@ const CPUS_LABEL = "org.proxybench.cpus";
  * Made of what a container name allows.
  */
 export function runIdFrom(env: NodeJS.ProcessEnv, random = () => randomBytes(4).toString("hex")): string {
-  const given = (env.PROXYBENCH_RUN_ID ?? "")
-    .replace(/[^a-zA-Z0-9_.-]+/g, "-")
-    .replace(/^[^a-zA-Z0-9]+/, "")
-    .slice(0, 100);
-  return given || random();
+  return dockerNamePart(env.PROXYBENCH_RUN_ID ?? "").slice(0, 100) || random();
 }
 
 /** `docker ps` of every proxybench container, or of one run's, with the labels that say whose (pure). */
@@ -316,7 +311,7 @@ function rememberContainer(docker: string, name: string): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once("exit", () => {
-    if (containers.size > 0) spawnSync(docker, ["rm", "--force", ...containers], { stdio: "ignore" });
+    if (containers.size > 0) spawnSync(docker, removeContainersArgs([...containers]), { stdio: "ignore" });
   });
 }
 
@@ -348,19 +343,12 @@ export class DockerRuntime implements Runtime {
   /** Fails with a UserError naming the fix when docker is missing or its engine cannot be reached. */
   async check(): Promise<void> {
     this.checked ??= (async () => {
-      let result: { missing: boolean; code: number | null; output: string };
-      try {
-        const { code, output } = await runCommand(
-          this.docker,
-          ["version", "--format", "{{.Server.Version}}"],
-          {
-            timeoutMs: 20_000,
-          },
-        );
-        result = { missing: false, code, output };
-      } catch {
-        result = { missing: true, code: null, output: "" };
-      }
+      const result = await runCommand(this.docker, ["version", "--format", "{{.Server.Version}}"], {
+        timeoutMs: 20_000,
+      }).then(
+        ({ code, output }) => ({ missing: false, code, output }),
+        () => ({ missing: true, code: null, output: "" }),
+      );
       const problem = dockerProblem(result);
       if (problem) throw new UserError(problem);
     })();
@@ -411,7 +399,7 @@ export class DockerRuntime implements Runtime {
     const started = await runCommand(this.docker, args, { timeoutMs: 60_000 });
     if (started.code !== 0) {
       // A container may exist even though run failed (e.g. the entrypoint is missing).
-      await runCommand(this.docker, ["rm", "--force", name]).catch(() => undefined);
+      await runCommand(this.docker, removeContainersArgs([name])).catch(() => undefined);
       throw new UserError(dockerRunProblem(spec, started.output));
     }
     rememberContainer(this.docker, name);
@@ -444,7 +432,7 @@ export class DockerRuntime implements Runtime {
   async outsideCpuNs(): Promise<ReadonlyMap<string, number> | undefined> {
     const out = new Map<string, number>();
     for (const proc of this.live) {
-      const usage = await proc.usage();
+      const usage = await proc.usage(false);
       if (usage === undefined) return undefined;
       out.set(proc.container, usage.cpuNs);
     }
@@ -454,6 +442,8 @@ export class DockerRuntime implements Runtime {
 
 class ContainerProcess implements RunningProcess {
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  /** From the container's cgroup (src/runner/cgroup-usage.ts), found through its main process. */
+  readonly usage: RunningProcess["usage"];
   private done = false;
 
   constructor(
@@ -465,6 +455,7 @@ class ContainerProcess implements RunningProcess {
     /** Host pid of the container's main process (see mainProcessPid). */
     readonly pid?: number,
   ) {
+    this.usage = usageReader(pid, cgroupUsageReader);
     // The follower ends when the container stops (its logs are then complete), or when it is
     // itself stopped (Ctrl-C): either way the container goes, after its exit code is read.
     this.exited = follower.exited.then(async () => {
@@ -474,7 +465,7 @@ class ContainerProcess implements RunningProcess {
         "{{.State.ExitCode}}",
         this.container,
       ]).catch(() => ({ code: 1, output: "" }));
-      await runCommand(this.docker, ["rm", "--force", this.container]).catch(() => undefined);
+      await runCommand(this.docker, removeContainersArgs([this.container])).catch(() => undefined);
       containers.delete(this.container);
       this.done = true;
       const code = inspect.code === 0 ? Number.parseInt(inspect.output.trim(), 10) : Number.NaN;
@@ -485,14 +476,6 @@ class ContainerProcess implements RunningProcess {
   alive(): boolean {
     return !this.done;
   }
-
-  /** From the container's cgroup (src/runner/cgroup-usage.ts), found through its main process. */
-  usage(): Promise<ResourceUsage | undefined> {
-    if (this.pid === undefined) return Promise.resolve(undefined);
-    this.readUsage ??= cgroupUsageReader(this.pid);
-    return this.readUsage();
-  }
-  private readUsage: (() => Promise<ResourceUsage | undefined>) | undefined;
 
   /** `docker exec` in the container, as its user. */
   exec(command: string, args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { RESULTS_FILE } from "../results/io.js";
 import type { CpuLayout } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { layoutCores } from "./cpus.js";
 import { processStartTicks, watchProcesses, type ProcessRecord } from "../util/processes.js";
 
 /**
@@ -200,11 +201,6 @@ async function killGroups(leftovers: readonly Leftover[], waitMs = 5000): Promis
   while (processTable().some((p) => pids.has(p.pid)) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** Pure: the cores of a layout, each once. */
-function layoutCores(cpus: CpuLayout): number[] {
-  return [...new Set([...cpus.loadgen, ...cpus.proxy, ...cpus.upstream])].sort((a, b) => a - b);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { startProcess, type ManagedProcess } from "../util/processes.js";
-import type { ProcessSpec, ResourceUsage, RunningProcess, Runtime } from "./runtime.js";
+import { startProcess } from "../util/processes.js";
+import { usageReader, type ProcessSpec, type RunningProcess, type Runtime } from "./runtime.js";
 import { groupUsageReader } from "./cpu-usage.js";
 
 /**
@@ -12,7 +12,11 @@ export function limitedCommand(command: string, args: string[], memoryBytes?: nu
   return ["prlimit", [`--data=${memoryBytes}`, "--", command, ...args]];
 }
 
-/** Starts processes on this machine, pinned with taskset, each in its own process group. */
+/**
+ * Starts processes on this machine, pinned with taskset, each in its own process group; stopping
+ * one stops what is left of its group (a master's workers), and its usage is read from /proc
+ * over the group (src/runner/cpu-usage.ts).
+ */
 export class NativeRuntime implements Runtime {
   readonly kind = "native" as const;
 
@@ -27,42 +31,14 @@ export class NativeRuntime implements Runtime {
       ...(spec.env ? { env: spec.env } : {}),
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
     });
-    return new NativeProcess(proc);
-  }
-}
-
-class NativeProcess implements RunningProcess {
-  constructor(private readonly proc: ManagedProcess) {}
-  get name(): string {
-    return this.proc.name;
-  }
-  get pid(): number | undefined {
-    return this.proc.pid;
-  }
-  get exited(): Promise<{ code: number | null; signal: string | null }> {
-    return this.proc.exited;
-  }
-  alive(): boolean {
-    return this.proc.alive();
-  }
-  /** From /proc, over the process group (src/runner/cpu-usage.ts). */
-  usage(resetPeak: boolean): Promise<ResourceUsage | undefined> {
-    if (this.pid === undefined) return Promise.resolve(undefined);
-    this.readUsage ??= groupUsageReader(this.pid);
-    return this.readUsage(resetPeak);
-  }
-  private readUsage: ((resetPeak: boolean) => Promise<ResourceUsage | undefined>) | undefined;
-  /**
-   * Stops the process and whatever is left of its group: when a master process dies on its own,
-   * its workers (same group) would otherwise go on running.
-   */
-  async stop(): Promise<void> {
-    await this.proc.stop();
-    if (this.pid === undefined) return;
-    try {
-      process.kill(-this.pid, "SIGKILL");
-    } catch {
-      // the group is gone
-    }
+    const usage = usageReader(proc.pid, groupUsageReader);
+    return {
+      name: proc.name,
+      ...(proc.pid === undefined ? {} : { pid: proc.pid }),
+      exited: proc.exited,
+      alive: () => proc.alive(),
+      stop: async () => void (await proc.stop()),
+      usage,
+    };
   }
 }

@@ -179,21 +179,10 @@ function scenarioBlocks(
         scenario,
         load,
         engine,
-        cells: fronting.map((proxy) => ({
-          id: cellId(
-            name,
-            load.label,
-            proxy.manifest.name,
-            engine,
-            undefined,
-            overTls(scenario.manifest.protocol),
-          ),
-          proxy,
-          scenario,
-          load,
-          engine,
-          ...(tls === undefined ? {} : { tls }),
-        })),
+        cells: fronting.map((proxy) => {
+          const cell = { proxy, scenario, load, engine, ...(tls === undefined ? {} : { tls }) };
+          return { id: plannedCellId(cell, undefined), ...cell };
+        }),
       }));
 }
 
@@ -211,6 +200,19 @@ function assertEngineSpeaks(scenario: string, engine: Engine, protocol: Protocol
   throw new UserError(
     `scenario '${scenario}' speaks ${protocol}, which ${engine} does not (${engine}: ${ENGINE_PROTOCOLS[engine].join(", ")}); ` +
       (speaking.length > 0 ? `use --engine ${speaking.join(" or ")}` : `no engine speaks ${protocol} yet`),
+  );
+}
+
+/** The id of a planned cell (results.json's `cellId`), with its variant's suffix when it has one. */
+function plannedCellId(c: Omit<PlannedCell, "id" | "variant">, variant: string | undefined): string {
+  const { scenario, load, proxy, engine } = c;
+  return cellId(
+    scenario.manifest.name,
+    load.label,
+    proxy.manifest.name,
+    engine,
+    variant,
+    overTls(scenario.manifest.protocol),
   );
 }
 
@@ -265,18 +267,7 @@ export function mergeVariantPlans(plans: ReadonlyArray<{ variant: string; plan: 
   const skipped = new Map<string, Plan["skipped"][number]>();
   for (const { variant, plan } of plans) {
     for (const block of plan.blocks) {
-      const cells = block.cells.map((c) => ({
-        ...c,
-        variant,
-        id: cellId(
-          c.scenario.manifest.name,
-          c.load.label,
-          c.proxy.manifest.name,
-          c.engine,
-          variant,
-          overTls(c.scenario.manifest.protocol),
-        ),
-      }));
+      const cells = block.cells.map((c) => ({ ...c, variant, id: plannedCellId(c, variant) }));
       const merged = blocks.get(block.key);
       if (merged) merged.cells.push(...cells);
       else blocks.set(block.key, { ...block, cells });
@@ -312,33 +303,8 @@ export function splitForResume(existing: readonly Cell[], plan: Plan): { keep: C
   return { keep, todo: new Set([...planned].filter((id) => !kept.has(id))) };
 }
 
-/** The flags a user may repeat with --resume; each must equal what was recorded. */
-export type ResumeFlags = Partial<
-  Pick<
-    Settings,
-    | "proxies"
-    | "scenarios"
-    | "engine"
-    | "repetitions"
-    | "durationS"
-    | "warmupS"
-    | "cpus"
-    | "runtime"
-    | "loads"
-    | "imageTag"
-    | "proxiesDirs"
-    | "scenariosDirs"
-    | "variants"
-    | "noiseLimit"
-    | "retries"
-    | "roundOrder"
-    | "seed"
-    | "shard"
-    | "tls"
-  >
->;
-
-const FLAG_NAMES: Record<keyof ResumeFlags, string> = {
+/** The flags a user may repeat with --resume, by setting; each must equal what was recorded. */
+const FLAG_NAMES = {
   proxies: "--proxies",
   scenarios: "--scenarios",
   engine: "--engine",
@@ -358,7 +324,9 @@ const FLAG_NAMES: Record<keyof ResumeFlags, string> = {
   seed: "--seed",
   shard: "--shard",
   tls: "--tls",
-};
+} as const satisfies Partial<Record<keyof Settings, string>>;
+
+export type ResumeFlags = Partial<Pick<Settings, keyof typeof FLAG_NAMES>>;
 
 /** Throws when a flag given with --resume differs from the recorded settings. */
 export function checkResumeFlags(recorded: Settings, flags: ResumeFlags): void {

@@ -4,6 +4,7 @@ import { emptyMeasurement } from "../engines/measurement.js";
 import type { Classification, EngineMeasurement } from "../engines/types.js";
 import type { ProxyCost, Repetition } from "../results/schema.js";
 import { cellStem, Interrupted, type ActiveCell, type BlockContext } from "./cell.js";
+import { layoutCores } from "./cpus.js";
 import { measureNoise, noiseReason, noiseSnapshot } from "./noise.js";
 import type { Block } from "./plan.js";
 import { finishCostSpan, startCostSpan } from "./proxy-cost.js";
@@ -28,7 +29,7 @@ export async function measureRepetition(
   const { settings } = ctx;
   const limit = settings.noiseLimit ?? DEFAULT_NOISE_LIMIT;
   const retries = settings.retries ?? DEFAULT_RETRIES;
-  const cores = [...settings.cpus.loadgen, ...settings.cpus.proxy, ...settings.cpus.upstream];
+  const cores = layoutCores(settings.cpus);
   // A runtime whose processes are not all descendants of this one (docker) names their CPU time.
   const outside = ctx.runtime.outsideCpuNs?.bind(ctx.runtime);
   const watchNoise = ctx.runtime.kind === "native" || outside !== undefined;

@@ -5,10 +5,8 @@ import { LOG_TAIL_LINES, oneLine, type ActiveCell, type CellContext } from "./ce
 import { logTail } from "../util/logs.js";
 import { waitReady } from "./ready.js";
 import type { ProcessSpec, Runtime } from "./runtime.js";
-import { buildSidecarSpec, templateVars, type ProxyContext } from "./specs.js";
+import { buildSidecarSpec, type ProxyContext } from "./specs.js";
 import type { LoadedProxy } from "../manifests/load.js";
-import { renderArgs, renderEnv } from "../manifests/template.js";
-import { withoutUndefined } from "../util/objects.js";
 
 /**
  * A proxy's sidecar (the extensibility study's coprocessor): started before the proxy, on its
@@ -22,30 +20,6 @@ const SIDECAR_READY_S = 20;
 
 type Sidecar = NonNullable<LoadedProxy["manifest"]["sidecar"]>;
 
-/**
- * The container of a proxy's sidecar (pure): its image with the sidecar's args and env rendered
- * like the proxy's (`{{sidecarPort}}` where it must listen: on the host network, no two
- * collide), pinned to its cores, with the proxy's memory cap. No working folder: the image's
- * own is where its files are.
- */
-export function buildDockerSidecarSpec(
-  proxy: LoadedProxy,
-  sidecar: Sidecar & { image: string },
-  ctx: ProxyContext,
-  logFile: string,
-): ProcessSpec {
-  const vars = templateVars(proxy, ctx);
-  return {
-    name: `sidecar:${sidecar.name}`,
-    command: sidecar.image,
-    args: renderArgs(sidecar.args, vars, `${proxy.file}: sidecar.args`),
-    env: renderEnv(sidecar.env, vars, `${proxy.file}: sidecar.env`),
-    cpus: sidecar.cpus,
-    logFile,
-    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
-  };
-}
-
 /** How the sidecar starts here: its runtime and process, or why it cannot. */
 async function sidecarLaunch(
   proxy: LoadedProxy,
@@ -54,12 +28,8 @@ async function sidecarLaunch(
   pctx: ProxyContext,
   logFile: string,
 ): Promise<{ runtime: Runtime; spec: ProcessSpec } | { problem: string }> {
-  const image = sidecar.image;
-  if (ctx.runtime.kind === "docker" && image !== undefined) {
-    return {
-      runtime: ctx.runtime,
-      spec: buildDockerSidecarSpec(proxy, { ...sidecar, image }, pctx, logFile),
-    };
+  if (ctx.runtime.kind === "docker" && sidecar.image !== undefined) {
+    return { runtime: ctx.runtime, spec: buildSidecarSpec(proxy, pctx, sidecar.image, logFile, true) };
   }
   if (sidecar.binary === undefined) {
     return {

@@ -113,14 +113,11 @@ function proxyProcess(
   ctx: ProxyContext,
   command: string,
   key: "native" | "image",
-  section: { args: string[]; env: Record<string, string> },
 ): ProcessSpec {
-  const vars = templateVars(proxy, ctx);
   return {
     name: `proxy:${proxy.manifest.name}`,
     command,
-    args: renderArgs(section.args, vars, `${proxy.file}: ${key}.args`),
-    env: renderEnv(section.env, vars, `${proxy.file}: ${key}.env`),
+    ...renderedCommand(proxy, ctx, key),
     cwd: ctx.workdir,
     cpus: ctx.cpus,
     logFile: ctx.logFile,
@@ -128,25 +125,44 @@ function proxyProcess(
   };
 }
 
+/** The args and env of a section of the proxy's manifest, rendered; errors name `<file>: <key>.args[i]`. */
+function renderedCommand(
+  proxy: LoadedProxy,
+  ctx: ProxyContext,
+  key: "native" | "image" | "sidecar",
+): { args: string[]; env: Record<string, string> } {
+  const section = requiredSection(proxy, key);
+  const vars = templateVars(proxy, ctx);
+  return {
+    args: renderArgs(section.args, vars, `${proxy.file}: ${key}.args`),
+    env: renderEnv(section.env, vars, `${proxy.file}: ${key}.env`),
+  };
+}
+
 function memoryLimit(proxy: LoadedProxy): { memoryBytes?: number } {
   return withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes });
 }
 
-/** The sidecar of a proxy (its coprocessor), natively: args rendered like the proxy's, pinned and capped. */
+/**
+ * The sidecar of a proxy (its coprocessor): `command` (its binary, or its image in a container)
+ * with args and env rendered like the proxy's (`{{sidecarPort}}` where it must listen: on the
+ * host network, no two collide), pinned to its own cores, with the proxy's memory cap.
+ * Natively it runs in the proxy's private folder; a container in its image's own, where its
+ * files are.
+ */
 export function buildSidecarSpec(
   proxy: LoadedProxy,
   ctx: ProxyContext,
-  binaryPath: string,
+  command: string,
   logFile: string,
+  inContainer = false,
 ): ProcessSpec {
   const sidecar = requiredSection(proxy, "sidecar");
-  const vars = templateVars(proxy, ctx);
   return {
     name: `sidecar:${sidecar.name}`,
-    command: binaryPath,
-    args: renderArgs(sidecar.args, vars, `${proxy.file}: sidecar.args`),
-    env: renderEnv(sidecar.env, vars, `${proxy.file}: sidecar.env`),
-    cwd: ctx.workdir,
+    command,
+    ...renderedCommand(proxy, ctx, "sidecar"),
+    ...(inContainer ? {} : { cwd: ctx.workdir }),
     cpus: sidecar.cpus,
     logFile,
     ...memoryLimit(proxy),
@@ -165,7 +181,7 @@ export function requiredSection<K extends "native" | "image" | "sidecar">(
 
 /** The native process of a proxy: its binary with rendered args and env, pinned to its cores. */
 export function buildNativeProxySpec(proxy: LoadedProxy, ctx: ProxyContext, binaryPath: string): ProcessSpec {
-  return proxyProcess(proxy, ctx, binaryPath, "native", requiredSection(proxy, "native"));
+  return proxyProcess(proxy, ctx, binaryPath, "native");
 }
 
 const DEFAULT_IMAGE_TAG = "local";
@@ -202,9 +218,8 @@ export function buildDockerProxySpec(
   configs: RenderedConfig[],
   image: string,
 ): ProcessSpec {
-  const section = requiredSection(proxy, "image");
   return {
-    ...proxyProcess(proxy, ctx, image, "image", section),
+    ...proxyProcess(proxy, ctx, image, "image"),
     files: configs.map((c) => c.output),
     mounts: configs.flatMap((c) => (c.mount === undefined ? [] : [{ host: c.output, container: c.mount }])),
   };

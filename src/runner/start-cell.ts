@@ -1,10 +1,10 @@
-import { copyFile, mkdir, readFile } from "node:fs/promises";
+import { copyFile, mkdir } from "node:fs/promises";
 import { fileSize } from "../util/paths.js";
 import path from "node:path";
 import { isGrpc, urlScheme, usesTls } from "../results/protocols.js";
 import type { Cell, Protocol } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { tailOf } from "../util/logs.js";
+import { logFrom, tailOf } from "../util/logs.js";
 import { freePort } from "../util/ports.js";
 import {
   cellStem,
@@ -165,7 +165,7 @@ async function startProxy(
     if (notReady === undefined) return;
     if (ctx.isInterrupted()) throw new Interrupted();
     await a.proc?.stop(); // the sidecar stays up for the next attempt
-    const tail = tailOf(await readFrom(launch.logFile, logOffset), LOG_TAIL_LINES);
+    const tail = tailOf(await logFrom(launch.logFile, logOffset), LOG_TAIL_LINES);
     if (attempt === 1 && PORT_IN_USE.test(tail)) continue;
     await stopCell(a);
     a.problems.push({
@@ -280,9 +280,3 @@ async function checkTls(
 }
 
 const PORT_IN_USE = /address already in use|EADDRINUSE|cannot bind socket/i;
-
-/** What a log file received after `offset` bytes (a resumed run appends to its logs). */
-async function readFrom(file: string, offset: number): Promise<string> {
-  const data = await readFile(file).catch(() => Buffer.alloc(0));
-  return data.subarray(offset).toString("utf8");
-}

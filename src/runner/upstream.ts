@@ -1,9 +1,9 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { execOutput } from "../environment/exec.js";
 import { UserError } from "../util/errors.js";
-import { PROJECT_ROOT, TOOLS_BIN, findExecutable } from "../util/paths.js";
-import { logTail } from "../util/logs.js";
+import { PROJECT_ROOT, TOOLS_BIN, fileSize, findExecutable } from "../util/paths.js";
+import { logFrom, logTail } from "../util/logs.js";
 import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 import { withoutUndefined } from "../util/objects.js";
 
@@ -68,27 +68,20 @@ async function mtime(file: string): Promise<number | undefined> {
   );
 }
 
-/** `listening on 127.0.0.1:PORT` (HTTP) from the upstream's output. Pure. */
-export function parseListening(output: string): { host: string; port: number } | undefined {
-  const m = /(?<!(?:grpcs?|https) )listening on (\S+):(\d+)/.exec(output);
-  return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
-}
+/**
+ * The upstream's listeners as its output names them: `listening on HOST:PORT` (HTTP/1.1),
+ * `grpc listening on` (the PingPong gRPC server, h2c), `grpcs` and `https` (the same over TLS).
+ */
+const LISTENERS = ["http", "grpc", "grpcs", "https"] as const;
+type Listener = (typeof LISTENERS)[number];
 
-/** `grpc listening on 127.0.0.1:PORT` (the PingPong gRPC server) from the upstream's output. Pure. */
-export function parseGrpcListening(output: string): { host: string; port: number } | undefined {
-  const m = /grpc listening on (\S+):(\d+)/.exec(output);
-  return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
-}
-
-/** `grpcs listening on 127.0.0.1:PORT` (the PingPong gRPC server over TLS). Pure. */
-export function parseGrpcsListening(output: string): { host: string; port: number } | undefined {
-  const m = /grpcs listening on (\S+):(\d+)/.exec(output);
-  return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
-}
-
-/** `https listening on 127.0.0.1:PORT` (HTTP/1.1 over TLS). Pure. */
-export function parseHttpsListening(output: string): { host: string; port: number } | undefined {
-  const m = /https listening on (\S+):(\d+)/.exec(output);
+/** Where the upstream's output says a listener listens. Pure. */
+export function parseListening(
+  output: string,
+  listener: Listener = "http",
+): { host: string; port: number } | undefined {
+  const prefix = listener === "http" ? "(?<!(?:grpcs?|https) )" : `${listener} `;
+  const m = new RegExp(`${prefix}listening on (\\S+):(\\d+)`).exec(output);
   return m ? { host: m[1] ?? "127.0.0.1", port: Number(m[2]) } : undefined;
 }
 
@@ -111,20 +104,12 @@ export async function startUpstream(
   timeoutMs = 10_000,
 ): Promise<StartedUpstream> {
   // The log is appended to (a resumed run reuses it): only what this start printed counts.
-  const offset = await stat(spec.logFile).then(
-    (s) => s.size,
-    () => 0,
-  );
+  const offset = await fileSize(spec.logFile);
   const proc = await runtime.start(spec);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const text = (await readFile(spec.logFile).catch(() => Buffer.alloc(0)))
-      .subarray(offset)
-      .toString("utf8");
-    const addr = parseListening(text);
-    const grpc = parseGrpcListening(text);
-    const grpcs = parseGrpcsListening(text);
-    const https = parseHttpsListening(text);
+    const text = await logFrom(spec.logFile, offset);
+    const [addr, grpc, grpcs, https] = LISTENERS.map((listener) => parseListening(text, listener));
     const tlsReady = !spec.args.includes("--grpcs-listen") || (grpcs !== undefined && https !== undefined);
     if (addr && grpc && tlsReady) {
       return {

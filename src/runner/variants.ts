@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import type { Settings } from "../results/schema.js";
@@ -93,8 +92,7 @@ export async function checkVariants(variants: readonly Variant[]): Promise<void>
   for (const v of variants) {
     if (seen.has(v.name)) throw new UserError(`--variant: the name '${v.name}' is given twice`);
     seen.add(v.name);
-    const info = await stat(v.dir).catch(() => undefined);
-    if (!info?.isDirectory()) throw new UserError(`--variant ${v.name}=${v.dir}: not a directory`);
+    if (!(await isDirectory(v.dir))) throw new UserError(`--variant ${v.name}=${v.dir}: not a directory`);
     const { proxies, scenarios } = folders(v);
     const found = await Promise.all([proxies, scenarios].map((dir) => isDirectory(dir)));
     if (!found.some(Boolean)) {

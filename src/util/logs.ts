@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 
 /** How much of a log's end `logTail` reads: logs can be large (k6 logs a warning per refused request). */
 const TAIL_BYTES = 64 * 1024;
@@ -33,4 +33,10 @@ export function tailOf(text: string, lines: number): string {
     .filter((l) => l !== "")
     .slice(-lines)
     .join("\n");
+}
+
+/** What a log file received after `offset` bytes ("" when it cannot be read): a resumed run appends to its logs. */
+export async function logFrom(file: string, offset: number): Promise<string> {
+  const data = await readFile(file).catch(() => Buffer.alloc(0));
+  return data.subarray(offset).toString("utf8");
 }

@@ -7,8 +7,8 @@ import { ProxyManifest } from "../../../src/manifests/schema.js";
 import type { ActiveCell, BlockContext } from "../../../src/runner/cell.js";
 import { buildDockerRunArgs, DockerRuntime } from "../../../src/runner/docker-runtime.js";
 import { NativeRuntime } from "../../../src/runner/native-runtime.js";
-import { buildDockerSidecarSpec, sidecarGone, startSidecar } from "../../../src/runner/sidecar.js";
-import type { ProxyContext } from "../../../src/runner/specs.js";
+import { sidecarGone, startSidecar } from "../../../src/runner/sidecar.js";
+import { buildSidecarSpec, type ProxyContext } from "../../../src/runner/specs.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 
 // A coprocessor sidecar under --runtime docker: started from its image (the docker stand-in runs
@@ -51,12 +51,7 @@ const pctx: ProxyContext = {
 describe("a coprocessor sidecar's container (pure)", () => {
   it("its image, pinned to its core, the memory cap, the host network, listening on the runner's port", () => {
     const proxy = gateway(dockerSidecar);
-    const spec = buildDockerSidecarSpec(
-      proxy,
-      { ...proxy.manifest.sidecar!, image: IMAGE },
-      pctx,
-      "/l/cp.log",
-    );
+    const spec = buildSidecarSpec(proxy, pctx, IMAGE, "/l/cp.log", true);
     const args = buildDockerRunArgs(spec, { name: "proxybench-sidecar-t", user: "1000:1000" });
     const value = (flag: string) => args[args.indexOf(flag) + 1];
     expect(value("--cpuset-cpus")).toBe("0");
@@ -77,12 +72,7 @@ describe("a coprocessor sidecar's container (pure)", () => {
       cpus: [2],
     };
     const proxy = gateway(csharp);
-    const spec = buildDockerSidecarSpec(
-      proxy,
-      { ...proxy.manifest.sidecar!, image: csharp.image },
-      pctx,
-      "/l",
-    );
+    const spec = buildSidecarSpec(proxy, pctx, csharp.image, "/l", true);
     const args = buildDockerRunArgs(spec, { name: "n", user: "1000:1000" });
     expect(args).toContain("ASPNETCORE_URLS=http://127.0.0.1:18090");
     expect(args[args.length - 1]).toBe("proxybench/coprocessor-csharp:t");

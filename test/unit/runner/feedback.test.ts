@@ -2,12 +2,7 @@ import { describe, expect, it } from "vitest";
 import { estimateRemaining, formatDuration, formatProgress, Progress } from "../../../src/runner/progress.js";
 import { describeRepetition, failedMeasurement, toRepetition } from "../../../src/runner/repetition.js";
 import { tailOf } from "../../../src/util/logs.js";
-import {
-  parseGrpcListening,
-  parseGrpcsListening,
-  parseHttpsListening,
-  parseListening,
-} from "../../../src/runner/upstream.js";
+import { parseListening } from "../../../src/runner/upstream.js";
 import { parseVersion } from "../../../src/runner/proxy-binary.js";
 import { parseStat } from "../../../src/runner/cpu-usage.js";
 import { Repetition } from "../../../src/results/schema.js";
@@ -88,8 +83,8 @@ describe("small parsers", () => {
     ["listening on 127.0.0.1:39017\ngrpc listening on 127.0.0.1:39018\n", { host: "127.0.0.1", port: 39018 }],
     ["listening on 127.0.0.1:39017\n", undefined],
     ["grpcs listening on 127.0.0.1:39019\n", undefined],
-  ])("parseGrpcListening %#", (text, addr) => {
-    expect(parseGrpcListening(text)).toEqual(addr);
+  ])("parseListening grpc %#", (text, addr) => {
+    expect(parseListening(text, "grpc")).toEqual(addr);
   });
 
   it.each([
@@ -98,8 +93,8 @@ describe("small parsers", () => {
       { host: "127.0.0.1", port: 39019 },
     ],
     ["grpc listening on 127.0.0.1:39018\n", undefined],
-  ])("parseGrpcsListening %#", (text, addr) => {
-    expect(parseGrpcsListening(text)).toEqual(addr);
+  ])("parseListening grpcs %#", (text, addr) => {
+    expect(parseListening(text, "grpcs")).toEqual(addr);
   });
 
   it.each([
@@ -108,8 +103,8 @@ describe("small parsers", () => {
       { host: "127.0.0.1", port: 39020 },
     ],
     ["listening on 127.0.0.1:39017\n", undefined],
-  ])("parseHttpsListening %#", (text, addr) => {
-    expect(parseHttpsListening(text)).toEqual(addr);
+  ])("parseListening https %#", (text, addr) => {
+    expect(parseListening(text, "https")).toEqual(addr);
   });
 
   it.each([
