@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { ENGINE_LOAD_MODELS, engineRunsLoad } from "./load.js";
+import { ENGINE_LOAD_MODELS, engineRunsLoad, wholeSeconds } from "./load.js";
 import { emptyMeasurement } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
@@ -93,7 +93,7 @@ export function buildAbArgs(input: AbArgsInput): string[] {
     }
     args.push("-n", String(load.requests));
   } else {
-    const seconds = Math.max(1, Math.round(input.durationS));
+    const seconds = wholeSeconds(input.durationS);
     args.push("-t", String(seconds), "-n", String(abTimedRequestCap(seconds)));
   }
   if (load.keepAlive === true) args.push("-k");

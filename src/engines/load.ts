@@ -41,6 +41,11 @@ export const ENGINE_FIXED_SENDER_POOL: Readonly<Record<Engine, boolean>> = {
   h2load: false,
 };
 
+/** Seconds of a run for an engine that takes whole ones (wrk, h2load, ab's timed runs), at least one. */
+export function wholeSeconds(durationS: number): number {
+  return Math.max(1, Math.round(durationS));
+}
+
 /** Closed-model concurrency used when a load names neither `vus` nor `connections`. */
 const DEFAULT_CONCURRENCY = 64;
 /** Upper bound of the VUs k6 pre-allocates for an arrival-rate load that does not name `vus`. */

@@ -110,6 +110,9 @@ export async function loadEachFolder<T extends { manifest: { name: string } }>(
   }
 }
 
+/** The sections of a proxy manifest that say how to run it. */
+const RUN_SECTIONS = ["native", "image"] as const;
+
 export async function loadProxyFile(file: string, builtIn = false): Promise<LoadedProxy> {
   const text = await readText(file);
   const manifest = parseManifest(ProxyManifest, text, file);
@@ -117,29 +120,23 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
   const at = fieldLines(text, file);
   const problems = [
     ...checkFolderName(manifest.name, dir, at(["name"])),
-    ...checkPlaceholdersInStrings(at(["native", "args"]), "native.args", manifest.native?.args ?? []),
-    ...checkPlaceholdersInStrings(
-      at(["native", "env"]),
-      "native.env",
-      Object.values(manifest.native?.env ?? {}),
-    ),
-    ...checkPlaceholdersInStrings(at(["image", "args"]), "image.args", manifest.image?.args ?? []),
-    ...checkPlaceholdersInStrings(
-      at(["image", "env"]),
-      "image.env",
-      Object.values(manifest.image?.env ?? {}),
-    ),
+    ...RUN_SECTIONS.flatMap((section) => [
+      ...checkPlaceholdersInStrings(at([section, "args"]), `${section}.args`, manifest[section]?.args ?? []),
+      ...checkPlaceholdersInStrings(
+        at([section, "env"]),
+        `${section}.env`,
+        Object.values(manifest[section]?.env ?? {}),
+      ),
+    ]),
     ...protocolConfigProblems(manifest, (field) => at(field)),
   ];
   const templates = [
-    ...(manifest.native?.configs ?? []).map((c, i) => ({
-      field: `native.configs[${i}].template`,
-      t: c.template,
-    })),
-    ...(manifest.image?.configs ?? []).map((c, i) => ({
-      field: `image.configs[${i}].template`,
-      t: c.template,
-    })),
+    ...RUN_SECTIONS.flatMap((section) =>
+      (manifest[section]?.configs ?? []).map((c, i) => ({
+        field: `${section}.configs[${i}].template`,
+        t: c.template,
+      })),
+    ),
     ...Object.entries(manifest.protocols).flatMap(([protocol, support]) =>
       (support?.configs ?? []).map((c, i) => ({
         field: `protocols.${protocol}.configs[${i}].template`,

@@ -3,7 +3,8 @@ import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
 import { engineProcessErrors, freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
-import { buildH2loadArgs, h2loadDurationS, h2loadRequest } from "./args.js";
+import { wholeSeconds } from "../load.js";
+import { buildH2loadArgs, h2loadRequest } from "./args.js";
 import { parseFinishedS, readH2loadLog } from "./log.js";
 
 /**
@@ -28,7 +29,7 @@ export class H2loadEngine implements EngineAdapter {
       body: "h2load-body",
     });
     if (request.body !== undefined) await writeFile(file("body"), request.body);
-    const durationS = h2loadDurationS(inv.durationS);
+    const durationS = wholeSeconds(inv.durationS);
     const run = {
       command: h2load,
       args: buildH2loadArgs(inv, {

@@ -1,6 +1,6 @@
 import { expandRequests, type ExpandedRequest } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
-import { closedShape } from "../load.js";
+import { closedShape, wholeSeconds } from "../load.js";
 import { UserError } from "../../util/errors.js";
 
 /**
@@ -8,11 +8,6 @@ import { UserError } from "../../util/errors.js";
  * HTTP/2, in cleartext (h2c, prior knowledge, an http:// target) or over TLS (h2 by ALPN, an
  * https:// target). Pure builders of its command line.
  */
-
-/** h2load takes whole seconds here. */
-export function h2loadDurationS(durationS: number): number {
-  return Math.max(1, Math.round(durationS));
-}
 
 /** The request h2load repeats: the scenario's first (h2load sends one method and body). */
 export function h2loadRequest(inv: Pick<EngineInvocation, "scenario">): ExpandedRequest {
@@ -45,7 +40,7 @@ export function buildH2loadArgs(
     "-m",
     "1",
     "-D",
-    String(h2loadDurationS(inv.durationS)),
+    String(wholeSeconds(inv.durationS)),
     "--log-file",
     files.logFile,
     ...headers,

@@ -5,7 +5,8 @@ import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
 import { engineProcessErrors, freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
-import { buildWrkArgs, buildWrkEnv, wrkDurationS } from "./args.js";
+import { wholeSeconds } from "../load.js";
+import { buildWrkArgs, buildWrkEnv } from "./args.js";
 import { normaliseWrkSummary } from "./summary.js";
 
 /** The shared wrk script: wrk cannot check bodies, so every scenario uses the same one. */
@@ -21,7 +22,7 @@ export class WrkEngine implements EngineAdapter {
     const { path: wrk } = await this.locate();
     const args = buildWrkArgs(inv, WRK_SCRIPT); // validates the load model before anything starts
     const { names, file } = await freshRunFiles(inv, { summary: "wrk.json", log: "wrk.txt" });
-    const durationS = wrkDurationS(inv.durationS);
+    const durationS = wholeSeconds(inv.durationS);
     const run = {
       command: wrk,
       args,

@@ -1,26 +1,13 @@
 import { expandRequests, type ExpandedRequest } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
-import { closedShape } from "../load.js";
+import { closedShape, wholeSeconds } from "../load.js";
 
 /** Socket/request timeout: a response slower than this counts as a timeout error. */
 const WRK_TIMEOUT_S = 10;
 
-/** wrk takes whole seconds. */
-export function wrkDurationS(durationS: number): number {
-  return Math.max(1, Math.round(durationS));
-}
-
-/** Threads and connections: one thread per load-generator core, at least one connection per thread. */
-export function wrkShape(inv: Pick<EngineInvocation, "load" | "cpus">): {
-  threads: number;
-  connections: number;
-} {
-  return closedShape("wrk", inv.load, inv.cpus.length);
-}
-
 /** Pure: the wrk command line (the script reads the requests and the output file from the environment). */
 export function buildWrkArgs(inv: EngineInvocation, luaPath: string): string[] {
-  const { threads, connections } = wrkShape(inv);
+  const { threads, connections } = closedShape("wrk", inv.load, inv.cpus.length);
   const first = expandRequests(inv.scenario)[0];
   const url = inv.baseUrl.replace(/\/+$/, "") + (first?.path ?? "/");
   return [
@@ -29,7 +16,7 @@ export function buildWrkArgs(inv: EngineInvocation, luaPath: string): string[] {
     "-c",
     String(connections),
     "-d",
-    `${wrkDurationS(inv.durationS)}s`,
+    `${wholeSeconds(inv.durationS)}s`,
     "--timeout",
     `${WRK_TIMEOUT_S}s`,
     "--latency",

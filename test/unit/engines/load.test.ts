@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ENGINE_FIXED_SENDER_POOL, ENGINE_LOAD_MODELS, littleLawVus } from "../../../src/engines/load.js";
+import {
+  ENGINE_FIXED_SENDER_POOL,
+  ENGINE_LOAD_MODELS,
+  littleLawVus,
+  wholeSeconds,
+} from "../../../src/engines/load.js";
 import type { Load } from "../../../src/results/schema.js";
 
 const rate = (r: number, vus?: number): Load => ({
@@ -32,5 +37,11 @@ describe("engines whose arrival-rate pool the runner sizes", () => {
       const models = ENGINE_LOAD_MODELS[engine as keyof typeof ENGINE_LOAD_MODELS];
       if (fixed) expect(models, engine).toContain("constant-arrival-rate");
     }
+  });
+});
+
+describe("wholeSeconds", () => {
+  it("whole seconds, at least one (wrk, h2load, ab)", () => {
+    expect([0.2, 1.4, 2.6].map(wholeSeconds)).toEqual([1, 1, 3]);
   });
 });

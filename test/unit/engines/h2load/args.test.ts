@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildH2loadArgs, h2loadDurationS } from "../../../../src/engines/h2load/args.js";
+import { buildH2loadArgs } from "../../../../src/engines/h2load/args.js";
 import { parseFinishedS } from "../../../../src/engines/h2load/log.js";
 import type { EngineInvocation } from "../../../../src/engines/types.js";
 import { load, scenario } from "../../../support/engines/manifests.js";
@@ -98,10 +98,6 @@ describe("buildH2loadArgs", () => {
     expect(() => buildH2loadArgs(inv, { logFile: "/l" })).toThrow(
       "load 'default': h2load runs closed-model loads only (constant-vus, max-throughput), not constant-arrival-rate; use --engine k6",
     );
-  });
-
-  it("whole seconds, at least one", () => {
-    expect([0.2, 1.4, 2.6].map(h2loadDurationS)).toEqual([1, 1, 3]);
   });
 });
 

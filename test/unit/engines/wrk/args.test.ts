@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildWrkArgs,
-  buildWrkEnv,
-  luaRequests,
-  luaString,
-  wrkShape,
-} from "../../../../src/engines/wrk/args.js";
+import { buildWrkArgs, buildWrkEnv, luaRequests, luaString } from "../../../../src/engines/wrk/args.js";
 import type { EngineInvocation } from "../../../../src/engines/types.js";
 import { UserError } from "../../../../src/util/errors.js";
 import { load, scenario } from "../../../support/engines/manifests.js";
@@ -109,7 +103,7 @@ describe("buildWrkArgs", () => {
 
   it.each(["constant-arrival-rate", "fixed-count"] as const)("refuses %s loads, pointing to k6", (model) => {
     const inv = invocation({ load: load({ model, rate: 10, requests: 10 }) });
-    expect(() => wrkShape(inv)).toThrow(UserError);
+    expect(() => buildWrkArgs(inv, "/lib/wrk.lua")).toThrow(UserError);
     expect(() => buildWrkArgs(inv, "/lib/wrk.lua")).toThrow(/wrk runs closed-model loads only.*--engine k6/);
   });
 });
