@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import {
@@ -56,19 +56,13 @@ export async function loadStudyFile(file: string): Promise<LoadedStudy> {
   }
   const ownScenarios = new Map<string, LoadedScenario>();
   const scenariosDir = path.join(dir, "scenarios");
-  const entries = await readdir(scenariosDir, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!entry.isDirectory()) continue;
-    const scenarioFile = path.join(scenariosDir, entry.name, "scenario.yml");
-    if (!(await isFile(scenarioFile))) continue;
-    try {
-      const loaded = await loadScenarioFile(scenarioFile, true);
-      ownScenarios.set(loaded.manifest.name, loaded);
-    } catch (err) {
-      if (err instanceof UserError) problems.push(err.message);
-      else throw err;
-    }
-  }
+  await loadEachFolder(
+    scenariosDir,
+    "scenario.yml",
+    (f) => loadScenarioFile(f, true),
+    ownScenarios,
+    problems,
+  );
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return { manifest, file, dir, ownScenarios, lineOf };
 }
@@ -82,14 +76,15 @@ export async function loadStudies(dir: string = BUILTIN_STUDIES_DIR): Promise<Ma
   return out;
 }
 
-/** The study named `name`; an unknown name lists the known ones. */
-export async function findStudy(name: string, dir: string = BUILTIN_STUDIES_DIR): Promise<LoadedStudy> {
+/** The study named `name`; an unknown name is an error (`unknown`'s words) listing the known ones. */
+export async function findStudy(
+  name: string,
+  dir: string = BUILTIN_STUDIES_DIR,
+  unknown = (known: string) => `--study ${name}: unknown study (known: ${known})`,
+): Promise<LoadedStudy> {
   const studies = await loadStudies(dir);
   const study = studies.get(name);
-  if (!study) {
-    const known = [...studies.keys()].join(", ") || "none";
-    throw new UserError(`--study ${name}: unknown study (known: ${known})`);
-  }
+  if (!study) throw new UserError(unknown([...studies.keys()].join(", ") || "none"));
   return study;
 }
 
@@ -136,11 +131,4 @@ export function checkStudyReferences(study: LoadedStudy, manifests: ManifestSet)
     }
   });
   return problems;
-}
-
-async function isFile(file: string): Promise<boolean> {
-  return stat(file).then(
-    (s) => s.isFile(),
-    () => false,
-  );
 }

@@ -12,7 +12,7 @@ import {
   type ExtensibilityReportInput,
   type TestRun,
 } from "./extensibility/report.js";
-import { BUILTIN_STUDIES_DIR, loadStudies, type LoadedStudy } from "./load.js";
+import { BUILTIN_STUDIES_DIR, findStudy, type LoadedStudy } from "./load.js";
 import { renderStudyReport } from "./report.js";
 
 /**
@@ -79,13 +79,11 @@ function builtinStudiesDir(): string {
 }
 
 /** The built-in study the results name; an unknown name is an error naming the file and field. */
-async function builtinStudy(name: string, read: readonly ReadResults[]): Promise<LoadedStudy> {
-  const studies = await loadStudies(builtinStudiesDir());
-  const study = studies.get(name);
-  if (study !== undefined) return study;
-  const known = [...studies.keys()].join(", ");
-  throw new UserError(
-    `${fileList(read)}: settings.study: '${name}' is not a built-in study (known: ${known})`,
+function builtinStudy(name: string, read: readonly ReadResults[]): Promise<LoadedStudy> {
+  return findStudy(
+    name,
+    builtinStudiesDir(),
+    (known) => `${fileList(read)}: settings.study: '${name}' is not a built-in study (known: ${known})`,
   );
 }
 

@@ -1,6 +1,6 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown, MARKDOWN } from "../report/escape.js";
-import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
+import { formatCount, formatMs, formatPercent, formatRps, plural } from "../report/format.js";
 import { describeLoad, heading, skippedText } from "../report/markdown.js";
 import {
   buildHeader,
@@ -351,7 +351,7 @@ function renderGroup(
   const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
   if (reps.size === 1) {
     const [n] = [...reps];
-    notes.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+    notes.push(`Values are medians over ${plural(n!, "repetition")}.`);
   }
   if (study.layout === "crank-compare") {
     const base = group.columns.filter((c) => c.proxy === baseline);

@@ -2,7 +2,7 @@ import { markdownTable } from "markdown-table";
 import type { CpuLayout, Results } from "../../results/schema.js";
 import { compareVariants, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../report/escape.js";
-import { formatPercent } from "../../report/format.js";
+import { formatPercent, plural } from "../../report/format.js";
 import {
   describeLoad,
   heading,
@@ -162,7 +162,7 @@ function verdictCell(m: MetricComparison | undefined): string {
   const decidable = m.ci !== undefined;
   const more =
     m.verdict === "inconclusive" && m.more !== undefined && decidable
-      ? ` (about ${m.more} more round${m.more === 1 ? "" : "s"})`
+      ? ` (about ${plural(m.more, "more round")})`
       : "";
   return `${change}${m.verdict}${more}`;
 }

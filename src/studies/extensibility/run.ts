@@ -126,32 +126,27 @@ async function runTest(
     variants,
     out: path.join(ctx.out, `${test}-${name}`),
   };
-  const outcome = await runForStudy(request, m.name, ctx.deps, (r) =>
-    withSkipped(withLimits(r, ctx), run, ctx.skippedGateways),
-  );
+  const outcome = await runForStudy(request, m.name, ctx.deps, (r) => withStudyRecord(r, run, ctx));
   return { ...run, dir: outcome.dir, results: outcome.results };
 }
 
-/** What the report says was not run, kept in the results: the test's options, then the gateways (pure). */
-function withSkipped(results: Results, run: TestRun, gateways: TestContext["skippedGateways"]): Results {
+/**
+ * What the results keep beyond the run (pure): the test's options not run, then the gateways
+ * (what the report says was not run); the gateway's and coprocessor's cores and memory cap.
+ */
+function withStudyRecord(results: Results, run: TestRun, ctx: TestContext): Results {
   const options = run.skipped.map((s) => ({ proxy: s.option, scenario: run.test, reason: s.reason }));
-  return { ...results, skipped: [...results.skipped, ...options, ...gateways] };
-}
-
-/** The gateway's and coprocessor's cores and memory cap, recorded in the results (pure). */
-function withLimits(results: Results, ctx: TestContext): Results {
   const memoryBytes = ctx.settings.memoryLimitBytes;
-  const how = "taskset; prlimit --data (RLIMIT_DATA)";
-  const docker = "docker run --cpuset-cpus --memory";
-  const gatewayHow = ctx.overrides.runtime === "docker" ? docker : how;
-  const coprocessorHow = ctx.coprocessorsInImages ? docker : how;
+  const how = (docker: boolean) =>
+    docker ? "docker run --cpuset-cpus --memory" : "taskset; prlimit --data (RLIMIT_DATA)";
   return {
     ...results,
+    skipped: [...results.skipped, ...options, ...ctx.skippedGateways],
     environment: {
       ...results.environment,
       limits: {
-        gateway: { cores: ctx.layout.proxy, memoryBytes, how: gatewayHow },
-        coprocessor: { cores: ctx.sidecarCpus, memoryBytes, how: coprocessorHow },
+        gateway: { cores: ctx.layout.proxy, memoryBytes, how: how(ctx.overrides.runtime === "docker") },
+        coprocessor: { cores: ctx.sidecarCpus, memoryBytes, how: how(ctx.coprocessorsInImages) },
       },
     },
   };
