@@ -1,4 +1,5 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
+import { parseStat, readProcesses, TICKS_PER_SECOND } from "./proc-stat.js";
 import type { ResourceUsage } from "./runtime.js";
 
 /**
@@ -44,11 +45,8 @@ export function groupUsageReader(pgid: number): (resetPeak: boolean) => Promise<
   };
 }
 
-/** USER_HZ: the unit of /proc/PID/stat's times, 100 on every Linux architecture. */
-const TICKS_PER_SECOND = 100;
-
 async function readGroupUsage(pgid: number): Promise<GroupUsage | undefined> {
-  const pids = await groupPids(pgid);
+  const pids = (await readProcesses()).filter((p) => p.pgrp === pgid).map((p) => p.pid);
   if (pids.length === 0) return undefined;
   const readings = await Promise.all(pids.map((pid) => readProcessUsage(pid)));
   let cpuNs = 0;
@@ -79,19 +77,6 @@ async function resetPeakRss(pids: readonly number[]): Promise<boolean> {
   return done.every(Boolean);
 }
 
-async function groupPids(pgid: number): Promise<number[]> {
-  const entries = await readdir("/proc").catch(() => [] as string[]);
-  const pids = await Promise.all(
-    entries
-      .filter((e) => /^\d+$/.test(e))
-      .map(async (pid) => {
-        const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
-        return stat !== undefined && parseStat(stat)?.pgrp === pgid ? Number(pid) : undefined;
-      }),
-  );
-  return pids.filter((p): p is number => p !== undefined);
-}
-
 async function readProcessUsage(pid: number): Promise<{ cpuNs: number; peakRssBytes: number } | undefined> {
   const [stat, status, tids] = await Promise.all([
     readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined),
@@ -110,19 +95,6 @@ async function readProcessUsage(pid: number): Promise<{ cpuNs: number; peakRssBy
     cpuNs: runNs + (parsed.childTicks * 1e9) / TICKS_PER_SECOND,
     peakRssBytes: status === undefined ? 0 : (parseStatusKb(status, "VmHWM") ?? 0) * 1024,
   };
-}
-
-/**
- * Of a /proc/PID/stat line (pure): the process group, and the CPU time of the children this
- * process reaped (cutime + cstime, ticks). The command name may hold spaces and parentheses.
- */
-export function parseStat(stat: string): { pgrp: number; childTicks: number } | undefined {
-  const close = stat.lastIndexOf(")");
-  if (close < 0) return undefined;
-  const fields = stat.slice(close + 2).split(" ");
-  const pgrp = Number(fields[2]);
-  const childTicks = Number(fields[13]) + Number(fields[14]);
-  return Number.isInteger(pgrp) && Number.isFinite(childTicks) ? { pgrp, childTicks } : undefined;
 }
 
 /** A thread's run time in ns: the first field of /proc/PID/task/TID/schedstat (pure). */

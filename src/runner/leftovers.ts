@@ -7,6 +7,7 @@ import type { CpuLayout } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { layoutCores } from "./cpus.js";
 import { processStartTicks, watchProcesses, type ProcessRecord } from "../util/processes.js";
+import { readProcessesSync, type ProcStat } from "./proc-stat.js";
 
 /**
  * What a run leaves behind when it is killed outright, and how the next one finds it. Each
@@ -50,27 +51,9 @@ export interface Leftover {
   cpus: number[];
 }
 
-interface ProcInfo {
-  pid: number;
-  pgid: number;
-  startTicks: number;
-}
-
-/** Every process on the machine (zombies left out): pid, group and start time, from /proc. */
-function processTable(): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (fields[0] === "Z") continue;
-      out.push({ pid: Number(entry), pgid: Number(fields[2]), startTicks: Number(fields[19]) });
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
+/** Every process on the machine, zombies left out. */
+function processTable(): ProcStat[] {
+  return readProcessesSync().filter((p) => p.state !== "Z");
 }
 
 let cachedBootId: string | undefined;
@@ -100,17 +83,17 @@ function readJson<T>(file: string): T | undefined {
 /** Pure: the live processes of a recorded group, or [] when its number now names another group. */
 function groupMembers(
   record: Pick<PidFile, "pgid" | "startTicks" | "bootId">,
-  table: readonly ProcInfo[],
+  table: readonly ProcStat[],
   currentBoot: string,
 ): number[] {
   if (record.bootId !== currentBoot) return [];
   const leader = table.find((p) => p.pid === record.pgid);
   if (leader && record.startTicks !== undefined && leader.startTicks !== record.startTicks) return [];
-  return table.filter((p) => p.pgid === record.pgid).map((p) => p.pid);
+  return table.filter((p) => p.pgrp === record.pgid).map((p) => p.pid);
 }
 
 /** The pid of the live run that owns `dir` (this process, possibly), if one does. */
-function liveOwner(dir: string, table: readonly ProcInfo[]): number | undefined {
+function liveOwner(dir: string, table: readonly ProcStat[]): number | undefined {
   const owner = readJson<OwnerFile>(path.join(dir, PIDS, OWNER));
   if (!owner || owner.bootId !== bootId()) return undefined;
   const proc = table.find((p) => p.pid === owner.pid);
@@ -120,7 +103,7 @@ function liveOwner(dir: string, table: readonly ProcInfo[]): number | undefined 
 }
 
 /** The groups `dir`'s earlier runs left running; pid files of groups that ended are removed. */
-function leftoversIn(dir: string, table: readonly ProcInfo[]): Leftover[] {
+function leftoversIn(dir: string, table: readonly ProcStat[]): Leftover[] {
   const folder = path.join(dir, PIDS);
   let names: string[];
   try {

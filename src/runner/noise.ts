@@ -1,4 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { readProcesses, TICKS_PER_SECOND, type ProcStat } from "./proc-stat.js";
 
 /**
  * Interference on the benchmark's pinned cores during one repetition (Linux /proc):
@@ -15,7 +16,6 @@ import { readdir, readFile } from "node:fs/promises";
  * container's CPU cannot be read (an engine on another kernel), noise is not measured.
  */
 
-const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/stat and /proc/PID/stat.
 const KTHREADD = 2; // parent of every kernel thread
 
 export interface CoreTicks {
@@ -57,18 +57,11 @@ export function parseProcStat(text: string): Map<number, CoreTicks> {
   return out;
 }
 
-/** pid -> { ppid, ticks (utime+stime+cutime+cstime) } of a /proc/PID/stat line. Pure. */
-export function parsePidStat(text: string): { ppid: number; ticks: number } | undefined {
-  const close = text.lastIndexOf(")");
-  if (close < 0) return undefined;
-  const f = text.slice(close + 2).split(" ");
-  const ppid = Number(f[1]);
-  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i] ?? 0), 0);
-  return Number.isFinite(ppid) ? { ppid, ticks } : undefined;
-}
-
 /** CPU ticks of a process and every live descendant (reaped children are in cutime/cstime). */
-export function treeTicks(root: number, procs: ReadonlyMap<number, { ppid: number; ticks: number }>): number {
+export function treeTicks(
+  root: number,
+  procs: ReadonlyMap<number, Pick<ProcStat, "ppid" | "ticks">>,
+): number {
   const children = new Map<number, number[]>();
   for (const [pid, p] of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
   let total = 0;
@@ -81,20 +74,6 @@ export function treeTicks(root: number, procs: ReadonlyMap<number, { ppid: numbe
   return total;
 }
 
-async function readProcesses(): Promise<Map<number, { ppid: number; ticks: number }>> {
-  const entries = await readdir("/proc").catch(() => [] as string[]);
-  const out = new Map<number, { ppid: number; ticks: number }>();
-  await Promise.all(
-    entries
-      .filter((e) => /^\d+$/.test(e))
-      .map(async (pid) => {
-        const parsed = parsePidStat(await readFile(`/proc/${pid}/stat`, "utf8").catch(() => ""));
-        if (parsed) out.set(Number(pid), parsed);
-      }),
-  );
-  return out;
-}
-
 /**
  * A snapshot to take before a repetition; undefined where /proc/stat, or the CPU time of one of
  * `outside` (this run's containers), cannot be read.
@@ -104,7 +83,7 @@ export async function noiseSnapshot(outside?: OutsideCpu): Promise<NoiseSnapshot
   if (stat === undefined) return undefined;
   const outsideNs = outside ? await outside() : undefined;
   if (outside && outsideNs === undefined) return undefined;
-  const processes = await readProcesses();
+  const processes = new Map((await readProcesses()).map((p) => [p.pid, p]));
   const ownTicks = treeTicks(process.pid, processes) + treeTicks(KTHREADD, processes);
   return { at: performance.now(), cores: parseProcStat(stat), ownTicks, ...(outsideNs ? { outsideNs } : {}) };
 }

@@ -4,7 +4,6 @@ import { describeRepetition, failedMeasurement, toRepetition } from "../../../sr
 import { tailOf } from "../../../src/util/logs.js";
 import { parseListening } from "../../../src/runner/upstream.js";
 import { parseVersion } from "../../../src/runner/proxy-binary.js";
-import { parseStat } from "../../../src/runner/cpu-usage.js";
 import { Repetition } from "../../../src/results/schema.js";
 
 describe("progress", () => {
@@ -121,11 +120,6 @@ describe("small parsers", () => {
 
   it("tailOf keeps the last non-empty lines", () => {
     expect(tailOf("a\n\nb\nc\n\n", 2)).toBe("b\nc");
-  });
-
-  it("parseStat reads the group and the reaped children's CPU ticks, whatever the command name", () => {
-    const stat = "1234 (nginx: worker) S 1 1200 1200 0 -1 4194560 100 0 0 0 150 50 3 2 20 0 1 0 100 0 0";
-    expect(parseStat(stat)).toEqual({ pgrp: 1200, childTicks: 5 });
   });
 });
 

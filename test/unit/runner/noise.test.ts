@@ -3,7 +3,6 @@ import {
   noiseBetween,
   noiseReason,
   noiseSnapshot,
-  parsePidStat,
   parseProcStat,
   treeTicks,
 } from "../../../src/runner/noise.js";
@@ -21,11 +20,6 @@ describe("noise on the pinned cores", () => {
     expect(cores.get(0)).toEqual({ busy: 200, steal: 0 });
     expect(cores.get(1)).toEqual({ busy: 300, steal: 5 });
     expect(cores.has(2)).toBe(false);
-  });
-
-  it("reads ppid and CPU ticks of a process, even with spaces and parentheses in its name", () => {
-    const line = "4242 (k6 (worker) x) S 4000 4242 4242 0 -1 4194560 10 0 0 0 70 30 5 5 20 0 12 0";
-    expect(parsePidStat(line)).toEqual({ ppid: 4000, ticks: 110 });
   });
 
   it("sums a process tree, and only that tree", () => {

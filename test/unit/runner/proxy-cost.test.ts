@@ -6,7 +6,7 @@ import {
   parseCpuStatNs,
   parseProcCgroup,
 } from "../../../src/runner/cgroup-usage.js";
-import { parseSchedstat, parseStat, parseStatusKb } from "../../../src/runner/cpu-usage.js";
+import { parseSchedstat, parseStatusKb } from "../../../src/runner/cpu-usage.js";
 import { windowCost } from "../../../src/runner/proxy-cost.js";
 import { ProxyCost } from "../../../src/results/schema.js";
 
@@ -46,12 +46,6 @@ burst_usec 0
 `;
 
 describe("the proxy's usage from /proc", () => {
-  it("reads the group and the reaped children's ticks from a stat line whose name holds ') '", () => {
-    const stat =
-      "24603 (nginx: worker) x) R 24601 24601 7621 0 -1 4194304 98 0 0 0 12 3 150 50 20 0 1 0 836893 3133440 362 18446744073709551615";
-    expect(parseStat(stat)).toEqual({ pgrp: 24601, childTicks: 200 });
-  });
-
   it("reads a thread's run time in ns from schedstat, and refuses what is not one", () => {
     expect(parseSchedstat("108643 3190497 2\n")).toBe(108643);
     expect(parseSchedstat("41234567890 120000 1873")).toBe(41234567890);
