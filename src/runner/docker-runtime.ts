@@ -6,7 +6,7 @@ import { usageReader, type ProcessSpec, type RunningProcess, type Runtime } from
 import { cgroupUsageReader } from "./cgroup-usage.js";
 import { UserError } from "../util/errors.js";
 import { tailOf } from "../util/logs.js";
-import { runCommand, startProcess, type ManagedProcess } from "../util/processes.js";
+import { processExists, runCommand, startProcess, type ManagedProcess } from "../util/processes.js";
 
 /**
  * The docker runtime: each process of a cell runs in its own container, with the native
@@ -282,15 +282,6 @@ export function leftoverVerdict(
   };
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Removes every container of a run (`proxybench containers --remove`); the names removed. */
 export async function removeRunContainers(docker: string, runId: string): Promise<string[]> {
   const listed = await runCommand(docker, listContainersArgs(runId), { timeoutMs: 30_000 });
@@ -367,7 +358,7 @@ export class DockerRuntime implements Runtime {
       cores,
       host: hostname(),
       pid: process.pid,
-      alive: processAlive,
+      alive: processExists,
     });
     if (verdict.remove.length > 0) {
       await runCommand(this.docker, removeContainersArgs(verdict.remove), { timeoutMs: 60_000 });

@@ -153,9 +153,13 @@ const held = new Set<ManagedProcess>();
 
 /** True while some process of group `pgid` exists. */
 function groupRuns(pgid: number | undefined): boolean {
-  if (pgid === undefined) return false;
+  return pgid !== undefined && processExists(-pgid);
+}
+
+/** True while process `pid` exists, this user's or another's (a negative pid: a process of group -pid). */
+export function processExists(pid: number): boolean {
   try {
-    process.kill(-pgid, 0);
+    process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
