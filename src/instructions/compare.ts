@@ -7,7 +7,7 @@ import {
   type InstructionsComparison,
   type VerdictOptions,
 } from "../stats/instructions-verdict.js";
-import { formatSchemaError, UserError } from "../util/errors.js";
+import { readResultsFile, resultsFilePath } from "../results/io.js";
 import { pickVariants } from "../report/compare.js";
 import {
   countedCellId,
@@ -45,7 +45,7 @@ export interface CountedComparison {
 
 /** Whether a folder (or file) holds the results of a counted run. */
 export async function isInstructionsRun(dirOrFile: string): Promise<boolean> {
-  const text = await readFile(instructionsFile(dirOrFile), "utf8").catch(() => undefined);
+  const text = await readFile(resultsFilePath(dirOrFile, INSTRUCTIONS_FILE), "utf8").catch(() => undefined);
   if (text === undefined || !dirOrFile.endsWith(".json")) return text !== undefined;
   // A .json file given by name is a counted run only by its content (a results.json is not).
   try {
@@ -55,23 +55,14 @@ export async function isInstructionsRun(dirOrFile: string): Promise<boolean> {
   }
 }
 
-function instructionsFile(dirOrFile: string): string {
-  return dirOrFile.endsWith(".json") ? dirOrFile : path.join(dirOrFile, INSTRUCTIONS_FILE);
-}
-
 export async function readInstructions(
   dirOrFile: string,
 ): Promise<{ results: InstructionsResults; dir: string }> {
-  const file = instructionsFile(dirOrFile);
-  let data: unknown;
-  try {
-    data = JSON.parse(await readFile(file, "utf8"));
-  } catch (err) {
-    throw new UserError(`${file}: cannot read counted results (${(err as Error).message})`);
-  }
-  const parsed = InstructionsResults.safeParse(data);
-  if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
-  return { results: parsed.data, dir: path.dirname(file) };
+  const file = resultsFilePath(dirOrFile, INSTRUCTIONS_FILE);
+  return {
+    results: await readResultsFile(file, "counted results", InstructionsResults),
+    dir: path.dirname(file),
+  };
 }
 
 /** One cell, base against head: the verdict per metric and where the instructions went. */

@@ -3,9 +3,9 @@ import path from "node:path";
 import { captureEnvironment } from "../environment/capture.js";
 import type { LoadedProxy } from "../manifests/load.js";
 import { RESULTS_FILE } from "../results/io.js";
-import { worstStatus, type Settings } from "../results/schema.js";
+import type { Settings } from "../results/schema.js";
+import { updateCell } from "../runner/cell.js";
 import { DockerRuntime } from "../runner/docker-runtime.js";
-import { NativeRuntime } from "../runner/native-runtime.js";
 import type { Runtime } from "../runner/runtime.js";
 import { createRuntime, dockerClient, type RuntimeKind } from "../runner/runtime-factory.js";
 import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js";
@@ -15,7 +15,7 @@ import { nativeAvailability } from "../runner/proxy-binary.js";
 import { AtomicJsonFile } from "../runner/results-file.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { imageRef, proxyImageTag } from "../runner/specs.js";
-import { ensureUpstream, type StartedUpstream } from "../runner/upstream.js";
+import type { StartedUpstream } from "../runner/upstream.js";
 import { planRun } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
 import { measureOnce, type CountedTarget } from "./measure.js";
@@ -253,19 +253,11 @@ function newJob(
  * callgrind, counts, and stops it.
  */
 async function runBlock(ready: Ready, block: Block): Promise<void> {
-  const { results, dir } = ready;
   await runBlockLifecycle(
     {
       cells: block.cells.filter((planned) => ready.jobs.has(planned)),
-      upstreams: {
-        runtime: new NativeRuntime(),
-        binary: await ensureUpstream(),
-        cpus: results.settings.cpus.upstream,
-        dir,
-        logStem: block.scenario.manifest.name,
-      },
-      rounds: { count: results.settings.repetitions, order: "abba" },
-      save: () => save(ready),
+      logStem: block.scenario.manifest.name,
+      ctx: { settings: ready.results.settings, dir: ready.dir, save: () => save(ready) },
     },
     countedStep(ready),
   );
@@ -319,8 +311,7 @@ function addRepetition(
   log: (l: string) => void,
 ): void {
   cell.repetitions.push(rep);
-  cell.status = worstStatus(cell.repetitions.map((r) => r.status));
-  cell.reasons = [...new Set(cell.repetitions.flatMap((r) => r.reasons))];
+  updateCell(cell);
   const figure =
     rep.instructionsPerRequest === undefined
       ? rep.reasons.join("; ")

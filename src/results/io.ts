@@ -1,18 +1,31 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import type { z } from "zod";
 import { formatSchemaError, UserError } from "../util/errors.js";
 import { Results } from "./schema.js";
 
 export const RESULTS_FILE = "results.json";
 
-/** Accepts a results directory or a results.json path. */
-function resultsFilePath(dirOrFile: string): string {
-  return dirOrFile.endsWith(".json") ? dirOrFile : path.join(dirOrFile, RESULTS_FILE);
+/** Accepts a results directory or the path of its file (results.json, or `name`). */
+export function resultsFilePath(dirOrFile: string, name = RESULTS_FILE): string {
+  return dirOrFile.endsWith(".json") ? dirOrFile : path.join(dirOrFile, name);
 }
 
 /** Reads and validates a results.json; every problem names the file and the field. */
 export async function readResults(dirOrFile: string): Promise<Results> {
-  const file = resultsFilePath(dirOrFile);
+  return readResultsFile(resultsFilePath(dirOrFile), "results", Results, refuseUnknownVersion);
+}
+
+/**
+ * Reads a results file (`what` names its kind in a read error) and validates it with `schema`,
+ * after `check` (a schema version); every problem names the file, and the field.
+ */
+export async function readResultsFile<T>(
+  file: string,
+  what: string,
+  schema: z.ZodType<T>,
+  check?: (file: string, data: unknown) => void,
+): Promise<T> {
   let text: string;
   try {
     const info = await stat(file);
@@ -20,7 +33,7 @@ export async function readResults(dirOrFile: string): Promise<Results> {
     text = await readFile(file, "utf8");
   } catch (err) {
     if (err instanceof UserError) throw err;
-    throw new UserError(`${file}: cannot read results (${(err as Error).message})`);
+    throw new UserError(`${file}: cannot read ${what} (${(err as Error).message})`);
   }
   let data: unknown;
   try {
@@ -28,8 +41,8 @@ export async function readResults(dirOrFile: string): Promise<Results> {
   } catch (err) {
     throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
   }
-  refuseUnknownVersion(file, data);
-  const parsed = Results.safeParse(data);
+  check?.(file, data);
+  const parsed = schema.safeParse(data);
   if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
   return parsed.data;
 }

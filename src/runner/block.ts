@@ -59,25 +59,7 @@ export async function runBlock(
   ctx: BlockContext,
   rounds?: RoundsControl,
 ): Promise<void> {
-  const { settings } = ctx;
-  await runBlockLifecycle(
-    {
-      cells,
-      upstreams: {
-        runtime: ctx.upstreamRuntime,
-        binary: ctx.upstreamBinary,
-        cpus: settings.cpus.upstream,
-        dir: ctx.dir,
-        logStem: block.key,
-        signal: ctx.signal,
-        ...(ctx.tls === undefined ? {} : { tls: ctx.tls }),
-      },
-      rounds: { count: settings.repetitions, order: settings.roundOrder, seed: settings.seed },
-      save: ctx.save,
-      isInterrupted: ctx.isInterrupted,
-    },
-    wallClockStep(block, ctx, rounds),
-  );
+  await runBlockLifecycle({ cells, logStem: block.key, ctx }, wallClockStep(block, ctx, rounds));
 }
 
 /** The wall-clock measurement: each proxy up and probed, a warm-up, engine runs in rounds. */
@@ -226,7 +208,7 @@ async function measureSlot(
     }
   }
   a.cell.repetitions.push(repetition);
-  updateCell(a);
+  updateCell(a.cell, a.problems);
   if (round + 1 === reps || a.stopped) finishCell(a);
   progress.line(describeRepetition(a.cell.id, round, reps, repetition));
 }

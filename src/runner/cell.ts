@@ -38,7 +38,6 @@ export interface CellContext {
 /** What every block of a run shares. */
 export interface BlockContext extends CellContext {
   deps: RunDeps;
-  upstreamBinary: string;
   results: Results;
   progress: Progress;
   save: () => Promise<void>;
@@ -78,17 +77,23 @@ export async function stopCell(a: ActiveCell): Promise<void> {
   await a.sidecar?.proc.stop();
 }
 
-export function updateCell(a: ActiveCell): void {
-  a.cell.status = worstStatus([
-    ...a.problems.map((p) => p.status),
-    ...a.cell.repetitions.map((r) => r.status),
-  ]);
-  const reasons = [...a.cell.repetitions.flatMap((r) => r.reasons), ...a.problems.map((p) => p.reason)];
-  a.cell.reasons = [...new Set(reasons)];
+type Judged = Pick<Cell, "status" | "reasons">;
+
+/**
+ * A cell's status and reasons, wall-clock or counted: the worst status of its repetitions and its
+ * own problems, each reason once.
+ */
+export function updateCell(
+  cell: Judged & { repetitions: Judged[] },
+  problems: ActiveCell["problems"] = [],
+): void {
+  cell.status = worstStatus([...problems.map((p) => p.status), ...cell.repetitions.map((r) => r.status)]);
+  const reasons = [...cell.repetitions.flatMap((r) => r.reasons), ...problems.map((p) => p.reason)];
+  cell.reasons = [...new Set(reasons)];
 }
 
 export function finishCell(a: ActiveCell): void {
-  updateCell(a);
+  updateCell(a.cell, a.problems);
   a.cell.finishedAt = new Date().toISOString();
 }
 

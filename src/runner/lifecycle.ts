@@ -2,14 +2,16 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
 import { logTail } from "../util/logs.js";
+import type { Settings } from "../results/schema.js";
 import { Interrupted } from "./cell.js";
+import { NativeRuntime } from "./native-runtime.js";
 import type { PlannedCell } from "./plan.js";
 import { waitReady } from "./ready.js";
-import { roundOrder, type RoundOrder, type Slot } from "./rounds.js";
+import { roundOrder, type Slot } from "./rounds.js";
 import type { Runtime } from "./runtime.js";
 import { buildUpstreamSpec } from "./specs.js";
 import type { TlsFiles } from "./tls.js";
-import { startUpstream, type StartedUpstream } from "./upstream.js";
+import { ensureUpstream, startUpstream, type StartedUpstream } from "./upstream.js";
 
 /**
  * The lifecycle of a block, whatever it measures (an engine's wall-clock run, a count under
@@ -18,16 +20,22 @@ import { startUpstream, type StartedUpstream } from "./upstream.js";
  * everything it started stopped however it ends. What is measured is the block's step.
  */
 
-/** What starting a block's upstreams needs. */
-interface UpstreamSetup {
-  runtime: Runtime;
-  binary: string;
-  cpus: number[];
+/**
+ * What a block takes from its run (a wall-clock run's block context has it all): the rounds,
+ * where the upstreams run (natively by default) and are pinned, the results folder, and the save.
+ */
+interface LifecycleContext {
+  settings: Pick<Settings, "repetitions" | "roundOrder" | "seed"> & {
+    cpus: Pick<Settings["cpus"], "upstream">;
+  };
+  upstreamRuntime?: Runtime;
   /** The results folder: the upstreams log to `logs/<logStem>-upstream[-N].log` in it. */
   dir: string;
-  logStem: string;
   tls?: TlsFiles;
   signal?: AbortSignal;
+  isInterrupted?(): boolean;
+  /** Writes the results so far (after each cell's start and each slot). */
+  save?(): Promise<void>;
 }
 
 export interface BlockUpstream {
@@ -58,11 +66,9 @@ export interface MeasurementStep<C> {
 
 export interface BlockLifecycle {
   cells: readonly PlannedCell[];
-  upstreams: UpstreamSetup;
-  rounds: { count: number; order?: RoundOrder; seed?: number };
-  /** Writes the results so far (after each cell's start and each slot). */
-  save(): Promise<void>;
-  isInterrupted?(): boolean;
+  /** The upstreams' log files: `logs/<logStem>-upstream[-N].log`. */
+  logStem: string;
+  ctx: LifecycleContext;
 }
 
 /**
@@ -71,29 +77,30 @@ export interface BlockLifecycle {
  * (Interrupted) ends it quietly: the run's signal handler saves and exits.
  */
 export async function runBlockLifecycle<C>(block: BlockLifecycle, step: MeasurementStep<C>): Promise<void> {
+  const { ctx } = block;
   const measured: C[] = [];
   let upstreams: BlockUpstreams = new Map();
   try {
-    upstreams = await startUpstreams(block.cells, block.upstreams);
+    upstreams = await startUpstreams(block);
     for (const planned of block.cells) {
-      throwIfInterrupted(block);
+      throwIfInterrupted(ctx);
       const cell = await step.startCell(planned, upstreams.get(upstreamKey(planned))!);
       if (!step.skips(cell)) measured.push(cell);
-      await block.save();
+      await ctx.save?.();
     }
     await step.beforeRounds?.(measured);
-    const { count, order, seed } = block.rounds;
-    const slots = roundOrder(measured, count, order, seed);
+    const { repetitions, roundOrder: order, seed } = ctx.settings;
+    const slots = roundOrder(measured, repetitions, order, seed);
     for (const [i, slot] of slots.entries()) {
-      throwIfInterrupted(block);
+      throwIfInterrupted(ctx);
       if (!step.skips(slot.cell)) {
         await step.measure(slot.cell, slot.round, upstreams);
-        await block.save();
+        await ctx.save?.();
       }
       if (step.endsRounds?.(slot, slots[i + 1])) break;
     }
     step.afterRounds?.(measured);
-    await block.save();
+    await ctx.save?.();
   } catch (err) {
     if (err instanceof Interrupted) return;
     throw err;
@@ -103,8 +110,8 @@ export async function runBlockLifecycle<C>(block: BlockLifecycle, step: Measurem
   }
 }
 
-function throwIfInterrupted(block: Pick<BlockLifecycle, "isInterrupted">): void {
-  if (block.isInterrupted?.()) throw new Interrupted();
+function throwIfInterrupted(ctx: LifecycleContext): void {
+  if (ctx.isInterrupted?.()) throw new Interrupted();
 }
 
 /** Cells with the same upstream setting share one upstream. */
@@ -116,20 +123,23 @@ function upstreamKey(planned: Pick<PlannedCell, "scenario">): string {
  * One upstream per distinct upstream setting among the cells (variants' scenarios may differ),
  * each answering /health before the next starts; on a failure, those started are stopped.
  */
-async function startUpstreams(cells: readonly PlannedCell[], setup: UpstreamSetup): Promise<BlockUpstreams> {
+async function startUpstreams({ cells, logStem, ctx }: BlockLifecycle): Promise<BlockUpstreams> {
   const out: BlockUpstreams = new Map();
-  await mkdir(path.join(setup.dir, "logs"), { recursive: true });
+  const binary = await ensureUpstream();
+  const runtime = ctx.upstreamRuntime ?? new NativeRuntime();
+  await mkdir(path.join(ctx.dir, "logs"), { recursive: true });
   try {
     for (const planned of cells) {
       const key = upstreamKey(planned);
       if (out.has(key)) continue;
-      const logRel = `logs/${setup.logStem}-upstream${out.size === 0 ? "" : `-${out.size + 1}`}.log`;
-      const logFile = path.join(setup.dir, logRel);
-      const spec = buildUpstreamSpec(setup.binary, planned.scenario.manifest, setup.cpus, logFile, setup.tls);
-      const started = await startUpstream(setup.runtime, spec);
+      const logRel = `logs/${logStem}-upstream${out.size === 0 ? "" : `-${out.size + 1}`}.log`;
+      const logFile = path.join(ctx.dir, logRel);
+      const { manifest } = planned.scenario;
+      const spec = buildUpstreamSpec(binary, manifest, ctx.settings.cpus.upstream, logFile, ctx.tls);
+      const started = await startUpstream(runtime, spec);
       out.set(key, { started, logRel });
       const url = `http://${started.host}:${started.port}/health`;
-      const notReady = await waitReady(url, 10, started.proc, setup.signal);
+      const notReady = await waitReady(url, 10, started.proc, ctx.signal);
       if (notReady) {
         throw new UserError(
           `the upstream server is not answering: ${notReady}\n${await logTail(logFile)}`,

@@ -82,7 +82,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
 
   // Everything needed is here (else exit 1 before anything is created): engines, proxy binaries, the upstream.
   const { tools, binaries } = await preflight(run.plan, settings, (e) => deps.engines.getEngine(e));
-  const upstreamBinary = await ensureUpstream();
+  await ensureUpstream();
   const runtime = deps.runtime ?? createRuntime(settings.runtime);
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
 
@@ -105,7 +105,6 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
     settings,
     runtime,
     upstreamRuntime,
-    upstreamBinary,
     dir: run.dir,
     results,
     binaries,

@@ -11,7 +11,6 @@ import { skippedName, type Block, type Plan, type PlannedCell } from "../runner/
 import { nativeBinaries, preflight } from "../runner/preflight.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { startCell } from "../runner/start-cell.js";
-import { ensureUpstream } from "../runner/upstream.js";
 import { planRun } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
 import { pickDefined } from "../util/objects.js";
@@ -91,7 +90,6 @@ interface Searches {
   req: MaxRateRequest;
   ctx: CellContext;
   engine: EngineAdapter;
-  upstreamBinary: string;
   stdout: Out;
   stderr: Out;
   outcomes: ProxyMaxRateOutcome[];
@@ -122,7 +120,6 @@ export async function findMaxRates(
     req,
     ctx,
     engine: getEngine("k6"),
-    upstreamBinary: await ensureUpstream(),
     stdout: deps.stdout ?? process.stdout,
     stderr: deps.stderr ?? process.stderr,
     outcomes: [],
@@ -146,21 +143,7 @@ async function searchBlock(block: Block, s: Searches): Promise<void> {
       }
     },
   };
-  await runBlockLifecycle(
-    {
-      cells: block.cells,
-      upstreams: {
-        runtime: s.ctx.upstreamRuntime,
-        binary: s.upstreamBinary,
-        cpus: s.ctx.settings.cpus.upstream,
-        dir: s.ctx.dir,
-        logStem: block.key,
-      },
-      rounds: { count: 1 },
-      save: () => Promise.resolve(),
-    },
-    step,
-  );
+  await runBlockLifecycle({ cells: block.cells, logStem: block.key, ctx: s.ctx }, step);
 }
 
 /** The search on one started cell, its outcome written to OUT/<proxy>-<scenario>/max-rate.json and printed. */

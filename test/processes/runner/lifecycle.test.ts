@@ -4,10 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadManifests } from "../../../src/manifests/load.js";
-import { runBlockLifecycle, type MeasurementStep } from "../../../src/runner/lifecycle.js";
-import { NativeRuntime } from "../../../src/runner/native-runtime.js";
+import {
+  runBlockLifecycle,
+  type BlockLifecycle,
+  type MeasurementStep,
+} from "../../../src/runner/lifecycle.js";
 import type { PlannedCell } from "../../../src/runner/plan.js";
-import { ensureUpstream } from "../../../src/runner/upstream.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 
 // The block lifecycle every measurement shares (a wall-clock block, a counted run, a max-rate
@@ -66,27 +68,20 @@ function recorder(options: { failAt?: number; skip?: string } = {}): Recorder {
   };
 }
 
-async function block(cells: PlannedCell[], save: () => void) {
+async function block(
+  cells: PlannedCell[],
+  save: () => void,
+): Promise<{ dir: string; lifecycle: BlockLifecycle }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "pb-lifecycle-"));
-  const upstreams = {
-    runtime: new NativeRuntime(),
-    binary: await ensureUpstream(),
-    cpus,
+  const ctx = {
+    settings: { repetitions: 2, cpus: { upstream: cpus } },
     dir,
-    logStem: "blk",
-  };
-  return {
-    dir,
-    lifecycle: {
-      cells,
-      upstreams,
-      rounds: { count: 2 },
-      save: () => {
-        save();
-        return Promise.resolve();
-      },
+    save: () => {
+      save();
+      return Promise.resolve();
     },
   };
+  return { dir, lifecycle: { cells, logStem: "blk", ctx } };
 }
 
 describe("runBlockLifecycle", () => {
