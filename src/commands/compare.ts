@@ -77,17 +77,15 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
     }
   }
   const format = choiceInput("--format", options.format ?? "markdown", COMPARE_FORMATS);
-  const settings: CompareSettings = {
+  return {
     dirs,
     ...withoutUndefined({ baseVariant: options.base, headVariant: options.head }),
     thresholdPct: optionalNumberInput("--threshold", options.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
     alpha: optionalNumberInput("--alpha", options.alpha, DEFAULT_ALPHA, PROBABILITY),
     failOnRegression: options.failOnRegression ?? false,
     format,
+    ...pickDefined(options, ["out", "history"]),
   };
-  if (options.out !== undefined) settings.out = options.out;
-  if (options.history !== undefined) settings.history = options.history;
-  return settings;
 }
 
 /**

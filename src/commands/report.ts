@@ -11,6 +11,7 @@ import { readStudyRun, type StudyRun } from "../studies/read-run.js";
 import { UserError } from "../util/errors.js";
 import { choiceInput } from "../util/inputs.js";
 import { collect } from "./options.js";
+import { pickDefined } from "../util/objects.js";
 
 const REPORT_FORMATS = ["markdown", "html", "json"] as const;
 type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -49,20 +50,14 @@ export function reportSettings(dirs: string | string[] | undefined, options: Raw
   if (options.baselineProxy !== undefined && summaries.length > 0) {
     throw new UserError("--baseline-proxy does not apply to --k6-summary: the first summary is the baseline");
   }
-  const settings: ReportSettings = {
+  return {
     source:
       dir !== undefined
         ? { kind: "results", dirs: list }
-        : {
-            kind: "k6",
-            summaries,
-            ...(options.scenario !== undefined ? { scenario: options.scenario } : {}),
-          },
+        : { kind: "k6", summaries, ...pickDefined(options, ["scenario"]) },
     format,
+    ...pickDefined(options, ["baselineProxy", "out"]),
   };
-  if (options.baselineProxy !== undefined) settings.baselineProxy = options.baselineProxy;
-  if (options.out !== undefined) settings.out = options.out;
-  return settings;
 }
 
 function renderReport(model: ReportModel, format: ReportFormat): string {
@@ -115,15 +110,9 @@ async function runReport(settings: ReportSettings): Promise<void> {
     if (study !== undefined) return writeOutput(study.markdown, settings.out);
     const results = await readMergedResults(settings.source.dirs);
     if (settings.baselineProxy !== undefined) checkBaselineProxy(settings.baselineProxy, results);
-    model = buildReport(
-      results,
-      settings.baselineProxy !== undefined ? { baselineProxy: settings.baselineProxy } : {},
-    );
+    model = buildReport(results, pickDefined(settings, ["baselineProxy"]));
   } else {
-    model = await k6Report(
-      settings.source.summaries,
-      settings.source.scenario !== undefined ? { scenario: settings.source.scenario } : {},
-    );
+    model = await k6Report(settings.source.summaries, pickDefined(settings.source, ["scenario"]));
   }
   await writeOutput(renderReport(model, settings.format), settings.out);
 }

@@ -66,12 +66,18 @@ async function send(
   r: ExpandedRequest,
   via: Transport,
 ): Promise<ProbeResponse | { error: string }> {
-  if (via.ca !== undefined || via.h2c === true) return sendWithout(baseUrl, r, via);
+  const url = baseUrl.replace(/\/+$/, "") + r.path;
+  const request = { method: r.method, headers: r.headers, ...(r.body === undefined ? {} : { body: r.body }) };
   try {
-    const res = await fetch(baseUrl.replace(/\/+$/, "") + r.path, {
-      method: r.method,
-      headers: r.headers,
-      ...(r.body === undefined ? {} : { body: r.body }),
+    if (via.ca !== undefined || via.h2c === true) {
+      // fetch can neither trust the run's CA alone nor speak h2c
+      const req = { ...request, timeoutMs: PROBE_TIMEOUT_MS };
+      const res = via.ca !== undefined ? await fetchOverTls(url, req, via.ca) : await fetchOverH2c(url, req);
+      const headers = lowerCaseHeaders(res.headers);
+      return { status: res.status, contentType: res.headers["content-type"] ?? "", body: res.body, headers };
+    }
+    const res = await fetch(url, {
+      ...request,
       redirect: "manual",
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
@@ -81,30 +87,11 @@ async function send(
     const headers = lowerCaseHeaders(seen);
     return { status: res.status, contentType: res.headers.get("content-type") ?? "", body, headers };
   } catch (err) {
+    // fetch's own error says "fetch failed": the reason is its cause
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    return { error: cause?.code ?? cause?.message ?? (err as Error).message };
-  }
-}
-
-/** `send` without fetch: to an https:// target trusting the run's CA, or over h2c. */
-async function sendWithout(
-  baseUrl: string,
-  r: ExpandedRequest,
-  via: Transport,
-): Promise<ProbeResponse | { error: string }> {
-  const url = baseUrl.replace(/\/+$/, "") + r.path;
-  const req = {
-    method: r.method,
-    headers: r.headers,
-    ...(r.body === undefined ? {} : { body: r.body }),
-    timeoutMs: PROBE_TIMEOUT_MS,
-  };
-  try {
-    const res = via.ca !== undefined ? await fetchOverTls(url, req, via.ca) : await fetchOverH2c(url, req);
-    const headers = lowerCaseHeaders(res.headers);
-    return { status: res.status, contentType: res.headers["content-type"] ?? "", body: res.body, headers };
-  } catch (err) {
-    return { error: (err as NodeJS.ErrnoException).code ?? (err as Error).message };
+    return {
+      error: cause?.code ?? cause?.message ?? (err as NodeJS.ErrnoException).code ?? (err as Error).message,
+    };
   }
 }
 
