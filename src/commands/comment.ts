@@ -167,11 +167,8 @@ export function register(program: Command): void {
       const settings = commentSettings(results, flags, process.env);
       const { markdown, head } = await loadReport(settings, new Date());
       if (await writeJobSummary(markdown)) process.stderr.write("comment: report added to the job summary\n");
-      const client = createClient({
-        token: settings.token,
-        baseUrl: settings.apiUrl,
-        log: (line) => process.stderr.write(`comment: ${line}\n`),
-      });
+      const log = (line: string) => process.stderr.write(`comment: ${line}\n`);
+      const client = createClient({ token: settings.token, baseUrl: settings.apiUrl, log });
       const outcome = await upsertStickyComment(client, {
         owner: settings.owner,
         repo: settings.repo,
@@ -180,7 +177,7 @@ export function register(program: Command): void {
         id: settings.marker,
         head,
         detailsUrl: settings.detailsUrl,
-        log: (line) => process.stderr.write(`comment: ${line}\n`),
+        log,
       }).catch((err: unknown) => {
         throw apiError(err, settings);
       });

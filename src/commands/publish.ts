@@ -3,7 +3,7 @@ import type { CommitContext } from "../publish/entries.js";
 import { usernamesFromEventFile } from "../publish/event.js";
 import { normaliseDir, publish, type PublishSettings } from "../publish/publish.js";
 import { parseNonNegativeInt, parsePositiveInt } from "./options.js";
-import { withoutUndefined } from "../util/objects.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 interface PublishFlags {
   repo: string;
@@ -43,7 +43,7 @@ export function publishSettings(
     retries: flags.retries,
     token: env.GITHUB_TOKEN || undefined,
     context: commitContextFromEnv(env, flags.repoUrl),
-    ...(flags.variant !== undefined ? { variant: flags.variant } : {}),
+    ...pickDefined(flags, ["variant"]),
   };
 }
 
