@@ -41,6 +41,9 @@ export function containerName(specName: string, id: string): string {
   return `proxybench-${dockerNamePart(specName) || "process"}-${id}`;
 }
 
+/** Seconds `docker stop` waits between TERM and KILL. */
+const STOP_GRACE_S = 3;
+
 /**
  * The arguments of `docker run` for a spec (pure). Host networking so that the proxy and the
  * upstream talk over loopback as in native runs; pinned cores and a memory cap without swap;
@@ -311,8 +314,6 @@ export interface DockerRuntimeOptions {
   docker?: string;
   /** `uid:gid` of the containers (default: the caller's own, or 65532 when that is root). */
   user?: string;
-  /** Seconds `docker stop` waits between TERM and KILL. */
-  stopGraceS?: number;
   /** Identifies this run in container names and labels (default: random). */
   runId?: string;
 }
@@ -402,14 +403,7 @@ export class DockerRuntime implements Runtime {
       logFile: spec.logFile,
     });
     const pid = await mainProcessPid(this.docker, containerId, spec.container?.init !== false);
-    const proc = new ContainerProcess(
-      spec.name,
-      name,
-      this.docker,
-      follower,
-      this.options.stopGraceS ?? 3,
-      pid,
-    );
+    const proc = new ContainerProcess(spec.name, name, this.docker, follower, pid);
     this.live.add(proc);
     void proc.exited.then(() => this.live.delete(proc));
     return proc;
@@ -442,7 +436,6 @@ class ContainerProcess implements RunningProcess {
     readonly container: string,
     private readonly docker: string,
     follower: ManagedProcess,
-    private readonly graceS: number,
     /** Host pid of the container's main process (see mainProcessPid). */
     readonly pid?: number,
   ) {
@@ -475,7 +468,7 @@ class ContainerProcess implements RunningProcess {
 
   async stop(): Promise<void> {
     if (this.done) return;
-    await runCommand(this.docker, ["stop", "--time", String(this.graceS), this.container]).catch(
+    await runCommand(this.docker, ["stop", "--time", String(STOP_GRACE_S), this.container]).catch(
       () => undefined,
     );
     await this.exited;

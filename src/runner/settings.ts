@@ -84,13 +84,13 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
   if (req.cpus !== undefined) {
     cpus = parseCpuLayout(req.cpus, cores);
     layoutNote = "from --cpus";
+    warnings.push(...layoutWarnings(cpus));
   } else {
     const d = defaultCpuLayout(cores);
     cpus = d.layout;
     warnings.push(...d.warnings);
     layoutNote = `default for ${cores} core${cores === 1 ? "" : "s"}; change with --cpus`;
   }
-  if (req.cpus !== undefined) warnings.push(...layoutWarnings(cpus));
   const settings: Settings = {
     proxies: req.proxies ?? DEFAULT_PROXIES,
     scenarios: req.scenarios ?? DEFAULT_SCENARIOS,
