@@ -205,5 +205,6 @@ describe("proxybench study extensibility --runtime docker --dry-run", () => {
     const native = await cli(["study", "extensibility", "--dry-run"]);
     expect(native.stdout).toMatch(/^ {4}skipped csharp: image only: no native start here$/m);
     expect(native.stdout).not.toContain("images:");
-  });
+    // two CLI runs that each load every manifest and coprocessor: 10 s here, far more on a busy machine
+  }, 180_000);
 });
