@@ -1,10 +1,10 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { captureEnvironment } from "../environment/capture.js";
 import type { LoadedProxy } from "../manifests/load.js";
 import { RESULTS_FILE } from "../results/io.js";
 import type { Settings } from "../results/schema.js";
-import { updateCell } from "../runner/cell.js";
+import { Interrupted, updateCell } from "../runner/cell.js";
 import { DockerRuntime } from "../runner/docker-runtime.js";
 import type { Runtime } from "../runner/runtime.js";
 import { createRuntime, dockerClient, type RuntimeKind } from "../runner/runtime-factory.js";
@@ -13,6 +13,7 @@ import { proxyStem, type Block, type Plan, type PlannedCell } from "../runner/pl
 import { refuseUsedOut } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { AtomicJsonFile } from "../runner/results-file.js";
+import { withRunSession, type RunSession } from "../runner/session.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { imageRef, proxyImageTag } from "../runner/specs.js";
 import type { StartedUpstream } from "../runner/upstream.js";
@@ -85,12 +86,25 @@ export async function runInstructions(
   request: InstructionsRequest,
 ): Promise<{ exitCode: number; results: InstructionsResults; dir: string }> {
   const ready = await prepare(request);
-  for (const block of ready.plan.blocks) await runBlock(ready, block);
-  ready.results.finishedAt = new Date().toISOString();
-  await save(ready);
-  ready.log(`results: ${path.join(ready.dir, INSTRUCTIONS_FILE)}`);
-  const allOk = ready.results.cells.every((c) => c.status === "ok");
-  return { exitCode: allOk ? 0 : 1, results: ready.results, dir: ready.dir };
+  const { results, file } = ready;
+  await withRunSession(
+    {
+      save: async (final) => {
+        await file.save(results, final);
+        await writeFile(path.join(ready.dir, "instructions.md"), renderInstructionsMarkdown(results));
+      },
+      interrupted: () => keepCounted(results, file.file),
+      say: ready.log,
+    },
+    async (session) => {
+      for (const block of ready.plan.blocks) await runBlock(ready, block, session);
+      results.finishedAt = new Date().toISOString();
+      await session.save();
+    },
+  );
+  ready.log(`results: ${file.file}`);
+  const allOk = results.cells.every((c) => c.status === "ok");
+  return { exitCode: allOk ? 0 : 1, results, dir: ready.dir };
 }
 
 /**
@@ -122,7 +136,6 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
   for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
   const dir = path.resolve(request.out ?? `${defaultOutDir(new Date())}-instructions`);
   await refuseUsedOut(dir, [INSTRUCTIONS_FILE, RESULTS_FILE], "choose another folder");
-  await mkdir(dir, { recursive: true });
   const { variants, imageTag } = settings;
   if (variants) log(`variants: ${variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ABBA rounds`);
   const valgrind = tools?.version ?? valgrindOfImages(found.valgrind);
@@ -252,14 +265,14 @@ function newJob(
  * base and head, instructions.json saved after each slot); each slot starts the proxy under
  * callgrind, counts, and stops it.
  */
-async function runBlock(ready: Ready, block: Block): Promise<void> {
+async function runBlock(ready: Ready, block: Block, session: RunSession): Promise<void> {
   await runBlockLifecycle(
     {
       cells: block.cells.filter((planned) => ready.jobs.has(planned)),
       logStem: block.scenario.manifest.name,
-      ctx: { settings: ready.results.settings, dir: ready.dir, save: () => save(ready) },
+      ctx: { settings: ready.results.settings, dir: ready.dir, ...session },
     },
-    countedStep(ready),
+    countedStep(ready, session),
   );
 }
 
@@ -270,7 +283,7 @@ interface CountedCellRun {
   upstream: StartedUpstream;
 }
 
-function countedStep(ready: Ready): MeasurementStep<CountedCellRun> {
+function countedStep(ready: Ready, session: RunSession): MeasurementStep<CountedCellRun> {
   const { results, dir } = ready;
   const { settings } = results;
   return {
@@ -299,6 +312,8 @@ function countedStep(ready: Ready): MeasurementStep<CountedCellRun> {
         connections: settings.connections,
         ...(ready.tools ? { tools: ready.tools } : {}),
       });
+      // A repetition whose processes a signal stopped is not kept.
+      if (session.isInterrupted()) throw new Interrupted();
       const { variant } = planned;
       addRepetition(cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
     },
@@ -319,8 +334,9 @@ function addRepetition(
   log(`${cell.id} rep ${rep.index + 1}: ${rep.status}, ${figure}`);
 }
 
-/** instructions.json (checked against its schema, written as built) and instructions.md. */
-async function save(ready: Ready): Promise<void> {
-  await ready.file.save(ready.results);
-  await writeFile(path.join(ready.dir, "instructions.md"), renderInstructionsMarkdown(ready.results));
+/** On SIGINT/SIGTERM: the repetitions counted so far kept, a cell not yet counted dropped. */
+function keepCounted(results: InstructionsResults, file: string): string {
+  results.cells = results.cells.filter((c) => c.repetitions.length > 0);
+  const counted = results.cells.reduce((n, c) => n + c.repetitions.length, 0);
+  return `interrupted: ${counted} counted repetition(s) of ${results.cells.length} cell(s) kept in ${file}`;
 }

@@ -25,21 +25,16 @@ export class AtomicJsonFile<T> {
 
   /**
    * Queues a write of `value` (validated first: a bug must not produce an invalid file). A
-   * failed write rejects this save only: the next one tries again.
+   * failed write rejects this save only: the next one tries again. After a `final` one (when
+   * interrupted), later saves are ignored.
    */
-  save(value: T): Promise<void> {
+  save(value: T, final = false): Promise<void> {
     if (this.closed) return this.queue;
+    this.closed = final;
     const text = `${JSON.stringify(this.validate(value), null, 2)}\n`;
     const written = this.queue.then(() => this.write(text));
     this.queue = written.catch(() => undefined);
     return written;
-  }
-
-  /** The last write: later saves are ignored (used when interrupted). */
-  saveFinal(value: T): Promise<void> {
-    const done = this.save(value);
-    this.closed = true;
-    return done;
   }
 
   /**

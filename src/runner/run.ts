@@ -6,7 +6,6 @@ import type { ScenarioManifest } from "../manifests/schema.js";
 import { SCHEMA_ID } from "../results/json-schema.js";
 import { readResults } from "../results/io.js";
 import { SCHEMA_VERSION, type Cell, type Engine, type Results } from "../results/schema.js";
-import { onInterrupt, stopAll } from "../util/processes.js";
 import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { runBlock } from "./block.js";
@@ -18,6 +17,7 @@ import { plannedSeconds, skippedName, splitForResume, type Plan, type PlannedCel
 import { Progress, type ProgressStream } from "./progress.js";
 import { preflight, refuseEmptyPlan, refuseUsedOut } from "./preflight.js";
 import { ResultsFile } from "./results-file.js";
+import { withRunSession } from "./session.js";
 import { openRunLedger } from "./leftovers.js";
 import type { Runtime } from "./runtime.js";
 import { createRuntime } from "./runtime-factory.js";
@@ -86,7 +86,8 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   const runtime = deps.runtime ?? createRuntime(settings.runtime);
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
 
-  const ledger = await openRunLedger(run.dir, settings.cpus, (line) => stderr.write(`${line}\n`));
+  const say = (line: string) => stderr.write(`${line}\n`);
+  const ledger = await openRunLedger(run.dir, settings.cpus, say);
   const tls = await makeResultsDir(run);
   const environment = await captureEnvironment({
     tools,
@@ -94,44 +95,35 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   });
   const results = startingResults(run, environment);
   const file = new ResultsFile(run.dir);
-  await file.save(results);
-
-  announce(run, (line) => stderr.write(`${line}\n`));
+  announce(run, say);
   const progress = new Progress(stderr, remainingSeconds(run));
-  const guard =
-    deps.handleSignals === false ? noSignals() : saveOnSignal(run.dir, results, file, progress, stderr);
-  const ctx: BlockContext = {
-    deps,
-    settings,
-    runtime,
-    upstreamRuntime,
-    dir: run.dir,
-    results,
-    binaries,
-    progress,
-    signal: guard.signal,
-    save: () => file.save(results),
-    isInterrupted: guard.isInterrupted,
-    ...(tls === undefined ? {} : { tls }),
-  };
-  try {
-    await runBlocks(run, ctx);
-  } catch (err) {
-    if (!guard.isInterrupted()) {
-      progress.finish();
-      await stopAll();
-      ledger.close();
-      await file.save(results).catch(() => undefined);
-      guard.remove();
-      throw err;
-    }
-  }
-  // On a signal, its handler saves, reports and exits 130; nothing more happens here.
-  if (guard.isInterrupted()) return new Promise<never>(() => undefined);
-  progress.finish();
-  await stopAll();
-  ledger.close();
-  guard.remove();
+  await withRunSession(
+    {
+      save: (final) => file.save(results, final),
+      handleSignals: deps.handleSignals,
+      close: () => {
+        progress.finish();
+        ledger.close();
+      },
+      interrupted: () => keepFinishedCells(results, file, run.dir),
+      say,
+    },
+    (session) => {
+      const ctx: BlockContext = {
+        deps,
+        settings,
+        runtime,
+        upstreamRuntime,
+        dir: run.dir,
+        results,
+        binaries,
+        progress,
+        ...session,
+        ...(tls === undefined ? {} : { tls }),
+      };
+      return runBlocks(run, ctx);
+    },
+  );
   return finishRun(run, results, file, {
     stdout,
     stderr,
@@ -252,53 +244,18 @@ function remainingSeconds(run: ResolvedRun): number {
   );
 }
 
-/** How a run learns of SIGINT/SIGTERM, and how it stops listening. */
-interface SignalGuard {
-  signal: AbortSignal;
-  isInterrupted: () => boolean;
-  remove: () => void;
-}
-
-function noSignals(): SignalGuard {
-  return { signal: new AbortController().signal, isInterrupted: () => false, remove: () => undefined };
-}
-
 /**
- * On SIGINT/SIGTERM: abort what is running, keep the finished cells in results.json, say how
- * to resume, exit 130 (onInterrupt).
+ * On SIGINT/SIGTERM: the finished cells kept in results.json (an unfinished one is measured
+ * anew by --resume), and how to finish the matrix.
  */
-function saveOnSignal(
-  dir: string,
-  results: Results,
-  file: ResultsFile,
-  progress: Progress,
-  stderr: ProgressStream,
-): SignalGuard {
-  const abort = new AbortController();
-  let interrupted = false;
-  const flag = () => {
-    interrupted = true;
-    abort.abort();
-  };
-  process.once("SIGINT", flag);
-  process.once("SIGTERM", flag);
-  const removeSave = onInterrupt(async () => {
-    progress.finish();
-    const unfinished = results.cells.filter((c) => c.finishedAt === undefined).length;
-    results.cells = results.cells.filter((c) => c.finishedAt !== undefined);
-    await file.saveFinal(results);
-    stderr.write(
-      `\ninterrupted: ${results.cells.length} finished cell(s) kept in ${file.file}` +
-        (unfinished > 0 ? `, ${unfinished} unfinished dropped` : "") +
-        `; finish the matrix with: proxybench run --resume ${resumePath(dir)}\n`,
-    );
-  });
-  const remove = () => {
-    process.off("SIGINT", flag);
-    process.off("SIGTERM", flag);
-    removeSave();
-  };
-  return { signal: abort.signal, isInterrupted: () => interrupted, remove };
+function keepFinishedCells(results: Results, file: ResultsFile, dir: string): string {
+  const unfinished = results.cells.filter((c) => c.finishedAt === undefined).length;
+  results.cells = results.cells.filter((c) => c.finishedAt !== undefined);
+  return (
+    `interrupted: ${results.cells.length} finished cell(s) kept in ${file.file}` +
+    (unfinished > 0 ? `, ${unfinished} unfinished dropped` : "") +
+    `; finish the matrix with: proxybench run --resume ${resumePath(dir)}`
+  );
 }
 
 async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
@@ -312,7 +269,6 @@ async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
   for (const [i, block] of run.plan.blocks.entries()) {
     const cells = todo[i]!;
     if (cells.length === 0) continue;
-    if (ctx.isInterrupted()) break;
     // each block may spend the budget up to its share of the planned time, plus what earlier blocks left
     share += total > 0 ? plannedSeconds(block, reps, cells.length) / total : 0;
     const rounds =

@@ -3,13 +3,14 @@ import path from "node:path";
 import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
 import type { Settings } from "../results/schema.js";
-import { stopCell, type ActiveCell, type CellContext } from "../runner/cell.js";
+import { Interrupted, stopCell, type ActiveCell, type CellContext } from "../runner/cell.js";
 import { formatDuration, type Out } from "../runner/dry-run.js";
 import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../runner/lifecycle.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
 import { skippedName, type Block, type Plan, type PlannedCell } from "../runner/plan.js";
 import { nativeBinaries, preflight } from "../runner/preflight.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
+import { withRunSession } from "../runner/session.js";
 import { startCell } from "../runner/start-cell.js";
 import { planRun } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
@@ -106,26 +107,36 @@ export async function findMaxRates(
   const { settings, plan } = await planSearches(req, deps.cores ?? coreCount());
   const { binaries } = await preflight(plan, settings, getEngine);
   const runtime = new NativeRuntime();
-  const ctx: CellContext = {
-    settings,
-    runtime,
-    upstreamRuntime: runtime,
-    dir: path.resolve(req.out ?? defaultOutDir(new Date())),
-    binaries,
-    results: { environment: {} },
-    signal: new AbortController().signal,
-    isInterrupted: () => false,
-  };
-  const searches: Searches = {
-    req,
-    ctx,
-    engine: getEngine("k6"),
-    stdout: deps.stdout ?? process.stdout,
-    stderr: deps.stderr ?? process.stderr,
-    outcomes: [],
-  };
-  for (const block of plan.blocks) await searchBlock(block, searches);
-  return searches.outcomes;
+  const dir = path.resolve(req.out ?? defaultOutDir(new Date()));
+  const stderr = deps.stderr ?? process.stderr;
+  const outcomes: ProxyMaxRateOutcome[] = [];
+  await withRunSession(
+    {
+      interrupted: () =>
+        `interrupted: ${outcomes.length} search(es) finished, each in its max-rate.json in ${dir}`,
+      say: (line) => stderr.write(`${line}\n`),
+    },
+    async (session) => {
+      const searches: Searches = {
+        req,
+        ctx: {
+          settings,
+          runtime,
+          upstreamRuntime: runtime,
+          dir,
+          binaries,
+          results: { environment: {} },
+          ...session,
+        },
+        engine: getEngine("k6"),
+        stdout: deps.stdout ?? process.stdout,
+        stderr,
+        outcomes,
+      };
+      for (const block of plan.blocks) await searchBlock(block, searches);
+    },
+  );
+  return outcomes;
 }
 
 /** A block of the runner's lifecycle whose step is the search: each cell started, searched and stopped in its slot. */
@@ -163,12 +174,15 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
     stepDurationS: block.load.durationS,
     warmupS: block.load.warmupS,
     limits: { maxP99Ms },
+    signal: s.ctx.signal,
     ...pickDefined(s.req, ["search"]),
     onStep: (st) =>
       s.stderr.write(
         `  ${st.phase} ${st.rate}/s: ${st.ok ? "held" : "did not hold"}${st.p99Ms !== undefined ? `, p99 ${st.p99Ms.toFixed(1)} ms` : ""}\n`,
       ),
   });
+  // A search that a signal stopped has no outcome.
+  if (s.ctx.isInterrupted()) throw new Interrupted();
   const version = s.ctx.binaries.get(proxy)?.version;
   const outcome: ProxyMaxRateOutcome = {
     proxy,

@@ -1,9 +1,17 @@
+import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InstructionsResults } from "../../../src/instructions/schema.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { runCommand } from "../../../src/util/processes.js";
+import {
+  descendants,
+  processesMentioning,
+  stillRunning,
+  type ProcInfo,
+} from "../../support/runner/helpers.js";
 
 // The built CLI as a user types it: a counted run of nginx, then compare of the run with itself.
 const BIN = path.join(PROJECT_ROOT, "bin", "proxybench.js");
@@ -73,6 +81,38 @@ describe("proxybench count (CLI)", () => {
     expect(bad.code).toBe(2);
     expect(bad.output).toContain("--head: no variant 'pr' in this run (its variants: base, head)");
   });
+
+  it("Ctrl-C: exit 130, the repetitions counted so far kept in a valid instructions.json, nothing left running", async () => {
+    const out = path.join(tmp, "interrupted");
+    const args = ["count", "-p", "nginx", "-r", "5", "--cpus", cpus, "-o", out];
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    let running: ProcInfo[] = [];
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      // The first repetition is counted; the second is under way when the signal comes.
+      if (running.length === 0 && /passthrough\/nginx rep 1: ok/.test(stderr)) {
+        running = descendants(child.pid!);
+        child.kill("SIGINT");
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain(
+      `interrupted: 1 counted repetition(s) of 1 cell(s) kept in ${path.join(out, "instructions.json")}`,
+    );
+    expect(running.length).toBeGreaterThan(0); // the upstream at least
+    expect(stillRunning(running)).toEqual([]);
+    expect(processesMentioning(out)).toEqual([]);
+    const kept = InstructionsResults.parse(
+      JSON.parse(await readFile(path.join(out, "instructions.json"), "utf8")),
+    );
+    expect(kept.finishedAt).toBeUndefined();
+    expect(kept.cells.map((c) => `${c.id} ${c.status} ${c.repetitions.length}`)).toEqual([
+      "passthrough/nginx ok 1",
+    ]);
+    expect(await readFile(path.join(out, "instructions.md"), "utf8")).toMatch(/\| nginx \| [\d,.]+ \|/);
+  }, 120_000);
 
   it("a flag of wall-clock runs is unknown to count; run --measure names count", async () => {
     const args = ["count", "-p", "nginx", "--engine", "wrk", "-d", "5"];

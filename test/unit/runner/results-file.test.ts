@@ -44,7 +44,7 @@ describe("ResultsFile", () => {
 
   it("writes in order, leaves no temporary file, and ignores saves after the final one", async () => {
     const file = new ResultsFile(path.join(dir, "a"));
-    await Promise.all([file.save(results("1")), file.save(results("2")), file.saveFinal(results("3"))]);
+    await Promise.all([file.save(results("1")), file.save(results("2")), file.save(results("3"), true)]);
     await file.save(results("4"));
     expect((await readResults(file.dir)).runId).toBe("3");
     expect(await readdir(file.dir)).toEqual(["results.json"]);
