@@ -171,7 +171,6 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
 
 /** The results folder and its subfolders; the run's certificates when a cell is over TLS. */
 async function makeResultsDir(run: ResolvedRun): Promise<(TlsFiles & { caPem: string }) | undefined> {
-  await mkdir(run.dir, { recursive: true });
   for (const sub of ["raw", "logs", "work"]) await mkdir(path.join(run.dir, sub), { recursive: true });
   return runCertificates(
     run.dir,
@@ -261,13 +260,12 @@ function keepFinishedCells(results: Results, file: ResultsFile, dir: string): st
 async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
   const { settings } = ctx;
   const reps = settings.repetitions;
-  const todo = run.plan.blocks.map((b) => b.cells.filter((c) => run.todo.has(c.id)));
-  const total = run.plan.blocks.reduce((s, b, i) => s + plannedSeconds(b, reps, todo[i]!.length), 0);
+  const total = remainingSeconds(run);
   const pair = comparedVariants(settings.variants ?? []);
   const budgetMs = (settings.sequential?.budgetMinutes ?? 0) * 60_000;
   let share = 0;
-  for (const [i, block] of run.plan.blocks.entries()) {
-    const cells = todo[i]!;
+  for (const block of run.plan.blocks) {
+    const cells = block.cells.filter((c) => run.todo.has(c.id));
     if (cells.length === 0) continue;
     // each block may spend the budget up to its share of the planned time, plus what earlier blocks left
     share += total > 0 ? plannedSeconds(block, reps, cells.length) / total : 0;
