@@ -31706,12 +31706,16 @@ async function writeJobSummary(markdown, env = process.env) {
 
 // src/report/comment-runs.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { readdir as readdir5, stat as stat6 } from "node:fs/promises";
+import { readdir as readdir4, stat as stat5 } from "node:fs/promises";
 import path8 from "node:path";
 
 // src/instructions/compare.ts
-import { readFile as readFile2 } from "node:fs/promises";
-import path2 from "node:path";
+import { readFile as readFile3 } from "node:fs/promises";
+import path3 from "node:path";
+
+// src/results/io.ts
+import { readFile, stat as stat2 } from "node:fs/promises";
+import path from "node:path";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -51621,6 +51625,45 @@ function cellKey(cell) {
   return cellId(cell.scenario, cell.load.label, cell.proxy, cell.engine, void 0, overTls(cell.protocol));
 }
 
+// src/results/io.ts
+var RESULTS_FILE = "results.json";
+function resultsFilePath(dirOrFile, name3 = RESULTS_FILE) {
+  return dirOrFile.endsWith(".json") ? dirOrFile : path.join(dirOrFile, name3);
+}
+async function readResults(dirOrFile) {
+  return readResultsFile(resultsFilePath(dirOrFile), "results", Results, refuseUnknownVersion);
+}
+async function readResultsFile(file2, what, schema, check2) {
+  let text;
+  try {
+    const info2 = await stat2(file2);
+    if (!info2.isFile()) throw new UserError(`${file2}: not a file`);
+    text = await readFile(file2, "utf8");
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`${file2}: cannot read ${what} (${err.message})`);
+  }
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file2}: not valid JSON (${err.message})`);
+  }
+  check2?.(file2, data);
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new UserError(formatSchemaError(file2, parsed.error));
+  return parsed.data;
+}
+var READ_VERSIONS = Results.shape.schemaVersion.options.map((o) => o.value);
+function refuseUnknownVersion(file2, data) {
+  const version2 = data?.schemaVersion;
+  if (typeof version2 === "number" && READ_VERSIONS.includes(version2)) return;
+  const newer = typeof version2 === "number" && version2 > Math.max(...READ_VERSIONS);
+  throw new UserError(
+    `${file2}: schemaVersion: ${version2 === void 0 ? "missing" : JSON.stringify(version2)}: this proxybench reads schemaVersion ${READ_VERSIONS.join(" and ")}${newer ? " (the file was written by a newer proxybench)" : ""}`
+  );
+}
+
 // src/stats/history.ts
 function historyP(head, reference) {
   const logs = [...reference, head].map(Math.log);
@@ -51907,7 +51950,7 @@ function medianOf(values) {
 function cellValues(cell) {
   const reps = cell.repetitions;
   const latencyMs = {};
-  for (const stat7 of LATENCY_STATS) latencyMs[stat7] = medianOf(reps.map((r) => r.latencyMs[stat7]));
+  for (const stat6 of LATENCY_STATS) latencyMs[stat6] = medianOf(reps.map((r) => r.latencyMs[stat6]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs = {};
   for (const key of keys) {
@@ -51946,11 +51989,9 @@ function cellColumn(cell, proxyVersion) {
     column.status = "invalid";
     column.reasons.push("no measured repetitions");
   }
-  if (column.status === "ok") column.values = cellValues(cell);
-  if (column.status === "loadgen-bound" && cell.repetitions.length > 0) {
-    column.values = cellValues(cell);
-    column.bound = true;
-  }
+  const bound = column.status === "loadgen-bound" && cell.repetitions.length > 0;
+  if (column.status === "ok" || bound) column.values = cellValues(cell);
+  if (bound) column.bound = true;
   return column;
 }
 function chooseBaseline(columns, requested) {
@@ -51998,12 +52039,10 @@ function buildHeader(results) {
     if (cell.proxyVersion !== void 0 && !proxies.has(cell.proxy))
       proxies.set(cell.proxy, cell.proxyVersion);
   }
-  if (proxies.size > 0) {
-    facts.push(["Proxies", [...proxies.entries()].map(([name3, version2]) => `${name3} ${version2}`).join(", ")]);
-  }
+  const versions = (named) => named.map(([name3, v]) => `${name3} ${v}`).join(", ");
+  if (proxies.size > 0) facts.push(["Proxies", versions([...proxies])]);
   const tools = Object.entries(env.tools);
-  if (tools.length > 0)
-    facts.push(["Tools", tools.map(([name3, version2]) => `${name3} ${version2}`).join(", ")]);
+  if (tools.length > 0) facts.push(["Tools", versions(tools)]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
   if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
   return {
@@ -52147,9 +52186,9 @@ function latencyTable(group) {
       proxy: column.proxy,
       status: column.status,
       baseline: column.proxy === group.baseline,
-      cells: LATENCY_STATS.map((stat7) => {
-        const cell = valueCell(column, column.values?.latencyMs[stat7], "latency");
-        const baseValue = base?.values?.latencyMs[stat7];
+      cells: LATENCY_STATS.map((stat6) => {
+        const cell = valueCell(column, column.values?.latencyMs[stat6], "latency");
+        const baseValue = base?.values?.latencyMs[stat6];
         if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
           cell.delta = cell.value - baseValue;
         }
@@ -52631,8 +52670,8 @@ function countedCellId(scenario, proxy, variant) {
 }
 
 // src/instructions/where.ts
-import { readFile } from "node:fs/promises";
-import path from "node:path";
+import { readFile as readFile2 } from "node:fs/promises";
+import path2 from "node:path";
 
 // src/instructions/callgrind.ts
 var CYCLE_WEIGHTS = { l1Miss: 10, llMiss: 100 };
@@ -52744,11 +52783,11 @@ function functions(state) {
 // src/instructions/where.ts
 var WHERE_TOP = 10;
 function insideResults(dir, file2) {
-  const root = path.resolve(dir);
-  const full = path.resolve(root, file2);
-  if (path.isAbsolute(file2) || !full.startsWith(`${root}${path.sep}`)) {
+  const root = path2.resolve(dir);
+  const full = path2.resolve(root, file2);
+  if (path2.isAbsolute(file2) || !full.startsWith(`${root}${path2.sep}`)) {
     throw new UserError(
-      `${path.join(root, INSTRUCTIONS_FILE)}: callgrindFile '${file2}' is not inside the results folder`
+      `${path2.join(root, INSTRUCTIONS_FILE)}: callgrindFile '${file2}' is not inside the results folder`
     );
   }
   return full;
@@ -52759,7 +52798,7 @@ async function functionsPerRequest(cell, dir) {
   );
   const perRep = [];
   for (const rep of reps) {
-    const profile = parseCallgrind(await readFile(insideResults(dir, rep.callgrindFile), "utf8"));
+    const profile = parseCallgrind(await readFile2(insideResults(dir, rep.callgrindFile), "utf8"));
     const map2 = /* @__PURE__ */ new Map();
     for (const f of profile.functions) {
       map2.set(f.name, {
@@ -52816,7 +52855,7 @@ var COUNTED_METRICS = [
   { key: "cyclesPerRequest", label: "Est. cycles/request" }
 ];
 async function isInstructionsRun(dirOrFile) {
-  const text = await readFile2(instructionsFile(dirOrFile), "utf8").catch(() => void 0);
+  const text = await readFile3(resultsFilePath(dirOrFile, INSTRUCTIONS_FILE), "utf8").catch(() => void 0);
   if (text === void 0 || !dirOrFile.endsWith(".json")) return text !== void 0;
   try {
     return JSON.parse(text)?.measure === "instructions";
@@ -52824,20 +52863,12 @@ async function isInstructionsRun(dirOrFile) {
     return false;
   }
 }
-function instructionsFile(dirOrFile) {
-  return dirOrFile.endsWith(".json") ? dirOrFile : path2.join(dirOrFile, INSTRUCTIONS_FILE);
-}
 async function readInstructions(dirOrFile) {
-  const file2 = instructionsFile(dirOrFile);
-  let data;
-  try {
-    data = JSON.parse(await readFile2(file2, "utf8"));
-  } catch (err) {
-    throw new UserError(`${file2}: cannot read counted results (${err.message})`);
-  }
-  const parsed = InstructionsResults.safeParse(data);
-  if (!parsed.success) throw new UserError(formatSchemaError(file2, parsed.error));
-  return { results: parsed.data, dir: path2.dirname(file2) };
+  const file2 = resultsFilePath(dirOrFile, INSTRUCTIONS_FILE);
+  return {
+    results: await readResultsFile(file2, "counted results", InstructionsResults),
+    dir: path3.dirname(file2)
+  };
 }
 async function compareCountedCells(base, head, options2 = {}, id = head.cell.id) {
   const metrics = COUNTED_METRICS.flatMap(({ key, label }) => {
@@ -52890,45 +52921,6 @@ async function compareCountedVariants(dir, options2 = {}) {
   });
   const comparison = await compareSides(of(baseName2), of(headName), options2);
   return { ...comparison, variants: { base: baseName2, head: headName } };
-}
-
-// src/results/io.ts
-import { readFile as readFile3, stat as stat2 } from "node:fs/promises";
-import path3 from "node:path";
-var RESULTS_FILE = "results.json";
-function resultsFilePath(dirOrFile) {
-  return dirOrFile.endsWith(".json") ? dirOrFile : path3.join(dirOrFile, RESULTS_FILE);
-}
-async function readResults(dirOrFile) {
-  const file2 = resultsFilePath(dirOrFile);
-  let text;
-  try {
-    const info2 = await stat2(file2);
-    if (!info2.isFile()) throw new UserError(`${file2}: not a file`);
-    text = await readFile3(file2, "utf8");
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`${file2}: cannot read results (${err.message})`);
-  }
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${file2}: not valid JSON (${err.message})`);
-  }
-  refuseUnknownVersion(file2, data);
-  const parsed = Results.safeParse(data);
-  if (!parsed.success) throw new UserError(formatSchemaError(file2, parsed.error));
-  return parsed.data;
-}
-var READ_VERSIONS = Results.shape.schemaVersion.options.map((o) => o.value);
-function refuseUnknownVersion(file2, data) {
-  const version2 = data?.schemaVersion;
-  if (typeof version2 === "number" && READ_VERSIONS.includes(version2)) return;
-  const newer = typeof version2 === "number" && version2 > Math.max(...READ_VERSIONS);
-  throw new UserError(
-    `${file2}: schemaVersion: ${version2 === void 0 ? "missing" : JSON.stringify(version2)}: this proxybench reads schemaVersion ${READ_VERSIONS.join(" and ")}${newer ? " (the file was written by a newer proxybench)" : ""}`
-  );
 }
 
 // src/results/merge.ts
@@ -53003,7 +52995,7 @@ function cellRunners(results) {
 
 // src/studies/read-run.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { readdir as readdir4 } from "node:fs/promises";
+import { readdir as readdir3 } from "node:fs/promises";
 import path7 from "node:path";
 
 // src/util/paths.ts
@@ -53609,13 +53601,13 @@ function verdictCell(m) {
   if (m === void 0) return "n/a";
   const change = m.hlChangePct === void 0 ? "" : `${formatPercent(m.hlChangePct)} `;
   const decidable = m.ci !== void 0;
-  const more = m.verdict === "inconclusive" && m.more !== void 0 && decidable ? ` (about ${m.more} more round${m.more === 1 ? "" : "s"})` : "";
+  const more = m.verdict === "inconclusive" && m.more !== void 0 && decidable ? ` (about ${plural2(m.more, "more round")})` : "";
   return `${change}${m.verdict}${more}`;
 }
 
 // src/studies/load.ts
 var import_yaml2 = __toESM(require_dist(), 1);
-import { readdir as readdir3, readFile as readFile5, stat as stat5 } from "node:fs/promises";
+import { readFile as readFile5 } from "node:fs/promises";
 import path6 from "node:path";
 
 // src/manifests/load.ts
@@ -53860,19 +53852,13 @@ async function loadStudyFile(file2) {
   }
   const ownScenarios = /* @__PURE__ */ new Map();
   const scenariosDir = path6.join(dir, "scenarios");
-  const entries = await readdir3(scenariosDir, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!entry.isDirectory()) continue;
-    const scenarioFile = path6.join(scenariosDir, entry.name, "scenario.yml");
-    if (!await isFile(scenarioFile)) continue;
-    try {
-      const loaded = await loadScenarioFile(scenarioFile, true);
-      ownScenarios.set(loaded.manifest.name, loaded);
-    } catch (err) {
-      if (err instanceof UserError) problems.push(err.message);
-      else throw err;
-    }
-  }
+  await loadEachFolder(
+    scenariosDir,
+    "scenario.yml",
+    (f) => loadScenarioFile(f, true),
+    ownScenarios,
+    problems
+  );
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return { manifest, file: file2, dir, ownScenarios, lineOf };
 }
@@ -53883,11 +53869,11 @@ async function loadStudies(dir = BUILTIN_STUDIES_DIR) {
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return out;
 }
-async function isFile(file2) {
-  return stat5(file2).then(
-    (s) => s.isFile(),
-    () => false
-  );
+async function findStudy(name3, dir = BUILTIN_STUDIES_DIR, unknown2 = (known) => `--study ${name3}: unknown study (known: ${known})`) {
+  const studies = await loadStudies(dir);
+  const study = studies.get(name3);
+  if (!study) throw new UserError(unknown2([...studies.keys()].join(", ") || "none"));
+  return study;
 }
 
 // src/studies/go-bench.ts
@@ -54302,7 +54288,7 @@ function renderGroup(study, group, baseline, level) {
   const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
   if (reps.size === 1) {
     const [n] = [...reps];
-    notes.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+    notes.push(`Values are medians over ${plural2(n, "repetition")}.`);
   }
   if (study.layout === "crank-compare") {
     const base = group.columns.filter((c) => c.proxy === baseline);
@@ -54350,7 +54336,7 @@ function renderStudyReport(input2) {
 // src/studies/read-run.ts
 async function resultsDirs(dir) {
   if (existsSync2(path7.join(dir, RESULTS_FILE))) return [dir];
-  const entries = await readdir4(dir, { withFileTypes: true });
+  const entries = await readdir3(dir, { withFileTypes: true });
   const dirs = entries.filter((e) => e.isDirectory()).map((e) => path7.join(dir, e.name));
   return dirs.filter((d) => existsSync2(path7.join(d, RESULTS_FILE))).sort();
 }
@@ -54372,13 +54358,11 @@ function builtinStudiesDir() {
   const beside = path7.join(PROJECT_ROOT, "..", "studies");
   return existsSync2(BUILTIN_STUDIES_DIR) || !existsSync2(beside) ? BUILTIN_STUDIES_DIR : beside;
 }
-async function builtinStudy(name3, read) {
-  const studies = await loadStudies(builtinStudiesDir());
-  const study = studies.get(name3);
-  if (study !== void 0) return study;
-  const known = [...studies.keys()].join(", ");
-  throw new UserError(
-    `${fileList(read)}: settings.study: '${name3}' is not a built-in study (known: ${known})`
+function builtinStudy(name3, read) {
+  return findStudy(
+    name3,
+    builtinStudiesDir(),
+    (known) => `${fileList(read)}: settings.study: '${name3}' is not a built-in study (known: ${known})`
   );
 }
 function testRun({ dir, results }) {
@@ -54646,17 +54630,8 @@ function metricRows2(comparison, showUnchanged) {
   };
 }
 function metricTable(comparison, rows) {
-  const header2 = [
-    "Cell",
-    "Metric",
-    "Base",
-    "Head",
-    "Change",
-    "Interval (level)",
-    "p",
-    comparison.mode === "paired" ? "rounds" : "n",
-    "Verdict"
-  ];
+  const count = comparison.mode === "paired" ? "rounds" : "n";
+  const header2 = ["Cell", "Metric", "Base", "Head", "Change", "Interval (level)", "p", count, "Verdict"];
   return markdownTable([header2, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
 }
 function notComparedList(comparison) {
@@ -54764,20 +54739,14 @@ function wallClockSection(runs, options2) {
   const shortfall = wallClockShortfall(comparison, runs.head);
   const markdown = [
     title,
-    "",
     `${WALL_CLOCK_SCOPE}${roundsTaken(comparison)}`,
-    "",
     renderComparisonMarkdown(comparison, { showUnchanged: false, headingLevel: 4 }).trimEnd(),
-    "",
-    pairingLine(comparison, runs.head, options2.runnerName),
-    machine,
-    "",
+    `${pairingLine(comparison, runs.head, options2.runnerName)}
+${machine}`,
     `<details><summary>All results of the ${comparison.mode === "paired" ? "run" : "head"}</summary>`,
-    "",
     tables.trimEnd(),
-    "",
     "</details>"
-  ].join("\n");
+  ].join("\n\n");
   return { markdown, counts: comparison.counts, ...shortfall !== void 0 ? { shortfall } : {} };
 }
 function headline2(verdict, counts) {
@@ -54838,13 +54807,13 @@ function buildPrComment(runs, options2 = {}) {
 // src/report/comment-runs.ts
 var STUDY_HEADING_LEVEL = 4;
 async function sortPath(p, found) {
-  const info2 = await stat6(p).catch(() => void 0);
+  const info2 = await stat5(p).catch(() => void 0);
   if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
   if (await isInstructionsRun(p)) return void found.counted.push(p);
   const study = await readStudyRun(p, { headingLevel: STUDY_HEADING_LEVEL });
   if (study !== void 0) return void found.studies.push(study);
   if (!info2.isDirectory() || existsSync3(path8.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
-  const inside = (await readdir5(p, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  const inside = (await readdir4(p, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
   let any2 = false;
   for (const name3 of inside.sort()) {
     const dir = path8.join(p, name3);
@@ -59280,6 +59249,10 @@ function createClient(options2) {
   const log = options2.log ?? (() => void 0);
   const retries = options2.retries ?? 3;
   const base = options2.delayBaseMs ?? 1e3;
+  const onLimit = (what) => (retryAfter, request2, _octokit, count) => {
+    log(`${what} on ${request2.method} ${request2.url}: retrying in ${retryAfter} s`);
+    return count < retries;
+  };
   return new ProxybenchOctokit({
     auth: options2.token,
     baseUrl: (options2.baseUrl ?? "https://api.github.com").replace(/\/+$/, ""),
@@ -59289,14 +59262,8 @@ function createClient(options2) {
       retryAfterBaseValue: base,
       write: new import_bottleneck.default.Group({ maxConcurrent: 1, minTime: base }),
       notifications: new import_bottleneck.default.Group({ maxConcurrent: 1, minTime: 3 * base }),
-      onRateLimit: (retryAfter, request2, _octokit, count) => {
-        log(`rate limit on ${request2.method} ${request2.url}: retrying in ${retryAfter} s`);
-        return count < retries;
-      },
-      onSecondaryRateLimit: (retryAfter, request2, _octokit, count) => {
-        log(`secondary rate limit on ${request2.method} ${request2.url}: retrying in ${retryAfter} s`);
-        return count < retries;
-      }
+      onRateLimit: onLimit("rate limit"),
+      onSecondaryRateLimit: onLimit("secondary rate limit")
     },
     log: { debug: () => void 0, info: () => void 0, warn: log, error: log }
   });
