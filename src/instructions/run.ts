@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { captureEnvironment } from "../environment/capture.js";
 import type { LoadedProxy } from "../manifests/load.js";
@@ -12,7 +11,7 @@ import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js"
 import { proxyStem, type Block, type Plan, type PlannedCell } from "../runner/plan.js";
 import { refuseUsedOut } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
-import { AtomicJsonFile } from "../runner/results-file.js";
+import { AtomicFile, AtomicJsonFile } from "../runner/results-file.js";
 import { withRunSession, type RunSession } from "../runner/session.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { imageRef, proxyImageTag } from "../runner/specs.js";
@@ -80,6 +79,7 @@ interface Ready {
   jobs: Map<PlannedCell, CountedJob>;
   log: (line: string) => void;
   file: AtomicJsonFile<InstructionsResults>;
+  markdown: AtomicFile<InstructionsResults>;
 }
 
 export async function runInstructions(
@@ -91,7 +91,7 @@ export async function runInstructions(
     {
       save: async (final) => {
         await file.save(results, final);
-        await writeFile(path.join(ready.dir, "instructions.md"), renderInstructionsMarkdown(results));
+        await ready.markdown.save(results, final);
       },
       interrupted: () => keepCounted(results, file.file),
       say: ready.log,
@@ -164,7 +164,8 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
     InstructionsResults.parse(r);
     return r;
   });
-  return { results, dir, runtime, ...(tools ? { tools } : {}), plan, jobs: found.jobs, log, file };
+  const markdown = new AtomicFile(dir, "instructions.md", renderInstructionsMarkdown);
+  return { results, dir, runtime, ...(tools ? { tools } : {}), plan, jobs: found.jobs, log, file, markdown };
 }
 
 /** "3.22.0 (in the images)", or the versions by image when they differ. */

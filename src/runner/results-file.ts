@@ -5,33 +5,33 @@ import { Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 
 /**
- * Writes a JSON file atomically (a temporary file renamed over it), one write at a time, so
- * that the file on disk is always complete and valid, whenever the run stops: results.json
- * (ResultsFile) and a counted run's instructions.json.
+ * Writes a file atomically (a temporary file renamed over it), one write at a time, so that the
+ * file on disk is always complete, whenever the run stops: results.json (ResultsFile), a counted
+ * run's instructions.json and its instructions.md.
  */
-export class AtomicJsonFile<T> {
+export class AtomicFile<T> {
   readonly file: string;
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
 
-  /** `validate` throws on a value that must not be written, else returns what to write. */
+  /** `render` throws on a value that must not be written, else returns the file's text. */
   constructor(
     readonly dir: string,
     name: string,
-    private readonly validate: (value: T) => unknown,
+    private readonly render: (value: T) => string,
   ) {
     this.file = path.join(dir, name);
   }
 
   /**
-   * Queues a write of `value` (validated first: a bug must not produce an invalid file). A
+   * Queues a write of `value` (rendered first: a bug must not produce an invalid file). A
    * failed write rejects this save only: the next one tries again. After a `final` one (when
-   * interrupted), later saves are ignored.
+   * interrupted), later saves are ignored, and the final one waits for those queued before it.
    */
   save(value: T, final = false): Promise<void> {
     if (this.closed) return this.queue;
     this.closed = final;
-    const text = `${JSON.stringify(this.validate(value), null, 2)}\n`;
+    const text = this.render(value);
     const written = this.queue.then(() => this.write(text));
     this.queue = written.catch(() => undefined);
     return written;
@@ -54,6 +54,13 @@ export class AtomicJsonFile<T> {
         1,
       );
     }
+  }
+}
+
+/** A JSON file: `validate` throws on a value that must not be written, else returns what to write. */
+export class AtomicJsonFile<T> extends AtomicFile<T> {
+  constructor(dir: string, name: string, validate: (value: T) => unknown) {
+    super(dir, name, (value) => `${JSON.stringify(validate(value), null, 2)}\n`);
   }
 }
 

@@ -1,4 +1,3 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
@@ -7,6 +6,7 @@ import { Interrupted, stopCell, type ActiveCell, type CellContext } from "../run
 import { formatDuration, type Out } from "../runner/dry-run.js";
 import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../runner/lifecycle.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
+import { AtomicJsonFile } from "../runner/results-file.js";
 import { skippedName, type Block, type Plan, type PlannedCell } from "../runner/plan.js";
 import { nativeBinaries, preflight } from "../runner/preflight.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
@@ -193,8 +193,7 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
     result,
     file: path.join(dir, "max-rate.json"),
   };
-  await mkdir(dir, { recursive: true });
-  await writeFile(outcome.file, `${JSON.stringify(outcome, null, 2)}\n`);
+  await new AtomicJsonFile<ProxyMaxRateOutcome>(dir, "max-rate.json", (o) => o).save(outcome);
   s.stdout.write(`${formatProxyMaxRate(outcome)}\n\n`);
   return outcome;
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readResults } from "../../../src/results/io.js";
 import { SCHEMA_VERSION, type Results } from "../../../src/results/schema.js";
-import { ResultsFile } from "../../../src/runner/results-file.js";
+import { AtomicFile, ResultsFile } from "../../../src/runner/results-file.js";
 import { createRuntime, parseRuntimeKind } from "../../../src/runner/runtime-factory.js";
 
 const results = (runId: string): Results => ({
@@ -48,6 +48,16 @@ describe("ResultsFile", () => {
     await file.save(results("4"));
     expect((await readResults(file.dir)).runId).toBe("3");
     expect(await readdir(file.dir)).toEqual(["results.json"]);
+  });
+
+  it("a text file (a counted run's instructions.md): the final save, made while another is under way, waits for it and is whole", async () => {
+    const file = new AtomicFile(path.join(dir, "md"), "instructions.md", (line: string) => line.repeat(200_000));
+    const earlier = file.save("| nginx | 1 |\n");
+    await file.save("| nginx | 2 |\n", true);
+    await earlier;
+    await file.save("| nginx | 3 |\n");
+    expect(await readFile(file.file, "utf8")).toBe("| nginx | 2 |\n".repeat(200_000));
+    expect(await readdir(file.dir)).toEqual(["instructions.md"]);
   });
 
   it("a full disk: the error names results.json, the temporary file goes, the last results stay", async () => {
