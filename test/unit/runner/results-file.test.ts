@@ -51,7 +51,9 @@ describe("ResultsFile", () => {
   });
 
   it("a text file (a counted run's instructions.md): the final save, made while another is under way, waits for it and is whole", async () => {
-    const file = new AtomicFile(path.join(dir, "md"), "instructions.md", (line: string) => line.repeat(200_000));
+    const file = new AtomicFile(path.join(dir, "md"), "instructions.md", (line: string) =>
+      line.repeat(200_000),
+    );
     const earlier = file.save("| nginx | 1 |\n");
     await file.save("| nginx | 2 |\n", true);
     await earlier;
