@@ -39,6 +39,10 @@ export function renderInstructionsMarkdown(results: InstructionsResults): string
   for (const scenario of s.scenarios) {
     const cells = results.cells.filter((c) => c.scenario === scenario);
     lines.push("", `### ${escapeMarkdown(scenario)}`, "");
+    if (cells.length === 0) {
+      lines.push("Nothing counted on this scenario: its proxies are under Skipped.");
+      continue;
+    }
     lines.push("| proxy | instructions/request | spread | est. cycles/request | repetitions |");
     lines.push("| :-- | --: | --: | --: | --: |");
     for (const cell of cells) lines.push(row(cell));

@@ -8,7 +8,13 @@ import { DockerRuntime } from "../runner/docker-runtime.js";
 import type { Runtime } from "../runner/runtime.js";
 import { createRuntime, dockerClient, type RuntimeKind } from "../runner/runtime-factory.js";
 import { runBlockLifecycle, type MeasurementStep } from "../runner/lifecycle.js";
-import { proxyStem, type Block, type Plan, type PlannedCell } from "../runner/plan.js";
+import {
+  PLAN_IMAGE_ONLY_REASON,
+  proxyStem,
+  type Block,
+  type Plan,
+  type PlannedCell,
+} from "../runner/plan.js";
 import { refuseUsedOut } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { AtomicFile, AtomicJsonFile } from "../runner/results-file.js";
@@ -123,14 +129,17 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
     },
     coreCount(),
   );
-  const plan = await planRun(settings);
+  const plan = withoutUnsentScenarios(await planRun(settings));
   const kind = settings.runtime;
   const tools = kind === "native" ? await findValgrind() : undefined;
   const runtime = createRuntime(kind);
   if (runtime instanceof DockerRuntime) await runtime.check();
   const found = await findTargets(plan, settings);
   const skipped = dedupe([
-    ...plan.skipped.map((s) => ({ ...s, reason: kind === "native" ? IMAGE_ONLY_REASON : s.reason })),
+    ...plan.skipped.map((s) => ({
+      ...s,
+      reason: kind === "native" && s.reason === PLAN_IMAGE_ONLY_REASON ? IMAGE_ONLY_REASON : s.reason,
+    })),
     ...found.skipped,
   ]);
   for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
@@ -166,6 +175,25 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
   });
   const markdown = new AtomicFile(dir, "instructions.md", renderInstructionsMarkdown);
   return { results, dir, runtime, ...(tools ? { tools } : {}), plan, jobs: found.jobs, log, file, markdown };
+}
+
+/**
+ * The plan without the scenarios the counted client cannot send (it speaks HTTP/1.1 without
+ * TLS, client.ts): each of their proxies skipped, with the reason.
+ */
+function withoutUnsentScenarios(plan: Plan): Plan {
+  const sent = plan.blocks.filter((b) => b.scenario.manifest.protocol === "http1");
+  const unsent = plan.blocks.filter((b) => !sent.includes(b));
+  const skipped = unsent.flatMap((b) => {
+    const { name, protocol } = b.scenario.manifest;
+    const reason = `scenario '${name}' speaks ${protocol}; count sends HTTP/1.1 without TLS`;
+    return [...new Set(b.cells.map((c) => c.proxy.manifest.name))].map((proxy) => ({
+      proxy,
+      scenario: name,
+      reason,
+    }));
+  });
+  return { ...plan, blocks: sent, skipped: [...plan.skipped, ...skipped] };
 }
 
 /** "3.22.0 (in the images)", or the versions by image when they differ. */

@@ -193,14 +193,31 @@ function tlsScenario(scenario: LoadedScenario): { scenario: LoadedScenario; tls:
   return { scenario: { ...scenario, manifest: { ...scenario.manifest, protocol: tls } }, tls };
 }
 
-/** Throws when the engine does not speak the scenario's protocol, naming the engines that do. */
+/** A scenario whose protocol the run's engine does not speak; the message names the engines that do. */
+export class UnspokenProtocol extends UserError {
+  constructor(
+    readonly scenario: string,
+    readonly engine: Engine,
+    readonly protocol: Protocol,
+  ) {
+    const speaking = Object.entries(ENGINE_PROTOCOLS).flatMap(([e, ps]) =>
+      ps.includes(protocol) ? [e] : [],
+    );
+    super(
+      `${unspokenText(scenario, engine, protocol)}; ` +
+        (speaking.length > 0 ? `use --engine ${speaking.join(" or ")}` : `no engine speaks ${protocol} yet`),
+    );
+  }
+}
+
+/** "scenario 'x' speaks h2c, which k6 does not (k6: http1, ...)". */
+export function unspokenText(scenario: string, engine: Engine, protocol: Protocol): string {
+  return `scenario '${scenario}' speaks ${protocol}, which ${engine} does not (${engine}: ${ENGINE_PROTOCOLS[engine].join(", ")})`;
+}
+
+/** Throws when the engine does not speak the scenario's protocol. */
 function assertEngineSpeaks(scenario: string, engine: Engine, protocol: Protocol): void {
-  if (engineSpeaks(engine, protocol)) return;
-  const speaking = Object.entries(ENGINE_PROTOCOLS).flatMap(([e, ps]) => (ps.includes(protocol) ? [e] : []));
-  throw new UserError(
-    `scenario '${scenario}' speaks ${protocol}, which ${engine} does not (${engine}: ${ENGINE_PROTOCOLS[engine].join(", ")}); ` +
-      (speaking.length > 0 ? `use --engine ${speaking.join(" or ")}` : `no engine speaks ${protocol} yet`),
-  );
+  if (!engineSpeaks(engine, protocol)) throw new UnspokenProtocol(scenario, engine, protocol);
 }
 
 /** The id of a planned cell (results.json's `cellId`), with its variant's suffix when it has one. */
@@ -248,11 +265,14 @@ function protocolSkipReason(proxy: LoadedProxy, protocol: Protocol): string {
   return `does not front ${protocol} (its proxy.yml declares protocols: ${declared})`;
 }
 
+/** Why a proxy is skipped under --runtime native when its proxy.yml has no native section. */
+export const PLAN_IMAGE_ONLY_REASON = "image only: run it with --runtime docker";
+
 /** Why a proxy cannot run with this runtime (undefined: it can). */
 function skipReason(proxy: LoadedProxy, runtime: Settings["runtime"]): string | undefined {
   const m = proxy.manifest;
   if (m.kind === "direct") return undefined;
-  if (runtime === "native" && !m.native) return "image only: run it with --runtime docker";
+  if (runtime === "native" && !m.native) return PLAN_IMAGE_ONLY_REASON;
   if (runtime === "docker" && !m.image) return "no image section: run it with --runtime native";
   return undefined;
 }

@@ -7,7 +7,14 @@ import { formatDuration, type Out } from "../runner/dry-run.js";
 import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../runner/lifecycle.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
 import { AtomicJsonFile } from "../runner/results-file.js";
-import { skippedName, type Block, type Plan, type PlannedCell } from "../runner/plan.js";
+import {
+  skippedName,
+  unspokenText,
+  UnspokenProtocol,
+  type Block,
+  type Plan,
+  type PlannedCell,
+} from "../runner/plan.js";
 import { nativeBinaries, preflight } from "../runner/preflight.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { withRunSession } from "../runner/session.js";
@@ -72,7 +79,12 @@ async function planSearches(req: MaxRateRequest, cores: number): Promise<{ setti
     },
     cores,
   );
-  const plan = await planRun(settings);
+  const plan = await planRun(settings).catch((err: unknown) => {
+    if (!(err instanceof UnspokenProtocol)) throw err;
+    throw new UserError(
+      `max-rate: ${unspokenText(err.scenario, err.engine, err.protocol)}; the search drives k6 only`,
+    );
+  });
   const [skipped] = plan.skipped;
   if (skipped) {
     throw new UserError(

@@ -98,6 +98,15 @@ describe("study --dry-run and max-rate --dry-run say how long they take", () => 
     );
   });
 
+  it("a max-rate search of a scenario k6 cannot send is refused without naming a flag max-rate lacks", async () => {
+    const { code, out } = await runCli(["max-rate", "--dry-run", "-p", "haproxy", "-s", "passthrough-h2c"]);
+    expect(code).toBe(2);
+    expect(out).toContain(
+      "max-rate: scenario 'passthrough-h2c' speaks h2c, which k6 does not (k6: http1, https, h2, grpc, grpcs); the search drives k6 only",
+    );
+    expect(out).not.toContain("--engine");
+  });
+
   it("a max-rate search of an unknown proxy is refused as the search would", async () => {
     const { code, out } = await runCli(["max-rate", "--dry-run", "-p", "nope"]);
     expect(code).toBe(2);

@@ -114,6 +114,24 @@ describe("proxybench count (CLI)", () => {
     expect(await readFile(path.join(out, "instructions.md"), "utf8")).toMatch(/\| nginx \| [\d,.]+ \|/);
   }, 120_000);
 
+  it("a scenario the counted client cannot send (h2c) is skipped for each of its proxies, with the reason", async () => {
+    const out = path.join(tmp, "h2c");
+    const args = ["count", "-p", "haproxy", "-s", "passthrough-h2c", "-r", "1", "-o", out];
+    const run = await runCommand(process.execPath, [BIN, ...args], { timeoutMs: 60_000 });
+    expect(run.code, run.output).toBe(0);
+    const reason = "scenario 'passthrough-h2c' speaks h2c; count sends HTTP/1.1 without TLS";
+    expect(run.output).toContain(`skipped haproxy: ${reason}`);
+    const kept = InstructionsResults.parse(
+      JSON.parse(await readFile(path.join(out, "instructions.json"), "utf8")),
+    );
+    expect(kept.cells).toEqual([]);
+    expect(kept.skipped.map((s) => `${s.proxy}: ${s.reason}`)).toEqual([`haproxy: ${reason}`]);
+    const markdown = await readFile(path.join(out, "instructions.md"), "utf8");
+    expect(markdown).toContain(
+      "### passthrough-h2c\n\nNothing counted on this scenario: its proxies are under Skipped.\n",
+    );
+  });
+
   it("a flag of wall-clock runs is unknown to count; run --measure names count", async () => {
     const args = ["count", "-p", "nginx", "--engine", "wrk", "-d", "5"];
     const count = await runCommand(process.execPath, [BIN, ...args], { timeoutMs: 30_000 });
