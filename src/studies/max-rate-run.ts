@@ -15,7 +15,7 @@ import {
   type Plan,
   type PlannedCell,
 } from "../runner/plan.js";
-import { nativeBinaries, preflight } from "../runner/preflight.js";
+import { nativeBinaries, preflight, refuseUsedOut } from "../runner/preflight.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { withRunSession } from "../runner/session.js";
 import { startCell } from "../runner/start-cell.js";
@@ -67,7 +67,10 @@ const DEFAULT_STEP_DURATION_S = 5;
  * The searches as the runner plans a run (a block's load: one step's duration and warm-up), each
  * proxy refused before anything starts when it cannot run natively here.
  */
-async function planSearches(req: MaxRateRequest, cores: number): Promise<{ settings: Settings; plan: Plan }> {
+async function planSearches(
+  req: MaxRateRequest,
+  cores: number,
+): Promise<{ settings: Settings; plan: Plan; dir: string }> {
   const { settings } = resolveSettings(
     {
       ...req,
@@ -95,7 +98,15 @@ async function planSearches(req: MaxRateRequest, cores: number): Promise<{ setti
   }
   const { missing } = await nativeBinaries(plan);
   if (missing.length > 0) throw new UserError(`max-rate: ${missing.join("; ")}`);
-  return { settings, plan };
+  const dir = path.resolve(req.out ?? defaultOutDir(new Date()));
+  const files = plan.blocks.flatMap((b) => b.cells.map((c) => searchFile(c.proxy.manifest.name, b)));
+  await refuseUsedOut(dir, files, "choose another --out");
+  return { settings, plan, dir };
+}
+
+/** Where a search's outcome goes, in the run's folder: `<proxy>-<scenario>/max-rate.json`. */
+function searchFile(proxy: string, block: Block): string {
+  return path.join(`${proxy}-${block.scenario.manifest.name}`, "max-rate.json");
 }
 
 /** What every search of a `proxybench max-rate` shares. */
@@ -116,10 +127,9 @@ export async function findMaxRates(
   req: MaxRateRequest,
   deps: { stdout?: Out; stderr?: Out; cores?: number } = {},
 ): Promise<ProxyMaxRateOutcome[]> {
-  const { settings, plan } = await planSearches(req, deps.cores ?? coreCount());
+  const { settings, plan, dir } = await planSearches(req, deps.cores ?? coreCount());
   const { binaries } = await preflight(plan, settings, getEngine);
   const runtime = new NativeRuntime();
-  const dir = path.resolve(req.out ?? defaultOutDir(new Date()));
   const stderr = deps.stderr ?? process.stderr;
   const outcomes: ProxyMaxRateOutcome[] = [];
   await withRunSession(
@@ -174,7 +184,8 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
   const proxy = a.planned.proxy.manifest.name;
   const scenario = block.scenario.manifest.name;
   s.stderr.write(`find-max-rate: ${proxy} on ${scenario}\n`);
-  const dir = path.join(s.ctx.dir, `${proxy}-${scenario}`);
+  const file = path.join(s.ctx.dir, searchFile(proxy, block));
+  const dir = path.dirname(file);
   const maxP99Ms = s.req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
   const result = await findMaxRate({
     engine: s.engine,
@@ -203,7 +214,7 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
     maxP99Ms,
     stepDurationS: block.load.durationS,
     result,
-    file: path.join(dir, "max-rate.json"),
+    file,
   };
   await new AtomicJsonFile<ProxyMaxRateOutcome>(dir, "max-rate.json", (o) => o).save(outcome);
   s.stdout.write(`${formatProxyMaxRate(outcome)}\n\n`);

@@ -107,6 +107,19 @@ describe("study --dry-run and max-rate --dry-run say how long they take", () => 
     expect(out).not.toContain("--engine");
   });
 
+  it("a max-rate search into a folder that holds one of its outcomes is refused, the outcome untouched", async () => {
+    const used = await mkdtemp(path.join(tmpdir(), "pb-searched-"));
+    await mkdir(path.join(used, "direct-passthrough"), { recursive: true });
+    await writeFile(path.join(used, "direct-passthrough", "max-rate.json"), "{}\n");
+    const { code, out } = await runCli(["max-rate", "--dry-run", "-p", "direct", "-o", used]);
+    expect(code).toBe(2);
+    expect(out).toContain(`--out ${used} already holds results; choose another --out`);
+    expect(await readFile(path.join(used, "direct-passthrough", "max-rate.json"), "utf8")).toBe("{}\n");
+    const other = await runCli(["max-rate", "--dry-run", "-p", "direct", "-s", "json-lookup", "-o", used]);
+    expect(other.code, other.out).toBe(0);
+    await rm(used, { recursive: true, force: true });
+  });
+
   it("a max-rate search of an unknown proxy is refused as the search would", async () => {
     const { code, out } = await runCli(["max-rate", "--dry-run", "-p", "nope"]);
     expect(code).toBe(2);
