@@ -2,10 +2,17 @@ import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { findMaxRates } from "../../../src/studies/max-rate-run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
+import {
+  descendants,
+  processesMentioning,
+  stillRunning,
+  type ProcInfo,
+} from "../../support/runner/helpers.js";
 
 // proxybench max-rate against a target with a known limit: NGINX in front of the built-in upstream
 // serving at most 800 requests per second (a scenario with `upstream.maxRps: 800`; requests
@@ -70,6 +77,40 @@ describe("findMaxRates with k6, through nginx", () => {
     expect(raw.some((f) => f.startsWith("rate-step0-200"))).toBe(true);
     expect(liveProcesses()).toEqual([]);
   }, 180_000);
+});
+
+describe("proxybench max-rate (CLI) on Ctrl-C", () => {
+  it("exit 130, the finished search kept in its max-rate.json, nothing left running", async () => {
+    const out = await mkdtemp(path.join(tmpdir(), "proxybench-maxrate-int-"));
+    // A p99 bound no step holds: each search ends after a few one-second steps down from its start.
+    const args = ["max-rate", "-p", "nginx,haproxy", "-s", "passthrough", "--max-p99", "0.01"];
+    args.push("--cpus", "loadgen=0,proxy=1,upstream=1", "-d", "1", "-o", out);
+    const bin = path.join(PROJECT_ROOT, "bin", "proxybench.js");
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    let running: ProcInfo[] = [];
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      // nginx's search is done; haproxy's first step is under way when the signal comes.
+      if (running.length === 0 && /find-max-rate: haproxy on passthrough\n[\s\S]*ramp \d+\/s/.test(stderr)) {
+        running = descendants(child.pid!);
+        child.kill("SIGINT");
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain(`interrupted: 1 search(es) finished, each in its max-rate.json in ${out}`);
+    expect(running.length).toBeGreaterThan(0);
+    expect(stillRunning(running)).toEqual([]);
+    expect(processesMentioning(out)).toEqual([]);
+    const kept = JSON.parse(await readFile(path.join(out, "nginx-passthrough", "max-rate.json"), "utf8")) as {
+      proxy: string;
+      result: { steps: unknown[] };
+    };
+    expect(kept.proxy).toBe("nginx");
+    expect(kept.result.steps.length).toBeGreaterThan(0);
+    await expect(readFile(path.join(out, "haproxy-passthrough", "max-rate.json"))).rejects.toThrow(/ENOENT/);
+  }, 120_000);
 });
 
 describe("findMaxRates: what it refuses before starting anything", () => {
