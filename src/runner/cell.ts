@@ -38,6 +38,7 @@ export interface CellContext {
 /** What every block of a run shares. */
 export interface BlockContext extends CellContext {
   deps: RunDeps;
+  upstreamBinary: string;
   results: Results;
   progress: Progress;
   save: () => Promise<void>;

@@ -29,6 +29,8 @@ interface LifecycleContext {
     cpus: Pick<Settings["cpus"], "upstream">;
   };
   upstreamRuntime?: Runtime;
+  /** The upstream server's binary, when the run has looked it up already (else looked up here). */
+  upstreamBinary?: string;
   /** The results folder: the upstreams log to `logs/<logStem>-upstream[-N].log` in it. */
   dir: string;
   tls?: TlsFiles;
@@ -125,7 +127,7 @@ function upstreamKey(planned: Pick<PlannedCell, "scenario">): string {
  */
 async function startUpstreams({ cells, logStem, ctx }: BlockLifecycle): Promise<BlockUpstreams> {
   const out: BlockUpstreams = new Map();
-  const binary = await ensureUpstream();
+  const binary = ctx.upstreamBinary ?? (await ensureUpstream());
   const runtime = ctx.upstreamRuntime ?? new NativeRuntime();
   await mkdir(path.join(ctx.dir, "logs"), { recursive: true });
   try {

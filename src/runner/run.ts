@@ -82,7 +82,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
 
   // Everything needed is here (else exit 1 before anything is created): engines, proxy binaries, the upstream.
   const { tools, binaries } = await preflight(run.plan, settings, (e) => deps.engines.getEngine(e));
-  await ensureUpstream();
+  const upstreamBinary = await ensureUpstream();
   const runtime = deps.runtime ?? createRuntime(settings.runtime);
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
 
@@ -114,6 +114,7 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
         settings,
         runtime,
         upstreamRuntime,
+        upstreamBinary,
         dir: run.dir,
         results,
         binaries,

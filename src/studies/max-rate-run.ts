@@ -104,9 +104,11 @@ async function planSearches(
   return { settings, plan, dir };
 }
 
+const OUTCOME_FILE = "max-rate.json";
+
 /** Where a search's outcome goes, in the run's folder: `<proxy>-<scenario>/max-rate.json`. */
 function searchFile(proxy: string, block: Block): string {
-  return path.join(`${proxy}-${block.scenario.manifest.name}`, "max-rate.json");
+  return path.join(`${proxy}-${block.scenario.manifest.name}`, OUTCOME_FILE);
 }
 
 /** What every search of a `proxybench max-rate` shares. */
@@ -216,7 +218,7 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
     result,
     file,
   };
-  await new AtomicJsonFile<ProxyMaxRateOutcome>(dir, "max-rate.json", (o) => o).save(outcome);
+  await new AtomicJsonFile<ProxyMaxRateOutcome>(dir, OUTCOME_FILE, (o) => o).save(outcome);
   s.stdout.write(`${formatProxyMaxRate(outcome)}\n\n`);
   return outcome;
 }
