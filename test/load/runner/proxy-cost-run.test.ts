@@ -87,12 +87,16 @@ describe("the proxy's cost in a real run", () => {
     const base = cellOf("nginx", "base").repetitions;
     const head = cellOf("nginx", "head").repetitions;
     const logRatios: number[] = [];
+    const pairs: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const b = base.find((r) => r.round === round)!.proxyCost!.cpuPerRequestUs!;
       const h = head.find((r) => r.round === round)!.proxyCost!.cpuPerRequestUs!;
-      expect(h, `round ${round}: head ${h} µs against base ${b} µs`).toBeGreaterThan(b);
+      pairs.push(`round ${round}: head ${h.toFixed(1)} µs against base ${b.toFixed(1)} µs`);
       logRatios.push(Math.log(h / b));
     }
+    // Higher in every round but at most one: a VM's stolen time can inflate one repetition's
+    // CPU reading (seen once in CI: base 247 µs against a head of 223 µs in round 0).
+    expect(logRatios.filter((r) => r > 0).length, pairs.join("\n")).toBeGreaterThanOrEqual(ROUNDS - 1);
     // the paired estimate compare makes (Hodges-Lehmann of the per-round log ratios), whatever
     // the cells' status on this shared machine
     const change = Math.exp(hodgesLehmannPaired(logRatios)!.estimate) - 1;
