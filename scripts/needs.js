@@ -58,9 +58,14 @@ export function studyNeeds(name) {
     else if (native?.binary && existsSync(path.join(root, "proxies", proxy, "package-lock.json"))) {
       needs.push([native.binary, `npm:${proxy}`]);
     }
-    // A Rust proxy (apollo-router): built with cargo, whose build scripts need protoc.
+    // A Rust proxy (apollo-router): built with cargo, whose build scripts run protoc on files
+    // that import protobuf's well-known types (Debian ships those apart, in libprotobuf-dev).
     else if (native?.binary && existsSync(crateFile(proxy))) {
-      needs.push([native.binary, `cargo:${proxy}`], ["protoc", "protobuf-compiler"]);
+      needs.push(
+        [native.binary, `cargo:${proxy}`],
+        ["protoc", "protobuf-compiler"],
+        ["/usr/include/google/protobuf/timestamp.proto", "libprotobuf-dev"],
+      );
     }
     if (study.extensibility) needs.push(...extensionNeeds(loaded.extensions ?? {}));
   }

@@ -4,17 +4,23 @@
 #   scripts/setup.sh              what `proxybench run` needs: node modules, k6, wrk, nginx,
 #                                 haproxy, valgrind, the upstream server, the grpc-gateway proxy
 #   scripts/setup.sh --for-tests  also what the test suite needs: caddy, ab, hey, Chromium, njs,
-#                                 vegeta, Hive Gateway, Apollo Router (cargo), the Java coprocessor
-#                                 (Maven), LuaJIT, the Envoy config validator, actionlint, zizmor,
-#                                 hadolint, and the protobuf code generator (protoc from grpcio-tools,
-#                                 the Go plugins, googleapis-common-protos) for scripts/generate-proto.sh
+#                                 vegeta, Hive Gateway, the Java coprocessor (Maven), LuaJIT, the
+#                                 Envoy config validator, actionlint, zizmor, hadolint, and the
+#                                 protobuf code generator (protoc from grpcio-tools, the Go plugins,
+#                                 googleapis-common-protos) for scripts/generate-proto.sh; Apollo
+#                                 Router only if a build of its version is in the cache (below)
 #   scripts/setup.sh --study NAME also what a study needs here: its engine and the Debian
-#                                 packages of its native proxies (npm run setup -- --study ocelot)
+#                                 packages of its native proxies (npm run setup -- --study ocelot);
+#                                 --study extensibility builds Apollo Router with cargo (about 30 min)
 #   scripts/setup.sh --engine NAME also a load generator: k6, wrk, ab, vegeta or h2load
 #                                 (npm run setup -- --engine ab)
 #
 # Go tools, the upstream and the grpc-gateway proxy are built into .tools/bin, Python tools into
-# .tools/venv: the project never writes outside its folder except for Debian packages (apt-get).
+# .tools/venv. Outside the folder it writes Debian packages (apt-get, stopping the system's nginx,
+# haproxy and caddy services it starts), the Go, npm, pip and Maven download caches, and Rust
+# proxies' builds into a per-user cache ($PROXYBENCH_CACHE, else ~/.cache/proxybench) that every
+# clone on the machine shares. Each tool is checked by a small real use right after it is there,
+# so a missing package fails here, naming it.
 set -euo pipefail
 
 K6_VERSION=v1.8.1
@@ -50,6 +56,46 @@ while (($#)); do
 done
 
 say() { printf 'setup: %s\n' "$*"; }
+
+# A tool's small real use: its version, or (protoc) a compile that needs the package's data.
+use_tool() { # command
+  case "$1" in
+    /*) test -s "$1" ;;
+    protoc) protoc_compiles ;;
+    nginx | haproxy | luajit) "$1" -v ;;
+    wrk) wrk -v 2>&1 | grep -q '^wrk [0-9]' ;;
+    ip) ip -V ;;
+    ab) ab -V ;;
+    caddy) caddy version ;;
+    hey) hey 2>&1 | grep -q 'Usage: hey' ;;
+    callgrind_control) callgrind_control --version ;;
+    chromium) chromium --headless --no-sandbox --disable-gpu --version ;;
+    k6) "$tools/bin/k6" version ;;
+    vegeta | actionlint) "$tools/bin/$1" -version ;;
+    proxybench-coprocessor-go) "$tools/bin/$1" -h 2>&1 | grep -q -- '-listen' ;;
+    proxybench-coprocessor-java) "$tools/bin/$1" --version ;;
+    proxybench-envoy-validate) test -x "$tools/bin/$1" ;;
+    proxybench-* | protoc-gen-*) "$tools/bin/$1" --version ;;
+    *) "$1" --version ;;
+  esac
+}
+# protoc compiles a file that imports a well-known type, as Rust proxies' build scripts do.
+protoc_compiles() {
+  local dir status=0
+  dir=$(mktemp -d)
+  printf 'syntax = "proto3";\nimport "google/protobuf/timestamp.proto";\nmessage Check { google.protobuf.Timestamp at = 1; }\n' >"$dir/check.proto"
+  protoc -I "$dir" --descriptor_set_out="$dir/check.pb" "$dir/check.proto" || status=$?
+  rm -rf "$dir"
+  return "$status"
+}
+check_tool() { # command package
+  local out
+  if ! out=$(PATH="$tools/bin:$PATH:/usr/sbin:/sbin" use_tool "$1" 2>&1 </dev/null); then
+    printf '%s\n' "$out" | tail -n 5 >&2
+    echo "setup.sh: $1 (package $2) is installed but does not work: see above" >&2
+    exit 1
+  fi
+}
 
 # Unknown names stop here, before anything is installed.
 for ((i = 0; i < ${#needs_args[@]}; i += 2)); do
@@ -88,15 +134,15 @@ fi
 declare -A go_needed=()
 declare -A npm_proxies=() # binary -> proxy folder with a package-lock.json
 declare -A cargo_proxies=() # binary -> proxy folder with a crate.yml
-declare -A cargo_asked=()   # those a named study needs: no cargo is an error, not a skip
+declare -A cargo_cached=()  # binary -> proxy folder, linked if its version is in the cache, never built
 if $for_tests; then npm_proxies[hive-gateway]=hive-gateway; fi
-if $for_tests; then cargo_proxies[apollo-router]=apollo-router apt_for[protoc]=protobuf-compiler; fi
+if $for_tests; then cargo_cached[apollo-router]=apollo-router; fi
 if ((${#needs_args[@]})); then
   needs=$(node scripts/needs.js "${needs_args[@]}")
   while IFS='=' read -r cmd pkg; do
     if [ "$pkg" = go ] || [ "$pkg" = maven ]; then go_needed[$cmd]=1
     elif [[ "$pkg" == npm:* ]]; then npm_proxies[$cmd]=${pkg#npm:}
-    elif [[ "$pkg" == cargo:* ]]; then cargo_proxies[$cmd]=${pkg#cargo:} cargo_asked[$cmd]=1
+    elif [[ "$pkg" == cargo:* ]]; then cargo_proxies[$cmd]=${pkg#cargo:}
     elif [ -n "$cmd" ]; then apt_for[$cmd]=$pkg; fi
   done <<<"$needs"
 fi
@@ -125,6 +171,9 @@ if ((${#missing[@]})); then
     command -v service >/dev/null 2>&1 && "${sudo_cmd[@]}" service "$svc" stop >/dev/null 2>&1 || true
   done
 fi
+# Each package is used once, a small real use, so that a package that installs but cannot do
+# what proxybench needs (protoc without its well-known types) fails here, in seconds, by name.
+for cmd in "${!apt_for[@]}"; do check_tool "$cmd" "${apt_for[$cmd]}"; done
 
 # --- Node.js proxies: the extensibility study's Hive Gateway ---------------------------------
 # npm ci of the proxy folder's lock into .tools/<proxy> (outside the folder, which the study
@@ -252,37 +301,63 @@ WRAPPER
   chmod +x "$tools/bin/proxybench-coprocessor-java"
 fi
 
+# The Go tools and coprocessors built above answer.
+for bin in k6 vegeta actionlint protoc-gen-go protoc-gen-go-grpc protoc-gen-grpc-gateway proxybench-upstream \
+  proxybench-grpc-gateway proxybench-coprocessor-go proxybench-coprocessor-java proxybench-envoy-validate; do
+  [ ! -e "$tools/bin/$bin" ] || check_tool "$bin" "built into .tools/bin by setup"
+done
+
 # --- Rust proxies: the extensibility study's Apollo Router ------------------------------------
+# Built only for a study that names it (--study extensibility), never by the tests' setup:
 # cargo install --locked (the crate's own lock) at the version of proxies/<proxy>/crate.yml into
-# .tools/<proxy>, once; its build folder stays in .tools/<proxy>/target (a rebuild at another
-# version reuses it; delete it to get the disk back). Its build scripts need protoc (above).
-# apollo-router 2.17.0, measured: 34.5 min of CPU (75 min on 2 shared cores at nice 19), 3.9 GB
-# of memory at its peak, a 1.9 GB build folder and an 85 MB binary.
+# a per-user cache outside the clone, <cache>/<proxy>/<version>, so every clone on the machine
+# (CI's included) reuses one build of a version; its binary is linked into .tools/bin. The build
+# folder <cache>/<proxy>/target is shared by versions (delete it to get the disk back). Its build
+# scripts need protoc with the well-known types (protobuf-compiler, libprotobuf-dev; checked above).
+# apollo-router 2.17.0, measured: 31 min on 2 idle cores (75 min on 2 shared ones at nice 19),
+# 3.9 GB of memory at its peak, a 2.0 GB build folder and an 85 MB binary.
+cache=${PROXYBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/proxybench}
+crate_dir() { # proxy -> "crate version bin dir"
+  local crate version exe
+  read -r crate version exe <<<"$(node scripts/needs.js --crate "$1")"
+  printf '%s %s %s %s\n' "$crate" "$version" "$exe" "$cache/$1/$version"
+}
+build_cargo_proxy() { # proxy crate version dest
+  local proxy=$1 crate=$2 version=$3 dest=$4 log="$cache/$1/build-$3.log" start=$SECONDS
+  command -v cargo >/dev/null 2>&1 ||
+    { echo "setup.sh: $proxy is built with Rust's cargo: install Rust (https://rustup.rs), then run setup again" >&2; exit 1; }
+  say "building $crate $version with cargo into $dest (about 30 min on 2 cores; log: $log)"
+  if ! CARGO_TARGET_DIR="$cache/$proxy/target" nice -n 19 cargo install "$crate" --version "$version" --locked \
+    --root "$dest" --force >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    echo "setup.sh: building $crate $version failed (log: $log)" >&2
+    exit 1
+  fi
+  say "built $crate $version in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s; disk: $(du -sh "$cache/$proxy/target" | cut -f1) build folder, $(du -sh "$dest/bin" | cut -f1) binary"
+}
 install_cargo_proxies() {
-  local bin proxy spec crate version exe dest start
+  local bin proxy crate version exe dest
   for bin in "${!cargo_proxies[@]}"; do
-    proxy=${cargo_proxies[$bin]} dest="$tools/${cargo_proxies[$bin]}"
-    spec=$(node scripts/needs.js --crate "$proxy")
-    read -r crate version exe <<<"$spec"
-    if [ ! -x "$dest/bin/$exe" ] || [ "$(cat "$dest/.version" 2>/dev/null)" != "$version" ]; then
-      if ! command -v cargo >/dev/null 2>&1; then
-        echo "setup.sh: $proxy is built with Rust's cargo: install Rust (https://rustup.rs), then run setup again" >&2
-        [ -z "${cargo_asked[$bin]:-}" ] || exit 1
-        echo "setup.sh: skipping $proxy: the tests that run it are skipped, saying so" >&2
-        continue
-      fi
-      say "building $crate $version (cargo install --locked into .tools/$proxy; the first build takes long, log: .tools/setup-$proxy.log)"
-      start=$SECONDS
-      if ! CARGO_TARGET_DIR="$dest/target" nice -n 19 cargo install "$crate" --version "$version" --locked \
-        --root "$dest" --force >"$tools/setup-$proxy.log" 2>&1; then
-        tail -n 30 "$tools/setup-$proxy.log" >&2
-        echo "setup.sh: building $crate $version failed (log: .tools/setup-$proxy.log)" >&2
-        exit 1
-      fi
-      echo "$version" >"$dest/.version"
-      say "built $crate $version in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s; disk: $(du -sh "$dest/target" | cut -f1) build folder (.tools/$proxy/target), $(du -sh "$dest/bin/$exe" | cut -f1) binary"
+    proxy=${cargo_proxies[$bin]}
+    read -r crate version exe dest <<<"$(crate_dir "$proxy")"
+    mkdir -p "$cache/$proxy"
+    # One build at a time per proxy: a second clone waits for the first and then reuses it.
+    (
+      flock 9
+      [ -x "$dest/bin/$exe" ] || build_cargo_proxy "$proxy" "$crate" "$version" "$dest"
+    ) 9>"$cache/$proxy/.lock"
+    ln -sfn "$dest/bin/$exe" "$tools/bin/$bin"
+  done
+  for bin in "${!cargo_cached[@]}"; do
+    [ -z "${cargo_proxies[$bin]:-}" ] || continue
+    proxy=${cargo_cached[$bin]}
+    read -r crate version exe dest <<<"$(crate_dir "$proxy")"
+    if [ -x "$dest/bin/$exe" ]; then
+      ln -sfn "$dest/bin/$exe" "$tools/bin/$bin"
+    else
+      rm -f "$tools/bin/$bin"
+      say "$proxy $version is not built, so these tests skip: $(find test -name "*$bin*.test.ts" | sort | tr '\n' ' ')(npm run setup -- --study extensibility builds it, about 30 min)"
     fi
-    ln -sf "../$proxy/bin/$exe" "$tools/bin/$bin"
   done
 }
 install_cargo_proxies

@@ -107,7 +107,7 @@ describe("scripts/setup.sh --study and --engine", () => {
     expect(output.trim().split("\n")).toEqual(["nginx=nginx-light", "haproxy=haproxy", "caddy=caddy"]);
   });
 
-  it("the extensibility study: vegeta and the Go coprocessor built, njs's module, haproxy and python3 from Debian, Hive Gateway from its lock, Apollo Router with cargo (and protoc), the Java jar with Maven", async () => {
+  it("the extensibility study: vegeta and the Go coprocessor built, njs's module, haproxy and python3 from Debian, Hive Gateway from its lock, Apollo Router with cargo (and protoc with its well-known types), the Java jar with Maven", async () => {
     const { code, output } = await runCommand("node", ["scripts/needs.js", "--study", "extensibility"], {
       cwd: PROJECT_ROOT,
     });
@@ -120,6 +120,7 @@ describe("scripts/setup.sh --study and --engine", () => {
       "hive-gateway=npm:hive-gateway",
       "apollo-router=cargo:apollo-router",
       "protoc=protobuf-compiler",
+      "/usr/include/google/protobuf/timestamp.proto=libprotobuf-dev",
       "proxybench-coprocessor-go=go",
       "python3=python3",
       "proxybench-coprocessor-java=maven",
