@@ -63,16 +63,16 @@ use_tool() { # command
     /*) test -s "$1" ;;
     protoc) protoc_compiles ;;
     nginx | haproxy | luajit) "$1" -v ;;
-    wrk) wrk -v 2>&1 | grep -q '^wrk [0-9]' ;;
+    wrk) { wrk -v 2>&1 || true; } | grep -q '^wrk ' ;; # prints its version, then exits 1
     ip) ip -V ;;
     ab) ab -V ;;
     caddy) caddy version ;;
-    hey) hey 2>&1 | grep -q 'Usage: hey' ;;
+    hey) { hey 2>&1 || true; } | grep -q 'Usage: hey' ;; # no version flag; its usage, then exit 1
     callgrind_control) callgrind_control --version ;;
     chromium) chromium --headless --no-sandbox --disable-gpu --version ;;
     k6) "$tools/bin/k6" version ;;
     vegeta | actionlint) "$tools/bin/$1" -version ;;
-    proxybench-coprocessor-go) "$tools/bin/$1" -h 2>&1 | grep -q -- '-listen' ;;
+    proxybench-coprocessor-go) { "$tools/bin/$1" -h 2>&1 || true; } | grep -q -- '-listen' ;;
     proxybench-coprocessor-java) "$tools/bin/$1" --version ;;
     proxybench-envoy-validate) test -x "$tools/bin/$1" ;;
     proxybench-* | protoc-gen-*) "$tools/bin/$1" --version ;;
