@@ -86,6 +86,7 @@ export interface MeasureFlags {
   retries?: number;
   roundOrder?: "abba" | "random";
   seed?: number;
+  proxyLifetime?: "round" | "block";
   shard?: Shard;
   tls?: boolean;
   dryRun?: boolean;
@@ -168,6 +169,11 @@ const FLAGS = {
     new Option("--seed <n>", "seed of --round-order random (default: drawn and recorded)").argParser(
       parseNonNegativeInt,
     ),
+  proxyLifetime: () =>
+    new Option(
+      "--proxy-lifetime <when>",
+      "start each proxy anew every round, with its warm-up, so that the rounds sample its processes; block: one process for every round (faster, but what differs between two processes then reads as a change) (default: round)",
+    ).choices(["round", "block"]),
   budget: () =>
     new Option(
       "--budget <minutes>",
@@ -258,6 +264,7 @@ export function toRequest(flags: MeasureFlags): RunRequest {
     retries: flags.retries,
     roundOrder: flags.roundOrder,
     seed: flags.seed,
+    proxyLifetime: flags.proxyLifetime,
     shard: flags.shard,
     tls: flags.tls,
   });

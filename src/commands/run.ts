@@ -54,6 +54,7 @@ export function register(program: Command): void {
     "variantScenariosDir",
     "roundOrder",
     "seed",
+    "proxyLifetime",
     "budget",
     "noiseLimit",
     "retries",

@@ -30,6 +30,7 @@ function sharedSettings(s: Settings): Record<string, unknown> {
     loads: s.loads,
     variants: s.variants?.map((v) => v.name),
     roundOrder: s.roundOrder,
+    proxyLifetime: s.proxyLifetime,
   };
 }
 

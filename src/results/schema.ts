@@ -284,6 +284,12 @@ export const Settings = z.object({
     .optional()
     .describe("Order of the cells within each round: abba (reversed every other round) or random (seeded)."),
   seed: z.number().int().optional().describe("Seed of the random round order."),
+  proxyLifetime: z
+    .enum(["round", "block"])
+    .optional()
+    .describe(
+      "How long one proxy process serves: a round (each round starts it anew, with its warm-up, so the rounds sample its processes) or the whole block; absent: block (runs before the setting).",
+    ),
   noiseLimit: z
     .number()
     .nonnegative()

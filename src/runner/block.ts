@@ -65,7 +65,7 @@ export async function runBlock(
 /** The wall-clock measurement: each proxy up and probed, a warm-up, engine runs in rounds. */
 function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl): MeasurementStep<ActiveCell> {
   const reps = ctx.settings.repetitions;
-  const perCellS = plannedSeconds(block, reps, 1);
+  const perCellS = plannedSeconds(block, reps, 1, ctx.settings.proxyLifetime);
   let active: ActiveCell[] = [];
   let stopWhenDecided: ((done: Slot<ActiveCell>, next?: Slot<ActiveCell>) => boolean) | undefined;
   return {
@@ -115,21 +115,44 @@ async function warmUp(
   ctx: BlockContext,
   perCellS: number,
 ): Promise<void> {
-  if (block.load.warmupS <= 0) return;
   for (const a of active) {
     if (ctx.isInterrupted()) throw new Interrupted();
-    ctx.progress.step(`${block.key} ${cellName(a)}`, 0, ctx.settings.repetitions);
-    const { m } = await measure(
-      a,
-      block,
-      block.load.warmupS,
-      `${block.key}-${cellStem(a)}-${block.engine}-warmup`,
-      ctx,
-    );
-    sizeVuPool(a, m.latencyMs.p99);
-    ctx.progress.advance(block.load.warmupS);
-    await checkAlive(a, "the warm-up", ctx, perCellS - block.load.warmupS);
+    await warmUpCell(a, block, ctx, { round: 0, remainingS: perCellS - block.load.warmupS });
   }
+}
+
+/**
+ * One cell's discarded warm-up before `round` (0: the first, which sizes an arrival-rate
+ * load's VU pool; a later one warms a process started anew for that round).
+ */
+async function warmUpCell(
+  a: ActiveCell,
+  block: Block,
+  ctx: BlockContext,
+  { round, remainingS }: { round: number; remainingS: number },
+): Promise<void> {
+  if (block.load.warmupS <= 0) return;
+  ctx.progress.step(`${block.key} ${cellName(a)}`, round, ctx.settings.repetitions);
+  const stem = `${block.key}-${cellStem(a)}-${block.engine}-warmup${round === 0 ? "" : `-rep${round + 1}`}`;
+  const { m } = await measure(a, block, block.load.warmupS, stem, ctx);
+  if (round === 0) sizeVuPool(a, m.latencyMs.p99);
+  ctx.progress.advance(block.load.warmupS);
+  await checkAlive(a, `the warm-up${round === 0 ? "" : ` of repetition ${round + 1}`}`, ctx, remainingS);
+}
+
+/**
+ * --proxy-lifetime round: before a repetition, a proxy whose process has served one already is
+ * started anew and warmed up, so each round measures a process of its own; false when it did
+ * not come up again (the cell is then stopped, with the reason).
+ */
+async function freshProcess(a: ActiveCell, block: Block, round: number, ctx: BlockContext): Promise<boolean> {
+  if (ctx.settings.proxyLifetime !== "round" || a.servedByProcess === 0 || !a.restart) return true;
+  const remainingS = (ctx.settings.repetitions - round) * (block.load.warmupS + block.load.durationS);
+  await a.restart();
+  if (!a.stopped) await warmUpCell(a, block, ctx, { round, remainingS: remainingS - block.load.warmupS });
+  if (!a.stopped) return true;
+  ctx.progress.drop(remainingS);
+  return false;
 }
 
 /** An arrival-rate load's VU pool sized from the warm-up's latency (recorded on the cell). */
@@ -186,8 +209,14 @@ async function measureSlot(
 ): Promise<void> {
   const { progress } = ctx;
   const reps = ctx.settings.repetitions;
+  if (!(await freshProcess(a, block, round, ctx))) {
+    finishCell(a);
+    progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
+    return;
+  }
   progress.step(`${block.key} ${cellName(a)}`, round + 1, reps);
   const repetition = await measureRepetition(a, block, round, ctx);
+  a.servedByProcess += 1;
   progress.advance(block.load.durationS);
   const died = await checkAlive(a, `repetition ${round + 1}`, ctx, (reps - round - 1) * block.load.durationS);
   if (died) {

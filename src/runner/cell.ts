@@ -18,6 +18,10 @@ export interface ActiveCell {
   /** Cell-level problems (setup, a process that died), on top of its repetitions'. */
   problems: Array<{ status: CellStatus; reason: string }>;
   stopped: boolean;
+  /** Stops the proxy and starts it anew, as it was started (its sidecar stays up); absent for `direct`. */
+  restart?: () => Promise<void>;
+  /** Repetitions the proxy's current process has served (with --proxy-lifetime round, at most one). */
+  servedByProcess: number;
 }
 
 /** What starting a cell needs: a run's block, or a max-rate search's one cell. */

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { ManifestDirs } from "../manifests/load.js";
+import type { Settings } from "../results/schema.js";
 import { formatCpuLayout } from "./cpus.js";
 import { skippedName, type Plan } from "./plan.js";
 import { checkRunInputs } from "./preflight.js";
@@ -29,13 +30,21 @@ export function formatDuration(seconds: number): string {
 }
 
 /** The longest shard's estimate for each shard count from 2 up to `upTo` (and the cell count). */
-export function shardEstimates(plan: Plan, repetitions: number, upTo = 4): Array<[number, number]> {
+export function shardEstimates(
+  plan: Plan,
+  settings: Pick<Settings, "repetitions" | "proxyLifetime">,
+  upTo = 4,
+): Array<[number, number]> {
   const cells = shardOfKeys(plan, 1).size;
   const out: Array<[number, number]> = [];
   for (let count = 2; count <= Math.min(upTo, cells); count++) {
     const longest = Math.max(
       ...Array.from({ length: count }, (_, i) =>
-        estimateSeconds(shardPlan(plan, { index: i + 1, count }), repetitions),
+        estimateSeconds(
+          shardPlan(plan, { index: i + 1, count }),
+          settings.repetitions,
+          settings.proxyLifetime,
+        ),
       ),
     );
     out.push([count, longest]);
@@ -46,7 +55,7 @@ export function shardEstimates(plan: Plan, repetitions: number, upTo = 4): Array
 /** The text of a dry run (pure). */
 export function renderDryRun(
   plan: Plan,
-  settings: { repetitions: number; shard?: { index: number; count: number } },
+  settings: Pick<Settings, "repetitions" | "shard" | "proxyLifetime">,
   layout: string,
   study?: { seconds: number },
 ): string {
@@ -64,11 +73,11 @@ export function renderDryRun(
   for (const s of plan.skipped) {
     lines.push(`  skipped ${skippedName(s)}: ${s.reason}`);
   }
-  const seconds = study?.seconds ?? estimateSeconds(plan, settings.repetitions);
+  const seconds = study?.seconds ?? estimateSeconds(plan, settings.repetitions, settings.proxyLifetime);
   lines.push(`estimated wall time: ${formatDuration(seconds)}`);
   // A study runs on one runner: it has no shards.
   if (settings.shard === undefined && study === undefined) {
-    for (const [count, seconds] of shardEstimates(plan, settings.repetitions)) {
+    for (const [count, seconds] of shardEstimates(plan, settings)) {
       lines.push(`  over ${count} runners (--shard I/${count}): about ${formatDuration(seconds)} each`);
     }
   }

@@ -308,8 +308,14 @@ export function mergeVariantPlans(plans: ReadonlyArray<{ variant: string; plan: 
 }
 
 /** Planned seconds of load of a block (warm-ups and repetitions), for the ETA. */
-export function plannedSeconds(block: Block, repetitions: number, cellCount = block.cells.length): number {
-  return cellCount * (block.load.warmupS + repetitions * block.load.durationS);
+export function plannedSeconds(
+  block: Block,
+  repetitions: number,
+  cellCount = block.cells.length,
+  lifetime: Settings["proxyLifetime"] = "block",
+): number {
+  const warmups = lifetime === "round" ? repetitions : 1;
+  return cellCount * (warmups * block.load.warmupS + repetitions * block.load.durationS);
 }
 
 /**
@@ -342,6 +348,7 @@ const FLAG_NAMES = {
   retries: "--retries",
   roundOrder: "--round-order",
   seed: "--seed",
+  proxyLifetime: "--proxy-lifetime",
   shard: "--shard",
   tls: "--tls",
 } as const satisfies Partial<Record<keyof Settings, string>>;

@@ -239,7 +239,14 @@ function roundsText(settings: ResolvedSettings["settings"]): string {
 function remainingSeconds(run: ResolvedRun): number {
   const reps = run.resolved.settings.repetitions;
   return run.plan.blocks.reduce(
-    (sum, b) => sum + plannedSeconds(b, reps, b.cells.filter((c) => run.todo.has(c.id)).length),
+    (sum, b) =>
+      sum +
+      plannedSeconds(
+        b,
+        reps,
+        b.cells.filter((c) => run.todo.has(c.id)).length,
+        run.resolved.settings.proxyLifetime,
+      ),
     0,
   );
 }
@@ -269,7 +276,7 @@ async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
     const cells = block.cells.filter((c) => run.todo.has(c.id));
     if (cells.length === 0) continue;
     // each block may spend the budget up to its share of the planned time, plus what earlier blocks left
-    share += total > 0 ? plannedSeconds(block, reps, cells.length) / total : 0;
+    share += total > 0 ? plannedSeconds(block, reps, cells.length, settings.proxyLifetime) / total : 0;
     const rounds =
       settings.sequential && pair
         ? {

@@ -40,6 +40,7 @@ export interface RunRequest {
   retries?: number;
   roundOrder?: "abba" | "random";
   seed?: number;
+  proxyLifetime?: "round" | "block";
   /** `--shard I/N`, parsed. */
   shard?: NonNullable<Settings["shard"]>;
   /** `--tls`: every scenario also over TLS on the client side of the proxies. */
@@ -98,6 +99,7 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
     repetitions: req.repetitions ?? (req.variants?.length ? DEFAULT_VARIANT_ROUNDS : DEFAULT_REPETITIONS),
     cpus,
     runtime: req.runtime ?? "native",
+    proxyLifetime: "round",
     ...requestedSettings(req),
   };
   if (req.variants?.length && settings.roundOrder === "random" && settings.seed === undefined) {
@@ -141,7 +143,7 @@ function requestedSettings(req: RunRequest): Partial<Settings> {
     ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.variants?.length ? { variants: req.variants } : {}),
-    ...pickDefined(req, ["noiseLimit", "retries", "roundOrder", "seed", "shard"]),
+    ...pickDefined(req, ["noiseLimit", "retries", "roundOrder", "seed", "proxyLifetime", "shard"]),
     ...(req.tls === true ? { tls: true } : {}),
   };
 }

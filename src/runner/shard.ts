@@ -52,8 +52,15 @@ export function shardPlan(plan: Plan, shard: Shard | undefined): Plan {
 const BLOCK_OVERHEAD_S = 10;
 
 /** Estimated wall time of a plan: every warm-up and repetition, plus each block's start-up. */
-export function estimateSeconds(plan: Plan, repetitions: number): number {
-  return plan.blocks.reduce((sum, b) => sum + plannedSeconds(b, repetitions) + BLOCK_OVERHEAD_S, 0);
+export function estimateSeconds(
+  plan: Plan,
+  repetitions: number,
+  lifetime?: Settings["proxyLifetime"],
+): number {
+  return plan.blocks.reduce(
+    (sum, b) => sum + plannedSeconds(b, repetitions, b.cells.length, lifetime) + BLOCK_OVERHEAD_S,
+    0,
+  );
 }
 
 /** What bench.yml's plan job is given: its inputs as the benchmark jobs would pass them on. */

@@ -46,7 +46,7 @@ export async function startCell(
   ctx: CellContext,
 ): Promise<ActiveCell> {
   const cell = newCell(planned, upstreamLogRel, ctx);
-  const a: ActiveCell = { planned, cell, baseUrl: "", problems: [], stopped: false };
+  const a: ActiveCell = { planned, cell, baseUrl: "", problems: [], stopped: false, servedByProcess: 0 };
   if (planned.proxy.manifest.kind === "direct") {
     a.baseUrl = directUrl(upstream, planned.scenario.manifest.protocol);
     const problem = await checkTls(a, upstream.host, Number(new URL(a.baseUrl).port), ctx);
@@ -61,6 +61,11 @@ export async function startCell(
     return a;
   }
   await startProxy(a, launch, sidecar.port, ctx);
+  a.restart = async () => {
+    await a.proc?.stop();
+    a.servedByProcess = 0;
+    await startProxy(a, launch, sidecar.port, ctx);
+  };
   return a;
 }
 

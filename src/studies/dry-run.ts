@@ -34,5 +34,9 @@ export async function dryRunStudy(name: string, overrides: StudyOverrides, out: 
     return;
   }
   await checkRunInputs(plan, request.out === undefined ? undefined : path.resolve(request.out));
-  out.write(renderDryRun(plan, settings, layout, { seconds: estimateSeconds(plan, settings.repetitions) }));
+  out.write(
+    renderDryRun(plan, settings, layout, {
+      seconds: estimateSeconds(plan, settings.repetitions, settings.proxyLifetime),
+    }),
+  );
 }

@@ -1,5 +1,6 @@
 import { renderDryRun } from "../../runner/dry-run.js";
 import type { Plan, PlannedCell } from "../../runner/plan.js";
+import type { Settings } from "../../results/schema.js";
 import { estimateSeconds } from "../../runner/shard.js";
 import { imageRef } from "../../runner/specs.js";
 import { isGatewayTest, planOptions, type CoprocessorChoice } from "./options.js";
@@ -33,7 +34,7 @@ function cellOptions(cell: PlannedCell, coprocessors: readonly CoprocessorChoice
  */
 export function renderExtensibilityDryRun(
   plan: Plan,
-  settings: { repetitions: number },
+  settings: Pick<Settings, "repetitions" | "proxyLifetime">,
   layout: string,
   coprocessors: readonly CoprocessorChoice[],
   ctx: RowsContext,
@@ -46,7 +47,11 @@ export function renderExtensibilityDryRun(
     .map((b) => ({ ...b, cells: b.cells.flatMap((c) => Array<PlannedCell>(variantCount(c)).fill(c)) }))
     .filter((b) => b.cells.length > 0);
   const blocks = perVariant.map((b) => ({ ...b, cells: [...new Set(b.cells)] }));
-  const seconds = estimateSeconds({ ...plan, blocks: perVariant }, settings.repetitions);
+  const seconds = estimateSeconds(
+    { ...plan, blocks: perVariant },
+    settings.repetitions,
+    settings.proxyLifetime,
+  );
   return (
     renderDryRun({ ...plan, blocks }, settings, layout, { seconds }) +
     "each cell: its gateway without extension and with each of its options, side by side\n" +

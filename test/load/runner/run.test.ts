@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,6 +81,58 @@ describe("runner with real proxies", () => {
     expect(descendants(process.pid)).toEqual([]);
     expect(processesMentioning(out)).toEqual([]);
   });
+
+  it.each([
+    ["round", 3],
+    ["block", 1],
+  ] as const)(
+    "--proxy-lifetime %s: the rounds are measured by %i nginx process(es), each warmed up",
+    async (lifetime, processes) => {
+      const out = path.join(tmp, `lifetime-${lifetime}`);
+      const masters = new Map<number, Set<number>>(); // round -> nginx masters seen at its start
+      const outcome = await runBenchmark(
+        {
+          proxies: ["nginx"],
+          scenarios: ["light"],
+          scenariosDirs: [scenarios],
+          repetitions: 3,
+          durationS: 0.5,
+          warmupS: 0.5,
+          cpus,
+          out,
+          proxyLifetime: lifetime,
+          noiseLimit: 2, // about processes, not the machine's quiet: no re-measured attempts
+        },
+        {
+          engines,
+          stderr: collectText(),
+          stdout: collectText(),
+          handleSignals: false,
+          // nginx's master: the one of the cell's nginx processes whose parent is not nginx
+          onMeasure: ({ phase, round }) => {
+            if (phase !== "start") return;
+            const nginx = processesMentioning(out).filter((p) => p.cmd.startsWith("nginx"));
+            const pids = new Set(nginx.map((p) => p.pid));
+            const seen = masters.get(round) ?? new Set();
+            for (const p of nginx) if (!pids.has(p.ppid)) seen.add(p.pid);
+            masters.set(round, seen);
+          },
+        },
+      );
+      const results = await readResults(out);
+      expect(results.settings.proxyLifetime).toBe(lifetime);
+      expect([...masters.keys()]).toEqual([0, 1, 2]);
+      for (const seen of masters.values()) expect(seen.size).toBe(1);
+      expect(new Set([...masters.values()].flatMap((s) => [...s])).size).toBe(processes);
+      // one warm-up per process: the first round's, then one before each round a new process serves
+      const raw = await readdir(path.join(out, "raw"));
+      const warmups = new Set(raw.filter((f) => f.includes("-warmup")).map((f) => f.split(".")[0]));
+      expect(warmups.size).toBe(processes);
+      expect(results.cells[0]!.repetitions.map((r) => r.round)).toEqual([0, 1, 2]);
+      expect(outcome.exitCode).toBe(expectedExitCode(results.cells));
+      expect(processesMentioning(out)).toEqual([]);
+    },
+  );
 
   it("a proxy that does not come up is a failed cell with its log tail; the others run", async () => {
     const proxies = path.join(tmp, "proxies");

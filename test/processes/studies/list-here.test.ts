@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { listStudies } from "../../../src/studies/list.js";
+import { routerBuilt } from "../../support/studies/apollo-router.js";
 
 // listStudies on this machine: it asks each native proxy for its version. The pure listing is in
 // test/unit/studies/list.test.ts.
@@ -11,9 +12,9 @@ describe("study listings", () => {
       listings.map((l) => [l.name, l.proxies.filter((p) => p.here).map((p) => p.proxy)]),
     );
     expect(here).toEqual({
-      // Hive Gateway is installed into .tools by setup (npm ci of its lock), Apollo Router built
-      // there by setup --for-tests (cargo install --locked of the version in its crate.yml).
-      extensibility: ["nginx", "haproxy", "hive-gateway", "apollo-router"],
+      // Hive Gateway is installed into .tools by setup (npm ci of its lock); Apollo Router only
+      // once built (npm run setup -- --study extensibility), which the tests' setup links.
+      extensibility: ["nginx", "haproxy", "hive-gateway", ...(routerBuilt ? ["apollo-router"] : [])],
       // The gateway is built into .tools/bin by setup, like the upstream.
       "grpc-gateway": ["direct", "grpc-gateway", "nginx", "haproxy", "caddy"],
       llrp: ["haproxy", "nginx", "caddy"],

@@ -63,6 +63,7 @@ function setup(runs: EngineMeasurement[], retries: number, proxyAlive = true) {
     proc: process(proxyAlive),
     problems: [],
     stopped: false,
+    servedByProcess: 0,
   };
   const block = {
     key: "light-default",

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,17 +7,15 @@ import * as engines from "../../../../src/engines/index.js";
 import type { EngineApi } from "../../../../src/runner/run.js";
 import type { ExtensibilityOutcome } from "../../../../src/studies/extensibility/run.js";
 import { runStudy } from "../../../../src/studies/run.js";
-import { PROJECT_ROOT, TOOLS_BIN } from "../../../../src/util/paths.js";
+import { PROJECT_ROOT } from "../../../../src/util/paths.js";
 import { liveProcesses } from "../../../../src/util/processes.js";
+import { ROUTER_NOT_BUILT, routerBuilt } from "../../../support/studies/apollo-router.js";
 
 // The real Apollo Router (built by setup into .tools) in the extensibility study, briefly: the
 // baseline and the Rhai row of the header and GUID tests measured and checked for their effect,
 // a configuration that skips the work invalid, the licensed rows skipped with the reason.
 // vegeta at 100 requests/s for one second a row.
 
-const ROUTER_BIN = path.join(TOOLS_BIN, "apollo-router");
-const built = existsSync(ROUTER_BIN);
-const NOT_BUILT = `skipped: ${ROUTER_BIN} is not built (npm run setup -- --study extensibility builds it)`;
 const MEASURED = ["ok", "noisy", "loadgen-bound"];
 const studyEngines: EngineApi = engines;
 
@@ -53,7 +50,7 @@ async function routerCopy(root: string): Promise<string> {
   return proxies;
 }
 
-describe(`extensibility study, the real Apollo Router${built ? "" : ` (${NOT_BUILT})`}`, () => {
+describe(`extensibility study, the real Apollo Router${routerBuilt ? "" : ` (${ROUTER_NOT_BUILT})`}`, () => {
   let licence: string | undefined;
   beforeEach(() => {
     licence = process.env.APOLLO_ROUTER_LICENSE;
@@ -63,7 +60,7 @@ describe(`extensibility study, the real Apollo Router${built ? "" : ` (${NOT_BUI
     if (licence !== undefined) process.env.APOLLO_ROUTER_LICENSE = licence;
   });
 
-  it.skipIf(!built)(
+  it.skipIf(!routerBuilt)(
     "Rhai's header and GUIDs measured and proven, a config that skips the work invalid, the coprocessor skipped for its licence",
     async () => {
       const root = await mkdtemp(path.join(tmpdir(), "proxybench-ext-router-"));

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,8 +10,9 @@ import {
   planOptions,
   type CoprocessorChoice,
 } from "../../../../src/studies/extensibility/options.js";
-import { PROJECT_ROOT, TOOLS_BIN } from "../../../../src/util/paths.js";
+import { PROJECT_ROOT } from "../../../../src/util/paths.js";
 import { runCommand } from "../../../../src/util/processes.js";
+import { ROUTER_BIN, ROUTER_NOT_BUILT, routerBuilt } from "../../../support/studies/apollo-router.js";
 
 // Apollo Router's code path without load: its pinned build, every router.yaml the study renders
 // checked by the router itself (`router config validate`), and the router's refusal to start
@@ -20,9 +20,6 @@ import { runCommand } from "../../../../src/util/processes.js";
 // under load in test/load/studies/extensibility/apollo-router-run.test.ts.
 
 const ROUTER_DIR = path.join(PROJECT_ROOT, "proxies", "apollo-router");
-const ROUTER_BIN = path.join(TOOLS_BIN, "apollo-router");
-const built = existsSync(ROUTER_BIN);
-const NOT_BUILT = `skipped: ${ROUTER_BIN} is not built (npm run setup -- --study extensibility builds it)`;
 const TESTS = ["graphql-static-header", "graphql-guid-response", "graphql-client-awareness"];
 const GO: CoprocessorChoice = { name: "go", dir: "/c/go", binary: "/bin/go-cp", args: [], env: {} };
 
@@ -83,8 +80,8 @@ describe("Apollo Router: the pinned build", () => {
   });
 });
 
-describe(`Apollo Router: its rendered configs${built ? "" : ` (${NOT_BUILT})`}`, () => {
-  it.skipIf(!built)(
+describe(`Apollo Router: its rendered configs${routerBuilt ? "" : ` (${ROUTER_NOT_BUILT})`}`, () => {
+  it.skipIf(!routerBuilt)(
     "every router.yaml the study renders is valid for the router",
     async () => {
       const options = await renderedOptions();
@@ -101,7 +98,7 @@ describe(`Apollo Router: its rendered configs${built ? "" : ` (${NOT_BUILT})`}`,
     120_000,
   );
 
-  it.skipIf(!built || process.env.APOLLO_ROUTER_LICENSE !== undefined)(
+  it.skipIf(!routerBuilt || process.env.APOLLO_ROUTER_LICENSE !== undefined)(
     "without a licence the router refuses its coprocessor plugin, and says why",
     async () => {
       const options = await renderedOptions();
