@@ -4,6 +4,7 @@ import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { parseShard, type Shard } from "../runner/shard.js";
 import { parseVariant, withLayout } from "../runner/variants.js";
+import { ALL_METRICS, PRIMARY_METRICS, type CompareMetric } from "../stats/tested-metrics.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /** Strict parsers for commander options; their errors name the value (commander adds the flag). */
@@ -15,6 +16,19 @@ function parseCsv(value: string): string[] {
     .filter(Boolean);
   if (items.length === 0) throw new InvalidArgumentError("expected a comma-separated list of names");
   return items;
+}
+
+/** `--test-metrics`: metric names, or `all`; an unknown name is refused with the known ones. */
+function parseTestedMetrics(value: string): CompareMetric[] {
+  const names = parseCsv(value);
+  if (names.length === 1 && names[0] === "all") return [...ALL_METRICS];
+  const unknown = names.filter((n) => !(ALL_METRICS as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(
+      `unknown metric '${unknown[0]}' (known: ${ALL_METRICS.join(", ")}, or all)`,
+    );
+  }
+  return [...new Set(names)] as CompareMetric[];
 }
 
 /** A parser of a number flag: digits only when `whole`, in range when `ok`; `what` names it in errors. */
@@ -87,6 +101,7 @@ export interface MeasureFlags {
   roundOrder?: "abba" | "random";
   seed?: number;
   proxyLifetime?: "round" | "block";
+  testMetrics?: CompareMetric[];
   shard?: Shard;
   tls?: boolean;
   dryRun?: boolean;
@@ -169,6 +184,11 @@ const FLAGS = {
     new Option("--seed <n>", "seed of --round-order random (default: drawn and recorded)").argParser(
       parseNonNegativeInt,
     ),
+  testMetrics: () =>
+    new Option(
+      "--test-metrics <list>",
+      `the metrics a comparison of the variants tests, the others shown with their estimate and interval: of ${ALL_METRICS.join(", ")}, or all (default: ${PRIMARY_METRICS.join(",")})`,
+    ).argParser(parseTestedMetrics),
   proxyLifetime: () =>
     new Option(
       "--proxy-lifetime <when>",
@@ -265,6 +285,7 @@ export function toRequest(flags: MeasureFlags): RunRequest {
     roundOrder: flags.roundOrder,
     seed: flags.seed,
     proxyLifetime: flags.proxyLifetime,
+    testedMetrics: flags.testMetrics,
     shard: flags.shard,
     tls: flags.tls,
   });

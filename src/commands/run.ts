@@ -55,6 +55,7 @@ export function register(program: Command): void {
     "roundOrder",
     "seed",
     "proxyLifetime",
+    "testMetrics",
     "budget",
     "noiseLimit",
     "retries",

@@ -14,6 +14,7 @@ import {
   type Comparison,
   type MetricComparison,
   type RunInfo,
+  type ShownMetric,
 } from "./compare.js";
 import { heading } from "./markdown.js";
 
@@ -51,9 +52,9 @@ function changeText(change: number | undefined): string {
   return change === undefined ? "n/a" : formatPercent(change);
 }
 
-function interval(m: MetricComparison): string {
+function interval(m: Pick<MetricComparison, "ci" | "ciConfidence">, mark = ""): string {
   if (m.ci === undefined) return "n/a";
-  const at = m.ciConfidence === undefined ? "" : ` (${formatConfidence(m.ciConfidence)})`;
+  const at = m.ciConfidence === undefined ? "" : ` (${formatConfidence(m.ciConfidence)}${mark})`;
   return `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}${at}`;
 }
 
@@ -102,7 +103,17 @@ function cellName(cell: CellComparison): string {
   return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
 }
 
-/** A row of the table: a tested metric, or one the load fixed (shown, not tested). */
+/** Why a metric shown is not tested, and what its interval alone could detect. */
+function shownText(m: ShownMetric): string {
+  if (m.why.startsWith("fixed by the load")) return "not tested (fixed by the load)";
+  const could = m.detectablePct === undefined ? "" : `; could detect ±${m.detectablePct.toFixed(1)}%`;
+  return `not tested (--test-metrics)${could}`;
+}
+
+/**
+ * A row of the table: a tested metric, or one shown, not tested (fixed by the load, or outside
+ * --test-metrics: its interval, if any, is for that metric alone, marked so).
+ */
 function metricRow(name: string, m: CellComparison["metrics" | "shown"][number], paired: boolean): string[] {
   const tested = "verdict" in m ? m : undefined;
   return [
@@ -110,12 +121,12 @@ function metricRow(name: string, m: CellComparison["metrics" | "shown"][number],
     m.label,
     formatMetric(m.metric, m.base.median),
     formatMetric(m.metric, m.head.median),
-    changeText(tested?.hlChangePct ?? m.changePct),
-    tested === undefined ? "n/a" : interval(tested),
+    changeText(m.hlChangePct ?? m.changePct),
+    tested === undefined ? interval(m, " alone") : interval(tested),
     tested?.p === undefined ? "n/a" : formatPValue(tested.p),
     paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
     tested === undefined
-      ? "not tested (fixed by the load)"
+      ? shownText(m)
       : verdictText(tested, paired ? "rounds" : "repetitions"),
   ];
 }

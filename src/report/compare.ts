@@ -11,9 +11,12 @@ import {
   DEFAULT_THRESHOLD_PCT,
   fixedByLoad,
   logRatios,
+  measuredIn,
   metricValue,
   pairedMembers,
+  testedSet,
   testedSpecs,
+  type CompareMetric,
   type MetricSpec,
   type PairedMember,
   type RoundPair,
@@ -50,6 +53,8 @@ export interface CompareOptions {
   alpha?: number;
   /** Unpaired only: past runs of the same cells (a gh-pages data.js), the spread between runs. */
   history?: RunHistory;
+  /** The metrics tested (--test-metrics); absent: as the run recorded (src/stats/tested-metrics.ts). */
+  testedMetrics?: readonly CompareMetric[];
 }
 
 interface SampleSummary {
@@ -65,9 +70,18 @@ interface MetricShown extends MetricSpec {
   changePct?: number;
 }
 
-/** A metric the load fixes (requests/sec under a fixed arrival rate): shown, never tested. */
-interface ShownMetric extends MetricShown {
+/**
+ * A metric shown, not tested: one the load fixes (requests/sec under a fixed arrival rate), or
+ * one outside the tested set (--test-metrics). A paired one outside the set has its estimate and
+ * interval too, each at the family's alpha for that metric alone (no family-wise control: a
+ * guide to the size, never a verdict), and the change it could detect.
+ */
+export interface ShownMetric extends MetricShown {
   why: string;
+  hlChangePct?: number;
+  ci?: [number, number];
+  ciConfidence?: number;
+  detectablePct?: number;
 }
 
 export interface MetricComparison extends MetricShown {
@@ -182,12 +196,41 @@ function valuesOf(cell: Cell, spec: MetricSpec): number[] {
   return cell.repetitions.map((r) => metricValue(r, spec.metric));
 }
 
-function shownOf(base: Cell, head: Cell): ShownMetric[] {
+/** The metrics shown, not tested; `paired`: the family's level, for each one's interval alone. */
+function shownOf(
+  base: Cell,
+  head: Cell,
+  tested: readonly CompareMetric[],
+  paired?: FamilyLevel,
+): ShownMetric[] {
   const { model, rate } = head.load;
-  return COMPARE_METRICS.filter((spec) => fixedByLoad(spec, head.load)).map((spec) => ({
-    ...withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {}),
-    why: `fixed by the load (${model}${rate !== undefined ? ` at ${rate}/s` : ""}): shown, not tested`,
-  }));
+  const fixed = `fixed by the load (${model}${rate !== undefined ? ` at ${rate}/s` : ""}): shown, not tested`;
+  const untested = `not tested (--test-metrics ${[...tested, "..."].join(",")} tests it too)`;
+  return COMPARE_METRICS.filter(
+    (spec) =>
+      fixedByLoad(spec, head.load) || (!tested.includes(spec.metric) && measuredIn(spec, [base, head])),
+  ).map((spec) => {
+    const shown = withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {});
+    if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
+    return { ...shown, why: untested, ...(paired ? aloneFigures(base, head, spec, paired) : {}) };
+  });
+}
+
+/** A paired metric's estimate, interval and detectable change at the family's alpha, alone. */
+function aloneFigures(base: Cell, head: Cell, spec: MetricSpec, level: FamilyLevel): Partial<ShownMetric> {
+  const [member] = pairedMembers(base, head, 0, [spec]);
+  if (!member?.usable) return {};
+  const j = judgePaired(logRatios(member.pairs), {
+    level: level.alpha,
+    biggerIsBetter: spec.biggerIsBetter,
+    thresholdPct: level.thresholdPct,
+  });
+  return withoutUndefined({
+    hlChangePct: j.estimatePct,
+    ci: j.ci,
+    ciConfidence: j.confidence,
+    detectablePct: j.detectablePct,
+  });
 }
 
 function runInfo(results: Results, variant?: string): RunInfo {
@@ -287,9 +330,15 @@ interface UnpairedMember {
   past?: number[];
 }
 
-function unpairedMembers(b: Cell, h: Cell, runs: { base: Results; head: Results }, history?: RunHistory) {
+function unpairedMembers(
+  b: Cell,
+  h: Cell,
+  runs: { base: Results; head: Results },
+  tested: readonly CompareMetric[],
+  history?: RunHistory,
+) {
   const own = new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
-  return testedSpecs(h.load, b, h).map((spec): UnpairedMember => {
+  return testedSpecs(h.load, tested, b, h).map((spec): UnpairedMember => {
     const member: UnpairedMember = { spec, base: valuesOf(b, spec), head: valuesOf(h, spec) };
     const past = history?.medians(where(h), spec.metric).filter((m) => !own.has(m.commit));
     if (past !== undefined && past.length > 0) member.past = past.map((m) => m.value);
@@ -335,26 +384,27 @@ function unpairedMetric(
 export function compareResults(base: Results, head: Results, options: CompareOptions = {}): Comparison {
   const matched = matchCells(base.cells, head.cells);
   const level = familyLevel(options);
-  const perCell = matched.pairs.map((p) => unpairedMembers(p.base, p.head, { base, head }, options.history));
-  const members = perCell.flat();
-  const ps = members.map((m) =>
-    m.past === undefined ? 1 : historyP(median(m.head), [...m.past, median(m.base)]),
+  const tested = options.testedMetrics ?? testedSet(head.settings);
+  const perCell = matched.pairs.map((p) =>
+    unpairedMembers(p.base, p.head, { base, head }, tested, options.history),
   );
+  const members = perCell.flat();
+  // The family: the metrics with a history only (one without has no test, so no share of alpha).
+  const withPast = members.filter((m) => m.past !== undefined);
+  const ps = withPast.map((m) => historyP(median(m.head), [...m.past!, median(m.base)]));
   const { rejected, levels } = holm(ps, level.alpha);
-  let i = 0;
+  const tests = new Map(
+    withPast.map((m, k) => [m, { p: ps[k]!, level: levels[k]!, rejected: rejected[k]! }]),
+  );
   const cells: CellComparison[] = matched.pairs.map(({ base: b, head: h }, c) => ({
     ...where(h),
-    metrics: perCell[c]!.map((m) => {
-      const k = i++;
-      const test = m.past === undefined ? {} : { p: ps[k]!, level: levels[k]!, rejected: rejected[k]! };
-      return unpairedMetric(m, test, level);
-    }),
-    shown: shownOf(b, h),
+    metrics: perCell[c]!.map((m) => unpairedMetric(m, tests.get(m) ?? {}, level)),
+    shown: shownOf(b, h, tested),
   }));
   return {
     mode: "unpaired",
     label: UNPAIRED_LABEL,
-    ...familyFigures(level, members.length),
+    ...familyFigures(level, withPast.length),
     looks: [],
     planned: false,
     base: runInfo(base),
@@ -383,13 +433,14 @@ function unpairedNotes(
       .map(({ base: b, head: h }) => loadNote(b, h))
       .filter((n): n is string => n !== undefined),
   ];
+  // The family holds the metrics with past runs only: m is their count.
   const known = members.filter((m) => m.past !== undefined);
   if (history !== undefined && members.length > 0) {
     const fewest = known.length === 0 ? 0 : Math.min(...known.map((m) => (m.past?.length ?? 0) + 1));
-    const needed = runsNeededFor(level.alpha / members.length);
+    const needed = runsNeededFor(level.alpha / Math.max(1, known.length));
     if (fewest < needed) {
       notes.push(
-        `${known.length} of ${members.length} tested metrics have past runs in the history (the fewest: ${fewest}); ${needed} past runs of a metric are needed before it can show a change (${members.length} tests at alpha ${formatAlpha(level.alpha)}).`,
+        `${known.length} of ${members.length} tested metrics have past runs in the history (the fewest: ${fewest}); ${needed} past runs of a metric are needed before it can show a change (${Math.max(1, known.length)} tests at alpha ${formatAlpha(level.alpha)}).`,
       );
     }
   }
@@ -534,7 +585,10 @@ export function compareVariants(
   const of = (name: string) => results.cells.filter((c) => c.variant === name);
   const matched = matchCells(of(baseName), of(headName));
   const level = familyLevel(options);
-  const members = matched.pairs.flatMap(({ base, head }, c) => pairedMembers(base, head, c));
+  const tested = options.testedMetrics ?? testedSet(results.settings);
+  const members = matched.pairs.flatMap(({ base, head }, c) =>
+    pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head)),
+  );
   const plan = looksOf(results, level.alpha);
   const { judged, taken } = judgeFamily(members, plan, level.thresholdPct);
   const cells: CellComparison[] = matched.pairs.map(({ base, head }, c) => {
@@ -545,7 +599,7 @@ export function compareVariants(
     return {
       ...where(head),
       metrics,
-      shown: shownOf(base, head),
+      shown: shownOf(base, head, tested, level),
       ...(differs ? { scenarioDiffers: differs } : {}),
     };
   });

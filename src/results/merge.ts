@@ -31,6 +31,7 @@ function sharedSettings(s: Settings): Record<string, unknown> {
     variants: s.variants?.map((v) => v.name),
     roundOrder: s.roundOrder,
     proxyLifetime: s.proxyLifetime,
+    testedMetrics: s.testedMetrics,
   };
 }
 

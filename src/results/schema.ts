@@ -284,6 +284,13 @@ export const Settings = z.object({
     .optional()
     .describe("Order of the cells within each round: abba (reversed every other round) or random (seeded)."),
   seed: z.number().int().optional().describe("Seed of the random round order."),
+  testedMetrics: z
+    .array(z.enum(["rps", "mean", "p50", "p99", "cpuPerRequest", "peakMemory"]))
+    .min(1)
+    .optional()
+    .describe(
+      "The metrics a comparison of this run tests (--test-metrics), the others shown with their estimate and interval; absent: every metric (runs before the setting).",
+    ),
   proxyLifetime: z
     .enum(["round", "block"])
     .optional()

@@ -2,7 +2,12 @@ import { arrivalVus, ENGINE_FIXED_SENDER_POOL, littleLawVus } from "../engines/l
 import { expandRequests } from "../engines/requests.js";
 import type { ProbeResult } from "../engines/types.js";
 import { usesTls } from "../results/protocols.js";
-import { DEFAULT_THRESHOLD_PCT, pairedLogRatios } from "../stats/tested-metrics.js";
+import {
+  ALL_METRICS,
+  DEFAULT_THRESHOLD_PCT,
+  pairedLogRatios,
+  type CompareMetric,
+} from "../stats/tested-metrics.js";
 import { cellKey, type Cell } from "../results/schema.js";
 import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../stats/sequential.js";
 import {
@@ -169,6 +174,8 @@ function sizeVuPool(a: ActiveCell, p99Ms: number): void {
 export interface RoundsControl {
   plan: SequentialPlan;
   variants: [string, string];
+  /** The metrics the comparison tests (the run's --test-metrics); absent: every metric. */
+  tested?: readonly CompareMetric[];
   deadlineMs?: number;
 }
 
@@ -272,13 +279,13 @@ function stopAfterRound(
  */
 export function decideAtLook(
   cells: readonly Cell[],
-  rounds: Pick<RoundsControl, "plan" | "variants">,
+  rounds: Pick<RoundsControl, "plan" | "variants" | "tested">,
   done: number,
   decided: Set<string>,
 ): { index: number; metrics: number; decided: number; stop: boolean } | undefined {
   const index = lookAt(rounds.plan, done);
   if (index === undefined) return undefined;
-  const metrics = blockMetrics(cells, rounds.variants, decided);
+  const metrics = blockMetrics(cells, rounds, decided);
   const decision = stopAtLook(
     rounds.plan,
     index,
@@ -299,14 +306,14 @@ export function decideAtLook(
 /** The block's compared metrics so far: base cells with a head twin. */
 function blockMetrics(
   cells: readonly Cell[],
-  [base, head]: [string, string],
+  { variants: [base, head], tested = ALL_METRICS }: Pick<RoundsControl, "variants" | "tested">,
   decided: ReadonlySet<string>,
 ): Array<{ key: string; soFar: MetricSoFar }> {
   const heads = new Map(cells.filter((c) => c.variant === head).map((c) => [cellKey(c), c]));
   return cells
     .filter((c) => c.variant === base && heads.has(cellKey(c)))
     .flatMap((c) =>
-      pairedLogRatios(c, heads.get(cellKey(c))!).map((m) => {
+      pairedLogRatios(c, heads.get(cellKey(c))!, tested).map((m) => {
         const key = `${cellKey(c)} ${m.metric}`;
         const soFar = {
           logRatios: m.logRatios,

@@ -7,6 +7,7 @@ import { checkRunInputs } from "./preflight.js";
 import { coreCount, resolveSettings, withRoundsPlan, type RunRequest } from "./settings.js";
 import { estimateSeconds, shardOfKeys, shardPlan } from "./shard.js";
 import { planRun, planVariantRounds } from "./variants.js";
+import { testedSet } from "../stats/tested-metrics.js";
 
 /**
  * `proxybench run --dry-run`: the plan (blocks, cells, repetitions) and its estimated wall
@@ -97,7 +98,12 @@ export async function dryRun(
   const plan = shardPlan(full, resolved.shard);
   // --repetitions auto: the rounds planned as the run would (the estimate takes the last look's)
   const rounds = req.autoRounds
-    ? planVariantRounds(full, resolved.variants ?? [], req.budgetMinutes, resolved.shard?.count ?? 1)
+    ? planVariantRounds(
+        full,
+        resolved.variants ?? [],
+        { budgetMinutes: req.budgetMinutes, shards: resolved.shard?.count ?? 1 },
+        testedSet(resolved),
+      )
     : undefined;
   const settings = rounds ? withRoundsPlan(resolved, rounds) : resolved;
   await checkRunInputs(plan, req.out === undefined ? undefined : path.resolve(req.out));

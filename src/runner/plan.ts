@@ -349,6 +349,7 @@ const FLAG_NAMES = {
   roundOrder: "--round-order",
   seed: "--seed",
   proxyLifetime: "--proxy-lifetime",
+  testedMetrics: "--test-metrics",
   shard: "--shard",
   tls: "--tls",
 } as const satisfies Partial<Record<keyof Settings, string>>;

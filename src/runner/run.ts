@@ -35,6 +35,7 @@ import {
 import { ensureUpstream } from "./upstream.js";
 import { shardPlan } from "./shard.js";
 import { comparedVariants, planRun, planVariantRounds } from "./variants.js";
+import { testedSet } from "../stats/tested-metrics.js";
 
 /**
  * `proxybench run`: for each scenario and load level, start the upstream and every proxy
@@ -159,7 +160,12 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
   if (req.autoRounds && !previous) {
     const variants = resolved.settings.variants ?? [];
     const shards = resolved.settings.shard?.count ?? 1;
-    const rounds = planVariantRounds(fullPlan, variants, req.budgetMinutes, shards);
+    const rounds = planVariantRounds(
+      fullPlan,
+      variants,
+      { budgetMinutes: req.budgetMinutes, shards },
+      testedSet(resolved.settings),
+    );
     resolved.settings = withRoundsPlan(resolved.settings, rounds);
   }
   const { keep, todo } = previous
@@ -282,6 +288,7 @@ async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
         ? {
             plan: settings.sequential,
             variants: pair,
+            tested: testedSet(settings),
             ...(budgetMs > 0 ? { deadlineMs: run.now.getTime() + budgetMs * share } : {}),
           }
         : undefined;

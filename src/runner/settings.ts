@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import type { Engine, Settings } from "../results/schema.js";
+import { PRIMARY_METRICS, type CompareMetric } from "../stats/tested-metrics.js";
 import { UserError } from "../util/errors.js";
 import { pickDefined } from "../util/objects.js";
 import { defaultCpuLayout, formatCpuLayout, layoutWarnings, parseCpuLayout } from "./cpus.js";
@@ -41,6 +42,7 @@ export interface RunRequest {
   roundOrder?: "abba" | "random";
   seed?: number;
   proxyLifetime?: "round" | "block";
+  testedMetrics?: CompareMetric[];
   /** `--shard I/N`, parsed. */
   shard?: NonNullable<Settings["shard"]>;
   /** `--tls`: every scenario also over TLS on the client side of the proxies. */
@@ -100,6 +102,7 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
     cpus,
     runtime: req.runtime ?? "native",
     proxyLifetime: "round",
+    testedMetrics: [...PRIMARY_METRICS],
     ...requestedSettings(req),
   };
   if (req.variants?.length && settings.roundOrder === "random" && settings.seed === undefined) {
@@ -143,7 +146,15 @@ function requestedSettings(req: RunRequest): Partial<Settings> {
     ...(req.proxiesDirs?.length ? { proxiesDirs: req.proxiesDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.scenariosDirs?.length ? { scenariosDirs: req.scenariosDirs.map((d) => path.resolve(d)) } : {}),
     ...(req.variants?.length ? { variants: req.variants } : {}),
-    ...pickDefined(req, ["noiseLimit", "retries", "roundOrder", "seed", "proxyLifetime", "shard"]),
+    ...pickDefined(req, [
+      "noiseLimit",
+      "retries",
+      "roundOrder",
+      "seed",
+      "proxyLifetime",
+      "testedMetrics",
+      "shard",
+    ]),
     ...(req.tls === true ? { tls: true } : {}),
   };
 }

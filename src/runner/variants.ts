@@ -2,7 +2,12 @@ import path from "node:path";
 import { loadManifests, type ManifestDirs } from "../manifests/load.js";
 import type { Settings } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { DEFAULT_ALPHA, testedMetricCount } from "../stats/tested-metrics.js";
+import {
+  DEFAULT_ALPHA,
+  PRIMARY_METRICS,
+  testedMetricCount,
+  type CompareMetric,
+} from "../stats/tested-metrics.js";
 import { planLooks } from "../stats/sequential.js";
 import { buildPlan, mergeVariantPlans, type Plan } from "./plan.js";
 import { isDirectory } from "../util/paths.js";
@@ -154,7 +159,11 @@ const REPETITION_OVERHEAD_S = 1.5;
 const CELL_OVERHEAD_S = 3;
 
 /** Tested metrics of a variant run's comparison: every base cell with a head twin, times its tested metrics. */
-export function familyTests(plan: Plan, variants: readonly Variant[]): number {
+export function familyTests(
+  plan: Plan,
+  variants: readonly Variant[],
+  tested: readonly CompareMetric[] = PRIMARY_METRICS,
+): number {
   const pair = comparedVariants(variants);
   if (pair === undefined) return 0;
   const key = (c: Plan["blocks"][number]["cells"][number]) =>
@@ -163,7 +172,7 @@ export function familyTests(plan: Plan, variants: readonly Variant[]): number {
   const heads = new Set(cells.filter((c) => c.variant === pair[1]).map(key));
   return cells
     .filter((c) => c.variant === pair[0] && heads.has(key(c)))
-    .reduce((sum, c) => sum + testedMetricCount(c.load), 0);
+    .reduce((sum, c) => sum + testedMetricCount(c.load, tested), 0);
 }
 
 /** Seconds of one round of the whole plan, and of everything that is not rounds (estimates). */
@@ -183,10 +192,10 @@ export function roundSeconds(plan: Plan): { perRound: number; fixed: number } {
 export function planVariantRounds(
   full: Plan,
   variants: readonly Variant[],
-  budgetMinutes?: number,
-  shards = 1,
+  { budgetMinutes, shards = 1 }: { budgetMinutes?: number | undefined; shards?: number } = {},
+  tested: readonly CompareMetric[] = PRIMARY_METRICS,
 ): NonNullable<Settings["sequential"]> {
-  const tests = familyTests(full, variants);
+  const tests = familyTests(full, variants, tested);
   if (tests === 0) {
     throw new UserError(
       "--repetitions auto: no cell runs in both compared variants, so there is nothing to size the rounds for",

@@ -26,6 +26,23 @@ export const COMPARE_METRICS: ReadonlyArray<{
 
 export type MetricSpec = (typeof COMPARE_METRICS)[number];
 
+/**
+ * What a new run tests by default: the proxy's CPU time per request, the quietest wall-clock
+ * signal of the proxy's own work (per-round spread about 6% here, against 18-45% for p50 and
+ * 65-110% for p99), and p99 latency beside it; the others are shown with their estimate and
+ * interval, and tested when asked (--test-metrics). Fewer tests leave each more of alpha.
+ */
+export const PRIMARY_METRICS: readonly CompareMetric[] = ["cpuPerRequest", "p99"];
+/** What runs recorded before the tested set was a setting tested: every metric. */
+export const ALL_METRICS: readonly CompareMetric[] = COMPARE_METRICS.map((s) => s.metric);
+
+/** The metrics a run's comparison tests: as recorded, else (older runs) every metric. */
+export function testedSet(settings: {
+  testedMetrics?: readonly CompareMetric[] | undefined;
+}): readonly CompareMetric[] {
+  return settings.testedMetrics ?? ALL_METRICS;
+}
+
 /** What of a repetition a comparison reads (a results.json's repetition). */
 interface MeasuredRepetition {
   index: number;
@@ -49,7 +66,7 @@ export function metricValue(r: MeasuredRepetition, metric: CompareMetric): numbe
 }
 
 /** Whether every repetition of these cells has the metric (no proxy cost for `direct` or old files). */
-function measuredIn(spec: MetricSpec, cells: readonly MeasuredCell[]): boolean {
+export function measuredIn(spec: MetricSpec, cells: readonly MeasuredCell[]): boolean {
   return cells.every((c) => c.repetitions.every((r) => Number.isFinite(metricValue(r, spec.metric))));
 }
 
@@ -58,14 +75,20 @@ export function fixedByLoad(spec: MetricSpec, load: { model: string }): boolean 
   return spec.metric === "rps" && load.model === "constant-arrival-rate";
 }
 
-/** The metrics compare tests for a cell under this load. */
-export function testedSpecs(load: { model: string }, ...cells: MeasuredCell[]): MetricSpec[] {
-  return COMPARE_METRICS.filter((spec) => !fixedByLoad(spec, load) && measuredIn(spec, cells));
+/** The metrics compare tests for a cell under this load, of the tested set. */
+export function testedSpecs(
+  load: { model: string },
+  tested: readonly CompareMetric[],
+  ...cells: MeasuredCell[]
+): MetricSpec[] {
+  return COMPARE_METRICS.filter(
+    (spec) => tested.includes(spec.metric) && !fixedByLoad(spec, load) && measuredIn(spec, cells),
+  );
 }
 
 /** How many metrics compare tests for a cell under this load (the runner sizes its rounds on it). */
-export function testedMetricCount(load: { model: string }): number {
-  return testedSpecs(load).length;
+export function testedMetricCount(load: { model: string }, tested: readonly CompareMetric[]): number {
+  return testedSpecs(load, tested).length;
 }
 
 export interface RoundPair {
@@ -98,9 +121,14 @@ export interface PairedMember {
   usable: boolean;
 }
 
-/** The tested metrics of a base cell and its head twin (the `cell`-th compared), paired by round. */
-export function pairedMembers(base: MeasuredCell, head: MeasuredCell, cell: number): PairedMember[] {
-  return testedSpecs(head.load, base, head).map((spec) => {
+/** Metrics of a base cell and its head twin (the `cell`-th compared), paired by round. */
+export function pairedMembers(
+  base: MeasuredCell,
+  head: MeasuredCell,
+  cell: number,
+  specs: readonly MetricSpec[],
+): PairedMember[] {
+  return specs.map((spec) => {
     const pairs = pairsByRound(base, head, spec.metric);
     return {
       cell,
@@ -128,8 +156,12 @@ export interface MetricRatios {
 }
 
 /** The tested metrics of a base cell and its head twin, paired by round, as compare pairs them. */
-export function pairedLogRatios(base: MeasuredCell, head: MeasuredCell): MetricRatios[] {
-  return pairedMembers(base, head, 0).map((m) => ({
+export function pairedLogRatios(
+  base: MeasuredCell,
+  head: MeasuredCell,
+  tested: readonly CompareMetric[],
+): MetricRatios[] {
+  return pairedMembers(base, head, 0, testedSpecs(head.load, tested, base, head)).map((m) => ({
     metric: m.spec.metric,
     biggerIsBetter: m.spec.biggerIsBetter,
     logRatios: m.usable ? logRatios(m.pairs) : [],

@@ -66,6 +66,27 @@ describe("the proxy's cost in compare", () => {
     for (const m of nginx.metrics) expect(["unchanged", "inconclusive"]).toContain(m.verdict);
   });
 
+  it("a run that tests the primary metrics: CPU/request and p99 tested, the others shown with an interval alone", () => {
+    const run = variantRun(52);
+    run.settings.testedMetrics = ["cpuPerRequest", "p99"];
+    const comparison = compareVariants(run);
+    const nginx = comparison.cells.find((c) => c.proxy === "nginx")!;
+    expect(nginx.metrics.map((m) => m.metric)).toEqual(["p99", "cpuPerRequest"]);
+    expect(comparison.tests).toBe(3); // nginx's two and direct's p99
+    expect(nginx.metrics.find((m) => m.metric === "cpuPerRequest")!.verdict).toBe("regressed");
+    const memory = nginx.shown.find((m) => m.metric === "peakMemory")!;
+    expect(memory.why).toMatch(/^not tested \(--test-metrics cpuPerRequest,p99,\.\.\. tests it too\)/);
+    expect(memory.ci).toBeDefined();
+    expect(memory.hlChangePct).toBeCloseTo(0, 5);
+    expect(nginx.shown.map((m) => m.metric)).toEqual(["rps", "mean", "p50", "peakMemory"]);
+    const md = renderComparisonMarkdown(comparison);
+    expect(md).toMatch(
+      /Proxy peak memory \(MiB\) +\| +12\.50 \| +12\.50 \| +\+0\.00% \| .*alone\) \|.*not tested \(--test-metrics\)/,
+    );
+    // compare may be asked for another set: it tests those
+    expect(compareVariants(run, { testedMetrics: ["cpuPerRequest", "peakMemory"] }).tests).toBe(2);
+  });
+
   it("takes the metrics in unpaired comparisons of two runs too", () => {
     const base = results([costly(cell("nginx", reps(6)), jitter(6, 40))]);
     const head = results([costly(cell("nginx", reps(6)), jitter(6, 52))]);

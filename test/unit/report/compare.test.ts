@@ -104,7 +104,20 @@ describe("compareResults (unpaired: two runs at different times)", () => {
     expect(c.notes[0]).toMatch(/cannot be told from a change: no regression or improvement is shown/);
     expect(c.mode).toBe("unpaired");
     expect(c.label).toBe("unpaired: runs at different times");
-    expect(c.tests).toBe(8);
+    // no metric has a history, so none is tested: the family is empty
+    expect(c.tests).toBe(0);
+  });
+
+  it("with a history: the family holds the metrics with past runs only", () => {
+    const data = historyData([{ proxy: "nginx", rps: 15000, p50: 5 }], 30);
+    const c = compareResults(baseRun, baseRun, { history: historyFromData(data, "data.js") });
+    const all = c.cells.flatMap((cell) => cell.metrics);
+    const withPast = all.filter((m) => m.pMethod === "history");
+    expect(withPast.length).toBeGreaterThan(0);
+    expect(withPast.length).toBeLessThan(all.length);
+    expect(c.tests).toBe(withPast.length);
+    // Holm's first step is at alpha over the metrics with history, not over every metric
+    expect(Math.min(...withPast.map((m) => m.level!))).toBeCloseTo(0.05 / withPast.length, 10);
   });
 
   it("with the spread of 200 past runs known, the 30% slower nginx regresses and direct does not", () => {

@@ -6,6 +6,7 @@ import { resolveResumeSettings, resolveSettings, withRoundsPlan } from "../../..
 import { familyTests, planVariantRounds, roundSeconds } from "../../../src/runner/variants.js";
 import type { Cell, Settings } from "../../../src/results/schema.js";
 import { planLooks } from "../../../src/stats/sequential.js";
+import { ALL_METRICS } from "../../../src/stats/tested-metrics.js";
 import { cell } from "../../support/report/build.js";
 
 const text = (slots: Array<{ cell: string; round: number }>) =>
@@ -97,8 +98,10 @@ describe("--repetitions auto: the rounds planned before a variant run", () => {
 
   it("the family: every base cell with a head twin, times the metrics compare tests under its load", () => {
     // a fixed arrival rate: mean, p50, p99, CPU per request, peak memory (req/s is fixed by the load)
-    expect(familyTests(eight, variants)).toBe(8 * 5);
-    expect(familyTests(plan(["nginx"], ["passthrough"], ["base", "head"], closed), variants)).toBe(6);
+    expect(familyTests(eight, variants, ALL_METRICS)).toBe(8 * 5);
+    expect(
+      familyTests(plan(["nginx"], ["passthrough"], ["base", "head"], closed), variants, ALL_METRICS),
+    ).toBe(6);
     // a cell only in head is not compared
     const lopsided = plan(["nginx"], ["passthrough"], ["base", "head"]);
     lopsided.blocks[0]!.cells.push({
@@ -106,11 +109,20 @@ describe("--repetitions auto: the rounds planned before a variant run", () => {
       id: "x",
       proxy: { manifest: { name: "caddy" } },
     } as never);
-    expect(familyTests(lopsided, variants)).toBe(5);
+    expect(familyTests(lopsided, variants, ALL_METRICS)).toBe(5);
+  });
+
+  it("by default the family is the primary metrics: CPU per request and p99, 2 per cell", () => {
+    // 16 tests: 2/2^9 = 0.0039 > 0.05/16; 2/2^10 = 0.00195 <= 0.0031
+    expect(planVariantRounds(eight, variants)).toEqual({
+      alpha: 0.05,
+      tests: 16,
+      looks: [{ rounds: 10, alpha: 0.05 }],
+    });
   });
 
   it("without a budget: one look at the fewest rounds that give an interval for the family", () => {
-    const rounds = planVariantRounds(eight, variants);
+    const rounds = planVariantRounds(eight, variants, {}, ALL_METRICS);
     // 40 tests: 2/2^10 = 0.00195 > 0.05/40; 2/2^11 = 0.00098 <= 0.00125
     expect(rounds).toEqual({ alpha: 0.05, tests: 40, looks: [{ rounds: 11, alpha: 0.05 }] });
   });
@@ -120,14 +132,16 @@ describe("--repetitions auto: the rounds planned before a variant run", () => {
     expect(perRound).toBe(16 * 2.5);
     expect(fixed).toBe(16 * 5);
     // 20 minutes: (1200 - 80) / 40 = 28 rounds
-    const rounds = planVariantRounds(eight, variants, 20);
+    const rounds = planVariantRounds(eight, variants, { budgetMinutes: 20 }, ALL_METRICS);
     expect(rounds.looks.map((l) => l.rounds)).toEqual([14, 21, 28]);
     expect(rounds.budgetMinutes).toBe(20);
     expect(rounds).toMatchObject(planLooks({ alpha: 0.05, tests: 40, maxRounds: 28 }));
     // the budget pays for this machine's shard, the family is the whole matrix's
     // over 2 shards each machine pays half the matrix's time: every shard plans the same looks
-    expect(planVariantRounds(eight, variants, 20, 2).tests).toBe(40);
-    expect(planVariantRounds(eight, variants, 20, 2).looks.at(-1)?.rounds).toBe(Math.floor((1200 - 40) / 20));
+    expect(planVariantRounds(eight, variants, { budgetMinutes: 20, shards: 2 }, ALL_METRICS).tests).toBe(40);
+    expect(
+      planVariantRounds(eight, variants, { budgetMinutes: 20, shards: 2 }, ALL_METRICS).looks.at(-1)?.rounds,
+    ).toBe(Math.floor((1200 - 40) / 20));
   });
 
   it("refuses a run where no cell is in both variants", () => {
