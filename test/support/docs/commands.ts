@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { docFiles } from "./markdown.js";
 
 /**
  * The `proxybench ...` commands that README.md and docs/*.md show: every line of a fenced block
@@ -82,11 +83,7 @@ export function extractCommands(file: string, markdown: string): DocCommand[] {
 
 /** README.md and docs/*.md of the project. */
 export function documentedCommands(root: string): DocCommand[] {
-  const files = ["README.md", ...readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md"))];
-  return files.flatMap((f) => {
-    const rel = f === "README.md" ? f : `docs/${f}`;
-    return extractCommands(rel, readFileSync(path.join(root, rel), "utf8"));
-  });
+  return docFiles(root).flatMap((rel) => extractCommands(rel, readFileSync(path.join(root, rel), "utf8")));
 }
 
 /**
