@@ -125,9 +125,7 @@ function metricRow(name: string, m: CellComparison["metrics" | "shown"][number],
     tested === undefined ? interval(m, " alone") : interval(tested),
     tested?.p === undefined ? "n/a" : formatPValue(tested.p),
     paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
-    tested === undefined
-      ? shownText(m)
-      : verdictText(tested, paired ? "rounds" : "repetitions"),
+    tested === undefined ? shownText(m) : verdictText(tested, paired ? "rounds" : "repetitions"),
   ];
 }
 

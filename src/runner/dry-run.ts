@@ -101,7 +101,11 @@ export async function dryRun(
     ? planVariantRounds(
         full,
         resolved.variants ?? [],
-        { budgetMinutes: req.budgetMinutes, shards: resolved.shard?.count ?? 1 },
+        {
+          budgetMinutes: req.budgetMinutes,
+          shards: resolved.shard?.count ?? 1,
+          lifetime: resolved.proxyLifetime,
+        },
         testedSet(resolved),
       )
     : undefined;

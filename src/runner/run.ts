@@ -163,7 +163,7 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
     const rounds = planVariantRounds(
       fullPlan,
       variants,
-      { budgetMinutes: req.budgetMinutes, shards },
+      { budgetMinutes: req.budgetMinutes, shards, lifetime: resolved.settings.proxyLifetime },
       testedSet(resolved.settings),
     );
     resolved.settings = withRoundsPlan(resolved.settings, rounds);

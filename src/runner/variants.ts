@@ -9,7 +9,7 @@ import {
   type CompareMetric,
 } from "../stats/tested-metrics.js";
 import { planLooks } from "../stats/sequential.js";
-import { buildPlan, mergeVariantPlans, type Plan } from "./plan.js";
+import { buildPlan, mergeVariantPlans, type Block, type Plan, type PlannedCell } from "./plan.js";
 import { isDirectory } from "../util/paths.js";
 
 /**
@@ -175,11 +175,19 @@ export function familyTests(
     .reduce((sum, c) => sum + testedMetricCount(c.load, tested), 0);
 }
 
-/** Seconds of one round of the whole plan, and of everything that is not rounds (estimates). */
-export function roundSeconds(plan: Plan): { perRound: number; fixed: number } {
+/**
+ * Seconds of one round of the whole plan, and of everything that is not rounds (estimates); with
+ * --proxy-lifetime round a proxy's round holds its warm-up too (`direct` has no process to start).
+ */
+export function roundSeconds(
+  plan: Plan,
+  lifetime: Settings["proxyLifetime"] = "block",
+): { perRound: number; fixed: number } {
   const cells = plan.blocks.flatMap((b) => b.cells.map((c) => ({ c, b })));
+  const warmup = (c: PlannedCell, b: Block) =>
+    lifetime === "round" && c.proxy.manifest.kind !== "direct" ? b.load.warmupS : 0;
   return {
-    perRound: cells.reduce((s, { b }) => s + b.load.durationS + REPETITION_OVERHEAD_S, 0),
+    perRound: cells.reduce((s, { c, b }) => s + warmup(c, b) + b.load.durationS + REPETITION_OVERHEAD_S, 0),
     fixed: cells.reduce((s, { b }) => s + b.load.warmupS + CELL_OVERHEAD_S, 0),
   };
 }
@@ -192,7 +200,11 @@ export function roundSeconds(plan: Plan): { perRound: number; fixed: number } {
 export function planVariantRounds(
   full: Plan,
   variants: readonly Variant[],
-  { budgetMinutes, shards = 1 }: { budgetMinutes?: number | undefined; shards?: number } = {},
+  {
+    budgetMinutes,
+    shards = 1,
+    lifetime,
+  }: { budgetMinutes?: number | undefined; shards?: number; lifetime?: Settings["proxyLifetime"] } = {},
   tested: readonly CompareMetric[] = PRIMARY_METRICS,
 ): NonNullable<Settings["sequential"]> {
   const tests = familyTests(full, variants, tested);
@@ -201,7 +213,7 @@ export function planVariantRounds(
       "--repetitions auto: no cell runs in both compared variants, so there is nothing to size the rounds for",
     );
   }
-  const { perRound, fixed } = roundSeconds(full);
+  const { perRound, fixed } = roundSeconds(full, lifetime);
   const maxRounds =
     budgetMinutes === undefined
       ? undefined

@@ -116,6 +116,8 @@ describe("variant runs", () => {
       budgetMinutes: 2,
       out,
       noiseLimit: 2, // this test is about the rounds, not the machine's quiet
+      // its plan sized for the five metrics a cell may test (direct measures no proxy cost: three)
+      testedMetrics: ["mean", "p50", "p99", "cpuPerRequest", "peakMemory"],
       variants: [
         { name: "base", dir: base },
         { name: "head", dir: slow },

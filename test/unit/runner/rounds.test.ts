@@ -77,7 +77,7 @@ describe("--repetitions auto: the rounds planned before a variant run", () => {
             variant,
             engine: "k6",
             load,
-            proxy: { manifest: { name: proxy } },
+            proxy: { manifest: { name: proxy, ...(proxy === "direct" ? { kind: "direct" } : {}) } },
             scenario: { manifest: { name: scenario } },
           })),
         ),
@@ -131,6 +131,8 @@ describe("--repetitions auto: the rounds planned before a variant run", () => {
     const { perRound, fixed } = roundSeconds(eight);
     expect(perRound).toBe(16 * 2.5);
     expect(fixed).toBe(16 * 5);
+    // each round starts the 12 proxies (not direct) anew: their 2 s warm-ups are in every round
+    expect(roundSeconds(eight, "round")).toEqual({ perRound: 16 * 2.5 + 12 * 2, fixed: 16 * 5 });
     // 20 minutes: (1200 - 80) / 40 = 28 rounds
     const rounds = planVariantRounds(eight, variants, { budgetMinutes: 20 }, ALL_METRICS);
     expect(rounds.looks.map((l) => l.rounds)).toEqual([14, 21, 28]);
