@@ -236,7 +236,8 @@ wait_background() {
   return "$failed"
 }
 # A failure before they end stops them too.
-trap 'kill "${background_pids[@]}" 2>/dev/null || true' EXIT
+go_jobs=() # the Go builds, side by side (below)
+trap 'kill "${background_pids[@]}" "${go_jobs[@]}" 2>/dev/null || true' EXIT
 in_background node-proxies install_npm_proxies
 in_background python-tools install_python_tools
 
@@ -252,34 +253,38 @@ go_install() { # name module@version [go install flags...]
   GOBIN="$tools/bin" GOFLAGS=-mod=mod go install "$@" "$module"
   echo "$version" >"$tools/bin/.$name.version"
 }
-go_install k6 "go.k6.io/k6@$K6_VERSION"
+# The builds run side by side (each is a link step on one core, or a download): a failed one
+# stops setup once they have all ended, its output above.
+in_parallel() { "$@" & go_jobs+=("$!"); }
+in_parallel go_install k6 "go.k6.io/k6@$K6_VERSION"
 # vegeta prints the version it was linked with (-X main.Version); go install links none.
 if [ -n "${go_needed[vegeta]:-}" ] || $for_tests; then
-  go_install vegeta "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" -ldflags "-X main.Version=$VEGETA_VERSION"
+  in_parallel go_install vegeta "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" -ldflags "-X main.Version=$VEGETA_VERSION"
 fi
 if $for_tests; then
-  go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
-  go_install protoc-gen-go "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
-  go_install protoc-gen-go-grpc "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION"
-  go_install protoc-gen-grpc-gateway \
+  in_parallel go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+  in_parallel go_install protoc-gen-go "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
+  in_parallel go_install protoc-gen-go-grpc "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION"
+  in_parallel go_install protoc-gen-grpc-gateway \
     "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway@$GRPC_GATEWAY_VERSION"
 fi
 if [ -f upstream/go.mod ]; then
-  (cd upstream && go build -trimpath -o "$tools/bin/proxybench-upstream" .)
+  in_parallel eval 'cd upstream && go build -trimpath -o "$tools/bin/proxybench-upstream" .'
 fi
 if [ -f proxies/grpc-gateway/go.mod ]; then
-  (cd proxies/grpc-gateway && go build -trimpath -o "$tools/bin/proxybench-grpc-gateway" .)
+  in_parallel eval 'cd proxies/grpc-gateway && go build -trimpath -o "$tools/bin/proxybench-grpc-gateway" .'
 fi
 # The extensibility study's Go coprocessor (standard library only: a few seconds).
 if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
-  (cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .)
+  in_parallel eval 'cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .'
 fi
 
 # Envoy runs only as an image: its configs are checked against Envoy's v3 API instead, by a
 # validator built on go-control-plane at the image's version (test/processes/manifests/envoy-extensions).
 if $for_tests; then
-  (cd proxies/envoy/validate && go build -trimpath -o "$tools/bin/proxybench-envoy-validate" .)
+  in_parallel eval 'cd proxies/envoy/validate && go build -trimpath -o "$tools/bin/proxybench-envoy-validate" .'
 fi
+for job in "${go_jobs[@]}"; do wait "$job" || { echo "setup.sh: a Go build failed (its output is above)" >&2; exit 1; }; done
 
 # The extensibility study's Java coprocessor: one jar with Maven (Jackson from Maven Central),
 # started by a wrapper in .tools/bin with a heap well under the study's 1 GB cap.

@@ -106,6 +106,7 @@ function cellName(cell: CellComparison): string {
 /** Why a metric shown is not tested, and what its interval alone could detect. */
 function shownText(m: ShownMetric): string {
   if (m.why.startsWith("fixed by the load")) return "not tested (fixed by the load)";
+  if (m.why.startsWith("a running maximum")) return "not tested (a running maximum)";
   const could = m.detectablePct === undefined ? "" : `; could detect ±${m.detectablePct.toFixed(1)}%`;
   return `not tested (--test-metrics)${could}`;
 }

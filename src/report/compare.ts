@@ -14,6 +14,7 @@ import {
   measuredIn,
   metricValue,
   pairedMembers,
+  runningMaximum,
   testedSet,
   testedSpecs,
   type CompareMetric,
@@ -206,12 +207,17 @@ function shownOf(
   const { model, rate } = head.load;
   const fixed = `fixed by the load (${model}${rate !== undefined ? ` at ${rate}/s` : ""}): shown, not tested`;
   const untested = `not tested (--test-metrics ${[...tested, "..."].join(",")} tests it too)`;
+  const runningMax =
+    "a running maximum (the container's peak since its start, one process for every round): shown, never tested";
+  const cells = [base, head];
   return COMPARE_METRICS.filter(
     (spec) =>
-      fixedByLoad(spec, head.load) || (!tested.includes(spec.metric) && measuredIn(spec, [base, head])),
+      fixedByLoad(spec, head.load) ||
+      (measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))),
   ).map((spec) => {
     const shown = withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {});
     if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
+    if (runningMaximum(spec, cells)) return { ...shown, why: runningMax };
     return { ...shown, why: untested, ...(paired ? aloneFigures(base, head, spec, paired) : {}) };
   });
 }

@@ -59,9 +59,11 @@ export const ProxyCost = z
       .optional()
       .describe("Peak memory of the proxy, MiB. proc: the sum of its processes' peak resident sets (VmHWM; pages shared between processes count once per process). cgroup: the container's peak charge (memory.peak, v1 memory.max_usage_in_bytes: anonymous memory, page cache and kernel memory)."),
     peakSince: z
-      .enum(["repetition", "start"])
+      .enum(["repetition", "process", "start"])
       .optional()
-      .describe("Where the peak starts: this repetition (reset before it), or the proxy's start."),
+      .describe(
+        "Where the peak starts: this repetition (reset before it); process, the start of this round's own process (--proxy-lifetime round: its warm-up and this repetition); or start, the proxy's start for every round of its block (a running maximum: shown, never tested).",
+      ),
   })
   .describe("The proxy's own cost over the repetition's measured window.");
 export type ProxyCost = z.infer<typeof ProxyCost>;

@@ -49,7 +49,13 @@ interface MeasuredRepetition {
   round?: number | undefined;
   rps: number;
   latencyMs: Record<"mean" | "p50" | "p99", number>;
-  proxyCost?: { cpuPerRequestUs?: number | undefined; peakMemoryMiB?: number | undefined } | undefined;
+  proxyCost?:
+    | {
+        cpuPerRequestUs?: number | undefined;
+        peakMemoryMiB?: number | undefined;
+        peakSince?: "repetition" | "process" | "start" | undefined;
+      }
+    | undefined;
 }
 
 /** What of a cell a comparison reads (a results.json's cell). */
@@ -75,6 +81,18 @@ export function fixedByLoad(spec: MetricSpec, load: { model: string }): boolean 
   return spec.metric === "rps" && load.model === "constant-arrival-rate";
 }
 
+/**
+ * Whether a metric is a running maximum in these cells: a peak memory read since the proxy's
+ * start while one process served every round (a container's, whose peak is not reset). Once
+ * both sides level off every round has the same sign, so it is shown, never tested.
+ */
+export function runningMaximum(spec: MetricSpec, cells: readonly MeasuredCell[]): boolean {
+  return (
+    spec.metric === "peakMemory" &&
+    cells.some((c) => c.repetitions.some((r) => r.proxyCost?.peakSince === "start"))
+  );
+}
+
 /** The metrics compare tests for a cell under this load, of the tested set. */
 export function testedSpecs(
   load: { model: string },
@@ -82,7 +100,11 @@ export function testedSpecs(
   ...cells: MeasuredCell[]
 ): MetricSpec[] {
   return COMPARE_METRICS.filter(
-    (spec) => tested.includes(spec.metric) && !fixedByLoad(spec, load) && measuredIn(spec, cells),
+    (spec) =>
+      tested.includes(spec.metric) &&
+      !fixedByLoad(spec, load) &&
+      measuredIn(spec, cells) &&
+      !runningMaximum(spec, cells),
   );
 }
 

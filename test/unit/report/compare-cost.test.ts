@@ -87,6 +87,26 @@ describe("the proxy's cost in compare", () => {
     expect(compareVariants(run, { testedMetrics: ["cpuPerRequest", "peakMemory"] }).tests).toBe(2);
   });
 
+  it.each([
+    ["start", false],
+    ["process", true],
+    ["repetition", true],
+  ] as const)(
+    "peak memory read since %s: tested when asked %s (a running maximum never is)",
+    (peakSince, tested) => {
+      const run = variantRun(40);
+      run.settings.testedMetrics = ["peakMemory"];
+      for (const c of run.cells)
+        for (const r of c.repetitions) if (r.proxyCost) r.proxyCost.peakSince = peakSince;
+      const nginx = compareVariants(run).cells.find((c) => c.proxy === "nginx")!;
+      expect(nginx.metrics.some((m) => m.metric === "peakMemory")).toBe(tested);
+      const shown = nginx.shown.find((m) => m.metric === "peakMemory");
+      expect(shown?.why.startsWith("a running maximum")).toBe(tested ? undefined : true);
+      if (!tested)
+        expect(renderComparisonMarkdown(compareVariants(run))).toContain("not tested (a running maximum)");
+    },
+  );
+
   it("takes the metrics in unpaired comparisons of two runs too", () => {
     const base = results([costly(cell("nginx", reps(6)), jitter(6, 40))]);
     const head = results([costly(cell("nginx", reps(6)), jitter(6, 52))]);
