@@ -17,6 +17,7 @@ import {
   type ShownMetric,
 } from "./compare.js";
 import { heading } from "./markdown.js";
+import { DETECTION_POWER } from "../stats/paired.js";
 
 export interface ComparisonMarkdownOptions {
   /** Level of the title heading (2 = `##`). */
@@ -42,10 +43,15 @@ function verdictText(m: MetricComparison, unit: string): string {
   if (m.verdict === "regressed" || m.verdict === "improved") return `**${m.verdict}**`;
   if (m.verdict === "unchanged") return m.verdict;
   const parts: string[] = [];
-  if (m.detectablePct !== undefined) parts.push(`could detect ±${m.detectablePct.toFixed(1)}%`);
+  if (m.detectablePct !== undefined) parts.push(detectsText(m.detectablePct));
   if (m.more !== undefined)
     parts.push(`about ${m.more} more ${m.more === 1 ? unit.replace(/s$/, "") : unit}`);
   return parts.length === 0 ? "inconclusive" : `inconclusive (${parts.join("; ")})`;
+}
+
+/** The detectable change, labelled with its power (src/stats/paired.ts powerScale). */
+function detectsText(pct: number): string {
+  return `detects ±${pct.toFixed(1)}% at ${DETECTION_POWER * 100}% power`;
 }
 
 function changeText(change: number | undefined): string {
@@ -67,7 +73,7 @@ function methodText(c: Comparison): string {
   if (c.mode === "unpaired") {
     return `the head run's median against the spread of past runs of the same cell (given with --history) and the base run; ${familyText(c).replace(/; each interval.*$/, "")}; regressed or improved when outside that spread and the change reaches ${c.thresholdPct}%; otherwise inconclusive. Without past runs, no verdict.`;
   }
-  return `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its interval (exact Wilcoxon signed-rank); ${familyText(c)}; regressed or improved when Holm rejects and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive, with the smallest change these rounds could detect.`;
+  return `per round, the ratio head/base; the Hodges-Lehmann estimate of the ratio with its interval (exact Wilcoxon signed-rank); ${familyText(c)}; regressed or improved when Holm rejects and the change reaches ${c.thresholdPct}%; unchanged when the interval lies within ±${c.thresholdPct}%; otherwise inconclusive, with the change these rounds would find at ${DETECTION_POWER * 100}% power.`;
 }
 
 /** "Rounds: looks at 11, 14 and 17 rounds (alpha 0.0167 each); 8 cells reached 11, ..." */
@@ -103,11 +109,11 @@ function cellName(cell: CellComparison): string {
   return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
 }
 
-/** Why a metric shown is not tested, and what its interval alone could detect. */
+/** Why a metric shown is not tested, and what its interval alone would find at 80% power. */
 function shownText(m: ShownMetric): string {
   if (m.why.startsWith("fixed by the load")) return "not tested (fixed by the load)";
   if (m.why.startsWith("a running maximum")) return "not tested (a running maximum)";
-  const could = m.detectablePct === undefined ? "" : `; could detect ±${m.detectablePct.toFixed(1)}%`;
+  const could = m.detectablePct === undefined ? "" : `; ${detectsText(m.detectablePct)}`;
   return `not tested (--test-metrics)${could}`;
 }
 

@@ -75,7 +75,7 @@ interface MetricShown extends MetricSpec {
  * A metric shown, not tested: one the load fixes (requests/sec under a fixed arrival rate), or
  * one outside the tested set (--test-metrics). A paired one outside the set has its estimate and
  * interval too, each at the family's alpha for that metric alone (no family-wise control: a
- * guide to the size, never a verdict), and the change it could detect.
+ * guide to the size, never a verdict), and the change it would find at 80% power.
  */
 export interface ShownMetric extends MetricShown {
   why: string;

@@ -143,7 +143,8 @@ export async function measure(
   const wallS = (performance.now() - started) / 1000;
   const proxyCpu = await finishCostSpan(a.proc, span, m);
   // A peak that cannot be reset (a container's) is this round's process's own when each round starts one.
-  if (proxyCpu?.peakSince === "start" && ctx.settings.proxyLifetime === "round") proxyCpu.peakSince = "process";
+  if (proxyCpu?.peakSince === "start" && ctx.settings.proxyLifetime === "round")
+    proxyCpu.peakSince = "process";
   return { m, wallS, ...(proxyCpu !== undefined ? { proxyCpu } : {}) };
 }
 

@@ -570,6 +570,6 @@ describe("compareVariants: the tested family, Holm and the looks", () => {
     const p50 = c.cells[0]?.metrics.find((m) => m.metric === "p50");
     expect(p50?.verdict).toBe("inconclusive");
     expect(p50?.detectablePct).toBeGreaterThan(10);
-    expect(renderComparisonMarkdown(c)).toMatch(/inconclusive \(could detect ±\d+\.\d%/);
+    expect(renderComparisonMarkdown(c)).toMatch(/inconclusive \(detects ±\d+\.\d% at 80% power/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectableChange, judgePaired, toPct } from "../../../src/stats/paired.js";
+import { detectableChange, judgePaired, powerScale, toPct } from "../../../src/stats/paired.js";
 
 const at = { level: 0.05, biggerIsBetter: false, thresholdPct: 5 };
 
@@ -27,6 +27,24 @@ describe("judgePaired", () => {
     expect(j.ci).toBeUndefined();
     expect(j.detectablePct).toBeUndefined();
     expect(j.why).toMatch(/about 8 more rounds would give one/);
+  });
+});
+
+describe("powerScale: from even odds to 80% power", () => {
+  it("is (z(1 - level/2) + z(0.8)) / z(1 - level/2)", () => {
+    expect(powerScale(0.05)).toBeCloseTo((1.959964 + 0.841621) / 1.959964, 2);
+    expect(powerScale(0.05 / 16)).toBeCloseTo(1.2848, 2);
+  });
+
+  it("judgePaired states the detectable change at 80% power, not the interval's half-width", () => {
+    const rounds = [0.05, -0.08, 0.12, -0.02, 0.03, -0.11, 0.07, 0.01, -0.04, 0.09, 0.02, -0.06];
+    const j = judgePaired(rounds, at);
+    const half = detectableChange(
+      Math.log(1 + j.estimatePct! / 100),
+      [Math.log(1 + j.ci![0] / 100), Math.log(1 + j.ci![1] / 100)],
+      0,
+    );
+    expect(j.detectablePct! / half).toBeGreaterThan(1.2);
   });
 });
 
