@@ -4,7 +4,13 @@ import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { parseShard, type Shard } from "../runner/shard.js";
 import { parseVariant, withLayout } from "../runner/variants.js";
-import { ALL_METRICS, PRIMARY_METRICS, type CompareMetric } from "../stats/tested-metrics.js";
+import {
+  ALL_METRICS,
+  DEFAULT_BUDGET_MINUTES,
+  DEFAULT_TARGET_PCT,
+  PRIMARY_METRICS,
+  type CompareMetric,
+} from "../stats/tested-metrics.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /** Strict parsers for commander options; their errors name the value (commander adds the flag). */
@@ -102,6 +108,7 @@ export interface MeasureFlags {
   seed?: number;
   proxyLifetime?: "round" | "block";
   testMetrics?: CompareMetric[];
+  target?: number;
   shard?: Shard;
   tls?: boolean;
   dryRun?: boolean;
@@ -189,6 +196,11 @@ const FLAGS = {
       "--test-metrics <list>",
       `the metrics a comparison of the variants tests, the others shown with their estimate and interval: of ${ALL_METRICS.join(", ")}, or all (default: ${PRIMARY_METRICS.join(",")})`,
     ).argParser(parseTestedMetrics),
+  target: () =>
+    new Option(
+      "--target <pct>",
+      `with --repetitions auto: a block also stops at a look once every undecided tested metric would show a change of this % at 80% power (default: ${DEFAULT_TARGET_PCT})`,
+    ).argParser(parsePositiveNumber),
   proxyLifetime: () =>
     new Option(
       "--proxy-lifetime <when>",
@@ -260,6 +272,26 @@ export function repetitionsOrAuto(description: string): Option {
   return option("repetitions", description).argParser(parseRepetitions);
 }
 
+/** The rounds asked for: `-r auto`, with --budget and --target. */
+function roundsRequest(flags: MeasureFlags): Pick<RunRequest, "autoRounds" | "budgetMinutes" | "targetPct"> {
+  return withoutUndefined({
+    autoRounds: flags.repetitions === "auto" ? true : undefined,
+    budgetMinutes: flags.budget,
+    targetPct: flags.target,
+  });
+}
+
+/**
+ * `proxybench run`'s request: a new variant run that names no repetitions takes `-r auto` within
+ * bench.yml's budget, so that it can reach a verdict.
+ */
+export function runRequest(flags: MeasureFlags): RunRequest {
+  const request = toRequest(flags);
+  const byDefault = flags.repetitions === undefined && !!flags.variant?.length && flags.resume === undefined;
+  if (!byDefault) return request;
+  return { ...request, autoRounds: true, budgetMinutes: flags.budget ?? DEFAULT_BUDGET_MINUTES };
+}
+
 /** The flags as a RunRequest (absent where not given, so that --resume can tell). */
 export function toRequest(flags: MeasureFlags): RunRequest {
   return withoutUndefined({
@@ -267,8 +299,7 @@ export function toRequest(flags: MeasureFlags): RunRequest {
     scenarios: flags.scenarios,
     engine: flags.engine,
     repetitions: flags.repetitions === "auto" ? undefined : flags.repetitions,
-    autoRounds: flags.repetitions === "auto" ? true : undefined,
-    budgetMinutes: flags.budget,
+    ...roundsRequest(flags),
     durationS: flags.duration,
     warmupS: flags.warmup,
     loads: flags.load,

@@ -3,7 +3,7 @@ import * as engines from "../engines/index.js";
 import { renderMarkdownReport } from "../report/markdown.js";
 import { dryRun } from "../runner/dry-run.js";
 import { runBenchmark } from "../runner/run.js";
-import { addFlags, option, repetitionsOrAuto, toRequest, type MeasureFlags } from "./options.js";
+import { addFlags, option, repetitionsOrAuto, runRequest, type MeasureFlags } from "./options.js";
 
 /**
  * The modes `run` once had, each its own command now: given to `run`, an unknown option that
@@ -57,6 +57,7 @@ export function register(program: Command): void {
     "proxyLifetime",
     "testMetrics",
     "budget",
+    "target",
     "noiseLimit",
     "retries",
     "shard",
@@ -81,10 +82,10 @@ async function runCommand(flags: MeasureFlags, command: Command): Promise<void> 
     });
   }
   if (flags.dryRun) {
-    await dryRun(toRequest(flags));
+    await dryRun(runRequest(flags));
     return;
   }
-  const outcome = await runBenchmark(toRequest(flags), {
+  const outcome = await runBenchmark(runRequest(flags), {
     engines,
     renderReport: (results) => renderMarkdownReport(results),
   });

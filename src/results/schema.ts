@@ -318,6 +318,13 @@ export const Settings = z.object({
         .min(1)
         .describe("Round counts where compare looks, and the alpha spent at each (summing to at most alpha)."),
       budgetMinutes: z.number().positive().optional().describe("--budget: the run's time budget, minutes."),
+      targetPct: z
+        .number()
+        .positive()
+        .optional()
+        .describe(
+          "--target: a block also stops at a look once every undecided metric would show a change of this % at 80% power.",
+        ),
     })
     .optional()
     .describe("--repetitions auto: the rounds planned before the run; a block stops at a look once every metric is decided."),

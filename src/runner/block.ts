@@ -176,6 +176,8 @@ export interface RoundsControl {
   variants: [string, string];
   /** The metrics the comparison tests (the run's --test-metrics); absent: every metric. */
   tested?: readonly CompareMetric[];
+  /** --target: an undecided metric whose change at 80% power is within it needs no more rounds. */
+  targetPct?: number;
   deadlineMs?: number;
 }
 
@@ -263,7 +265,9 @@ function stopAfterRound(
   const running = active.filter((a) => !a.stopped).map((a) => a.cell);
   const look = decideAtLook(running, rounds, done, decided);
   if (look === undefined) return undefined;
-  if (look.stop) return `every metric of its ${look.metrics} decided`;
+  if (look.stop && look.precise === 0) return `every metric of its ${look.metrics} decided`;
+  if (look.stop)
+    return `${look.decided} of its ${look.metrics} metrics decided, the other ${look.precise} would show a change of ${rounds.targetPct}% at 80% power`;
   const next = rounds.plan.looks[look.index + 1];
   if (next === undefined || rounds.deadlineMs === undefined) return undefined;
   const now = Date.now();
@@ -279,10 +283,10 @@ function stopAfterRound(
  */
 export function decideAtLook(
   cells: readonly Cell[],
-  rounds: Pick<RoundsControl, "plan" | "variants" | "tested">,
+  rounds: Pick<RoundsControl, "plan" | "variants" | "tested" | "targetPct">,
   done: number,
   decided: Set<string>,
-): { index: number; metrics: number; decided: number; stop: boolean } | undefined {
+): { index: number; metrics: number; decided: number; precise: number; stop: boolean } | undefined {
   const index = lookAt(rounds.plan, done);
   if (index === undefined) return undefined;
   const metrics = blockMetrics(cells, rounds, decided);
@@ -291,6 +295,7 @@ export function decideAtLook(
     index,
     metrics.map((m) => m.soFar),
     DEFAULT_THRESHOLD_PCT,
+    rounds.targetPct,
   );
   metrics.forEach((m, i) => {
     if (decision.decided[i]) decided.add(m.key);
@@ -299,6 +304,7 @@ export function decideAtLook(
     index,
     metrics: metrics.length,
     decided: decision.decided.filter(Boolean).length,
+    precise: decision.precise.filter(Boolean).length,
     stop: decision.stop,
   };
 }

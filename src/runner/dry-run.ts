@@ -103,6 +103,7 @@ export async function dryRun(
         resolved.variants ?? [],
         {
           budgetMinutes: req.budgetMinutes,
+          targetPct: req.targetPct,
           shards: resolved.shard?.count ?? 1,
           lifetime: resolved.proxyLifetime,
         },

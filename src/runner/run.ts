@@ -163,7 +163,12 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
     const rounds = planVariantRounds(
       fullPlan,
       variants,
-      { budgetMinutes: req.budgetMinutes, shards, lifetime: resolved.settings.proxyLifetime },
+      {
+        budgetMinutes: req.budgetMinutes,
+        targetPct: req.targetPct,
+        shards,
+        lifetime: resolved.settings.proxyLifetime,
+      },
       testedSet(resolved.settings),
     );
     resolved.settings = withRoundsPlan(resolved.settings, rounds);
@@ -289,6 +294,9 @@ async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
             plan: settings.sequential,
             variants: pair,
             tested: testedSet(settings),
+            ...(settings.sequential.targetPct !== undefined
+              ? { targetPct: settings.sequential.targetPct }
+              : {}),
             ...(budgetMs > 0 ? { deadlineMs: run.now.getTime() + budgetMs * share } : {}),
           }
         : undefined;

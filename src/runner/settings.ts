@@ -24,6 +24,8 @@ export interface RunRequest {
   autoRounds?: boolean;
   /** `--budget MINUTES` with `--repetitions auto`: more rounds, at planned looks, while a metric is undecided. */
   budgetMinutes?: number;
+  /** `--target PCT` with `--repetitions auto`: the change at 80% power the rounds aim for. */
+  targetPct?: number;
   durationS?: number;
   warmupS?: number;
   loads?: string[];
@@ -70,6 +72,9 @@ function checkRounds(req: RunRequest): void {
   }
   if (req.budgetMinutes !== undefined && !req.autoRounds) {
     throw new UserError("--budget goes with --repetitions auto");
+  }
+  if (req.targetPct !== undefined && !req.autoRounds) {
+    throw new UserError("--target goes with --repetitions auto");
   }
 }
 

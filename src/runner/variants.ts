@@ -4,6 +4,7 @@ import type { Settings } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import {
   DEFAULT_ALPHA,
+  DEFAULT_TARGET_PCT,
   PRIMARY_METRICS,
   testedMetricCount,
   type CompareMetric,
@@ -202,9 +203,15 @@ export function planVariantRounds(
   variants: readonly Variant[],
   {
     budgetMinutes,
+    targetPct = DEFAULT_TARGET_PCT,
     shards = 1,
     lifetime,
-  }: { budgetMinutes?: number | undefined; shards?: number; lifetime?: Settings["proxyLifetime"] } = {},
+  }: {
+    budgetMinutes?: number | undefined;
+    targetPct?: number | undefined;
+    shards?: number;
+    lifetime?: Settings["proxyLifetime"];
+  } = {},
   tested: readonly CompareMetric[] = PRIMARY_METRICS,
 ): NonNullable<Settings["sequential"]> {
   const tests = familyTests(full, variants, tested);
@@ -219,5 +226,5 @@ export function planVariantRounds(
       ? undefined
       : Math.max(1, Math.floor((budgetMinutes * 60 - fixed / shards) / (perRound / shards)));
   const plan = planLooks({ alpha: DEFAULT_ALPHA, tests, ...(maxRounds !== undefined ? { maxRounds } : {}) });
-  return { ...plan, ...(budgetMinutes !== undefined ? { budgetMinutes } : {}) };
+  return { ...plan, ...(budgetMinutes !== undefined ? { budgetMinutes } : {}), targetPct };
 }

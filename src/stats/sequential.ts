@@ -103,7 +103,9 @@ export interface MetricSoFar {
 export interface StopDecision {
   /** Per metric, decided at this look or before. */
   decided: boolean[];
-  /** Every metric decided: no more rounds needed. */
+  /** Per undecided metric: its change at 80% power is within the target (more rounds are not needed for it). */
+  precise: boolean[];
+  /** Every metric decided or precise: no more rounds needed. */
   stop: boolean;
 }
 
@@ -118,15 +120,25 @@ export function stopAtLook(
   look: number,
   metrics: readonly MetricSoFar[],
   thresholdPct: number,
+  targetPct?: number,
 ): StopDecision {
   const at = plan.looks[look];
   if (at === undefined) throw new Error(`stopAtLook: the plan has no look ${look}`);
   const level = at.alpha / plan.tests;
-  const decided = metrics.map(
-    (m) =>
-      m.decided ||
-      judgePaired(m.logRatios, { level, biggerIsBetter: m.biggerIsBetter, thresholdPct }).verdict !==
-        "inconclusive",
+  const judged = metrics.map((m) =>
+    m.decided
+      ? undefined
+      : judgePaired(m.logRatios, { level, biggerIsBetter: m.biggerIsBetter, thresholdPct }),
   );
-  return { decided, stop: decided.every(Boolean) };
+  const decided = judged.map((j) => j === undefined || j.verdict !== "inconclusive");
+  // Rounds sized for power: an undecided metric whose change at 80% power is within the target
+  // needs no more rounds. No test is made of it, so no alpha is spent.
+  const precise = judged.map(
+    (j, i) =>
+      !decided[i] &&
+      targetPct !== undefined &&
+      j?.detectablePct !== undefined &&
+      j.detectablePct <= targetPct,
+  );
+  return { decided, precise, stop: decided.every((d, i) => d || precise[i]) };
 }

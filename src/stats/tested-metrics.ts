@@ -8,6 +8,10 @@
 export const DEFAULT_THRESHOLD_PCT = 5;
 /** False-alarm rate of a whole comparison. */
 export const DEFAULT_ALPHA = 0.05;
+/** --target: the change a run's rounds aim to find at 80% power (--repetitions auto). */
+export const DEFAULT_TARGET_PCT = 10;
+/** --budget of a variant run that names no repetitions, as bench.yml's (minutes). */
+export const DEFAULT_BUDGET_MINUTES = 15;
 
 export type CompareMetric = "rps" | "mean" | "p50" | "p99" | "cpuPerRequest" | "peakMemory";
 

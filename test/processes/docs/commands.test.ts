@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../../src/cli.js";
 import { runCli } from "../../support/commands/cli.js";
-import { toRequest, type MeasureFlags } from "../../../src/commands/options.js";
+import { runRequest, toRequest, type MeasureFlags } from "../../../src/commands/options.js";
 import { studyOverrides } from "../../../src/commands/study.js";
 import { loadManifests } from "../../../src/manifests/load.js";
 import { buildPlan } from "../../../src/runner/plan.js";
@@ -81,7 +81,7 @@ async function parse(c: DocCommand): Promise<{ name: string; args: unknown[] }> 
 /** What `proxybench run` or `proxybench study NAME` would plan for these flags, without running anything. */
 async function planRun(flags: MeasureFlags, study?: string) {
   if (flags.resume !== undefined) return;
-  let request: RunRequest = toRequest(flags);
+  let request: RunRequest = study === undefined ? runRequest(flags) : toRequest(flags);
   if (study !== undefined) {
     const prepared = await prepareStudy(study, studyOverrides(flags), {});
     // Proxies this machine has not installed (Apollo Router until `npm run setup -- --study

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../../src/cli.js";
-import { toRequest, type MeasureFlags } from "../../../src/commands/options.js";
+import { runRequest, toRequest, type MeasureFlags } from "../../../src/commands/options.js";
 
 /** The long flags a command shows (its hidden ones are the modes that moved out of it). */
 function flagsOf(name: string): string[] {
@@ -122,6 +122,29 @@ describe("one spelling of each flag, typed the same by every command", () => {
     expect(request.autoRounds).toBe(true);
     expect(request.repetitions).toBeUndefined();
   });
+
+  it.each([
+    [["--variant", "a=.", "--variant", "b=."], { autoRounds: true, budgetMinutes: 15 }],
+    [
+      ["--variant", "a=.", "--variant", "b=.", "-r", "auto", "--target", "8"],
+      { autoRounds: true, targetPct: 8 },
+    ],
+    [["--variant", "a=.", "--variant", "b=.", "-r", "12"], { repetitions: 12 }],
+    [["-p", "nginx"], {}],
+    [["--resume", "results/x"], {}],
+  ])(
+    "run %j: the rounds asked for %j (a variant run without -r sizes them within 15 minutes)",
+    async (words, rounds) => {
+      const request = runRequest(await parsedFlags(["run", ...words]));
+      const picked = {
+        ...(request.autoRounds !== undefined ? { autoRounds: request.autoRounds } : {}),
+        ...(request.budgetMinutes !== undefined ? { budgetMinutes: request.budgetMinutes } : {}),
+        ...(request.targetPct !== undefined ? { targetPct: request.targetPct } : {}),
+        ...(request.repetitions !== undefined ? { repetitions: request.repetitions } : {}),
+      };
+      expect(picked).toEqual(rounds);
+    },
+  );
 
   it("the same flag parses the same in two commands", async () => {
     const words = ["-p", "nginx,haproxy", "--cpus", "loadgen=0,proxy=1,upstream=1", "-o", "out"];

@@ -118,13 +118,14 @@ describe("--repetitions auto: the rounds planned before a variant run", () => {
       alpha: 0.05,
       tests: 16,
       looks: [{ rounds: 10, alpha: 0.05 }],
+      targetPct: 10,
     });
   });
 
   it("without a budget: one look at the fewest rounds that give an interval for the family", () => {
     const rounds = planVariantRounds(eight, variants, {}, ALL_METRICS);
     // 40 tests: 2/2^10 = 0.00195 > 0.05/40; 2/2^11 = 0.00098 <= 0.00125
-    expect(rounds).toEqual({ alpha: 0.05, tests: 40, looks: [{ rounds: 11, alpha: 0.05 }] });
+    expect(rounds).toEqual({ alpha: 0.05, tests: 40, looks: [{ rounds: 11, alpha: 0.05 }], targetPct: 10 });
   });
 
   it("with a budget: as many rounds as the estimate fits, looks planned up to them", () => {
@@ -213,7 +214,7 @@ describe("decideAtLook: the runner's stopping rule on a block's cells", () => {
         first,
         decided,
       ),
-    ).toEqual({ index: 0, metrics: 4, decided: 4, stop: true });
+    ).toEqual({ index: 0, metrics: 4, decided: 4, precise: 0, stop: true });
     expect([...decided].sort()).toEqual([
       "small/default/nginx/k6 mean",
       "small/default/nginx/k6 p50",
@@ -242,6 +243,7 @@ describe("decideAtLook: the runner's stopping rule on a block's cells", () => {
       index: 0,
       metrics: 0,
       decided: 0,
+      precise: 0,
       stop: true,
     });
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../src/runner/rounds.js";
+import { judgePaired } from "../../../src/stats/paired.js";
 import { fewestRounds, lookAt, planLooks, stopAtLook } from "../../../src/stats/sequential.js";
 
 describe("fewestRounds", () => {
@@ -78,14 +79,45 @@ describe("stopAtLook", () => {
 
   it("stops when every metric is decided, and not before", () => {
     const up = { logRatios: clear, biggerIsBetter: false, decided: false };
-    expect(stopAtLook(plan, 0, [up, up], 5)).toEqual({ decided: [true, true], stop: true });
+    expect(stopAtLook(plan, 0, [up, up], 5)).toEqual({
+      decided: [true, true],
+      precise: [false, false],
+      stop: true,
+    });
     const undecided = { logRatios: noisy(), biggerIsBetter: false, decided: false };
-    expect(stopAtLook(plan, 0, [up, undecided], 5)).toEqual({ decided: [true, false], stop: false });
+    expect(stopAtLook(plan, 0, [up, undecided], 5)).toEqual({
+      decided: [true, false],
+      precise: [false, false],
+      stop: false,
+    });
   });
 
   it("a metric decided at an earlier look stays decided, whatever its rounds say now", () => {
     const before = { logRatios: noisy(), biggerIsBetter: false, decided: true };
-    expect(stopAtLook(plan, 1, [before], 5)).toEqual({ decided: [true], stop: true });
+    expect(stopAtLook(plan, 1, [before], 5)).toEqual({ decided: [true], precise: [false], stop: true });
+  });
+
+  it("with a target: an undecided metric whose change at 80% power is within it needs no more rounds", () => {
+    // a quiet metric moved +3% (below the 5% threshold, so never regressed): undecided at 0.05/2
+    // when its interval is not within ±5%, yet precise enough to find a 10% change
+    const quiet = Array.from({ length: n }, (_, i) => Math.log(1.03) + (i % 2 ? 0.02 : -0.02));
+    const metric = { logRatios: quiet, biggerIsBetter: false, decided: false };
+    const without = stopAtLook(plan, 0, [metric], 5);
+    const j = judgePaired(quiet, {
+      level: plan.looks[0]!.alpha / plan.tests,
+      biggerIsBetter: false,
+      thresholdPct: 5,
+    });
+    expect(j.verdict).toBe("inconclusive");
+    expect(without).toEqual({ decided: [false], precise: [false], stop: false });
+    expect(stopAtLook(plan, 0, [metric], 5, j.detectablePct! + 0.1)).toEqual({
+      decided: [false],
+      precise: [true],
+      stop: true,
+    });
+    expect(stopAtLook(plan, 0, [metric], 5, j.detectablePct! - 0.1).stop).toBe(false);
+    // a noisy one is not
+    expect(stopAtLook(plan, 0, [{ ...metric, logRatios: noisy() }], 5, 10).stop).toBe(false);
   });
 
   it("judges at the look's most cautious level: alpha_k / m", () => {
