@@ -31562,6 +31562,7 @@ function pickDefined(object2, keys) {
 }
 
 // report/src/input-helper.ts
+var SHARD_COUNT = { ok: (x) => Number.isInteger(x) && x >= 0, what: "a whole number >= 0" };
 function number(read, name3, rule) {
   return numberInput(`input '${name3}'`, read(name3), rule);
 }
@@ -31641,6 +31642,36 @@ function detailsUrlInput(read, env) {
   }
   return detailsUrl;
 }
+var JOB_RESULTS = ["success", "failure", "cancelled", "skipped"];
+function jobsInput(text) {
+  if (text === "") return void 0;
+  const shape = "expected the jobs' results as `${{ toJSON(needs) }}` gives them";
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`input 'jobs': ${shape}, got '${text}'`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error(`input 'jobs': ${shape} (an object of jobs), got '${text}'`);
+  const jobs = {};
+  for (const [job, value] of Object.entries(parsed)) {
+    const result = value?.result;
+    if (typeof result !== "string" || !JOB_RESULTS.includes(result))
+      throw new Error(
+        `input 'jobs': job '${job}': expected a result of ${JOB_RESULTS.join(", ")}, got ${JSON.stringify(result) ?? "none"}`
+      );
+    jobs[job] = result;
+  }
+  return jobs;
+}
+function expectedInputs(read) {
+  const shardsText = read("expected-shards");
+  const shards = shardsText === "" ? void 0 : numberInput("input 'expected-shards'", shardsText, SHARD_COUNT);
+  const jobs = jobsInput(read("jobs"));
+  const expected = withoutUndefined({ shards, jobs });
+  return Object.keys(expected).length > 0 ? { expected } : {};
+}
 function getSettings(read = (name3) => getInput(name3).trim(), env = process.env) {
   const results = read("results").split("\n").map((line) => line.trim()).filter((line) => line !== "");
   if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
@@ -31681,7 +31712,8 @@ function getSettings(read = (name3) => getInput(name3).trim(), env = process.env
     repo: ownerRepo.repo,
     ...pullRequest,
     ...withoutUndefined({ detailsUrl }),
-    ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo)
+    ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo),
+    ...expectedInputs(read)
   };
 }
 
@@ -53049,10 +53081,32 @@ function checkSameMatrix(first, other) {
     }
   }
 }
+function shardSet(sources) {
+  const sharded = sources.filter((s) => s.results.settings.shard !== void 0);
+  const [first] = sharded;
+  if (first === void 0) return void 0;
+  const whole = sources.find((s) => s.results.settings.shard === void 0);
+  if (whole !== void 0)
+    throw new UserError(`${whole.from}: not a shard, beside ${first.from}, a shard: not parts of one run`);
+  const count = first.results.settings.shard.count;
+  const seen = /* @__PURE__ */ new Map();
+  for (const { results, from } of sharded) {
+    const { index, count: n } = results.settings.shard;
+    if (n !== count)
+      throw new UserError(`${from}: shard ${index}/${n}, beside ${first.from} of ${count}: not parts of one run`);
+    if (index > count) throw new UserError(`${from}: shard ${index}/${count}: no such shard`);
+    const other = seen.get(index);
+    if (other !== void 0) throw new UserError(`${from}: shard ${index}/${count} is also ${other}`);
+    seen.set(index, from);
+  }
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
+  return { count, missing };
+}
 function mergeResults(sources) {
   const [first, ...rest] = sources;
   if (first === void 0) throw new UserError("no results to merge");
   if (rest.length === 0) return first.results;
+  shardSet(sources);
   const seen = /* @__PURE__ */ new Map();
   const cells = [];
   for (const source of sources) {
@@ -53082,10 +53136,10 @@ ${s.reason}`, s]));
     cells
   };
 }
-async function readMergedResults(paths) {
+async function readSources(paths) {
   const sources = [];
   for (const from of paths) sources.push({ results: await readResults(from), from });
-  return mergeResults(sources);
+  return sources;
 }
 function cellRunners(results) {
   const out = /* @__PURE__ */ new Map();
@@ -54790,9 +54844,14 @@ function countedShortfall(c) {
 function overallVerdict(counts, shortfall) {
   const sum = (k) => counts.reduce((s, c) => s + c[k], 0);
   if (sum("regressed") > 0) return "regressed";
+  if (shortfall !== void 0) return "inconclusive";
   if (sum("improved") > 0) return "improved";
-  if (sum("inconclusive") > 0 || shortfall !== void 0) return "inconclusive";
+  if (sum("inconclusive") > 0) return "inconclusive";
   return "unchanged";
+}
+function incompleteNote(missing) {
+  return `> [!WARNING]
+> Incomplete: ${missing.map(escapeMarkdown).join("; ")}. The verdict cannot speak for what is missing.`;
 }
 function machineLine(head, runnerName) {
   const env = head.environment;
@@ -54877,10 +54936,14 @@ function commentHead(runs) {
   return { sha: git?.commit ?? "", time: git?.timestamp ?? from?.startedAt ?? "" };
 }
 function buildPrComment(runs, options2 = {}) {
+  const missing = runs.missing ?? [];
+  const note = missing.length > 0 ? [incompleteNote(missing)] : [];
   if (runs.study !== void 0) {
-    const markdown2 = `${studyComment(runs.study)}
+    const [title, ...rest] = studyComment(runs.study).split("\n\n");
+    const markdown2 = `${[title, ...note, ...rest].join("\n\n")}
 `;
-    return { markdown: markdown2, verdict: "", regressions: 0, counts: {}, head: commentHead(runs) };
+    const shortfall2 = missing.length > 0 ? { shortfall: missing.join("; ") } : {};
+    return { markdown: markdown2, verdict: "", regressions: 0, counts: {}, head: commentHead(runs), ...shortfall2 };
   }
   if (runs.wallClock === void 0 && runs.counted === void 0) {
     throw new Error("buildPrComment: no runs to report");
@@ -54891,12 +54954,16 @@ function buildPrComment(runs, options2 = {}) {
   ];
   const counts = {};
   for (const s of sections) if (s.counts !== void 0) counts[s.key] = s.counts;
-  const shortfalls = sections.flatMap((s) => s.shortfall !== void 0 ? [s.shortfall] : []);
+  const shortfalls = [
+    ...missing,
+    ...sections.flatMap((s) => s.shortfall !== void 0 ? [s.shortfall] : [])
+  ];
   const shortfall = shortfalls.length > 0 ? shortfalls.join("; ") : void 0;
   const compared = Object.values(counts);
-  const verdict = compared.length === 0 ? "" : overallVerdict(compared, shortfall);
+  const verdict = compared.length === 0 && missing.length === 0 ? "" : overallVerdict(compared, shortfall);
   const regressions = compared.reduce((s, c) => s + c.regressed, 0);
-  const markdown = `${[headline2(verdict, counts), ...sections.map((s) => s.markdown)].join("\n\n")}
+  const parts = [headline2(verdict, counts), ...note, ...sections.map((s) => s.markdown)];
+  const markdown = `${parts.join("\n\n")}
 `;
   return {
     markdown,
@@ -54951,26 +55018,54 @@ async function countedComparison(dir, baseDir, options2) {
   const variants = new Set(results.cells.flatMap((c) => c.variant === void 0 ? [] : [c.variant]));
   return variants.size >= 2 ? compareCountedVariants(dir, options2) : void 0;
 }
+function failedJobs(jobs = {}) {
+  return Object.entries(jobs).filter(([, result]) => result !== "success" && result !== "skipped").map(([job, result]) => `the job ${job} ended in ${result}`);
+}
+function missingParts(expected, found) {
+  const out = failedJobs(expected.jobs);
+  const want = expected.shards;
+  const shards = found.shards;
+  if (want !== void 0 && want > 0 && !found.wallClock)
+    out.push(`no wall-clock results (${plural2(want, "shard")} expected)`);
+  else if (want !== void 0 && want > 1 && found.wallClock && shards === void 0)
+    out.push(`the wall-clock results are one run, not the ${want} shards expected`);
+  else if (want !== void 0 && shards !== void 0 && shards.count !== want)
+    out.push(`the wall-clock results are shards of ${shards.count}, not of the ${want} expected`);
+  if (shards !== void 0 && shards.missing.length > 0)
+    out.push(
+      `wall-clock ${shards.missing.length === 1 ? "shard" : "shards"} ${shards.missing.join(", ")} of ${shards.count} missing`
+    );
+  return out;
+}
 async function loadCommentRuns(paths, options2 = {}) {
   const found = { wallClock: [], counted: [], studies: [] };
-  for (const p of paths) await sortPath(p, found);
+  const expected = options2.expected ?? {};
+  try {
+    for (const p of paths) await sortPath(p, found);
+  } catch (err) {
+    const failed = failedJobs(expected.jobs);
+    if (!(err instanceof UserError) || failed.length === 0) throw err;
+    throw new UserError(`${err.message} (${failed.join("; ")})`);
+  }
   checkStudyAlone(found);
   const [study] = found.studies;
   if (study !== void 0 && options2.baseResults !== void 0)
     throw new UserError(
       `${study.dirs[0]}: a study run compares its options within the run: give no base results`
     );
-  if (study !== void 0) return { study };
+  if (study !== void 0) return withMissing({ study }, missingParts(expected, { wallClock: true }));
   if (found.counted.length > 1) {
     throw new UserError(
       `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`
     );
   }
-  const { baseResults, ...counted } = options2;
+  const { baseResults, expected: _expected, ...counted } = options2;
   const baseIsCounted = baseResults !== void 0 && await isInstructionsRun(baseResults);
   const runs = {};
-  if (found.wallClock.length > 0) {
-    const head = await readMergedResults(found.wallClock);
+  const sources = await readSources(found.wallClock);
+  const shards = shardSet(sources);
+  if (sources.length > 0) {
+    const head = mergeResults(sources);
     const base = baseResults !== void 0 && !baseIsCounted ? await readResults(baseResults) : void 0;
     runs.wallClock = base === void 0 ? { head } : { head, base };
   }
@@ -54980,10 +55075,17 @@ async function loadCommentRuns(paths, options2 = {}) {
     const comparison = await countedComparison(countedDir, baseIsCounted ? baseResults : void 0, counted);
     runs.counted = comparison === void 0 ? { head } : { head, comparison };
   }
-  return runs;
+  const wallClock = sources.length > 0;
+  return withMissing(
+    runs,
+    missingParts(expected, shards === void 0 ? { wallClock } : { wallClock, shards })
+  );
+}
+function withMissing(runs, missing) {
+  return missing.length > 0 ? { ...runs, missing } : runs;
 }
 async function commentFromPaths(paths, settings) {
-  const runs = await loadCommentRuns(paths, pickDefined(settings, ["floorPct", "baseResults"]));
+  const runs = await loadCommentRuns(paths, pickDefined(settings, ["floorPct", "baseResults", "expected"]));
   return buildPrComment(
     runs,
     pickDefined(settings, ["thresholdPct", "alpha", "baselineProxy", "runnerName"])
