@@ -110,7 +110,7 @@ describe("comment body", () => {
     lastClose: text.lastIndexOf("</details>"),
   });
 
-  it("closes a <details> the cut left open, so the note about the cut is not hidden in it", () => {
+  it("closes a details section the cut left open, so the note about the cut is not hidden in it", () => {
     const { body, truncated } = buildCommentBody(collapsed, { id: "p", head, limit: 2000 });
     expect(truncated).toBe(true);
     expect(body.length).toBeLessThanOrEqual(2000);
@@ -138,7 +138,7 @@ describe("job summary", () => {
     expect(await readFile(file, "utf8")).toBe("before\n# one\n# two\n");
   });
 
-  it("closes a <details> that the cut of a summary left open, before its note", () => {
+  it("closes a details section that the cut of a summary left open, before its note", () => {
     const markdown =
       "<details><summary>All results of the run</summary>\n\n| a |\n| --- |\n" + "| 1 |\n".repeat(400);
     const text = summaryText(markdown, 600);
