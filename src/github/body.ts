@@ -65,7 +65,7 @@ function truncationNote(limit: number, detailsUrl: string | undefined): string {
  * fence, then every `<details>` opened and not closed (the note about the cut would otherwise sit
  * inside a collapsed section, unseen). Tags inside a code fence are text, not counted. Pure.
  */
-export function closeOpenBlocks(markdown: string): string {
+function closeOpenBlocks(markdown: string): string {
   let inFence = false;
   let openDetails = 0;
   for (const line of markdown.split("\n")) {
