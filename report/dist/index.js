@@ -55019,7 +55019,7 @@ async function countedComparison(dir, baseDir, options2) {
   return variants.size >= 2 ? compareCountedVariants(dir, options2) : void 0;
 }
 function failedJobs(jobs = {}) {
-  return Object.entries(jobs).filter(([, result]) => result !== "success" && result !== "skipped").map(([job, result]) => `the job ${job} ended in ${result}`);
+  return Object.entries(jobs).filter(([, result]) => result !== "success" && result !== "skipped").map(([job, result]) => `the job ${job} ${result === "failure" ? "failed" : `was ${result}`}`);
 }
 function missingParts(expected, found) {
   const out = failedJobs(expected.jobs);

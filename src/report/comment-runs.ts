@@ -109,7 +109,7 @@ async function countedComparison(
 function failedJobs(jobs: Record<string, string> = {}): string[] {
   return Object.entries(jobs)
     .filter(([, result]) => result !== "success" && result !== "skipped")
-    .map(([job, result]) => `the job ${job} ended in ${result}`);
+    .map(([job, result]) => `the job ${job} ${result === "failure" ? "failed" : `was ${result}`}`);
 }
 
 /**

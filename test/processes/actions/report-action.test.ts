@@ -625,10 +625,10 @@ describe("report action, bundled", () => {
       expect(run.outputs.verdict).toBe("inconclusive");
       expect(run.code).toBe(1);
       expect(run.stdout).toContain(
-        "::error::the job bench ended in failure; no wall-clock results (1 shard expected) (fail-on-regression is set)",
+        "::error::the job bench failed; no wall-clock results (1 shard expected) (fail-on-regression is set)",
       );
       expect(visibleText(run.summary)).toContain(
-        "Incomplete: the job bench ended in failure; no wall-clock results (1 shard expected).",
+        "Incomplete: the job bench failed; no wall-clock results (1 shard expected).",
       );
       // Every job succeeded but the artifact is still not there: the same shortfall, said alone.
       const quiet = await runAction(
@@ -675,8 +675,8 @@ describe("report action, bundled", () => {
       const run = await runAction(inputs, { action: "push" }, "failed-count");
       expect(run.outputs.verdict).toBe("inconclusive");
       expect(run.code).toBe(1);
-      expect(run.stdout).toContain("::error::the job count ended in failure (fail-on-regression is set)");
-      expect(visibleText(run.summary)).toContain("Incomplete: the job count ended in failure.");
+      expect(run.stdout).toContain("::error::the job count failed (fail-on-regression is set)");
+      expect(visibleText(run.summary)).toContain("Incomplete: the job count failed.");
       // A count job its `if:` skipped (count: false) is no shortfall.
       const skipped = await runAction(
         { ...inputs, jobs: needs({ bench: "success", count: "skipped" }) },
@@ -699,7 +699,7 @@ describe("report action, bundled", () => {
       );
       expect(run.code).toBe(1);
       expect(run.stdout).toContain(
-        "no such results directory or file (the job bench ended in cancelled; the job count ended in failure)",
+        "no such results directory or file (the job bench was cancelled; the job count failed)",
       );
     });
 

@@ -332,6 +332,6 @@ describe("the report action as the workflows call it", () => {
     );
     expect(run.outputs.verdict).toBe("inconclusive");
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("the job bench ended in failure; no wall-clock results (1 shard expected)");
+    expect(run.stdout).toContain("the job bench failed; no wall-clock results (1 shard expected)");
   });
 });
