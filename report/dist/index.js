@@ -51717,6 +51717,12 @@ var Settings = external_exports.object({
   ).optional().describe("Variants measured side by side in rounds (--variant NAME=DIR), in order; absent: one variant."),
   roundOrder: external_exports.enum(["abba", "random"]).optional().describe("Order of the cells within each round: abba (reversed every other round) or random (seeded)."),
   seed: external_exports.number().int().optional().describe("Seed of the random round order."),
+  testedMetrics: external_exports.array(external_exports.enum(["rps", "mean", "p50", "p99", "cpuPerRequest", "peakMemory"])).min(1).optional().describe(
+    "The metrics a comparison of this run tests (--test-metrics), the others shown with their estimate and interval; absent: every metric (runs before the setting)."
+  ),
+  proxyLifetime: external_exports.enum(["round", "block"]).optional().describe(
+    "How long one proxy process serves: a round (each round starts it anew, with its warm-up, so the rounds sample its processes) or the whole block; absent: block (runs before the setting)."
+  ),
   noiseLimit: external_exports.number().nonnegative().optional().describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
   retries: external_exports.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
   shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).optional().describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
@@ -52019,6 +52025,10 @@ var COMPARE_METRICS = [
   { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)", biggerIsBetter: false },
   { metric: "peakMemory", label: "Proxy peak memory (MiB)", biggerIsBetter: false }
 ];
+var ALL_METRICS = COMPARE_METRICS.map((s) => s.metric);
+function testedSet(settings) {
+  return settings.testedMetrics ?? ALL_METRICS;
+}
 function metricValue(r, metric) {
   if (metric === "cpuPerRequest") return r.proxyCost?.cpuPerRequestUs ?? NaN;
   if (metric === "peakMemory") return r.proxyCost?.peakMemoryMiB ?? NaN;
@@ -52030,8 +52040,10 @@ function measuredIn(spec, cells) {
 function fixedByLoad(spec, load) {
   return spec.metric === "rps" && load.model === "constant-arrival-rate";
 }
-function testedSpecs(load, ...cells) {
-  return COMPARE_METRICS.filter((spec) => !fixedByLoad(spec, load) && measuredIn(spec, cells));
+function testedSpecs(load, tested, ...cells) {
+  return COMPARE_METRICS.filter(
+    (spec) => tested.includes(spec.metric) && !fixedByLoad(spec, load) && measuredIn(spec, cells)
+  );
 }
 function pairsByRound(base, head, metric) {
   const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
@@ -52043,8 +52055,8 @@ function pairsByRound(base, head, metric) {
   }
   return pairs.sort((x, y) => x.round - y.round);
 }
-function pairedMembers(base, head, cell) {
-  return testedSpecs(head.load, base, head).map((spec) => {
+function pairedMembers(base, head, cell, specs) {
+  return specs.map((spec) => {
     const pairs = pairsByRound(base, head, spec.metric);
     return {
       cell,
@@ -52409,12 +52421,32 @@ function withMedians(spec, base, head, rest) {
 function valuesOf(cell, spec) {
   return cell.repetitions.map((r) => metricValue(r, spec.metric));
 }
-function shownOf(base, head) {
+function shownOf(base, head, tested, paired) {
   const { model, rate } = head.load;
-  return COMPARE_METRICS.filter((spec) => fixedByLoad(spec, head.load)).map((spec) => ({
-    ...withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {}),
-    why: `fixed by the load (${model}${rate !== void 0 ? ` at ${rate}/s` : ""}): shown, not tested`
-  }));
+  const fixed = `fixed by the load (${model}${rate !== void 0 ? ` at ${rate}/s` : ""}): shown, not tested`;
+  const untested = `not tested (--test-metrics ${[...tested, "..."].join(",")} tests it too)`;
+  return COMPARE_METRICS.filter(
+    (spec) => fixedByLoad(spec, head.load) || !tested.includes(spec.metric) && measuredIn(spec, [base, head])
+  ).map((spec) => {
+    const shown = withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {});
+    if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
+    return { ...shown, why: untested, ...paired ? aloneFigures(base, head, spec, paired) : {} };
+  });
+}
+function aloneFigures(base, head, spec, level) {
+  const [member] = pairedMembers(base, head, 0, [spec]);
+  if (!member?.usable) return {};
+  const j = judgePaired(logRatios(member.pairs), {
+    level: level.alpha,
+    biggerIsBetter: spec.biggerIsBetter,
+    thresholdPct: level.thresholdPct
+  });
+  return withoutUndefined({
+    hlChangePct: j.estimatePct,
+    ci: j.ci,
+    ciConfidence: j.confidence,
+    detectablePct: j.detectablePct
+  });
 }
 function runInfo(results, variant) {
   const { commit, branch, message } = results.environment.git;
@@ -52484,9 +52516,9 @@ function loadNote(base, head) {
   if (JSON.stringify(base.load) === JSON.stringify(head.load)) return void 0;
   return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
 }
-function unpairedMembers(b, h, runs, history) {
+function unpairedMembers(b, h, runs, tested, history) {
   const own2 = /* @__PURE__ */ new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
-  return testedSpecs(h.load, b, h).map((spec) => {
+  return testedSpecs(h.load, tested, b, h).map((spec) => {
     const member = { spec, base: valuesOf(b, spec), head: valuesOf(h, spec) };
     const past = history?.medians(where(h), spec.metric).filter((m) => !own2.has(m.commit));
     if (past !== void 0 && past.length > 0) member.past = past.map((m) => m.value);
@@ -52519,26 +52551,26 @@ function unpairedMetric(member, test, level) {
 function compareResults(base, head, options2 = {}) {
   const matched = matchCells(base.cells, head.cells);
   const level = familyLevel(options2);
-  const perCell = matched.pairs.map((p) => unpairedMembers(p.base, p.head, { base, head }, options2.history));
-  const members2 = perCell.flat();
-  const ps = members2.map(
-    (m) => m.past === void 0 ? 1 : historyP(median(m.head), [...m.past, median(m.base)])
+  const tested = options2.testedMetrics ?? testedSet(head.settings);
+  const perCell = matched.pairs.map(
+    (p) => unpairedMembers(p.base, p.head, { base, head }, tested, options2.history)
   );
+  const members2 = perCell.flat();
+  const withPast = members2.filter((m) => m.past !== void 0);
+  const ps = withPast.map((m) => historyP(median(m.head), [...m.past, median(m.base)]));
   const { rejected, levels } = holm(ps, level.alpha);
-  let i = 0;
+  const tests = new Map(
+    withPast.map((m, k) => [m, { p: ps[k], level: levels[k], rejected: rejected[k] }])
+  );
   const cells = matched.pairs.map(({ base: b, head: h }, c) => ({
     ...where(h),
-    metrics: perCell[c].map((m) => {
-      const k = i++;
-      const test = m.past === void 0 ? {} : { p: ps[k], level: levels[k], rejected: rejected[k] };
-      return unpairedMetric(m, test, level);
-    }),
-    shown: shownOf(b, h)
+    metrics: perCell[c].map((m) => unpairedMetric(m, tests.get(m) ?? {}, level)),
+    shown: shownOf(b, h, tested)
   }));
   return {
     mode: "unpaired",
     label: UNPAIRED_LABEL,
-    ...familyFigures(level, members2.length),
+    ...familyFigures(level, withPast.length),
     looks: [],
     planned: false,
     base: runInfo(base),
@@ -52558,10 +52590,10 @@ function unpairedNotes(base, head, matched, members2, level, history) {
   const known = members2.filter((m) => m.past !== void 0);
   if (history !== void 0 && members2.length > 0) {
     const fewest = known.length === 0 ? 0 : Math.min(...known.map((m) => (m.past?.length ?? 0) + 1));
-    const needed = runsNeededFor(level.alpha / members2.length);
+    const needed = runsNeededFor(level.alpha / Math.max(1, known.length));
     if (fewest < needed) {
       notes.push(
-        `${known.length} of ${members2.length} tested metrics have past runs in the history (the fewest: ${fewest}); ${needed} past runs of a metric are needed before it can show a change (${members2.length} tests at alpha ${formatAlpha(level.alpha)}).`
+        `${known.length} of ${members2.length} tested metrics have past runs in the history (the fewest: ${fewest}); ${needed} past runs of a metric are needed before it can show a change (${Math.max(1, known.length)} tests at alpha ${formatAlpha(level.alpha)}).`
       );
     }
   }
@@ -52666,7 +52698,10 @@ function compareVariants(results, options2 = {}) {
   const of = (name3) => results.cells.filter((c) => c.variant === name3);
   const matched = matchCells(of(baseName2), of(headName));
   const level = familyLevel(options2);
-  const members2 = matched.pairs.flatMap(({ base, head }, c) => pairedMembers(base, head, c));
+  const tested = options2.testedMetrics ?? testedSet(results.settings);
+  const members2 = matched.pairs.flatMap(
+    ({ base, head }, c) => pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head))
+  );
   const plan = looksOf(results, level.alpha);
   const { judged, taken } = judgeFamily(members2, plan, level.thresholdPct);
   const cells = matched.pairs.map(({ base, head }, c) => {
@@ -52677,7 +52712,7 @@ function compareVariants(results, options2 = {}) {
     return {
       ...where(head),
       metrics,
-      shown: shownOf(base, head),
+      shown: shownOf(base, head, tested, level),
       ...differs ? { scenarioDiffers: differs } : {}
     };
   });
@@ -53067,7 +53102,9 @@ function sharedSettings(s) {
     runtime: s.runtime,
     loads: s.loads,
     variants: s.variants?.map((v) => v.name),
-    roundOrder: s.roundOrder
+    roundOrder: s.roundOrder,
+    proxyLifetime: s.proxyLifetime,
+    testedMetrics: s.testedMetrics
   };
 }
 function checkSameMatrix(first, other) {
@@ -54722,9 +54759,9 @@ function verdictText(m, unit) {
 function changeText(change) {
   return change === void 0 ? "n/a" : formatPercent(change);
 }
-function interval(m) {
+function interval(m, mark = "") {
   if (m.ci === void 0) return "n/a";
-  const at = m.ciConfidence === void 0 ? "" : ` (${formatConfidence(m.ciConfidence)})`;
+  const at = m.ciConfidence === void 0 ? "" : ` (${formatConfidence(m.ciConfidence)}${mark})`;
   return `${formatPercent(m.ci[0])} to ${formatPercent(m.ci[1])}${at}`;
 }
 function familyText(c) {
@@ -54762,6 +54799,11 @@ function cellName2(cell) {
   const on = cell.runner === void 0 ? "" : ` on ${escapeMarkdown(cell.runner)}`;
   return `${escapeMarkdown(cell.scenario)} · ${escapeMarkdown(cell.loadLabel)} · **${escapeMarkdown(cell.proxy)}** (${escapeMarkdown(cell.engine)})${on}`;
 }
+function shownText(m) {
+  if (m.why.startsWith("fixed by the load")) return "not tested (fixed by the load)";
+  const could = m.detectablePct === void 0 ? "" : `; could detect ±${m.detectablePct.toFixed(1)}%`;
+  return `not tested (--test-metrics)${could}`;
+}
 function metricRow(name3, m, paired) {
   const tested = "verdict" in m ? m : void 0;
   return [
@@ -54769,11 +54811,11 @@ function metricRow(name3, m, paired) {
     m.label,
     formatMetric(m.metric, m.base.median),
     formatMetric(m.metric, m.head.median),
-    changeText(tested?.hlChangePct ?? m.changePct),
-    tested === void 0 ? "n/a" : interval(tested),
+    changeText(m.hlChangePct ?? m.changePct),
+    tested === void 0 ? interval(m, " alone") : interval(tested),
     tested?.p === void 0 ? "n/a" : formatPValue(tested.p),
     paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
-    tested === void 0 ? "not tested (fixed by the load)" : verdictText(tested, paired ? "rounds" : "repetitions")
+    tested === void 0 ? shownText(m) : verdictText(tested, paired ? "rounds" : "repetitions")
   ];
 }
 function metricRows2(comparison, showUnchanged) {
