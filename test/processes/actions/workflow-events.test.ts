@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { evaluate, interpolate, type Context } from "../../support/actions/expressions.js";
 import { runReportAction } from "../../support/actions/report-action.js";
 import {
@@ -18,7 +17,7 @@ import {
   type JobRun,
 } from "../../support/actions/workflow-run.js";
 import { startGitHubServer, type GitHubServer } from "../../support/github-server.js";
-import { countedRun } from "../../support/report/build.js";
+import { cell, countedRun, results } from "../../support/report/build.js";
 
 /**
  * The workflows' decisions for each kind of event, evaluated as GitHub evaluates them (the
@@ -246,7 +245,6 @@ describe("the report action as the workflows call it", () => {
     await server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
-  const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "actions");
 
   it("fork-comment.yml comments on this repository's pull request when the run lists another repository's first", async () => {
     const sha = "e4".repeat(20);
@@ -290,15 +288,22 @@ describe("the report action as the workflows call it", () => {
     const job = await runJob(FORK_COMMENT.jobs.comment!, runContexts(event, {}));
     expect(job.ran).toBe(true);
     const inputs = job.steps["Compare and comment"]!;
-    // The downloaded artifact stands in for the results folder the step names.
+    // The downloaded artifact (a run holding base and head) in the folder the step names.
+    const rounds = Array.from({ length: 10 }, (_, i) => ({ rps: 1000, p50: 5 * (1 + i / 100) }));
+    const artifact = results([
+      cell("nginx", rounds, { variant: "base" }),
+      cell("nginx", rounds, { variant: "head" }),
+    ]);
+    artifact.settings.variants = [
+      { name: "base", dir: "/w/base" },
+      { name: "head", dir: "/w/head" },
+    ];
+    const downloaded = path.join(dir, inputs.results!);
+    await mkdir(downloaded, { recursive: true });
+    await writeFile(path.join(downloaded, "results.json"), JSON.stringify(artifact));
     const run = await runReportAction(
       { dir, apiUrl: server.url, repository: REPOSITORY },
-      {
-        ...inputs,
-        results: path.join(FIXTURES, "head"),
-        "base-results": path.join(FIXTURES, "base"),
-        token: server.token,
-      },
+      { ...inputs, results: downloaded, token: server.token },
       payload,
       "fork-comment",
     );
@@ -315,7 +320,7 @@ describe("the report action as the workflows call it", () => {
     const report = await runJob(BENCH.jobs.report!, context, { "detect-env": plan, bench, count });
     expect(report.ran).toBe(true);
     // The pattern download found no shard (and did not fail); the counted run is there.
-    const downloads = path.join(dir, "results");
+    const downloads = path.join(dir, "bench-report");
     await mkdir(path.join(downloads, "proxybench-instructions"), { recursive: true });
     const same = [41_000, 41_010, 41_005];
     await writeFile(
