@@ -17,7 +17,7 @@ fi
 actions=$(find . -path ./node_modules -prune -o -name action.yml -print 2>/dev/null | sort)
 if [ -n "$workflows$actions" ]; then
   # shellcheck disable=SC2086
-  "$venv/zizmor" --offline --min-severity=low $workflows $actions
+  "$venv/zizmor" --offline --persona auditor $workflows $actions
 fi
 
 dockerfiles=$(find proxies upstream coprocessors action -name Dockerfile -o -name "*.Dockerfile" 2>/dev/null | sort || true)

@@ -8,8 +8,12 @@ import {
   MARKER_RULE,
   parseRepository,
 } from "../../src/github/identifiers.js";
+import type { Expected } from "../../src/report/comment-runs.js";
 import { DEFAULT_FLOOR_PCT } from "../../src/stats/instructions-verdict.js";
 import { numberInput, PERCENTAGE, PROBABILITY, type NumberRule } from "../../src/util/inputs.js";
+
+/** A count of shards: a whole number, 0 for no wall-clock results expected. */
+const SHARD_COUNT: NumberRule = { ok: (x) => Number.isInteger(x) && x >= 0, what: "a whole number >= 0" };
 import { withoutUndefined } from "../../src/util/objects.js";
 
 /**
@@ -53,6 +57,8 @@ export interface ReportSettings {
   /** Links under the job summary. */
   artifactUrl?: string;
   chartUrl?: string;
+  /** What the results should hold (expected-shards, jobs): what is not there makes it inconclusive. */
+  expected?: Expected;
 }
 
 /** A head branch: the repository it lives in (owner/name, a fork's for a fork) and its name. */
@@ -211,6 +217,43 @@ function detailsUrlInput(read: Reader, env: NodeJS.ProcessEnv): string | undefin
   return detailsUrl;
 }
 
+/** How a job can end, as GitHub's `needs.<job>.result` says it. */
+const JOB_RESULTS = ["success", "failure", "cancelled", "skipped"];
+
+/** The input `jobs`: `${{ toJSON(needs) }}`, each job's `result` kept. */
+function jobsInput(text: string): Record<string, string> | undefined {
+  if (text === "") return undefined;
+  const shape = "expected the jobs' results as `${{ toJSON(needs) }}` gives them";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`input 'jobs': ${shape}, got '${text}'`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error(`input 'jobs': ${shape} (an object of jobs), got '${text}'`);
+  const jobs: Record<string, string> = {};
+  for (const [job, value] of Object.entries(parsed)) {
+    const result = (value as { result?: unknown } | null)?.result;
+    if (typeof result !== "string" || !JOB_RESULTS.includes(result))
+      throw new Error(
+        `input 'jobs': job '${job}': expected a result of ${JOB_RESULTS.join(", ")}, got ${JSON.stringify(result) ?? "none"}`,
+      );
+    jobs[job] = result;
+  }
+  return jobs;
+}
+
+/** The inputs that say what the results should hold. */
+function expectedInputs(read: Reader): Pick<ReportSettings, "expected"> {
+  const shardsText = read("expected-shards");
+  const shards =
+    shardsText === "" ? undefined : numberInput("input 'expected-shards'", shardsText, SHARD_COUNT);
+  const jobs = jobsInput(read("jobs"));
+  const expected = withoutUndefined({ shards, jobs });
+  return Object.keys(expected).length > 0 ? { expected } : {};
+}
+
 /** Reads and validates every input (pure apart from `read` and `env`). */
 export function getSettings(
   read: Reader = (name) => core.getInput(name).trim(),
@@ -264,5 +307,6 @@ export function getSettings(
     ...pullRequest,
     ...withoutUndefined({ detailsUrl }),
     ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo),
+    ...expectedInputs(read),
   };
 }

@@ -61,8 +61,50 @@ function truncationNote(limit: number, detailsUrl: string | undefined): string {
 }
 
 /**
+ * What closes the blocks a cut left open, so that what follows renders outside them: an open code
+ * fence, then every `<details>` opened and not closed (the note about the cut would otherwise sit
+ * inside a collapsed section, unseen). Tags inside a code fence are text, not counted. Pure.
+ */
+function closeOpenBlocks(markdown: string): string {
+  let inFence = false;
+  let openDetails = 0;
+  for (const line of markdown.split("\n")) {
+    if (line.trimStart().startsWith("```")) inFence = !inFence;
+    else if (!inFence) {
+      openDetails += (line.match(/<details[\s>]/gi) ?? []).length;
+      openDetails = Math.max(0, openDetails - (line.match(/<\/details>/gi) ?? []).length);
+    }
+  }
+  return `${inFence ? "\n```" : ""}${"\n\n</details>".repeat(openDetails)}`;
+}
+
+/**
+ * `markdown` cut on a line boundary so that it, with what closes its open blocks
+ * (`closeOpenBlocks`), measures at most `room` (characters, or what `measure` counts: bytes for
+ * the job summary). Pure.
+ */
+export function cutToFit(
+  markdown: string,
+  room: number,
+  measure: (text: string) => number = (text) => text.length,
+): string {
+  let budget = room;
+  for (;;) {
+    if (budget <= 0) return "";
+    let kept = markdown.slice(0, budget);
+    const lastNewline = kept.lastIndexOf("\n");
+    if (lastNewline > budget / 2) kept = kept.slice(0, lastNewline);
+    const closed = kept + closeOpenBlocks(kept);
+    const over = measure(closed) - room;
+    if (over <= 0) return closed;
+    budget -= over;
+  }
+}
+
+/**
  * The whole comment body, cut at a line boundary when it would exceed `limit`, with a note and
- * a link to the full report; an open code fence is closed so the rest of the page renders.
+ * a link to the full report; an open code fence and open `<details>` are closed so the note and
+ * the rest of the page render outside them.
  */
 export function buildCommentBody(
   markdown: string,
@@ -73,15 +115,9 @@ export function buildCommentBody(
   const full = header + markdown;
   if (full.length <= limit) return { body: full, truncated: false };
   const note = truncationNote(limit, options.detailsUrl);
-  const fence = "\n```";
-  const room = limit - header.length - note.length - fence.length;
+  const room = limit - header.length - note.length;
   if (room <= 0) throw new Error(`comment limit ${limit} leaves no room for the report`);
-  let kept = markdown.slice(0, room);
-  const lastNewline = kept.lastIndexOf("\n");
-  if (lastNewline > room / 2) kept = kept.slice(0, lastNewline);
-  const fences = kept.split("\n").filter((line) => line.trimStart().startsWith("```")).length;
-  if (fences % 2 === 1) kept += fence;
-  return { body: header + kept + note, truncated: true };
+  return { body: header + cutToFit(markdown, room) + note, truncated: true };
 }
 
 export type Decision = { action: "update"; reason: string } | { action: "skip"; reason: string };

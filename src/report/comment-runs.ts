@@ -11,9 +11,10 @@ import {
 } from "../instructions/compare.js";
 import { INSTRUCTIONS_FILE } from "../instructions/schema.js";
 import { readResults, RESULTS_FILE } from "../results/io.js";
-import { readMergedResults } from "../results/merge.js";
+import { mergeResults, readSources, shardSet, type ShardSet } from "../results/merge.js";
 import { readStudyRun, type StudyRun } from "../studies/read-run.js";
 import { UserError } from "../util/errors.js";
+import { plural } from "./format.js";
 import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
 import { pickDefined } from "../util/objects.js";
 
@@ -24,9 +25,21 @@ import { pickDefined } from "../util/objects.js";
  * one). The counted comparison is made here (it reads callgrind files: where the work went).
  */
 
+/**
+ * What the workflow that ran the benchmark expects the results to hold: the report cannot see
+ * an artifact that was never uploaded, so what is missing is known only against this.
+ */
+export interface Expected {
+  /** Shards of the wall-clock run (1: one run, not split), every one of them among the results. */
+  shards?: number;
+  /** How each job behind the results ended (job id to its result, as `needs` gives it). */
+  jobs?: Record<string, string>;
+}
+
 export interface CommentRunsOptions extends CountedOptions {
   /** A base run measured at another time: wall-clock (results.json) or counted (instructions.json). */
   baseResults?: string;
+  expected?: Expected;
 }
 
 interface Found {
@@ -92,30 +105,68 @@ async function countedComparison(
   return variants.size >= 2 ? compareCountedVariants(dir, options) : undefined;
 }
 
+/** The jobs that did not end well: every result but success and skipped (a job its `if:` left out). */
+function failedJobs(jobs: Record<string, string> = {}): string[] {
+  return Object.entries(jobs)
+    .filter(([, result]) => result !== "success" && result !== "skipped")
+    .map(([job, result]) => `the job ${job} ${result === "failure" ? "failed" : `was ${result}`}`);
+}
+
+/**
+ * What the results lack against what was expected (pure): jobs that failed, a wall-clock run
+ * that is not there, shards of a split run that are not (`shards`: which ones the results hold).
+ */
+function missingParts(expected: Expected, found: { wallClock: boolean; shards?: ShardSet }): string[] {
+  const out = failedJobs(expected.jobs);
+  const want = expected.shards;
+  const shards = found.shards;
+  if (want !== undefined && want > 0 && !found.wallClock)
+    out.push(`no wall-clock results (${plural(want, "shard")} expected)`);
+  else if (want !== undefined && want > 1 && found.wallClock && shards === undefined)
+    out.push(`the wall-clock results are one run, not the ${want} shards expected`);
+  else if (want !== undefined && shards !== undefined && shards.count !== want)
+    out.push(`the wall-clock results are shards of ${shards.count}, not of the ${want} expected`);
+  if (shards !== undefined && shards.missing.length > 0)
+    out.push(
+      `wall-clock ${shards.missing.length === 1 ? "shard" : "shards"} ${shards.missing.join(", ")} of ${shards.count} missing`,
+    );
+  return out;
+}
+
 /** Reads the runs behind a comment; errors name the path. */
 export async function loadCommentRuns(
   paths: readonly string[],
   options: CommentRunsOptions = {},
 ): Promise<CommentRuns> {
   const found: Found = { wallClock: [], counted: [], studies: [] };
-  for (const p of paths) await sortPath(p, found);
+  const expected = options.expected ?? {};
+  try {
+    for (const p of paths) await sortPath(p, found);
+  } catch (err) {
+    // Nothing to report at all: say why, when a job that should have made the results did not.
+    const failed = failedJobs(expected.jobs);
+    if (!(err instanceof UserError) || failed.length === 0) throw err;
+    throw new UserError(`${err.message} (${failed.join("; ")})`);
+  }
   checkStudyAlone(found);
   const [study] = found.studies;
   if (study !== undefined && options.baseResults !== undefined)
     throw new UserError(
       `${study.dirs[0]}: a study run compares its options within the run: give no base results`,
     );
-  if (study !== undefined) return { study };
+  if (study !== undefined) return withMissing({ study }, missingParts(expected, { wallClock: true }));
   if (found.counted.length > 1) {
     throw new UserError(
       `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`,
     );
   }
-  const { baseResults, ...counted } = options;
+  const { baseResults, expected: _expected, ...counted } = options;
   const baseIsCounted = baseResults !== undefined && (await isInstructionsRun(baseResults));
   const runs: CommentRuns = {};
-  if (found.wallClock.length > 0) {
-    const head = await readMergedResults(found.wallClock);
+  const sources = await readSources(found.wallClock);
+  const shards = shardSet(sources);
+  if (sources.length > 0) {
+    const head = mergeResults(sources);
     const base = baseResults !== undefined && !baseIsCounted ? await readResults(baseResults) : undefined;
     runs.wallClock = base === undefined ? { head } : { head, base };
   }
@@ -125,13 +176,22 @@ export async function loadCommentRuns(
     const comparison = await countedComparison(countedDir, baseIsCounted ? baseResults : undefined, counted);
     runs.counted = comparison === undefined ? { head } : { head, comparison };
   }
-  return runs;
+  const wallClock = sources.length > 0;
+  return withMissing(
+    runs,
+    missingParts(expected, shards === undefined ? { wallClock } : { wallClock, shards }),
+  );
+}
+
+function withMissing(runs: CommentRuns, missing: string[]): CommentRuns {
+  return missing.length > 0 ? { ...runs, missing } : runs;
 }
 
 /** What both the report action and `proxybench comment` are given: paths and their judging. */
 interface CommentSettings extends PrCommentOptions {
   floorPct?: number;
   baseResults?: string;
+  expected?: Expected;
 }
 
 /** The PR comment of the runs behind these paths: read, compared and rendered. */
@@ -139,7 +199,7 @@ export async function commentFromPaths(
   paths: readonly string[],
   settings: CommentSettings,
 ): Promise<PrComment> {
-  const runs = await loadCommentRuns(paths, pickDefined(settings, ["floorPct", "baseResults"]));
+  const runs = await loadCommentRuns(paths, pickDefined(settings, ["floorPct", "baseResults", "expected"]));
   return buildPrComment(
     runs,
     pickDefined(settings, ["thresholdPct", "alpha", "baselineProxy", "runnerName"]),

@@ -58,6 +58,8 @@ export interface CommentRuns {
   wallClock?: WallClockRuns;
   counted?: CountedRuns;
   study?: StudyRuns;
+  /** What was expected and is not there (a failed job, a lost shard): the report is incomplete. */
+  missing?: string[];
 }
 
 export interface PrCommentOptions extends CompareOptions {
@@ -133,13 +135,22 @@ function countedShortfall(c: CountedComparison): string | undefined {
   return c.cells.some((cell) => cell.metrics.length > 0) ? undefined : nothingCompared(c.notCompared);
 }
 
-/** One word over every section: a regression wins, then an improvement, then doubt. Pure. */
+/**
+ * One word over every section: a regression wins; then a shortfall (what was not measured could
+ * hide a regression), then an improvement, then doubt. Pure.
+ */
 function overallVerdict(counts: SectionCounts[], shortfall: string | undefined): Verdict {
   const sum = (k: keyof SectionCounts) => counts.reduce((s, c) => s + c[k], 0);
   if (sum("regressed") > 0) return "regressed";
+  if (shortfall !== undefined) return "inconclusive";
   if (sum("improved") > 0) return "improved";
-  if (sum("inconclusive") > 0 || shortfall !== undefined) return "inconclusive";
+  if (sum("inconclusive") > 0) return "inconclusive";
   return "unchanged";
+}
+
+/** The warning under the headline of a report that lacks what was expected (escaped). Pure. */
+function incompleteNote(missing: readonly string[]): string {
+  return `> [!WARNING]\n> Incomplete: ${missing.map(escapeMarkdown).join("; ")}. The verdict cannot speak for what is missing.`;
 }
 
 /** "Measured on **runner** (CPU, 8 cores); cores: ..." from the head's results. Pure. */
@@ -258,9 +269,13 @@ function commentHead(runs: CommentRuns): PrComment["head"] {
 
 /** The comment of a pull request's runs: counted first, then wall clock. Pure. */
 export function buildPrComment(runs: CommentRuns, options: PrCommentOptions = {}): PrComment {
+  const missing = runs.missing ?? [];
+  const note = missing.length > 0 ? [incompleteNote(missing)] : [];
   if (runs.study !== undefined) {
-    const markdown = `${studyComment(runs.study)}\n`;
-    return { markdown, verdict: "", regressions: 0, counts: {}, head: commentHead(runs) };
+    const [title, ...rest] = studyComment(runs.study).split("\n\n");
+    const markdown = `${[title, ...note, ...rest].join("\n\n")}\n`;
+    const shortfall = missing.length > 0 ? { shortfall: missing.join("; ") } : {};
+    return { markdown, verdict: "", regressions: 0, counts: {}, head: commentHead(runs), ...shortfall };
   }
   if (runs.wallClock === undefined && runs.counted === undefined) {
     throw new Error("buildPrComment: no runs to report");
@@ -273,12 +288,17 @@ export function buildPrComment(runs: CommentRuns, options: PrCommentOptions = {}
   ];
   const counts: PrComment["counts"] = {};
   for (const s of sections) if (s.counts !== undefined) counts[s.key] = s.counts;
-  const shortfalls = sections.flatMap((s) => (s.shortfall !== undefined ? [s.shortfall] : []));
+  const shortfalls = [
+    ...missing,
+    ...sections.flatMap((s) => (s.shortfall !== undefined ? [s.shortfall] : [])),
+  ];
   const shortfall = shortfalls.length > 0 ? shortfalls.join("; ") : undefined;
   const compared = Object.values(counts);
-  const verdict = compared.length === 0 ? "" : overallVerdict(compared, shortfall);
+  // Nothing compared and nothing missing: a run without a base, no verdict to give.
+  const verdict = compared.length === 0 && missing.length === 0 ? "" : overallVerdict(compared, shortfall);
   const regressions = compared.reduce((s, c) => s + c.regressed, 0);
-  const markdown = `${[headline(verdict, counts), ...sections.map((s) => s.markdown)].join("\n\n")}\n`;
+  const parts = [headline(verdict, counts), ...note, ...sections.map((s) => s.markdown)];
+  const markdown = `${parts.join("\n\n")}\n`;
   return {
     markdown,
     verdict,

@@ -47,11 +47,46 @@ function checkSameMatrix(first: Source, other: Source): void {
   }
 }
 
+/** The shards of a split run that the sources hold, and how many the split has. */
+export interface ShardSet {
+  count: number;
+  /** The indexes (1..count) no source holds. */
+  missing: number[];
+}
+
+/**
+ * Which shards of a split run (`--shard INDEX/COUNT`) the sources hold; undefined when none is a
+ * shard. A shard given twice, shards of splits of different sizes, or a shard beside a run that
+ * is not one are refused, naming the paths: they are not parts of one run.
+ */
+export function shardSet(sources: readonly Source[]): ShardSet | undefined {
+  const sharded = sources.filter((s) => s.results.settings.shard !== undefined);
+  const [first] = sharded;
+  if (first === undefined) return undefined;
+  const whole = sources.find((s) => s.results.settings.shard === undefined);
+  if (whole !== undefined)
+    throw new UserError(`${whole.from}: not a shard, beside ${first.from}, a shard: not parts of one run`);
+  const count = first.results.settings.shard!.count;
+  const seen = new Map<number, string>();
+  for (const { results, from } of sharded) {
+    const { index, count: n } = results.settings.shard!;
+    if (n !== count)
+      throw new UserError(`${from}: shard ${index}/${n}, beside ${first.from} of ${count}: not parts of one run`);
+    if (index > count) throw new UserError(`${from}: shard ${index}/${count}: no such shard`);
+    const other = seen.get(index);
+    if (other !== undefined) throw new UserError(`${from}: shard ${index}/${count} is also ${other}`);
+    seen.set(index, from);
+  }
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
+  return { count, missing };
+}
+
 /** One Results from one or more runs; a single run comes back as it is. */
 export function mergeResults(sources: readonly Source[]): Results {
   const [first, ...rest] = sources;
   if (first === undefined) throw new UserError("no results to merge");
   if (rest.length === 0) return first.results;
+  shardSet(sources);
   const seen = new Map<string, string>();
   const cells: Results["cells"] = [];
   for (const source of sources) {
@@ -81,11 +116,16 @@ export function mergeResults(sources: readonly Source[]): Results {
   };
 }
 
-/** Reads every results directory (or results.json) and merges them. */
-export async function readMergedResults(paths: readonly string[]): Promise<Results> {
+/** Reads every results directory (or results.json), each named by its path. */
+export async function readSources(paths: readonly string[]): Promise<Source[]> {
   const sources: Source[] = [];
   for (const from of paths) sources.push({ results: await readResults(from), from });
-  return mergeResults(sources);
+  return sources;
+}
+
+/** Reads every results directory (or results.json) and merges them. */
+export async function readMergedResults(paths: readonly string[]): Promise<Results> {
+  return mergeResults(await readSources(paths));
 }
 
 /** The runners that measured the cells, with how many cells each (merged results only). */

@@ -14,7 +14,7 @@ import { getSettings, pagesUrl } from "../../../report/src/input-helper.js";
 import { findPullRequest } from "../../../report/src/pull-request.js";
 import { createClient } from "../../../src/github/client.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
-import { cell, results as buildResults } from "../../support/report/build.js";
+import { cell, countedRun, results as buildResults } from "../../support/report/build.js";
 import { liveMarkup, visibleText } from "../../support/actions/gfm.js";
 
 const FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "actions");
@@ -569,6 +569,150 @@ describe("report action, bundled", () => {
       expect(whole.code).toBe(0);
       expect(whole.outputs.verdict).toBe("unchanged");
       expect(whole.stdout).not.toMatch(/::(warning|error)::/);
+    });
+  });
+
+  describe("the report knows what it expected: a missing section, shard or failed job is never unchanged", () => {
+    const rounds = Array.from({ length: 10 }, (_, i) => ({ rps: 1000, p50: 5 * (1 + i / 100) }));
+    /** Jobs as `toJSON(needs)` gives them: each with its result (and outputs). */
+    const needs = (results: Record<string, string>) =>
+      JSON.stringify(
+        Object.fromEntries(Object.entries(results).map(([job, result]) => [job, { result, outputs: {} }])),
+      );
+
+    /** A report of one wall-clock run that fails on any shortfall, given how the jobs ended. */
+    const strict = (results: string, jobs: Record<string, string>) => ({
+      results,
+      comment: "false",
+      token: "",
+      "fail-on-regression": "true",
+      "expected-shards": "1",
+      jobs: needs(jobs),
+    });
+
+    /** A paired wall-clock run of `proxies`, head equal to base: unchanged; written as an artifact folder. */
+    async function wallClock(into: string, proxies: string[], shardOf?: { index: number; count: number }) {
+      const run = buildResults(
+        proxies.flatMap((p) => [cell(p, rounds, { variant: "base" }), cell(p, rounds, { variant: "head" })]),
+      );
+      run.settings.proxies = ["nginx", "haproxy", "envoy"];
+      run.settings.variants = [
+        { name: "base", dir: "/w/base" },
+        { name: "head", dir: "/w/head" },
+      ];
+      if (shardOf !== undefined) run.settings.shard = shardOf;
+      await mkdir(into, { recursive: true });
+      await writeFile(path.join(into, "results.json"), JSON.stringify(run));
+    }
+
+    /** The counted run's artifact folder: base and head count the same instructions (unchanged). */
+    async function counted(into: string) {
+      await mkdir(into, { recursive: true });
+      const same = [41_000, 41_010, 41_005];
+      await writeFile(
+        path.join(into, "instructions.json"),
+        JSON.stringify(countedRun({ base: same, head: same })),
+      );
+    }
+
+    it("a lost wall-clock benchmark (the bench job failed, no artifact): inconclusive, failing with fail-on-regression", async () => {
+      // What bench.yml's report job holds after a failed bench job: the pattern download found
+      // nothing (and did not fail), the counted run is there.
+      const downloads = path.join(dir, "lost-wall-clock");
+      await counted(path.join(downloads, "proxybench-instructions"));
+      const inputs = strict(downloads, { "detect-env": "success", bench: "failure", count: "success" });
+      const run = await runAction(inputs, { action: "push" }, "lost-wall-clock");
+      expect(run.outputs.verdict).toBe("inconclusive");
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(
+        "::error::the job bench failed; no wall-clock results (1 shard expected) (fail-on-regression is set)",
+      );
+      expect(visibleText(run.summary)).toContain(
+        "Incomplete: the job bench failed; no wall-clock results (1 shard expected).",
+      );
+      // Every job succeeded but the artifact is still not there: the same shortfall, said alone.
+      const quiet = await runAction(
+        { ...inputs, jobs: needs({ bench: "success", count: "success" }), "fail-on-regression": "false" },
+        { action: "push" },
+        "lost-wall-clock-quiet",
+      );
+      expect(quiet.code).toBe(0);
+      expect(quiet.outputs.verdict).toBe("inconclusive");
+      expect(quiet.stdout).toContain(
+        "::warning::verdict inconclusive: no wall-clock results (1 shard expected)",
+      );
+    });
+
+    it("a lost shard: inconclusive, naming it, even where no one said how many to expect", async () => {
+      const downloads = path.join(dir, "lost-shard");
+      await wallClock(path.join(downloads, "proxybench-results-1"), ["nginx"], { index: 1, count: 3 });
+      await wallClock(path.join(downloads, "proxybench-results-3"), ["envoy"], { index: 3, count: 3 });
+      const inputs = { results: downloads, comment: "false", token: "", "fail-on-regression": "true" };
+      const run = await runAction(inputs, { action: "push" }, "lost-shard");
+      expect(run.outputs.verdict).toBe("inconclusive");
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("::error::wall-clock shard 2 of 3 missing (fail-on-regression is set)");
+      // Shards of another split than the workflow ran: said as such.
+      const other = await runAction({ ...inputs, "expected-shards": "4" }, { action: "push" }, "other-split");
+      expect(other.stdout).toContain(
+        "the wall-clock results are shards of 3, not of the 4 expected; wall-clock shard 2 of 3 missing",
+      );
+      // All three there: unchanged, the step passes.
+      await wallClock(path.join(downloads, "proxybench-results-2"), ["haproxy"], { index: 2, count: 3 });
+      const whole = await runAction(
+        { ...inputs, "expected-shards": "3" },
+        { action: "push" },
+        "no-lost-shard",
+      );
+      expect(whole.stdout).not.toMatch(/::(warning|error)::/);
+      expect([whole.code, whole.outputs.verdict]).toEqual([0, "unchanged"]);
+    });
+
+    it("a failed count job: its section is missing, and the report says so instead of passing unchanged", async () => {
+      const downloads = path.join(dir, "failed-count");
+      await wallClock(path.join(downloads, "proxybench-results-1"), ["nginx"]);
+      const inputs = strict(downloads, { "detect-env": "success", bench: "success", count: "failure" });
+      const run = await runAction(inputs, { action: "push" }, "failed-count");
+      expect(run.outputs.verdict).toBe("inconclusive");
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("::error::the job count failed (fail-on-regression is set)");
+      expect(visibleText(run.summary)).toContain("Incomplete: the job count failed.");
+      // A count job its `if:` skipped (count: false) is no shortfall.
+      const skipped = await runAction(
+        { ...inputs, jobs: needs({ bench: "success", count: "skipped" }) },
+        { action: "push" },
+        "skipped-count",
+      );
+      expect([skipped.code, skipped.outputs.verdict]).toEqual([0, "unchanged"]);
+    });
+
+    it("nothing downloaded at all: the step fails, saying which job did not make the results", async () => {
+      const run = await runAction(
+        {
+          results: path.join(dir, "never-downloaded"),
+          comment: "false",
+          token: "",
+          jobs: needs({ bench: "cancelled", count: "failure" }),
+        },
+        { action: "push" },
+        "nothing-downloaded",
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(
+        "no such results directory or file (the job bench was cancelled; the job count failed)",
+      );
+    });
+
+    it("refuses expected-shards and jobs it cannot read, naming the input", async () => {
+      const base = { results: path.join(FIXTURES, "head"), comment: "false", token: "" };
+      const shards = await runAction({ ...base, "expected-shards": "two" }, { action: "push" }, "bad-shards");
+      expect(shards.stdout).toContain(
+        "::error::input 'expected-shards': expected a whole number >= 0, got 'two'",
+      );
+      const jobs = await runAction({ ...base, jobs: '{"bench":"failure"}' }, { action: "push" }, "bad-jobs");
+      expect(jobs.stdout).toContain(
+        "::error::input 'jobs': job 'bench': expected a result of success, failure, cancelled, skipped, got none",
+      );
     });
   });
 

@@ -1,3 +1,4 @@
+import { InstructionsResults } from "../../../src/instructions/schema.js";
 import { Results, type Cell, type CellStatus, type Repetition } from "../../../src/results/schema.js";
 
 /** Small builders of valid results for rendering tests (validated by the real schema). */
@@ -92,5 +93,57 @@ export function results(cells: Cell[], overrides: Record<string, unknown> = {}):
     },
     cells,
     ...overrides,
+  });
+}
+
+/**
+ * A counted run (instructions.json) holding the variants base and head, one nginx cell each,
+ * with these instructions per request in each of its rounds (no callgrind files: nothing to show
+ * of where the work went). Validated by the real schema.
+ */
+export function countedRun(instructions: { base: number[]; head: number[] }): InstructionsResults {
+  const side = (variant: "base" | "head") => ({
+    id: `passthrough/nginx@${variant}`,
+    proxy: "nginx",
+    variant,
+    scenario: "passthrough",
+    status: "ok",
+    reasons: [],
+    repetitions: instructions[variant].map((ir, i) => ({
+      index: i,
+      round: i,
+      variant,
+      startedAt: `2026-11-21T13:00:0${i % 10}.000Z`,
+      status: "ok",
+      reasons: [],
+      requests: 200,
+      failures: 0,
+      statusCodes: { "200": 200 },
+      instructionsPerRequest: ir,
+      cyclesPerRequest: ir * 1.5,
+      events: {},
+      wallS: 1,
+    })),
+  });
+  return InstructionsResults.parse({
+    schemaVersion: 1,
+    measure: "instructions",
+    runId: "counted-run",
+    startedAt: "2026-11-21T13:00:00.000Z",
+    settings: {
+      proxies: ["nginx"],
+      scenarios: ["passthrough"],
+      repetitions: instructions.base.length,
+      requests: 200,
+      warmupRequests: 20,
+      connections: 1,
+      cpus: { loadgen: [0], proxy: [1], upstream: [1] },
+      valgrind: "valgrind-3.22.0",
+      variants: [
+        { name: "base", dir: "/w/base" },
+        { name: "head", dir: "/w/head" },
+      ],
+    },
+    cells: [side("base"), side("head")],
   });
 }

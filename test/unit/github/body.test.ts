@@ -96,6 +96,32 @@ describe("comment body", () => {
     expect(body.split("\n").filter((l) => l.startsWith("```")).length % 2).toBe(0);
   });
 
+  /** The comment's wall-clock section: its full tables in a collapsed section, then more. */
+  const collapsed =
+    "## proxybench: **unchanged**\n\n<details><summary>All results of the run</summary>\n\n" +
+    "| proxy | req/s |\n| --- | --- |\n" +
+    "| nginx | 1000 |\n".repeat(300) +
+    "\n</details>\n\nafter\n";
+
+  /** `<details>` opened and closed, and where the last one closes (-1: none). */
+  const detailsOf = (text: string) => ({
+    open: text.match(/<details>/g)?.length ?? 0,
+    closed: text.match(/<\/details>/g)?.length ?? 0,
+    lastClose: text.lastIndexOf("</details>"),
+  });
+
+  it("closes a details section the cut left open, so the note about the cut is not hidden in it", () => {
+    const { body, truncated } = buildCommentBody(collapsed, { id: "p", head, limit: 2000 });
+    expect(truncated).toBe(true);
+    expect(body.length).toBeLessThanOrEqual(2000);
+    const details = detailsOf(body);
+    expect(details).toMatchObject({ open: 1, closed: 1 });
+    expect(details.lastClose).toBeLessThan(body.indexOf("This report was cut"));
+    // A tag inside a code fence is text: nothing to close for it.
+    const fenced = "```\n<details>\n```\n" + "line\n".repeat(500);
+    expect(detailsOf(buildCommentBody(fenced, { id: "p", head, limit: 1000 }).body).closed).toBe(0);
+  });
+
   it("says where the full report is when no link is given", () => {
     const { body } = buildCommentBody("y\n".repeat(1000), { id: "p", head, limit: 600 });
     expect(body).toContain("job summary");
@@ -110,6 +136,15 @@ describe("job summary", () => {
     expect(await writeJobSummary("# two\n", { GITHUB_STEP_SUMMARY: file })).toBe(true);
     expect(await writeJobSummary("# three", {})).toBe(false);
     expect(await readFile(file, "utf8")).toBe("before\n# one\n# two\n");
+  });
+
+  it("closes a details section that the cut of a summary left open, before its note", () => {
+    const markdown =
+      "<details><summary>All results of the run</summary>\n\n| a |\n| --- |\n" + "| 1 |\n".repeat(400);
+    const text = summaryText(markdown, 600);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(600);
+    expect(text.match(/<\/details>/g)).toHaveLength(1);
+    expect(text.indexOf("</details>")).toBeLessThan(text.indexOf("Cut to fit"));
   });
 
   it("cuts a summary over the limit on a line boundary, with a note", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildPrComment } from "../../../src/report/pr-comment.js";
 import { InstructionsResults } from "../../../src/instructions/schema.js";
+import { cell, results } from "../../support/report/build.js";
 
 /** A counted run of nginx, one repetition, natively or in its image. */
 function countedRun(runtime?: "docker"): InstructionsResults {
@@ -56,5 +57,38 @@ describe("the PR comment's counted section says which binary was counted", () =>
     const { markdown } = buildPrComment({ counted: { head: countedRun("docker") } });
     expect(markdown).toContain("ran in each side's image, built from its Dockerfile with Valgrind added");
     expect(markdown).not.toContain("count-in: native");
+  });
+});
+
+describe("a report that lacks what was expected", () => {
+  /** base and head of nginx as variants, the head's p50 `factor` times the base's in every round. */
+  function pairedRun(factor: number) {
+    const rounds = (p50: number) =>
+      Array.from({ length: 12 }, (_, i) => ({ rps: 1000, p50: p50 * (1 + i / 100) }));
+    const run = results([
+      cell("nginx", rounds(5), { variant: "base" }),
+      cell("nginx", rounds(5 * factor), { variant: "head" }),
+    ]);
+    run.settings.variants = [
+      { name: "base", dir: "/w/base" },
+      { name: "head", dir: "/w/head" },
+    ];
+    return run;
+  }
+
+  it("is inconclusive even beside an improvement (what is missing could hide a regression), and says why under the headline", () => {
+    const whole = buildPrComment({ wallClock: { head: pairedRun(0.8) } });
+    expect(whole.verdict).toBe("improved");
+    const missing = ["the job count failed", "wall-clock shard 2 of 2 missing"];
+    const lacking = buildPrComment({ wallClock: { head: pairedRun(0.8) }, missing });
+    expect(lacking.verdict).toBe("inconclusive");
+    expect(lacking.shortfall).toBe("the job count failed; wall-clock shard 2 of 2 missing");
+    const [headline, note] = lacking.markdown.split("\n\n");
+    expect(headline).toMatch(/^## proxybench: \*\*inconclusive\*\*/);
+    expect(note).toMatch(
+      /^> \[!WARNING\]\n> Incomplete: the job count failed; wall-clock shard 2 of 2 missing\./,
+    );
+    // A regression still wins: it is known whatever else is missing.
+    expect(buildPrComment({ wallClock: { head: pairedRun(1.2) }, missing }).verdict).toBe("regressed");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareVariants } from "../../../src/report/compare.js";
-import { cellRunners, mergeResults, type Source } from "../../../src/results/merge.js";
+import { cellRunners, mergeResults, shardSet, type Source } from "../../../src/results/merge.js";
 import { Results } from "../../../src/results/schema.js";
 import { cell, results } from "../../support/report/build.js";
 
@@ -68,8 +68,26 @@ describe("mergeResults", () => {
   });
 
   it("refuses a cell measured twice, naming both sources", () => {
-    expect(() => mergeResults([a, { ...a, from: "results/again" }])).toThrow(
+    const again = structuredClone(a.results);
+    again.settings.shard = { index: 2, count: 2 };
+    expect(() => mergeResults([a, { results: again, from: "results/again" }])).toThrow(
       "results/again: cell small/default/direct/k6@base is also in results/bench-1",
+    );
+  });
+
+  it("refuses one shard twice, shards of splits of different sizes, and a shard beside a whole run", () => {
+    expect(() => mergeResults([a, { ...a, from: "results/again" }])).toThrow(
+      "results/again: shard 1/2 is also results/bench-1",
+    );
+    const ofThree = shard("bench-3", ["haproxy"], 2, "2026-11-21T13:00:01.000Z");
+    ofThree.results.settings.shard = { index: 2, count: 3 };
+    expect(() => mergeResults([a, ofThree])).toThrow(
+      "results/bench-3: shard 2/3, beside results/bench-1 of 2: not parts of one run",
+    );
+    const whole = shard("bench-4", ["haproxy"], 2, "2026-11-21T13:00:01.000Z");
+    delete whole.results.settings.shard;
+    expect(() => mergeResults([a, whole])).toThrow(
+      "results/bench-4: not a shard, beside results/bench-1, a shard: not parts of one run",
     );
   });
 
@@ -83,5 +101,20 @@ describe("mergeResults", () => {
 
   it("refuses nothing to merge", () => {
     expect(() => mergeResults([])).toThrow("no results to merge");
+  });
+});
+
+describe("shardSet", () => {
+  it("names the shards of the split that no run holds (a lost artifact), none when all are there", () => {
+    const one = shard("bench-1", ["direct"], 1, "2026-11-21T13:00:05.000Z");
+    const two = shard("bench-2", ["haproxy"], 2, "2026-11-21T13:00:01.000Z");
+    expect(shardSet([one, two])).toEqual({ count: 2, missing: [] });
+    expect(shardSet([two])).toEqual({ count: 2, missing: [1] });
+    const three = structuredClone(two);
+    three.results.settings.shard = { index: 3, count: 3 };
+    one.results.settings.shard = { index: 1, count: 3 };
+    expect(shardSet([one, three])).toEqual({ count: 3, missing: [2] });
+    delete one.results.settings.shard;
+    expect(shardSet([one])).toBeUndefined();
   });
 });
