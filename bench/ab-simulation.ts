@@ -12,6 +12,7 @@ import { cellKey, type Cell, type Repetition, type Results } from "../src/result
 import { compareVariants, type Comparison } from "../src/report/compare.js";
 import { decideAtLook } from "../src/runner/block.js";
 import { planLooks, type SequentialPlan } from "../src/stats/sequential.js";
+import type { CompareMetric } from "../src/stats/tested-metrics.js";
 
 const PROXIES = ["direct", "nginx", "haproxy", "caddy"];
 const SCENARIOS = ["passthrough", "json-lookup"];
@@ -49,7 +50,25 @@ export interface Change {
   factors: Partial<Record<keyof Spreads, number>>;
 }
 
-function repetition(round: number, values: Record<keyof Spreads, number>, proxied: boolean): Repetition {
+/**
+ * How a simulated run is compared: the tested metrics (absent: every metric, as runs before the
+ * setting), --target, and how peak memory is read: `process`, each round a process of its own
+ * (--proxy-lifetime round); `running-max`, a container's peak never reset, one process for every
+ * round (recorded as such: shown, never tested); `running-max-untagged`, the same maximum
+ * recorded without saying so (how it was tested before).
+ */
+export interface SimulationOptions {
+  tested?: CompareMetric[];
+  targetPct?: number;
+  memory?: "process" | "running-max" | "running-max-untagged";
+}
+
+function repetition(
+  round: number,
+  values: Record<keyof Spreads, number>,
+  proxied: boolean,
+  peakSince?: "process" | "start",
+): Repetition {
   const p50 = values.p50;
   const rep = {
     index: round,
@@ -87,6 +106,7 @@ function repetition(round: number, values: Record<keyof Spreads, number>, proxie
             cpuPerRequestUs: values.cpu,
             requestsPerCpuS: 1e6 / values.cpu,
             peakMemoryMiB: values.memory,
+            ...(peakSince ? { peakSince } : {}),
           },
         }
       : {}) as object),
@@ -121,6 +141,7 @@ function fillRound(
   spreads: Spreads,
   change: Change | undefined,
   random: Random,
+  memory: SimulationOptions["memory"],
 ) {
   const drift = gaussian(random) * 0.1;
   const side = (factors: Partial<Record<keyof Spreads, number>>) => {
@@ -131,13 +152,18 @@ function fillRound(
     return v;
   };
   const proxied = base.proxy !== "direct";
-  base.repetitions.push(repetition(round, side({}), proxied));
-  head.repetitions.push(
-    repetition(round, side(change && cellKey(head) === change.cell ? change.factors : {}), proxied),
-  );
+  const since = memory === "running-max" ? "start" : memory === "process" ? "process" : undefined;
+  const values = [side({}), side(change && cellKey(head) === change.cell ? change.factors : {})];
+  [base, head].forEach((cell, i) => {
+    const v = values[i]!;
+    // a peak never reset: the highest of every round so far
+    const last = cell.repetitions.at(-1)?.proxyCost?.peakMemoryMiB;
+    if (memory?.startsWith("running-max") && last !== undefined) v.memory = Math.max(v.memory, last);
+    cell.repetitions.push(repetition(round, v, proxied, since));
+  });
 }
 
-function runOf(cells: Cell[], plan: SequentialPlan): Results {
+function runOf(cells: Cell[], plan: SequentialPlan, tested?: CompareMetric[]): Results {
   return {
     schemaVersion: 3,
     tool: { name: "proxybench", version: "0.1.0" },
@@ -154,6 +180,7 @@ function runOf(cells: Cell[], plan: SequentialPlan): Results {
         { name: "head", dir: "/head" },
       ],
       sequential: plan,
+      ...(tested ? { testedMetrics: tested } : {}),
     },
     environment: {
       os: "linux",
@@ -178,6 +205,7 @@ export function simulateRun(
   plan: SequentialPlan,
   random: Random,
   change?: Change,
+  options: SimulationOptions = {},
 ): { comparison: Comparison; results: Results; rounds: number[] } {
   const cells: Cell[] = [];
   const rounds: number[] = [];
@@ -191,19 +219,29 @@ export function simulateRun(
     const decided = new Set<string>();
     let done = 0;
     while (done < last) {
-      for (const p of pairs) fillRound(p.base, p.head, done, p.spreads, change, random);
+      for (const p of pairs) fillRound(p.base, p.head, done, p.spreads, change, random, options.memory);
       done += 1;
       const blockCells = pairs.flatMap((p) => [p.base, p.head]);
       const look =
         done < last
-          ? decideAtLook(blockCells, { plan, variants: ["base", "head"] }, done, decided)
+          ? decideAtLook(
+              blockCells,
+              {
+                plan,
+                variants: ["base", "head"],
+                ...(options.tested ? { tested: options.tested } : {}),
+                ...(options.targetPct !== undefined ? { targetPct: options.targetPct } : {}),
+              },
+              done,
+              decided,
+            )
           : undefined;
       if (look?.stop) break;
     }
     rounds.push(done);
     for (const p of pairs) cells.push(p.base, p.head);
   }
-  const results = runOf(cells, plan);
+  const results = runOf(cells, plan, options.tested);
   return { comparison: compareVariants(results), results, rounds };
 }
 

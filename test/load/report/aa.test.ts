@@ -9,7 +9,7 @@ import { readResults } from "../../../src/results/io.js";
 import type { Results } from "../../../src/results/schema.js";
 import { runBenchmark } from "../../../src/runner/run.js";
 
-// Real runs: the upstream, nginx and k6 through the runner, 10 (A/A) or 5 repetitions of 1 s at a fixed
+// Real runs: the upstream, nginx and k6 through the runner, 6 (A/A) or 5 repetitions of 1 s at a fixed
 // arrival rate of 200 requests/s (scenario test/fixtures/report/scenarios-*/report-aa), with an
 // upstream that answers in 20 ms (base) or 40 ms (slow). The 20 ms keep the latencies well above
 // the scheduling noise of this shared 2-core machine, where sub-millisecond latencies swing by
@@ -86,7 +86,7 @@ describe("compare on real runs", () => {
     await mkdir(OUTPUT, { recursive: true });
     // nginx and nginx-b are the same binary and configuration; the runner interleaves their
     // repetitions, so both sets see the same machine, noise and drift.
-    interleaved = await run(path.join(tmp, "aa"), ["nginx", "nginx-b"], "base", 10);
+    interleaved = await run(path.join(tmp, "aa"), ["nginx", "nginx-b"], "base", 6);
   }, 240_000);
   afterAll(async () => {
     await rm(tmp, { recursive: true, force: true });
