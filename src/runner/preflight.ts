@@ -68,7 +68,7 @@ export async function nativeBinaries(
   for (const proxy of new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.proxy)))) {
     const a = await nativeAvailability(proxy);
     if (a.kind === "found") binaries.set(proxy.manifest.name, { path: a.path, version: a.version });
-    if (a.kind === "missing") missing.push(`${proxy.manifest.name}: '${a.binary}' not found: sudo ${a.fix}`);
+    if (a.kind === "missing") missing.push(`${proxy.manifest.name}: '${a.binary}' not found: ${a.fix}`);
   }
   return { binaries, missing };
 }
