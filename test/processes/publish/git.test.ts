@@ -67,7 +67,7 @@ describe("publish to a real bare repository", () => {
     const run = await runCli(["publish", dir, "--repo", bare]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("gh-pages:dev/bench/data.js");
-    expect(run.stderr).toMatch(/does not parse/);
+    expect(run.stderr).toMatch(/does not parse \(.*\); refusing to overwrite it/);
     expect(await refOf(bare, "gh-pages")).toBe(before);
   }, 60_000);
 
