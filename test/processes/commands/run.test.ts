@@ -168,6 +168,36 @@ describe("each command has its own flags: one that does not apply is unknown the
   });
 });
 
+describe("bad input: exit 2 and one message naming the flag, file or field, before anything starts", () => {
+  let root: string;
+  let file: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "pb-bad-"));
+    file = path.join(root, "file.txt");
+    await writeFile(file, "not a folder\n");
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it.each([
+    [["run", "--dry-run", "-p", "direct", "-s", "passthrough"]],
+    [["study", "ocelot", "--dry-run"]],
+    [["study", "extensibility", "--dry-run", "-p", "nginx"]],
+    [["max-rate", "--dry-run", "-p", "direct"]],
+    // no dry run: refused before Valgrind is looked for, let alone started
+    [["count", "-p", "nginx"]],
+  ])("%j --out FILE, and --out FILE/SUB: a folder is needed", async (words) => {
+    for (const [out, what] of [
+      [file, "is a file"],
+      [path.join(file, "sub"), `is inside ${file}, a file`],
+    ]) {
+      const { code, out: text } = await runCli([...words, "--out", out!]);
+      expect(code, text).toBe(2);
+      expect(text).toContain(`proxybench: --out ${out}: ${what}, not a folder; choose a folder\n`);
+      expect(text).not.toContain("estimated wall time");
+    }
+  });
+});
+
 describe("run's former modes name the command that took them over", () => {
   it.each([
     [["--measure", "instructions"], "'--measure': a counted run is its own command: proxybench count"],
