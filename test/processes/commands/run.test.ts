@@ -196,6 +196,27 @@ describe("bad input: exit 2 and one message naming the flag, file or field, befo
       expect(text).not.toContain("estimated wall time");
     }
   });
+
+  it.each([
+    [
+      ["study", "ocelot", "-l", "1000c,5c", "--dry-run"],
+      "--load: study ocelot has no load '5c' (its loads: 1000c)",
+    ],
+    [
+      ["study", "ocelot", "-l", "5c", "--dry-run"],
+      "--load: study ocelot has no load '5c' (its loads: 1000c)",
+    ],
+    [
+      ["study", "ocelott", "--dry-run"],
+      // the study is an argument here: no --study named
+      "proxybench: study ocelott: unknown study (known: extensibility, grpc-gateway, llrp, ocelot, yarp-vs-httpclient)",
+    ],
+  ])("%j", async (words, message) => {
+    const { code, out } = await runCli(words);
+    expect(code, out).toBe(2);
+    expect(out).toContain(message);
+    expect(out).not.toContain("--debug");
+  });
 });
 
 describe("run's former modes name the command that took them over", () => {
