@@ -316,7 +316,8 @@ describe("proxybench compare (CLI)", () => {
     [{ threshold: "abc" }, /--threshold: expected a percentage/],
     [{ threshold: "-1" }, /--threshold/],
     [{ alpha: "1.5" }, /--alpha: expected a number between 0 and 1/],
-    [{ format: "html" }, /--format: expected one of markdown, json/],
+    [{ format: "html" }, /--format html is for counted runs \(proxybench count\); these are wall-clock runs/],
+    [{ format: "pdf" }, /--format: expected one of markdown, json/],
   ])("rejects %j", (options, message) => {
     expect(() => compareSettings(["a", "b"], options)).toThrow(message);
   });
