@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { commands } from "./commands/index.js";
+import { describeOption } from "./commands/options.js";
 import { UserError } from "./util/errors.js";
 import { VERSION } from "./version.js";
 
@@ -9,6 +10,8 @@ export function buildProgram(): Command {
     .version(VERSION)
     .option("--debug", "print the stack of an error")
     .showHelpAfterError("(run with --help for usage)")
+    // Set before the commands are added: each inherits it.
+    .configureHelp({ optionDescription: describeOption })
     .exitOverride();
   for (const register of commands) register(program);
   return program;

@@ -52624,7 +52624,7 @@ function pickVariants(results, asked) {
   const names = variantNames(results);
   if (names.length < 2) {
     throw new UserError(
-      `${results.runId}: this run holds ${names.length === 0 ? "no variants" : `one variant (${names.join("")})`}; compare two runs with 'proxybench compare BASE HEAD', or run with --variant base=DIR --variant head=DIR`
+      `${asked.from ?? results.runId}: this run holds ${names.length === 0 ? "no variants" : `one variant (${names.join("")})`}; compare two runs with 'proxybench compare BASE HEAD', or run with --variant base=DIR --variant head=DIR`
     );
   }
   const pick2 = (flag, name3, preferred, fallback) => {
@@ -53099,7 +53099,7 @@ async function compareCountedRuns(baseDir, headDir, options2 = {}) {
 }
 async function compareCountedVariants(dir, options2 = {}) {
   const run2 = await readInstructions(dir);
-  const [baseName2, headName] = pickVariants(run2.results, options2);
+  const [baseName2, headName] = pickVariants(run2.results, { ...options2, from: dir });
   const of = (variant) => ({
     name: variant,
     dir: run2.dir,
@@ -53232,7 +53232,31 @@ async function isDirectory2(p) {
 
 // src/manifests/schema.ts
 var name = external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
-var Tuning = external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()]));
+var TUNING_KEYS = [
+  "workers",
+  "upstreamKeepalive",
+  "accessLog",
+  "maxConnections",
+  "workerConnections",
+  "upstreamHttpVersion",
+  "cpuAffinity",
+  "proxyBuffering",
+  "gc",
+  "runtime",
+  "extension",
+  "memoryLimit",
+  "coprocessorCores"
+];
+var Tuning = external_exports.record(external_exports.string(), external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()])).superRefine((tuning, ctx) => {
+  for (const key of Object.keys(tuning)) {
+    if (TUNING_KEYS.includes(key)) continue;
+    ctx.addIssue({
+      code: "custom",
+      path: [key],
+      message: `unknown tuning key '${key}' (known: ${TUNING_KEYS.join(", ")})`
+    });
+  }
+});
 var ConfigRef = external_exports.object({ template: external_exports.string(), output: external_exports.string() }).strict();
 var ExtensionPoint = external_exports.union([
   external_exports.object({
@@ -55151,8 +55175,10 @@ async function loadCommentRuns(paths, options2 = {}) {
 function withMissing(runs, missing) {
   return missing.length > 0 ? { ...runs, missing } : runs;
 }
-async function commentFromPaths(paths, settings) {
+async function commentFromPaths(paths, settings, check2 = () => {
+}) {
   const runs = await loadCommentRuns(paths, pickDefined(settings, ["floorPct", "baseResults", "expected"]));
+  check2(runs);
   return buildPrComment(
     runs,
     pickDefined(settings, ["thresholdPct", "alpha", "baselineProxy", "runnerName"])

@@ -1,15 +1,17 @@
 import { readFile } from "node:fs/promises";
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { checkMarkerId, safeLink, type HeadInfo } from "../github/body.js";
 import { createClient } from "../github/client.js";
 import { isCommitSha, isPullRequestNumber, parseRepository } from "../github/identifiers.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";
 import { commentFromPaths } from "../report/comment-runs.js";
+import { checkBaselineProxy } from "../report/model.js";
 import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
 import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
 import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { UserError } from "../util/errors.js";
+import { option, withDefault } from "./options.js";
 
 /** What the flags give as they are and the settings keep. */
 interface CommentOptions {
@@ -49,7 +51,7 @@ interface CommentSettings extends CommentOptions, Judging {
 
 function prNumber(value: string): number {
   const n = Number(value);
-  if (!isPullRequestNumber(n)) throw new InvalidArgumentError("--pr must be a pull request number");
+  if (!isPullRequestNumber(n)) throw new InvalidArgumentError(`'${value}' is not a pull request number`);
   return n;
 }
 
@@ -77,6 +79,12 @@ function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.Pro
   } catch (err) {
     throw new UserError((err as Error).message);
   }
+  const judging: Judging = {
+    thresholdPct: optionalNumberInput("--threshold", flags.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
+    alpha: optionalNumberInput("--alpha", flags.alpha, DEFAULT_ALPHA, PROBABILITY),
+    floorPct: optionalNumberInput("--floor", flags.floor, DEFAULT_FLOOR_PCT, PERCENTAGE),
+  };
+  // Checked last: a bad flag is reported first, whatever the environment.
   const token = env.GITHUB_TOKEN;
   if (!token)
     throw new UserError("GITHUB_TOKEN is not set: the comment needs a token with pull-requests: write");
@@ -92,9 +100,7 @@ function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.Pro
     baselineProxy: flags.baselineProxy,
     runnerName: flags.runnerName,
     baseResults: flags.baseResults,
-    thresholdPct: optionalNumberInput("--threshold", flags.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
-    alpha: optionalNumberInput("--alpha", flags.alpha, DEFAULT_ALPHA, PROBABILITY),
-    floorPct: optionalNumberInput("--floor", flags.floor, DEFAULT_FLOOR_PCT, PERCENTAGE),
+    ...judging,
     token,
     apiUrl: env.GITHUB_API_URL || undefined,
   };
@@ -106,7 +112,11 @@ async function loadReport(
   now: Date,
 ): Promise<{ markdown: string; head: HeadInfo }> {
   if ("results" in settings.source) {
-    const built = await commentFromPaths(settings.source.results, settings);
+    const built = await commentFromPaths(settings.source.results, settings, (runs) => {
+      if (settings.baselineProxy !== undefined && runs.wallClock !== undefined) {
+        checkBaselineProxy(settings.baselineProxy, runs.wallClock.head);
+      }
+    });
     return {
       markdown: built.markdown,
       head: { sha: settings.headSha ?? built.head.sha, time: settings.headTime ?? built.head.time },
@@ -153,15 +163,22 @@ export function register(program: Command): void {
     .option("--markdown <file>", "post this markdown instead of a report of RESULTS_DIR")
     .requiredOption("--repo <owner/name>", "repository of the pull request")
     .requiredOption("--pr <number>", "pull request number", prNumber)
-    .option("--head-sha <sha>", "head commit the report is for (default: the results' commit)")
-    .option("--head-time <iso>", "time of that commit (default: the results' commit time, else now)")
+    .addOption(
+      withDefault(new Option("--head-sha <sha>", "head commit the report is for"), "the results' commit"),
+    )
+    .addOption(
+      withDefault(
+        new Option("--head-time <iso>", "time of that commit"),
+        "the results' commit time, else now",
+      ),
+    )
     .option("--details-url <url>", "link to the full report (e.g. the run URL), used when the body is cut")
     .option("--marker <id>", "marker id: one sticky comment per id", "proxybench")
-    .option("--baseline-proxy <name>", "baseline column of the report tables")
+    .addOption(option("baselineProxy"))
     .option("--base-results <dir>", "a base run measured at another time (unpaired)")
-    .option("--threshold <pct>", `smallest % change that counts (default ${DEFAULT_THRESHOLD_PCT})`)
-    .option("--alpha <p>", `false-alarm rate of the wall-clock comparison (default ${DEFAULT_ALPHA})`)
-    .option("--floor <pct>", `smallest % change in counted work that counts (default ${DEFAULT_FLOOR_PCT})`)
+    .addOption(option("threshold"))
+    .addOption(option("alpha"))
+    .addOption(option("floor"))
     .option("--runner-name <name>", "the benchmark runner's name, shown where it was measured")
     .action(async (results: string[], flags: CommentFlags) => {
       const settings = commentSettings(results, flags, process.env);

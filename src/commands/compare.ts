@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { readResults } from "../results/io.js";
 import { mergeResults, type Source } from "../results/merge.js";
 import {
@@ -24,6 +24,7 @@ import { renderCountedComparisonHtml } from "../instructions/compare-html.js";
 import { renderCountedComparison } from "../instructions/compare-markdown.js";
 import { DEFAULT_FLOOR_PCT, DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
+import { option, outAlias, ownFlag, withDefault, withOutFile } from "./options.js";
 
 const COMPARE_FORMATS = ["markdown", "json"] as const;
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
@@ -55,6 +56,7 @@ interface RawOptions {
   alpha?: string;
   failOnRegression?: boolean;
   format?: string;
+  /** --out-file (or its old spelling --out). */
   out?: string;
   history?: string;
 }
@@ -75,6 +77,9 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
         `${flag} applies to counted runs (proxybench count); these are wall-clock runs: their smallest change that counts is --threshold`,
       );
     }
+  }
+  if (options.format === "html") {
+    throw new UserError("--format html is for counted runs (proxybench count); these are wall-clock runs");
   }
   const format = choiceInput("--format", options.format ?? "markdown", COMPARE_FORMATS);
   return {
@@ -108,6 +113,7 @@ function compareRuns(
     return compareVariants(mergeResults(sources), {
       ...options,
       ...withoutUndefined({ base: settings.baseVariant, head: settings.headVariant }),
+      from: sources.map((s) => s.from).join(", "),
     });
   }
   if (plain.length === 2 && sources.length === 2) {
@@ -150,7 +156,7 @@ export async function runCountedCompare(
   const verdict = {
     // The HTML page charts every function that changed; the others keep the top ten.
     ...(format === "html" ? { whereTop: Infinity } : {}),
-    floorPct: optionalNumberInput("--floor", options.floor, DEFAULT_FLOOR_PCT, NON_NEGATIVE),
+    floorPct: optionalNumberInput("--floor", options.floor, DEFAULT_FLOOR_PCT, PERCENTAGE),
     spreadFactor: optionalNumberInput(
       "--spread-factor",
       options.spreadFactor,
@@ -186,31 +192,44 @@ export function register(program: Command): void {
       "<dirs...>",
       "RUN_DIR of a variant run (or one per shard), or BASE_DIR HEAD_DIR (results directories or results.json)",
     )
-    .option("--base <variant>", "of a variant run: the baseline variant (default: 'base', else the first)")
-    .option("--head <variant>", "of a variant run: the candidate variant (default: 'head', else the second)")
-    .option("--threshold <pct>", "smallest % change that counts", String(DEFAULT_THRESHOLD_PCT))
-    .option(
-      "--alpha <a>",
-      "chance of any false verdict in the whole comparison (split over its tests)",
-      String(DEFAULT_ALPHA),
+    .addOption(
+      withDefault(
+        new Option("--base <variant>", "of a variant run: the baseline variant"),
+        "base, else the first",
+      ),
     )
+    .addOption(
+      withDefault(
+        new Option("--head <variant>", "of a variant run: the candidate variant"),
+        "head, else the second",
+      ),
+    )
+    .addOption(option("threshold"))
+    .addOption(option("alpha"))
     .option("--fail-on-regression", "exit 1 when any metric regressed")
     .option(
       "--history <data.js>",
       "two runs: a gh-pages data.js of past runs of the same cells (proxybench publish), the spread between runs that a verdict needs",
     )
-    .option(
-      "--format <format>",
-      `output format: ${COMPARE_FORMATS.join(", ")}; counted runs also html (every changed function as an icicle chart)`,
-      "markdown",
+    .addOption(
+      ownFlag(
+        "format",
+        "output format; html for counted runs only: every changed function as an icicle chart",
+      )
+        .choices(COUNTED_FORMATS)
+        .default("markdown"),
     )
-    .option("--out <file>", "write to this file instead of stdout")
-    .option("--floor <pct>", "counted runs (proxybench count): smallest % change that counts (default: 0.5)")
-    .option(
-      "--spread-factor <k>",
-      "counted runs: a change must exceed k x the repetitions' spread (default: 3)",
+    .addOption(option("outFile"))
+    .addOption(outAlias())
+    .addOption(option("floor"))
+    .addOption(
+      withDefault(
+        new Option("--spread-factor <k>", "counted runs: a change must exceed k x the repetitions' spread"),
+        `${DEFAULT_SPREAD_FACTOR}`,
+      ),
     )
-    .action(async (dirs: string[], options: RawOptions) => {
+    .action(async (dirs: string[], flags: RawOptions & { outFile?: string }) => {
+      const options = withOutFile(flags);
       if ((dirs.length === 1 || dirs.length === 2) && (await isInstructionsRun(dirs[0] as string))) {
         process.exitCode = await runCountedCompare(dirs as [string] | [string, string], options);
         return;

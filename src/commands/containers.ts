@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import {
   listContainersArgs,
   parseContainerList,
@@ -6,7 +6,9 @@ import {
   runIdFrom,
 } from "../runner/docker-runtime.js";
 import { UserError } from "../util/errors.js";
+import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
+import { withDefault } from "./options.js";
 
 interface ContainersFlags {
   run?: string;
@@ -23,10 +25,17 @@ export function register(program: Command): void {
   program
     .command("containers")
     .description("List the containers of docker runs, or remove one run's (--remove)")
-    .option("--run <id>", "the run's id (label org.proxybench.run; default: $PROXYBENCH_RUN_ID)")
+    .addOption(
+      withDefault(new Option("--run <id>", "the run's id (label org.proxybench.run)"), "$PROXYBENCH_RUN_ID"),
+    )
     .option("--remove", "remove every container of that run, running or not")
     .option("--docker <path>", "the docker executable", "docker")
-    .action(async (flags: ContainersFlags) => {
+    .action(async (flags: ContainersFlags, command: Command) => {
+      if (!(await findExecutable(flags.docker))) {
+        // A --docker typed wrong is bad input; docker missing from this machine, a missing tool.
+        const typed = command.getOptionValueSource("docker") === "cli";
+        throw new UserError(`--docker ${flags.docker}: not found or not executable`, typed ? 2 : 1);
+      }
       const runId = flags.run ?? (process.env.PROXYBENCH_RUN_ID ? runIdFrom(process.env) : undefined);
       if (flags.remove) {
         if (runId === undefined) throw new UserError("--remove needs the run: --run ID or PROXYBENCH_RUN_ID");

@@ -10,21 +10,18 @@ export function register(program: Command): void {
       "Count each proxy's instructions per request under Valgrind's callgrind, over a fixed sequence of requests (a counted run; docs/instructions.md).",
     );
   addFlags(command, [
-    ["proxies", "comma-separated proxies (default: nginx,haproxy)"],
-    ["scenarios", "comma-separated scenarios (default: passthrough)"],
-    ["repetitions", "counted repetitions per cell (default: 5)"],
+    ["proxies", "nginx,haproxy"],
+    ["scenarios", "passthrough"],
+    ["repetitions", "5"],
     "cpus",
     "runtime",
-    ["imageTag", "image tag of the proxies in a docker count (default: $PROXYBENCH_IMAGE_TAG or local)"],
+    "imageTag",
     "proxiesDir",
     "scenariosDir",
-    [
-      "variant",
-      "count this variant's proxies/ and scenarios/ side by side with the others, in ABBA rounds (repeatable; e.g. base=../main head=.)",
-    ],
+    "variant",
     "variantProxiesDir",
     "variantScenariosDir",
-    "out",
+    ["out", "results/<YYYYMMDD-HHMMSS>-instructions"],
   ]);
   // The counted run, then its report on stdout; exit code 1 when a cell is not ok.
   command.action(async (flags: MeasureFlags) => {

@@ -1,14 +1,14 @@
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { getEngine } from "../engines/index.js";
 import { loadManifests } from "../manifests/load.js";
-import { Engine } from "../results/schema.js";
+import type { Engine } from "../results/schema.js";
 import { doctorExitCode, renderChecks, runChecks, type Check } from "../doctor/checks.js";
 import { engineCheck, studyChecks } from "../doctor/needs.js";
 import { findStudy } from "../studies/load.js";
-import { addFlags } from "./options.js";
+import { addFlags, ownFlag, textOrJson } from "./options.js";
 
 interface DoctorFlags {
-  json?: boolean;
+  format: "text" | "json";
   proxiesDir?: string[];
   study?: string;
   engine?: Engine;
@@ -31,13 +31,15 @@ export function register(program: Command): void {
     .command("doctor")
     .description("Check this machine for a trustworthy run: tools, proxies, cores, governor, ulimit, load.");
   addFlags(command, [
-    "json",
+    textOrJson(),
     "proxiesDir",
-    new Option("--study <name>", "also check what this study needs (its engine and proxies)"),
-    new Option("--engine <engine>", "also check this load generator").choices(Engine.options),
+    ownFlag("study", "also check what this study needs (its engine and proxies)"),
+    ownFlag("engine", "also check this load generator"),
   ]).action(async (flags: DoctorFlags) => {
     const checks = await doctorChecks(flags);
-    process.stdout.write(flags.json ? `${JSON.stringify(checks, null, 2)}\n` : `${renderChecks(checks)}\n`);
+    process.stdout.write(
+      flags.format === "json" ? `${JSON.stringify(checks, null, 2)}\n` : `${renderChecks(checks)}\n`,
+    );
     process.exitCode = doctorExitCode(checks);
   });
 }

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { imageContexts } from "../manifests/image-contexts.js";
 import { coprocessorImageContexts } from "../studies/extensibility/coprocessors.js";
 import { UserError } from "../util/errors.js";
-import { addFlags, option } from "./options.js";
+import { addFlags, option, ownFlag } from "./options.js";
 
 interface ImagesFlags {
   proxies: string[];
@@ -24,13 +24,16 @@ export function register(program: Command): void {
       "The folder each proxy's image is built from: a --proxies-dir's folder of that name, else the built-in one; with --study, each coprocessor's too",
     );
   addFlags(command, [
-    option("proxies", "comma-separated proxies").makeOptionMandatory(),
-    ["proxiesDir", "folder of proxies/<name>/ overriding built-ins by name (repeatable)"],
-  ])
-    .option(
-      "--study <name>",
+    option("proxies", null).makeOptionMandatory(),
+    ownFlag(
+      "proxiesDir",
+      "folder of <name>/proxy.yml beside the built-in proxies; one of the same name replaces the built-in (repeatable); a folder that does not exist adds nothing (a base checkout that predates it)",
+    ),
+    ownFlag(
+      "study",
       "also the images of the coprocessors the study runs under --runtime docker (extensibility)",
-    )
+    ),
+  ])
     .option(
       "--github-output <name>",
       "append NAME=<JSON object of proxy -> folder> (the bake file's PROXY_CONTEXTS) and NAME-coprocessors=<JSON object of coprocessor -> folder> (its COPROCESSOR_CONTEXTS) to the file $GITHUB_OUTPUT names",

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { loadManifests, type LoadedProxy, type LoadedScenario, type ManifestSet } from "../manifests/load.js";
 import { describeAvailability, nativeAvailability, type NativeAvailability } from "../runner/proxy-binary.js";
 import { formatStudyListings, listStudies } from "../studies/list.js";
-import { addFlags, toRequest, type MeasureFlags } from "./options.js";
+import { addFlags, textOrJson, toRequest, type MeasureFlags } from "./options.js";
 import { pickDefined } from "../util/objects.js";
 
 /**
@@ -112,12 +112,12 @@ export function register(program: Command): void {
   const command = program
     .command("list")
     .description("List proxies, scenarios and studies, and whether each proxy can run here.");
-  addFlags(command, ["json", "proxiesDir", "scenariosDir"]).action(
-    async (flags: MeasureFlags & { json?: boolean }) => {
+  addFlags(command, [textOrJson(), "proxiesDir", "scenariosDir"]).action(
+    async (flags: MeasureFlags & { format: "text" | "json" }) => {
       const set = await loadManifests(pickDefined(toRequest(flags), ["proxiesDirs", "scenariosDirs"]));
       const [proxies, studies] = await Promise.all([listProxies(set), listStudies({}, undefined, set)]);
       const scenarios = listScenarios(set);
-      if (flags.json) {
+      if (flags.format === "json") {
         process.stdout.write(`${JSON.stringify({ proxies, scenarios, studies }, null, 2)}\n`);
       } else {
         process.stdout.write(

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { dryRunMaxRate, findMaxRates, type MaxRateRequest } from "../studies/max-rate-run.js";
-import { addFlags, toRequest, type MeasureFlags } from "./options.js";
+import { addFlags, ownFlag, toRequest, type MeasureFlags } from "./options.js";
 
 export function register(program: Command): void {
   const command = program
@@ -10,14 +10,14 @@ export function register(program: Command): void {
     );
   addFlags(command, [
     "proxies",
-    ["scenarios", "comma-separated scenarios (default: passthrough)"],
-    ["duration", "length of each step of the search (default: 5)"],
-    ["warmup", "length of the discarded warm-up before each step (default: 0)"],
+    ["scenarios", "passthrough"],
+    ownFlag("duration", "length of each step of the search", "5"),
+    ownFlag("warmup", "length of the discarded warm-up before each step, 0 for none", "0"),
     "maxP99",
     "cpus",
     "proxiesDir",
     "scenariosDir",
-    ["dryRun", "print the searches and the most time they take, run nothing"],
+    "dryRun",
     "out",
   ]);
   command.action(async (flags: MeasureFlags) => {

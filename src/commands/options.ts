@@ -3,14 +3,19 @@ import { Engine } from "../results/schema.js";
 import { parseRuntimeKind } from "../runner/runtime-factory.js";
 import type { RunRequest } from "../runner/settings.js";
 import { parseShard, type Shard } from "../runner/shard.js";
-import { parseVariant, withLayout } from "../runner/variants.js";
+import { isImageTag, parseVariant, withLayout } from "../runner/variants.js";
+import { DEFAULT_PROXIES, DEFAULT_REPETITIONS, DEFAULT_SCENARIOS } from "../runner/plan.js";
+import { DEFAULT_MAX_P99_MS } from "../studies/max-rate.js";
 import {
   ALL_METRICS,
+  DEFAULT_ALPHA,
   DEFAULT_BUDGET_MINUTES,
   DEFAULT_TARGET_PCT,
+  DEFAULT_THRESHOLD_PCT,
   PRIMARY_METRICS,
   type CompareMetric,
 } from "../stats/tested-metrics.js";
+import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /** Strict parsers for commander options; their errors name the value (commander adds the flag). */
@@ -114,58 +119,108 @@ export interface MeasureFlags {
   dryRun?: boolean;
 }
 
+/** What --help shows as a flag's default when it has no value commander fills in: `(default: TEXT)`. */
+export function withDefault(option: Option, text: string): Option {
+  option.defaultValueDescription = text;
+  return option;
+}
+
 /**
- * Every flag of the measuring commands, and those other commands share, spelled once. Each
- * command adds the ones it reads (`addFlags`), so a flag that means nothing to it is an unknown
- * option there.
+ * How --help shows every flag: its description, then its choices and its default in one form,
+ * `(choices: a, b; default: x)`. The default is commander's default value or, where a flag has
+ * none (its default is decided later, e.g. "the study's"), its defaultValueDescription.
+ */
+export function describeOption(option: Option): string {
+  const extra: string[] = [];
+  if (option.argChoices) extra.push(`choices: ${option.argChoices.join(", ")}`);
+  const value = option.defaultValue as unknown;
+  const shown =
+    option.defaultValueDescription ??
+    (typeof value === "string" || typeof value === "number" ? String(value) : undefined);
+  if (shown !== undefined) extra.push(`default: ${shown}`);
+  return extra.length > 0 ? `${option.description} (${extra.join("; ")})` : option.description;
+}
+
+/** Docker's rule for a tag; an empty --image-tag is none (a workflow passes an unset input). */
+function parseImageTag(value: string): string {
+  if (value !== "" && !isImageTag(value)) {
+    throw new InvalidArgumentError(
+      `'${value}' is not an image tag (letters, digits, '_', '.', '-'; at most 128)`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Every flag of the measuring commands, and those other commands share, spelled and described
+ * once: a flag means the same on every command that has it (test/unit/commands/options.test.ts
+ * walks every --help, and lists the few that do something of their own somewhere, `ownFlag`).
+ * Each command adds the ones it reads (`addFlags`), so a flag that means nothing to it is an
+ * unknown option there; a command gives its own default where it differs (`[name, default]`).
  */
 const FLAGS = {
   proxies: () =>
-    new Option("-p, --proxies <names>", "comma-separated proxies (default: direct,nginx,haproxy)").argParser(
-      parseCsv,
+    withDefault(
+      new Option("-p, --proxies <names>", "comma-separated proxies").argParser(parseCsv),
+      DEFAULT_PROXIES.join(","),
     ),
   scenarios: () =>
-    new Option(
-      "-s, --scenarios <names>",
-      "comma-separated scenarios (default: passthrough,json-lookup)",
-    ).argParser(parseCsv),
+    withDefault(
+      new Option("-s, --scenarios <names>", "comma-separated scenarios").argParser(parseCsv),
+      DEFAULT_SCENARIOS.join(","),
+    ),
   engine: () =>
-    new Option("-e, --engine <engine>", "load generator for every scenario").choices(Engine.options),
+    withDefault(
+      new Option("-e, --engine <engine>", "load generator for every scenario").choices(Engine.options),
+      "each scenario's own",
+    ),
   repetitions: () =>
-    new Option("-r, --repetitions <n>", "measured repetitions per cell").argParser(parsePositiveInt),
+    withDefault(
+      new Option("-r, --repetitions <n>", "repetitions per cell").argParser(parsePositiveInt),
+      `${DEFAULT_REPETITIONS}`,
+    ),
   duration: () =>
-    new Option("-d, --duration <seconds>", "length of each repetition (default: the scenario's)").argParser(
-      parseSeconds(false),
+    withDefault(
+      new Option("-d, --duration <seconds>", "length of each repetition").argParser(parseSeconds(false)),
+      "the scenario's",
     ),
   warmup: () =>
-    new Option(
-      "-w, --warmup <seconds>",
-      "length of the discarded warm-up, 0 for none (default: the scenario's)",
-    ).argParser(parseSeconds(true)),
-  load: () =>
-    new Option(
-      "-l, --load <labels>",
-      "comma-separated load levels (default: each scenario's first)",
-    ).argParser(parseCsv),
-  cpus: () =>
-    new Option(
-      "--cpus <layout>",
-      "cores per role, e.g. loadgen=0,proxy=1,upstream=1 (ranges 2-3, lists 0+2)",
+    withDefault(
+      new Option("-w, --warmup <seconds>", "length of the discarded warm-up, 0 for none").argParser(
+        parseSeconds(true),
+      ),
+      "the scenario's",
     ),
-  runtime: () => new Option("--runtime <runtime>", "native or docker (default: native)"),
+  load: () =>
+    withDefault(
+      new Option("-l, --load <labels>", "comma-separated load levels").argParser(parseCsv),
+      "each scenario's first",
+    ),
+  cpus: () =>
+    withDefault(
+      new Option(
+        "--cpus <layout>",
+        "cores per role, e.g. loadgen=0,proxy=1,upstream=1; ranges 2-3, lists 0+2",
+      ),
+      "from this machine's core count",
+    ),
+  runtime: () => withDefault(new Option("--runtime <runtime>", "native or docker"), "native"),
   imageTag: () =>
-    new Option(
-      "--image-tag <tag>",
-      "image tag of the proxies in a docker run (default: $PROXYBENCH_IMAGE_TAG or local)",
+    withDefault(
+      new Option("--image-tag <tag>", "image tag of the proxies under --runtime docker").argParser(
+        parseImageTag,
+      ),
+      "$PROXYBENCH_IMAGE_TAG, else local",
     ),
   proxiesDir: () =>
-    new Option("--proxies-dir <dir>", "extra folder of proxies/<name>/proxy.yml (repeatable)").argParser(
-      collect,
-    ),
+    new Option(
+      "--proxies-dir <dir>",
+      "folder of <name>/proxy.yml beside the built-in proxies; one of the same name replaces the built-in (repeatable)",
+    ).argParser(collect),
   scenariosDir: () =>
     new Option(
       "--scenarios-dir <dir>",
-      "extra folder of scenarios/<name>/scenario.yml (repeatable)",
+      "folder of <name>/scenario.yml beside the built-in scenarios; one of the same name replaces the built-in (repeatable)",
     ).argParser(collect),
   variant: () =>
     new Option(
@@ -173,54 +228,76 @@ const FLAGS = {
       "measure this variant's proxies/ and scenarios/ side by side with the others, in rounds (repeatable; e.g. base=../main head=.)",
     ).argParser(collect),
   variantProxiesDir: () =>
-    new Option(
-      "--variant-proxies-dir <dir>",
-      "where each variant's DIR holds its proxies, e.g. bench/proxies (default: proxies)",
+    withDefault(
+      new Option(
+        "--variant-proxies-dir <dir>",
+        "where each variant's DIR holds its proxies, e.g. bench/proxies",
+      ),
+      "proxies",
     ),
   variantScenariosDir: () =>
-    new Option(
-      "--variant-scenarios-dir <dir>",
-      "where each variant's DIR holds its scenarios, e.g. bench/scenarios (default: scenarios)",
+    withDefault(
+      new Option(
+        "--variant-scenarios-dir <dir>",
+        "where each variant's DIR holds its scenarios, e.g. bench/scenarios",
+      ),
+      "scenarios",
     ),
   roundOrder: () =>
-    new Option("--round-order <order>", "order of the cells in each round (default: abba)").choices([
+    withDefault(
+      new Option("--round-order <order>", "order of the cells in each round").choices(["abba", "random"]),
       "abba",
-      "random",
-    ]),
+    ),
   seed: () =>
-    new Option("--seed <n>", "seed of --round-order random (default: drawn and recorded)").argParser(
-      parseNonNegativeInt,
+    withDefault(
+      new Option("--seed <n>", "seed of --round-order random").argParser(parseNonNegativeInt),
+      "drawn and recorded",
     ),
   testMetrics: () =>
-    new Option(
-      "--test-metrics <list>",
-      `the metrics a comparison of the variants tests, the others shown with their estimate and interval: of ${ALL_METRICS.join(", ")}, or all (default: ${PRIMARY_METRICS.join(",")})`,
-    ).argParser(parseTestedMetrics),
+    withDefault(
+      new Option(
+        "--test-metrics <list>",
+        `the metrics a comparison of the variants tests, the others shown with their estimate and interval: of ${ALL_METRICS.join(", ")}, or all`,
+      ).argParser(parseTestedMetrics),
+      PRIMARY_METRICS.join(","),
+    ),
   target: () =>
-    new Option(
-      "--target <pct>",
-      `with --repetitions auto: a block also stops at a look once every undecided tested metric would show a change of this % at 80% power (default: ${DEFAULT_TARGET_PCT})`,
-    ).argParser(parsePositiveNumber),
+    withDefault(
+      new Option(
+        "--target <pct>",
+        "with --repetitions auto: a block also stops at a look once every undecided tested metric would show a change of this % at 80% power",
+      ).argParser(parsePositiveNumber),
+      String(DEFAULT_TARGET_PCT),
+    ),
   proxyLifetime: () =>
-    new Option(
-      "--proxy-lifetime <when>",
-      "start each proxy anew every round, with its warm-up, so that the rounds sample its processes; block: one process for every round (faster, but what differs between two processes then reads as a change) (default: round)",
-    ).choices(["round", "block"]),
+    withDefault(
+      new Option(
+        "--proxy-lifetime <when>",
+        "round: each round starts every proxy anew, with its warm-up, so that the rounds sample its processes; block: one process for every round (faster, but what differs between two processes then reads as a change)",
+      ).choices(["round", "block"]),
+      "round",
+    ),
   budget: () =>
     new Option(
       "--budget <minutes>",
       "with --repetitions auto: more rounds, at looks planned before the run, while a metric is undecided, within this many minutes",
     ).argParser(parsePositiveNumber),
   noiseLimit: () =>
-    new Option(
-      "--noise-limit <cores>",
-      "other processes' CPU plus steal on the pinned cores above which a repetition is noisy and measured again (default: 0.05)",
-    ).argParser(parseNonNegativeNumber),
+    withDefault(
+      new Option(
+        "--noise-limit <cores>",
+        "other processes' CPU plus steal on the pinned cores above which a repetition is noisy and measured again",
+      ).argParser(parseNonNegativeNumber),
+      "0.05",
+    ),
   retries: () =>
-    new Option(
-      "--retries <n>",
-      "times a noisy repetition, or one that dropped iterations, is measured again (default: 2)",
-    ).argParser(parseNonNegativeInt),
+    withDefault(
+      new Option(
+        "--retries <n>",
+        "times a noisy repetition, or one that dropped iterations, is measured again",
+      ).argParser(parseNonNegativeInt),
+      "2",
+    ),
   shard: () =>
     new Option(
       "--shard <i/n>",
@@ -232,20 +309,48 @@ const FLAGS = {
       "also measure every scenario over TLS (HTTP/1.1 as https, gRPC as grpcs) on the client side of the proxies that declare it: their own rows, certificates made for the run",
     ),
   maxP99: () =>
-    new Option("--max-p99 <ms>", "the p99 latency a held rate stays under (default: 50)").argParser(
-      parsePositiveNumber,
+    withDefault(
+      new Option("--max-p99 <ms>", "the p99 latency a held rate stays under").argParser(parsePositiveNumber),
+      `${DEFAULT_MAX_P99_MS}`,
     ),
   dryRun: () => new Option("--dry-run", "print the plan and its estimated wall time, run nothing"),
-  out: () => new Option("-o, --out <dir>", "results directory (default: results/<YYYYMMDD-HHMMSS>)"),
+  out: () => withDefault(new Option("-o, --out <dir>", "results folder"), "results/<YYYYMMDD-HHMMSS>"),
   resume: () =>
     new Option("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings"),
-  json: () => new Option("--json", "print JSON"),
+  study: () =>
+    new Option("--study <name>", "a study of studies/<name>/study.yml (proxybench list shows them)"),
+  format: () => new Option("--format <format>", "output format"),
+  outFile: () => new Option("--out-file <file>", "write to this file instead of stdout"),
+  baselineProxy: () =>
+    withDefault(
+      new Option("--baseline-proxy <name>", "proxy every % change is computed against"),
+      "direct, else the first",
+    ),
+  threshold: () =>
+    withDefault(
+      new Option("--threshold <pct>", "smallest % change in wall-clock time that counts"),
+      `${DEFAULT_THRESHOLD_PCT}`,
+    ),
+  alpha: () =>
+    withDefault(
+      new Option(
+        "--alpha <p>",
+        "chance of any false verdict in the whole wall-clock comparison, split over its tests",
+      ),
+      `${DEFAULT_ALPHA}`,
+    ),
+  floor: () =>
+    withDefault(
+      new Option("--floor <pct>", "smallest % change in counted work (proxybench count) that counts"),
+      `${DEFAULT_FLOOR_PCT}`,
+    ),
 } satisfies Record<FlagName, () => Option>;
 
 /** The flags spelled in `FLAGS`: the measuring commands', and those other commands share. */
-type FlagName = keyof MeasureFlags | "json";
+type FlagName =
+  keyof MeasureFlags | "study" | "format" | "outFile" | "baselineProxy" | "threshold" | "alpha" | "floor";
 
-/** A flag of `FLAGS`, with this command's own help text where it differs (e.g. its defaults), or an option built from one. */
+/** A flag of `FLAGS`, with this command's own default where it differs, or an option built from one. */
 export type FlagChoice = FlagName | [FlagName, string] | Option;
 
 /** Adds these flags, each from `FLAGS`, to the command, in this order. */
@@ -260,16 +365,48 @@ export function addFlags(command: Command, flags: readonly FlagChoice[]): Comman
   return command;
 }
 
-/** One flag of `FLAGS`, with this command's help text if given. */
-export function option(name: FlagName, description?: string): Option {
+/** One flag of `FLAGS`, with this command's default if given (what --help shows; null: none). */
+export function option(name: FlagName, defaultText?: string | null): Option {
   const built = FLAGS[name]();
-  if (description !== undefined) built.description = description;
+  if (defaultText === null) built.defaultValueDescription = undefined;
+  return defaultText ? withDefault(built, defaultText) : built;
+}
+
+/**
+ * A flag of `FLAGS` (its spelling and parser) that does something of its own on this command,
+ * said by `description`; the help test lists each such flag with the reason.
+ */
+export function ownFlag(name: FlagName, description: string, defaultText: string | null = null): Option {
+  const built = option(name, defaultText);
+  built.description = description;
   return built;
 }
 
+/** `--format` of the commands that print text for people or JSON for programs (list, doctor). */
+export function textOrJson(): Option {
+  return option("format").choices(["text", "json"]).default("text");
+}
+
+/**
+ * `--out FILE`, report's and compare's old spelling of --out-file (--out is the measuring
+ * commands' results folder): hidden, kept because shipped workflows and actions pass it.
+ */
+export function outAlias(): Option {
+  return new Option("--out <file>", "old spelling of --out-file").hideHelp().conflicts("outFile");
+}
+
+/** The flags of report and compare with --out-file, or its old spelling --out, as `out`. */
+export function withOutFile<T extends { out?: string; outFile?: string }>({ outFile, ...rest }: T) {
+  return { ...rest, ...(outFile !== undefined ? { out: outFile } : {}) };
+}
+
 /** `-r` where `auto` is a value too (the wall-clock matrix). */
-export function repetitionsOrAuto(description: string): Option {
-  return option("repetitions", description).argParser(parseRepetitions);
+export function repetitionsOrAuto(defaultText: string): Option {
+  return ownFlag(
+    "repetitions",
+    "repetitions per cell, or auto with --variant: the rounds a verdict needs",
+    defaultText,
+  ).argParser(parseRepetitions);
 }
 
 /** The rounds asked for: `-r auto`, with --budget and --target. */

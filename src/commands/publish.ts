@@ -1,8 +1,12 @@
-import type { Command } from "commander";
+import path from "node:path";
+import { Option, type Command } from "commander";
 import type { CommitContext } from "../publish/entries.js";
 import { usernamesFromEventFile } from "../publish/event.js";
 import { normaliseDir, publish, type PublishSettings } from "../publish/publish.js";
-import { parseNonNegativeInt, parsePositiveInt } from "./options.js";
+import { resolveRemote } from "../publish/git.js";
+import { UserError } from "../util/errors.js";
+import { fileSize, isDirectory } from "../util/paths.js";
+import { parseNonNegativeInt, parsePositiveInt, withDefault } from "./options.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 interface PublishFlags {
@@ -11,9 +15,37 @@ interface PublishFlags {
   dir: string;
   maxItems?: number;
   message?: string;
-  retries: number;
+  pushRetries: number;
   repoUrl?: string;
   variant?: string;
+}
+
+/** Git's rules for a branch name (git check-ref-format --branch), so a bad --branch stops before git runs (pure). */
+export function isBranchName(name: string): boolean {
+  return (
+    name !== "" &&
+    name !== "@" &&
+    !name.startsWith("-") &&
+    !/[/.]$/.test(name) &&
+    !name.endsWith(".lock") &&
+    // control characters, space and ~^:?*[\; "..", "//", "@{", and a part that starts with "."
+    // eslint-disable-next-line no-control-regex
+    !/[\x00-\x20\x7f~^:?*[\\]|\.\.|\/\/|@\{|(^|\/)\./.test(name)
+  );
+}
+
+/**
+ * A local --repo is a git repository (a bare one, or a work tree's): git would fail on anything
+ * else only once it runs, with its own words. URLs are left to git.
+ */
+async function checkLocalRepository(repo: string): Promise<void> {
+  const resolved = resolveRemote(repo);
+  if (!path.isAbsolute(resolved)) return;
+  const bare =
+    (await fileSize(path.join(resolved, "HEAD"))) > 0 && (await isDirectory(path.join(resolved, "objects")));
+  if (!bare && !(await isDirectory(path.join(resolved, ".git")))) {
+    throw new UserError(`--repo ${repo}: not a git repository (give a bare repository's path, or a URL)`);
+  }
 }
 
 /** What a GitHub workflow tells us about the commit (read here, passed down as arguments). */
@@ -33,6 +65,10 @@ export function publishSettings(
   flags: PublishFlags,
   env: NodeJS.ProcessEnv,
 ): PublishSettings {
+  if (!isBranchName(flags.branch)) throw new UserError(`--branch ${flags.branch}: not a valid branch name`);
+  if (flags.repoUrl !== undefined && !/^https?:\/\/[^/\s]+\/\S+$/.test(flags.repoUrl)) {
+    throw new UserError(`--repo-url ${flags.repoUrl}: expected https://github.com/OWNER/NAME`);
+  }
   return {
     resultsDir,
     remote: flags.repo,
@@ -40,7 +76,7 @@ export function publishSettings(
     dir: normaliseDir(flags.dir),
     maxItems: flags.maxItems,
     message: flags.message,
-    retries: flags.retries,
+    retries: flags.pushRetries,
     token: env.GITHUB_TOKEN || undefined,
     context: commitContextFromEnv(env, flags.repoUrl),
     ...pickDefined(flags, ["variant"]),
@@ -66,13 +102,16 @@ export function register(program: Command): void {
       "--variant <name>",
       "of a run with variants (--variant), publish this one's cells; a run without variants is published whole",
     )
-    .option("--retries <n>", "fetch-and-reapply rounds after a rejected push", parseNonNegativeInt, 10)
-    .option(
-      "--repo-url <url>",
-      "https://github.com/OWNER/NAME for commit links (default: from GITHUB_REPOSITORY)",
+    .option("--push-retries <n>", "fetch-and-reapply rounds after a rejected push", parseNonNegativeInt, 10)
+    .addOption(
+      withDefault(
+        new Option("--repo-url <url>", "https://github.com/OWNER/NAME for commit links"),
+        "from GITHUB_REPOSITORY",
+      ),
     )
     .action(async (dirs: string[], flags: PublishFlags) => {
       const settings = publishSettings(dirs.length === 1 ? dirs[0]! : dirs, flags, process.env);
+      await checkLocalRepository(flags.repo);
       const outcome = await publish({
         ...settings,
         log: (line) => process.stderr.write(`publish: ${line}\n`),

@@ -1,16 +1,15 @@
 import type { Command } from "commander";
 import { readMergedResults } from "../results/merge.js";
-import type { Results } from "../results/schema.js";
 import { renderHtmlReportModel } from "../report/html.js";
 import { reportJson } from "../report/json.js";
 import { k6Report } from "../report/k6-summary.js";
 import { renderReportModelMarkdown } from "../report/markdown.js";
-import { buildReport, type ReportModel } from "../report/model.js";
+import { buildReport, checkBaselineProxy, type ReportModel } from "../report/model.js";
 import { writeOutput } from "../report/output.js";
 import { readStudyRun, type StudyRun } from "../studies/read-run.js";
 import { UserError } from "../util/errors.js";
 import { choiceInput } from "../util/inputs.js";
-import { collect } from "./options.js";
+import { collect, option, outAlias, withOutFile } from "./options.js";
 import { pickDefined } from "../util/objects.js";
 
 const REPORT_FORMATS = ["markdown", "html", "json"] as const;
@@ -27,6 +26,7 @@ export interface ReportSettings {
 interface RawOptions {
   baselineProxy?: string;
   format?: string;
+  /** --out-file (or its old spelling --out). */
   out?: string;
   k6Summary?: string[];
   scenario?: string;
@@ -64,15 +64,6 @@ function renderReport(model: ReportModel, format: ReportFormat): string {
   if (format === "json") return `${JSON.stringify(reportJson(model), null, 2)}\n`;
   if (format === "html") return renderHtmlReportModel(model);
   return renderReportModelMarkdown(model);
-}
-
-/** `--baseline-proxy` names a proxy of the run: a typo is an error listing the run's proxies. */
-function checkBaselineProxy(name: string, results: Pick<Results, "cells" | "settings">): void {
-  const known = [...new Set([...results.settings.proxies, ...results.cells.map((c) => c.proxy)])];
-  if (known.includes(name)) return;
-  throw new UserError(
-    `--baseline-proxy: '${name}' is not a proxy of this run (its proxies: ${known.join(", ")})`,
-  );
 }
 
 /**
@@ -127,20 +118,17 @@ export function register(program: Command): void {
       "[results-dirs...]",
       "directory holding results.json (or the file itself); several: the shards of one run (--shard), merged; a study run's folder (proxybench study): its study's table",
     )
-    .option(
-      "--baseline-proxy <name>",
-      "proxy every % change is computed against (default: direct, else the first)",
-    )
-    .option("--format <format>", `output format: ${REPORT_FORMATS.join(", ")}`, "markdown")
-    .option("--out <file>", "write to this file instead of stdout")
+    .addOption(option("baselineProxy"))
+    .addOption(option("format").choices(REPORT_FORMATS).default("markdown"))
+    .addOption(option("outFile"))
+    .addOption(outAlias())
     .option(
       "--k6-summary <name=file>",
       "a k6 --summary-export or handleSummary JSON file, labelled NAME (repeat; the first is the baseline)",
       collect,
-      [],
     )
     .option("--scenario <name>", "scenario name shown for --k6-summary tables")
-    .action(async (dirs: string[], options: RawOptions) => {
-      await runReport(reportSettings(dirs.length > 0 ? dirs : undefined, options));
+    .action(async (dirs: string[], options: RawOptions & { outFile?: string }) => {
+      await runReport(reportSettings(dirs.length > 0 ? dirs : undefined, withOutFile(options)));
     });
 }

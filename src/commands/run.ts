@@ -7,9 +7,9 @@ import { addFlags, option, repetitionsOrAuto, runRequest, type MeasureFlags } fr
 
 /**
  * The modes `run` once had, each its own command now: given to `run`, an unknown option that
- * names the command to use instead.
+ * names the command to use instead (hidden; the other hidden flags are old spellings that work).
  */
-const MOVED = [
+export const MOVED = [
   {
     option: new Option("--measure [what]"),
     hint: "a counted run is its own command: proxybench count (run measures wall-clock time alone)",
@@ -38,9 +38,7 @@ export function register(program: Command): void {
     "proxies",
     "scenarios",
     "engine",
-    repetitionsOrAuto(
-      "measured repetitions per cell (default: 3; 10 with --variant), or auto with --variant: the rounds a verdict needs",
-    ),
+    repetitionsOrAuto("3; 10 with --variant"),
     "duration",
     "warmup",
     "load",
@@ -62,10 +60,7 @@ export function register(program: Command): void {
     "retries",
     "shard",
     "tls",
-    option(
-      "dryRun",
-      "print the plan and its estimated wall time (and per shard count), run nothing",
-    ).conflicts("resume"),
+    option("dryRun").conflicts("resume"),
     "out",
     "resume",
   ]);

@@ -1,9 +1,10 @@
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { coreCount, resolveSettings } from "../runner/settings.js";
 import { checkSplit, splitRefusal } from "../runner/shard.js";
+import { findStudy } from "../studies/load.js";
 import { UserError } from "../util/errors.js";
 import { withoutUndefined } from "../util/objects.js";
-import { addFlags, parsePositiveInt, toRequest, type MeasureFlags } from "./options.js";
+import { addFlags, ownFlag, parsePositiveInt, toRequest, type MeasureFlags } from "./options.js";
 
 interface ShardsFlags extends MeasureFlags {
   runners: number;
@@ -25,12 +26,13 @@ export function register(program: Command): void {
   addFlags(command, [
     "proxies",
     "scenarios",
-    new Option("--study <name>", "a named study instead of proxies x scenarios (runs on one runner)"),
+    ownFlag("study", "a named study instead of proxies x scenarios (runs on one runner)"),
     "engine",
     "proxiesDir",
     "scenariosDir",
   ]);
   command.action(async (flags: ShardsFlags) => {
+    if (flags.study !== undefined) await findStudy(flags.study);
     const refusal = splitRefusal({
       runners: flags.runners,
       ...withoutUndefined({ study: flags.study, engine: flags.engine, scenariosDirs: flags.scenariosDir }),

@@ -13,19 +13,19 @@ export function register(program: Command): void {
       "Run a named study again with its own proxies, scenarios, loads and engine, and report it in its published layout (an interrupted one: proxybench run --resume DIR).",
     );
   addFlags(command, [
-    ["proxies", "comma-separated proxies, of the study's (default: the study's)"],
-    ["repetitions", "measured repetitions per cell (default: the study's)"],
-    ["duration", "length of each repetition (default: the study's)"],
-    ["warmup", "length of the discarded warm-up, 0 for none (default: the study's)"],
-    ["load", "comma-separated load levels (default: the study's)"],
+    ["proxies", "the study's"],
+    ["repetitions", "the study's"],
+    ["duration", "the study's"],
+    ["warmup", "the study's"],
+    ["load", "the study's"],
     "cpus",
     "runtime",
     "imageTag",
     "proxiesDir",
     "noiseLimit",
     "retries",
-    ["dryRun", "print the study's plan and its estimated wall time, run nothing"],
-    "out",
+    "dryRun",
+    ["out", "results/<YYYYMMDD-HHMMSS>; extensibility: results/extensibility-<YYYYMMDD-HHMMSS>"],
   ]);
   command.action(async (name: string, flags: MeasureFlags) => {
     if (flags.dryRun) {

@@ -23,7 +23,12 @@ export interface Check {
   level: CheckLevel;
   detail: string;
   fix?: string;
+  /** What needs it, and a failure stops: the default benchmark, a study named, every run. */
+  neededBy?: string;
 }
+
+const DEFAULT_BENCHMARK = "the default benchmark";
+const EVERY_RUN = "every run";
 
 const RECOMMENDED_NOFILE = 65535;
 
@@ -122,7 +127,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
   for (const engine of Engine.options) {
     checks.push(
       engine === "k6"
-        ? await engineCheck(engine, getEngine, "the default benchmark", "npm run setup")
+        ? await engineCheck(engine, getEngine, DEFAULT_BENCHMARK, "npm run setup")
         : await engineCheck(engine, getEngine, undefined),
     );
   }
@@ -137,8 +142,9 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
       checks.push({
         name,
         level: needed ? "fail" : "warn",
-        detail: `'${a.binary}' not found${needed ? " (needed by the default benchmark)" : ""}`,
-        fix: `sudo ${a.fix}`,
+        detail: `'${a.binary}' not found${needed ? ` (needed by ${DEFAULT_BENCHMARK})` : ""}`,
+        fix: a.fix,
+        ...(needed ? { neededBy: DEFAULT_BENCHMARK } : {}),
       });
     }
   }
@@ -151,6 +157,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
           level: "fail",
           detail: "not found (pins each process to its cores)",
           fix: "sudo apt-get install util-linux",
+          neededBy: EVERY_RUN,
         },
   );
   checks.push(await upstreamCheck());
@@ -188,7 +195,13 @@ async function upstreamCheck(): Promise<Check> {
   );
   if (go && sources)
     return { name: "upstream", level: "ok", detail: "not built yet; the first run builds it with Go" };
-  return { name: "upstream", level: "fail", detail: `${UPSTREAM_BIN} not found`, fix: "npm run setup" };
+  return {
+    name: "upstream",
+    level: "fail",
+    detail: `${UPSTREAM_BIN} not found`,
+    fix: "npm run setup",
+    neededBy: EVERY_RUN,
+  };
 }
 
 /** Pure: one line per check, the fix indented below each problem. */
@@ -202,13 +215,16 @@ export function renderChecks(checks: Check[]): string {
         lines.push(`      ${i === 0 ? "fix: " : "     "}${l}`);
     }
   }
-  const fails = checks.filter((c) => c.level === "fail").length;
+  const fails = checks.filter((c) => c.level === "fail");
   const warns = checks.filter((c) => c.level === "warn").length;
+  // What the failures stop, and what was checked: the default benchmark, and a study or engine named.
+  const stopped = [...new Set(fails.map((c) => c.neededBy ?? DEFAULT_BENCHMARK))];
+  const checked = [...new Set([DEFAULT_BENCHMARK, ...checks.flatMap((c) => c.neededBy ?? [])])];
   lines.push("");
   lines.push(
-    fails > 0
-      ? `${fails} problem(s) stop the default benchmark, ${warns} warning(s).`
-      : `Ready for the default benchmark${warns > 0 ? ` (${warns} warning(s) that may add noise)` : ""}.`,
+    fails.length > 0
+      ? `${fails.length} problem(s) stop ${stopped.join(", ")}, ${warns} warning(s).`
+      : `Ready for ${checked.filter((c) => c !== EVERY_RUN).join(", ")}${warns > 0 ? ` (${warns} warning(s) that may add noise)` : ""}.`,
   );
   return lines.join("\n");
 }

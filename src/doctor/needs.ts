@@ -21,15 +21,17 @@ export async function engineCheck(
   neededBy: string | undefined,
   fix: string = engineSetupCommand(engine),
 ): Promise<Check> {
+  const needs = neededBy ? { neededBy } : {};
   try {
     const { path, version } = await getEngine(engine).locate();
-    return { name: engine, level: "ok", detail: `${version} (${path})` };
+    return { name: engine, level: "ok", detail: `${version} (${path})`, ...needs };
   } catch {
     return {
       name: engine,
       level: neededBy ? "fail" : "warn",
       detail: `not found (needed ${neededBy ? `by ${neededBy}` : `for --engine ${engine}`})`,
       fix,
+      ...needs,
     };
   }
 }
@@ -42,12 +44,13 @@ export async function studyChecks(
 ): Promise<Check[]> {
   const m = study.manifest;
   const fix = studySetupCommand(m.name);
-  const checks = [await engineCheck(m.engine, getEngine, `study ${m.name}`, fix)];
+  const neededBy = `study ${m.name}`;
+  const checks = [await engineCheck(m.engine, getEngine, neededBy, fix)];
   for (const name of m.proxies) {
     const proxy = manifests.proxies.get(name);
     const label = `${m.name}: ${name}`;
     if (!proxy) {
-      checks.push({ name: label, level: "fail", detail: "no proxy manifest of that name" });
+      checks.push({ name: label, level: "fail", detail: "no proxy manifest of that name", neededBy });
       continue;
     }
     const a = await nativeAvailability(proxy);
@@ -61,7 +64,7 @@ export async function studyChecks(
       });
     }
     if (a.kind === "missing") {
-      checks.push({ name: label, level: "fail", detail: `'${a.binary}' not found`, fix });
+      checks.push({ name: label, level: "fail", detail: `'${a.binary}' not found`, fix, neededBy });
     }
   }
   if (m.extensibility) checks.push(...(await extensionChecks(study, manifests)));

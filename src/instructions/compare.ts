@@ -135,7 +135,7 @@ export async function compareCountedVariants(
   options: CountedOptions & { base?: string; head?: string } = {},
 ): Promise<CountedComparison> {
   const run = await readInstructions(dir);
-  const [baseName, headName] = pickVariants(run.results, options);
+  const [baseName, headName] = pickVariants(run.results, { ...options, from: dir });
   const of = (variant: string): Side => ({
     name: variant,
     dir: run.dir,

@@ -129,6 +129,8 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
     },
     coreCount(),
   );
+  const dir = path.resolve(request.out ?? `${defaultOutDir(new Date())}-instructions`);
+  await refuseUsedOut(dir, [INSTRUCTIONS_FILE, RESULTS_FILE], "choose another folder");
   const plan = withoutUnsentScenarios(await planRun(settings));
   const kind = settings.runtime;
   const tools = kind === "native" ? await findValgrind() : undefined;
@@ -143,8 +145,6 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
     ...found.skipped,
   ]);
   for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
-  const dir = path.resolve(request.out ?? `${defaultOutDir(new Date())}-instructions`);
-  await refuseUsedOut(dir, [INSTRUCTIONS_FILE, RESULTS_FILE], "choose another folder");
   const { variants, imageTag } = settings;
   if (variants) log(`variants: ${variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ABBA rounds`);
   const valgrind = tools?.version ?? valgrindOfImages(found.valgrind);

@@ -24,7 +24,40 @@ const name = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
 
-const Tuning = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+/**
+ * What a proxy's `tuning:` may record, each in the cells of a run and side by side in a study's
+ * parity table (src/studies/parity.ts reads the first three and the connection limits); the
+ * extensibility study records the last three itself. A key outside the list is a typo until it is
+ * added here.
+ */
+const TUNING_KEYS = [
+  "workers",
+  "upstreamKeepalive",
+  "accessLog",
+  "maxConnections",
+  "workerConnections",
+  "upstreamHttpVersion",
+  "cpuAffinity",
+  "proxyBuffering",
+  "gc",
+  "runtime",
+  "extension",
+  "memoryLimit",
+  "coprocessorCores",
+] as const;
+
+const Tuning = z
+  .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+  .superRefine((tuning, ctx) => {
+    for (const key of Object.keys(tuning)) {
+      if ((TUNING_KEYS as readonly string[]).includes(key)) continue;
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `unknown tuning key '${key}' (known: ${TUNING_KEYS.join(", ")})`,
+      });
+    }
+  });
 
 const ConfigRef = z.object({ template: z.string(), output: z.string() }).strict();
 

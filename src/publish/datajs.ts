@@ -56,13 +56,14 @@ export function emptyBenchmarkData(repoUrl: string, now: number): BenchmarkData 
 
 /**
  * Parses a data.js. Anything that is not exactly the prefix and a valid object stops here with
- * an error naming `file` and the field: we never start over from an empty history.
+ * an error naming `file` and the field (publish adds that it leaves the file alone: we never start
+ * over from an empty history).
  */
 export function parseDataJs(text: string, file: string): BenchmarkData {
   const trimmed = text.trimStart();
   if (!trimmed.startsWith(DATA_JS_PREFIX.trimEnd())) {
     throw new UserError(
-      `${file}: does not start with '${DATA_JS_PREFIX.trim()}': not a github-action-benchmark data.js; refusing to overwrite it`,
+      `${file}: does not start with '${DATA_JS_PREFIX.trim()}': not a github-action-benchmark data.js`,
     );
   }
   let json = trimmed.slice(DATA_JS_PREFIX.trimEnd().length).trim();
@@ -72,14 +73,12 @@ export function parseDataJs(text: string, file: string): BenchmarkData {
     data = JSON.parse(json);
   } catch (err) {
     throw new UserError(
-      `${file}: the JSON after '${DATA_JS_PREFIX.trim()}' does not parse (${(err as Error).message}); refusing to overwrite the history`,
+      `${file}: the JSON after '${DATA_JS_PREFIX.trim()}' does not parse (${(err as Error).message})`,
     );
   }
   const parsed = BenchmarkData.safeParse(data);
   if (!parsed.success) {
-    throw new UserError(
-      `${formatSchemaError(file, parsed.error)}\n${file}: not a valid benchmark history; refusing to overwrite it`,
-    );
+    throw new UserError(`${formatSchemaError(file, parsed.error)}\n${file}: not a valid benchmark history`);
   }
   // The object as read, not zod's copy: zod reorders keys, and the layout must survive a round trip.
   return data as BenchmarkData;

@@ -81,6 +81,16 @@ async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
+/** The branch's data.js; one that does not parse is left as it is, never started over. */
+function parseHistory(text: string, label: string) {
+  try {
+    return parseDataJs(text, label);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(`${err.message}; refusing to overwrite it`);
+    throw err;
+  }
+}
+
 /** Writes the new entries (and our page) into a checked-out branch; throws on a bad data.js. */
 async function applyToWorkTree(
   work: string,
@@ -96,7 +106,7 @@ async function applyToWorkTree(
   const history =
     existing === undefined
       ? emptyBenchmarkData(settings.context.repoUrl ?? "", now)
-      : parseDataJs(existing, label);
+      : parseHistory(existing, label);
   const updated = appendEntries(history, suites, {
     now,
     maxItems: settings.maxItems,

@@ -194,12 +194,14 @@ interface CommentSettings extends PrCommentOptions {
   expected?: Expected;
 }
 
-/** The PR comment of the runs behind these paths: read, compared and rendered. */
+/** The PR comment of the runs behind these paths: read, `check`ed, compared and rendered. */
 export async function commentFromPaths(
   paths: readonly string[],
   settings: CommentSettings,
+  check: (runs: CommentRuns) => void = () => {},
 ): Promise<PrComment> {
   const runs = await loadCommentRuns(paths, pickDefined(settings, ["floorPct", "baseResults", "expected"]));
+  check(runs);
   return buildPrComment(
     runs,
     pickDefined(settings, ["thresholdPct", "alpha", "baselineProxy", "runnerName"]),

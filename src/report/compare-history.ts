@@ -63,5 +63,5 @@ export async function readHistory(file: string): Promise<RunHistory> {
   const text = await readFile(file, "utf8").catch((err: unknown) => {
     throw new UserError(`--history ${file}: cannot read it (${(err as Error).message})`);
   });
-  return historyFromData(parseDataJs(text, file), file);
+  return historyFromData(parseDataJs(text, `--history ${file}`), file);
 }

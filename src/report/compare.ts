@@ -460,12 +460,18 @@ export interface VariantRun {
   cells: ReadonlyArray<{ variant?: string | undefined }>;
 }
 
-/** The variants a paired comparison takes: the names asked for, else base/head, else the first two. */
-export function pickVariants(results: VariantRun, asked: { base?: string; head?: string }): [string, string] {
+/**
+ * The variants a paired comparison takes: the names asked for, else base/head, else the first
+ * two. A run without two is an error naming `from`, where it was read (else its run id).
+ */
+export function pickVariants(
+  results: VariantRun,
+  asked: { base?: string; head?: string; from?: string },
+): [string, string] {
   const names = variantNames(results);
   if (names.length < 2) {
     throw new UserError(
-      `${results.runId}: this run holds ${names.length === 0 ? "no variants" : `one variant (${names.join("")})`}; compare two runs with 'proxybench compare BASE HEAD', or run with --variant base=DIR --variant head=DIR`,
+      `${asked.from ?? results.runId}: this run holds ${names.length === 0 ? "no variants" : `one variant (${names.join("")})`}; compare two runs with 'proxybench compare BASE HEAD', or run with --variant base=DIR --variant head=DIR`,
     );
   }
   const pick = (flag: string, name: string | undefined, preferred: string, fallback: string) => {
@@ -585,7 +591,7 @@ function looksOf(results: Results, alpha: number): { looks: Look[]; planned: boo
 /** One run holding variants: repetitions paired by round. */
 export function compareVariants(
   results: Results,
-  options: CompareOptions & { base?: string; head?: string } = {},
+  options: CompareOptions & { base?: string; head?: string; from?: string } = {},
 ): Comparison {
   const [baseName, headName] = pickVariants(results, options);
   const of = (name: string) => results.cells.filter((c) => c.variant === name);

@@ -1,6 +1,7 @@
 import { median } from "simple-statistics";
 import { usesTls } from "../results/protocols.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
+import { UserError } from "../util/errors.js";
 
 /**
  * The report as data: what `proxybench report --format json` prints and what the markdown and
@@ -155,6 +156,15 @@ export function cellColumn(cell: Cell, proxyVersion?: string): ReportColumn {
   if (column.status === "ok" || bound) column.values = cellValues(cell);
   if (bound) column.bound = true;
   return column;
+}
+
+/** `--baseline-proxy` names a proxy of the run: a typo is an error listing the run's proxies. */
+export function checkBaselineProxy(name: string, results: Pick<Results, "cells" | "settings">): void {
+  const known = [...new Set([...results.settings.proxies, ...results.cells.map((c) => c.proxy)])];
+  if (known.includes(name)) return;
+  throw new UserError(
+    `--baseline-proxy: '${name}' is not a proxy of this run (its proxies: ${known.join(", ")})`,
+  );
 }
 
 /**

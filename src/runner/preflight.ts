@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { resolveImports } from "../engines/k6/script.js";
 import type { EngineAdapter } from "../engines/types.js";
@@ -68,7 +69,7 @@ export async function nativeBinaries(
   for (const proxy of new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.proxy)))) {
     const a = await nativeAvailability(proxy);
     if (a.kind === "found") binaries.set(proxy.manifest.name, { path: a.path, version: a.version });
-    if (a.kind === "missing") missing.push(`${proxy.manifest.name}: '${a.binary}' not found: sudo ${a.fix}`);
+    if (a.kind === "missing") missing.push(`${proxy.manifest.name}: '${a.binary}' not found: ${a.fix}`);
   }
   return { binaries, missing };
 }
@@ -83,12 +84,38 @@ export async function checkRunInputs(plan: Plan, dir: string | undefined): Promi
   await checkScripts(plan);
 }
 
-/** A new run never writes over the results of another (`files`: the results files of a run). */
+/**
+ * `--out` is a folder, or one a run can create: not a file, nor inside one, and writable. Told
+ * before anything starts, not by the first write after the measuring.
+ */
+export async function refuseUnusableOut(dir: string): Promise<void> {
+  let existing = dir;
+  let info = await stat(existing).catch(() => undefined);
+  while (info === undefined && path.dirname(existing) !== existing) {
+    existing = path.dirname(existing);
+    info = await stat(existing).catch(() => undefined);
+  }
+  if (info !== undefined && !info.isDirectory()) {
+    const what = existing === dir ? "is a file" : `is inside ${existing}, a file`;
+    throw new UserError(`--out ${dir}: ${what}, not a folder; choose a folder`);
+  }
+  await access(existing, constants.W_OK | constants.X_OK).catch((err: NodeJS.ErrnoException) => {
+    throw new UserError(
+      `--out ${dir}: cannot write in ${existing} (${err.code ?? err.message}); choose another --out`,
+    );
+  });
+}
+
+/**
+ * A new run never writes over the results of another (`files`: the results files of a run),
+ * nor into an `--out` it cannot use.
+ */
 export async function refuseUsedOut(
   dir: string,
   files = [RESULTS_FILE],
   next = `finish them with --resume ${dir} or choose another --out`,
 ): Promise<void> {
+  await refuseUnusableOut(dir);
   for (const file of files) {
     if ((await fileSize(path.join(dir, file))) > 0)
       throw new UserError(`--out ${dir} already holds results; ${next}`);

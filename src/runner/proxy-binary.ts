@@ -14,17 +14,23 @@ export async function nativeAvailability(proxy: LoadedProxy): Promise<NativeAvai
   if (m.kind === "direct") return { kind: "direct" };
   if (!m.native) return { kind: "image-only" };
   const found = await findExecutable(m.native.binary);
-  if (!found) {
-    return {
-      kind: "missing",
-      binary: m.native.binary,
-      fix: m.native.package
-        ? `apt-get install ${m.native.package}`
-        : (m.native.install ?? `install ${m.native.binary} on PATH`),
-    };
-  }
+  if (!found) return { kind: "missing", binary: m.native.binary, fix: installHint(proxy) };
   const output = await versionOutput(found, m.native.version.args);
   return { kind: "found", path: found, version: parseVersion(output, m.native.version.pattern) ?? "unknown" };
+}
+
+/**
+ * How to get a missing proxy binary: its Debian package, else the manifest's own install command
+ * (as written: scripts/setup.sh asks for sudo itself), else where proxybench looks for it.
+ */
+export function installHint(proxy: Pick<LoadedProxy, "manifest" | "file">): string {
+  const native = proxy.manifest.native;
+  if (!native) return "";
+  if (native.package) return `sudo apt-get install ${native.package}`;
+  return (
+    native.install ??
+    `put an executable '${native.binary}' on PATH or in .tools/bin (${proxy.file} names no native.package or native.install to install it)`
+  );
 }
 
 /** A binary's version output, asked once per process (`list` and `doctor` ask per proxy and per

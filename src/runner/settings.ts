@@ -65,7 +65,7 @@ export function coreCount(): number {
   return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
 }
 
-/** `--repetitions auto` and `--budget`: only for variant runs, the budget only with auto. */
+/** `--repetitions auto` and `--budget`: only for variant runs, the budget only with auto; `--seed` only with random. */
 function checkRounds(req: RunRequest): void {
   if (req.autoRounds && !req.variants?.length) {
     throw new UserError("--repetitions auto goes with --variant: it sizes the rounds of a comparison");
@@ -75,6 +75,9 @@ function checkRounds(req: RunRequest): void {
   }
   if (req.targetPct !== undefined && !req.autoRounds) {
     throw new UserError("--target goes with --repetitions auto");
+  }
+  if (req.seed !== undefined && req.roundOrder !== "random") {
+    throw new UserError("--seed goes with --round-order random (abba, the default, draws nothing)");
   }
 }
 

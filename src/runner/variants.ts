@@ -42,12 +42,17 @@ export function parseVariant(text: string, cwd = process.cwd()): Variant {
       `--variant: expected NAME=DIR or NAME:TAG=DIR (a name of letters, digits, '.', '_' or '-', then a folder), got '${text}'`,
     );
   }
-  if (imageTag !== undefined && !TAG.test(imageTag)) {
+  if (imageTag !== undefined && !isImageTag(imageTag)) {
     throw new UserError(
       `--variant ${name}: '${imageTag}' is not an image tag (letters, digits, '_', '.', '-'; at most 128)`,
     );
   }
   return { name, dir: path.resolve(cwd, dir), ...(imageTag !== undefined ? { imageTag } : {}) };
+}
+
+/** Docker's rule for an image tag: letters, digits, '_', '.', '-', at most 128 (pure). */
+export function isImageTag(text: string): boolean {
+  return TAG.test(text);
 }
 
 /**

@@ -9,6 +9,7 @@ import { planRun } from "../runner/variants.js";
 import { pickDefined } from "../util/objects.js";
 import { coprocessorChoices } from "./extensibility/coprocessors.js";
 import { renderExtensibilityDryRun } from "./extensibility/dry-run.js";
+import { refuseUsedStudyOut } from "./extensibility/run.js";
 import { announceStudy, prepareStudy, type StudyOverrides } from "./run.js";
 
 /**
@@ -26,6 +27,7 @@ export async function dryRunStudy(name: string, overrides: StudyOverrides, out: 
   const layout = formatCpuLayout(settings.cpus);
   if (study.manifest.layout === "extensibility") {
     // Its --out holds the study's report and a folder per test, not a results.json.
+    if (request.out !== undefined) await refuseUsedStudyOut(path.resolve(request.out));
     await checkRunInputs(plan, undefined);
     const where = pickDefined(overrides, ["runtime", "imageTag"]);
     const coprocessors = await coprocessorChoices(study.manifest.extensibility?.coprocessors ?? [], where);

@@ -107,6 +107,22 @@ export function studyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: 
   });
 }
 
+/** Each `--load` label is a load of one of the study's scenarios (pure; the error lists them). */
+function checkStudyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: readonly string[]): void {
+  const known = [
+    ...new Set(
+      study.manifest.scenarios.flatMap(
+        (name) => studyScenario(study, manifests, name)?.manifest.loads.map((l) => l.label) ?? [],
+      ),
+    ),
+  ];
+  const unknown = (labels ?? []).filter((label) => !known.includes(label));
+  if (unknown.length === 0) return;
+  throw new UserError(
+    `--load: study ${study.manifest.name} has no load ${unknown.map((l) => `'${l}'`).join(", ")} (its loads: ${known.join(", ")})`,
+  );
+}
+
 /** What every run of a study is asked: its engine, rounds and durations, and the user's flags (pure). */
 export function studyRunSettings(m: StudyManifest, overrides: StudyOverrides) {
   return {
@@ -179,13 +195,19 @@ export async function prepareStudy(
   overrides: StudyOverrides,
   deps: Pick<StudyRunDeps, "studiesDir" | "builtinDirs">,
 ): Promise<PreparedStudy> {
-  const study = await findStudy(name, deps.studiesDir ?? BUILTIN_STUDIES_DIR);
+  // The study is `proxybench study NAME`'s argument, not a flag.
+  const study = await findStudy(
+    name,
+    deps.studiesDir ?? BUILTIN_STUDIES_DIR,
+    (known) => `study ${name}: unknown study (known: ${known})`,
+  );
   const manifests = await loadManifests({
     ...deps.builtinDirs,
     ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
   });
   const problems = checkStudyReferences(study, manifests);
   if (problems.length > 0) throw new UserError(problems.join("\n"));
+  checkStudyLoads(study, manifests, overrides.loads);
   const selected = selectStudyProxies(study, overrides.proxies);
   const availability = new Map<string, NativeAvailability>();
   for (const proxy of selected) {

@@ -8,6 +8,7 @@ import type { CpuLayout, Results } from "../../results/schema.js";
 import type { RunDeps } from "../../runner/run.js";
 import { coreCount, resolveSettings, runStamp, type RunRequest } from "../../runner/settings.js";
 import { UserError } from "../../util/errors.js";
+import { refuseUnusableOut } from "../../runner/preflight.js";
 import { studyScenario, type LoadedStudy } from "../load.js";
 import {
   runForStudy,
@@ -152,6 +153,14 @@ function withStudyRecord(results: Results, run: TestRun, ctx: TestContext): Resu
   };
 }
 
+/** The study's --out holds no study report yet, and is a folder it can write (its dry run checks it too). */
+export async function refuseUsedStudyOut(out: string): Promise<void> {
+  await refuseUnusableOut(out);
+  if (existsSync(path.join(out, "study.md"))) {
+    throw new UserError(`--out ${out} already holds a study report; choose another --out`);
+  }
+}
+
 /** Runs every test on every runnable gateway, then writes and prints the study report. */
 export async function runExtensibilityStudy(
   { study, manifests, split, request }: PreparedStudy,
@@ -163,9 +172,7 @@ export async function runExtensibilityStudy(
   const cores = deps.cores ?? coreCount();
   const layout = resolveSettings(request, cores).settings.cpus;
   const out = path.resolve(overrides.out ?? path.join("results", `extensibility-${runStamp(new Date())}`));
-  if (existsSync(path.join(out, "study.md"))) {
-    throw new UserError(`--out ${out} already holds a study report; choose another --out`);
-  }
+  await refuseUsedStudyOut(out);
   const coprocessors = await coprocessorChoices(settings.coprocessors, {
     ...pickDefined(overrides, ["runtime", "imageTag"]),
     ...withoutUndefined({ root: deps.coprocessorsDir }),

@@ -218,7 +218,7 @@ describe("proxybench CLI", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/nginx +native: nginx \d+\.\d+/);
     expect(text.stdout).toMatch(/direct +native: no proxy/);
-    const json = await cli(["list", "--json"], { cwd: tmp });
+    const json = await cli(["list", "--format", "json"], { cwd: tmp });
     const parsed = JSON.parse(json.stdout) as {
       proxies: Array<{ name: string; native: string }>;
       scenarios: Array<{ name: string }>;

@@ -6,6 +6,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { Command } from "commander";
 import { buildProgram } from "../../../src/cli.js";
+import { MOVED } from "../../../src/commands/run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { countedImageRef } from "../../../src/instructions/valgrind.js";
 import { imageRef } from "../../../src/runner/specs.js";
@@ -129,10 +130,11 @@ function subcommandsOf(program: Command): Map<string, Set<string>> {
   return new Map(
     program.commands.map((c) => [
       c.name(),
-      // A hidden option is a mode that moved to its own command: given, it is an error.
+      // A hidden option is an old spelling that works, or a mode of run that moved to its own
+      // command: given, that one is an error.
       new Set([
         ...c.options
-          .filter((o) => !o.hidden)
+          .filter((o) => !MOVED.some((m) => m.option === o))
           .map((o) => o.long)
           .filter((l): l is string => !!l),
         "--help",

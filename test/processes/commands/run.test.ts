@@ -168,6 +168,105 @@ describe("each command has its own flags: one that does not apply is unknown the
   });
 });
 
+describe("bad input: exit 2 and one message naming the flag, file or field, before anything starts", () => {
+  const BASE = "test/fixtures/actions/base";
+  let root: string;
+  let file: string;
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "pb-bad-"));
+    file = path.join(root, "file.txt");
+    await writeFile(file, "not a folder\n");
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it.each([
+    [["run", "--dry-run", "-p", "direct", "-s", "passthrough"]],
+    [["study", "ocelot", "--dry-run"]],
+    [["study", "extensibility", "--dry-run", "-p", "nginx"]],
+    [["max-rate", "--dry-run", "-p", "direct"]],
+    // no dry run: refused before Valgrind is looked for, let alone started
+    [["count", "-p", "nginx"]],
+  ])("%j --out FILE, and --out FILE/SUB: a folder is needed", async (words) => {
+    for (const [out, what] of [
+      [file, "is a file"],
+      [path.join(file, "sub"), `is inside ${file}, a file`],
+    ]) {
+      const { code, out: text } = await runCli([...words, "--out", out!]);
+      expect(code, text).toBe(2);
+      expect(text).toContain(`proxybench: --out ${out}: ${what}, not a folder; choose a folder\n`);
+      expect(text).not.toContain("estimated wall time");
+    }
+  });
+
+  it.each([
+    [
+      ["study", "ocelot", "-l", "1000c,5c", "--dry-run"],
+      "--load: study ocelot has no load '5c' (its loads: 1000c)",
+    ],
+    [
+      ["study", "ocelot", "-l", "5c", "--dry-run"],
+      "--load: study ocelot has no load '5c' (its loads: 1000c)",
+    ],
+    [
+      ["study", "ocelott", "--dry-run"],
+      // the study is an argument here: no --study named
+      "proxybench: study ocelott: unknown study (known: extensibility, grpc-gateway, llrp, ocelot, yarp-vs-httpclient)",
+    ],
+    [
+      ["shards", "--runners", "1", "--study", "nosuch"],
+      "--study nosuch: unknown study (known: extensibility, ",
+    ],
+    [["run", "--dry-run", "-p", "direct", "--seed", "3"], "--seed goes with --round-order random"],
+    [
+      ["run", "--dry-run", "-p", "direct", "--image-tag", "bad tag!"],
+      "argument 'bad tag!' is invalid. 'bad tag!' is not an image tag",
+    ],
+    [
+      ["publish", BASE, "--repo", "test/fixtures/actions"],
+      "--repo test/fixtures/actions: not a git repository (give a bare repository's path, or a URL)",
+    ],
+    [
+      ["publish", BASE, "--repo", "x.git", "--branch", "bad..name"],
+      "--branch bad..name: not a valid branch name",
+    ],
+    [
+      ["publish", BASE, "--repo", "x.git", "--repo-url", "github.com/o/r"],
+      "--repo-url github.com/o/r: expected https://github.com/OWNER/NAME",
+    ],
+    [
+      ["containers", "--docker", "/nonexistent/docker"],
+      "--docker /nonexistent/docker: not found or not executable",
+    ],
+    [["compare", BASE], `${BASE}: this run holds no variants`],
+    [
+      ["comment", BASE, "--repo", "o/r", "--pr", "1", "--threshold", "x"],
+      "--threshold: expected a percentage >= 0, got 'x'",
+    ],
+  ])("%j", async (words, message) => {
+    const { code, out } = await runCli(words);
+    expect(code, out).toBe(2);
+    expect(out).toContain(message);
+    expect(out).not.toContain("--debug");
+  });
+
+  it("comment --baseline-proxy: a proxy the run does not have is refused before anything is posted", async () => {
+    const saved = { ...process.env };
+    // a token, and an API nothing listens on: were the comment posted, the error would be the API's
+    Object.assign(process.env, { GITHUB_TOKEN: "t", GITHUB_API_URL: "http://127.0.0.1:9" });
+    delete process.env.GITHUB_STEP_SUMMARY;
+    try {
+      const words = ["comment", BASE, "--repo", "o/r", "--pr", "1", "--baseline-proxy", "ngnix"];
+      const { code, out } = await runCli(words);
+      expect(code, out).toBe(2);
+      expect(out).toBe(
+        "proxybench: --baseline-proxy: 'ngnix' is not a proxy of this run (its proxies: direct, nginx)\n",
+      );
+    } finally {
+      process.env = saved;
+    }
+  });
+});
+
 describe("run's former modes name the command that took them over", () => {
   it.each([
     [["--measure", "instructions"], "'--measure': a counted run is its own command: proxybench count"],
@@ -188,11 +287,22 @@ describe("run's former modes name the command that took them over", () => {
   });
 });
 
-describe("run --help", () => {
-  it("-r's default: 3, and 10 with --variant", async () => {
+describe("--help", () => {
+  it("run: -r's default, 3, and 10 with --variant", async () => {
     const { out } = await runCli(["run", "--help"]);
     expect(out.replace(/\s+/g, " ")).toContain(
-      "-r, --repetitions <n> measured repetitions per cell (default: 3; 10 with --variant)",
+      "-r, --repetitions <n> repetitions per cell, or auto with --variant: the rounds a verdict needs (default: 3; 10 with --variant)",
     );
+  });
+
+  it.each([
+    ["count", "-o, --out <dir> results folder (default: results/<YYYYMMDD-HHMMSS>-instructions)"],
+    ["compare", "--threshold <pct> smallest % change in wall-clock time that counts (default: 5)"],
+    ["comment", "--threshold <pct> smallest % change in wall-clock time that counts (default: 5)"],
+    ["report", "--format <format> output format (choices: markdown, html, json; default: markdown)"],
+    ["doctor", "--format <format> output format (choices: text, json; default: text)"],
+  ])("%s: %s", async (command, line) => {
+    const { out } = await runCli([command, "--help"]);
+    expect(out.replace(/\s+/g, " ")).toContain(line);
   });
 });

@@ -54,7 +54,9 @@ function synopsisProblems(c: DocCommand): string[] {
     }
     if (!option.required && !option.optional) continue;
     const value = word.includes("=") ? word.slice(word.indexOf("=") + 1) : words[++i];
-    if (value === undefined || isPlaceholder(value) || !option.argChoices) continue;
+    // `[--format ...]`: no value shown; the next word is the next flag
+    if (value?.startsWith("-")) i--;
+    if (value === undefined || value.startsWith("-") || isPlaceholder(value) || !option.argChoices) continue;
     for (const v of value.split("|")) {
       if (!option.argChoices.includes(v))
         problems.push(`${name}: ${word} ${v}: not one of ${option.argChoices.join(", ")}`);

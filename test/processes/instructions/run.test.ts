@@ -160,7 +160,7 @@ describe("proxybench count with real proxies under valgrind", { timeout: 180_000
     expect(await readFile(out, "utf8")).toMatch(/more work.*\n[\s\S]*<details>/);
     expect(await runCountedCompare([base, head], { floor: "50", out })).toBe(0);
     await expect(runCountedCompare([base, head], { floor: "x" })).rejects.toThrow(
-      /--floor: expected a number/,
+      /--floor: expected a percentage >= 0, got 'x'/,
     );
   });
 

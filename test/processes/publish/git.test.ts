@@ -23,7 +23,16 @@ describe("publish to a real bare repository", () => {
     const dirs = await Promise.all(shas.map((sha, i) => resultsFor(sha, `change ${i + 1}`)));
     const runs = await Promise.all(
       dirs.map((dir) =>
-        runCli(["publish", dir, "--repo", bare, "--retries", "30", "--repo-url", "https://github.com/o/r"]),
+        runCli([
+          "publish",
+          dir,
+          "--repo",
+          bare,
+          "--push-retries",
+          "30",
+          "--repo-url",
+          "https://github.com/o/r",
+        ]),
       ),
     );
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
@@ -67,7 +76,7 @@ describe("publish to a real bare repository", () => {
     const run = await runCli(["publish", dir, "--repo", bare]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain("gh-pages:dev/bench/data.js");
-    expect(run.stderr).toMatch(/does not parse/);
+    expect(run.stderr).toMatch(/does not parse \(.*\); refusing to overwrite it/);
     expect(await refOf(bare, "gh-pages")).toBe(before);
   }, 60_000);
 

@@ -154,3 +154,94 @@ describe("one spelling of each flag, typed the same by every command", () => {
     expect(count.proxies).toEqual(["nginx", "haproxy"]);
   });
 });
+
+/**
+ * Flags whose --help line differs between commands on purpose: each does something of its own
+ * there, said by the reason.
+ */
+const OWN_MEANING: Record<string, string> = {
+  "--repetitions": "run also takes auto (with --variant): the rounds a verdict needs",
+  "--duration": "max-rate measures the steps of a search, not repetitions",
+  "--warmup": "max-rate warms up before each step of the search",
+  "--study":
+    "doctor checks what the study needs, images adds its coprocessors' images, shards keeps it on one runner",
+  "--engine": "doctor checks the load generator that run and shards drive",
+  "--proxies-dir":
+    "images skips a folder that does not exist (the base checkout of a pull request that adds it)",
+  "--format": "compare's html is for counted runs only",
+  "--repo":
+    "comment names the pull request's repository on GitHub (OWNER/NAME); publish pushes to any git repository (a path or a URL)",
+  "--variant":
+    "run and count take a variant to measure (NAME=DIR); publish picks the variant of a run whose cells it publishes (NAME)",
+};
+
+/** Every command's visible flags as its --help shows them (commander's own help API). */
+function helpLines(): Array<{
+  command: string;
+  long: string;
+  flags: string;
+  description: string;
+  help: string;
+}> {
+  return buildProgram().commands.flatMap((command) => {
+    const help = command.createHelp();
+    return help
+      .visibleOptions(command)
+      .filter((o) => o.long !== "--help")
+      .map((o) => ({
+        command: command.name(),
+        long: o.long ?? o.flags,
+        flags: o.flags,
+        description: o.description,
+        help: help.optionDescription(o),
+      }));
+  });
+}
+
+describe("--help agrees with itself across commands", () => {
+  const lines = helpLines();
+
+  it("a default is shown one way, `(default: X)` last, never in a description's own words", () => {
+    for (const line of lines) {
+      const where = `${line.command} ${line.flags}`;
+      expect(line.description, where).not.toMatch(/\bdefault\b/i);
+      // commander's own form quotes a string default: "markdown"
+      const defaults = line.help.match(/default/g) ?? [];
+      expect(defaults.length, where).toBeLessThanOrEqual(1);
+      if (defaults.length === 1) expect(line.help, where).toMatch(/(\(|; )default: [^"][^()]*\)$/);
+    }
+  });
+
+  it("one spelling, placeholder and description per flag name, unless it does something of its own", () => {
+    const byFlag = new Map<string, typeof lines>();
+    for (const line of lines) byFlag.set(line.long, [...(byFlag.get(line.long) ?? []), line]);
+    const differing: string[] = [];
+    for (const [flag, uses] of byFlag) {
+      const spellings = new Set(uses.map((u) => u.flags));
+      const descriptions = new Set(uses.map((u) => u.description));
+      if (spellings.size === 1 && descriptions.size === 1) continue;
+      differing.push(flag);
+      if (OWN_MEANING[flag] === undefined) {
+        expect.fail(
+          `${flag} differs between commands:\n${uses.map((u) => `  ${u.command}: ${u.flags}  ${u.description}`).join("\n")}`,
+        );
+      }
+    }
+    // Each reason is still needed.
+    expect(differing.sort()).toEqual(Object.keys(OWN_MEANING).sort());
+  });
+
+  it("the flags more than one command reads (run's results folder and report's file are not one flag)", () => {
+    const outs = lines.filter((l) => l.long === "--out").map((l) => l.command);
+    expect(outs.sort()).toEqual(["count", "max-rate", "run", "study"]);
+    const files = lines.filter((l) => l.long === "--out-file").map((l) => l.command);
+    expect(files.sort()).toEqual(["compare", "report"]);
+    expect(
+      lines
+        .filter((l) => l.long === "--retries")
+        .map((l) => l.command)
+        .sort(),
+    ).toEqual(["run", "study"]);
+    expect(lines.filter((l) => l.long === "--json")).toEqual([]);
+  });
+});

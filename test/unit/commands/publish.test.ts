@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { commitContextFromEnv, publishSettings } from "../../../src/commands/publish.js";
+import { commitContextFromEnv, isBranchName, publishSettings } from "../../../src/commands/publish.js";
 
-const flags = { repo: "/srv/pages.git", branch: "gh-pages", dir: "dev/bench/", retries: 10 };
+const flags = { repo: "/srv/pages.git", branch: "gh-pages", dir: "dev/bench/", pushRetries: 10 };
 
 describe("publish settings", () => {
   it.each([
@@ -33,5 +33,38 @@ describe("publish settings", () => {
 
   it("refuses a --dir outside the branch, naming the flag", () => {
     expect(() => publishSettings("results", { ...flags, dir: "../x" }, {})).toThrow(/--dir \.\.\/x/);
+  });
+
+  it("refuses a --branch git would refuse, and a --repo-url that is no URL, naming the flag", () => {
+    expect(() => publishSettings("results", { ...flags, branch: "a b" }, {})).toThrow(
+      "--branch a b: not a valid branch name",
+    );
+    expect(() => publishSettings("results", { ...flags, repoUrl: "o/r" }, {})).toThrow(
+      "--repo-url o/r: expected https://github.com/OWNER/NAME",
+    );
+    expect(
+      publishSettings("results", { ...flags, repoUrl: "https://ghe.example.com/o/r" }, {}).context.repoUrl,
+    ).toBe("https://ghe.example.com/o/r");
+  });
+
+  it.each([
+    ["gh-pages", true],
+    ["bench/history", true],
+    ["v1.2", true],
+    ["", false],
+    ["bad..name", false],
+    ["with space", false],
+    ["-lead", false],
+    ["trail/", false],
+    ["trail.", false],
+    ["x.lock", false],
+    ["a//b", false],
+    ["a/.hidden", false],
+    ["a@{b", false],
+    ["a~1", false],
+    ["a:b", false],
+    ["@", false],
+  ])("branch name %j: %s (git check-ref-format's rules)", (name, ok) => {
+    expect(isBranchName(name)).toBe(ok);
   });
 });

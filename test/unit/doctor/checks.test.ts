@@ -8,6 +8,7 @@ import {
   doctorExitCode,
   parseNofile,
   renderChecks,
+  type Check,
 } from "../../../src/doctor/checks.js";
 
 describe("doctor checks", () => {
@@ -48,6 +49,32 @@ describe("doctor checks", () => {
     expect(text).toContain("fix: ulimit -n 65535");
     expect(doctorExitCode(checks)).toBe(1);
     expect(doctorExitCode([checkNofile(1024)])).toBe(0);
+  });
+
+  it.each([
+    [[], "Ready for the default benchmark."],
+    [[{ name: "taskset", level: "fail", detail: "", neededBy: "every run" }], "1 problem(s) stop every run"],
+    [
+      [
+        { name: "k6", level: "ok", detail: "", neededBy: "the default benchmark" },
+        { name: "vegeta", level: "ok", detail: "", neededBy: "study extensibility" },
+      ],
+      "Ready for the default benchmark, study extensibility.",
+    ],
+    // what --study finds missing stops the study, not the default benchmark
+    [
+      [{ name: "extensibility: apollo-router", level: "fail", detail: "", neededBy: "study extensibility" }],
+      "1 problem(s) stop study extensibility, 0 warning(s).",
+    ],
+    [
+      [
+        { name: "k6", level: "fail", detail: "", neededBy: "the default benchmark" },
+        { name: "ab", level: "fail", detail: "", neededBy: "--engine ab" },
+      ],
+      "2 problem(s) stop the default benchmark, --engine ab, 0 warning(s).",
+    ],
+  ] as Array<[Check[], string]>)("%j: its last line says what the failures stop", (checks, last) => {
+    expect(renderChecks(checks).split("\n").at(-1)).toContain(last);
   });
 });
 

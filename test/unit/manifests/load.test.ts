@@ -30,6 +30,15 @@ describe("parseManifest errors name file:line: field", () => {
       error: `${F}:4: tunning: Unrecognized key: "tunning"`,
     },
     {
+      what: "an unknown tuning key, with the known ones",
+      schema: ProxyManifest,
+      text: "name: x\ndescription: d\nkind: direct\ntuning:\n  workers: cores\n  wrokers: 2\n",
+      error:
+        `${F}:6: tuning.wrokers: unknown tuning key 'wrokers' (known: workers, upstreamKeepalive, accessLog, ` +
+        "maxConnections, workerConnections, upstreamHttpVersion, cpuAffinity, proxyBuffering, gc, runtime, " +
+        "extension, memoryLimit, coprocessorCores)",
+    },
+    {
       what: "nested field",
       schema: ProxyManifest,
       text: "name: x\ndescription: d\nnative:\n  binary: nginx\n  version:\n    args: [-v]\n    pattern: 3\n",

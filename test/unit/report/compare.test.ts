@@ -313,8 +313,12 @@ describe("proxybench compare (CLI)", () => {
     const dir = await writeResults(results([cell("nginx", reps(15000, 5))]));
     const bad = path.join(dir, "bad.js");
     await writeFile(bad, "var x = 1");
-    await expect(runCompare(compareSettings([dir, dir], { history: bad }))).rejects.toThrow(
-      /bad\.js: does not start with 'window.BENCHMARK_DATA ='/,
+    // what is wrong with it, not what publish does with one (it refuses to overwrite it)
+    const refused = await runCompare(compareSettings([dir, dir], { history: bad })).catch(
+      (err: Error) => err.message,
+    );
+    expect(refused).toBe(
+      `--history ${bad}: does not start with 'window.BENCHMARK_DATA =': not a github-action-benchmark data.js`,
     );
     await expect(
       runCompare(compareSettings([dir, dir], { history: path.join(dir, "none.js") })),
@@ -325,7 +329,8 @@ describe("proxybench compare (CLI)", () => {
     [{ threshold: "abc" }, /--threshold: expected a percentage/],
     [{ threshold: "-1" }, /--threshold/],
     [{ alpha: "1.5" }, /--alpha: expected a number between 0 and 1/],
-    [{ format: "html" }, /--format: expected one of markdown, json/],
+    [{ format: "html" }, /--format html is for counted runs \(proxybench count\); these are wall-clock runs/],
+    [{ format: "pdf" }, /--format: expected one of markdown, json/],
   ])("rejects %j", (options, message) => {
     expect(() => compareSettings(["a", "b"], options)).toThrow(message);
   });
