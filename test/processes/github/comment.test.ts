@@ -423,7 +423,10 @@ describe("proxybench comment (the CLI)", () => {
   it.each([
     [["--pr", "7"], /--repo/],
     [["--repo", "acme", "--pr", "7", "--markdown", "x.md"], /--repo acme: expected OWNER\/NAME/],
-    [["--repo", REPO, "--pr", "0", "--markdown", "x.md"], /--pr must be/],
+    [
+      ["--repo", REPO, "--pr", "0", "--markdown", "x.md"],
+      /'--pr <number>' argument '0' is invalid. '0' is not a pull request number/,
+    ],
     [["--repo", REPO, "--pr", "7"], /either RESULTS_DIR or --markdown/],
     [
       ["--repo", REPO, "--pr", "7", "--markdown", "x.md", "--details-url", "javascript:alert(1)"],
