@@ -155,6 +155,53 @@ for cmd in "${!apt_for[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$cmd" >/dev/null 2>&1 ||
     missing+=("${apt_for[$cmd]}")
 done
+# --- Go tools: started first, built while the Debian packages install ------------------------
+# The builds run side by side (each is a link step on one core, or a download) and beside
+# apt-get (network and disk); a failed one stops setup once they have all ended, its output above.
+go_jobs=()
+trap 'kill "${go_jobs[@]}" 2>/dev/null || true' EXIT
+command -v go >/dev/null 2>&1 || { echo "setup.sh: Go is needed to build k6 and the upstream: install Go 1.25 or newer" >&2; exit 1; }
+go_install() { # name module@version [go install flags...]
+  local name=$1 module=$2 version=${2##*@}
+  shift 2
+  if [ -x "$tools/bin/$name" ] && [ -f "$tools/bin/.$name.version" ] && [ "$(cat "$tools/bin/.$name.version")" = "$version" ]; then
+    return
+  fi
+  say "building $name $version (go install$([ "$name" = k6 ] && printf '; about two minutes the first time'))"
+  GOBIN="$tools/bin" GOFLAGS=-mod=mod go install "$@" "$module"
+  echo "$version" >"$tools/bin/.$name.version"
+}
+in_parallel() { "$@" & go_jobs+=("$!"); }
+in_parallel go_install k6 "go.k6.io/k6@$K6_VERSION"
+# vegeta prints the version it was linked with (-X main.Version); go install links none.
+if [ -n "${go_needed[vegeta]:-}" ] || $for_tests; then
+  in_parallel go_install vegeta "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" -ldflags "-X main.Version=$VEGETA_VERSION"
+fi
+if $for_tests; then
+  in_parallel go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+  in_parallel go_install protoc-gen-go "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
+  in_parallel go_install protoc-gen-go-grpc "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION"
+  in_parallel go_install protoc-gen-grpc-gateway \
+    "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway@$GRPC_GATEWAY_VERSION"
+fi
+if [ -f upstream/go.mod ]; then
+  in_parallel eval 'cd upstream && go build -trimpath -o "$tools/bin/proxybench-upstream" .'
+fi
+if [ -f proxies/grpc-gateway/go.mod ]; then
+  in_parallel eval 'cd proxies/grpc-gateway && go build -trimpath -o "$tools/bin/proxybench-grpc-gateway" .'
+fi
+# The extensibility study's Go coprocessor (standard library only: a few seconds).
+if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
+  in_parallel eval 'cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .'
+fi
+
+# Envoy runs only as an image: its configs are checked against Envoy's v3 API instead, by a
+# validator built on go-control-plane at the image's version (test/processes/manifests/envoy-extensions).
+if $for_tests; then
+  in_parallel eval 'cd proxies/envoy/validate && go build -trimpath -o "$tools/bin/proxybench-envoy-validate" .'
+fi
+
+# --- Debian packages: installed ---------------------------------------------------------------
 if ((${#missing[@]})); then
   say "installing Debian packages: ${missing[*]}"
   sudo_cmd=()
@@ -236,54 +283,10 @@ wait_background() {
   return "$failed"
 }
 # A failure before they end stops them too.
-go_jobs=() # the Go builds, side by side (below)
 trap 'kill "${background_pids[@]}" "${go_jobs[@]}" 2>/dev/null || true' EXIT
 in_background node-proxies install_npm_proxies
 in_background python-tools install_python_tools
 
-# --- Go tools: k6, actionlint, the protoc plugins, the upstream, the grpc-gateway proxy ---------
-command -v go >/dev/null 2>&1 || { echo "setup.sh: Go is needed to build k6 and the upstream: install Go 1.25 or newer" >&2; exit 1; }
-go_install() { # name module@version [go install flags...]
-  local name=$1 module=$2 version=${2##*@}
-  shift 2
-  if [ -x "$tools/bin/$name" ] && [ -f "$tools/bin/.$name.version" ] && [ "$(cat "$tools/bin/.$name.version")" = "$version" ]; then
-    return
-  fi
-  say "building $name $version (go install$([ "$name" = k6 ] && printf '; about two minutes the first time'))"
-  GOBIN="$tools/bin" GOFLAGS=-mod=mod go install "$@" "$module"
-  echo "$version" >"$tools/bin/.$name.version"
-}
-# The builds run side by side (each is a link step on one core, or a download): a failed one
-# stops setup once they have all ended, its output above.
-in_parallel() { "$@" & go_jobs+=("$!"); }
-in_parallel go_install k6 "go.k6.io/k6@$K6_VERSION"
-# vegeta prints the version it was linked with (-X main.Version); go install links none.
-if [ -n "${go_needed[vegeta]:-}" ] || $for_tests; then
-  in_parallel go_install vegeta "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" -ldflags "-X main.Version=$VEGETA_VERSION"
-fi
-if $for_tests; then
-  in_parallel go_install actionlint "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
-  in_parallel go_install protoc-gen-go "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO_VERSION"
-  in_parallel go_install protoc-gen-go-grpc "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC_VERSION"
-  in_parallel go_install protoc-gen-grpc-gateway \
-    "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway@$GRPC_GATEWAY_VERSION"
-fi
-if [ -f upstream/go.mod ]; then
-  in_parallel eval 'cd upstream && go build -trimpath -o "$tools/bin/proxybench-upstream" .'
-fi
-if [ -f proxies/grpc-gateway/go.mod ]; then
-  in_parallel eval 'cd proxies/grpc-gateway && go build -trimpath -o "$tools/bin/proxybench-grpc-gateway" .'
-fi
-# The extensibility study's Go coprocessor (standard library only: a few seconds).
-if [ -n "${go_needed[proxybench-coprocessor-go]:-}" ] || $for_tests; then
-  in_parallel eval 'cd coprocessors/go && go build -trimpath -o "$tools/bin/proxybench-coprocessor-go" .'
-fi
-
-# Envoy runs only as an image: its configs are checked against Envoy's v3 API instead, by a
-# validator built on go-control-plane at the image's version (test/processes/manifests/envoy-extensions).
-if $for_tests; then
-  in_parallel eval 'cd proxies/envoy/validate && go build -trimpath -o "$tools/bin/proxybench-envoy-validate" .'
-fi
 for job in "${go_jobs[@]}"; do wait "$job" || { echo "setup.sh: a Go build failed (its output is above)" >&2; exit 1; }; done
 
 # The extensibility study's Java coprocessor: one jar with Maven (Jackson from Maven Central),
