@@ -23,7 +23,9 @@
  *
  *   npm run bench:decide -- [--simulate N] [--runs N] [--cases aa,xtrace,kernel]
  *                           [--matrices two,pr] [--duration S] [--warmup S] [--budget MIN]
- *   (defaults 1000, 1, all cases, two; the scenarios' own duration and warm-up; 15)
+ *                           [--lock FILE]
+ *   (defaults 1000, 1, all cases, two; the scenarios' own duration and warm-up; 15; none:
+ *   with --lock each run holds `flock FILE`, so other locked benchmarks wait for it)
  *
  * Bounded: the simulation takes about a minute per thousand runs; a real run at most its budget
  * plus its warm-ups.
@@ -162,7 +164,7 @@ async function realRun(which: Case, matrix: Matrix, extra: string[]): Promise<Re
       "--out",
       out,
     ]),
-    undefined,
+    flag("--lock"),
   );
   const seconds = (performance.now() - start) / 1000;
   const results = await readResults(out).catch(() => undefined);

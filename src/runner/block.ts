@@ -6,6 +6,7 @@ import {
   ALL_METRICS,
   DEFAULT_THRESHOLD_PCT,
   pairedLogRatios,
+  ROUNDS_METRIC,
   type CompareMetric,
 } from "../stats/tested-metrics.js";
 import { cellKey, type Cell } from "../results/schema.js";
@@ -265,9 +266,9 @@ function stopAfterRound(
   const running = active.filter((a) => !a.stopped).map((a) => a.cell);
   const look = decideAtLook(running, rounds, done, decided);
   if (look === undefined) return undefined;
-  if (look.stop && look.precise === 0) return `every metric of its ${look.metrics} decided`;
+  if (look.stop && look.decided === look.metrics) return `every metric of its ${look.metrics} decided`;
   if (look.stop)
-    return `${look.decided} of its ${look.metrics} metrics decided, the other ${look.precise} would show a change of ${rounds.targetPct}% at 80% power`;
+    return `${look.decided} of its ${look.metrics} metrics decided; every ${ROUNDS_METRIC} decided or precise enough to show ${rounds.targetPct}% at 80% power (--target)`;
   const next = rounds.plan.looks[look.index + 1];
   if (next === undefined || rounds.deadlineMs === undefined) return undefined;
   const now = Date.now();
@@ -325,6 +326,7 @@ function blockMetrics(
           logRatios: m.logRatios,
           biggerIsBetter: m.biggerIsBetter,
           decided: decided.has(key) || !m.usable,
+          holdsRounds: m.metric === ROUNDS_METRIC,
         };
         return { key, soFar };
       }),

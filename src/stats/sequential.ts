@@ -98,6 +98,12 @@ export interface MetricSoFar {
   biggerIsBetter: boolean;
   /** Decided at an earlier look (or nothing more to learn: its cell stopped). */
   decided: boolean;
+  /**
+   * The rounds are sized for it (the primary metric, CPU per request): once every such metric is
+   * decided or precise enough, the block may stop with the others as they stand. Where none
+   * holds the rounds, every metric does.
+   */
+  holdsRounds?: boolean;
 }
 
 export interface StopDecision {
@@ -105,7 +111,7 @@ export interface StopDecision {
   decided: boolean[];
   /** Per undecided metric: its change at 80% power is within the target (more rounds are not needed for it). */
   precise: boolean[];
-  /** Every metric decided or precise: no more rounds needed. */
+  /** Every metric that holds the rounds decided or precise: no more rounds needed. */
   stop: boolean;
 }
 
@@ -140,5 +146,10 @@ export function stopAtLook(
       j?.detectablePct !== undefined &&
       j.detectablePct <= targetPct,
   );
-  return { decided, precise, stop: decided.every((d, i) => d || precise[i]) };
+  const holding = metrics.some((m) => m.holdsRounds)
+    ? metrics.map((m) => m.holdsRounds === true)
+    : metrics.map(() => true);
+  // with a target, the metrics the rounds are sized for; without one, every metric
+  const settled = (d: boolean, i: number) => d || precise[i] || (targetPct !== undefined && !holding[i]);
+  return { decided, precise, stop: decided.every(settled) };
 }

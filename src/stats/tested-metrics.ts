@@ -37,6 +37,8 @@ export type MetricSpec = (typeof COMPARE_METRICS)[number];
  * interval, and tested when asked (--test-metrics). Fewer tests leave each more of alpha.
  */
 export const PRIMARY_METRICS: readonly CompareMetric[] = ["cpuPerRequest", "p99"];
+/** The metric --target sizes the rounds for: a block may stop once it is decided or precise enough. */
+export const ROUNDS_METRIC: CompareMetric = "cpuPerRequest";
 /** What runs recorded before the tested set was a setting tested: every metric. */
 export const ALL_METRICS: readonly CompareMetric[] = COMPARE_METRICS.map((s) => s.metric);
 

@@ -118,6 +118,12 @@ describe("stopAtLook", () => {
     expect(stopAtLook(plan, 0, [metric], 5, j.detectablePct! - 0.1).stop).toBe(false);
     // a noisy one is not
     expect(stopAtLook(plan, 0, [{ ...metric, logRatios: noisy() }], 5, 10).stop).toBe(false);
+    // the metric the rounds are sized for holds them: a noisy p99 beside it does not
+    const loose = { logRatios: noisy(), biggerIsBetter: false, decided: false };
+    const target = j.detectablePct! + 0.1;
+    expect(stopAtLook(plan, 0, [{ ...metric, holdsRounds: true }, loose], 5, target).stop).toBe(true);
+    expect(stopAtLook(plan, 0, [metric, loose], 5, target).stop).toBe(false);
+    expect(stopAtLook(plan, 0, [{ ...metric, holdsRounds: true }, loose], 5).stop).toBe(false);
   });
 
   it("judges at the look's most cautious level: alpha_k / m", () => {
