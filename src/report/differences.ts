@@ -1,0 +1,114 @@
+import type { Cell, Repetition } from "../results/schema.js";
+import { holm } from "../stats/holm.js";
+import { judgePaired } from "../stats/paired.js";
+import { fewestRounds } from "../stats/sequential.js";
+import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
+import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
+
+/**
+ * What the noise allows of the differences a cross-proxy table shows, pure. A run measures its
+ * proxies in rounds (each round gives every cell of a block one repetition), so each difference
+ * of a proxy against the baseline proxy is paired by round exactly as base against head is in
+ * `proxybench compare`, and gets the same statistics: per round the log ratio, the exact
+ * Wilcoxon signed-rank test and the Hodges-Lehmann estimate with Tukey's interval
+ * (src/stats/paired.ts), Holm's step-down over the table's own family (every difference it
+ * shows), each interval at the level Holm tested it at. A difference "differs" only when Holm
+ * rejected "no change" and its interval excludes 0; every other one is within noise.
+ */
+
+/** One difference a table shows: a figure of `other` against the same figure of `base`. */
+export interface DifferenceMember {
+  base: Cell;
+  other: Cell;
+  /** The figure of a repetition; undefined where it was not measured. */
+  value: (r: Repetition) => number | undefined;
+}
+
+export interface Difference {
+  /** Rounds paired (both cells measured the figure in them). */
+  rounds: number;
+  /** Paired estimate of the % change (Hodges-Lehmann over the rounds' ratios). */
+  estimatePct?: number;
+  /** Interval of the % change at `confidence`; absent when these rounds give none at its level. */
+  ci?: [number, number];
+  confidence?: number;
+  /** Holm rejected "no change" and the interval excludes 0: more than the noise explains. */
+  differs: boolean;
+}
+
+export interface DifferenceFamily {
+  /** False-alarm rate of the whole table: the chance of any difference shown as real when none is. */
+  alpha: number;
+  /** Differences in the family (Holm's m). */
+  tests: number;
+  /** Fewest rounds paired among them. */
+  rounds: number;
+  /** Fewest rounds that give every difference of the family an interval (2 / 2^n <= alpha / m). */
+  roundsNeeded: number;
+}
+
+export interface JudgedDifferences {
+  family: DifferenceFamily;
+  /** One per member, in order. */
+  differences: Difference[];
+}
+
+interface Paired {
+  logRatios: number[];
+  /** Every paired value positive, so every round has a ratio. */
+  usable: boolean;
+}
+
+/** A cell's repetitions by round (a run without rounds: by index). */
+function byRound(cell: Cell): Map<number, Repetition> {
+  return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
+}
+
+/** Per round both cells measured, log(other / base), in round order. */
+function pairOf(member: DifferenceMember): Paired {
+  const others = byRound(member.other);
+  const pairs: Array<[number, number]> = [];
+  for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
+    const o = others.get(round);
+    const base = member.value(b);
+    const other = o === undefined ? undefined : member.value(o);
+    if (base !== undefined && other !== undefined && Number.isFinite(base) && Number.isFinite(other))
+      pairs.push([base, other]);
+  }
+  const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
+  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], usable };
+}
+
+/** Holm over the family, then each difference judged at its level, as compare judges a metric. */
+export function judgeDifferences(
+  members: readonly DifferenceMember[],
+  alpha: number = DEFAULT_ALPHA,
+): JudgedDifferences {
+  const paired = members.map(pairOf);
+  const ps = paired.map((p) => (p.usable ? wilcoxonSignedRank(p.logRatios).p : 1));
+  const { rejected, levels } = holm(ps, alpha);
+  const differences = paired.map((p, i): Difference => {
+    const rounds = p.logRatios.length;
+    if (!p.usable) return { rounds, differs: false };
+    const at = { level: levels[i]!, rejected: rejected[i]!, biggerIsBetter: false };
+    const j = judgePaired(p.logRatios, { ...at, thresholdPct: DEFAULT_THRESHOLD_PCT });
+    const out: Difference = { rounds, differs: false };
+    if (j.estimatePct !== undefined) out.estimatePct = j.estimatePct;
+    if (j.ci !== undefined) {
+      out.ci = j.ci;
+      out.differs = at.rejected && (j.ci[0] > 0 || j.ci[1] < 0);
+    }
+    if (j.confidence !== undefined) out.confidence = j.confidence;
+    return out;
+  });
+  const tests = members.length;
+  return {
+    family: {
+      alpha,
+      tests,
+      rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
+      roundsNeeded: fewestRounds(alpha, tests),
+    },
+    differences,
+  };
+}
