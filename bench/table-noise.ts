@@ -132,32 +132,36 @@ async function identical(root: string): Promise<void> {
   if (judged < runs.length) console.log(`  ${runs.length - judged} run(s) with a cell not ok left out`);
 }
 
+/** Whether both proxies of a scenario were measured ok, so the table shows their change. */
+const bothOk = (g: ReportGroup, a: string, b: string) =>
+  column(g, a)?.status === "ok" && column(g, b)?.status === "ok";
+
 async function overhead(root: string): Promise<void> {
   if (OVERHEAD === 0) return;
   const runs: Run[] = [];
-  let judged = 0;
-  let shown = 0;
+  const tally = new Map<string, { judged: number; shown: number }>();
+  const add = (key: string, judged: boolean, shown: boolean) => {
+    const t = tally.get(key) ?? { judged: 0, shown: 0 };
+    tally.set(key, { judged: t.judged + Number(judged), shown: t.shown + Number(judged && shown) });
+  };
   for (let i = 0; i < OVERHEAD; i++) {
     const r = await run(root, 1000 + runs.length, []);
     runs.push(r);
-    const ok = r.groups.every(
-      (g) => column(g, "direct")?.status === "ok" && column(g, "nginx")?.status === "ok",
+    const differs = (g: ReportGroup) => column(g, "nginx")?.changes?.p50?.differs === true;
+    for (const g of r.groups) add(g.scenario, bothOk(g, "direct", "nginx"), differs(g));
+    add(
+      "every scenario",
+      r.groups.every((g) => bothOk(g, "direct", "nginx")),
+      r.groups.every(differs),
     );
-    const differs = r.groups.every((g) => column(g, "nginx")?.changes?.p50?.differs === true);
-    if (ok) {
-      judged += 1;
-      if (differs) shown += 1;
-    }
     const seen = r.groups.map((g) => shownChange(g, "nginx", "p50")).join(", ");
     console.log(
       `overhead ${i + 1}: ${r.seconds.toFixed(0)} s; ${seen}${r.notOk.length ? `; not ok: ${r.notOk.join(", ")}` : ""}`,
     );
   }
-  console.log(
-    rate("nginx against direct: p50 interval excludes 0 in every scenario", shown, judged) + seconds(runs),
-  );
-  if (judged < runs.length)
-    console.log(`  ${runs.length - judged} run(s) with direct or nginx not ok left out`);
+  for (const [where, t] of tally)
+    console.log(rate(`nginx against direct, p50 interval excludes 0 (${where})`, t.shown, t.judged));
+  console.log(`  runs with direct or nginx not ok are left out of a scenario's count${seconds(runs)}`);
 }
 
 const root = await mkdtemp(path.join(os.tmpdir(), "proxybench-table-noise-"));
