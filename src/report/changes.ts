@@ -1,5 +1,5 @@
 import type { Cell, Repetition } from "../results/schema.js";
-import { judgeDifferences, type Difference, type DifferenceMember } from "./differences.js";
+import { judgeDifferences, measuredTogether, type Difference, type DifferenceMember } from "./differences.js";
 import type { LatencyStat, ProxyCostValues, ReportColumn, ReportGroup } from "./model.js";
 
 /**
@@ -86,6 +86,7 @@ function groupMembers(group: ReportGroup, base: ReportColumn, cellOf: (c: Report
   for (const column of group.columns) {
     const cell = cellOf(column);
     if (column === base || column.status !== "ok" || column.bound || cell === undefined) continue;
+    if (!measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
       if (INVERSE[figure] !== undefined) continue;
       if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;

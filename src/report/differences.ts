@@ -59,6 +59,27 @@ interface Paired {
   usable: boolean;
 }
 
+/** When a cell was being measured: from its first repetition's start to its last one's end (ms). */
+function measuredSpan(cell: Cell): [number, number] {
+  const starts = cell.repetitions.map((r) => Date.parse(r.startedAt));
+  const last = cell.repetitions[starts.indexOf(Math.max(...starts))];
+  return [Math.min(...starts), Math.max(...starts) + (last?.durationS ?? 0) * 1000];
+}
+
+/**
+ * Whether two cells were measured side by side, so that their rounds pair: on the same machine,
+ * their repetitions interleaved in time. Not so for cells of two shards (merged results), nor
+ * for a cell measured again by --resume after the others had finished. With one repetition each
+ * there is nothing to interleave (and no interval either way).
+ */
+export function measuredTogether(a: Cell, b: Cell): boolean {
+  if (a.runner !== b.runner) return false;
+  if (a.repetitions.length < 2 || b.repetitions.length < 2) return true;
+  const [aFrom, aTo] = measuredSpan(a);
+  const [bFrom, bTo] = measuredSpan(b);
+  return aFrom <= bTo && bFrom <= aTo;
+}
+
 /** A cell's repetitions by round (a run without rounds: by index). */
 function byRound(cell: Cell): Map<number, Repetition> {
   return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));

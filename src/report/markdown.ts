@@ -161,7 +161,7 @@ export function noiseNote(
 ): string {
   const mark = code(WITHIN_NOISE);
   if (family === undefined) {
-    return `No change here has an interval: no repetitions of these figures are paired by round with the baseline's (single runs, or figures that are bounds), so every change is marked ${mark}.`;
+    return `No change here has an interval: no repetitions of these figures are paired by round with the baseline's (single runs, cells measured apart: other shards or a --resume, or figures that are bounds), so every change is marked ${mark}.`;
   }
   const withInterval = changes.filter((d) => d.ci !== undefined).length;
   const needed = family.roundsNeeded;

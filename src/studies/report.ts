@@ -1,6 +1,6 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown, MARKDOWN } from "../report/escape.js";
-import { judgeDifferences, type DifferenceMember } from "../report/differences.js";
+import { judgeDifferences, measuredTogether, type DifferenceMember } from "../report/differences.js";
 import { changeText, formatCount, formatMs, formatRps, plural } from "../report/format.js";
 import { describeLoad, heading, noiseNote, skippedText } from "../report/markdown.js";
 import {
@@ -298,7 +298,8 @@ function crankChanges(group: StudyGroup, baseline: string, cells: readonly Cell[
       const changePct = percentChange(row.get(c.values), row.get(base.values));
       if (changePct === undefined) return;
       const [b, o] = [cellOf(base), cellOf(c)];
-      const member = b && o && c.status === "ok" ? { base: b, other: o, value: row.rep } : undefined;
+      const paired = b !== undefined && o !== undefined && c.status === "ok" && measuredTogether(b, o);
+      const member = paired ? { base: b, other: o, value: row.rep } : undefined;
       shown.push({ key: `${r}/${i}`, changePct, ...(member ? { member } : {}) });
     });
   }

@@ -109,6 +109,26 @@ describe("changes against the baseline: what the noise allows", () => {
     expect(md).toContain("No change here has an interval: the baseline's figures are bounds");
   });
 
+  it.each([
+    ["on two machines (shards merged)", (c: Cell): Cell => ({ ...c, runner: "runner-2" })],
+    [
+      "one after the other (a --resume)",
+      (c: Cell): Cell => ({
+        ...c,
+        repetitions: c.repetitions.map((r) => ({ ...r, startedAt: r.startedAt.replace("T13", "T14") })),
+      }),
+    ],
+  ])("cells measured apart, %s, do not pair: every change ~, and the line says why", (_, apart) => {
+    const md = renderMarkdownReport(
+      results([
+        cell("direct", roundsOf(10, { seed: 1 })),
+        apart(cell("nginx", roundsOf(10, { factor: 1.5, seed: 2 }))),
+      ]),
+    );
+    for (const c of changesOf(md, "nginx")) expect(c).toMatch(/^~ [+-]\d+\.\d\d%$/);
+    expect(md).toContain("cells measured apart: other shards or a --resume");
+  });
+
   it("pairs by round, not by the order repetitions were written in", () => {
     // the machine drifts by up to 30% between rounds, more than nginx's 20%
     const base = cell("direct", roundsOf(10, { drift: 0.3, seed: 1 }));
