@@ -101,17 +101,14 @@ function groupMembers(group: ReportGroup, base: ReportColumn, cellOf: (c: Report
  * The group with each change's interval on its column (`changes`) and the family's figures
  * (`noise`); as it was when it has no baseline, or no change between two ok columns of cells.
  */
-export function withChanges(group: ReportGroup, cells: readonly Cell[], alpha?: number): ReportGroup {
+export function withChanges(group: ReportGroup, cells: readonly Cell[]): ReportGroup {
   const base = group.columns.find((c) => c.proxy === group.baseline);
   if (group.baselineProblem !== undefined || base === undefined || base.status !== "ok" || base.bound)
     return group;
   const byId = new Map(cells.map((c) => [c.id, c]));
   const members = groupMembers(group, base, (c) => (c.cellId === undefined ? undefined : byId.get(c.cellId)));
   if (members.length === 0) return group;
-  const { family, differences } = judgeDifferences(
-    members.map((m) => m.member),
-    alpha,
-  );
+  const { family, differences } = judgeDifferences(members.map((m) => m.member));
   const columns = group.columns.map((column) => {
     const changes: Partial<Record<Figure, Difference>> = {};
     members.forEach((m, i) => {

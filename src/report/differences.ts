@@ -12,8 +12,12 @@ import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
  * `proxybench compare`, and gets the same statistics: per round the log ratio, the exact
  * Wilcoxon signed-rank test and the Hodges-Lehmann estimate with Tukey's interval
  * (src/stats/paired.ts), Holm's step-down over the table's own family (every difference it
- * shows), each interval at the level Holm tested it at. A difference "differs" only when Holm
- * rejected "no change" and its interval excludes 0; every other one is within noise.
+ * shows), each interval at the level Holm tested it at. A difference "differs" only by compare's
+ * rule for regressed or improved (src/stats/verdict.ts): Holm rejected "no change", its interval
+ * excludes 0 and it reaches the threshold (5%); every other one is within noise. The threshold
+ * matters beyond taste: each proxy runs as one process for all the rounds of a block, so what
+ * is fixed for a process (its memory layout: peak memory 2% apart between two identical nginx,
+ * the same in every round) does not cancel between rounds, and would otherwise show as real.
  */
 
 /** One difference a table shows: a figure of `other` against the same figure of `base`. */
@@ -32,13 +36,18 @@ export interface Difference {
   /** Interval of the % change at `confidence`; absent when these rounds give none at its level. */
   ci?: [number, number];
   confidence?: number;
-  /** Holm rejected "no change" and the interval excludes 0: more than the noise explains. */
+  /**
+   * More than the noise explains, by compare's rule for regressed or improved: Holm rejected
+   * "no change", the interval excludes 0 and the estimate reaches the threshold.
+   */
   differs: boolean;
 }
 
 export interface DifferenceFamily {
   /** False-alarm rate of the whole table: the chance of any difference shown as real when none is. */
   alpha: number;
+  /** Smallest |% change| shown as real (compare's threshold). */
+  thresholdPct: number;
   /** Differences in the family (Holm's m). */
   tests: number;
   /** Fewest rounds paired among them. */
@@ -103,7 +112,10 @@ function pairOf(member: DifferenceMember): Paired {
 /** Holm over the family, then each difference judged at its level, as compare judges a metric. */
 export function judgeDifferences(
   members: readonly DifferenceMember[],
-  alpha: number = DEFAULT_ALPHA,
+  {
+    alpha = DEFAULT_ALPHA,
+    thresholdPct = DEFAULT_THRESHOLD_PCT,
+  }: { alpha?: number; thresholdPct?: number } = {},
 ): JudgedDifferences {
   const paired = members.map(pairOf);
   const ps = paired.map((p) => (p.usable ? wilcoxonSignedRank(p.logRatios).p : 1));
@@ -111,14 +123,11 @@ export function judgeDifferences(
   const differences = paired.map((p, i): Difference => {
     const rounds = p.logRatios.length;
     if (!p.usable) return { rounds, differs: false };
-    const at = { level: levels[i]!, rejected: rejected[i]!, biggerIsBetter: false };
-    const j = judgePaired(p.logRatios, { ...at, thresholdPct: DEFAULT_THRESHOLD_PCT });
-    const out: Difference = { rounds, differs: false };
+    const at = { level: levels[i]!, rejected: rejected[i]!, biggerIsBetter: false, thresholdPct };
+    const j = judgePaired(p.logRatios, at);
+    const out: Difference = { rounds, differs: j.verdict === "regressed" || j.verdict === "improved" };
     if (j.estimatePct !== undefined) out.estimatePct = j.estimatePct;
-    if (j.ci !== undefined) {
-      out.ci = j.ci;
-      out.differs = at.rejected && (j.ci[0] > 0 || j.ci[1] < 0);
-    }
+    if (j.ci !== undefined) out.ci = j.ci;
     if (j.confidence !== undefined) out.confidence = j.confidence;
     return out;
   });
@@ -126,6 +135,7 @@ export function judgeDifferences(
   return {
     family: {
       alpha,
+      thresholdPct,
       tests,
       rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
       roundsNeeded: fewestRounds(alpha, tests),

@@ -171,7 +171,7 @@ export function noiseNote(
   }
   const missing = changes.length - withInterval;
   return (
-    `Each change is paired by round with the baseline over ${plural(family.rounds, "round")}, with its interval from low to high (Hodges-Lehmann; ${rule}: at most a ${formatAlpha(family.alpha * 100)}% chance that any change not marked ${mark} is noise). ${mark}: within noise, its interval includes 0.` +
+    `Each change is paired by round with the baseline over ${plural(family.rounds, "round")}, with its interval from low to high (Hodges-Lehmann; ${rule}: at most a ${formatAlpha(family.alpha * 100)}% chance that any change not marked ${mark} is noise). ${mark}: within noise, its interval includes 0 or it is under ${family.thresholdPct}%.` +
     (missing > 0
       ? ` ${plural(missing, "change")} without an interval (${needed} repetitions would give every one).`
       : "")
