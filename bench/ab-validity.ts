@@ -45,6 +45,7 @@ import { startNeighbour, type Neighbour } from "./neighbour.js";
 import { compareResults } from "../src/report/compare.js";
 import { mulberry32 } from "../src/runner/rounds.js";
 import { planLooks, type SequentialPlan } from "../src/stats/sequential.js";
+import { rate } from "./rates.js";
 
 const BASE_LATENCY_MS = 10;
 const RATE = 200;
@@ -139,22 +140,6 @@ async function comparison(
     results,
     comparison: compareVariants(results, thresholdPct === undefined ? {} : { thresholdPct }),
   };
-}
-
-/** 95% Wilson score interval of k successes in n. */
-function wilson(k: number, n: number): [number, number] {
-  if (n === 0) return [0, 1];
-  const z = 1.959964;
-  const p = k / n;
-  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
-  const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
-
-function rate(label: string, k: number, n: number): string {
-  const [lo, hi] = wilson(k, n);
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  return `${label}: ${k} of ${n} (${pct(n ? k / n : 0)}, 95% Wilson ${pct(lo)}-${pct(hi)})`;
 }
 
 const falseVerdict = (c: Comparison) => c.counts.regressed + c.counts.improved > 0;

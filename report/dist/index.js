@@ -52094,6 +52094,158 @@ function usesTls(protocol) {
   return overTls(protocol) !== void 0;
 }
 
+// src/stats/sequential.ts
+function fewestRounds(alpha, tests) {
+  return pairsNeededFor(alpha / Math.max(1, tests));
+}
+
+// src/report/differences.ts
+function measuredSpan(cell) {
+  const starts = cell.repetitions.map((r) => Date.parse(r.startedAt));
+  const last = cell.repetitions[starts.indexOf(Math.max(...starts))];
+  return [Math.min(...starts), Math.max(...starts) + (last?.durationS ?? 0) * 1e3];
+}
+function measuredTogether(a, b) {
+  if (a.runner !== b.runner) return false;
+  if (a.repetitions.length < 2 || b.repetitions.length < 2) return true;
+  const [aFrom, aTo] = measuredSpan(a);
+  const [bFrom, bTo] = measuredSpan(b);
+  return aFrom <= bTo && bFrom <= aTo;
+}
+function byRound(cell) {
+  return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
+}
+function pairOf(member) {
+  const others = byRound(member.other);
+  const pairs = [];
+  for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
+    const o = others.get(round);
+    const base = member.value(b);
+    const other = o === void 0 ? void 0 : member.value(o);
+    if (base !== void 0 && other !== void 0 && Number.isFinite(base) && Number.isFinite(other))
+      pairs.push([base, other]);
+  }
+  const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
+  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], usable };
+}
+function judgeDifferences(members2, {
+  alpha = DEFAULT_ALPHA,
+  thresholdPct = DEFAULT_THRESHOLD_PCT
+} = {}) {
+  const paired = members2.map(pairOf);
+  const ps = paired.map((p) => p.usable ? wilcoxonSignedRank(p.logRatios).p : 1);
+  const { rejected, levels } = holm(ps, alpha);
+  const differences = paired.map((p, i) => {
+    const rounds = p.logRatios.length;
+    if (!p.usable) return { rounds, differs: false };
+    const at = { level: levels[i], rejected: rejected[i], biggerIsBetter: false, thresholdPct };
+    const j = judgePaired(p.logRatios, at);
+    const out = { rounds, differs: j.verdict === "regressed" || j.verdict === "improved" };
+    if (j.estimatePct !== void 0) out.estimatePct = j.estimatePct;
+    if (j.ci !== void 0) out.ci = j.ci;
+    if (j.confidence !== void 0) out.confidence = j.confidence;
+    return out;
+  });
+  const tests = members2.length;
+  return {
+    family: {
+      alpha,
+      thresholdPct,
+      tests,
+      rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
+      roundsNeeded: fewestRounds(alpha, tests)
+    },
+    differences
+  };
+}
+
+// src/report/changes.ts
+var FIGURES = [
+  "rps",
+  "min",
+  "mean",
+  "p50",
+  "p90",
+  "p95",
+  "p99",
+  "max",
+  "errors",
+  "cpuPerRequest",
+  "requestsPerCpuS",
+  "peakMemory"
+];
+var COST_FIGURE = {
+  cpuPerRequest: "cpuPerRequestUs",
+  requestsPerCpuS: "requestsPerCpuS",
+  peakMemory: "peakMemoryMiB"
+};
+function isCost(figure) {
+  return figure in COST_FIGURE;
+}
+function repetitionFigure(r, figure) {
+  if (figure === "rps") return r.rps;
+  if (figure === "errors") return r.errors + r.non2xx + r.checkFailures;
+  if (isCost(figure)) return r.proxyCost?.[COST_FIGURE[figure]];
+  return r.latencyMs[figure];
+}
+function columnFigure(column, figure) {
+  const values = column?.values;
+  if (values === void 0) return void 0;
+  if (figure === "rps") return values.rps;
+  if (figure === "errors") return values.errors;
+  if (isCost(figure)) return values.cost?.[COST_FIGURE[figure]];
+  return values.latencyMs[figure];
+}
+var INVERSE = { requestsPerCpuS: "cpuPerRequest" };
+function inversePct(pct2) {
+  return (1 / (1 + pct2 / 100) - 1) * 100;
+}
+function inverseDifference(d) {
+  const out = { ...d };
+  if (d.estimatePct !== void 0) out.estimatePct = inversePct(d.estimatePct);
+  if (d.ci !== void 0) out.ci = [inversePct(d.ci[1]), inversePct(d.ci[0])];
+  return out;
+}
+var positive = (x) => x !== void 0 && Number.isFinite(x) && x > 0;
+function groupMembers(group, base, cellOf) {
+  const baseCell = cellOf(base);
+  const members2 = [];
+  if (baseCell === void 0) return members2;
+  for (const column of group.columns) {
+    const cell = cellOf(column);
+    if (column === base || column.status !== "ok" || column.bound || cell === void 0) continue;
+    if (!measuredTogether(baseCell, cell)) continue;
+    for (const figure of FIGURES) {
+      if (INVERSE[figure] !== void 0) continue;
+      if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
+      const value = (r) => repetitionFigure(r, figure);
+      members2.push({ column, figure, member: { base: baseCell, other: cell, value } });
+    }
+  }
+  return members2;
+}
+function withChanges(group, cells) {
+  const base = group.columns.find((c) => c.proxy === group.baseline);
+  if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
+    return group;
+  const byId = new Map(cells.map((c) => [c.id, c]));
+  const members2 = groupMembers(group, base, (c) => c.cellId === void 0 ? void 0 : byId.get(c.cellId));
+  if (members2.length === 0) return group;
+  const { family, differences } = judgeDifferences(members2.map((m) => m.member));
+  const columns = group.columns.map((column) => {
+    const changes = {};
+    members2.forEach((m, i) => {
+      if (m.column === column) changes[m.figure] = differences[i];
+    });
+    for (const [figure, of] of Object.entries(INVERSE)) {
+      const d = changes[of];
+      if (d !== void 0 && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
+    }
+    return Object.keys(changes).length === 0 ? column : { ...column, changes };
+  });
+  return { ...group, columns, noise: family };
+}
+
 // src/report/model.ts
 var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
 var COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"];
@@ -52125,8 +52277,18 @@ function cellValues(cell) {
     errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
     percentilesMs,
-    cost: costValues(reps)
+    cost: costValues(reps),
+    ranges: rangesOf(reps)
   };
+}
+function rangesOf(reps) {
+  const ranges = {};
+  for (const figure of FIGURES) {
+    const values = reps.map((r) => repetitionFigure(r, figure));
+    if (values.length > 0 && values.every((v) => v !== void 0 && Number.isFinite(v)))
+      ranges[figure] = [Math.min(...values), Math.max(...values)];
+  }
+  return ranges;
 }
 var MAX_REASONS = 3;
 function displayReasons(reasons) {
@@ -52233,7 +52395,7 @@ function buildReport(results, options2 = {}) {
     const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
     const chosen = chooseBaseline([...measured].sort(byRank), options2.baselineProxy);
     const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
-    return {
+    const group = {
       scenario: first.scenario,
       load: first.load,
       engine: first.engine,
@@ -52241,6 +52403,7 @@ function buildReport(results, options2 = {}) {
       ...first.variant !== void 0 ? { variant: first.variant } : {},
       ...chosen
     };
+    return withChanges(group, cells);
   });
   return { header: buildHeader(results), groups: out };
 }
@@ -52249,11 +52412,7 @@ function skippedColumns(skipped, measured, scenario) {
 }
 
 // src/report/tables.ts
-var COST_FIGURE = {
-  cpuPerRequest: "cpuPerRequestUs",
-  requestsPerCpuS: "requestsPerCpuS",
-  peakMemory: "peakMemoryMiB"
-};
+var COST_METRICS = ["cpuPerRequest", "requestsPerCpuS", "peakMemory"];
 var COMPARISON_ROWS = [
   { metric: "rps", label: "Requests/sec" },
   { metric: "mean", label: "Mean latency (ms)" },
@@ -52266,7 +52425,7 @@ var COMPARISON_ROWS = [
   { metric: "peakMemory", label: "Proxy peak memory (MiB)" }
 ];
 function isCostMetric(metric) {
-  return metric in COST_FIGURE;
+  return COST_METRICS.includes(metric);
 }
 var LATENCY_LABELS = {
   min: "Min (ms)",
@@ -52277,21 +52436,13 @@ var LATENCY_LABELS = {
   p99: "p99 (ms)",
   max: "Max (ms)"
 };
-function metricValue2(column, metric) {
-  const values = column?.values;
-  if (values === void 0) return void 0;
-  if (metric === "rps") return values.rps;
-  if (metric === "errors") return values.errors;
-  if (isCostMetric(metric)) return values.cost?.[COST_FIGURE[metric]];
-  return values.latencyMs[metric];
-}
 var COST_NOTE = "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge since it started.";
 function showsCost(group) {
   return comparisonRows(group).some(({ metric }) => isCostMetric(metric));
 }
 function comparisonRows(group) {
   return COMPARISON_ROWS.filter(
-    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => metricValue2(c, metric) !== void 0)
+    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => columnFigure(c, metric) !== void 0)
   );
 }
 function percentChange(value, base) {
@@ -52306,13 +52457,22 @@ function boundOf(column, metric) {
     return void 0;
   return metric === "rps" ? "lower" : "upper";
 }
-function valueCell(column, value, metric) {
+function valueCell(column, figure, metric) {
   if (column.status !== "ok" && !column.bound) return { status: column.status };
   const cell = {};
+  const value = columnFigure(column, figure);
   if (value !== void 0 && Number.isFinite(value)) cell.value = value;
+  const range = column.values?.ranges?.[figure];
+  if (cell.value !== void 0 && range !== void 0) cell.range = range;
   const bound = boundOf(column, metric);
   if (bound) cell.bound = bound;
   return cell;
+}
+function noiseOf(column, figure, scale = 1) {
+  const change = column.changes?.[figure];
+  const out = { withinNoise: change?.differs !== true };
+  if (change?.ci !== void 0) out.interval = [change.ci[0] * scale, change.ci[1] * scale];
+  return out;
 }
 function baselineColumn(group) {
   if (group.baselineProblem !== void 0) return void 0;
@@ -52331,10 +52491,10 @@ function comparisonTable(group) {
       metric,
       label,
       cells: group.columns.map((column) => {
-        const value = metricValue2(column, metric);
-        const cell = valueCell(column, value, metric);
-        const change = column === base ? void 0 : percentChange(value, metricValue2(base, metric));
-        if (cell.status === void 0 && change !== void 0) cell.changePct = change;
+        const cell = valueCell(column, metric, metric);
+        const change = column === base ? void 0 : percentChange(cell.value, columnFigure(base, metric));
+        if (cell.status === void 0 && change !== void 0)
+          Object.assign(cell, { changePct: change }, noiseOf(column, metric));
         return cell;
       })
     }))
@@ -52349,10 +52509,10 @@ function latencyTable(group) {
       status: column.status,
       baseline: column.proxy === group.baseline,
       cells: LATENCY_STATS.map((stat6) => {
-        const cell = valueCell(column, column.values?.latencyMs[stat6], "latency");
+        const cell = valueCell(column, stat6, "latency");
         const baseValue = base?.values?.latencyMs[stat6];
         if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
-          cell.delta = cell.value - baseValue;
+          Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat6, baseValue / 100));
         }
         return cell;
       })
@@ -52396,9 +52556,28 @@ function boundPrefix(cell) {
   if (cell.bound === "upper") return "<= ";
   return "";
 }
-function cellText(cell, format) {
+function cellText(cell, format, spread = false) {
   if (cell.status !== void 0) return cell.status;
-  return cell.value === void 0 ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
+  if (cell.value === void 0) return "n/a";
+  const range = spread && cell.range !== void 0 ? ` (${format(cell.range[0])}–${format(cell.range[1])})` : "";
+  return `${boundPrefix(cell)}${format(cell.value)}${range}`;
+}
+var WITHIN_NOISE = "~";
+function noiseMark(cell) {
+  return cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
+}
+function intervalText([low, high]) {
+  return `${formatDelta(low)} to ${formatDelta(high)}`;
+}
+function changeText(cell) {
+  if (cell.changePct === void 0) return "";
+  const interval2 = cell.interval === void 0 ? "" : ` (${intervalText(cell.interval)})`;
+  return `${noiseMark(cell)}${formatPercent(cell.changePct)}${interval2}`;
+}
+function deltaText(cell) {
+  if (cell.delta === void 0) return "";
+  const interval2 = cell.interval === void 0 ? "" : `; ${intervalText(cell.interval)}`;
+  return `(${noiseMark(cell)}${formatDelta(cell.delta)}${interval2})`;
 }
 function formatConfidence(confidence) {
   const percent = confidence * 100;
@@ -53610,7 +53789,11 @@ function escapeLast(marker) {
 function escapeMarkdown(text) {
   return text.replace(/\r\n|\r|\n|\u2028|\u2029/g, " ").replace(/[&<>]/g, (c) => HTML_ENTITIES[c] ?? c).replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`).replace(BLOCK_START, (_, space, marker) => `${space}${escapeLast(marker)}`).replace(/@(?=\S)/g, `@${ZERO_WIDTH_SPACE}`).replace(/#(?=\d)/g, `#${ZERO_WIDTH_SPACE}`).replace(/(gh)-(?=\d)/gi, `$1${ZERO_WIDTH_SPACE}-`).replace(/:\/\//g, `:${ZERO_WIDTH_SPACE}//`).replace(/(www)\./gi, `$1${ZERO_WIDTH_SPACE}.`);
 }
-var MARKDOWN = { escape: escapeMarkdown, strong: (text) => `**${text}**` };
+var MARKDOWN = {
+  escape: escapeMarkdown,
+  strong: (text) => `**${text}**`,
+  code: (text) => `\`${text}\``
+};
 
 // src/report/markdown.ts
 function heading(level, text) {
@@ -53645,23 +53828,23 @@ function skippedText(s, { escape, strong }) {
   const where2 = s.scenario === void 0 ? "" : ` on ${escape(s.scenario)}`;
   return `${strong(escape(s.proxy))}${where2}: ${escape(s.reason)}`;
 }
-function renderComparisonTableMarkdown(group) {
+function renderComparisonTableMarkdown(group, { spread }) {
   const { proxies, rows } = comparisonGrid(group, {
-    value: (cell, metric) => cellText(cell, (v) => formatMetric(metric, v)),
-    change: (cell) => cell.changePct === void 0 ? "" : formatPercent(cell.changePct)
+    value: (cell, metric) => cellText(cell, (v) => formatMetric(metric, v), spread),
+    change: changeText
   });
   const header2 = ["metric", ...proxies.map(escapeMarkdown)];
   const body = rows.map((row2) => [row2.label, ...row2.cells]);
   return markdownTable([header2, ...body], { align: header2.map((_, i) => i === 0 ? "l" : "r") });
 }
-function renderLatencyTableMarkdown(group, rowLabel = "Proxy") {
+function renderLatencyTableMarkdown(group, rowLabel = "Proxy", { spread } = {}) {
   const table = latencyTable(group);
   const header2 = [rowLabel, ...table.stats.map((s) => LATENCY_LABELS[s])];
   const rows = table.rows.map((row2) => [
     escapeMarkdown(row2.proxy),
     ...row2.cells.map((cell) => {
-      const text = cellText(cell, formatMs);
-      return cell.delta === void 0 ? text : `${text}<br>(${formatDelta(cell.delta)})`;
+      const text = cellText(cell, formatMs, spread);
+      return cell.delta === void 0 ? text : `${text}<br>${deltaText(cell)}`;
     })
   ]);
   return markdownTable([header2, ...rows], { align: ["l", ...table.stats.map(() => "r")] });
@@ -53681,6 +53864,7 @@ function renderGroupNotes(group) {
   if (group.baselineProblem !== void 0) {
     lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
   }
+  lines.push(...noiseNotes(group, MARKDOWN));
   if (showsCost(group)) lines.push(COST_NOTE);
   const bounded = group.columns.filter((c) => c.bound).map((c) => `**${escapeMarkdown(c.proxy)}**`);
   if (bounded.length > 0) {
@@ -53696,12 +53880,40 @@ function renderGroupNotes(group) {
   }
   return lines;
 }
-function renderGroupMarkdown(group) {
+function showsChanges(group) {
+  if (group.baselineProblem !== void 0) return false;
+  return group.columns.some((c) => c.proxy !== group.baseline && c.values !== void 0);
+}
+function noiseNotes(group, markup) {
+  if (!showsChanges(group)) return [];
+  if (group.columns.find((c) => c.proxy === group.baseline)?.bound === true) {
+    return [
+      `No change here has an interval: the baseline's figures are bounds, so every change is marked ${markup.code(WITHIN_NOISE)}.`
+    ];
+  }
+  const changes = group.columns.flatMap((c) => Object.values(c.changes ?? {}));
+  return [noiseNote(group.noise, changes, markup)];
+}
+function noiseNote(family, changes, { code }) {
+  const mark = code(WITHIN_NOISE);
+  if (family === void 0) {
+    return `No change here has an interval: no repetitions of these figures are paired by round with the baseline's (single runs, cells measured apart: other shards or a --resume, or figures that are bounds), so every change is marked ${mark}.`;
+  }
+  const withInterval = changes.filter((d) => d.ci !== void 0).length;
+  const needed = family.roundsNeeded;
+  const rule = `Holm over this table's ${plural2(family.tests, "change")} at alpha ${formatAlpha(family.alpha)}`;
+  if (withInterval === 0) {
+    return `With ${plural2(family.rounds, "repetition")} per proxy no change here has an interval (${rule} needs ${needed}: --repetitions ${needed}), so every change is marked ${mark}: not told apart from noise.`;
+  }
+  const missing = changes.length - withInterval;
+  return `Each change is paired by round with the baseline over ${plural2(family.rounds, "round")}, with its interval from low to high (Hodges-Lehmann; ${rule}: at most a ${formatAlpha(family.alpha * 100)}% chance that any change not marked ${mark} is noise). ${mark}: within noise, its interval includes 0 or it is under ${family.thresholdPct}%.` + (missing > 0 ? ` ${plural2(missing, "change")} without an interval (${needed} repetitions would give every one).` : "");
+}
+function renderGroupMarkdown(group, options2) {
   const parts = [heading(3, groupTitle(group, MARKDOWN))];
   const intro = groupIntro(group, MARKDOWN);
   if (intro.length) parts.push(intro.join(" "));
-  parts.push(renderComparisonTableMarkdown(group));
-  parts.push(renderLatencyTableMarkdown(group));
+  parts.push(renderComparisonTableMarkdown(group, options2));
+  parts.push(renderLatencyTableMarkdown(group, "Proxy", options2));
   const notes = renderGroupNotes(group);
   if (notes.length) parts.push(notes.join("\n"));
   return parts.join("\n\n");
@@ -53715,15 +53927,15 @@ function renderHeaderMarkdown(model) {
   }
   return lines.join("\n");
 }
-function renderReportModelMarkdown(model) {
+function renderReportModelMarkdown(model, options2 = {}) {
   const parts = [renderHeaderMarkdown(model)];
   if (model.groups.length === 0) parts.push("No cells were measured.");
-  for (const group of model.groups) parts.push(renderGroupMarkdown(group));
+  for (const group of model.groups) parts.push(renderGroupMarkdown(group, options2));
   return `${parts.join("\n\n")}
 `;
 }
 function renderMarkdownReport(results, options2 = {}) {
-  return renderReportModelMarkdown(buildReport(results, options2));
+  return renderReportModelMarkdown(buildReport(results, options2), options2);
 }
 
 // src/runner/cpus.ts
@@ -53769,7 +53981,7 @@ function testGroup(run2) {
     group.engine = first.engine;
   }
   if (base?.status !== "ok") group.baselineProblem = `the baseline is ${base?.status ?? "missing"}`;
-  return group;
+  return withChanges(group, cells);
 }
 function limitsText(input2) {
   const mib = Math.round(input2.limits.memoryLimitBytes / 2 ** 20);
@@ -54342,6 +54554,7 @@ function studyGroups(study, results, skipped) {
           const values = valuesOf2(cell, column);
           columns.push({
             proxy: column.proxy,
+            cellId: cell.id,
             load: load.label,
             status: column.status,
             reasons: column.reasons,
@@ -54435,13 +54648,64 @@ function renderRowsTable(group, corner, rows) {
   ]);
   return markdownTable([header2, ...body], { align: ["l", ...group.columns.map(() => "r")] });
 }
-function renderCrankCompareTable(group, baseline) {
+var CRANK_ROWS = [
+  { label: "Requests", get: (v) => v.requests, format: formatCount, rep: (r) => r.requests },
+  { label: "Bad responses", get: (v) => v.badResponses, format: formatCount },
+  {
+    label: "Mean latency (us)",
+    get: (v) => v.latencyMs.mean * 1e3,
+    format: (n) => us.format(n),
+    rep: (r) => r.latencyMs.mean
+  },
+  {
+    label: "Max latency (us)",
+    get: (v) => v.latencyMs.max * 1e3,
+    format: (n) => us.format(n),
+    rep: (r) => r.latencyMs.max
+  },
+  { label: "Requests/sec", get: (v) => v.rps, format: formatRps, rep: (r) => r.rps }
+];
+function crankColumns(group, baseline) {
   const ordered = [
     ...group.columns.filter((c) => c.proxy === baseline),
     ...group.columns.filter((c) => c.proxy !== baseline)
   ];
-  const withLoad = group.loads.length > 1;
   const baseFor = (c) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
+  return { ordered, baseFor };
+}
+function crankChanges(group, baseline, cells) {
+  const { ordered, baseFor } = crankColumns(group, baseline);
+  const byId = new Map(cells.map((c) => [c.id, c]));
+  const cellOf = (c) => c?.cellId === void 0 ? void 0 : byId.get(c.cellId);
+  const shown = [];
+  for (const [r, row2] of CRANK_ROWS.entries()) {
+    ordered.forEach((c, i) => {
+      const base = baseFor(c);
+      if (row2.rep === void 0 || c.proxy === baseline || !c.values || !base?.values) return;
+      const changePct = percentChange(row2.get(c.values), row2.get(base.values));
+      if (changePct === void 0) return;
+      const [b, o] = [cellOf(base), cellOf(c)];
+      const paired = b !== void 0 && o !== void 0 && c.status === "ok" && measuredTogether(b, o);
+      const member = paired ? { base: b, other: o, value: row2.rep } : void 0;
+      shown.push({ key: `${r}/${i}`, changePct, ...member ? { member } : {} });
+    });
+  }
+  const tested = shown.filter((s) => s.member !== void 0);
+  const judged = tested.length > 0 ? judgeDifferences(tested.map((s) => s.member)) : void 0;
+  const changes = /* @__PURE__ */ new Map();
+  for (const s of shown) {
+    const d = judged?.differences[tested.indexOf(s)];
+    changes.set(s.key, {
+      changePct: s.changePct,
+      withinNoise: d?.differs !== true,
+      ...d?.ci !== void 0 ? { interval: d.ci } : {}
+    });
+  }
+  return { family: judged?.family, differences: judged?.differences ?? [], changes };
+}
+function renderCrankCompareTable(group, baseline, changes) {
+  const { ordered } = crankColumns(group, baseline);
+  const withLoad = group.loads.length > 1;
   const withPercent = ordered.some((c) => c.proxy === baseline && c.values !== void 0);
   const header2 = ["load"];
   const align = ["l"];
@@ -54453,28 +54717,15 @@ function renderCrankCompareTable(group, baseline) {
       align.push("r");
     }
   }
-  const rows = [
-    { label: "Requests", get: (v) => v.requests, format: formatCount, pct: true },
-    { label: "Bad responses", get: (v) => v.badResponses, format: formatCount, pct: false },
-    {
-      label: "Mean latency (us)",
-      get: (v) => v.latencyMs.mean * 1e3,
-      format: (n) => us.format(n),
-      pct: true
-    },
-    { label: "Max latency (us)", get: (v) => v.latencyMs.max * 1e3, format: (n) => us.format(n), pct: true },
-    { label: "Requests/sec", get: (v) => v.rps, format: formatRps, pct: true }
-  ];
-  const body = rows.map((row2) => {
+  const body = CRANK_ROWS.map((row2, r) => {
     const out = [row2.label];
-    for (const c of ordered) {
+    ordered.forEach((c, i) => {
       const status = statusText(c);
       out.push(status ?? (c.values ? row2.format(row2.get(c.values)) : "n/a"));
-      if (!withPercent || c.proxy === baseline) continue;
-      const base = baseFor(c)?.values;
-      const change = row2.pct && c.values && base ? percentChange(row2.get(c.values), row2.get(base)) : void 0;
-      out.push(change === void 0 ? "" : formatPercent(change));
-    }
+      if (!withPercent || c.proxy === baseline) return;
+      const change = changes.get(`${r}/${i}`);
+      out.push(change === void 0 ? "" : changeText(change));
+    });
     return out;
   });
   return markdownTable([header2, ...body], { align });
@@ -54500,9 +54751,8 @@ function renderAbTable(group) {
   ];
   return renderRowsTable(group, "", rows);
 }
-function renderStudyTable(layout, group, baseline) {
+function renderStudyTable(layout, group) {
   if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
-  if (layout === "crank-compare") return renderCrankCompareTable(group, baseline);
   return renderAbTable(group);
 }
 function describeStudyLoad(load) {
@@ -54511,20 +54761,29 @@ function describeStudyLoad(load) {
   const text = describeLoad(rest);
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
 }
-function renderGroup(study, group, baseline, level) {
+function studyTable(layout, group, baseline, cells) {
+  if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
+  const { family, differences, changes } = crankChanges(group, baseline, cells);
+  const table = renderCrankCompareTable(group, baseline, changes);
+  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN)] : [] };
+}
+function renderGroup(study, group, where2, level) {
+  const { baseline } = where2;
   const parts = [heading(level, escapeMarkdown(group.scenario))];
   const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
   if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
+  const notes = [];
   if (group.loads.length === 0) {
     parts.push("No cell of this scenario was measured.");
   } else {
-    parts.push(renderStudyTable(study.layout, group, baseline));
+    const { table, notes: noise } = studyTable(study.layout, group, baseline, where2.cells);
+    parts.push(table);
+    notes.push(...noise);
   }
-  const notes = [];
   const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
   if (reps.size === 1) {
     const [n] = [...reps];
-    notes.push(`Values are medians over ${plural2(n, "repetition")}.`);
+    notes.unshift(`Values are medians over ${plural2(n, "repetition")}.`);
   }
   if (study.layout === "crank-compare") {
     const base = group.columns.filter((c) => c.proxy === baseline);
@@ -54562,7 +54821,8 @@ function renderStudyReport(input2) {
   const baseline = studyBaseline(study);
   const groups2 = studyGroups(study, results, skipped);
   parts.push(...renderGoBenchSection(study, groups2));
-  for (const group of groups2) parts.push(...renderGroup(study, group, baseline, level + 1));
+  const where2 = { baseline, cells: results.cells };
+  for (const group of groups2) parts.push(...renderGroup(study, group, where2, level + 1));
   const parity = renderParitySection(results, level + 1);
   if (parity) parts.push(parity);
   return `${parts.join("\n\n")}
@@ -54804,7 +55064,7 @@ function verdictText(m, unit) {
 function detectsText(pct2) {
   return `detects ±${pct2.toFixed(1)}% at ${DETECTION_POWER * 100}% power`;
 }
-function changeText(change) {
+function changeText2(change) {
   return change === void 0 ? "n/a" : formatPercent(change);
 }
 function interval(m, mark = "") {
@@ -54860,7 +55120,7 @@ function metricRow(name3, m, paired) {
     m.label,
     formatMetric(m.metric, m.base.median),
     formatMetric(m.metric, m.head.median),
-    changeText(m.hlChangePct ?? m.changePct),
+    changeText2(m.hlChangePct ?? m.changePct),
     tested === void 0 ? interval(m, " alone") : interval(tested),
     tested?.p === void 0 ? "n/a" : formatPValue(tested.p),
     paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,

@@ -21,10 +21,13 @@ export interface ReportSettings {
   baselineProxy?: string;
   format: ReportFormat;
   out?: string;
+  /** Each value with its lowest and highest across the repetitions. */
+  spread?: boolean;
 }
 
 interface RawOptions {
   baselineProxy?: string;
+  spread?: boolean;
   format?: string;
   /** --out-file (or its old spelling --out). */
   out?: string;
@@ -56,14 +59,14 @@ export function reportSettings(dirs: string | string[] | undefined, options: Raw
         ? { kind: "results", dirs: list }
         : { kind: "k6", summaries, ...pickDefined(options, ["scenario"]) },
     format,
-    ...pickDefined(options, ["baselineProxy", "out"]),
+    ...pickDefined(options, ["baselineProxy", "out", "spread"]),
   };
 }
 
-function renderReport(model: ReportModel, format: ReportFormat): string {
+function renderReport(model: ReportModel, { format, spread }: ReportSettings): string {
   if (format === "json") return `${JSON.stringify(reportJson(model), null, 2)}\n`;
-  if (format === "html") return renderHtmlReportModel(model);
-  return renderReportModelMarkdown(model);
+  if (format === "html") return renderHtmlReportModel(model, pickDefined({ spread }, ["spread"]));
+  return renderReportModelMarkdown(model, pickDefined({ spread }, ["spread"]));
 }
 
 /**
@@ -105,7 +108,7 @@ async function runReport(settings: ReportSettings): Promise<void> {
   } else {
     model = await k6Report(settings.source.summaries, pickDefined(settings.source, ["scenario"]));
   }
-  await writeOutput(renderReport(model, settings.format), settings.out);
+  await writeOutput(renderReport(model, settings), settings.out);
 }
 
 export function register(program: Command): void {
@@ -122,6 +125,7 @@ export function register(program: Command): void {
     .addOption(option("format").choices(REPORT_FORMATS).default("markdown"))
     .addOption(option("outFile"))
     .addOption(outAlias())
+    .option("--spread", "each value with its lowest and highest across the repetitions")
     .option(
       "--k6-summary <name=file>",
       "a k6 --summary-export or handleSummary JSON file, labelled NAME (repeat; the first is the baseline)",

@@ -38,7 +38,7 @@ export function register(program: Command): void {
     "proxies",
     "scenarios",
     "engine",
-    repetitionsOrAuto("3; 10 with --variant"),
+    repetitionsOrAuto("10; with --variant, auto within a 15-minute budget"),
     "duration",
     "warmup",
     "load",

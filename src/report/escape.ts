@@ -63,14 +63,23 @@ export function escapeMarkdown(text: string): string {
     .replace(/(www)\./gi, `$1${ZERO_WIDTH_SPACE}.`);
 }
 
-/** How a renderer writes untrusted text and what it sets in bold: markdown or HTML. */
+/** How a renderer writes untrusted text, what it sets in bold and as code: markdown or HTML. */
 export interface Markup {
   escape: (text: string) => string;
   strong: (markup: string) => string;
+  code: (markup: string) => string;
 }
 
-export const MARKDOWN: Markup = { escape: escapeMarkdown, strong: (text) => `**${text}**` };
-export const HTML: Markup = { escape: escapeHtml, strong: (text) => `<strong>${text}</strong>` };
+export const MARKDOWN: Markup = {
+  escape: escapeMarkdown,
+  strong: (text) => `**${text}**`,
+  code: (text) => `\`${text}\``,
+};
+export const HTML: Markup = {
+  escape: escapeHtml,
+  strong: (text) => `<strong>${text}</strong>`,
+  code: (text) => `<code>${text}</code>`,
+};
 
 /**
  * JSON to embed in an HTML `<script>` element: `<`, `>` and `&` are written as unicode escapes

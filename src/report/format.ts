@@ -63,11 +63,45 @@ function boundPrefix(cell: TableCell): string {
 
 /**
  * Plain text of a table's value cell, for either renderer: the status of a column that is not
- * ok, `n/a` for a stat not measured, else the value after its bound.
+ * ok, `n/a` for a stat not measured, else the value after its bound; with `spread`, its lowest
+ * and highest across the repetitions after it: `0.21 (0.19–0.24)`.
  */
-export function cellText(cell: TableCell, format: (v: number) => string): string {
+export function cellText(cell: TableCell, format: (v: number) => string, spread = false): string {
   if (cell.status !== undefined) return cell.status;
-  return cell.value === undefined ? "n/a" : `${boundPrefix(cell)}${format(cell.value)}`;
+  if (cell.value === undefined) return "n/a";
+  const range =
+    spread && cell.range !== undefined ? ` (${format(cell.range[0])}–${format(cell.range[1])})` : "";
+  return `${boundPrefix(cell)}${format(cell.value)}${range}`;
+}
+
+/** What marks a change within noise (its interval includes 0, or it has none). */
+export const WITHIN_NOISE = "~";
+
+/** A change's mark: `~ ` within noise, else nothing. */
+function noiseMark(cell: TableCell): string {
+  return cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
+}
+
+/** An interval as the tables write it: `+20.10 to +30.20`. */
+function intervalText([low, high]: readonly [number, number]): string {
+  return `${formatDelta(low)} to ${formatDelta(high)}`;
+}
+
+/**
+ * A comparison table's % change, plain text for either renderer: `+25.00% (+20.10 to +30.20)`,
+ * `~ +6.63% (-3.10 to +15.20)` within noise, `~ +6.63%` without an interval; empty without a change.
+ */
+export function changeText(cell: TableCell): string {
+  if (cell.changePct === undefined) return "";
+  const interval = cell.interval === undefined ? "" : ` (${intervalText(cell.interval)})`;
+  return `${noiseMark(cell)}${formatPercent(cell.changePct)}${interval}`;
+}
+
+/** A latency table's delta, plain text: `(+1.10; +0.90 to +1.30)`, `(~ +0.01)`; empty without one. */
+export function deltaText(cell: TableCell): string {
+  if (cell.delta === undefined) return "";
+  const interval = cell.interval === undefined ? "" : `; ${intervalText(cell.interval)}`;
+  return `(${noiseMark(cell)}${formatDelta(cell.delta)}${interval})`;
 }
 
 /** A confidence as a percentage: `95%`, `99.58%`. */

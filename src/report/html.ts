@@ -3,13 +3,13 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type { Results } from "../results/schema.js";
 import { escapeHtml, HTML, inlineScript, jsonForScript } from "./escape.js";
-import { cellText, comparisonGrid, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
-import { groupIntro, groupTitle, skippedText } from "./markdown.js";
+import { cellText, changeText, comparisonGrid, deltaText, formatMetric, formatMs } from "./format.js";
+import { groupIntro, groupTitle, noiseNotes, skippedText, type TableOptions } from "./markdown.js";
 import { BASE_STYLE, htmlPage } from "./page.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
 import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost, type TableCell } from "./tables.js";
 
-export interface HtmlReportOptions extends ReportOptions {
+export interface HtmlReportOptions extends ReportOptions, TableOptions {
   /** Chart.js UMD source to inline; read from the installed chart.js package when absent. */
   chartJs?: string;
 }
@@ -74,32 +74,36 @@ export function chartData(model: ReportModel): ChartData {
   };
 }
 
-function cellHtml(cell: TableCell, format: (v: number) => string): string {
-  const text = escapeHtml(cellText(cell, format));
+function cellHtml(cell: TableCell, format: (v: number) => string, spread?: boolean): string {
+  const text = escapeHtml(cellText(cell, format, spread));
   return cell.status === undefined ? text : `<span class="status">${text}</span>`;
 }
 
-function comparisonTableHtml(group: ReportGroup): string {
+/** The class of a change: greyed when within noise. */
+function changeClass(cell: TableCell, kind: "pct" | "delta"): string {
+  return cell.withinNoise === true ? `${kind} noise` : kind;
+}
+
+function comparisonTableHtml(group: ReportGroup, { spread }: TableOptions): string {
   const { proxies, rows } = comparisonGrid(group, {
-    value: (cell, metric) => `<td>${cellHtml(cell, (v) => formatMetric(metric, v))}</td>`,
-    change: (cell) =>
-      `<td class="pct">${cell.changePct === undefined ? "" : escapeHtml(formatPercent(cell.changePct))}</td>`,
+    value: (cell, metric) => `<td>${cellHtml(cell, (v) => formatMetric(metric, v), spread)}</td>`,
+    change: (cell) => `<td class="${changeClass(cell, "pct")}">${escapeHtml(changeText(cell))}</td>`,
   });
   const head = proxies.map((p) => `<th>${escapeHtml(p)}</th>`).join("");
   const body = rows.map((r) => `<tr><th scope="row">${escapeHtml(r.label)}</th>${r.cells.join("")}</tr>`);
   return `<table class="comparison"><thead><tr><th>metric</th>${head}</tr></thead><tbody>${body.join("")}</tbody></table>`;
 }
 
-function latencyTableHtml(group: ReportGroup): string {
+function latencyTableHtml(group: ReportGroup, { spread }: TableOptions): string {
   const table = latencyTable(group);
   const head = ["<th>Proxy</th>", ...table.stats.map((s) => `<th>${LATENCY_LABELS[s]}</th>`)].join("");
   const rows = table.rows.map((row) => {
     const cells = row.cells.map((cell) => {
-      const text = cellHtml(cell, formatMs);
+      const text = cellHtml(cell, formatMs, spread);
       const delta =
         cell.delta === undefined
           ? ""
-          : `<br><span class="delta">(${escapeHtml(formatDelta(cell.delta))})</span>`;
+          : `<br><span class="${changeClass(cell, "delta")}">${escapeHtml(deltaText(cell))}</span>`;
       return `<td>${text}${delta}</td>`;
     });
     return `<tr><th scope="row">${escapeHtml(row.proxy)}</th>${cells.join("")}</tr>`;
@@ -121,6 +125,7 @@ function notesHtml(group: ReportGroup): string {
   if (group.baselineProblem !== undefined) {
     items.push(`No changes against a baseline: ${escapeHtml(group.baselineProblem)}.`);
   }
+  items.push(...noiseNotes(group, HTML));
   if (showsCost(group)) items.push(escapeHtml(COST_NOTE));
   for (const c of group.columns) {
     if (c.status === "ok") continue;
@@ -144,13 +149,13 @@ function chartsHtml(group: ReportGroup, id: string): string {
 </div>`;
 }
 
-function groupHtml(group: ReportGroup, id: string): string {
+function groupHtml(group: ReportGroup, id: string, options: TableOptions): string {
   return `<section class="group" id="${id}">
 <h2>${groupTitle(group, HTML)}</h2>
 <p>${groupIntro(group, HTML).join(" ")}</p>
 ${chartsHtml(group, id)}
-${comparisonTableHtml(group)}
-${latencyTableHtml(group)}
+${comparisonTableHtml(group, options)}
+${latencyTableHtml(group, options)}
 ${notesHtml(group)}
 </section>`;
 }
@@ -235,6 +240,7 @@ ${barChart("p99", "p99 (ms)", "p99 latency, ms")}
 const STYLE = `${BASE_STYLE}thead th, th[scope=row] { text-align: left; background: #f6f6f6; }
 .status { color: #b00020; font-weight: bold; }
 .delta, .pct { color: #555; }
+.noise { color: #aaa; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
 figure { margin: 0; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 1em; }
@@ -259,7 +265,7 @@ export function renderHtmlReportModel(model: ReportModel, options: HtmlReportOpt
   const skipped = model.header.skipped.length
     ? `<h3>Skipped</h3><ul>${model.header.skipped.map((s) => `<li>${skippedText(s, HTML)}</li>`).join("")}</ul>`
     : "";
-  const groups = model.groups.map((g, i) => groupHtml(g, `g${i}`)).join("\n");
+  const groups = model.groups.map((g, i) => groupHtml(g, `g${i}`, options)).join("\n");
   return htmlPage({
     title: model.header.title,
     style: STYLE,

@@ -1,8 +1,19 @@
 import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
 import { escapeMarkdown, MARKDOWN, type Markup } from "./escape.js";
-import { cellText, comparisonGrid, formatDelta, formatMetric, formatMs, formatPercent } from "./format.js";
+import {
+  cellText,
+  changeText,
+  comparisonGrid,
+  deltaText,
+  formatAlpha,
+  formatMetric,
+  formatMs,
+  plural,
+  WITHIN_NOISE,
+} from "./format.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
+import type { Difference, DifferenceFamily } from "./differences.js";
 import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost } from "./tables.js";
 
 /** A heading of this level, kept within markdown's six. */
@@ -46,11 +57,17 @@ export function skippedText(s: ReportModel["header"]["skipped"][number], { escap
   return `${strong(escape(s.proxy))}${where}: ${escape(s.reason)}`;
 }
 
+/** How the tables are drawn. */
+export interface TableOptions {
+  /** Each value with its lowest and highest across the repetitions. */
+  spread?: boolean;
+}
+
 /** crank compare's layout: metrics as rows, the baseline first, a % column after every other proxy. */
-function renderComparisonTableMarkdown(group: ReportGroup): string {
+function renderComparisonTableMarkdown(group: ReportGroup, { spread }: TableOptions): string {
   const { proxies, rows } = comparisonGrid(group, {
-    value: (cell, metric) => cellText(cell, (v) => formatMetric(metric, v)),
-    change: (cell) => (cell.changePct === undefined ? "" : formatPercent(cell.changePct)),
+    value: (cell, metric) => cellText(cell, (v) => formatMetric(metric, v), spread),
+    change: changeText,
   });
   const header = ["metric", ...proxies.map(escapeMarkdown)];
   const body = rows.map((row) => [row.label, ...row.cells]);
@@ -58,14 +75,18 @@ function renderComparisonTableMarkdown(group: ReportGroup): string {
 }
 
 /** The Apollo study's layout: a row per proxy, each stat with its (+delta ms) against the baseline. */
-export function renderLatencyTableMarkdown(group: ReportGroup, rowLabel = "Proxy"): string {
+export function renderLatencyTableMarkdown(
+  group: ReportGroup,
+  rowLabel = "Proxy",
+  { spread }: TableOptions = {},
+): string {
   const table = latencyTable(group);
   const header = [rowLabel, ...table.stats.map((s) => LATENCY_LABELS[s])];
   const rows = table.rows.map((row) => [
     escapeMarkdown(row.proxy),
     ...row.cells.map((cell) => {
-      const text = cellText(cell, formatMs);
-      return cell.delta === undefined ? text : `${text}<br>(${formatDelta(cell.delta)})`;
+      const text = cellText(cell, formatMs, spread);
+      return cell.delta === undefined ? text : `${text}<br>${deltaText(cell)}`;
     }),
   ]);
   return markdownTable([header, ...rows], { align: ["l", ...table.stats.map(() => "r" as const)] });
@@ -90,6 +111,7 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   if (group.baselineProblem !== undefined) {
     lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
   }
+  lines.push(...noiseNotes(group, MARKDOWN));
   if (showsCost(group)) lines.push(COST_NOTE);
   const bounded = group.columns.filter((c) => c.bound).map((c) => `**${escapeMarkdown(c.proxy)}**`);
   if (bounded.length > 0) {
@@ -106,12 +128,62 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   return lines;
 }
 
-function renderGroupMarkdown(group: ReportGroup): string {
+/** Whether the group shows a change against its baseline. */
+function showsChanges(group: ReportGroup): boolean {
+  if (group.baselineProblem !== undefined) return false;
+  return group.columns.some((c) => c.proxy !== group.baseline && c.values !== undefined);
+}
+
+/**
+ * What the noise allows of the group's changes, said once under its tables: the legend of `~`
+ * and the family of the intervals, or that no change has an interval and how many repetitions
+ * would give one.
+ */
+export function noiseNotes(group: ReportGroup, markup: Markup): string[] {
+  if (!showsChanges(group)) return [];
+  if (group.columns.find((c) => c.proxy === group.baseline)?.bound === true) {
+    return [
+      `No change here has an interval: the baseline's figures are bounds, so every change is marked ${markup.code(WITHIN_NOISE)}.`,
+    ];
+  }
+  const changes = group.columns.flatMap((c) => Object.values(c.changes ?? {}));
+  return [noiseNote(group.noise, changes, markup)];
+}
+
+/**
+ * The line under a table of changes against a baseline: how its changes were judged (`family`,
+ * absent when none could be paired by round) and what `~` marks.
+ */
+export function noiseNote(
+  family: DifferenceFamily | undefined,
+  changes: readonly Difference[],
+  { code }: Markup,
+): string {
+  const mark = code(WITHIN_NOISE);
+  if (family === undefined) {
+    return `No change here has an interval: no repetitions of these figures are paired by round with the baseline's (single runs, cells measured apart: other shards or a --resume, or figures that are bounds), so every change is marked ${mark}.`;
+  }
+  const withInterval = changes.filter((d) => d.ci !== undefined).length;
+  const needed = family.roundsNeeded;
+  const rule = `Holm over this table's ${plural(family.tests, "change")} at alpha ${formatAlpha(family.alpha)}`;
+  if (withInterval === 0) {
+    return `With ${plural(family.rounds, "repetition")} per proxy no change here has an interval (${rule} needs ${needed}: --repetitions ${needed}), so every change is marked ${mark}: not told apart from noise.`;
+  }
+  const missing = changes.length - withInterval;
+  return (
+    `Each change is paired by round with the baseline over ${plural(family.rounds, "round")}, with its interval from low to high (Hodges-Lehmann; ${rule}: at most a ${formatAlpha(family.alpha * 100)}% chance that any change not marked ${mark} is noise). ${mark}: within noise, its interval includes 0 or it is under ${family.thresholdPct}%.` +
+    (missing > 0
+      ? ` ${plural(missing, "change")} without an interval (${needed} repetitions would give every one).`
+      : "")
+  );
+}
+
+function renderGroupMarkdown(group: ReportGroup, options: TableOptions): string {
   const parts: string[] = [heading(3, groupTitle(group, MARKDOWN))];
   const intro = groupIntro(group, MARKDOWN);
   if (intro.length) parts.push(intro.join(" "));
-  parts.push(renderComparisonTableMarkdown(group));
-  parts.push(renderLatencyTableMarkdown(group));
+  parts.push(renderComparisonTableMarkdown(group, options));
+  parts.push(renderLatencyTableMarkdown(group, "Proxy", options));
   const notes = renderGroupNotes(group);
   if (notes.length) parts.push(notes.join("\n"));
   return parts.join("\n\n");
@@ -128,14 +200,14 @@ function renderHeaderMarkdown(model: ReportModel): string {
 }
 
 /** A report model as markdown: the header, then each scenario's two tables and notes. */
-export function renderReportModelMarkdown(model: ReportModel): string {
+export function renderReportModelMarkdown(model: ReportModel, options: TableOptions = {}): string {
   const parts = [renderHeaderMarkdown(model)];
   if (model.groups.length === 0) parts.push("No cells were measured.");
-  for (const group of model.groups) parts.push(renderGroupMarkdown(group));
+  for (const group of model.groups) parts.push(renderGroupMarkdown(group, options));
   return `${parts.join("\n\n")}\n`;
 }
 
 /** The markdown report of a results.json: pure, everything it shows comes from its arguments. */
-export function renderMarkdownReport(results: Results, options: ReportOptions = {}): string {
-  return renderReportModelMarkdown(buildReport(results, options));
+export function renderMarkdownReport(results: Results, options: ReportOptions & TableOptions = {}): string {
+  return renderReportModelMarkdown(buildReport(results, options), options);
 }

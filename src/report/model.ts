@@ -2,6 +2,8 @@ import { median } from "simple-statistics";
 import { usesTls } from "../results/protocols.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { FIGURES, repetitionFigure, withChanges, type Figure } from "./changes.js";
+import type { Difference, DifferenceFamily } from "./differences.js";
 
 /**
  * The report as data: what `proxybench report --format json` prints and what the markdown and
@@ -24,6 +26,8 @@ interface ColumnValues {
   percentilesMs: Record<string, number>;
   /** The proxy's own cost (median over repetitions), where every repetition measured it. */
   cost?: ProxyCostValues;
+  /** Each figure's spread across the repetitions: lowest and highest (where every one has it). */
+  ranges?: Partial<Record<Figure, [number, number]>>;
 }
 
 const COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"] as const;
@@ -54,6 +58,12 @@ export interface ReportColumn {
    */
   values?: ColumnValues;
   bound?: boolean;
+  /**
+   * Each change of this column against the baseline, with what the noise allows: paired by
+   * round with the baseline's cell (src/report/changes.ts). Absent for the baseline, and where
+   * no change could be paired (no repetitions in rounds, a column not ok).
+   */
+  changes?: Partial<Record<Figure, Difference>>;
 }
 
 export interface ReportGroup {
@@ -69,6 +79,8 @@ export interface ReportGroup {
   /** What the values are, when not medians over repetitions (e.g. single k6 runs). */
   valuesNote?: string;
   columns: ReportColumn[];
+  /** The family of the changes the group shows, paired by round (absent: none could be paired). */
+  noise?: DifferenceFamily;
 }
 
 export interface ReportHeader {
@@ -113,7 +125,19 @@ function cellValues(cell: Cell): ColumnValues {
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
     percentilesMs,
     cost: costValues(reps),
+    ranges: rangesOf(reps),
   };
+}
+
+/** Lowest and highest of each figure over the repetitions that all have it. */
+function rangesOf(reps: Cell["repetitions"]): ColumnValues["ranges"] {
+  const ranges: ColumnValues["ranges"] = {};
+  for (const figure of FIGURES) {
+    const values = reps.map((r) => repetitionFigure(r, figure));
+    if (values.length > 0 && values.every((v) => v !== undefined && Number.isFinite(v)))
+      ranges[figure] = [Math.min(...(values as number[])), Math.max(...(values as number[]))];
+  }
+  return ranges;
 }
 
 /** At most this many reasons per column are shown; the rest are counted. */
@@ -264,7 +288,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
     const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
     const chosen = chooseBaseline([...measured].sort(byRank), options.baselineProxy);
     const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
-    return {
+    const group: ReportGroup = {
       scenario: first.scenario,
       load: first.load,
       engine: first.engine,
@@ -272,6 +296,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
       ...(first.variant !== undefined ? { variant: first.variant } : {}),
       ...chosen,
     };
+    return withChanges(group, cells);
   });
   return { header: buildHeader(results), groups: out };
 }

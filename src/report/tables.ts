@@ -1,11 +1,6 @@
 import type { CellStatus } from "../results/schema.js";
-import {
-  LATENCY_STATS,
-  type LatencyStat,
-  type ProxyCostValues,
-  type ReportColumn,
-  type ReportGroup,
-} from "./model.js";
+import { columnFigure, type Figure } from "./changes.js";
+import { LATENCY_STATS, type LatencyStat, type ReportColumn, type ReportGroup } from "./model.js";
 
 /**
  * The two tables of a report group, as data. A cell of a column that is not ok carries its
@@ -17,11 +12,7 @@ export type ComparisonMetric = "rps" | "mean" | "p50" | "p99" | "max" | "errors"
 /** The proxy's own cost (src/runner/proxy-cost.ts): rows shown when a column of the group has it. */
 type CostMetric = "cpuPerRequest" | "requestsPerCpuS" | "peakMemory";
 
-const COST_FIGURE: Record<CostMetric, keyof ProxyCostValues> = {
-  cpuPerRequest: "cpuPerRequestUs",
-  requestsPerCpuS: "requestsPerCpuS",
-  peakMemory: "peakMemoryMiB",
-};
+const COST_METRICS: readonly ComparisonMetric[] = ["cpuPerRequest", "requestsPerCpuS", "peakMemory"];
 
 const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }> = [
   { metric: "rps", label: "Requests/sec" },
@@ -36,16 +27,28 @@ const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }
 ];
 
 function isCostMetric(metric: ComparisonMetric): metric is CostMetric {
-  return metric in COST_FIGURE;
+  return COST_METRICS.includes(metric);
 }
 
 export interface TableCell {
   /** Set when the column is ok and the value was measured. */
   value?: number;
+  /** The value's spread across the repetitions: the lowest and the highest. */
+  range?: [number, number];
   /** Signed % change against the baseline ((v - base) / base * 100); absent for the baseline. */
   changePct?: number;
   /** Delta against the baseline in the value's unit (latency table: ms). */
   delta?: number;
+  /**
+   * The change's interval, paired by round (src/report/changes.ts): in % beside changePct, in
+   * the value's unit beside delta (the interval of the ratio times the baseline's median).
+   */
+  interval?: [number, number];
+  /**
+   * Set with every change: true when the noise allows it (its interval includes 0, or there is
+   * no interval), false when it is more than the noise explains.
+   */
+  withinNoise?: boolean;
   /** The column's status when it is not ok: shown instead of any number. */
   status?: Exclude<CellStatus, "ok">;
   /** A loadgen-bound column's figure: the real one is at least (lower) or at most (upper) this. */
@@ -73,15 +76,6 @@ export interface LatencyTable {
   rows: Array<{ proxy: string; status: CellStatus; baseline: boolean; cells: TableCell[] }>;
 }
 
-function metricValue(column: ReportColumn | undefined, metric: ComparisonMetric): number | undefined {
-  const values = column?.values;
-  if (values === undefined) return undefined;
-  if (metric === "rps") return values.rps;
-  if (metric === "errors") return values.errors;
-  if (isCostMetric(metric)) return values.cost?.[COST_FIGURE[metric]];
-  return values.latencyMs[metric];
-}
-
 /** What the proxy's cost rows are, for the notes under a group that shows them. */
 export const COST_NOTE =
   "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge since it started.";
@@ -94,7 +88,7 @@ export function showsCost(group: ReportGroup): boolean {
 /** The rows of a group: the cost rows only where some column measured that figure. */
 function comparisonRows(group: ReportGroup): typeof COMPARISON_ROWS {
   return COMPARISON_ROWS.filter(
-    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => metricValue(c, metric) !== undefined),
+    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => columnFigure(c, metric) !== undefined),
   );
 }
 
@@ -115,18 +109,35 @@ function boundOf(column: ReportColumn, metric: ComparisonMetric | "latency"): Ta
   return metric === "rps" ? "lower" : "upper";
 }
 
-/** A column's cell of a value: only its status when it is not ok, else the value (if finite) and its bound. */
-function valueCell(
-  column: ReportColumn,
-  value: number | undefined,
-  metric: ComparisonMetric | "latency",
-): TableCell {
+/**
+ * A column's cell of a figure: only its status when it is not ok, else the value (if finite),
+ * its spread across the repetitions and its bound.
+ */
+function valueCell(column: ReportColumn, figure: Figure, metric: ComparisonMetric | "latency"): TableCell {
   if (column.status !== "ok" && !column.bound) return { status: column.status };
   const cell: TableCell = {};
+  const value = columnFigure(column, figure);
   if (value !== undefined && Number.isFinite(value)) cell.value = value;
+  const range = column.values?.ranges?.[figure];
+  if (cell.value !== undefined && range !== undefined) cell.range = range;
   const bound = boundOf(column, metric);
   if (bound) cell.bound = bound;
   return cell;
+}
+
+/**
+ * What the noise allows of a column's change of a figure: its interval (in % times `scale`) and
+ * whether it is within noise.
+ */
+function noiseOf(
+  column: ReportColumn,
+  figure: Figure,
+  scale = 1,
+): Pick<TableCell, "interval" | "withinNoise"> {
+  const change = column.changes?.[figure];
+  const out: Pick<TableCell, "interval" | "withinNoise"> = { withinNoise: change?.differs !== true };
+  if (change?.ci !== undefined) out.interval = [change.ci[0] * scale, change.ci[1] * scale];
+  return out;
 }
 
 function baselineColumn(group: ReportGroup): ReportColumn | undefined {
@@ -147,10 +158,10 @@ export function comparisonTable(group: ReportGroup): ComparisonTable {
       metric,
       label,
       cells: group.columns.map((column) => {
-        const value = metricValue(column, metric);
-        const cell = valueCell(column, value, metric);
-        const change = column === base ? undefined : percentChange(value, metricValue(base, metric));
-        if (cell.status === undefined && change !== undefined) cell.changePct = change;
+        const cell = valueCell(column, metric, metric);
+        const change = column === base ? undefined : percentChange(cell.value, columnFigure(base, metric));
+        if (cell.status === undefined && change !== undefined)
+          Object.assign(cell, { changePct: change }, noiseOf(column, metric));
         return cell;
       }),
     })),
@@ -166,10 +177,10 @@ export function latencyTable(group: ReportGroup): LatencyTable {
       status: column.status,
       baseline: column.proxy === group.baseline,
       cells: LATENCY_STATS.map((stat) => {
-        const cell = valueCell(column, column.values?.latencyMs[stat], "latency");
+        const cell = valueCell(column, stat, "latency");
         const baseValue = base?.values?.latencyMs[stat];
         if (base !== undefined && column !== base && cell.value !== undefined && baseValue !== undefined) {
-          cell.delta = cell.value - baseValue;
+          Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat, baseValue / 100));
         }
         return cell;
       }),

@@ -1,7 +1,8 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown, MARKDOWN } from "../report/escape.js";
-import { formatCount, formatMs, formatPercent, formatRps, plural } from "../report/format.js";
-import { describeLoad, heading, skippedText } from "../report/markdown.js";
+import { judgeDifferences, measuredTogether, type DifferenceMember } from "../report/differences.js";
+import { changeText, formatCount, formatMs, formatRps, plural } from "../report/format.js";
+import { describeLoad, heading, noiseNote, skippedText } from "../report/markdown.js";
 import {
   buildHeader,
   cellColumn,
@@ -10,8 +11,8 @@ import {
   type LatencyStat,
   type ReportColumn,
 } from "../report/model.js";
-import { percentChange } from "../report/tables.js";
-import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
+import { percentChange, type TableCell } from "../report/tables.js";
+import type { Cell, CellStatus, Load, Repetition, Results } from "../results/schema.js";
 import { renderGoBenchSection } from "./go-bench.js";
 import { renderParitySection } from "./parity.js";
 import { studyBaseline, type StudyLayout, type StudyManifest } from "./schema.js";
@@ -44,6 +45,8 @@ export function mergeSkipped(a: readonly Skipped[], b: readonly Skipped[]): Skip
 /** One column of a study table: a proxy at a load level. */
 export interface StudyColumn {
   proxy: string;
+  /** The cell measured, when there is one (its repetitions pair by round with the baseline's). */
+  cellId?: string;
   load: string;
   status: CellStatus;
   reasons: string[];
@@ -116,6 +119,7 @@ export function studyGroups(study: StudyManifest, results: Results, skipped: Ski
           const values = valuesOf(cell, column);
           columns.push({
             proxy: column.proxy,
+            cellId: cell.id,
             load: load.label,
             status: column.status,
             reasons: column.reasons,
@@ -238,17 +242,92 @@ function renderRowsTable(
   return markdownTable([header, ...body], { align: ["l", ...group.columns.map(() => "r" as const)] });
 }
 
-/**
- * crank compare's table of the LLRP study: the baseline first, every other proxy with its signed %
- * against it. Latency in µs, as crank prints it.
- */
-function renderCrankCompareTable(group: StudyGroup, baseline: string): string {
+/** A row of crank compare's table: its figure of the medians, and of a repetition (for the changes). */
+interface CrankRow {
+  label: string;
+  get: (v: StudyValues) => number;
+  format: (n: number) => string;
+  /** Set for a row with a % change against the baseline. */
+  rep?: (r: Repetition) => number;
+}
+
+const CRANK_ROWS: readonly CrankRow[] = [
+  { label: "Requests", get: (v) => v.requests, format: formatCount, rep: (r) => r.requests },
+  { label: "Bad responses", get: (v) => v.badResponses, format: formatCount },
+  {
+    label: "Mean latency (us)",
+    get: (v) => v.latencyMs.mean * 1000,
+    format: (n) => us.format(n),
+    rep: (r) => r.latencyMs.mean,
+  },
+  {
+    label: "Max latency (us)",
+    get: (v) => v.latencyMs.max * 1000,
+    format: (n) => us.format(n),
+    rep: (r) => r.latencyMs.max,
+  },
+  { label: "Requests/sec", get: (v) => v.rps, format: formatRps, rep: (r) => r.rps },
+];
+
+/** The columns in crank's order (the baseline's first), and each one's baseline at its load. */
+function crankColumns(group: StudyGroup, baseline: string) {
   const ordered = [
     ...group.columns.filter((c) => c.proxy === baseline),
     ...group.columns.filter((c) => c.proxy !== baseline),
   ];
-  const withLoad = group.loads.length > 1;
   const baseFor = (c: StudyColumn) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
+  return { ordered, baseFor };
+}
+
+/** A % change of crank's table: the change of the medians, and what the noise allows of it. */
+type CrankChange = Pick<TableCell, "changePct" | "interval" | "withinNoise">;
+
+/**
+ * Every % change of crank's table against the baseline at its load, keyed `row/column`, judged
+ * as one family (src/report/differences.ts): paired by round with the baseline's cell.
+ */
+function crankChanges(group: StudyGroup, baseline: string, cells: readonly Cell[]) {
+  const { ordered, baseFor } = crankColumns(group, baseline);
+  const byId = new Map(cells.map((c) => [c.id, c]));
+  const cellOf = (c: StudyColumn | undefined) => (c?.cellId === undefined ? undefined : byId.get(c.cellId));
+  const shown: Array<{ key: string; changePct: number; member?: DifferenceMember }> = [];
+  for (const [r, row] of CRANK_ROWS.entries()) {
+    ordered.forEach((c, i) => {
+      const base = baseFor(c);
+      if (row.rep === undefined || c.proxy === baseline || !c.values || !base?.values) return;
+      const changePct = percentChange(row.get(c.values), row.get(base.values));
+      if (changePct === undefined) return;
+      const [b, o] = [cellOf(base), cellOf(c)];
+      const paired = b !== undefined && o !== undefined && c.status === "ok" && measuredTogether(b, o);
+      const member = paired ? { base: b, other: o, value: row.rep } : undefined;
+      shown.push({ key: `${r}/${i}`, changePct, ...(member ? { member } : {}) });
+    });
+  }
+  const tested = shown.filter((s) => s.member !== undefined);
+  const judged = tested.length > 0 ? judgeDifferences(tested.map((s) => s.member!)) : undefined;
+  const changes = new Map<string, CrankChange>();
+  for (const s of shown) {
+    const d = judged?.differences[tested.indexOf(s)];
+    changes.set(s.key, {
+      changePct: s.changePct,
+      withinNoise: d?.differs !== true,
+      ...(d?.ci !== undefined ? { interval: d.ci } : {}),
+    });
+  }
+  return { family: judged?.family, differences: judged?.differences ?? [], changes };
+}
+
+/**
+ * crank compare's table of the LLRP study: the baseline first, every other proxy with its signed %
+ * against it, and what the noise allows of it. Latency in µs, as crank prints it.
+ */
+function renderCrankCompareTable(
+  group: StudyGroup,
+  baseline: string,
+  changes: Map<string, CrankChange>,
+): string {
+  const { ordered } = crankColumns(group, baseline);
+  const withLoad = group.loads.length > 1;
   // No % columns at all when the baseline was measured at no load level (e.g. image only here).
   const withPercent = ordered.some((c) => c.proxy === baseline && c.values !== undefined);
   const header = ["load"];
@@ -261,34 +340,15 @@ function renderCrankCompareTable(group: StudyGroup, baseline: string): string {
       align.push("r");
     }
   }
-  const rows: Array<{
-    label: string;
-    get: (v: StudyValues) => number;
-    format: (n: number) => string;
-    pct: boolean;
-  }> = [
-    { label: "Requests", get: (v) => v.requests, format: formatCount, pct: true },
-    { label: "Bad responses", get: (v) => v.badResponses, format: formatCount, pct: false },
-    {
-      label: "Mean latency (us)",
-      get: (v) => v.latencyMs.mean * 1000,
-      format: (n) => us.format(n),
-      pct: true,
-    },
-    { label: "Max latency (us)", get: (v) => v.latencyMs.max * 1000, format: (n) => us.format(n), pct: true },
-    { label: "Requests/sec", get: (v) => v.rps, format: formatRps, pct: true },
-  ];
-  const body = rows.map((row) => {
+  const body = CRANK_ROWS.map((row, r) => {
     const out = [row.label];
-    for (const c of ordered) {
+    ordered.forEach((c, i) => {
       const status = statusText(c);
       out.push(status ?? (c.values ? row.format(row.get(c.values)) : "n/a"));
-      if (!withPercent || c.proxy === baseline) continue;
-      const base = baseFor(c)?.values;
-      const change =
-        row.pct && c.values && base ? percentChange(row.get(c.values), row.get(base)) : undefined;
-      out.push(change === undefined ? "" : formatPercent(change));
-    }
+      if (!withPercent || c.proxy === baseline) return;
+      const change = changes.get(`${r}/${i}`);
+      out.push(change === undefined ? "" : changeText(change));
+    });
     return out;
   });
   return markdownTable([header, ...body], { align });
@@ -317,10 +377,9 @@ function renderAbTable(group: StudyGroup): string {
   return renderRowsTable(group, "", rows);
 }
 
-function renderStudyTable(layout: StudyLayout, group: StudyGroup, baseline: string): string {
+function renderStudyTable(layout: StudyLayout, group: StudyGroup): string {
   // go-bench: the go test lines come first (renderGoBenchSection); each scenario's table is k6's.
   if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
-  if (layout === "crank-compare") return renderCrankCompareTable(group, baseline);
   return renderAbTable(group);
 }
 
@@ -332,26 +391,37 @@ export function describeStudyLoad(load: Load): string {
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
 }
 
+/** A scenario's table in the study's layout; crank compare's with the line on its changes' noise. */
+function studyTable(layout: StudyLayout, group: StudyGroup, baseline: string, cells: readonly Cell[]) {
+  if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
+  const { family, differences, changes } = crankChanges(group, baseline, cells);
+  const table = renderCrankCompareTable(group, baseline, changes);
+  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN)] : [] };
+}
+
 /** One scenario's section: its heading, loads, table and notes. */
 function renderGroup(
   study: StudyReportInput["study"],
   group: StudyGroup,
-  baseline: string,
+  where: { baseline: string; cells: readonly Cell[] },
   level: number,
 ): string[] {
+  const { baseline } = where;
   const parts = [heading(level, escapeMarkdown(group.scenario))];
   const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
   if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
+  const notes: string[] = [];
   if (group.loads.length === 0) {
     parts.push("No cell of this scenario was measured.");
   } else {
-    parts.push(renderStudyTable(study.layout, group, baseline));
+    const { table, notes: noise } = studyTable(study.layout, group, baseline, where.cells);
+    parts.push(table);
+    notes.push(...noise);
   }
-  const notes: string[] = [];
   const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
   if (reps.size === 1) {
     const [n] = [...reps];
-    notes.push(`Values are medians over ${plural(n!, "repetition")}.`);
+    notes.unshift(`Values are medians over ${plural(n!, "repetition")}.`);
   }
   if (study.layout === "crank-compare") {
     const base = group.columns.filter((c) => c.proxy === baseline);
@@ -392,7 +462,8 @@ export function renderStudyReport(input: StudyReportInput): string {
   const baseline = studyBaseline(study);
   const groups = studyGroups(study, results, skipped);
   parts.push(...renderGoBenchSection(study, groups));
-  for (const group of groups) parts.push(...renderGroup(study, group, baseline, level + 1));
+  const where = { baseline, cells: results.cells };
+  for (const group of groups) parts.push(...renderGroup(study, group, where, level + 1));
   const parity = renderParitySection(results, level + 1);
   if (parity) parts.push(parity);
   return `${parts.join("\n\n")}\n`;

@@ -1,5 +1,6 @@
 import { markdownTable } from "markdown-table";
 import type { CpuLayout, Results } from "../../results/schema.js";
+import { withChanges } from "../../report/changes.js";
 import { compareVariants, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../report/escape.js";
 import { formatPercent, plural } from "../../report/format.js";
@@ -73,7 +74,7 @@ export function testGroup(run: TestRun): ReportGroup {
     group.engine = first.engine;
   }
   if (base?.status !== "ok") group.baselineProblem = `the baseline is ${base?.status ?? "missing"}`;
-  return group;
+  return withChanges(group, cells);
 }
 
 function limitsText(input: ExtensibilityReportInput): string {

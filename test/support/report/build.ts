@@ -1,5 +1,12 @@
 import { InstructionsResults } from "../../../src/instructions/schema.js";
-import { Results, type Cell, type CellStatus, type Repetition } from "../../../src/results/schema.js";
+import {
+  Results,
+  type Cell,
+  type CellStatus,
+  type ProxyCost,
+  type Repetition,
+} from "../../../src/results/schema.js";
+import { mulberry32 } from "../../../src/runner/rounds.js";
 
 /** Small builders of valid results for rendering tests (validated by the real schema). */
 
@@ -146,4 +153,50 @@ export function countedRun(instructions: { base: number[]; head: number[] }): In
     },
     cells: [side("base"), side("head")],
   });
+}
+
+/**
+ * `n` rounds of one proxy around `p50` ms (req/s around `rps`) times `factor`: a drift that every
+ * proxy of the same round shares (the machine, up to ±drift), and noise of the proxy's own, up to ±noise/2,
+ * drawn from `seed` (as two identical proxies measured one after the other in each round).
+ */
+export function roundsOf(
+  n: number,
+  options: {
+    p50?: number;
+    rps?: number;
+    factor?: number;
+    noise?: number;
+    drift?: number;
+    seed?: number;
+  } = {},
+): RepSpec[] {
+  const { p50 = 1, rps = 1000, factor = 1, noise = 0.04, seed = 1 } = options;
+  const random = mulberry32(seed);
+  return Array.from({ length: n }, (_, i) => {
+    const drift = 1 + (options.drift ?? 0.1) * Math.sin(i);
+    const own = () => 1 + noise * (random() - 0.5);
+    return { rps: rps * own(), p50: p50 * factor * drift * own() };
+  });
+}
+
+/** The proxy's cost of one repetition, as the runner records it (src/runner/proxy-cost.ts). */
+function cost(cpuPerRequestUs: number, peakMemoryMiB: number): ProxyCost {
+  const requests = 10_000;
+  const cpuS = (cpuPerRequestUs * requests) / 1e6;
+  return {
+    source: "proc",
+    cpuS,
+    idleCpuS: 0.0002,
+    windowS: 10,
+    cpuPerRequestUs,
+    requestsPerCpuS: requests / cpuS,
+    peakMemoryMiB,
+    peakSince: "repetition",
+  };
+}
+
+/** A cell whose repetitions measured the proxy's cost: CPU/request and memory per repetition. */
+export function costly(c: Cell, cpu: number[], memory = 12.5): Cell {
+  return { ...c, repetitions: c.repetitions.map((r, i) => ({ ...r, proxyCost: cost(cpu[i]!, memory) })) };
 }

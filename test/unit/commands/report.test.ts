@@ -67,6 +67,17 @@ describe("proxybench report (CLI)", () => {
     expect(await readFile(path.join(dir, "sub", "r.html"), "utf8")).toMatch(/^<!DOCTYPE html>/);
   });
 
+  it("--spread writes each value with its lowest and highest across the repetitions", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "pb-report-"));
+    await reportCli([SAMPLE, "--spread", "--out", path.join(dir, "r.md")]);
+    const md = await readFile(path.join(dir, "r.md"), "utf8");
+    expect(md).toMatch(/\| p50 latency \(ms\) +\| +\d+\.\d\d \(\d+\.\d\d–\d+\.\d\d\) \|/);
+    await reportCli([SAMPLE, "--spread", "--format", "html", "--out", path.join(dir, "r.html")]);
+    expect(await readFile(path.join(dir, "r.html"), "utf8")).toMatch(
+      /<td>\d+\.\d\d \(\d+\.\d\d–\d+\.\d\d\)<\/td>/,
+    );
+  });
+
   it("writes the tables of raw k6 summaries", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "pb-report-"));
     const out = path.join(dir, "k6.md");

@@ -70,15 +70,28 @@ describe("parseK6Summary on real k6 v1.8.1 outputs", () => {
     expect(parseK6Summary("edited", data).latency?.avg).toBe(avg);
   });
 
-  it("shows n/a for p99 when the summary has only k6's default trend stats", async () => {
-    const md = renderReportModelMarkdown(
+  /** The tables of a full summary beside one with k6's default trend stats only. */
+  const withDefaultStats = async () =>
+    renderReportModelMarkdown(
       await k6Report([
         `a=${fixture("ok-handle-summary.json")}`,
         `b=${fixture("default-stats-handle-summary.json")}`,
       ]),
     );
+
+  it("shows n/a for p99 when the summary has only k6's default trend stats", async () => {
+    const md = await withDefaultStats();
     const p99 = md.split("\n").find((l) => l.startsWith("| p99 latency"));
     expect(p99).toMatch(/\|\s+n\/a \|\s+\|$/);
+  });
+
+  it("one run each: every change marked ~, and the note says no change has an interval", async () => {
+    const md = await withDefaultStats();
+    const p50 = md.split("\n").find((l) => l.startsWith("| p50 latency"));
+    expect(p50).toMatch(/\|\s+~ [+-]\d+\.\d\d% \|$/);
+    expect(md).toContain(
+      "No change here has an interval: no repetitions of these figures are paired by round",
+    );
   });
 
   it("names the file and the field of a bad summary", () => {

@@ -4,24 +4,7 @@ import { renderMarkdownReport } from "../../../src/report/markdown.js";
 import { buildReport, displayReasons } from "../../../src/report/model.js";
 import { reportJson } from "../../../src/report/json.js";
 import { cell, results } from "../../support/report/build.js";
-
-/** Rows of the first markdown table after `marker`. */
-function tableAfter(markdown: string, marker: string): string[][] {
-  const lines = markdown.slice(markdown.indexOf(marker)).split("\n");
-  const start = lines.findIndex((l) => l.startsWith("|"));
-  const rows: string[][] = [];
-  for (const line of lines.slice(start)) {
-    if (!line.startsWith("|")) break;
-    // split on pipes that are not escaped
-    rows.push(
-      line
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((c) => c.trim()),
-    );
-  }
-  return rows;
-}
+import { tableAfter } from "../../support/report/markdown.js";
 
 describe("number formatting", () => {
   it.each([
@@ -81,9 +64,10 @@ describe("renderMarkdownReport", () => {
     expect(rows[0]).toEqual(["metric", "direct", "nginx", "", "haproxy", ""]);
     const rps = rows.find((r) => r[0] === "Requests/sec");
     // medians: direct 20000, nginx 15000 -> -25.00%
-    expect(rps).toEqual(["Requests/sec", "20,000", "15,000", "-25.00%", "invalid", ""]);
+    // three repetitions give no interval: each change is marked within noise, and a note says why
+    expect(rps).toEqual(["Requests/sec", "20,000", "15,000", "~ -25.00%", "invalid", ""]);
     const p50 = rows.find((r) => r[0] === "p50 latency (ms)");
-    expect(p50).toEqual(["p50 latency (ms)", "4.00", "5.00", "+25.00%", "invalid", ""]);
+    expect(p50).toEqual(["p50 latency (ms)", "4.00", "5.00", "~ +25.00%", "invalid", ""]);
     expect(md).toContain("Values are medians over 3 repetitions.");
   });
 
@@ -109,7 +93,7 @@ describe("renderMarkdownReport", () => {
     ]);
     expect(latency[2]?.[0]).toBe("direct");
     expect(latency[2]?.[3]).toBe("4.00");
-    expect(latency[3]?.[3]).toBe("5.00<br>(+1.00)");
+    expect(latency[3]?.[3]).toBe("5.00<br>(~ +1.00)");
   });
 
   it("gives no % at all when the baseline is not ok, and says why", () => {
@@ -131,7 +115,7 @@ describe("renderMarkdownReport", () => {
     const md = renderMarkdownReport(
       results([cell("nginx", [{ rps: 100, p50: 1 }]), cell("caddy", [{ rps: 50, p50: 2 }])]),
     );
-    expect(tableAfter(md, "### small")[2]).toEqual(["Requests/sec", "100", "50.00", "-50.00%"]);
+    expect(tableAfter(md, "### small")[2]).toEqual(["Requests/sec", "100", "50.00", "~ -50.00%"]);
     expect(md).toContain("Baseline: **nginx**.");
   });
 
@@ -276,7 +260,7 @@ describe("report json", () => {
     );
     const json = reportJson(model);
     const table = json.groups[0]?.tables.comparison;
-    expect(table?.rows[0]?.cells).toEqual([{ value: 100 }, { status: "failed" }]);
+    expect(table?.rows[0]?.cells).toEqual([{ value: 100, range: [100, 100] }, { status: "failed" }]);
     expect(json.groups[0]?.columns[1]?.values).toBeUndefined();
   });
 });

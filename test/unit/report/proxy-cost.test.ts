@@ -4,29 +4,7 @@ import { renderHtmlReport } from "../../../src/report/html.js";
 import { reportJson } from "../../../src/report/json.js";
 import { renderMarkdownReport } from "../../../src/report/markdown.js";
 import { buildReport } from "../../../src/report/model.js";
-import { type Cell, type ProxyCost } from "../../../src/results/schema.js";
-import { cell, results } from "../../support/report/build.js";
-
-/** The proxy's cost of one repetition, as the runner records it (src/runner/proxy-cost.ts). */
-function cost(cpuPerRequestUs: number, peakMemoryMiB: number): ProxyCost {
-  const requests = 10_000;
-  const cpuS = (cpuPerRequestUs * requests) / 1e6;
-  return {
-    source: "proc",
-    cpuS,
-    idleCpuS: 0.0002,
-    windowS: 10,
-    cpuPerRequestUs,
-    requestsPerCpuS: requests / cpuS,
-    peakMemoryMiB,
-    peakSince: "repetition",
-  };
-}
-
-/** A cell whose repetitions measured the proxy's cost: CPU/request and memory per repetition. */
-function costly(c: Cell, cpu: number[], memory = 12.5): Cell {
-  return { ...c, repetitions: c.repetitions.map((r, i) => ({ ...r, proxyCost: cost(cpu[i]!, memory) })) };
-}
+import { cell, costly, results } from "../../support/report/build.js";
 
 const reps = (n: number) => Array.from({ length: n }, () => ({ rps: 1000, p50: 1 }));
 
@@ -39,9 +17,9 @@ describe("the proxy's cost in the report", () => {
 
   it("adds CPU/request, requests/CPU-second and peak memory rows, with % against the baseline", () => {
     const md = renderMarkdownReport(run, { baselineProxy: "nginx" });
-    expect(md).toMatch(/\| Proxy CPU\/request \(µs\) +\| +40\.00 \|.*\| +30\.00 \| +-25\.00% \|/);
+    expect(md).toMatch(/\| Proxy CPU\/request \(µs\) +\| +40\.00 \|.*\| +30\.00 \| +~ -25\.00% \|/);
     expect(md).toMatch(/\| Requests\/CPU-second +\| +25,000 \|/);
-    expect(md).toMatch(/\| Proxy peak memory \(MiB\) +\| +12\.50 \|.*\| +20\.25 \| +\+62\.00% \|/);
+    expect(md).toMatch(/\| Proxy peak memory \(MiB\) +\| +12\.50 \|.*\| +20\.25 \| +~ \+62\.00% \|/);
     // direct has no proxy process: n/a, never a number
     expect(md).toMatch(/\| Proxy CPU\/request \(µs\) +\| +40\.00 \| +n\/a \|/);
     expect(md).toContain("Proxy CPU/request: CPU time (user + system) of all the proxy's processes");

@@ -12,6 +12,7 @@ import {
   summariseReasons,
 } from "../../../src/studies/report.js";
 import type { StudyManifest } from "../../../src/studies/schema.js";
+import { cell, results as madeResults, roundsOf } from "../../support/report/build.js";
 
 const FIXTURES = path.join(import.meta.dirname, "..", "..", "fixtures", "studies");
 const results = (name: string) => readResults(path.join(FIXTURES, `${name}.results.json`));
@@ -116,13 +117,46 @@ describe("crank-compare layout (llrp)", () => {
     const rps = (p: string) => r.cells.find((c) => c.proxy === p)!.repetitions[0]!.rps;
     const expected = ((rps("nginx") - rps("haproxy")) / rps("haproxy")) * 100;
     const cells = row(md, "Requests/sec");
-    expect(cells[7]).toBe(`${expected < 0 ? "-" : "+"}${Math.abs(expected).toFixed(2)}%`);
+    // one repetition each: no interval, so the change is marked within noise
+    expect(cells[7]).toBe(`~ ${expected < 0 ? "-" : "+"}${Math.abs(expected).toFixed(2)}%`);
     expect(cells.slice(2, 4)).toEqual(["skipped", ""]);
     // Bad responses get no % column value.
     expect(row(md, "Bad responses")[7]).toBe("");
     // Mean latency in microseconds.
     const mean = r.cells.find((c) => c.proxy === "haproxy")!.repetitions[0]!.latencyMs.mean * 1000;
     expect(row(md, "Mean latency (us)")[1]).toBe(Math.round(mean).toLocaleString("en-US"));
+  });
+});
+
+describe("crank-compare layout: what the noise allows of each % change", () => {
+  const scenario = "llrp-throughput";
+  const run = (n: number) =>
+    madeResults([
+      cell("yarp", roundsOf(n, { seed: 1 }), { scenario }),
+      cell("nginx", roundsOf(n, { seed: 2 }), { scenario }),
+      cell("haproxy", roundsOf(n, { factor: 0.8, seed: 3 }), { scenario }),
+    ]);
+
+  it("an identical proxy is within noise (~), a faster one's latency is not; each with its interval", async () => {
+    const md = renderStudyReport({ study: await study("llrp"), results: run(10) });
+    const header = row(md, "load");
+    const after = (proxy: string) => header.indexOf(proxy) + 1;
+    for (const label of ["Requests", "Mean latency (us)", "Max latency (us)", "Requests/sec"])
+      expect(row(md, label)[after("nginx")]).toMatch(/^~ [+-]\d+\.\d\d% \([+-]\d+\.\d\d to [+-]\d+\.\d\d\)$/);
+    expect(row(md, "Mean latency (us)")[after("haproxy")]).toMatch(
+      /^-\d+\.\d\d% \(-\d+\.\d\d to -\d+\.\d\d\)$/,
+    );
+    expect(row(md, "Requests/sec")[after("haproxy")]).toMatch(/^~ /);
+    expect(row(md, "Bad responses")[after("nginx")]).toBe("");
+    expect(md).toContain("Holm over this table's 8 changes at alpha 0.05");
+  });
+
+  it("with the seed's 3 repetitions: every change ~, and the note says how many would give an interval", async () => {
+    const md = renderStudyReport({ study: await study("llrp"), results: run(3) });
+    expect(md).toContain(
+      "With 3 repetitions per proxy no change here has an interval (Holm over this table's 8 changes at alpha 0.05 needs 9: --repetitions 9)",
+    );
+    expect(row(md, "Mean latency (us)")[row(md, "load").indexOf("haproxy") + 1]).toMatch(/^~ -\d+\.\d\d%$/);
   });
 });
 

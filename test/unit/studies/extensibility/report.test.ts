@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { renderVerdicts } from "../../../../src/studies/extensibility/report.js";
+import { renderLatencyTableMarkdown } from "../../../../src/report/markdown.js";
+import { renderVerdicts, testGroup } from "../../../../src/studies/extensibility/report.js";
 import { cell, results, type RepSpec } from "../../../support/report/build.js";
 
 /** Rounds whose p50 wobbles by a few tenths of a percent around `p50`, the same for every side. */
@@ -75,6 +76,20 @@ describe("extensibility report: each option against the baseline", () => {
     const cells = row(renderVerdicts(run, ["node"]).join("\n"), "node");
     expect(cells[1]).toMatch(/^not compared: .*invalid/);
     expect(cells.join(" ")).not.toMatch(/%/);
+  });
+
+  it("the latency table: each option's delta with its interval, ~ where the noise allows it", () => {
+    const run = { test: "static-header", gateway: "nginx", options: ["config", "go"], skipped: [] };
+    const group = testGroup({ ...run, results: variantRun(10, { config: 1, go: 1.4 }) });
+    const table = renderLatencyTableMarkdown(group, "Type");
+    const deltas = (option: string) =>
+      row(table, option)
+        .slice(1)
+        .map((c) => c.split("<br>")[1]);
+    for (const d of deltas("config"))
+      expect(d).toMatch(/^\(~ [+-]\d+\.\d\d; [+-]\d+\.\d\d to [+-]\d+\.\d\d\)$/);
+    for (const d of deltas("go")) expect(d).toMatch(/^\(\+\d+\.\d\d; \+\d+\.\d\d to \+\d+\.\d\d\)$/);
+    expect(group.noise).toMatchObject({ tests: 16, rounds: 10, roundsNeeded: 10 });
   });
 
   it("nothing measured: no verdict section at all", () => {

@@ -1,0 +1,124 @@
+import type { Cell, Repetition } from "../results/schema.js";
+import { judgeDifferences, measuredTogether, type Difference, type DifferenceMember } from "./differences.js";
+import type { LatencyStat, ProxyCostValues, ReportColumn, ReportGroup } from "./model.js";
+
+/**
+ * The changes a report group's two tables show against its baseline proxy, each with what the
+ * noise allows (src/report/differences.ts): the family is every change the group shows, one
+ * test per proxy and figure (requests per CPU-second is the inverse of CPU per request: one
+ * test, its interval inverted).
+ */
+
+/** A figure a table can show of a proxy, and its change against the baseline. */
+export type Figure = "rps" | LatencyStat | "errors" | "cpuPerRequest" | "requestsPerCpuS" | "peakMemory";
+
+/** Every figure, in the tables' order. */
+export const FIGURES: readonly Figure[] = [
+  "rps",
+  "min",
+  "mean",
+  "p50",
+  "p90",
+  "p95",
+  "p99",
+  "max",
+  "errors",
+  "cpuPerRequest",
+  "requestsPerCpuS",
+  "peakMemory",
+];
+
+const COST_FIGURE = {
+  cpuPerRequest: "cpuPerRequestUs",
+  requestsPerCpuS: "requestsPerCpuS",
+  peakMemory: "peakMemoryMiB",
+} as const satisfies Partial<Record<Figure, keyof ProxyCostValues>>;
+
+function isCost(figure: Figure): figure is keyof typeof COST_FIGURE {
+  return figure in COST_FIGURE;
+}
+
+/** A figure of one repetition; undefined where it was not measured. */
+export function repetitionFigure(r: Repetition, figure: Figure): number | undefined {
+  if (figure === "rps") return r.rps;
+  if (figure === "errors") return r.errors + r.non2xx + r.checkFailures;
+  if (isCost(figure)) return r.proxyCost?.[COST_FIGURE[figure]];
+  return r.latencyMs[figure];
+}
+
+/** A column's figure: the median over its repetitions; undefined where it has none. */
+export function columnFigure(column: ReportColumn | undefined, figure: Figure): number | undefined {
+  const values = column?.values;
+  if (values === undefined) return undefined;
+  if (figure === "rps") return values.rps;
+  if (figure === "errors") return values.errors;
+  if (isCost(figure)) return values.cost?.[COST_FIGURE[figure]];
+  return values.latencyMs[figure];
+}
+
+/** Requests per CPU-second: the inverse of CPU per request, so the same test, inverted. */
+const INVERSE: Partial<Record<Figure, Figure>> = { requestsPerCpuS: "cpuPerRequest" };
+
+function inversePct(pct: number): number {
+  return (1 / (1 + pct / 100) - 1) * 100;
+}
+
+function inverseDifference(d: Difference): Difference {
+  const out: Difference = { ...d };
+  if (d.estimatePct !== undefined) out.estimatePct = inversePct(d.estimatePct);
+  if (d.ci !== undefined) out.ci = [inversePct(d.ci[1]), inversePct(d.ci[0])];
+  return out;
+}
+
+const positive = (x: number | undefined): boolean => x !== undefined && Number.isFinite(x) && x > 0;
+
+interface GroupMember {
+  column: ReportColumn;
+  figure: Figure;
+  member: DifferenceMember;
+}
+
+/** One test per proxy and figure the group shows a change of (both medians positive). */
+function groupMembers(group: ReportGroup, base: ReportColumn, cellOf: (c: ReportColumn) => Cell | undefined) {
+  const baseCell = cellOf(base);
+  const members: GroupMember[] = [];
+  if (baseCell === undefined) return members;
+  for (const column of group.columns) {
+    const cell = cellOf(column);
+    if (column === base || column.status !== "ok" || column.bound || cell === undefined) continue;
+    if (!measuredTogether(baseCell, cell)) continue;
+    for (const figure of FIGURES) {
+      if (INVERSE[figure] !== undefined) continue;
+      if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
+      const value = (r: Repetition) => repetitionFigure(r, figure);
+      members.push({ column, figure, member: { base: baseCell, other: cell, value } });
+    }
+  }
+  return members;
+}
+
+/**
+ * The group with each change's interval on its column (`changes`) and the family's figures
+ * (`noise`); as it was when it has no baseline, or no change between two ok columns of cells.
+ */
+export function withChanges(group: ReportGroup, cells: readonly Cell[]): ReportGroup {
+  const base = group.columns.find((c) => c.proxy === group.baseline);
+  if (group.baselineProblem !== undefined || base === undefined || base.status !== "ok" || base.bound)
+    return group;
+  const byId = new Map(cells.map((c) => [c.id, c]));
+  const members = groupMembers(group, base, (c) => (c.cellId === undefined ? undefined : byId.get(c.cellId)));
+  if (members.length === 0) return group;
+  const { family, differences } = judgeDifferences(members.map((m) => m.member));
+  const columns = group.columns.map((column) => {
+    const changes: Partial<Record<Figure, Difference>> = {};
+    members.forEach((m, i) => {
+      if (m.column === column) changes[m.figure] = differences[i]!;
+    });
+    for (const [figure, of] of Object.entries(INVERSE) as Array<[Figure, Figure]>) {
+      const d = changes[of];
+      if (d !== undefined && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
+    }
+    return Object.keys(changes).length === 0 ? column : { ...column, changes };
+  });
+  return { ...group, columns, noise: family };
+}

@@ -1,0 +1,145 @@
+import type { Cell, Repetition } from "../results/schema.js";
+import { holm } from "../stats/holm.js";
+import { judgePaired } from "../stats/paired.js";
+import { fewestRounds } from "../stats/sequential.js";
+import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
+import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
+
+/**
+ * What the noise allows of the differences a cross-proxy table shows, pure. A run measures its
+ * proxies in rounds (each round gives every cell of a block one repetition), so each difference
+ * of a proxy against the baseline proxy is paired by round exactly as base against head is in
+ * `proxybench compare`, and gets the same statistics: per round the log ratio, the exact
+ * Wilcoxon signed-rank test and the Hodges-Lehmann estimate with Tukey's interval
+ * (src/stats/paired.ts), Holm's step-down over the table's own family (every difference it
+ * shows), each interval at the level Holm tested it at. A difference "differs" only by compare's
+ * rule for regressed or improved (src/stats/verdict.ts): Holm rejected "no change", its interval
+ * excludes 0 and it reaches the threshold (5%); every other one is within noise. The threshold
+ * matters beyond taste: each proxy runs as one process for all the rounds of a block, so what
+ * is fixed for a process (its memory layout: peak memory 2% apart between two identical nginx,
+ * the same in every round) does not cancel between rounds, and would otherwise show as real.
+ */
+
+/** One difference a table shows: a figure of `other` against the same figure of `base`. */
+export interface DifferenceMember {
+  base: Cell;
+  other: Cell;
+  /** The figure of a repetition; undefined where it was not measured. */
+  value: (r: Repetition) => number | undefined;
+}
+
+export interface Difference {
+  /** Rounds paired (both cells measured the figure in them). */
+  rounds: number;
+  /** Paired estimate of the % change (Hodges-Lehmann over the rounds' ratios). */
+  estimatePct?: number;
+  /** Interval of the % change at `confidence`; absent when these rounds give none at its level. */
+  ci?: [number, number];
+  confidence?: number;
+  /**
+   * More than the noise explains, by compare's rule for regressed or improved: Holm rejected
+   * "no change", the interval excludes 0 and the estimate reaches the threshold.
+   */
+  differs: boolean;
+}
+
+export interface DifferenceFamily {
+  /** False-alarm rate of the whole table: the chance of any difference shown as real when none is. */
+  alpha: number;
+  /** Smallest |% change| shown as real (compare's threshold). */
+  thresholdPct: number;
+  /** Differences in the family (Holm's m). */
+  tests: number;
+  /** Fewest rounds paired among them. */
+  rounds: number;
+  /** Fewest rounds that give every difference of the family an interval (2 / 2^n <= alpha / m). */
+  roundsNeeded: number;
+}
+
+export interface JudgedDifferences {
+  family: DifferenceFamily;
+  /** One per member, in order. */
+  differences: Difference[];
+}
+
+interface Paired {
+  logRatios: number[];
+  /** Every paired value positive, so every round has a ratio. */
+  usable: boolean;
+}
+
+/** When a cell was being measured: from its first repetition's start to its last one's end (ms). */
+function measuredSpan(cell: Cell): [number, number] {
+  const starts = cell.repetitions.map((r) => Date.parse(r.startedAt));
+  const last = cell.repetitions[starts.indexOf(Math.max(...starts))];
+  return [Math.min(...starts), Math.max(...starts) + (last?.durationS ?? 0) * 1000];
+}
+
+/**
+ * Whether two cells were measured side by side, so that their rounds pair: on the same machine,
+ * their repetitions interleaved in time. Not so for cells of two shards (merged results), nor
+ * for a cell measured again by --resume after the others had finished. With one repetition each
+ * there is nothing to interleave (and no interval either way).
+ */
+export function measuredTogether(a: Cell, b: Cell): boolean {
+  if (a.runner !== b.runner) return false;
+  if (a.repetitions.length < 2 || b.repetitions.length < 2) return true;
+  const [aFrom, aTo] = measuredSpan(a);
+  const [bFrom, bTo] = measuredSpan(b);
+  return aFrom <= bTo && bFrom <= aTo;
+}
+
+/** A cell's repetitions by round (a run without rounds: by index). */
+function byRound(cell: Cell): Map<number, Repetition> {
+  return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
+}
+
+/** Per round both cells measured, log(other / base), in round order. */
+function pairOf(member: DifferenceMember): Paired {
+  const others = byRound(member.other);
+  const pairs: Array<[number, number]> = [];
+  for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
+    const o = others.get(round);
+    const base = member.value(b);
+    const other = o === undefined ? undefined : member.value(o);
+    if (base !== undefined && other !== undefined && Number.isFinite(base) && Number.isFinite(other))
+      pairs.push([base, other]);
+  }
+  const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
+  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], usable };
+}
+
+/** Holm over the family, then each difference judged at its level, as compare judges a metric. */
+export function judgeDifferences(
+  members: readonly DifferenceMember[],
+  {
+    alpha = DEFAULT_ALPHA,
+    thresholdPct = DEFAULT_THRESHOLD_PCT,
+  }: { alpha?: number; thresholdPct?: number } = {},
+): JudgedDifferences {
+  const paired = members.map(pairOf);
+  const ps = paired.map((p) => (p.usable ? wilcoxonSignedRank(p.logRatios).p : 1));
+  const { rejected, levels } = holm(ps, alpha);
+  const differences = paired.map((p, i): Difference => {
+    const rounds = p.logRatios.length;
+    if (!p.usable) return { rounds, differs: false };
+    const at = { level: levels[i]!, rejected: rejected[i]!, biggerIsBetter: false, thresholdPct };
+    const j = judgePaired(p.logRatios, at);
+    const out: Difference = { rounds, differs: j.verdict === "regressed" || j.verdict === "improved" };
+    if (j.estimatePct !== undefined) out.estimatePct = j.estimatePct;
+    if (j.ci !== undefined) out.ci = j.ci;
+    if (j.confidence !== undefined) out.confidence = j.confidence;
+    return out;
+  });
+  const tests = members.length;
+  return {
+    family: {
+      alpha,
+      thresholdPct,
+      tests,
+      rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
+      roundsNeeded: fewestRounds(alpha, tests),
+    },
+    differences,
+  };
+}

@@ -1,0 +1,222 @@
+import { describe, expect, it } from "vitest";
+import { formatMs } from "../../../src/report/format.js";
+import { renderHtmlReport } from "../../../src/report/html.js";
+import { reportJson } from "../../../src/report/json.js";
+import { renderMarkdownReport } from "../../../src/report/markdown.js";
+import { buildReport } from "../../../src/report/model.js";
+import type { Cell } from "../../../src/results/schema.js";
+import { cell, costly, results, roundsOf } from "../../support/report/build.js";
+import { tableAfter } from "../../support/report/markdown.js";
+
+/** Rows of the markdown table that starts with `| first `, without its separator row. */
+function table(markdown: string, first: string): string[][] {
+  const rows = tableAfter(markdown, `| ${first} `);
+  return [rows[0]!, ...rows.slice(2)];
+}
+
+/** The comparison table's % cells of the column after `proxy`'s (header row left out). */
+function changesOf(markdown: string, proxy: string): string[] {
+  const rows = table(markdown, "metric");
+  const at = rows[0]!.indexOf(proxy) + 1;
+  return rows
+    .slice(1)
+    .map((r) => r[at]!)
+    .filter((c) => c !== "");
+}
+
+/** The latency table's deltas of `proxy`'s row: what follows each value's `<br>`. */
+function deltasOf(markdown: string, proxy: string): string[] {
+  const row = table(markdown, "Proxy").find((r) => r[0] === proxy)!;
+  return row.slice(1).map((c) => c.split("<br>")[1]!);
+}
+
+const INTERVAL = /\([+-]\d+\.\d\d to [+-]\d+\.\d\d\)$/;
+
+/** nginx and an identical copy of its folder under another name, measured in the same rounds. */
+const identical = (n: number, copy = "nginx-copy") =>
+  results([cell("nginx", roundsOf(n, { seed: 1 })), cell(copy, roundsOf(n, { seed: 2 }))]);
+
+describe("changes against the baseline: what the noise allows", () => {
+  it("two identical proxies under different names: every change within noise, each with its interval", () => {
+    const md = renderMarkdownReport(identical(10));
+    const changes = changesOf(md, "nginx-copy");
+    expect(changes).toHaveLength(5); // req/s, mean, p50, p99, max: no errors to compare
+    for (const c of changes) expect(c).toMatch(/^~ [+-]\d+\.\d\d% /);
+    for (const c of changes) expect(c).toMatch(INTERVAL);
+    for (const d of deltasOf(md, "nginx-copy"))
+      expect(d).toMatch(/^\(~ [+-]\d+\.\d\d; [+-]\d+\.\d\d to [+-]\d+\.\d\d\)$/);
+    expect(md).toContain("Each change is paired by round with the baseline over 10 rounds");
+    expect(md).toContain("Holm over this table's 8 changes at alpha 0.05");
+    expect(md).toContain("`~`: within noise, its interval includes 0 or it is under 5%.");
+  });
+
+  it("a proxy slower in every round: its change has an interval that excludes 0, and no ~", () => {
+    const run = results([
+      cell("direct", roundsOf(10, { seed: 1 })),
+      cell("nginx", roundsOf(10, { factor: 1.2, seed: 2 })),
+    ]);
+    const md = renderMarkdownReport(run);
+    const p50 = table(md, "metric").find((r) => r[0] === "p50 latency (ms)")![3]!;
+    const [, low, high] = /\(([+-][\d.]+) to ([+-][\d.]+)\)$/.exec(p50)!.map(Number);
+    expect(p50).toMatch(/^\+\d+\.\d\d% /);
+    expect(low).toBeGreaterThan(0);
+    expect(high).toBeGreaterThanOrEqual(low!);
+    expect(deltasOf(md, "nginx")[2]).toMatch(/^\(\+\d+\.\d\d; \+\d+\.\d\d to \+\d+\.\d\d\)$/);
+    // requests/sec, the same load on both: within noise
+    expect(table(md, "metric").find((r) => r[0] === "Requests/sec")![3]).toMatch(/^~ /);
+  });
+
+  it("a change under 5% in every round is ~ though its interval excludes 0 (as compare calls it unchanged)", () => {
+    // what is fixed for one process, as two identical nginx's peak memory, does not cancel between rounds
+    const run = results([
+      cell("nginx", roundsOf(10, { noise: 0.004, seed: 1 })),
+      cell("nginx-copy", roundsOf(10, { factor: 1.02, noise: 0.004, seed: 2 })),
+    ]);
+    const p50 = table(renderMarkdownReport(run), "metric").find((r) => r[0] === "p50 latency (ms)")![3]!;
+    const [, low] = /\(([+-][\d.]+) to/.exec(p50)!.map(Number);
+    expect(p50).toMatch(/^~ \+\d\.\d\d% /);
+    expect(low).toBeGreaterThan(0);
+  });
+
+  it("too few repetitions for any interval: said once, with how many would give one, and every change ~", () => {
+    const run = results([
+      cell("direct", roundsOf(3, { seed: 1 })),
+      cell("nginx", roundsOf(3, { factor: 1.4, seed: 2 })),
+      cell("haproxy", roundsOf(3, { factor: 1.5, seed: 3 })),
+    ]);
+    const md = renderMarkdownReport(run);
+    const note =
+      "With 3 repetitions per proxy no change here has an interval (Holm over this table's 16 changes at alpha 0.05 needs 10: --repetitions 10), so every change is marked `~`: not told apart from noise.";
+    expect(md.split(note)).toHaveLength(2);
+    for (const proxy of ["nginx", "haproxy"]) {
+      for (const c of changesOf(md, proxy)) expect(c).toMatch(/^~ \+\d+\.\d\d%$/);
+      for (const d of deltasOf(md, proxy)) expect(d).toMatch(/^\(~ \+\d+\.\d\d\)$/);
+    }
+  });
+
+  it("the family is the table's: a shift in every round shows beside one proxy, not beside five", () => {
+    const shifted = (others: number) =>
+      results([
+        cell("direct", roundsOf(9, { seed: 1 })),
+        cell("nginx", roundsOf(9, { factor: 1.06, seed: 2 })),
+        ...Array.from({ length: others }, (_, i) => cell(`copy${i}`, roundsOf(9, { seed: 3 + i }))),
+      ]);
+    const p50 = (md: string) => table(md, "metric").find((r) => r[0] === "p50 latency (ms)")![3]!;
+    // 8 changes: 9 rounds reach Holm's first step (2/2^9 <= 0.05/8); 40 changes need 11 rounds
+    expect(p50(renderMarkdownReport(shifted(0)))).toMatch(/^\+\d+\.\d\d% \(\+/);
+    const five = renderMarkdownReport(shifted(4));
+    expect(p50(five)).toMatch(/^~ \+\d+\.\d\d%$/);
+    expect(five).toContain("Holm over this table's 40 changes at alpha 0.05 needs 11: --repetitions 11");
+  });
+
+  it("a baseline whose figures are bounds gives no interval: every change ~, and the line says why", () => {
+    const bound = roundsOf(10, { seed: 1 }).map((r) => ({ ...r, status: "loadgen-bound" as const }));
+    const md = renderMarkdownReport(
+      results([
+        cell("direct", bound, { status: "loadgen-bound", reasons: ["k6 dropped iterations"] }),
+        cell("nginx", roundsOf(10, { factor: 1.2, seed: 2 })),
+      ]),
+    );
+    for (const c of changesOf(md, "nginx")) expect(c).toMatch(/^~ [+-]\d+\.\d\d%$/);
+    expect(md).toContain("No change here has an interval: the baseline's figures are bounds");
+  });
+
+  it.each([
+    ["on two machines (shards merged)", (c: Cell): Cell => ({ ...c, runner: "runner-2" })],
+    [
+      "one after the other (a --resume)",
+      (c: Cell): Cell => ({
+        ...c,
+        repetitions: c.repetitions.map((r) => ({ ...r, startedAt: r.startedAt.replace("T13", "T14") })),
+      }),
+    ],
+  ])("cells measured apart, %s, do not pair: every change ~, and the line says why", (_, apart) => {
+    const md = renderMarkdownReport(
+      results([
+        cell("direct", roundsOf(10, { seed: 1 })),
+        apart(cell("nginx", roundsOf(10, { factor: 1.5, seed: 2 }))),
+      ]),
+    );
+    for (const c of changesOf(md, "nginx")) expect(c).toMatch(/^~ [+-]\d+\.\d\d%$/);
+    expect(md).toContain("cells measured apart: other shards or a --resume");
+  });
+
+  it("pairs by round, not by the order repetitions were written in", () => {
+    // the machine drifts by up to 30% between rounds, more than nginx's 20%
+    const base = cell("direct", roundsOf(10, { drift: 0.3, seed: 1 }));
+    const head = cell("nginx", roundsOf(10, { factor: 1.2, drift: 0.3, seed: 2 }));
+    const withRounds = (c: Cell): Cell => ({
+      ...c,
+      repetitions: c.repetitions.map((r) => ({ ...r, round: r.index })),
+    });
+    // written rotated by five rounds: in the order of the file, round 5 comes first
+    const rotated = withRounds(head);
+    rotated.repetitions.push(...rotated.repetitions.splice(0, 5));
+    const group = buildReport(results([withRounds(base), rotated])).groups[0]!;
+    const nginx = group.columns.find((c) => c.proxy === "nginx")!;
+    expect(nginx.changes?.p50?.differs).toBe(true);
+    expect(nginx.changes?.p50?.estimatePct).toBeGreaterThan(15);
+    expect(nginx.changes?.p50?.estimatePct).toBeLessThan(25);
+  });
+
+  it("requests per CPU-second: the same test as CPU per request, its interval inverted", () => {
+    const cpu = (factor: number) =>
+      Array.from({ length: 10 }, (_, i) => 40 * factor * (1 + 0.02 * Math.sin(i * 7)));
+    const run = results([
+      costly(cell("nginx", roundsOf(10, { seed: 1 })), cpu(1)),
+      costly(cell("haproxy", roundsOf(10, { seed: 2 })), cpu(0.8)),
+    ]);
+    const json = reportJson(buildReport(run));
+    const rows = json.groups[0]!.tables.comparison.rows;
+    const of = (metric: string) => rows.find((r) => r.metric === metric)!.cells[1]!;
+    const [low, high] = of("cpuPerRequest").interval!;
+    expect(high).toBeLessThan(0);
+    expect(of("requestsPerCpuS").interval![0]).toBeCloseTo((1 / (1 + high / 100) - 1) * 100, 9);
+    expect(of("requestsPerCpuS").interval![1]).toBeCloseTo((1 / (1 + low / 100) - 1) * 100, 9);
+    expect(of("cpuPerRequest").withinNoise).toBe(false);
+    expect(of("requestsPerCpuS").withinNoise).toBe(false);
+    // one test for both rows: 8 latency and req/s changes, CPU and memory
+    expect(json.groups[0]!.noise?.tests).toBe(10);
+  });
+
+  it("the JSON report has each change's interval and whether it is within noise", () => {
+    const json = reportJson(buildReport(identical(10)));
+    const p50 = json.groups[0]!.tables.comparison.rows.find((r) => r.metric === "p50")!.cells[1]!;
+    expect(p50.withinNoise).toBe(true);
+    expect(p50.interval![0]).toBeLessThan(0);
+    expect(p50.interval![1]).toBeGreaterThan(0);
+    expect(json.groups[0]!.noise).toEqual({
+      alpha: 0.05,
+      thresholdPct: 5,
+      tests: 8,
+      rounds: 10,
+      roundsNeeded: 9,
+    });
+  });
+
+  it("--spread: each value with its lowest and highest across the repetitions", () => {
+    const run = identical(10);
+    const md = renderMarkdownReport(run, { spread: true });
+    const p50s = run.cells[0]!.repetitions.map((r) => r.latencyMs.p50);
+    const p50 = table(md, "metric").find((r) => r[0] === "p50 latency (ms)")![1]!;
+    expect(p50).toBe(
+      `${formatMs(buildReport(run).groups[0]!.columns[0]!.values!.latencyMs.p50!)} (${formatMs(Math.min(...p50s))}–${formatMs(Math.max(...p50s))})`,
+    );
+    expect(renderMarkdownReport(run)).not.toContain("–");
+  });
+
+  it("a crafted proxy name is still escaped, and its row keeps the table's cell count", () => {
+    const evil = "<img src=x onerror=alert(1)> | x";
+    const md = renderMarkdownReport(identical(10, evil));
+    expect(md).not.toContain("<img");
+    const rows = table(md, "metric");
+    for (const row of rows) expect(row).toHaveLength(rows[0]!.length);
+    for (const row of table(md, "Proxy")) expect(row).toHaveLength(8);
+    expect(rows[1]![3]).toMatch(/^~ /);
+    const html = renderHtmlReport(identical(10, evil), { chartJs: "/* Chart.js stand-in */" });
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt; | x");
+    expect(html).toMatch(/<td class="pct noise">~ [+-]\d+\.\d\d% \([+-]\d+\.\d\d to [+-]\d+\.\d\d\)<\/td>/);
+    expect(html).toContain("<code>~</code>: within noise, its interval includes 0 or it is under 5%.");
+  });
+});
