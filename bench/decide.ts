@@ -40,6 +40,7 @@ import { ALL_METRICS, PRIMARY_METRICS } from "../src/stats/tested-metrics.js";
 import { command } from "./ab-real-pr.js";
 import { defaultPlan, simulateRun, type SimulationOptions } from "./ab-simulation.js";
 import { nginxVariant, X_TRACE } from "./nginx-variant.js";
+import { rate } from "./rates.js";
 
 const CASES = ["aa", "xtrace", "kernel"] as const;
 type Case = (typeof CASES)[number];
@@ -67,17 +68,6 @@ function list<T extends string>(name: string, known: readonly T[], fallback: rea
   return asked;
 }
 
-/** A rate with its 95% Wilson interval. */
-function rate(hits: number, n: number): string {
-  if (n === 0) return "n/a";
-  const z = 1.96;
-  const p = hits / n;
-  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
-  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  return `${hits}/${n} = ${pct(p)} [${pct(Math.max(0, centre - half))}, ${pct(Math.min(1, centre + half))}]`;
-}
-
 function falseAlarm(c: Comparison): boolean {
   return c.counts.regressed + c.counts.improved > 0;
 }
@@ -103,8 +93,8 @@ function simulate(n: number): void {
   }
   const looks = plan.looks.map((l) => l.rounds).join(", ");
   console.log(`simulated, 8 cells, looks at ${looks} rounds, CPU/request and p99 tested, --target 10:`);
-  console.log(`  A/A, any regressed or improved: ${rate(aa, n)}`);
-  console.log(`  +12% CPU per request on nginx, regressed: ${rate(found, n)}`);
+  console.log(`  ${rate("A/A, any regressed or improved", aa, n)}`);
+  console.log(`  ${rate("+12% CPU per request on nginx, regressed", found, n)}`);
   const all = { tested: [...ALL_METRICS], targetPct: 10 };
   const memoryPlan = defaultPlan(36, 15);
   for (const memory of ["running-max-untagged", "running-max", "process"] as const) {
@@ -121,7 +111,7 @@ function simulate(n: number): void {
         alarms += 1;
     }
     console.log(
-      `  docker memory path, A/A, every metric tested, peak ${memory}: peak memory regressed or improved ${rate(alarms, n)}`,
+      `  ${rate(`docker memory path, A/A, every metric tested, peak ${memory}: peak memory regressed or improved`, alarms, n)}`,
     );
   }
 }
@@ -202,7 +192,7 @@ async function real(runs: number): Promise<void> {
       }
       const decided = verdicts.filter((v) => v !== "inconclusive" && v !== "not compared").length;
       const alarms = which === "aa" ? "" : `, regressed ${verdicts.filter((v) => v === "regressed").length}`;
-      console.log(`${which}, matrix ${matrix}: nginx CPU/request decided in ${rate(decided, runs)}${alarms}`);
+      console.log(`${rate(`${which}, matrix ${matrix}: nginx CPU/request decided`, decided, runs)}${alarms}`);
       console.log(lines.join("\n"));
     }
   }
