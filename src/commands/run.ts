@@ -39,7 +39,7 @@ export function register(program: Command): void {
     "scenarios",
     "engine",
     repetitionsOrAuto(
-      "measured repetitions per cell (default: 10), or auto with --variant: the rounds a verdict needs",
+      "measured repetitions per cell (default: 11), or auto with --variant: the rounds a verdict needs",
     ),
     "duration",
     "warmup",
