@@ -51938,6 +51938,18 @@ function fewestRounds(alpha, tests) {
 }
 
 // src/report/differences.ts
+function measuredSpan(cell) {
+  const starts = cell.repetitions.map((r) => Date.parse(r.startedAt));
+  const last = cell.repetitions[starts.indexOf(Math.max(...starts))];
+  return [Math.min(...starts), Math.max(...starts) + (last?.durationS ?? 0) * 1e3];
+}
+function measuredTogether(a, b) {
+  if (a.runner !== b.runner) return false;
+  if (a.repetitions.length < 2 || b.repetitions.length < 2) return true;
+  const [aFrom, aTo] = measuredSpan(a);
+  const [bFrom, bTo] = measuredSpan(b);
+  return aFrom <= bTo && bFrom <= aTo;
+}
 function byRound(cell) {
   return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
 }
@@ -51954,21 +51966,21 @@ function pairOf(member) {
   const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
   return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], usable };
 }
-function judgeDifferences(members2, alpha = DEFAULT_ALPHA) {
+function judgeDifferences(members2, {
+  alpha = DEFAULT_ALPHA,
+  thresholdPct = DEFAULT_THRESHOLD_PCT
+} = {}) {
   const paired = members2.map(pairOf);
   const ps = paired.map((p) => p.usable ? wilcoxonSignedRank(p.logRatios).p : 1);
   const { rejected, levels } = holm(ps, alpha);
   const differences = paired.map((p, i) => {
     const rounds = p.logRatios.length;
     if (!p.usable) return { rounds, differs: false };
-    const at = { level: levels[i], rejected: rejected[i], biggerIsBetter: false };
-    const j = judgePaired(p.logRatios, { ...at, thresholdPct: DEFAULT_THRESHOLD_PCT });
-    const out = { rounds, differs: false };
+    const at = { level: levels[i], rejected: rejected[i], biggerIsBetter: false, thresholdPct };
+    const j = judgePaired(p.logRatios, at);
+    const out = { rounds, differs: j.verdict === "regressed" || j.verdict === "improved" };
     if (j.estimatePct !== void 0) out.estimatePct = j.estimatePct;
-    if (j.ci !== void 0) {
-      out.ci = j.ci;
-      out.differs = at.rejected && (j.ci[0] > 0 || j.ci[1] < 0);
-    }
+    if (j.ci !== void 0) out.ci = j.ci;
     if (j.confidence !== void 0) out.confidence = j.confidence;
     return out;
   });
@@ -51976,6 +51988,7 @@ function judgeDifferences(members2, alpha = DEFAULT_ALPHA) {
   return {
     family: {
       alpha,
+      thresholdPct,
       tests,
       rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
       roundsNeeded: fewestRounds(alpha, tests)
@@ -52032,13 +52045,17 @@ function inverseDifference(d) {
   return out;
 }
 var positive = (x) => x !== void 0 && Number.isFinite(x) && x > 0;
-function groupMembers(group, base, cellOf) {
+function groupMembers(group, cellOf) {
+  const base = group.columns.find((c) => c.proxy === group.baseline);
+  if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
+    return [];
   const baseCell = cellOf(base);
   const members2 = [];
   if (baseCell === void 0) return members2;
   for (const column of group.columns) {
     const cell = cellOf(column);
     if (column === base || column.status !== "ok" || column.bound || cell === void 0) continue;
+    if (!measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
       if (INVERSE[figure] !== void 0) continue;
       if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
@@ -52048,29 +52065,30 @@ function groupMembers(group, base, cellOf) {
   }
   return members2;
 }
-function withChanges(group, cells, alpha) {
-  const base = group.columns.find((c) => c.proxy === group.baseline);
-  if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
-    return group;
+function withColumnChanges(column, judged) {
+  const changes = {};
+  for (const [m, d] of judged) if (m.column === column) changes[m.figure] = d;
+  for (const [figure, of] of Object.entries(INVERSE)) {
+    const d = changes[of];
+    if (d !== void 0 && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
+  }
+  return Object.keys(changes).length === 0 ? column : { ...column, changes };
+}
+function withChanges(groups2, cells) {
   const byId = new Map(cells.map((c) => [c.id, c]));
-  const members2 = groupMembers(group, base, (c) => c.cellId === void 0 ? void 0 : byId.get(c.cellId));
-  if (members2.length === 0) return group;
-  const { family, differences } = judgeDifferences(
-    members2.map((m) => m.member),
-    alpha
-  );
-  const columns = group.columns.map((column) => {
-    const changes = {};
-    members2.forEach((m, i) => {
-      if (m.column === column) changes[m.figure] = differences[i];
-    });
-    for (const [figure, of] of Object.entries(INVERSE)) {
-      const d = changes[of];
-      if (d !== void 0 && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
-    }
-    return Object.keys(changes).length === 0 ? column : { ...column, changes };
+  const cellOf = (c) => c.cellId === void 0 ? void 0 : byId.get(c.cellId);
+  const perGroup = groups2.map((group) => groupMembers(group, cellOf));
+  const all = perGroup.flat();
+  if (all.length === 0) return [...groups2];
+  const { family, differences } = judgeDifferences(all.map((m) => m.member));
+  let next = 0;
+  return groups2.map((group, g2) => {
+    const judged = perGroup[g2].map((m) => [m, differences[next++]]);
+    if (judged.length === 0) return group;
+    const rounds = Math.min(...judged.map(([, d]) => d.rounds));
+    const columns = group.columns.map((column) => withColumnChanges(column, judged));
+    return { ...group, columns, noise: { ...family, rounds } };
   });
-  return { ...group, columns, noise: family };
 }
 
 // src/report/model.ts
@@ -52222,7 +52240,7 @@ function buildReport(results, options2 = {}) {
     const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
     const chosen = chooseBaseline([...measured].sort(byRank), options2.baselineProxy);
     const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
-    const group = {
+    return {
       scenario: first.scenario,
       load: first.load,
       engine: first.engine,
@@ -52230,9 +52248,8 @@ function buildReport(results, options2 = {}) {
       ...first.variant !== void 0 ? { variant: first.variant } : {},
       ...chosen
     };
-    return withChanges(group, cells);
   });
-  return { header: buildHeader(results), groups: out };
+  return { header: buildHeader(results), groups: withChanges(out, results.cells) };
 }
 function skippedColumns(skipped, measured, scenario) {
   return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
@@ -53647,19 +53664,19 @@ function noiseNotes(group, markup) {
   const changes = group.columns.flatMap((c) => Object.values(c.changes ?? {}));
   return [noiseNote(group.noise, changes, markup)];
 }
-function noiseNote(family, changes, { code }) {
+function noiseNote(family, changes, { code }, judgedOver = "the run's tables") {
   const mark = code(WITHIN_NOISE);
   if (family === void 0) {
-    return `No change here has an interval: no repetitions of these figures are paired by round with the baseline's (single runs, or figures that are bounds), so every change is marked ${mark}.`;
+    return `No change here has an interval: no repetitions of these figures are paired by round with the baseline's (single runs, cells measured apart: other shards or a --resume, or figures that are bounds), so every change is marked ${mark}.`;
   }
   const withInterval = changes.filter((d) => d.ci !== void 0).length;
   const needed = family.roundsNeeded;
-  const rule = `Holm over this table's ${plural2(family.tests, "change")} at alpha ${formatAlpha(family.alpha)}`;
+  const rule = `Holm over the ${plural2(family.tests, "change")} of ${judgedOver} at alpha ${formatAlpha(family.alpha)}`;
   if (withInterval === 0) {
     return `With ${plural2(family.rounds, "repetition")} per proxy no change here has an interval (${rule} needs ${needed}: --repetitions ${needed}), so every change is marked ${mark}: not told apart from noise.`;
   }
   const missing = changes.length - withInterval;
-  return `Each change is paired by round with the baseline over ${plural2(family.rounds, "round")}, with its interval from low to high (Hodges-Lehmann; ${rule}: at most a ${formatAlpha(family.alpha * 100)}% chance that any change not marked ${mark} is noise). ${mark}: within noise, its interval includes 0.` + (missing > 0 ? ` ${plural2(missing, "change")} without an interval (${needed} repetitions would give every one).` : "");
+  return `Each change is paired by round with the baseline over ${plural2(family.rounds, "round")}, with its interval from low to high (Hodges-Lehmann; ${rule}: at most a ${formatAlpha(family.alpha * 100)}% chance that any change not marked ${mark} is noise). ${mark}: within noise, its interval includes 0 or it is under ${family.thresholdPct}%.` + (missing > 0 ? ` ${plural2(missing, "change")} without an interval (${needed} repetitions would give every one).` : "");
 }
 function renderGroupMarkdown(group, options2) {
   const parts = [heading(3, groupTitle(group, MARKDOWN))];
@@ -53734,7 +53751,7 @@ function testGroup(run2) {
     group.engine = first.engine;
   }
   if (base?.status !== "ok") group.baselineProblem = `the baseline is ${base?.status ?? "missing"}`;
-  return withChanges(group, cells);
+  return withChanges([group], cells)[0];
 }
 function limitsText(input2) {
   const mib = Math.round(input2.limits.memoryLimitBytes / 2 ** 20);
@@ -54438,7 +54455,8 @@ function crankChanges(group, baseline, cells) {
       const changePct = percentChange(row2.get(c.values), row2.get(base.values));
       if (changePct === void 0) return;
       const [b, o] = [cellOf(base), cellOf(c)];
-      const member = b && o && c.status === "ok" ? { base: b, other: o, value: row2.rep } : void 0;
+      const paired = b !== void 0 && o !== void 0 && c.status === "ok" && measuredTogether(b, o);
+      const member = paired ? { base: b, other: o, value: row2.rep } : void 0;
       shown.push({ key: `${r}/${i}`, changePct, ...member ? { member } : {} });
     });
   }
@@ -54517,7 +54535,7 @@ function studyTable(layout, group, baseline, cells) {
   if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
   const { family, differences, changes } = crankChanges(group, baseline, cells);
   const table = renderCrankCompareTable(group, baseline, changes);
-  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN)] : [] };
+  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN, "this table")] : [] };
 }
 function renderGroup(study, group, where2, level) {
   const { baseline } = where2;
