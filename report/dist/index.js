@@ -52207,7 +52207,10 @@ function inverseDifference(d) {
   return out;
 }
 var positive = (x) => x !== void 0 && Number.isFinite(x) && x > 0;
-function groupMembers(group, base, cellOf) {
+function groupMembers(group, cellOf) {
+  const base = group.columns.find((c) => c.proxy === group.baseline);
+  if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
+    return [];
   const baseCell = cellOf(base);
   const members2 = [];
   if (baseCell === void 0) return members2;
@@ -52224,26 +52227,30 @@ function groupMembers(group, base, cellOf) {
   }
   return members2;
 }
-function withChanges(group, cells) {
-  const base = group.columns.find((c) => c.proxy === group.baseline);
-  if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
-    return group;
+function withColumnChanges(column, judged) {
+  const changes = {};
+  for (const [m, d] of judged) if (m.column === column) changes[m.figure] = d;
+  for (const [figure, of] of Object.entries(INVERSE)) {
+    const d = changes[of];
+    if (d !== void 0 && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
+  }
+  return Object.keys(changes).length === 0 ? column : { ...column, changes };
+}
+function withChanges(groups2, cells) {
   const byId = new Map(cells.map((c) => [c.id, c]));
-  const members2 = groupMembers(group, base, (c) => c.cellId === void 0 ? void 0 : byId.get(c.cellId));
-  if (members2.length === 0) return group;
-  const { family, differences } = judgeDifferences(members2.map((m) => m.member));
-  const columns = group.columns.map((column) => {
-    const changes = {};
-    members2.forEach((m, i) => {
-      if (m.column === column) changes[m.figure] = differences[i];
-    });
-    for (const [figure, of] of Object.entries(INVERSE)) {
-      const d = changes[of];
-      if (d !== void 0 && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
-    }
-    return Object.keys(changes).length === 0 ? column : { ...column, changes };
+  const cellOf = (c) => c.cellId === void 0 ? void 0 : byId.get(c.cellId);
+  const perGroup = groups2.map((group) => groupMembers(group, cellOf));
+  const all = perGroup.flat();
+  if (all.length === 0) return [...groups2];
+  const { family, differences } = judgeDifferences(all.map((m) => m.member));
+  let next = 0;
+  return groups2.map((group, g2) => {
+    const judged = perGroup[g2].map((m) => [m, differences[next++]]);
+    if (judged.length === 0) return group;
+    const rounds = Math.min(...judged.map(([, d]) => d.rounds));
+    const columns = group.columns.map((column) => withColumnChanges(column, judged));
+    return { ...group, columns, noise: { ...family, rounds } };
   });
-  return { ...group, columns, noise: family };
 }
 
 // src/report/model.ts
@@ -52395,7 +52402,7 @@ function buildReport(results, options2 = {}) {
     const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
     const chosen = chooseBaseline([...measured].sort(byRank), options2.baselineProxy);
     const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
-    const group = {
+    return {
       scenario: first.scenario,
       load: first.load,
       engine: first.engine,
@@ -52403,9 +52410,8 @@ function buildReport(results, options2 = {}) {
       ...first.variant !== void 0 ? { variant: first.variant } : {},
       ...chosen
     };
-    return withChanges(group, cells);
   });
-  return { header: buildHeader(results), groups: out };
+  return { header: buildHeader(results), groups: withChanges(out, results.cells) };
 }
 function skippedColumns(skipped, measured, scenario) {
   return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
@@ -53894,14 +53900,14 @@ function noiseNotes(group, markup) {
   const changes = group.columns.flatMap((c) => Object.values(c.changes ?? {}));
   return [noiseNote(group.noise, changes, markup)];
 }
-function noiseNote(family, changes, { code }) {
+function noiseNote(family, changes, { code }, judgedOver = "the run's tables") {
   const mark = code(WITHIN_NOISE);
   if (family === void 0) {
     return `No change here has an interval: no repetitions of these figures are paired by round with the baseline's (single runs, cells measured apart: other shards or a --resume, or figures that are bounds), so every change is marked ${mark}.`;
   }
   const withInterval = changes.filter((d) => d.ci !== void 0).length;
   const needed = family.roundsNeeded;
-  const rule = `Holm over this table's ${plural2(family.tests, "change")} at alpha ${formatAlpha(family.alpha)}`;
+  const rule = `Holm over the ${plural2(family.tests, "change")} of ${judgedOver} at alpha ${formatAlpha(family.alpha)}`;
   if (withInterval === 0) {
     return `With ${plural2(family.rounds, "repetition")} per proxy no change here has an interval (${rule} needs ${needed}: --repetitions ${needed}), so every change is marked ${mark}: not told apart from noise.`;
   }
@@ -53981,7 +53987,7 @@ function testGroup(run2) {
     group.engine = first.engine;
   }
   if (base?.status !== "ok") group.baselineProblem = `the baseline is ${base?.status ?? "missing"}`;
-  return withChanges(group, cells);
+  return withChanges([group], cells)[0];
 }
 function limitsText(input2) {
   const mib = Math.round(input2.limits.memoryLimitBytes / 2 ** 20);
@@ -54765,7 +54771,7 @@ function studyTable(layout, group, baseline, cells) {
   if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
   const { family, differences, changes } = crankChanges(group, baseline, cells);
   const table = renderCrankCompareTable(group, baseline, changes);
-  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN)] : [] };
+  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN, "this table")] : [] };
 }
 function renderGroup(study, group, where2, level) {
   const { baseline } = where2;

@@ -2,6 +2,8 @@ import { Option, type Command } from "commander";
 import * as engines from "../engines/index.js";
 import { renderMarkdownReport } from "../report/markdown.js";
 import { dryRun } from "../runner/dry-run.js";
+import { DEFAULT_REPETITIONS } from "../runner/plan.js";
+import { DEFAULT_BUDGET_MINUTES } from "../stats/tested-metrics.js";
 import { runBenchmark } from "../runner/run.js";
 import { addFlags, option, repetitionsOrAuto, runRequest, type MeasureFlags } from "./options.js";
 
@@ -38,7 +40,9 @@ export function register(program: Command): void {
     "proxies",
     "scenarios",
     "engine",
-    repetitionsOrAuto("10; with --variant, auto within a 15-minute budget"),
+    repetitionsOrAuto(
+      `${DEFAULT_REPETITIONS}; with --variant, auto within a ${DEFAULT_BUDGET_MINUTES}-minute budget`,
+    ),
     "duration",
     "warmup",
     "load",

@@ -79,7 +79,10 @@ interface GroupMember {
 }
 
 /** One test per proxy and figure the group shows a change of (both medians positive). */
-function groupMembers(group: ReportGroup, base: ReportColumn, cellOf: (c: ReportColumn) => Cell | undefined) {
+function groupMembers(group: ReportGroup, cellOf: (c: ReportColumn) => Cell | undefined): GroupMember[] {
+  const base = group.columns.find((c) => c.proxy === group.baseline);
+  if (group.baselineProblem !== undefined || base === undefined || base.status !== "ok" || base.bound)
+    return [];
   const baseCell = cellOf(base);
   const members: GroupMember[] = [];
   if (baseCell === undefined) return members;
@@ -97,28 +100,37 @@ function groupMembers(group: ReportGroup, base: ReportColumn, cellOf: (c: Report
   return members;
 }
 
+/** A column with its judged changes (and requests per CPU-second's, CPU per request's inverted). */
+function withColumnChanges(column: ReportColumn, judged: ReadonlyArray<[GroupMember, Difference]>) {
+  const changes: Partial<Record<Figure, Difference>> = {};
+  for (const [m, d] of judged) if (m.column === column) changes[m.figure] = d;
+  for (const [figure, of] of Object.entries(INVERSE) as Array<[Figure, Figure]>) {
+    const d = changes[of];
+    if (d !== undefined && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
+  }
+  return Object.keys(changes).length === 0 ? column : { ...column, changes };
+}
+
 /**
- * The group with each change's interval on its column (`changes`) and the family's figures
- * (`noise`); as it was when it has no baseline, or no change between two ok columns of cells.
+ * The groups of one run with each change's interval on its column (`changes`) and the family's
+ * figures (`noise`), every change of every group judged as one family, as compare judges every
+ * metric of every cell: so the chance of any change shown as real when none is stays at alpha
+ * for all that the run's tables show. A group without a baseline, or without a change between
+ * two ok columns of cells, stays as it was.
  */
-export function withChanges(group: ReportGroup, cells: readonly Cell[]): ReportGroup {
-  const base = group.columns.find((c) => c.proxy === group.baseline);
-  if (group.baselineProblem !== undefined || base === undefined || base.status !== "ok" || base.bound)
-    return group;
+export function withChanges(groups: readonly ReportGroup[], cells: readonly Cell[]): ReportGroup[] {
   const byId = new Map(cells.map((c) => [c.id, c]));
-  const members = groupMembers(group, base, (c) => (c.cellId === undefined ? undefined : byId.get(c.cellId)));
-  if (members.length === 0) return group;
-  const { family, differences } = judgeDifferences(members.map((m) => m.member));
-  const columns = group.columns.map((column) => {
-    const changes: Partial<Record<Figure, Difference>> = {};
-    members.forEach((m, i) => {
-      if (m.column === column) changes[m.figure] = differences[i]!;
-    });
-    for (const [figure, of] of Object.entries(INVERSE) as Array<[Figure, Figure]>) {
-      const d = changes[of];
-      if (d !== undefined && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
-    }
-    return Object.keys(changes).length === 0 ? column : { ...column, changes };
+  const cellOf = (c: ReportColumn) => (c.cellId === undefined ? undefined : byId.get(c.cellId));
+  const perGroup = groups.map((group) => groupMembers(group, cellOf));
+  const all = perGroup.flat();
+  if (all.length === 0) return [...groups];
+  const { family, differences } = judgeDifferences(all.map((m) => m.member));
+  let next = 0;
+  return groups.map((group, g) => {
+    const judged = perGroup[g]!.map((m): [GroupMember, Difference] => [m, differences[next++]!]);
+    if (judged.length === 0) return group;
+    const rounds = Math.min(...judged.map(([, d]) => d.rounds));
+    const columns = group.columns.map((column) => withColumnChanges(column, judged));
+    return { ...group, columns, noise: { ...family, rounds } };
   });
-  return { ...group, columns, noise: family };
 }

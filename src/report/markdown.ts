@@ -152,12 +152,13 @@ export function noiseNotes(group: ReportGroup, markup: Markup): string[] {
 
 /**
  * The line under a table of changes against a baseline: how its changes were judged (`family`,
- * absent when none could be paired by round) and what `~` marks.
+ * of every change of `judgedOver`; absent when none could be paired by round) and what `~` marks.
  */
 export function noiseNote(
   family: DifferenceFamily | undefined,
   changes: readonly Difference[],
   { code }: Markup,
+  judgedOver = "the run's tables",
 ): string {
   const mark = code(WITHIN_NOISE);
   if (family === undefined) {
@@ -165,7 +166,7 @@ export function noiseNote(
   }
   const withInterval = changes.filter((d) => d.ci !== undefined).length;
   const needed = family.roundsNeeded;
-  const rule = `Holm over this table's ${plural(family.tests, "change")} at alpha ${formatAlpha(family.alpha)}`;
+  const rule = `Holm over the ${plural(family.tests, "change")} of ${judgedOver} at alpha ${formatAlpha(family.alpha)}`;
   if (withInterval === 0) {
     return `With ${plural(family.rounds, "repetition")} per proxy no change here has an interval (${rule} needs ${needed}: --repetitions ${needed}), so every change is marked ${mark}: not told apart from noise.`;
   }

@@ -288,7 +288,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
     const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
     const chosen = chooseBaseline([...measured].sort(byRank), options.baselineProxy);
     const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
-    const group: ReportGroup = {
+    return {
       scenario: first.scenario,
       load: first.load,
       engine: first.engine,
@@ -296,9 +296,8 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
       ...(first.variant !== undefined ? { variant: first.variant } : {}),
       ...chosen,
     };
-    return withChanges(group, cells);
   });
-  return { header: buildHeader(results), groups: out };
+  return { header: buildHeader(results), groups: withChanges(out, results.cells) };
 }
 
 /**

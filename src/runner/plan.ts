@@ -23,10 +23,10 @@ export const DEFAULT_PROXIES = ["direct", "nginx", "haproxy"];
 export const DEFAULT_SCENARIOS = ["passthrough", "json-lookup"];
 /**
  * Repetitions (rounds) of a run by default: the fewest that give the default benchmark's tables
- * an interval for each change against direct (16 per scenario at alpha 0.05: 2 / 2^n <= 0.05 / 16,
- * src/report/differences.ts); 3 gave none at any level.
+ * an interval for each change against direct (16 per scenario, 32 judged together at alpha 0.05:
+ * 2 / 2^n <= 0.05 / 32, src/report/changes.ts); 3 gave none at any level.
  */
-export const DEFAULT_REPETITIONS = 10;
+export const DEFAULT_REPETITIONS = 11;
 /** Used when neither the flag nor the scenario's load gives a duration. */
 const DEFAULT_DURATION_S = 10;
 const DEFAULT_WARMUP_S = 3;

@@ -396,7 +396,7 @@ function studyTable(layout: StudyLayout, group: StudyGroup, baseline: string, ce
   if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
   const { family, differences, changes } = crankChanges(group, baseline, cells);
   const table = renderCrankCompareTable(group, baseline, changes);
-  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN)] : [] };
+  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN, "this table")] : [] };
 }
 
 /** One scenario's section: its heading, loads, table and notes. */

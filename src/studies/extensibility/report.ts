@@ -74,7 +74,7 @@ export function testGroup(run: TestRun): ReportGroup {
     group.engine = first.engine;
   }
   if (base?.status !== "ok") group.baselineProblem = `the baseline is ${base?.status ?? "missing"}`;
-  return withChanges(group, cells);
+  return withChanges([group], cells)[0]!;
 }
 
 function limitsText(input: ExtensibilityReportInput): string {

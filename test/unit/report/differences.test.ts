@@ -46,7 +46,7 @@ describe("changes against the baseline: what the noise allows", () => {
     for (const d of deltasOf(md, "nginx-copy"))
       expect(d).toMatch(/^\(~ [+-]\d+\.\d\d; [+-]\d+\.\d\d to [+-]\d+\.\d\d\)$/);
     expect(md).toContain("Each change is paired by round with the baseline over 10 rounds");
-    expect(md).toContain("Holm over this table's 8 changes at alpha 0.05");
+    expect(md).toContain("Holm over the 8 changes of the run's tables at alpha 0.05");
     expect(md).toContain("`~`: within noise, its interval includes 0 or it is under 5%.");
   });
 
@@ -86,7 +86,7 @@ describe("changes against the baseline: what the noise allows", () => {
     ]);
     const md = renderMarkdownReport(run);
     const note =
-      "With 3 repetitions per proxy no change here has an interval (Holm over this table's 16 changes at alpha 0.05 needs 10: --repetitions 10), so every change is marked `~`: not told apart from noise.";
+      "With 3 repetitions per proxy no change here has an interval (Holm over the 16 changes of the run's tables at alpha 0.05 needs 10: --repetitions 10), so every change is marked `~`: not told apart from noise.";
     expect(md.split(note)).toHaveLength(2);
     for (const proxy of ["nginx", "haproxy"]) {
       for (const c of changesOf(md, proxy)) expect(c).toMatch(/^~ \+\d+\.\d\d%$/);
@@ -94,7 +94,7 @@ describe("changes against the baseline: what the noise allows", () => {
     }
   });
 
-  it("the family is the table's: a shift in every round shows beside one proxy, not beside five", () => {
+  it("the family is the run's: a shift in every round shows beside one proxy, not beside five", () => {
     const shifted = (others: number) =>
       results([
         cell("direct", roundsOf(9, { seed: 1 })),
@@ -106,7 +106,9 @@ describe("changes against the baseline: what the noise allows", () => {
     expect(p50(renderMarkdownReport(shifted(0)))).toMatch(/^\+\d+\.\d\d% \(\+/);
     const five = renderMarkdownReport(shifted(4));
     expect(p50(five)).toMatch(/^~ \+\d+\.\d\d%$/);
-    expect(five).toContain("Holm over this table's 40 changes at alpha 0.05 needs 11: --repetitions 11");
+    expect(five).toContain(
+      "Holm over the 40 changes of the run's tables at alpha 0.05 needs 11: --repetitions 11",
+    );
   });
 
   it("a baseline whose figures are bounds gives no interval: every change ~, and the line says why", () => {
@@ -139,6 +141,19 @@ describe("changes against the baseline: what the noise allows", () => {
     );
     for (const c of changesOf(md, "nginx")) expect(c).toMatch(/^~ [+-]\d+\.\d\d%$/);
     expect(md).toContain("cells measured apart: other shards or a --resume");
+  });
+
+  it("the family is the run's: another scenario's table widens it, as compare's spans every cell", () => {
+    const scenario = (name: string, factor: number) => [
+      cell("direct", roundsOf(9, { seed: 1 }), { scenario: name }),
+      cell("nginx", roundsOf(9, { factor, seed: 2 }), { scenario: name }),
+    ];
+    const p50 = (md: string) => table(md, "metric").find((r) => r[0] === "p50 latency (ms)")![3]!;
+    // one scenario: 8 changes, 9 rounds reach Holm's first step; two: 16 changes need 10
+    expect(p50(renderMarkdownReport(results(scenario("a", 1.06))))).toMatch(/^\+\d+\.\d\d% \(\+/);
+    const two = renderMarkdownReport(results([...scenario("a", 1.06), ...scenario("b", 1)]));
+    expect(p50(two)).toMatch(/^~ \+\d+\.\d\d%$/);
+    expect(two.split("Holm over the 16 changes of the run's tables at alpha 0.05 needs 10")).toHaveLength(3);
   });
 
   it("pairs by round, not by the order repetitions were written in", () => {

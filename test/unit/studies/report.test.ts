@@ -148,13 +148,13 @@ describe("crank-compare layout: what the noise allows of each % change", () => {
     );
     expect(row(md, "Requests/sec")[after("haproxy")]).toMatch(/^~ /);
     expect(row(md, "Bad responses")[after("nginx")]).toBe("");
-    expect(md).toContain("Holm over this table's 8 changes at alpha 0.05");
+    expect(md).toContain("Holm over the 8 changes of this table at alpha 0.05");
   });
 
   it("with the seed's 3 repetitions: every change ~, and the note says how many would give an interval", async () => {
     const md = renderStudyReport({ study: await study("llrp"), results: run(3) });
     expect(md).toContain(
-      "With 3 repetitions per proxy no change here has an interval (Holm over this table's 8 changes at alpha 0.05 needs 9: --repetitions 9)",
+      "With 3 repetitions per proxy no change here has an interval (Holm over the 8 changes of this table at alpha 0.05 needs 9: --repetitions 9)",
     );
     expect(row(md, "Mean latency (us)")[row(md, "load").indexOf("haproxy") + 1]).toMatch(/^~ -\d+\.\d\d%$/);
   });
