@@ -52939,17 +52939,18 @@ function compareVariants(results, options2 = {}) {
     cells,
     notCompared: matched.notCompared,
     counts: countVerdicts(cells),
-    notes: pairedNotes(cells, members2, plan.looks, level)
+    notes: pairedNotes(cells, members2, plan.looks, level, results.settings.study)
   };
 }
-function pairedNotes(cells, members2, looks, level) {
+function pairedNotes(cells, members2, looks, level, study) {
   const notes = [];
   const last = looks[looks.length - 1];
   const needed = pairsNeededFor(last.alpha / Math.max(1, members2.length));
+  const rerun = study === void 0 ? `--repetitions ${needed}), or let --repetitions auto size them` : `proxybench study ${study} -r ${needed})`;
   const n = Math.min(...members2.map((m) => m.pairs.length));
   if (members2.length > 0 && n < needed) {
     notes.push(
-      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members2.length)} exists (${members2.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}), or let --repetitions auto size them.`
+      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members2.length)} exists (${members2.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (${rerun}.`
     );
   }
   for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);

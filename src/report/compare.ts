@@ -632,7 +632,7 @@ export function compareVariants(
     cells,
     notCompared: matched.notCompared,
     counts: countVerdicts(cells),
-    notes: pairedNotes(cells, members, plan.looks, level),
+    notes: pairedNotes(cells, members, plan.looks, level, results.settings.study),
   };
 }
 
@@ -641,14 +641,20 @@ function pairedNotes(
   members: readonly PairedMember[],
   looks: readonly Look[],
   level: FamilyLevel,
+  study: string | undefined,
 ): string[] {
   const notes: string[] = [];
   const last = looks[looks.length - 1]!;
   const needed = pairsNeededFor(last.alpha / Math.max(1, members.length));
+  // A study's rounds are its own (`study -r N`); only a run sizes them (`run --repetitions auto`).
+  const rerun =
+    study === undefined
+      ? `--repetitions ${needed}), or let --repetitions auto size them`
+      : `proxybench study ${study} -r ${needed})`;
   const n = Math.min(...members.map((m) => m.pairs.length));
   if (members.length > 0 && n < needed) {
     notes.push(
-      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members.length)} exists (${members.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (--repetitions ${needed}), or let --repetitions auto size them.`,
+      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members.length)} exists (${members.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (${rerun}.`,
     );
   }
   for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
