@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { windowPeak, type WindowPeak } from "./cgroup-peak.js";
 import type { ResourceUsage } from "./runtime.js";
 
 /**
@@ -6,8 +7,7 @@ import type { ResourceUsage } from "./runtime.js";
  * ran (live or ended, so nothing is lost when a worker exits) in the cgroup's own counter, and its
  * peak memory charge. cgroup v2 (unified): cpu.stat `usage_usec`, memory.peak. cgroup v1 (a
  * hybrid host, where docker puts containers under the v1 controllers): cpuacct.usage (ns),
- * memory.max_usage_in_bytes. Neither peak is reset here (that needs root): it is the container's
- * since it started.
+ * memory.max_usage_in_bytes, each started over for a repetition by src/runner/cgroup-peak.ts.
  */
 
 interface CgroupLine {
@@ -107,36 +107,62 @@ export function parseCount(text: string): number | undefined {
   return /^\d+$/.test(trimmed) ? Number(trimmed) : undefined;
 }
 
+/** The docker runtime's `usage()` of a container, and `close()` to stop what its peak keeps open. */
+export type CgroupUsageReader = ((resetPeak?: boolean) => Promise<ResourceUsage | undefined>) & {
+  close(): Promise<void>;
+};
+
+type Folders = NonNullable<ReturnType<typeof cgroupFolders>>;
+
+async function foldersOf(pid: number): Promise<Folders | undefined> {
+  return Promise.all([
+    readFile(`/proc/${pid}/cgroup`, "utf8"),
+    readFile("/proc/self/mountinfo", "utf8"),
+  ]).then(
+    ([cgroup, mountinfo]) => cgroupFolders(cgroup, mountinfo),
+    () => undefined,
+  );
+}
+
+async function cpuNsOf(where: Folders): Promise<number | undefined> {
+  const text = await readFile(
+    where.version === 2 ? `${where.cpu}/cpu.stat` : `${where.cpu}/cpuacct.usage`,
+    "utf8",
+  ).catch(() => "");
+  return where.version === 2 ? parseCpuStatNs(text) : parseCount(text);
+}
+
 /**
- * The docker runtime's `usage()` of a container, found through a host pid inside it. Undefined
+ * A container's usage, found through a host pid inside it: its CPU time and its peak memory,
+ * which `resetPeak` starts over after the reading (src/runner/cgroup-peak.ts). Undefined
  * readings when the pid's cgroup is not on this machine's filesystem.
  */
-export function cgroupUsageReader(pid: number): () => Promise<ResourceUsage | undefined> {
-  let folders: Promise<ReturnType<typeof cgroupFolders>> | undefined;
-  return async () => {
-    folders ??= Promise.all([
-      readFile(`/proc/${pid}/cgroup`, "utf8"),
-      readFile("/proc/self/mountinfo", "utf8"),
-    ]).then(
-      ([cgroup, mountinfo]) => cgroupFolders(cgroup, mountinfo),
-      () => undefined,
+export function cgroupUsageReader(pid: number): CgroupUsageReader {
+  let found: Promise<{ where: Folders; peak?: WindowPeak } | undefined> | undefined;
+  let peakSinceReset = false;
+  const usage = async (resetPeak = false): Promise<ResourceUsage | undefined> => {
+    found ??= foldersOf(pid).then((where) =>
+      where === undefined
+        ? undefined
+        : { where, ...(where.memory !== undefined ? { peak: windowPeak(where.memory, where.version) } : {}) },
     );
-    const where = await folders;
-    if (where === undefined) return undefined;
-    const read = (file: string) => readFile(file, "utf8").catch(() => "");
-    const cpuNs =
-      where.version === 2
-        ? parseCpuStatNs(await read(`${where.cpu}/cpu.stat`))
-        : parseCount(await read(`${where.cpu}/cpuacct.usage`));
+    const at = await found;
+    if (at === undefined) return undefined;
+    const cpuNs = await cpuNsOf(at.where);
     if (cpuNs === undefined) return undefined;
-    const peakFile = where.version === 2 ? "memory.peak" : "memory.max_usage_in_bytes";
-    const peak =
-      where.memory === undefined ? undefined : parseCount(await read(`${where.memory}/${peakFile}`));
-    return {
+    const peak = await at.peak?.read();
+    const reading: ResourceUsage = {
       cpuNs,
       ...(peak !== undefined ? { peakMemoryBytes: peak } : {}),
-      peakSinceReset: false,
+      peakSinceReset,
       source: "cgroup",
     };
+    if (resetPeak && at.peak !== undefined) peakSinceReset = await at.peak.reset();
+    return reading;
   };
+  return Object.assign(usage, {
+    async close() {
+      await (await found)?.peak?.close();
+    },
+  });
 }

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, readFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { usageReader, type ProcessSpec, type RunningProcess, type Runtime } from "./runtime.js";
+import { type ProcessSpec, type RunningProcess, type Runtime } from "./runtime.js";
 import { cgroupUsageReader } from "./cgroup-usage.js";
 import { UserError } from "../util/errors.js";
 import { tailOf } from "../util/logs.js";
@@ -439,7 +439,8 @@ class ContainerProcess implements RunningProcess {
     /** Host pid of the container's main process (see mainProcessPid). */
     readonly pid?: number,
   ) {
-    this.usage = usageReader(pid, cgroupUsageReader);
+    const reader = pid === undefined ? undefined : cgroupUsageReader(pid);
+    this.usage = reader ?? (() => Promise.resolve(undefined));
     // The follower ends when the container stops (its logs are then complete), or when it is
     // itself stopped (Ctrl-C): either way the container goes, after its exit code is read.
     this.exited = follower.exited.then(async () => {
@@ -452,6 +453,7 @@ class ContainerProcess implements RunningProcess {
       await runCommand(this.docker, removeContainersArgs([this.container])).catch(() => undefined);
       containers.delete(this.container);
       this.done = true;
+      await reader?.close();
       const code = inspect.code === 0 ? Number.parseInt(inspect.output.trim(), 10) : Number.NaN;
       return { code: Number.isNaN(code) ? null : code, signal: null };
     });
