@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import os from "node:os";
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
+import type { StealAccounting } from "../results/schema.js";
 
 /**
  * Whether the kernel takes the hypervisor's stolen time off a task's run time. With
@@ -12,7 +13,6 @@ import { gunzip } from "node:zlib";
  * scales to that run time. Without it, a task charged with a tick or a run-time span also holds
  * what the hypervisor took from it. `npm run bench:steal` measures it on a machine.
  */
-export type StealAccounting = "excluded" | "included" | "unknown";
 
 const OPTION = "CONFIG_PARAVIRT_TIME_ACCOUNTING";
 

@@ -8,16 +8,17 @@ import { layoutCores } from "./cpus.js";
 import { measureNoise, noiseReason, noiseSnapshot } from "./noise.js";
 import type { Block } from "./plan.js";
 import { finishCostSpan, startCostSpan } from "./proxy-cost.js";
+import { DEFAULT_NOISE_LIMIT } from "../stats/steal.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 /**
  * One measured repetition of a cell: the engine run, its classification, the interference on
- * the pinned cores, and the bounded re-measurement of a repetition that was noisy or dropped
+ * the pinned cores (other processes' CPU and the hypervisor's steal, both recorded), and the
+ * bounded re-measurement of a repetition that was noisy (other processes' CPU) or dropped
  * iterations (redone alone, in its place in the round, so the pairing by round holds).
  */
 
-/** Defaults: other CPU plus steal above 0.05 core makes a repetition noisy; 2 more tries. */
-const DEFAULT_NOISE_LIMIT = 0.05;
+/** Default: a noisy repetition (other processes' CPU above the noise limit) gets 2 more tries. */
 const DEFAULT_RETRIES = 2;
 
 export async function measureRepetition(
@@ -187,7 +188,8 @@ export function failedMeasurement(error: string): EngineMeasurement {
 }
 
 export function describeRepetition(id: string, rep: number, reps: number, r: Repetition): string {
-  const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms${describeCost(r.proxyCost)}`;
+  const steal = r.noise !== undefined && r.noise.steal > 0 ? `, steal ${r.noise.steal.toFixed(2)} core` : "";
+  const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms${describeCost(r.proxyCost)}${steal}`;
   const status = r.status === "ok" ? "ok" : `${r.status}: ${r.reasons.join("; ")}`;
   return `${id} rep ${rep + 1}/${reps}: ${figures}, ${status}`;
 }

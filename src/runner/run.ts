@@ -8,6 +8,7 @@ import { readResults } from "../results/io.js";
 import { SCHEMA_VERSION, type Cell, type Engine, type Results } from "../results/schema.js";
 import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
+import { stealRuleOf } from "../stats/steal.js";
 import { runBlock } from "./block.js";
 import type { BlockContext } from "./cell.js";
 import { runCertificates, type TlsFiles } from "./tls.js";
@@ -294,6 +295,7 @@ async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
             plan: settings.sequential,
             variants: pair,
             tested: testedSet(settings),
+            steal: stealRuleOf({ settings, environment: ctx.results.environment }),
             ...(settings.sequential.targetPct !== undefined
               ? { targetPct: settings.sequential.targetPct }
               : {}),
