@@ -116,12 +116,13 @@ export function noiseBetween(before: NoiseSnapshot, after: NoiseSnapshot, cores:
   return { otherCpu: Math.max(0, perSecond(busy - own)), steal: Math.max(0, perSecond(steal)) };
 }
 
+/** Interference since `before`, read by `snapshot` (the after-snapshot); undefined when either is missing. */
 export async function measureNoise(
   before: NoiseSnapshot | undefined,
   cores: readonly number[],
-  outside?: OutsideCpu,
+  snapshot: () => Promise<NoiseSnapshot | undefined>,
 ): Promise<Noise | undefined> {
-  const after = before && (await noiseSnapshot(outside));
+  const after = before && (await snapshot());
   return before && after ? noiseBetween(before, after, cores) : undefined;
 }
 

@@ -34,9 +34,10 @@ export async function measureRepetition(
   // A runtime whose processes are not all descendants of this one (docker) names their CPU time.
   const outside = ctx.runtime.outsideCpuNs?.bind(ctx.runtime);
   const watchNoise = ctx.runtime.kind === "native" || outside !== undefined;
+  const snapshot = ctx.deps.noiseSnapshot ?? noiseSnapshot;
   const crashes: string[] = [];
   for (let attempt = 1; ; attempt++) {
-    const before = watchNoise ? await noiseSnapshot(outside) : undefined;
+    const before = watchNoise ? await snapshot(outside) : undefined;
     const startedAt = new Date().toISOString();
     const stem = `${block.key}-${cellStem(a)}-${a.planned.engine}-rep${round + 1}${attempt > 1 ? `-try${attempt}` : ""}`;
     const event = { cellId: a.cell.id, round, ...(a.cell.variant ? { variant: a.cell.variant } : {}) };
@@ -44,7 +45,7 @@ export async function measureRepetition(
     const { m, wallS, proxyCpu } = await measure(a, block, block.load.durationS, stem, ctx);
     ctx.deps.onMeasure?.({ ...event, phase: "end" });
     if (ctx.isInterrupted()) throw new Interrupted();
-    const noise = await measureNoise(before, cores, outside);
+    const noise = await measureNoise(before, cores, () => snapshot(outside));
     const classified = ctx.deps.engines.classifyRepetition(m, { loadgenCores: settings.cpus.loadgen.length });
     const rep = toRepetition(round, startedAt, m, classified, wallS, proxyCpu);
     rep.round = round;
