@@ -114,6 +114,8 @@ export interface MetricComparison extends MetricShown {
   more?: number;
   /** For an inconclusive paired metric: the smallest |% change| these rounds could have detected. */
   detectablePct?: number;
+  /** Paired: rounds left out of this test for steal above the noise limit (the figure holds it). */
+  stolenRounds?: number;
 }
 
 /** Which cell: its id and what the id is made of. */
@@ -588,7 +590,10 @@ function pairedMetric(
   if (j.estimatePct !== undefined) out.hlChangePct = j.estimatePct;
   if (j.ci !== undefined) out.ci = j.ci;
   if (j.confidence !== undefined) out.ciConfidence = j.confidence;
-  if (m.stolen.length > 0) out.why += `; ${stolenWords(m, steal.limit)}`;
+  if (m.stolen.length > 0) {
+    out.why += `; ${stolenWords(m, steal.limit)}`;
+    out.stolenRounds = m.stolen.length;
+  }
   if (planned) out.look = judged.look + 1;
   if (j.more !== undefined) out.more = j.more;
   if (j.verdict === "inconclusive" && j.detectablePct !== undefined) out.detectablePct = j.detectablePct;
