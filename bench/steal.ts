@@ -36,6 +36,7 @@ import {
 } from "../src/environment/steal-accounting.js";
 import { parseCgroupMounts, parseCount, parseCpuStatNs } from "../src/runner/cgroup-usage.js";
 import { parseStat, TICKS_PER_SECOND } from "../src/runner/proc-stat.js";
+import { pinnedCommand } from "../src/util/processes.js";
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -177,11 +178,12 @@ interface CoreResult {
 
 /** One window of the busy loop on a core, with readings at its ends. */
 async function measureCore(core: number): Promise<CoreResult> {
-  const child = spawn(
-    "taskset",
-    ["-c", String(core), process.execPath, "-e", LOOP, String(SECONDS * 1000), String(GAP_US)],
-    { stdio: ["pipe", "pipe", "inherit"] },
+  const [command, args] = pinnedCommand(
+    process.execPath,
+    ["-e", LOOP, String(SECONDS * 1000), String(GAP_US)],
+    [core],
   );
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
   const pid = child.pid!;
   const cgroup = await cgroupFor(pid);
   try {

@@ -1,5 +1,4 @@
 import { median } from "simple-statistics";
-import type { StealAccounting } from "../results/schema.js";
 
 /**
  * The hypervisor's steal, named and not fatal. Steal does not make a repetition noisy (measuring
@@ -10,6 +9,9 @@ import type { StealAccounting } from "../results/schema.js";
  * kernel counts stolen time as the task's (`bench:steal`, src/environment/steal-accounting.ts);
  * peak memory never does. Pure.
  */
+
+/** What a run's kernel does with stolen time (results.json's environment.stealAccounting). */
+export type StealAccounting = "excluded" | "included" | "unknown";
 
 /** Other processes' CPU (and, for the metrics that hold it, steal) above this many cores is noise. */
 export const DEFAULT_NOISE_LIMIT = 0.05;

@@ -130,7 +130,7 @@ export interface RoundPair {
 }
 
 /** A round left out of a metric's test: the larger steal of its two repetitions, in cores. */
-export interface StolenRound {
+interface StolenRound {
   round: number;
   steal: number;
 }
