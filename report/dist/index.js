@@ -52053,6 +52053,9 @@ function holdsSteal(metric, accounting) {
 function stealOf(r) {
   return r.noise?.steal ?? 0;
 }
+function stealToName(steals, rule) {
+  return steals.some((s) => s > rule.limit);
+}
 function describeStealRange(steals) {
   const low = Math.min(...steals);
   const high = Math.max(...steals);
@@ -52421,7 +52424,7 @@ function buildHeader(results) {
   if (tools.length > 0) facts.push(["Tools", versions(tools)]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
   const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (steals.some((s) => s > 0)) {
+  if (stealToName(steals, stealRuleOf(results))) {
     const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
     facts.push([
       "Steal",
@@ -53030,7 +53033,7 @@ function compareVariants(results, options2 = {}) {
 }
 function stealNotes(cells, steal) {
   const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (!steals.some((s) => s > 0)) return [];
+  if (!stealToName(steals, steal)) return [];
   return [
     `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural2(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`
   ];

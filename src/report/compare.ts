@@ -4,7 +4,14 @@ import { historyP, runsNeededFor } from "../stats/history.js";
 import { holm } from "../stats/holm.js";
 import { judgePaired, type PairedJudgement } from "../stats/paired.js";
 import type { Look, SequentialPlan } from "../stats/sequential.js";
-import { cpuStealWords, describeStealRange, stealOf, stealRuleOf, type StealRule } from "../stats/steal.js";
+import {
+  cpuStealWords,
+  describeStealRange,
+  stealOf,
+  stealRuleOf,
+  stealToName,
+  type StealRule,
+} from "../stats/steal.js";
 import { signedPct, type Verdict } from "../stats/verdict.js";
 import {
   COMPARE_METRICS,
@@ -686,10 +693,10 @@ export function compareVariants(
   };
 }
 
-/** The steal of these cells' repetitions, named: what it is in the figures. Empty without steal. */
+/** The steal of these cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
 function stealNotes(cells: readonly Cell[], steal: StealRule): string[] {
   const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (!steals.some((s) => s > 0)) return [];
+  if (!stealToName(steals, steal)) return [];
   return [
     `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`,
   ];

@@ -2,7 +2,7 @@ import { median } from "simple-statistics";
 import { usesTls } from "../results/protocols.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { cpuStealWords, describeStealRange, stealOf } from "../stats/steal.js";
+import { cpuStealWords, describeStealRange, stealOf, stealRuleOf, stealToName } from "../stats/steal.js";
 import { FIGURES, repetitionFigure, withChanges, type Figure } from "./changes.js";
 import type { Difference, DifferenceFamily } from "./differences.js";
 
@@ -260,7 +260,7 @@ export function buildHeader(results: Results): ReportHeader {
   if (tools.length > 0) facts.push(["Tools", versions(tools)]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
   const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (steals.some((s) => s > 0)) {
+  if (stealToName(steals, stealRuleOf(results))) {
     const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
     facts.push([
       "Steal",

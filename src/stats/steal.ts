@@ -45,6 +45,11 @@ export function stealOf(r: { noise?: { steal: number } | undefined }): number {
   return r.noise?.steal ?? 0;
 }
 
+/** Whether steal is worth naming in a report: some repetition had more than the limit (under it, it is as quiet as other CPU under it). */
+export function stealToName(steals: readonly number[], rule: StealRule): boolean {
+  return steals.some((s) => s > rule.limit);
+}
+
 /** `0.21 core (0.13-0.54)`: the median of some steal figures, with their range when it has one. */
 export function describeStealRange(steals: readonly number[]): string {
   const low = Math.min(...steals);
