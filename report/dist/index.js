@@ -51589,8 +51589,8 @@ var Repetition = external_exports.object({
   round: external_exports.number().int().nonnegative().optional().describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
   attempts: external_exports.number().int().positive().optional().describe("Measurements made for this repetition: more than 1 when a noisy one or one with dropped iterations was measured again."),
   noise: external_exports.object({
-    otherCpu: external_exports.number().describe("CPU used on the run's pinned cores by processes other than the benchmark's own, in cores."),
-    steal: external_exports.number().nonnegative().describe("Steal time on the pinned cores (the hypervisor ran something else), in cores.")
+    otherCpu: external_exports.number().describe("CPU used on the run's pinned cores by processes other than the benchmark's own, in cores: above settings.noiseLimit the repetition is noisy."),
+    steal: external_exports.number().nonnegative().describe("Steal time on the pinned cores (the hypervisor ran something else), in cores: never noisy by itself; above settings.noiseLimit the round is left out of the tests of the metrics that hold it (latency and requests/sec; CPU per request too unless environment.stealAccounting is excluded).")
   }).optional().describe("Interference measured during the repetition (Linux /proc/stat)."),
   startedAt: external_exports.iso.datetime(),
   durationS: external_exports.number().positive().describe("Measured wall time of the load phase, seconds."),
@@ -51652,6 +51652,9 @@ var CpuLayout = external_exports.object({
   proxy: external_exports.array(external_exports.number().int().nonnegative()),
   upstream: external_exports.array(external_exports.number().int().nonnegative())
 });
+var StealAccounting = external_exports.enum(["excluded", "included", "unknown"]).describe(
+  "Whether the kernel takes the hypervisor's stolen time off a task's run time (CONFIG_PARAVIRT_TIME_ACCOUNTING=y without no-steal-acc: excluded), so the proxy's CPU time leaves it out; unknown where the kernel's config cannot be read."
+);
 var Environment = external_exports.object({
   hostname: external_exports.string().optional(),
   os: external_exports.string(),
@@ -51667,6 +51670,9 @@ var Environment = external_exports.object({
     irqbalance: external_exports.boolean().optional().describe("Whether irqbalance ran (it moves interrupts onto pinned cores)."),
     irqDefaultCores: external_exports.string().optional().describe("Cores new interrupts may go to (/proc/irq/default_smp_affinity).")
   }).optional().describe("What the kernel does to the cores beside the benchmark, as far as the machine exposes it."),
+  stealAccounting: StealAccounting.optional().describe(
+    "Whether the proxy's CPU time leaves the hypervisor's stolen time out (src/environment/steal-accounting.ts); absent: runs before it was recorded, and machines other than Linux."
+  ),
   loadAverage: external_exports.tuple([external_exports.number(), external_exports.number(), external_exports.number()]).describe("1, 5 and 15 minute load average before the run."),
   node: external_exports.string(),
   tools: external_exports.record(external_exports.string(), external_exports.string()).default({}).describe("Versions of k6, wrk, taskset..."),
@@ -51725,7 +51731,9 @@ var Settings = external_exports.object({
   proxyLifetime: external_exports.enum(["round", "block"]).optional().describe(
     "How long one proxy process serves: a round (each round starts it anew, with its warm-up, so the rounds sample its processes) or the whole block; absent: block (runs before the setting)."
   ),
-  noiseLimit: external_exports.number().nonnegative().optional().describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
+  noiseLimit: external_exports.number().nonnegative().optional().describe(
+    "In cores: other processes' CPU on the pinned cores above which a repetition is noisy and measured again; steal above it leaves the round out of the tests of the metrics that hold stolen time. Absent: 0.05."
+  ),
   retries: external_exports.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
   shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).optional().describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
   sequential: external_exports.object({
@@ -52029,6 +52037,39 @@ function detectableChange(estimate, interval2, thresholdPct, scale = 1) {
   return Math.max(thresholdPct, toPct(wider * scale));
 }
 
+// src/stats/steal.ts
+var DEFAULT_NOISE_LIMIT = 0.05;
+function stealRuleOf(results) {
+  return {
+    limit: results.settings.noiseLimit ?? DEFAULT_NOISE_LIMIT,
+    accounting: results.environment.stealAccounting ?? "unknown"
+  };
+}
+function holdsSteal(metric, accounting) {
+  if (metric === "peakMemory") return false;
+  if (metric === "cpuPerRequest") return accounting !== "excluded";
+  return true;
+}
+function stealOf(r) {
+  return r.noise?.steal ?? 0;
+}
+function stealToName(steals, rule) {
+  return steals.some((s) => s > rule.limit);
+}
+function describeStealRange(steals) {
+  const low = Math.min(...steals);
+  const high = Math.max(...steals);
+  const range = low === high ? "" : ` (${low.toFixed(2)}-${high.toFixed(2)})`;
+  return `${median([...steals]).toFixed(2)} core${range}`;
+}
+function cpuStealWords(accounting) {
+  if (accounting === "excluded")
+    return "CPU per request leaves it out (the kernel takes stolen time off the proxy's run time: CONFIG_PARAVIRT_TIME_ACCOUNTING)";
+  if (accounting === "included")
+    return "CPU per request holds it too (this kernel counts stolen time as the task's: no CONFIG_PARAVIRT_TIME_ACCOUNTING, or no-steal-acc)";
+  return "CPU per request is taken to hold it too (the kernel's steal accounting is unknown)";
+}
+
 // src/stats/tested-metrics.ts
 var DEFAULT_THRESHOLD_PCT = 5;
 var DEFAULT_ALPHA = 0.05;
@@ -52063,24 +52104,31 @@ function testedSpecs(load, tested, ...cells) {
     (spec) => tested.includes(spec.metric) && !fixedByLoad(spec, load) && measuredIn(spec, cells) && !runningMaximum(spec, cells)
   );
 }
-function pairsByRound(base, head, metric) {
+function pairsByRound(base, head, metric, steal) {
   const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
+  const holds = steal !== void 0 && holdsSteal(metric, steal.accounting);
   const pairs = [];
+  const stolen = [];
   for (const b of base.repetitions) {
     const round = b.round ?? b.index;
     const h = headByRound.get(round);
-    if (h !== void 0) pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
+    if (h === void 0) continue;
+    const most = Math.max(stealOf(b), stealOf(h));
+    if (holds && most > steal.limit) stolen.push({ round, steal: most });
+    else pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
   }
-  return pairs.sort((x, y) => x.round - y.round);
+  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen };
 }
-function pairedMembers(base, head, cell, specs) {
+function pairedMembers(base, head, cell, specs, steal) {
   return specs.map((spec) => {
-    const pairs = pairsByRound(base, head, spec.metric);
+    const { pairs, stolen } = pairsByRound(base, head, spec.metric, steal);
+    const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round));
     return {
       cell,
       spec,
       pairs,
-      rounds: pairs.length === 0 ? 0 : pairs[pairs.length - 1].round + 1,
+      stolen,
+      rounds: last + 1,
       usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0)
     };
   });
@@ -52375,6 +52423,14 @@ function buildHeader(results) {
   const tools = Object.entries(env.tools);
   if (tools.length > 0) facts.push(["Tools", versions(tools)]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
+  const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (stealToName(steals, stealRuleOf(results))) {
+    const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
+    facts.push([
+      "Steal",
+      `${describeStealRange(steals)} of the pinned cores, median over ${steals.length} repetitions (the hypervisor ran something else; not noise by itself): ${cpu}; latency holds it`
+    ]);
+  }
   if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
   return {
     title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",
@@ -52640,7 +52696,7 @@ function shownOf(base, head, tested, paired) {
   });
 }
 function aloneFigures(base, head, spec, level) {
-  const [member] = pairedMembers(base, head, 0, [spec]);
+  const [member] = pairedMembers(base, head, 0, [spec], level.steal);
   if (!member?.usable) return {};
   const j = judgePaired(logRatios(member.pairs), {
     level: level.alpha,
@@ -52784,7 +52840,13 @@ function compareResults(base, head, options2 = {}) {
     cells,
     notCompared: matched.notCompared,
     counts: countVerdicts(cells),
-    notes: unpairedNotes(base, head, matched, members2, level, options2.history)
+    notes: [
+      ...unpairedNotes(base, head, matched, members2, level, options2.history),
+      ...stealNotes(
+        matched.pairs.flatMap((p) => [p.base, p.head]),
+        stealRuleOf(head)
+      )
+    ]
   };
 }
 function unpairedNotes(base, head, matched, members2, level, history) {
@@ -52864,7 +52926,7 @@ function judgeFamily(members2, plan, thresholdPct) {
   });
   return { judged, taken };
 }
-function pairedMetric(m, judged, planned) {
+function pairedMetric(m, judged, { planned, steal }) {
   const pairs = judged?.pairs ?? m.pairs;
   const base = pairs.map((p) => p.base);
   const head = pairs.map((p) => p.head);
@@ -52886,10 +52948,25 @@ function pairedMetric(m, judged, planned) {
   if (j.estimatePct !== void 0) out.hlChangePct = j.estimatePct;
   if (j.ci !== void 0) out.ci = j.ci;
   if (j.confidence !== void 0) out.ciConfidence = j.confidence;
+  if (m.stolen.length > 0) {
+    out.why += `; ${stolenWords(m, steal.limit)}`;
+    out.stolenRounds = m.stolen.length;
+  }
   if (planned) out.look = judged.look + 1;
   if (j.more !== void 0) out.more = j.more;
   if (j.verdict === "inconclusive" && j.detectablePct !== void 0) out.detectablePct = j.detectablePct;
   return out;
+}
+function stolenWords(m, limit) {
+  const rounds = m.pairs.length + m.stolen.length;
+  return `${m.stolen.length} of ${plural2(rounds, "round")} left out: steal above ${limit} core (${describeStealRange(m.stolen.map((s) => s.steal))})`;
+}
+function stolenShown(m, base, head, steal) {
+  const shown = withMedians(m.spec, valuesOf(base, m.spec), valuesOf(head, m.spec), {});
+  return {
+    ...shown,
+    why: `not tested: steal above ${steal.limit} core on every round (${describeStealRange(m.stolen.map((s) => s.steal))}), and this figure holds the time the hypervisor stole`
+  };
 }
 function looksOf(results, alpha) {
   const plan = results.settings.sequential;
@@ -52905,24 +52982,32 @@ function compareVariants(results, options2 = {}) {
   const matched = matchCells(of(baseName2), of(headName));
   const level = familyLevel(options2);
   const tested = options2.testedMetrics ?? testedSet(results.settings);
-  const members2 = matched.pairs.flatMap(
-    ({ base, head }, c) => pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head))
+  const steal = stealRuleOf(results);
+  const all = matched.pairs.flatMap(
+    ({ base, head }, c) => pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head), steal)
   );
+  const everyRoundStolen = (m) => m.pairs.length === 0 && m.stolen.length > 0;
+  const members2 = all.filter((m) => !everyRoundStolen(m));
   const plan = looksOf(results, level.alpha);
   const { judged, taken } = judgeFamily(members2, plan, level.thresholdPct);
   const cells = matched.pairs.map(({ base, head }, c) => {
     const metrics = members2.flatMap(
-      (m, i) => m.cell === c ? [pairedMetric(m, judged[i], plan.planned)] : []
+      (m, i) => m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : []
     );
+    const stolen = all.filter((m) => m.cell === c && everyRoundStolen(m));
     const differs = scenarioDifference(base, head);
     return {
       ...where(head),
       metrics,
-      shown: shownOf(base, head, tested, level),
+      shown: [
+        ...shownOf(base, head, tested, { ...level, steal }),
+        ...stolen.map((m) => stolenShown(m, base, head, steal))
+      ],
       ...differs ? { scenarioDiffers: differs } : {}
     };
   });
   const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
+  const compared = matched.pairs.flatMap(({ base, head }) => [base, head]);
   return {
     mode: "paired",
     label: pairedLabel(rounds),
@@ -52939,8 +53024,31 @@ function compareVariants(results, options2 = {}) {
     cells,
     notCompared: matched.notCompared,
     counts: countVerdicts(cells),
-    notes: pairedNotes(cells, members2, plan.looks, level, results.settings.study)
+    notes: [
+      ...pairedNotes(cells, members2, plan.looks, level, results.settings.study),
+      ...stealNotes(compared, steal),
+      ...stolenRoundNotes(all, steal)
+    ]
   };
+}
+function stealNotes(cells, steal) {
+  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (!stealToName(steals, steal)) return [];
+  return [
+    `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural2(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`
+  ];
+}
+function stolenRoundNotes(members2, steal) {
+  const hit = members2.filter((m) => m.stolen.length > 0);
+  if (hit.length === 0) return [];
+  const labels = (ms) => [...new Set(ms.map((m) => m.spec.label))].join(", ");
+  const untested = hit.filter((m) => m.pairs.length === 0);
+  const whole = members2.filter((m) => m.stolen.length === 0 && m.pairs.length > 0);
+  const notTested = untested.length === 0 ? "" : `; ${untested.length} of them had no round left and are shown, not tested`;
+  const clean = whole.length === 0 ? "No tested metric was free of steal." : `Compared on every round: ${labels(whole)}.`;
+  return [
+    `Rounds with steal above ${steal.limit} core (--noise-limit) were left out of the tests of the figures that hold it: ${labels(hit)} (${hit.length} of ${members2.length} tested metrics${notTested}). ${clean}`
+  ];
 }
 function pairedNotes(cells, members2, looks, level, study) {
   const notes = [];
@@ -55117,8 +55225,12 @@ function cellName2(cell) {
 function shownText(m) {
   if (m.why.startsWith("fixed by the load")) return "not tested (fixed by the load)";
   if (m.why.startsWith("a running maximum")) return "not tested (a running maximum)";
+  if (m.why.startsWith("not tested: steal")) return "not tested (steal on every round)";
   const could = m.detectablePct === void 0 ? "" : `; ${detectsText(m.detectablePct)}`;
   return `not tested (--test-metrics)${could}`;
+}
+function stolenText(m) {
+  return m.stolenRounds === void 0 ? "" : ` (${plural2(m.stolenRounds, "round")} left out: steal)`;
 }
 function metricRow(name3, m, paired) {
   const tested = "verdict" in m ? m : void 0;
@@ -55131,7 +55243,7 @@ function metricRow(name3, m, paired) {
     tested === void 0 ? interval(m, " alone") : interval(tested),
     tested?.p === void 0 ? "n/a" : formatPValue(tested.p),
     paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
-    tested === void 0 ? shownText(m) : verdictText(tested, paired ? "rounds" : "repetitions")
+    tested === void 0 ? shownText(m) : verdictText(tested, paired ? "rounds" : "repetitions") + stolenText(tested)
   ];
 }
 function metricRows2(comparison, showUnchanged) {

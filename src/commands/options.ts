@@ -286,7 +286,7 @@ const FLAGS = {
     withDefault(
       new Option(
         "--noise-limit <cores>",
-        "other processes' CPU plus steal on the pinned cores above which a repetition is noisy and measured again",
+        "other processes' CPU on the pinned cores above which a repetition is noisy and measured again; the hypervisor's steal above it leaves that round out of the tests of latency (and of CPU per request where the kernel counts steal as the proxy's)",
       ).argParser(parseNonNegativeNumber),
       "0.05",
     ),

@@ -3,6 +3,7 @@ import os from "node:os";
 import type { Environment } from "../results/schema.js";
 import { findExecutable } from "../util/paths.js";
 import { execOutput } from "./exec.js";
+import { readStealAccounting } from "./steal-accounting.js";
 import { readTuning } from "./tuning.js";
 import {
   ciFromEnv,
@@ -15,7 +16,8 @@ import {
 
 /**
  * The machine a run happened on: CPU, cores, memory, kernel, OS, governor, SMT, boost and
- * interrupt placement (./tuning.ts), load average before
+ * interrupt placement (./tuning.ts), whether the proxy's CPU time leaves the hypervisor's steal
+ * out (./steal-accounting.ts), load average before
  * the run, versions of the tools and proxies, and the git commit of the current directory.
  */
 export async function captureEnvironment(options: {
@@ -25,13 +27,14 @@ export async function captureEnvironment(options: {
   env?: NodeJS.ProcessEnv;
 }): Promise<Environment> {
   const env = options.env ?? process.env;
-  const [osName, cpuModel, governor, tuning, git, taskset] = await Promise.all([
+  const [osName, cpuModel, governor, tuning, git, taskset, stealAccounting] = await Promise.all([
     readFile("/etc/os-release", "utf8").then(parseOsRelease, () => undefined),
     readFile("/proc/cpuinfo", "utf8").then(parseCpuModel, () => undefined),
     readGovernor(),
     readTuning(),
     gitInfo(options.cwd ?? process.cwd(), env),
     toolVersion("taskset", ["--version"]),
+    os.platform() === "linux" ? readStealAccounting() : undefined,
   ]);
   const load = os.loadavg();
   const ci = ciFromEnv(env);
@@ -45,6 +48,7 @@ export async function captureEnvironment(options: {
     memoryBytes: os.totalmem(),
     ...(governor ? { governor } : {}),
     ...(Object.keys(tuning).length > 0 ? { tuning } : {}),
+    ...(stealAccounting ? { stealAccounting } : {}),
     loadAverage: [load[0] ?? 0, load[1] ?? 0, load[2] ?? 0],
     node: process.version,
     tools: { ...(taskset ? { taskset } : {}), ...options.tools },

@@ -113,8 +113,14 @@ function cellName(cell: CellComparison): string {
 function shownText(m: ShownMetric): string {
   if (m.why.startsWith("fixed by the load")) return "not tested (fixed by the load)";
   if (m.why.startsWith("a running maximum")) return "not tested (a running maximum)";
+  if (m.why.startsWith("not tested: steal")) return "not tested (steal on every round)";
   const could = m.detectablePct === undefined ? "" : `; ${detectsText(m.detectablePct)}`;
   return `not tested (--test-metrics)${could}`;
+}
+
+/** ` (2 rounds left out: steal)`: the rounds a figure holding stolen time was not tested on. */
+function stolenText(m: MetricComparison): string {
+  return m.stolenRounds === undefined ? "" : ` (${plural(m.stolenRounds, "round")} left out: steal)`;
 }
 
 /**
@@ -132,7 +138,9 @@ function metricRow(name: string, m: CellComparison["metrics" | "shown"][number],
     tested === undefined ? interval(m, " alone") : interval(tested),
     tested?.p === undefined ? "n/a" : formatPValue(tested.p),
     paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
-    tested === undefined ? shownText(m) : verdictText(tested, paired ? "rounds" : "repetitions"),
+    tested === undefined
+      ? shownText(m)
+      : verdictText(tested, paired ? "rounds" : "repetitions") + stolenText(tested),
   ];
 }
 

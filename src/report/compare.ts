@@ -4,6 +4,14 @@ import { historyP, runsNeededFor } from "../stats/history.js";
 import { holm } from "../stats/holm.js";
 import { judgePaired, type PairedJudgement } from "../stats/paired.js";
 import type { Look, SequentialPlan } from "../stats/sequential.js";
+import {
+  cpuStealWords,
+  describeStealRange,
+  stealOf,
+  stealRuleOf,
+  stealToName,
+  type StealRule,
+} from "../stats/steal.js";
 import { signedPct, type Verdict } from "../stats/verdict.js";
 import {
   COMPARE_METRICS,
@@ -113,6 +121,8 @@ export interface MetricComparison extends MetricShown {
   more?: number;
   /** For an inconclusive paired metric: the smallest |% change| these rounds could have detected. */
   detectablePct?: number;
+  /** Paired: rounds left out of this test for steal above the noise limit (the figure holds it). */
+  stolenRounds?: number;
 }
 
 /** Which cell: its id and what the id is made of. */
@@ -197,12 +207,12 @@ function valuesOf(cell: Cell, spec: MetricSpec): number[] {
   return cell.repetitions.map((r) => metricValue(r, spec.metric));
 }
 
-/** The metrics shown, not tested; `paired`: the family's level, for each one's interval alone. */
+/** The metrics shown, not tested; `paired`: the family's level and the run's steal rule, for each one's interval alone. */
 function shownOf(
   base: Cell,
   head: Cell,
   tested: readonly CompareMetric[],
-  paired?: FamilyLevel,
+  paired?: FamilyLevel & { steal: StealRule },
 ): ShownMetric[] {
   const { model, rate } = head.load;
   const fixed = `fixed by the load (${model}${rate !== undefined ? ` at ${rate}/s` : ""}): shown, not tested`;
@@ -223,8 +233,13 @@ function shownOf(
 }
 
 /** A paired metric's estimate, interval and detectable change at the family's alpha, alone. */
-function aloneFigures(base: Cell, head: Cell, spec: MetricSpec, level: FamilyLevel): Partial<ShownMetric> {
-  const [member] = pairedMembers(base, head, 0, [spec]);
+function aloneFigures(
+  base: Cell,
+  head: Cell,
+  spec: MetricSpec,
+  level: FamilyLevel & { steal: StealRule },
+): Partial<ShownMetric> {
+  const [member] = pairedMembers(base, head, 0, [spec], level.steal);
   if (!member?.usable) return {};
   const j = judgePaired(logRatios(member.pairs), {
     level: level.alpha,
@@ -418,7 +433,13 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
     cells,
     notCompared: matched.notCompared,
     counts: countVerdicts(cells),
-    notes: unpairedNotes(base, head, matched, members, level, options.history),
+    notes: [
+      ...unpairedNotes(base, head, matched, members, level, options.history),
+      ...stealNotes(
+        matched.pairs.flatMap((p) => [p.base, p.head]),
+        stealRuleOf(head),
+      ),
+    ],
   };
 }
 
@@ -548,7 +569,11 @@ function judgeFamily(
   return { judged, taken };
 }
 
-function pairedMetric(m: PairedMember, judged: Judged | undefined, planned: boolean): MetricComparison {
+function pairedMetric(
+  m: PairedMember,
+  judged: Judged | undefined,
+  { planned, steal }: { planned: boolean; steal: StealRule },
+): MetricComparison {
   const pairs = judged?.pairs ?? m.pairs;
   const base = pairs.map((p) => p.base);
   const head = pairs.map((p) => p.head);
@@ -572,10 +597,29 @@ function pairedMetric(m: PairedMember, judged: Judged | undefined, planned: bool
   if (j.estimatePct !== undefined) out.hlChangePct = j.estimatePct;
   if (j.ci !== undefined) out.ci = j.ci;
   if (j.confidence !== undefined) out.ciConfidence = j.confidence;
+  if (m.stolen.length > 0) {
+    out.why += `; ${stolenWords(m, steal.limit)}`;
+    out.stolenRounds = m.stolen.length;
+  }
   if (planned) out.look = judged.look + 1;
   if (j.more !== undefined) out.more = j.more;
   if (j.verdict === "inconclusive" && j.detectablePct !== undefined) out.detectablePct = j.detectablePct;
   return out;
+}
+
+/** `2 of 10 rounds left out: steal above 0.05 core (0.21 core (0.13-0.54))`. */
+function stolenWords(m: PairedMember, limit: number): string {
+  const rounds = m.pairs.length + m.stolen.length;
+  return `${m.stolen.length} of ${plural(rounds, "round")} left out: steal above ${limit} core (${describeStealRange(m.stolen.map((s) => s.steal))})`;
+}
+
+/** A tested metric whose every round had steal above the limit: shown with its medians, not tested. */
+function stolenShown(m: PairedMember, base: Cell, head: Cell, steal: StealRule): ShownMetric {
+  const shown = withMedians(m.spec, valuesOf(base, m.spec), valuesOf(head, m.spec), {});
+  return {
+    ...shown,
+    why: `not tested: steal above ${steal.limit} core on every round (${describeStealRange(m.stolen.map((s) => s.steal))}), and this figure holds the time the hypervisor stole`,
+  };
 }
 
 /** The looks a comparison takes: the run's plan (scaled to this alpha), else one at every round. */
@@ -598,24 +642,33 @@ export function compareVariants(
   const matched = matchCells(of(baseName), of(headName));
   const level = familyLevel(options);
   const tested = options.testedMetrics ?? testedSet(results.settings);
-  const members = matched.pairs.flatMap(({ base, head }, c) =>
-    pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head)),
+  const steal = stealRuleOf(results);
+  const all = matched.pairs.flatMap(({ base, head }, c) =>
+    pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head), steal),
   );
+  // A metric with steal above the limit on every round has nothing to test: shown, outside the family.
+  const everyRoundStolen = (m: PairedMember) => m.pairs.length === 0 && m.stolen.length > 0;
+  const members = all.filter((m) => !everyRoundStolen(m));
   const plan = looksOf(results, level.alpha);
   const { judged, taken } = judgeFamily(members, plan, level.thresholdPct);
   const cells: CellComparison[] = matched.pairs.map(({ base, head }, c) => {
     const metrics = members.flatMap((m, i) =>
-      m.cell === c ? [pairedMetric(m, judged[i], plan.planned)] : [],
+      m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : [],
     );
+    const stolen = all.filter((m) => m.cell === c && everyRoundStolen(m));
     const differs = scenarioDifference(base, head);
     return {
       ...where(head),
       metrics,
-      shown: shownOf(base, head, tested, level),
+      shown: [
+        ...shownOf(base, head, tested, { ...level, steal }),
+        ...stolen.map((m) => stolenShown(m, base, head, steal)),
+      ],
       ...(differs ? { scenarioDiffers: differs } : {}),
     };
   });
   const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
+  const compared = matched.pairs.flatMap(({ base, head }) => [base, head]);
   return {
     mode: "paired",
     label: pairedLabel(rounds),
@@ -632,8 +685,37 @@ export function compareVariants(
     cells,
     notCompared: matched.notCompared,
     counts: countVerdicts(cells),
-    notes: pairedNotes(cells, members, plan.looks, level, results.settings.study),
+    notes: [
+      ...pairedNotes(cells, members, plan.looks, level, results.settings.study),
+      ...stealNotes(compared, steal),
+      ...stolenRoundNotes(all, steal),
+    ],
   };
+}
+
+/** The steal of these cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
+function stealNotes(cells: readonly Cell[], steal: StealRule): string[] {
+  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (!stealToName(steals, steal)) return [];
+  return [
+    `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`,
+  ];
+}
+
+/** Which tested metrics lost rounds to steal above the limit, and which were compared on every round. */
+function stolenRoundNotes(members: readonly PairedMember[], steal: StealRule): string[] {
+  const hit = members.filter((m) => m.stolen.length > 0);
+  if (hit.length === 0) return [];
+  const labels = (ms: readonly PairedMember[]) => [...new Set(ms.map((m) => m.spec.label))].join(", ");
+  const untested = hit.filter((m) => m.pairs.length === 0);
+  const whole = members.filter((m) => m.stolen.length === 0 && m.pairs.length > 0);
+  const notTested =
+    untested.length === 0 ? "" : `; ${untested.length} of them had no round left and are shown, not tested`;
+  const clean =
+    whole.length === 0 ? "No tested metric was free of steal." : `Compared on every round: ${labels(whole)}.`;
+  return [
+    `Rounds with steal above ${steal.limit} core (--noise-limit) were left out of the tests of the figures that hold it: ${labels(hit)} (${hit.length} of ${members.length} tested metrics${notTested}). ${clean}`,
+  ];
 }
 
 function pairedNotes(

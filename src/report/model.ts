@@ -2,6 +2,7 @@ import { median } from "simple-statistics";
 import { usesTls } from "../results/protocols.js";
 import type { Cell, CellStatus, Load, Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { cpuStealWords, describeStealRange, stealOf, stealRuleOf, stealToName } from "../stats/steal.js";
 import { FIGURES, repetitionFigure, withChanges, type Figure } from "./changes.js";
 import type { Difference, DifferenceFamily } from "./differences.js";
 
@@ -258,6 +259,14 @@ export function buildHeader(results: Results): ReportHeader {
   const tools = Object.entries(env.tools);
   if (tools.length > 0) facts.push(["Tools", versions(tools)]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
+  const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (stealToName(steals, stealRuleOf(results))) {
+    const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
+    facts.push([
+      "Steal",
+      `${describeStealRange(steals)} of the pinned cores, median over ${steals.length} repetitions (the hypervisor ran something else; not noise by itself): ${cpu}; latency holds it`,
+    ]);
+  }
   if (env.ci?.runUrl !== undefined) facts.push(["CI run", env.ci.runUrl]);
   return {
     title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",

@@ -84,8 +84,13 @@ export const Repetition = z.object({
     .describe("Measurements made for this repetition: more than 1 when a noisy one or one with dropped iterations was measured again."),
   noise: z
     .object({
-      otherCpu: z.number().describe("CPU used on the run's pinned cores by processes other than the benchmark's own, in cores."),
-      steal: z.number().nonnegative().describe("Steal time on the pinned cores (the hypervisor ran something else), in cores."),
+      otherCpu: z
+        .number()
+        .describe("CPU used on the run's pinned cores by processes other than the benchmark's own, in cores: above settings.noiseLimit the repetition is noisy."),
+      steal: z
+        .number()
+        .nonnegative()
+        .describe("Steal time on the pinned cores (the hypervisor ran something else), in cores: never noisy by itself; above settings.noiseLimit the round is left out of the tests of the metrics that hold it (latency and requests/sec; CPU per request too unless environment.stealAccounting is excluded)."),
     })
     .optional()
     .describe("Interference measured during the repetition (Linux /proc/stat)."),
@@ -186,6 +191,13 @@ export const CpuLayout = z.object({
 });
 export type CpuLayout = z.infer<typeof CpuLayout>;
 
+export const StealAccounting = z
+  .enum(["excluded", "included", "unknown"])
+  .describe(
+    "Whether the kernel takes the hypervisor's stolen time off a task's run time (CONFIG_PARAVIRT_TIME_ACCOUNTING=y without no-steal-acc: excluded), so the proxy's CPU time leaves it out; unknown where the kernel's config cannot be read.",
+  );
+export type StealAccounting = z.infer<typeof StealAccounting>;
+
 export const Environment = z.object({
   hostname: z.string().optional(),
   os: z.string(),
@@ -204,6 +216,9 @@ export const Environment = z.object({
     })
     .optional()
     .describe("What the kernel does to the cores beside the benchmark, as far as the machine exposes it."),
+  stealAccounting: StealAccounting.optional().describe(
+    "Whether the proxy's CPU time leaves the hypervisor's stolen time out (src/environment/steal-accounting.ts); absent: runs before it was recorded, and machines other than Linux.",
+  ),
   loadAverage: z.tuple([z.number(), z.number(), z.number()]).describe("1, 5 and 15 minute load average before the run."),
   node: z.string(),
   tools: z.record(z.string(), z.string()).default({}).describe("Versions of k6, wrk, taskset..."),
@@ -303,7 +318,9 @@ export const Settings = z.object({
     .number()
     .nonnegative()
     .optional()
-    .describe("Other CPU plus steal on the pinned cores above which a repetition is noisy, in cores."),
+    .describe(
+      "In cores: other processes' CPU on the pinned cores above which a repetition is noisy and measured again; steal above it leaves the round out of the tests of the metrics that hold stolen time. Absent: 0.05.",
+    ),
   retries: z.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
   shard: z
     .object({ index: z.number().int().positive(), count: z.number().int().positive() })

@@ -11,6 +11,7 @@ import {
 } from "../stats/tested-metrics.js";
 import { cellKey, type Cell } from "../results/schema.js";
 import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../stats/sequential.js";
+import type { StealRule } from "../stats/steal.js";
 import {
   cellName,
   cellStem,
@@ -180,6 +181,8 @@ export interface RoundsControl {
   /** --target: an undecided metric whose change at 80% power is within it needs no more rounds. */
   targetPct?: number;
   deadlineMs?: number;
+  /** Rounds with steal above its limit are left out of the metrics that hold it, as compare does. */
+  steal?: StealRule;
 }
 
 /**
@@ -284,7 +287,7 @@ function stopAfterRound(
  */
 export function decideAtLook(
   cells: readonly Cell[],
-  rounds: Pick<RoundsControl, "plan" | "variants" | "tested" | "targetPct">,
+  rounds: Pick<RoundsControl, "plan" | "variants" | "tested" | "targetPct" | "steal">,
   done: number,
   decided: Set<string>,
 ): { index: number; metrics: number; decided: number; precise: number; stop: boolean } | undefined {
@@ -313,14 +316,18 @@ export function decideAtLook(
 /** The block's compared metrics so far: base cells with a head twin. */
 function blockMetrics(
   cells: readonly Cell[],
-  { variants: [base, head], tested = ALL_METRICS }: Pick<RoundsControl, "variants" | "tested">,
+  {
+    variants: [base, head],
+    tested = ALL_METRICS,
+    steal,
+  }: Pick<RoundsControl, "variants" | "tested" | "steal">,
   decided: ReadonlySet<string>,
 ): Array<{ key: string; soFar: MetricSoFar }> {
   const heads = new Map(cells.filter((c) => c.variant === head).map((c) => [cellKey(c), c]));
   return cells
     .filter((c) => c.variant === base && heads.has(cellKey(c)))
     .flatMap((c) =>
-      pairedLogRatios(c, heads.get(cellKey(c))!, tested).map((m) => {
+      pairedLogRatios(c, heads.get(cellKey(c))!, tested, steal).map((m) => {
         const key = `${cellKey(c)} ${m.metric}`;
         const soFar = {
           logRatios: m.logRatios,

@@ -31,8 +31,8 @@ export interface CellContext {
   upstreamRuntime: Runtime;
   dir: string;
   binaries: Map<string, { path: string; version: string }>;
-  /** Where a TLS handshake with a cell's proxy is recorded (environment.tls). */
-  results: { environment: Pick<Results["environment"], "tls"> };
+  /** Where a TLS handshake with a cell's proxy is recorded (environment.tls); the kernel's steal accounting. */
+  results: { environment: Pick<Results["environment"], "tls" | "stealAccounting"> };
   signal: AbortSignal;
   isInterrupted: () => boolean;
   /** The run's CA and server certificate (and the CA's PEM text), when a cell speaks TLS. */

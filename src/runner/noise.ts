@@ -7,7 +7,8 @@ import { readProcesses, TICKS_PER_SECOND, type ProcStat } from "./proc-stat.js";
  *   work, in cores: this process and all its descendants (the load generator, native proxies,
  *   the upstream), and this run's containers, read from their cgroups (the docker runtime's
  *   proxies are the engine's children, not ours);
- * - steal: time the hypervisor gave those cores' vCPUs to something else, in cores.
+ * - steal: time the hypervisor gave those cores' vCPUs to something else, in cores: recorded,
+ *   never noise by itself (noiseReason).
  * Interrupt and softirq time is left out on both sides, and so are kernel threads (children
  * of kthreadd, pid 2): the kernel's loopback work for the benchmark's own requests is
  * accounted there (softirq, or ksoftirqd's system time) and is not interference.
@@ -115,21 +116,23 @@ export function noiseBetween(before: NoiseSnapshot, after: NoiseSnapshot, cores:
   return { otherCpu: Math.max(0, perSecond(busy - own)), steal: Math.max(0, perSecond(steal)) };
 }
 
+/** Interference since `before`, read by `snapshot` (the after-snapshot); undefined when either is missing. */
 export async function measureNoise(
   before: NoiseSnapshot | undefined,
   cores: readonly number[],
-  outside?: OutsideCpu,
+  snapshot: () => Promise<NoiseSnapshot | undefined>,
 ): Promise<Noise | undefined> {
-  const after = before && (await noiseSnapshot(outside));
+  const after = before && (await snapshot());
   return before && after ? noiseBetween(before, after, cores) : undefined;
 }
 
-/** Why a repetition is noisy, or undefined when interference stayed under the limit (cores). */
+/**
+ * Why a repetition is noisy, or undefined when other processes' CPU on its cores stayed under the
+ * limit (cores). Steal is named beside it but never makes a repetition noisy: measuring again does
+ * not take it away on a busy host, and it is left out where a figure holds it (src/stats/steal.ts).
+ */
 export function noiseReason(noise: Noise | undefined, limit: number): string | undefined {
-  if (noise === undefined) return undefined;
-  const total = noise.otherCpu + noise.steal;
-  if (total <= limit) return undefined;
-  const parts = [`${noise.otherCpu.toFixed(2)} core used by other processes`];
-  if (noise.steal > 0) parts.push(`${noise.steal.toFixed(2)} core stolen by the hypervisor`);
-  return `${parts.join(" and ")} on the benchmark's cores (limit ${limit.toFixed(2)})`;
+  if (noise === undefined || noise.otherCpu <= limit) return undefined;
+  const steal = noise.steal > 0 ? ` (and ${noise.steal.toFixed(2)} core stolen by the hypervisor)` : "";
+  return `${noise.otherCpu.toFixed(2)} core used by other processes on the benchmark's cores${steal} (limit ${limit.toFixed(2)})`;
 }

@@ -8,16 +8,17 @@ import { layoutCores } from "./cpus.js";
 import { measureNoise, noiseReason, noiseSnapshot } from "./noise.js";
 import type { Block } from "./plan.js";
 import { finishCostSpan, startCostSpan } from "./proxy-cost.js";
+import { DEFAULT_NOISE_LIMIT } from "../stats/steal.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 /**
  * One measured repetition of a cell: the engine run, its classification, the interference on
- * the pinned cores, and the bounded re-measurement of a repetition that was noisy or dropped
+ * the pinned cores (other processes' CPU and the hypervisor's steal, both recorded), and the
+ * bounded re-measurement of a repetition that was noisy (other processes' CPU) or dropped
  * iterations (redone alone, in its place in the round, so the pairing by round holds).
  */
 
-/** Defaults: other CPU plus steal above 0.05 core makes a repetition noisy; 2 more tries. */
-const DEFAULT_NOISE_LIMIT = 0.05;
+/** Default: a noisy repetition (other processes' CPU above the noise limit) gets 2 more tries. */
 const DEFAULT_RETRIES = 2;
 
 export async function measureRepetition(
@@ -33,9 +34,10 @@ export async function measureRepetition(
   // A runtime whose processes are not all descendants of this one (docker) names their CPU time.
   const outside = ctx.runtime.outsideCpuNs?.bind(ctx.runtime);
   const watchNoise = ctx.runtime.kind === "native" || outside !== undefined;
+  const snapshot = ctx.deps.noiseSnapshot ?? noiseSnapshot;
   const crashes: string[] = [];
   for (let attempt = 1; ; attempt++) {
-    const before = watchNoise ? await noiseSnapshot(outside) : undefined;
+    const before = watchNoise ? await snapshot(outside) : undefined;
     const startedAt = new Date().toISOString();
     const stem = `${block.key}-${cellStem(a)}-${a.planned.engine}-rep${round + 1}${attempt > 1 ? `-try${attempt}` : ""}`;
     const event = { cellId: a.cell.id, round, ...(a.cell.variant ? { variant: a.cell.variant } : {}) };
@@ -43,7 +45,7 @@ export async function measureRepetition(
     const { m, wallS, proxyCpu } = await measure(a, block, block.load.durationS, stem, ctx);
     ctx.deps.onMeasure?.({ ...event, phase: "end" });
     if (ctx.isInterrupted()) throw new Interrupted();
-    const noise = await measureNoise(before, cores, outside);
+    const noise = await measureNoise(before, cores, () => snapshot(outside));
     const classified = ctx.deps.engines.classifyRepetition(m, { loadgenCores: settings.cpus.loadgen.length });
     const rep = toRepetition(round, startedAt, m, classified, wallS, proxyCpu);
     rep.round = round;
@@ -187,7 +189,8 @@ export function failedMeasurement(error: string): EngineMeasurement {
 }
 
 export function describeRepetition(id: string, rep: number, reps: number, r: Repetition): string {
-  const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms${describeCost(r.proxyCost)}`;
+  const steal = r.noise !== undefined && r.noise.steal > 0 ? `, steal ${r.noise.steal.toFixed(2)} core` : "";
+  const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms${describeCost(r.proxyCost)}${steal}`;
   const status = r.status === "ok" ? "ok" : `${r.status}: ${r.reasons.join("; ")}`;
   return `${id} rep ${rep + 1}/${reps}: ${figures}, ${status}`;
 }

@@ -8,6 +8,8 @@ import { readResults } from "../results/io.js";
 import { SCHEMA_VERSION, type Cell, type Engine, type Results } from "../results/schema.js";
 import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
+import { stealRuleOf } from "../stats/steal.js";
+import type { noiseSnapshot } from "./noise.js";
 import { runBlock } from "./block.js";
 import type { BlockContext } from "./cell.js";
 import { runCertificates, type TlsFiles } from "./tls.js";
@@ -66,6 +68,8 @@ export interface RunDeps {
   onMeasure?: (event: { cellId: string; variant?: string; round: number; phase: "start" | "end" }) => void;
   /** Renders the final table; absent: no table. */
   renderReport?: (results: Results) => string;
+  /** Reads the pinned cores' counters before and after a repetition; default: /proc (noiseSnapshot). */
+  noiseSnapshot?: typeof noiseSnapshot;
 }
 
 export interface RunOutcome {
@@ -294,6 +298,7 @@ async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
             plan: settings.sequential,
             variants: pair,
             tested: testedSet(settings),
+            steal: stealRuleOf({ settings, environment: ctx.results.environment }),
             ...(settings.sequential.targetPct !== undefined
               ? { targetPct: settings.sequential.targetPct }
               : {}),

@@ -1,7 +1,10 @@
+import { holdsSteal, stealOf, type StealRule } from "./steal.js";
+
 /**
  * The metrics a comparison of two cells tests, and their values paired by round: shared by
  * `proxybench compare` (src/report/compare.ts) and the runner's stopping rule, so both test the
- * same family. Pure: it reads the few fields it needs of a results.json's cells.
+ * same family; a round whose steal is above the limit is left out of the metrics that hold it
+ * (./steal.ts). Pure: it reads the few fields it needs of a results.json's cells.
  */
 
 /** Smallest |% change| that counts as a change. */
@@ -55,6 +58,7 @@ interface MeasuredRepetition {
   round?: number | undefined;
   rps: number;
   latencyMs: Record<"mean" | "p50" | "p99", number>;
+  noise?: { steal: number } | undefined;
   proxyCost?:
     | {
         cpuPerRequestUs?: number | undefined;
@@ -125,16 +129,35 @@ export interface RoundPair {
   head: number;
 }
 
-/** Pairs of one metric by round, in round order; rounds measured on one side only are left out. */
-function pairsByRound(base: MeasuredCell, head: MeasuredCell, metric: CompareMetric): RoundPair[] {
+/** A round left out of a metric's test: the larger steal of its two repetitions, in cores. */
+interface StolenRound {
+  round: number;
+  steal: number;
+}
+
+/**
+ * Pairs of one metric by round, in round order; rounds measured on one side only are left out,
+ * and so, under a steal rule, are rounds with steal above its limit when the metric holds it.
+ */
+function pairsByRound(
+  base: MeasuredCell,
+  head: MeasuredCell,
+  metric: CompareMetric,
+  steal?: StealRule,
+): { pairs: RoundPair[]; stolen: StolenRound[] } {
   const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
+  const holds = steal !== undefined && holdsSteal(metric, steal.accounting);
   const pairs: RoundPair[] = [];
+  const stolen: StolenRound[] = [];
   for (const b of base.repetitions) {
     const round = b.round ?? b.index;
     const h = headByRound.get(round);
-    if (h !== undefined) pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
+    if (h === undefined) continue;
+    const most = Math.max(stealOf(b), stealOf(h));
+    if (holds && most > steal.limit) stolen.push({ round, steal: most });
+    else pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
   }
-  return pairs.sort((x, y) => x.round - y.round);
+  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen };
 }
 
 /** One tested metric of one cell, paired by round. */
@@ -143,6 +166,8 @@ export interface PairedMember {
   cell: number;
   spec: MetricSpec;
   pairs: RoundPair[];
+  /** Rounds left out for steal above the limit (the metric holds stolen time). */
+  stolen: StolenRound[];
   /** Rounds the cell measured (its last round + 1). */
   rounds: number;
   /** Every value positive, so every pair has a log ratio. */
@@ -155,14 +180,17 @@ export function pairedMembers(
   head: MeasuredCell,
   cell: number,
   specs: readonly MetricSpec[],
+  steal?: StealRule,
 ): PairedMember[] {
   return specs.map((spec) => {
-    const pairs = pairsByRound(base, head, spec.metric);
+    const { pairs, stolen } = pairsByRound(base, head, spec.metric, steal);
+    const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round));
     return {
       cell,
       spec,
       pairs,
-      rounds: pairs.length === 0 ? 0 : pairs[pairs.length - 1]!.round + 1,
+      stolen,
+      rounds: last + 1,
       usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0),
     };
   });
@@ -188,8 +216,9 @@ export function pairedLogRatios(
   base: MeasuredCell,
   head: MeasuredCell,
   tested: readonly CompareMetric[],
+  steal?: StealRule,
 ): MetricRatios[] {
-  return pairedMembers(base, head, 0, testedSpecs(head.load, tested, base, head)).map((m) => ({
+  return pairedMembers(base, head, 0, testedSpecs(head.load, tested, base, head), steal).map((m) => ({
     metric: m.spec.metric,
     biggerIsBetter: m.spec.biggerIsBetter,
     logRatios: m.usable ? logRatios(m.pairs) : [],
