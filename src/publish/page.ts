@@ -166,6 +166,10 @@ function scriptChanges(): string {
         ctx.lineWidth = 1.5;
         ctx.setLineDash([5, 4]);
         ctx.beginPath(); ctx.moveTo(px, area.top); ctx.lineTo(px, area.bottom); ctx.stroke();
+        ctx.fillStyle = k.change.regression ? "#cf222e" : "#1a7f37";
+        ctx.font = "bold 12px system-ui, sans-serif";
+        ctx.textAlign = px > area.right - 60 ? "right" : "left";
+        ctx.fillText((k.change.changePct > 0 ? "+" : "") + k.change.changePct.toFixed(1) + "%", px + (ctx.textAlign === "left" ? 4 : -4), area.top + 12);
         ctx.restore();
       });
     } };
@@ -200,7 +204,7 @@ function scriptCharts(): string {
 ${scriptSeriesByMetric()}
     metrics.forEach(function (metric) {
 ${scriptChartSection()}
-      var marks = marksFor(suite, metric, entries);
+      var marks = marksFor(suite, metric, entries).filter(function (k) { return m.order.indexOf(k.series) >= 0; });
       var chart = new window.Chart(canvas, ${scriptChartConfig()});
       charts.push(chart);
 ${scriptChangeList()}
