@@ -5,6 +5,7 @@ import { register as count } from "./count.js";
 import { register as comment } from "./comment.js";
 import { register as doctor } from "./doctor.js";
 import { register as images } from "./images.js";
+import { register as issues } from "./issues.js";
 import { register as list } from "./list.js";
 import { register as maxRate } from "./max-rate.js";
 import { register as publish } from "./publish.js";
@@ -25,6 +26,7 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   compare,
   publish,
   comment,
+  issues,
   images,
   containers,
   shards,
