@@ -206,7 +206,7 @@ export function register(program: Command): void {
     )
     .addOption(option("threshold"))
     .addOption(option("alpha"))
-    .option("--fail-on-regression", "exit 1 when any metric regressed")
+    .addOption(option("failOnRegression"))
     .option(
       "--history <data.js>",
       "two runs: a gh-pages data.js of past runs of the same cells (proxybench publish), the spread between runs that a verdict needs",

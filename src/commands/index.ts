@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { register as changes } from "./changes.js";
 import { register as compare } from "./compare.js";
 import { register as containers } from "./containers.js";
 import { register as count } from "./count.js";
@@ -25,6 +26,7 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   report,
   compare,
   publish,
+  changes,
   comment,
   issues,
   images,
