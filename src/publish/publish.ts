@@ -66,6 +66,12 @@ export interface PublishOutcome {
 
 type ChangesOutcome = Pick<PublishOutcome, "changes" | "changesError">;
 
+function describeChanges(series: readonly SeriesChanges[]): string {
+  const points = series.flatMap((s) => s.changes);
+  const regressions = points.filter((c) => c.regression).length;
+  return `${points.length} change points (${regressions} regressions) in ${series.length} series`;
+}
+
 /**
  * changes.js beside data.js, from the change points of the data.js just written. A finder that
  * fails (Otava missing, a crash) costs the marks, never the history: the error is returned and
@@ -222,6 +228,7 @@ async function publishIn(
     if (keptForeignPage) log(`${dir}/index.html is not ours: left as it is (data.js is updated)`);
     if (changes.changesError)
       log(`change points not found (${changes.changesError}): ${CHANGES_JS_FILE} left as it was`);
+    if (changes.changes) log(`${CHANGES_JS_FILE}: ${describeChanges(changes.changes)}`);
     await commitPaths([dir], settings.message ?? defaultMessage(commit, suiteNames), options);
     const outcome = await pushHead(settings.branch, options);
     if (outcome === "pushed") {
