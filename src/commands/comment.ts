@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { checkMarkerId, safeLink, type HeadInfo } from "../github/body.js";
-import { apiError, createClient } from "../github/client.js";
+import { createClient } from "../github/client.js";
+import { apiError } from "./api-error.js";
 import { isCommitSha, isPullRequestNumber, parseRepository } from "../github/identifiers.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";

@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { Option, type Command } from "commander";
-import { parseChanges } from "../changes/changesjs.js";
+import { parseChanges } from "../publish/changesjs.js";
 import { ISSUE_LABEL } from "../changes/issue-body.js";
 import { fileChangeIssues } from "../changes/issues.js";
-import { apiError, createClient } from "../github/client.js";
+import { createClient } from "../github/client.js";
+import { apiError } from "./api-error.js";
 import { parseRepository, repositoryWebUrl } from "../github/identifiers.js";
 import { UserError } from "../util/errors.js";
 import { withDefault } from "./options.js";
@@ -26,7 +27,7 @@ interface IssuesSettings {
 }
 
 /** Reads and checks every input; errors name the flag or variable (pure apart from `env`). */
-export function issuesSettings(file: string, flags: IssuesFlags, env: NodeJS.ProcessEnv): IssuesSettings {
+function issuesSettings(file: string, flags: IssuesFlags, env: NodeJS.ProcessEnv): IssuesSettings {
   const repo = parseRepository(flags.repo);
   if (!repo) throw new UserError(`--repo ${flags.repo}: expected OWNER/NAME`);
   const server = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");

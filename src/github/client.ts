@@ -2,7 +2,6 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import Bottleneck from "bottleneck";
-import { UserError } from "../util/errors.js";
 
 /**
  * The GitHub REST client: octokit with the retry plugin (5xx such as 502, with growing waits) and
@@ -49,23 +48,4 @@ export function createClient(options: ClientOptions): GitHubClient {
     },
     log: { debug: () => undefined, info: () => undefined, warn: log, error: log },
   });
-}
-
-/**
- * An octokit failure as a message naming the request, without a stack; `scopes` says what the
- * token needs (`pull-requests: write`), shown on a 403 or 404. Anything else is returned as it is.
- */
-export function apiError(err: unknown, scopes: string): unknown {
-  const e = err as { status?: number; message?: string; request?: { method?: string; url?: string } };
-  if (typeof e.status !== "number") return err;
-  const hint =
-    e.status === 401
-      ? " (GITHUB_TOKEN rejected)"
-      : e.status === 403 || e.status === 404
-        ? ` (the token needs ${scopes})`
-        : "";
-  return new UserError(
-    `GitHub API ${e.request?.method ?? ""} ${e.request?.url ?? ""}: ${e.status} ${e.message ?? ""}${hint}`.trim(),
-    1,
-  );
 }

@@ -7,7 +7,7 @@
  * line, in the series' colour) and listed under the chart with a link to their commit range.
  */
 
-import { CHANGES_JS_FILE } from "../changes/changesjs.js";
+import { CHANGES_JS_FILE } from "./changesjs.js";
 
 /** Present in every page we write; a page without it is someone else's and is left alone. */
 const PAGE_MARKER = '<meta name="generator" content="proxybench history page">';

@@ -5,7 +5,7 @@ import path from "node:path";
 import { readResults } from "../results/io.js";
 import { expandResultPaths, readMergedResults } from "../results/merge.js";
 import { selectVariant } from "../results/select.js";
-import { CHANGES_JS_FILE, serializeChangesJs } from "../changes/changesjs.js";
+import { CHANGES_JS_FILE, serializeChangesJs } from "./changesjs.js";
 import type { SeriesChanges } from "../changes/types.js";
 import { UserError } from "../util/errors.js";
 import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
@@ -49,7 +49,7 @@ export interface PublishSettings {
 }
 
 /** The change points of every series of a data.js file (`proxybench changes`). */
-export type ChangeFinder = (dataJsFile: string) => Promise<SeriesChanges[]>;
+type ChangeFinder = (dataJsFile: string) => Promise<SeriesChanges[]>;
 
 export interface PublishOutcome {
   pushed: boolean;

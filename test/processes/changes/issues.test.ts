@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { serializeChangesJs } from "../../../src/changes/changesjs.js";
+import { serializeChangesJs } from "../../../src/publish/changesjs.js";
 import { ISSUE_LABEL, issueBody, parseIssueBody, seriesMarker } from "../../../src/changes/issue-body.js";
 import { fileChangeIssues, type IssueSettings } from "../../../src/changes/issues.js";
 import type { SeriesChanges } from "../../../src/changes/types.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseChanges } from "../../../src/changes/changesjs.js";
+import { parseChanges } from "../../../src/publish/changesjs.js";
 import { serializeDataJs } from "../../../src/publish/datajs.js";
 import { publish } from "../../../src/publish/publish.js";
 import { launchBrowser } from "../../support/browser.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseChanges } from "../../../src/changes/changesjs.js";
+import { parseChanges } from "../../../src/publish/changesjs.js";
 import type { ChangePoint, SeriesChanges } from "../../../src/changes/types.js";
 import { parseDataJs } from "../../../src/publish/datajs.js";
 import { publish } from "../../../src/publish/publish.js";
