@@ -76,7 +76,7 @@ export function register(program: Command): void {
     .requiredOption("--repo <owner/name>", "repository the issues are filed in")
     .addOption(
       withDefault(
-        new Option("--repo-url <url>", "https://github.com/OWNER/NAME the commit ranges link to"),
+        new Option("--repo-url <url>", "https://github.com/OWNER/NAME for commit links"),
         "GITHUB_SERVER_URL/--repo",
       ),
     )
