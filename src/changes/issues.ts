@@ -120,12 +120,34 @@ async function fileOne(
     const { data } = await client.rest.issues.update({ owner, repo, issue_number: known.open.number, body });
     return { ...key, action: "updated", number: data.number, url: data.html_url };
   }
+  const label = settings.label ?? ISSUE_LABEL;
+  await ensureLabel(client, owner, repo, label);
   const { data } = await client.rest.issues.create({
     owner,
     repo,
     title: issueTitle(series),
     body,
-    labels: [settings.label ?? ISSUE_LABEL],
+    labels: [label],
   });
+  // GitHub drops a label it does not let the token set, silently: the issue would never be found
+  // again, and every run would open another.
+  if (!data.labels.some((l) => (typeof l === "string" ? l : l.name) === label)) {
+    throw new Error(
+      `issue #${data.number} was created without the label ${label}: the token cannot label issues`,
+    );
+  }
   return { ...key, action: "created", number: data.number, url: data.html_url };
+}
+
+/** Creates the label when the repository does not have it yet (read from its list: no 404 logged). */
+async function ensureLabel(client: GitHubClient, owner: string, repo: string, name: string): Promise<void> {
+  const labels = await client.paginate(client.rest.issues.listLabelsForRepo, { owner, repo, per_page: 100 });
+  if (labels.some((l) => l.name.toLowerCase() === name.toLowerCase())) return;
+  await client.rest.issues.createLabel({
+    owner,
+    repo,
+    name,
+    color: "d73a4a",
+    description: "A regression among the benchmark history's change points (proxybench issues)",
+  });
 }

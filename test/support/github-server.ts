@@ -19,7 +19,12 @@ import type { AddressInfo } from "node:net";
  *                                                newest first; pull requests listed too, as GitHub does
  *   POST   /repos/{o}/{r}/issues                {title, body, labels}, 422 without a title or over
  *                                                65,536 characters of body
- *   PATCH  /repos/{o}/{r}/issues/{n}            {title, body, state}
+ *   PATCH  /repos/{o}/{r}/issues/{n}            {title, body, state}; an issue gets only the labels
+ *                                                that exist, the others dropped silently, as GitHub
+ *                                                does for a token that may not create them
+ *   GET    /repos/{o}/{r}/labels                per_page, page, Link header: those created (or given
+ *                                                to an issue by addIssue)
+ *   POST   /repos/{o}/{r}/labels                {name, color, description}; 422 if it exists
  *
  * Every request must carry `Authorization: token|bearer <token>`, else 401 Bad credentials.
  */
@@ -113,6 +118,8 @@ export interface GitHubServer {
   /** Issues of a repository, oldest first. */
   issues(repo: string): FakeIssue[];
   addIssue(repo: string, spec: IssueSpec): FakeIssue;
+  /** Labels of a repository, as created. */
+  labels(repo: string): { name: string; color: string; description: string }[];
   fail(fault: Fault): void;
   /** Called before each authorized request is answered (after faults), e.g. to play another client. */
   onRequest(hook: ((request: { method: string; path: string }) => void) | undefined): void;
@@ -131,6 +138,13 @@ export async function startGitHubServer(
   const issues = new Map<string, FakeComment[]>();
   const pulls = new Map<string, FakePull>();
   const repoIssues = new Map<string, FakeIssue[]>();
+  /** Labels per repository, by lower-case name. */
+  const labels = new Map<string, Map<string, { name: string; color: string; description: string }>>();
+  const labelsOf = (repo: string) => {
+    let map = labels.get(repo);
+    if (!map) labels.set(repo, (map = new Map()));
+    return map;
+  };
   let nextIssue = 1;
   const faults: Fault[] = [];
   const requests: LoggedRequest[] = [];
@@ -172,6 +186,10 @@ export async function startGitHubServer(
     clock += 1000;
     const at = new Date(clock).toISOString();
     const login = spec.login ?? botLogin;
+    for (const name of spec.labels ?? []) {
+      if (!labelsOf(repo).has(name.toLowerCase()))
+        labelsOf(repo).set(name.toLowerCase(), { name, color: "ededed", description: "" });
+    }
     const issue: FakeIssue = {
       number,
       title: spec.title ?? `issue ${number}`,
@@ -329,7 +347,9 @@ export async function startGitHubServer(
           return reply(422, { message: "Invalid request: title is required" });
         if (typeof body === "string" && body.length > MAX_BODY)
           return reply(422, { message: "Validation Failed: body is too long" });
-        const names = Array.isArray(labels) ? labels.map(String) : [];
+        const names = (Array.isArray(labels) ? labels.map(String) : []).filter((name) =>
+          labelsOf(repo).has(name.toLowerCase()),
+        );
         return reply(
           201,
           newIssue(repo, { title, body: typeof body === "string" ? body : "", labels: names }),
@@ -348,6 +368,17 @@ export async function startGitHubServer(
       if (state === "open" || state === "closed") issue.state = state;
       issue.updated_at = new Date(clock).toISOString();
       return reply(200, issue);
+    }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/labels$/.exec(url.pathname)) && method === "GET")
+      return replyPage([...labelsOf(m[1]!).values()]);
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/labels$/.exec(url.pathname)) && method === "POST") {
+      const { name, color, description } = await readJson(req);
+      if (typeof name !== "string" || name === "") return reply(422, { message: "Validation Failed" });
+      if (labelsOf(m[1]!).has(name.toLowerCase()))
+        return reply(422, { message: "Validation Failed", errors: [{ code: "already_exists" }] });
+      const label = { name, color: String(color ?? "ededed"), description: String(description ?? "") };
+      labelsOf(m[1]!).set(name.toLowerCase(), label);
+      return reply(201, label);
     }
     if (url.pathname === "/graphql" && method === "POST") {
       const query = (await readJson(req)).query;
@@ -416,6 +447,7 @@ export async function startGitHubServer(
     addPull,
     issues: (repo) => [...issuesOf(repo)],
     addIssue: newIssue,
+    labels: (repo) => [...labelsOf(repo).values()],
     fail: (fault) => void faults.push({ times: 1, ...fault }),
     onRequest: (fn) => {
       hook = fn;

@@ -114,6 +114,19 @@ describe("issues for the regressions of a history", () => {
     ).toEqual([forged, forged, forged]);
   });
 
+  it("creates the label once, and stops when GitHub drops it from a new issue", async () => {
+    await file([nginx(changePoint(sha(1), sha(2), 6.1))]);
+    await file([series("passthrough latency", "haproxy p99", [changePoint(sha(1), sha(2), 7)])]);
+    expect(server.labels(REPO).map((l) => l.name)).toEqual([ISSUE_LABEL]);
+    expect(server.requests.filter((r) => r.method === "POST" && r.path.endsWith("/labels"))).toHaveLength(1);
+
+    // A label the token may not set is dropped without an error: the issue could not be found again.
+    server.fail({ method: "GET", path: /\/labels$/, status: 200, body: [{ name: "other" }] });
+    await expect(file([nginx(changePoint(sha(1), sha(2), 6.1))], { label: "other" })).rejects.toThrow(
+      /issue #3 was created without the label other: the token cannot label issues/,
+    );
+  });
+
   it("reads every page of issues", async () => {
     for (let i = 0; i < 130; i++) {
       server.addIssue(REPO, {
