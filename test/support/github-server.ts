@@ -142,7 +142,8 @@ export async function startGitHubServer(
   const labels = new Map<string, Map<string, { name: string; color: string; description: string }>>();
   const labelsOf = (repo: string) => {
     let map = labels.get(repo);
-    if (!map) labels.set(repo, (map = new Map()));
+    if (!map)
+      labels.set(repo, (map = new Map<string, { name: string; color: string; description: string }>()));
     return map;
   };
   let nextIssue = 1;
@@ -376,7 +377,11 @@ export async function startGitHubServer(
       if (typeof name !== "string" || name === "") return reply(422, { message: "Validation Failed" });
       if (labelsOf(m[1]!).has(name.toLowerCase()))
         return reply(422, { message: "Validation Failed", errors: [{ code: "already_exists" }] });
-      const label = { name, color: String(color ?? "ededed"), description: String(description ?? "") };
+      const label = {
+        name,
+        color: typeof color === "string" ? color : "ededed",
+        description: typeof description === "string" ? description : "",
+      };
       labelsOf(m[1]!).set(name.toLowerCase(), label);
       return reply(201, label);
     }
