@@ -130,9 +130,9 @@ function scriptChanges(): string {
   function compareLink(c) {
     return repoBase && isSha(c.before.id) && isSha(c.after.id) ? repoBase + "/compare/" + c.before.id + "..." + c.after.id : undefined;
   }
+  function pctText(c) { return (c.changePct > 0 ? "+" : "") + c.changePct.toFixed(1) + "%"; }
   function describeChange(c) {
-    var pct = (c.changePct > 0 ? "+" : "") + c.changePct.toFixed(1) + "%";
-    return pct + " (p " + String(Number(c.pValue.toPrecision(2))) + ") " + (c.regression ? "regression" : "improvement");
+    return pctText(c) + " (p " + String(Number(c.pValue.toPrecision(2))) + ") " + (c.regression ? "regression" : "improvement");
   }
   function isChange(c) {
     return c && typeof c === "object" && c.before && c.after && typeof c.changePct === "number" &&
@@ -154,7 +154,15 @@ function scriptChanges(): string {
   function markAt(marks, series, index) {
     return marks.find(function (k) { return k.series === series && k.index === index; });
   }
-  function changeLines(marks) {
+${scriptChangeLines()}`;
+}
+
+/**
+ * The chart plugin that draws a chart's marks: a dashed line through each change point of a shown
+ * series, in its colour, labelled with the change (red for a regression, green for an improvement).
+ */
+function scriptChangeLines(): string {
+  return `  function changeLines(marks) {
     return { id: "proxybenchChanges", afterDatasetsDraw: function (chart) {
       var ctx = chart.ctx, area = chart.chartArea, x = chart.scales.x;
       marks.forEach(function (k) {
@@ -169,7 +177,7 @@ function scriptChanges(): string {
         ctx.fillStyle = k.change.regression ? "#cf222e" : "#1a7f37";
         ctx.font = "bold 12px system-ui, sans-serif";
         ctx.textAlign = px > area.right - 60 ? "right" : "left";
-        ctx.fillText((k.change.changePct > 0 ? "+" : "") + k.change.changePct.toFixed(1) + "%", px + (ctx.textAlign === "left" ? 4 : -4), area.top + 12);
+        ctx.fillText(pctText(k.change), px + (ctx.textAlign === "left" ? 4 : -4), area.top + 12);
         ctx.restore();
       });
     } };
