@@ -21,6 +21,8 @@
  *   --noise-limit: of the real runs, high by default so that a machine shared with other work
  *   keeps every run's point; --keep: the temporary folder is kept)
  *
+ * A real run whose cell is not ok (loadgen-bound on a machine shared with other work) is measured
+ * again, at most 3 times; publish leaves it out, so its commit has no point then.
  * Bounded: each real run is killed after 5 minutes (the wait for the lock at most 30 more);
  * Otava takes about a second per 100 series of 200 runs.
  */
@@ -66,6 +68,8 @@ const FLAT_RUNS = 200;
 const FOUND_WITHIN = 5;
 const CLI = path.join(PROJECT_ROOT, "bin", "proxybench.js");
 const RUN_TIMEOUT_S = 300;
+/** Times a real run is measured while its cell is not ok. */
+const ATTEMPTS = 3;
 
 /** A command run to its end (killed after `timeoutS`); its exit code, stdout and stderr. */
 function exec(file: string, args: string[], options: { cwd?: string; timeoutS?: number } = {}) {
@@ -219,9 +223,12 @@ async function commitFor(app: string, heavyConf: string, i: number): Promise<str
   return (await git(app, ["rev-parse", "HEAD"])).out.trim();
 }
 
-/** One short run of nginx on passthrough from the app's checkout, then published. */
-async function realRun(root: string, app: string, i: number): Promise<string> {
-  const out = path.join(root, `run-${i}`);
+/** One short run of nginx on passthrough from the app's checkout, then published if its cell is ok. */
+async function realRun(
+  root: string,
+  app: string,
+  out: string,
+): Promise<{ line: string; published: boolean }> {
   const run = ["run", "-p", "nginx", "-s", "passthrough", "-r", "3", "-d", "1", "-w", "1"];
   const args = [
     CLI,
@@ -243,7 +250,24 @@ async function realRun(root: string, app: string, i: number): Promise<string> {
     ...["--repo-url", "https://github.com/example/app"],
   ]);
   const seconds = ((performance.now() - start) / 1000).toFixed(0);
-  return `run ${i}: exit ${measured.code}, published: ${published.code === 0 ? "yes" : published.out.trim()} (${seconds} s with the lock's wait)`;
+  const outcome = published.code === 0 ? "published" : published.out.trim().replace(/^proxybench: /, "");
+  return {
+    line: `exit ${measured.code}, ${outcome} (${seconds} s with the lock's wait)`,
+    published: published.code === 0,
+  };
+}
+
+/**
+ * Run `i`, measured again (at most ATTEMPTS times) while its cell is not ok: a machine shared with
+ * other work marks some runs loadgen-bound, and publish leaves those out.
+ */
+async function measuredRun(root: string, app: string, i: number): Promise<boolean> {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const { line, published } = await realRun(root, app, path.join(root, `run-${i}-${attempt}`));
+    console.log(`run ${i}${attempt > 1 ? ` (attempt ${attempt})` : ""}: ${line}`);
+    if (published) return true;
+  }
+  return false;
 }
 
 function reportReal(found: readonly SeriesChanges[], shas: readonly string[]): void {
@@ -274,10 +298,12 @@ async function real(root: string): Promise<void> {
   const heavyDir = await nginxVariant(path.join(root, "heavy"), heavy.lines, heavy.httpLines);
   const heavyConf = await readFile(path.join(heavyDir, "proxies", "nginx", "nginx.conf"), "utf8");
   const shas: string[] = [];
+  let published = 0;
   for (let i = 1; i <= REAL; i++) {
     shas.push(await commitFor(app, heavyConf, i));
-    console.log(await realRun(root, app, i));
+    if (await measuredRun(root, app, i)) published += 1;
   }
+  console.log(`${published} of ${REAL} runs published`);
   const dataJs = path.join(root, "data.js");
   const shown = await git(path.join(root, "pages.git"), ["show", "gh-pages:dev/bench/data.js"]);
   await writeFile(dataJs, shown.out);
