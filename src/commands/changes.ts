@@ -5,7 +5,7 @@ import {
   findChangesInFile,
   type ChangeSettings,
 } from "../changes/find.js";
-import { changeCounts, renderChangesMarkdown } from "../changes/markdown.js";
+import { changeCounts, renderChangesMarkdown } from "../report/change-points-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { withoutUndefined } from "../util/objects.js";
