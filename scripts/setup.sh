@@ -14,9 +14,10 @@
 #                                 --study extensibility builds Apollo Router with cargo (about 30 min)
 #   scripts/setup.sh --engine NAME also a load generator: k6, wrk, ab, vegeta or h2load
 #                                 (npm run setup -- --engine ab)
-#   scripts/setup.sh --changes    only what `proxybench changes` needs: the node modules and
-#                                 Apache Otava in .tools/venv (no Go, no Debian packages: the
-#                                 publishing job's setup); --for-tests installs Otava too
+#   scripts/setup.sh --changes    only what `proxybench changes` adds to an installed checkout:
+#                                 Apache Otava in .tools/venv (no node modules, Go or Debian
+#                                 packages: the publishing job's setup, after npm ci); --for-tests
+#                                 installs Otava too
 #
 # Go tools, the upstream and the grpc-gateway proxy are built into .tools/bin, Python tools into
 # .tools/venv. Outside the folder it writes Debian packages (apt-get, stopping the system's nginx,
@@ -56,7 +57,7 @@ while (($#)); do
     --study | --engine)
       [ $# -ge 2 ] || { echo "setup.sh: $1 needs a NAME" >&2; exit 2; }
       needs_args+=("$1" "$2"); shift ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$1' (known: --for-tests, --study NAME, --engine NAME, --changes)" >&2; exit 2 ;;
   esac
   shift
@@ -124,12 +125,6 @@ for ((i = 0; i < ${#needs_args[@]}; i += 2)); do
   fi
 done
 
-# --- Node modules ----------------------------------------------------------------------------
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing node modules (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
-
 # --- Apache Otava: the change points of a history (proxybench changes) ------------------------
 # Into .tools/venv with its dependencies (numpy, scipy, and the clients of the stores its own CLI
 # reads, which proxybench never uses); python3 3.10 to 3.14.
@@ -145,6 +140,12 @@ if $changes_only; then
   check_tool otava "apache-otava $OTAVA_VERSION, pip into .tools/venv"
   say "ready (Apache Otava $OTAVA_VERSION in .tools/venv)"
   exit 0
+fi
+
+# --- Node modules ----------------------------------------------------------------------------
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing node modules (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
 fi
 
 # --- Debian packages -------------------------------------------------------------------------

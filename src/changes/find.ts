@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { parseDataJs, type BenchmarkData } from "../publish/datajs.js";
 import { UserError } from "../util/errors.js";
 import { otavaChangePoints, type OtavaChange } from "./otava.js";
-import { historySeries, type HistorySeries } from "./series.js";
+import { historySeries, seriesId, type HistorySeries } from "./series.js";
 import type { ChangePoint, SeriesChanges } from "./types.js";
 
 /**
@@ -96,4 +96,14 @@ export async function findChangesInFile(
   settings: ChangeSettings = DEFAULTS,
 ): Promise<SeriesChanges[]> {
   return findChanges(await readDataJs(file, file), settings);
+}
+
+/** Where each series' last segment starts: the index of its last change point (pure). */
+export function lastSegmentStarts(changes: readonly SeriesChanges[]): Map<string, number> {
+  const starts = new Map<string, number>();
+  for (const series of changes) {
+    const last = series.changes.at(-1);
+    if (last !== undefined) starts.set(seriesId(series), last.index);
+  }
+  return starts;
 }

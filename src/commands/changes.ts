@@ -5,7 +5,7 @@ import {
   findChangesInFile,
   type ChangeSettings,
 } from "../changes/find.js";
-import { changeCounts, renderChangesMarkdown } from "../changes/markdown.js";
+import { changeCounts, renderChangesMarkdown } from "../report/change-points-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { withoutUndefined } from "../util/objects.js";
@@ -13,7 +13,7 @@ import { option, withDefault } from "./options.js";
 
 const CHANGES_FORMATS = ["markdown", "json"] as const;
 
-export interface ChangesCommandSettings extends ChangeSettings {
+interface ChangesCommandSettings extends ChangeSettings {
   /** The gh-pages data.js. */
   file: string;
   format: (typeof CHANGES_FORMATS)[number];
@@ -45,7 +45,7 @@ export function changesSettings(file: string, options: RawOptions): ChangesComma
  * Writes the change points of the history (markdown, or the JSON of `SeriesChanges[]`) and
  * returns the exit code: 1 when asked to fail on a regression and there is one.
  */
-export async function runChanges(settings: ChangesCommandSettings): Promise<number> {
+async function runChanges(settings: ChangesCommandSettings): Promise<number> {
   const series = await findChangesInFile(settings.file, settings);
   const text =
     settings.format === "json"

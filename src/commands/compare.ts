@@ -8,7 +8,8 @@ import {
   type Comparison,
   hasRegression,
 } from "../report/compare.js";
-import { readHistory, type RunHistory } from "../report/compare-history.js";
+import { findChanges, lastSegmentStarts, readDataJs } from "../changes/find.js";
+import { historyFromData, type RunHistory } from "../report/compare-history.js";
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
@@ -128,6 +129,16 @@ function compareRuns(
   throw new UserError(
     `compare: ${plain.map((s) => s.from).join(", ")} hold${plain.length === 1 ? "s" : ""} no variants: give the shards of one variant run, or exactly two runs (BASE_DIR HEAD_DIR)`,
   );
+}
+
+/**
+ * `--history FILE`: a gh-pages data.js, each series from its last change point (Apache Otava);
+ * errors name the flag and the file.
+ */
+async function readHistory(file: string): Promise<RunHistory> {
+  const data = await readDataJs(file, `--history ${file}`);
+  const starts = lastSegmentStarts(await findChanges(data));
+  return historyFromData(data, `${file} (each series from its last change point)`, starts);
 }
 
 /** Returns the exit code: 1 when asked to fail on a regression and there is one. */

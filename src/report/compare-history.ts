@@ -1,6 +1,4 @@
-import { findChanges, readDataJs } from "../changes/find.js";
 import { historySeries, seriesId, type HistoryPoint } from "../changes/series.js";
-import type { SeriesChanges } from "../changes/types.js";
 import type { BenchmarkData } from "../publish/datajs.js";
 import { suiteName } from "../publish/entries.js";
 
@@ -40,19 +38,9 @@ const BENCH_SUFFIX: Record<string, { direction: "throughput" | "latency"; suffix
   mean: { direction: "latency", suffix: "mean" },
 };
 
-/** Where each series' last segment starts: the index of its last change point (pure). */
-export function lastSegmentStarts(changes: readonly SeriesChanges[]): Map<string, number> {
-  const starts = new Map<string, number>();
-  for (const series of changes) {
-    const last = series.changes.at(-1);
-    if (last !== undefined) starts.set(seriesId(series), last.index);
-  }
-  return starts;
-}
-
 /**
- * A history from a parsed data.js (pure); `segmentStarts` (seriesId: index), where known, cut
- * each series to the points from there on.
+ * A history from a parsed data.js (pure); `segmentStarts` (seriesId: index; `lastSegmentStarts`
+ * of src/changes/find.ts), where known, cut each series to the points from there on.
  */
 export function historyFromData(
   data: BenchmarkData,
@@ -74,14 +62,4 @@ export function historyFromData(
       return points.sort((a, b) => a.entry - b.entry).map((p) => ({ commit: p.commit.id, value: p.value }));
     },
   };
-}
-
-/**
- * `--history FILE`: a gh-pages data.js, each series from its last change point (Apache Otava);
- * errors name the file.
- */
-export async function readHistory(file: string): Promise<RunHistory> {
-  const data = await readDataJs(file, `--history ${file}`);
-  const starts = lastSegmentStarts(await findChanges(data));
-  return historyFromData(data, `${file} (each series from its last change point)`, starts);
 }

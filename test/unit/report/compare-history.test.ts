@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { seriesId } from "../../../src/changes/series.js";
 import type { SeriesChanges } from "../../../src/changes/types.js";
-import { historyFromData, lastSegmentStarts } from "../../../src/report/compare-history.js";
+import { lastSegmentStarts } from "../../../src/changes/find.js";
+import { historyFromData } from "../../../src/report/compare-history.js";
 import { commitId, historyOf } from "../../support/changes/history.js";
 
 const cell = { scenario: "small", loadLabel: "default", proxy: "nginx", engine: "k6" };

@@ -1,10 +1,9 @@
 import { markdownTable } from "markdown-table";
-import { escapeMarkdown } from "../report/escape.js";
-import { formatPercent, plural } from "../report/format.js";
-import { heading } from "../report/markdown.js";
-import type { ChangeSettings } from "./find.js";
-import { MIN_POINTS } from "./find.js";
-import type { ChangePoint, HistoryCommit, SeriesChanges } from "./types.js";
+import { MIN_POINTS, type ChangeSettings } from "../changes/find.js";
+import type { ChangePoint, HistoryCommit, SeriesChanges } from "../changes/types.js";
+import { escapeMarkdown } from "./escape.js";
+import { formatPercent, plural } from "./format.js";
+import { heading } from "./markdown.js";
 
 /**
  * `proxybench changes` as markdown (pure): a headline, what was asked of Otava, one table row per
