@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { parseChanges } from "../publish/changesjs.js";
-import { ISSUE_LABEL } from "../changes/issue-body.js";
-import { fileChangeIssues } from "../changes/issues.js";
 import { createClient } from "../github/client.js";
+import { ISSUE_LABEL } from "../github/issue-body.js";
+import { fileIssues } from "../github/issues.js";
+import { changeIssueItem } from "../report/change-issues.js";
 import { apiError } from "./api-error.js";
 import { parseRepository, repositoryWebUrl } from "../github/identifiers.js";
 import { UserError } from "../util/errors.js";
@@ -86,10 +87,11 @@ export function register(program: Command): void {
       const series = await readChanges(settings.file);
       const log = (line: string) => process.stderr.write(`issues: ${line}\n`);
       const client = createClient({ token: settings.token, baseUrl: settings.apiUrl, log });
-      const outcomes = await fileChangeIssues(client, { ...settings, series, log }).catch((err: unknown) => {
+      const items = series.map((s) => changeIssueItem(s, settings.repoUrl));
+      const outcomes = await fileIssues(client, { ...settings, items, log }).catch((err: unknown) => {
         throw apiError(err, `issues: write on ${settings.owner}/${settings.repo}`);
       });
-      for (const o of outcomes) process.stdout.write(`${o.action} ${o.url}: ${o.suite} / ${o.bench}\n`);
+      for (const o of outcomes) process.stdout.write(`${o.action} ${o.url}: ${o.name}\n`);
       if (outcomes.length === 0) process.stdout.write("no new regression: no issue opened or updated\n");
     });
 }

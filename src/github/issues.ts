@@ -1,29 +1,29 @@
-import type { GitHubClient } from "../github/client.js";
-import { isOwnComment, tokenLogin } from "../github/comment.js";
-import {
-  ISSUE_LABEL,
-  issueBody,
-  issueTitle,
-  parseIssueBody,
-  regressions,
-  seriesMarker,
-} from "./issue-body.js";
-import type { SeriesChanges } from "./types.js";
+import type { GitHubClient } from "./client.js";
+import { isOwnComment, tokenLogin } from "./comment.js";
+import { buildIssueBody, ISSUE_LABEL, issueMarker, parseIssueBody } from "./issue-body.js";
 
 /**
- * Files the regressions of a history's change points as GitHub issues: one issue per series,
- * found again by the label and the series' marker (issue-body.ts), written by the token's own
- * account (an issue anyone else wrote is never ours, whatever it carries). A series whose
- * regressions are all filed already is left alone; one with a new regression gets its open issue
- * updated, or a new issue when it has none open.
+ * Keeps one issue per key (a series: suite and bench), found again by the label and the key's
+ * marker (issue-body.ts), written by the token's own account (an issue anyone else wrote is never
+ * ours, whatever it carries). A key whose candidates are all filed already is left alone; one with
+ * a new candidate gets its open issue's body updated, or a new issue when it has none open.
  */
+
+/** What one issue is about and what it says. */
+export interface IssueItem {
+  key: readonly string[];
+  /** For messages: `suite / bench`. */
+  name: string;
+  /** Ids that call for the issue (a regression's first commit after the change). */
+  candidates: readonly string[];
+  title: string;
+  markdown: string;
+}
 
 export interface IssueSettings {
   owner: string;
   repo: string;
-  series: readonly SeriesChanges[];
-  /** https://github.com/OWNER/NAME: the commit ranges link there. */
-  repoUrl?: string;
+  items: readonly IssueItem[];
   label?: string;
   /** The account the issues are written as; default: the token's own. */
   author?: string;
@@ -31,12 +31,11 @@ export interface IssueSettings {
 }
 
 export interface IssueOutcome {
-  suite: string;
-  bench: string;
+  name: string;
   action: "created" | "updated";
   number: number;
   url: string;
-  /** The change points filed by this run (their first commit after the change). */
+  /** The candidates filed by this run. */
   filed: string[];
 }
 
@@ -50,13 +49,13 @@ interface ListedIssue {
   pull_request?: unknown;
 }
 
-/** What is filed already: per series marker, its open issue (the oldest) and every commit filed. */
+/** What is filed already under a marker: its open issue (the oldest) and every id filed. */
 interface Filed {
   open?: ListedIssue;
-  commits: Set<string>;
+  ids: Set<string>;
 }
 
-/** Our issues with the label, open and closed, every page read, by series marker. */
+/** Our issues with the label, open and closed, every page read, by marker. */
 async function filedIssues(client: GitHubClient, settings: IssueSettings, author: string) {
   const all = (await client.paginate(client.rest.issues.listForRepo, {
     owner: settings.owner,
@@ -72,33 +71,26 @@ async function filedIssues(client: GitHubClient, settings: IssueSettings, author
   for (const issue of oldestFirst) {
     const parsed = parseIssueBody(issue.body);
     if (!parsed) continue;
-    const entry = byMarker.get(parsed.marker) ?? { commits: new Set<string>() };
-    for (const id of parsed.filed) entry.commits.add(id);
+    const entry = byMarker.get(parsed.marker) ?? { ids: new Set<string>() };
+    for (const id of parsed.filed) entry.ids.add(id);
     if (issue.state === "open" && !entry.open) entry.open = issue;
     byMarker.set(parsed.marker, entry);
   }
   return byMarker;
 }
 
-/** Creates or updates the issue of every series with a regression not filed yet. */
-export async function fileChangeIssues(
-  client: GitHubClient,
-  settings: IssueSettings,
-): Promise<IssueOutcome[]> {
+/** Creates or updates the issue of every item with a candidate not filed yet. */
+export async function fileIssues(client: GitHubClient, settings: IssueSettings): Promise<IssueOutcome[]> {
   const log = settings.log ?? (() => undefined);
   const author = settings.author ?? (await tokenLogin(client));
   const filed = await filedIssues(client, settings, author);
   const outcomes: IssueOutcome[] = [];
-  for (const series of settings.series) {
-    const known = filed.get(seriesMarker(series)) ?? { commits: new Set<string>() };
-    const fresh = regressions(series)
-      .map((c) => c.after.id)
-      .filter((id) => !known.commits.has(id));
+  for (const item of settings.items) {
+    const known = filed.get(issueMarker(item.key)) ?? { ids: new Set<string>() };
+    const fresh = [...new Set(item.candidates)].filter((id) => !known.ids.has(id));
     if (fresh.length === 0) continue;
-    const outcome = await fileOne(client, settings, series, known, fresh);
-    log(
-      `${outcome.action} issue #${outcome.number} for ${series.suite} / ${series.bench} (${fresh.length} new)`,
-    );
+    const outcome = await fileOne(client, settings, item, known, fresh);
+    log(`${outcome.action} issue #${outcome.number} for ${item.name} (${fresh.length} new)`);
     outcomes.push(outcome);
   }
   return outcomes;
@@ -107,28 +99,22 @@ export async function fileChangeIssues(
 async function fileOne(
   client: GitHubClient,
   settings: IssueSettings,
-  series: SeriesChanges,
+  item: IssueItem,
   known: Filed,
   fresh: string[],
 ): Promise<IssueOutcome> {
   const { owner, repo } = settings;
   // An open issue keeps what it filed before; a new one lists only what is new.
   const listed = known.open ? [...(parseIssueBody(known.open.body)?.filed ?? []), ...fresh] : fresh;
-  const body = issueBody(series, new Set(listed), settings.repoUrl);
-  const key = { suite: series.suite, bench: series.bench, filed: fresh };
+  const body = buildIssueBody(item.key, new Set(listed), item.markdown);
+  const said = { name: item.name, filed: fresh };
   if (known.open) {
     const { data } = await client.rest.issues.update({ owner, repo, issue_number: known.open.number, body });
-    return { ...key, action: "updated", number: data.number, url: data.html_url };
+    return { ...said, action: "updated", number: data.number, url: data.html_url };
   }
   const label = settings.label ?? ISSUE_LABEL;
   await ensureLabel(client, owner, repo, label);
-  const { data } = await client.rest.issues.create({
-    owner,
-    repo,
-    title: issueTitle(series),
-    body,
-    labels: [label],
-  });
+  const { data } = await client.rest.issues.create({ owner, repo, title: item.title, body, labels: [label] });
   // GitHub drops a label it does not let the token set, silently: the issue would never be found
   // again, and every run would open another.
   if (!data.labels.some((l) => (typeof l === "string" ? l : l.name) === label)) {
@@ -136,7 +122,7 @@ async function fileOne(
       `issue #${data.number} was created without the label ${label}: the token cannot label issues`,
     );
   }
-  return { ...key, action: "created", number: data.number, url: data.html_url };
+  return { ...said, action: "created", number: data.number, url: data.html_url };
 }
 
 /** Creates the label when the repository does not have it yet (read from its list: no 404 logged). */

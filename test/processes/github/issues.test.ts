@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { serializeChangesJs } from "../../../src/publish/changesjs.js";
-import { ISSUE_LABEL, issueBody, parseIssueBody, seriesMarker } from "../../../src/changes/issue-body.js";
-import { fileChangeIssues, type IssueSettings } from "../../../src/changes/issues.js";
 import type { SeriesChanges } from "../../../src/changes/types.js";
+import { buildIssueBody, ISSUE_LABEL, issueMarker, parseIssueBody } from "../../../src/github/issue-body.js";
+import { fileIssues, type IssueSettings } from "../../../src/github/issues.js";
+import { changeIssueItem, changeIssueMarkdown } from "../../../src/report/change-issues.js";
 import { createClient } from "../../../src/github/client.js";
 import { liveMarkup, visibleText } from "../../support/actions/gfm.js";
 import { changePoint, HOSTILE_NAMES, series, sha } from "../../support/changes/fixtures.js";
@@ -29,15 +30,14 @@ function client() {
   return createClient({ token: server.token, baseUrl: server.url, delayBaseMs: 5 });
 }
 
+/** Files the series' regressions as bench.yml does, commit ranges linked to REPO_URL. */
 function file(list: SeriesChanges[], overrides: Partial<IssueSettings> = {}) {
-  return fileChangeIssues(client(), {
-    owner: "acme",
-    repo: "gateway",
-    series: list,
-    repoUrl: REPO_URL,
-    ...overrides,
-  });
+  const items = list.map((s) => changeIssueItem(s, REPO_URL));
+  return fileIssues(client(), { owner: "acme", repo: "gateway", items, ...overrides });
 }
+
+const issueBody = (s: SeriesChanges, filed: string[], repoUrl?: string) =>
+  buildIssueBody([s.suite, s.bench], filed, changeIssueMarkdown(s, repoUrl));
 
 const nginx = (...changes: ReturnType<typeof changePoint>[]) =>
   series("passthrough latency", "nginx p99", changes);
@@ -52,9 +52,9 @@ describe("issues for the regressions of a history", () => {
       ]),
       series("passthrough latency", "haproxy p99", [changePoint(sha(5), sha(6), 12.5, { pValue: 0.002 })]),
     ]);
-    expect(outcomes.map((o) => [o.action, o.bench, o.filed])).toEqual([
-      ["created", "nginx p99", [sha(2)]],
-      ["created", "haproxy p99", [sha(6)]],
+    expect(outcomes.map((o) => [o.action, o.name, o.filed])).toEqual([
+      ["created", "passthrough latency / nginx p99", [sha(2)]],
+      ["created", "passthrough latency / haproxy p99", [sha(6)]],
     ]);
     const issues = server.issues(REPO);
     expect(issues.map((i) => [i.title, i.labels.map((l) => l.name)])).toEqual([
@@ -130,7 +130,7 @@ describe("issues for the regressions of a history", () => {
   it("reads every page of issues", async () => {
     for (let i = 0; i < 130; i++) {
       server.addIssue(REPO, {
-        body: `${seriesMarker({ suite: "s", bench: `b${i}` })}\n`,
+        body: `${issueMarker(["s", `b${i}`])}\n`,
         labels: [ISSUE_LABEL],
       });
     }

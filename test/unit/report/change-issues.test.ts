@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { issueBody, issueTitle, parseIssueBody, seriesMarker } from "../../../src/changes/issue-body.js";
+import type { SeriesChanges, SeriesKey } from "../../../src/changes/types.js";
+import { buildIssueBody, issueMarker, parseIssueBody } from "../../../src/github/issue-body.js";
+import { changeIssueItem, changeIssueMarkdown } from "../../../src/report/change-issues.js";
 import { liveMarkup, visibleText } from "../../support/actions/gfm.js";
 import { changePoint, HOSTILE_NAMES, series, sha } from "../../support/changes/fixtures.js";
 
 const REPO_URL = "https://github.com/o/r";
+
+/** The body filed for a series: its markers and its markdown. */
+const issueBody = (s: SeriesChanges, filed: Iterable<string>, repoUrl?: string) =>
+  buildIssueBody([s.suite, s.bench], filed, changeIssueMarkdown(s, repoUrl));
+const seriesMarker = (key: SeriesKey) => issueMarker([key.suite, key.bench]);
+const issueTitle = (key: SeriesKey) => changeIssueItem({ ...series(key.suite, key.bench, []), ...key }).title;
 
 describe("the issue's markers", () => {
   it("find the series again and the change points it filed", () => {
