@@ -696,7 +696,7 @@ describe("base and head are measured in one run, interleaved on one runner", () 
     const steps = bench.jobs.publish?.steps ?? [];
     const names = steps.map((s) => s.name);
     expect(steps.find((s) => s.name === "Install proxybench and Apache Otava")?.run).toBe(
-      "npm run setup -- --changes && npm run build",
+      "npm ci --no-audit --no-fund && npm run build && npm run setup -- --changes",
     );
     expect(steps.find((s) => s.name === "Publish")?.run).toContain("--changes --changes-out changes.json");
     const file = steps.find((s) => s.name === "File new regressions as issues");
