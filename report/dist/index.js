@@ -59963,7 +59963,7 @@ async function tokenLogin(client) {
   } catch (err) {
     if (typeof err.status === "number") throw err;
     throw new Error(
-      `cannot tell which account the token belongs to (GraphQL viewer: ${err.message}); the sticky comment is found by its marker and its author`
+      `cannot tell which account the token belongs to (GraphQL viewer: ${err.message}); what we wrote (a sticky comment, an issue) is found by its marker and its author`
     );
   }
   if (!login) throw new Error("cannot tell which account the token belongs to: GraphQL viewer has no login");

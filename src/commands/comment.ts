@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { checkMarkerId, safeLink, type HeadInfo } from "../github/body.js";
 import { createClient } from "../github/client.js";
+import { apiError } from "./api-error.js";
 import { isCommitSha, isPullRequestNumber, parseRepository } from "../github/identifiers.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";
@@ -132,23 +133,6 @@ async function loadReport(
   return { markdown, head: { sha: settings.headSha, time: settings.headTime ?? now.toISOString() } };
 }
 
-/** An octokit failure as a message naming the request, without a stack. */
-function apiError(err: unknown, settings: CommentSettings): unknown {
-  const e = err as { status?: number; message?: string; request?: { method?: string; url?: string } };
-  if (typeof e.status !== "number") return err;
-  const hint =
-    e.status === 401
-      ? " (GITHUB_TOKEN rejected)"
-      : e.status === 403 || e.status === 404
-        ? " (the token needs pull-requests: write, or issues: write, on " +
-          `${settings.owner}/${settings.repo})`
-        : "";
-  return new UserError(
-    `GitHub API ${e.request?.method ?? ""} ${e.request?.url ?? ""}: ${e.status} ${e.message ?? ""}${hint}`.trim(),
-    1,
-  );
-}
-
 export function register(program: Command): void {
   program
     .command("comment")
@@ -196,7 +180,7 @@ export function register(program: Command): void {
         detailsUrl: settings.detailsUrl,
         log,
       }).catch((err: unknown) => {
-        throw apiError(err, settings);
+        throw apiError(err, `pull-requests: write, or issues: write, on ${settings.owner}/${settings.repo}`);
       });
       const where = outcome.url ?? `comment ${outcome.commentId ?? "?"}`;
       process.stdout.write(`${outcome.action} ${where}: ${outcome.reason}\n`);

@@ -8,7 +8,8 @@ import {
   type Comparison,
   hasRegression,
 } from "../report/compare.js";
-import { readHistory, type RunHistory } from "../report/compare-history.js";
+import { findChanges, lastSegmentStarts, readDataJs } from "../changes/find.js";
+import { historyFromData, type RunHistory } from "../report/compare-history.js";
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
@@ -130,6 +131,16 @@ function compareRuns(
   );
 }
 
+/**
+ * `--history FILE`: a gh-pages data.js, each series from its last change point (Apache Otava);
+ * errors name the flag and the file.
+ */
+async function readHistory(file: string): Promise<RunHistory> {
+  const data = await readDataJs(file, `--history ${file}`);
+  const starts = lastSegmentStarts(await findChanges(data));
+  return historyFromData(data, `${file} (each series from its last change point)`, starts);
+}
+
 /** Returns the exit code: 1 when asked to fail on a regression and there is one. */
 export async function runCompare(settings: CompareSettings): Promise<number> {
   const sources: Source[] = [];
@@ -206,7 +217,7 @@ export function register(program: Command): void {
     )
     .addOption(option("threshold"))
     .addOption(option("alpha"))
-    .option("--fail-on-regression", "exit 1 when any metric regressed")
+    .addOption(option("failOnRegression"))
     .option(
       "--history <data.js>",
       "two runs: a gh-pages data.js of past runs of the same cells (proxybench publish), the spread between runs that a verdict needs",

@@ -1,10 +1,12 @@
 import type { Command } from "commander";
+import { register as changes } from "./changes.js";
 import { register as compare } from "./compare.js";
 import { register as containers } from "./containers.js";
 import { register as count } from "./count.js";
 import { register as comment } from "./comment.js";
 import { register as doctor } from "./doctor.js";
 import { register as images } from "./images.js";
+import { register as issues } from "./issues.js";
 import { register as list } from "./list.js";
 import { register as maxRate } from "./max-rate.js";
 import { register as publish } from "./publish.js";
@@ -24,7 +26,9 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   report,
   compare,
   publish,
+  changes,
   comment,
+  issues,
   images,
   containers,
   shards,

@@ -344,11 +344,20 @@ const FLAGS = {
       new Option("--floor <pct>", "smallest % change in counted work (proxybench count) that counts"),
       `${DEFAULT_FLOOR_PCT}`,
     ),
+  failOnRegression: () => new Option("--fail-on-regression", "exit 1 when any metric regressed"),
 } satisfies Record<FlagName, () => Option>;
 
 /** The flags spelled in `FLAGS`: the measuring commands', and those other commands share. */
 type FlagName =
-  keyof MeasureFlags | "study" | "format" | "outFile" | "baselineProxy" | "threshold" | "alpha" | "floor";
+  | keyof MeasureFlags
+  | "study"
+  | "format"
+  | "outFile"
+  | "baselineProxy"
+  | "threshold"
+  | "alpha"
+  | "floor"
+  | "failOnRegression";
 
 /** A flag of `FLAGS`, with this command's own default where it differs, or an option built from one. */
 export type FlagChoice = FlagName | [FlagName, string] | Option;

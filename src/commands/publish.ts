@@ -1,8 +1,10 @@
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Option, type Command } from "commander";
+import { findChangesInFile } from "../changes/find.js";
 import type { CommitContext } from "../publish/entries.js";
 import { usernamesFromEventFile } from "../publish/event.js";
-import { normaliseDir, publish, type PublishSettings } from "../publish/publish.js";
+import { normaliseDir, publish, type PublishOutcome, type PublishSettings } from "../publish/publish.js";
 import { resolveRemote } from "../publish/git.js";
 import { UserError } from "../util/errors.js";
 import { fileSize, isDirectory } from "../util/paths.js";
@@ -18,6 +20,8 @@ interface PublishFlags {
   pushRetries: number;
   repoUrl?: string;
   variant?: string;
+  changes?: boolean;
+  changesOut?: string;
 }
 
 /** Git's rules for a branch name (git check-ref-format --branch), so a bad --branch stops before git runs (pure). */
@@ -66,6 +70,11 @@ export function publishSettings(
   env: NodeJS.ProcessEnv,
 ): PublishSettings {
   if (!isBranchName(flags.branch)) throw new UserError(`--branch ${flags.branch}: not a valid branch name`);
+  if (flags.changesOut !== undefined && !flags.changes) {
+    throw new UserError(
+      `--changes-out ${flags.changesOut}: only with --changes (the change points are found then)`,
+    );
+  }
   if (flags.repoUrl !== undefined && !/^https?:\/\/[^/\s]+\/\S+$/.test(flags.repoUrl)) {
     throw new UserError(`--repo-url ${flags.repoUrl}: expected https://github.com/OWNER/NAME`);
   }
@@ -80,7 +89,21 @@ export function publishSettings(
     token: env.GITHUB_TOKEN || undefined,
     context: commitContextFromEnv(env, flags.repoUrl),
     ...pickDefined(flags, ["variant"]),
+    ...(flags.changes ? { findChanges: (file: string) => findChangesInFile(file) } : {}),
   };
+}
+
+/**
+ * The change points found, written to `--changes-out` for `proxybench issues`; a finder that
+ * failed is an error once the history is pushed (the points are safe, the marks and issues not).
+ */
+async function reportChanges(outcome: PublishOutcome, changesOut: string | undefined): Promise<void> {
+  if (outcome.changesError !== undefined) {
+    throw new UserError(`published, but the change points could not be found: ${outcome.changesError}`, 1);
+  }
+  if (changesOut !== undefined && outcome.changes) {
+    await writeFile(changesOut, `${JSON.stringify(outcome.changes, null, 2)}\n`);
+  }
 }
 
 export function register(program: Command): void {
@@ -109,6 +132,14 @@ export function register(program: Command): void {
         "from GITHUB_REPOSITORY",
       ),
     )
+    .option(
+      "--changes",
+      "find the history's change points with Apache Otava (as `proxybench changes`) and write changes.js beside data.js: the chart page marks them",
+    )
+    .option(
+      "--changes-out <file>",
+      "with --changes, also write the change points found here (the JSON of `proxybench changes --format json`), for `proxybench issues`",
+    )
     .action(async (dirs: string[], flags: PublishFlags) => {
       const settings = publishSettings(dirs.length === 1 ? dirs[0]! : dirs, flags, process.env);
       await checkLocalRepository(flags.repo);
@@ -119,5 +150,6 @@ export function register(program: Command): void {
       process.stdout.write(
         `published ${outcome.suites.length} suites for ${outcome.commitId.slice(0, 12)} to ${settings.branch}:${settings.dir}/data.js (${outcome.attempts} attempt${outcome.attempts === 1 ? "" : "s"})\n`,
       );
+      await reportChanges(outcome, flags.changesOut);
     });
 }

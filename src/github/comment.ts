@@ -64,7 +64,7 @@ export function isOwnComment(user: CommentAuthor | null | undefined, account: st
  * The login of the token's account. GraphQL's `viewer`, because REST's GET /user refuses
  * installation tokens such as GITHUB_TOKEN ("Resource not accessible by integration").
  */
-async function tokenLogin(client: GitHubClient): Promise<string> {
+export async function tokenLogin(client: GitHubClient): Promise<string> {
   let login: string | undefined;
   try {
     const data = await client.graphql<{ viewer?: { login?: string } }>("query { viewer { login } }");
@@ -74,7 +74,7 @@ async function tokenLogin(client: GitHubClient): Promise<string> {
     if (typeof (err as { status?: unknown }).status === "number") throw err;
     throw new Error(
       `cannot tell which account the token belongs to (GraphQL viewer: ${(err as Error).message}); ` +
-        "the sticky comment is found by its marker and its author",
+        "what we wrote (a sticky comment, an issue) is found by its marker and its author",
     );
   }
   if (!login) throw new Error("cannot tell which account the token belongs to: GraphQL viewer has no login");

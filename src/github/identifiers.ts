@@ -35,3 +35,22 @@ export function httpUrl(text: string): URL | undefined {
     return undefined;
   }
 }
+
+/**
+ * A repository's web address as data.js records it (`https://github.com/OWNER/NAME`, any https
+ * host for GitHub Enterprise), without a trailing `/` or `.git`; undefined for anything else. The
+ * chart page checks data.js's the same way (page.ts, `repoBase`).
+ */
+export function repositoryWebUrl(text: string | undefined): string | undefined {
+  const trimmed = (text ?? "").replace(/\/+$/, "").replace(/\.git$/, "");
+  return /^https:\/\/[A-Za-z0-9.-]+(:\d+)?\/[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(trimmed)
+    ? trimmed
+    : undefined;
+}
+
+/** The commit range `before...after` on GitHub, when both are commit shas; else undefined. */
+export function compareUrl(repoUrl: string | undefined, before: string, after: string): string | undefined {
+  const base = repositoryWebUrl(repoUrl);
+  if (!base || !isCommitSha(before) || !isCommitSha(after)) return undefined;
+  return `${base}/compare/${before}...${after}`;
+}

@@ -2,8 +2,12 @@
  * The history page written next to data.js on gh-pages. It is static: every name (suite, proxy,
  * commit message, repository) comes from data.js at run time and reaches the page through
  * `textContent` and chart labels only, never as markup, so a crafted name cannot inject HTML.
- * Chart.js is loaded from a copy written next to it, so the page also works offline.
+ * Chart.js is loaded from a copy written next to it, so the page also works offline. The change
+ * points of changes.js, when it is there, are marked on their series (a larger point and a dashed
+ * line, in the series' colour) and listed under the chart with a link to their commit range.
  */
+
+import { CHANGES_JS_FILE } from "./changesjs.js";
 
 /** Present in every page we write; a page without it is someone else's and is left alone. */
 const PAGE_MARKER = '<meta name="generator" content="proxybench history page">';
@@ -25,6 +29,7 @@ ${pageMarkup()}
   "use strict";
 ${scriptData()}
 ${scriptSeries()}
+${scriptChanges()}
 ${scriptCharts()}
 ${scriptFilter()}
   window.proxybenchCharts = charts;
@@ -50,6 +55,9 @@ ${PAGE_MARKER}
   .chart h2 { font-size: 1rem; margin: 0 0 .5rem; }
   .plot { position: relative; height: 320px; }
   .muted { color: #59636e; font-size: .9rem; }
+  .changes { margin: .5rem 0 0; padding-left: 1.2rem; font-size: .9rem; }
+  .changes .regression { color: #cf222e; }
+  .changes .improvement { color: #1a7f37; }
 </style>
 </head>`;
 }
@@ -64,7 +72,8 @@ function pageMarkup(): string {
 <main id="charts"></main>
 <noscript>This page needs JavaScript to draw its charts; the data is in data.js.</noscript>
 <script src="${CHART_JS_FILE}"></script>
-<script src="data.js"></script>`;
+<script src="data.js"></script>
+<script src="${CHANGES_JS_FILE}"></script>`;
 }
 
 /**
@@ -105,14 +114,108 @@ function scriptSeries(): string {
   }`;
 }
 
+/**
+ * The change points of changes.js (none when it is absent) that fall on a chart: each found by
+ * its series (suite and bench) and placed at the entry of its first commit after the change. A
+ * commit range links to GitHub only when data.js's repoUrl is a repository's https address and
+ * both ends are commit shas (github/identifiers.ts, `compareUrl`, checks the same way).
+ */
+function scriptChanges(): string {
+  return `  var changes = Array.isArray(window.BENCHMARK_CHANGES) ? window.BENCHMARK_CHANGES : [];
+  var repoBase = (function (u) {
+    var t = String(u || "").replace(/\\/+$/, "").replace(/\\.git$/, "");
+    return /^https:\\/\\/[A-Za-z0-9.-]+(:\\d+)?\\/[A-Za-z0-9_.-]+\\/[A-Za-z0-9_.-]+$/.test(t) ? t : undefined;
+  })(data.repoUrl);
+  function isSha(s) { return typeof s === "string" && /^[0-9a-fA-F]{4,64}$/.test(s); }
+  function compareLink(c) {
+    return repoBase && isSha(c.before.id) && isSha(c.after.id) ? repoBase + "/compare/" + c.before.id + "..." + c.after.id : undefined;
+  }
+  function pctText(c) { return (c.changePct > 0 ? "+" : "") + c.changePct.toFixed(1) + "%"; }
+  function describeChange(c) {
+    return pctText(c) + " (p " + String(Number(c.pValue.toPrecision(2))) + ") " + (c.regression ? "regression" : "improvement");
+  }
+  function isChange(c) {
+    return c && typeof c === "object" && c.before && c.after && typeof c.changePct === "number" &&
+      typeof c.pValue === "number" && isFinite(c.changePct) && isFinite(c.pValue);
+  }
+  function marksFor(suite, metric, entries) {
+    var found = [];
+    changes.forEach(function (s) {
+      if (!s || s.suite !== suite || !Array.isArray(s.changes)) return;
+      var parts = splitName(s.bench);
+      if (parts[1] !== metric) return;
+      s.changes.filter(isChange).forEach(function (c) {
+        var at = entries.findIndex(function (e) { return e.commit && e.commit.id === c.after.id; });
+        if (at >= 0) found.push({ series: parts[0], index: at, change: c });
+      });
+    });
+    return found;
+  }
+  function markAt(marks, series, index) {
+    return marks.find(function (k) { return k.series === series && k.index === index; });
+  }
+${scriptChangeLines()}`;
+}
+
+/**
+ * The chart plugin that draws a chart's marks: a dashed line through each change point of a shown
+ * series, in its colour, labelled with the change (red for a regression, green for an improvement).
+ */
+function scriptChangeLines(): string {
+  return `  function changeLines(marks) {
+    return { id: "proxybenchChanges", afterDatasetsDraw: function (chart) {
+      var ctx = chart.ctx, area = chart.chartArea, x = chart.scales.x;
+      marks.forEach(function (k) {
+        var i = chart.data.datasets.findIndex(function (d) { return d.label === k.series; });
+        if (i < 0 || !chart.isDatasetVisible(i)) return;
+        var px = x.getPixelForValue(k.index);
+        ctx.save();
+        ctx.strokeStyle = chart.data.datasets[i].borderColor;
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([5, 4]);
+        ctx.beginPath(); ctx.moveTo(px, area.top); ctx.lineTo(px, area.bottom); ctx.stroke();
+        ctx.fillStyle = k.change.regression ? "#cf222e" : "#1a7f37";
+        ctx.font = "bold 12px system-ui, sans-serif";
+        ctx.textAlign = px > area.right - 60 ? "right" : "left";
+        ctx.fillText(pctText(k.change), px + (ctx.textAlign === "left" ? 4 : -4), area.top + 12);
+        ctx.restore();
+      });
+    } };
+  }`;
+}
+
+/** Under a chart, its change points: the series, the change, and its commit range as a link. */
+function scriptChangeList(): string {
+  return `      if (marks.length) {
+        var list = el("ul");
+        list.className = "changes";
+        marks.forEach(function (k) {
+          var item = el("li");
+          var what = el("span", k.series + ": " + describeChange(k.change));
+          what.className = k.change.regression ? "regression" : "improvement";
+          item.appendChild(what);
+          item.appendChild(document.createTextNode(" "));
+          var range = String(k.change.before.id).slice(0, 7) + "..." + String(k.change.after.id).slice(0, 7);
+          var link = el("a", range);
+          var href = compareLink(k.change);
+          if (href) { link.href = href; link.rel = "noopener"; link.target = "_blank"; }
+          item.appendChild(link);
+          list.appendChild(item);
+        });
+        section.appendChild(list);
+      }`;
+}
+
 /** A section per suite and metric, each a line chart of the metric's series over the commits. */
 function scriptCharts(): string {
   return `  Object.keys(data.entries).forEach(function (suite) {
 ${scriptSeriesByMetric()}
     metrics.forEach(function (metric) {
 ${scriptChartSection()}
+      var marks = marksFor(suite, metric, entries).filter(function (k) { return m.order.indexOf(k.series) >= 0; });
       var chart = new window.Chart(canvas, ${scriptChartConfig()});
       charts.push(chart);
+${scriptChangeList()}
     });
   });`;
 }
@@ -167,8 +270,11 @@ function scriptChartConfig(): string {
           labels: entries.map(function (e) { return String((e.commit && e.commit.id) || "").slice(0, 7); }),
           datasets: m.order.map(function (name) {
             var color = colorOf(name);
+            var marked = m.series[name].map(function (_, i) { return markAt(marks, name, i); });
             return { label: name, data: m.series[name], borderColor: color, backgroundColor: color,
-                     spanGaps: true, tension: 0, pointRadius: 3 };
+                     spanGaps: true, tension: 0,
+                     pointRadius: marked.map(function (k) { return k ? 7 : 3; }),
+                     pointStyle: marked.map(function (k) { return k ? (k.change.regression ? "triangle" : "rectRot") : "circle"; }) };
           })
         },
         options: {
@@ -189,18 +295,26 @@ function scriptChartConfig(): string {
                 },
                 footer: function (items) {
                   var e = entries[items[0].dataIndex];
-                  return e && typeof e.date === "number" ? new Date(e.date).toISOString() : "";
+                  var lines = [e && typeof e.date === "number" ? new Date(e.date).toISOString() : ""];
+                  items.forEach(function (item) {
+                    var k = markAt(marks, item.dataset.label, item.dataIndex);
+                    if (k) lines.push("change point: " + k.series + " " + describeChange(k.change));
+                  });
+                  return lines;
                 }
               }
             }
           },
           onClick: function (_event, elements) {
             if (!elements.length) return;
-            var e = entries[elements[0].index];
-            var url = e && e.commit && safeUrl(e.commit.url);
+            var hit = elements[0];
+            var k = markAt(marks, this.data.datasets[hit.datasetIndex].label, hit.index);
+            var e = entries[hit.index];
+            var url = (k && compareLink(k.change)) || (e && e.commit && safeUrl(e.commit.url));
             if (url) window.open(url, "_blank", "noopener");
           }
-        }
+        },
+        plugins: [changeLines(marks)]
       }`;
 }
 

@@ -5,6 +5,8 @@ import path from "node:path";
 import { readResults } from "../results/io.js";
 import { expandResultPaths, readMergedResults } from "../results/merge.js";
 import { selectVariant } from "../results/select.js";
+import { CHANGES_JS_FILE, serializeChangesJs } from "./changesjs.js";
+import type { SeriesChanges } from "../changes/types.js";
 import { UserError } from "../util/errors.js";
 import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
 import type { BenchCommit, BenchEntry } from "./datajs.js";
@@ -42,7 +44,12 @@ export interface PublishSettings {
   log?: (line: string) => void;
   /** Backoff base in ms (doubled per attempt, with jitter). */
   backoffMs?: number;
+  /** Finds the change points of the data.js just written, for changes.js; none: no changes.js. */
+  findChanges?: ChangeFinder;
 }
+
+/** The change points of every series of a data.js file (`proxybench changes`). */
+type ChangeFinder = (dataJsFile: string) => Promise<SeriesChanges[]>;
 
 export interface PublishOutcome {
   pushed: boolean;
@@ -51,6 +58,36 @@ export interface PublishOutcome {
   commitId: string;
   /** Set when an index.html that is not ours was left in place. */
   keptForeignPage: boolean;
+  /** The change points written to changes.js (with `findChanges`). */
+  changes?: SeriesChanges[];
+  /** Why they could not be found: data.js was published all the same, changes.js left as it was. */
+  changesError?: string;
+}
+
+type ChangesOutcome = Pick<PublishOutcome, "changes" | "changesError">;
+
+function describeChanges(series: readonly SeriesChanges[]): string {
+  const points = series.flatMap((s) => s.changes);
+  const regressions = points.filter((c) => c.regression).length;
+  return `${points.length} change points (${regressions} regressions) in ${series.length} series`;
+}
+
+/**
+ * changes.js beside data.js, from the change points of the data.js just written. A finder that
+ * fails (Otava missing, a crash) costs the marks, never the history: the error is returned and
+ * the branch's changes.js, if any, stays as it was (its marks are placed by commit, so they stay
+ * true of the points they name).
+ */
+async function writeChanges(folder: string, find: ChangeFinder | undefined): Promise<ChangesOutcome> {
+  if (!find) return {};
+  let changes: SeriesChanges[];
+  try {
+    changes = await find(path.join(folder, "data.js"));
+  } catch (err) {
+    return { changesError: (err as Error).message };
+  }
+  await writeFile(path.join(folder, CHANGES_JS_FILE), serializeChangesJs(changes));
+  return { changes };
 }
 
 /** Checks the folder inside the branch: relative, no `..` (pure). */
@@ -94,10 +131,10 @@ function parseHistory(text: string, label: string) {
 /** Writes the new entries (and our page) into a checked-out branch; throws on a bad data.js. */
 async function applyToWorkTree(
   work: string,
-  settings: Pick<PublishSettings, "branch" | "dir" | "maxItems" | "context">,
+  settings: Pick<PublishSettings, "branch" | "dir" | "maxItems" | "context" | "findChanges">,
   suites: ReadonlyMap<string, BenchEntry>,
   now: number,
-): Promise<{ keptForeignPage: boolean }> {
+): Promise<{ keptForeignPage: boolean } & ChangesOutcome> {
   const folder = path.join(work, settings.dir);
   await mkdir(folder, { recursive: true });
   const dataFile = path.join(folder, "data.js");
@@ -113,13 +150,14 @@ async function applyToWorkTree(
     repoUrl: settings.context.repoUrl,
   });
   await writeFile(dataFile, serializeDataJs(updated));
+  const changes = await writeChanges(folder, settings.findChanges);
 
   const pageFile = path.join(folder, "index.html");
   const page = await readIfExists(pageFile);
-  if (page !== undefined && !isOurPage(page)) return { keptForeignPage: true };
+  if (page !== undefined && !isOurPage(page)) return { keptForeignPage: true, ...changes };
   await writeFile(pageFile, renderIndexHtml());
   await copyFile(chartJsSource(), path.join(folder, CHART_JS_FILE));
-  return { keptForeignPage: false };
+  return { keptForeignPage: false, ...changes };
 }
 
 /** A remote for messages: any user:password part of a URL left out. */
@@ -186,13 +224,23 @@ async function publishIn(
     log(`${settings.branch}: ${tip ? `tip ${tip.slice(0, 12)}` : "does not exist yet, creating it"}`);
     const date = now();
     const suites = buildSuites(results, { commit, date });
-    const { keptForeignPage } = await applyToWorkTree(work, { ...settings, dir }, suites, date);
+    const { keptForeignPage, ...changes } = await applyToWorkTree(work, { ...settings, dir }, suites, date);
     if (keptForeignPage) log(`${dir}/index.html is not ours: left as it is (data.js is updated)`);
+    if (changes.changesError)
+      log(`change points not found (${changes.changesError}): ${CHANGES_JS_FILE} left as it was`);
+    if (changes.changes) log(`${CHANGES_JS_FILE}: ${describeChanges(changes.changes)}`);
     await commitPaths([dir], settings.message ?? defaultMessage(commit, suiteNames), options);
     const outcome = await pushHead(settings.branch, options);
     if (outcome === "pushed") {
       log(`pushed ${suiteNames.length} suites to ${settings.branch} (attempt ${attempt})`);
-      return { pushed: true, attempts: attempt, suites: suiteNames, commitId: commit.id, keptForeignPage };
+      return {
+        pushed: true,
+        attempts: attempt,
+        suites: suiteNames,
+        commitId: commit.id,
+        keptForeignPage,
+        ...changes,
+      };
     }
     if (attempt > settings.retries) break;
     const delay = Math.min(5000, base * 2 ** (attempt - 1)) * (0.5 + Math.random());

@@ -1,13 +1,14 @@
-import { readFile } from "node:fs/promises";
-import { parseDataJs, type BenchmarkData } from "../publish/datajs.js";
+import { historySeries, seriesId, type HistoryPoint } from "../changes/series.js";
+import type { BenchmarkData } from "../publish/datajs.js";
 import { suiteName } from "../publish/entries.js";
-import { UserError } from "../util/errors.js";
 
 /**
  * The history of past runs that an unpaired comparison needs to tell a change from the spread
  * between runs: the medians that `proxybench publish` appended to a gh-pages data.js, per cell
  * and metric (suite `<scenario> latency` bench `<proxy> p50`, suite `<scenario> throughput`
- * bench `<proxy> req/s`; `<proxy> [<engine>] ...` where a scenario ran several engines).
+ * bench `<proxy> req/s`; `<proxy> [<engine>] ...` where a scenario ran several engines). Of a
+ * series with change points, only the runs after its last one count: a spread taken across a
+ * change would be the change's, not the runs'.
  */
 
 export interface HistoryCell {
@@ -37,31 +38,28 @@ const BENCH_SUFFIX: Record<string, { direction: "throughput" | "latency"; suffix
   mean: { direction: "latency", suffix: "mean" },
 };
 
-/** A history from a parsed data.js (pure). */
-export function historyFromData(data: BenchmarkData, source: string): RunHistory {
+/**
+ * A history from a parsed data.js (pure); `segmentStarts` (seriesId: index; `lastSegmentStarts`
+ * of src/changes/find.ts), where known, cut each series to the points from there on.
+ */
+export function historyFromData(
+  data: BenchmarkData,
+  source: string,
+  segmentStarts: ReadonlyMap<string, number> = new Map(),
+): RunHistory {
+  const bySeries = new Map(historySeries(data).map((s) => [seriesId(s), s]));
   return {
     source,
     medians(cell, metric) {
       const kind = BENCH_SUFFIX[metric];
       if (kind === undefined) return [];
-      const entries = data.entries[suiteName(cell.scenario, cell.loadLabel, kind.direction)] ?? [];
+      const suite = suiteName(cell.scenario, cell.loadLabel, kind.direction);
       const names = [`${cell.proxy} ${kind.suffix}`, `${cell.proxy} [${cell.engine}] ${kind.suffix}`];
-      const out: PastMedian[] = [];
-      for (const entry of entries) {
-        const bench = entry.benches.find((b) => names.includes(b.name));
-        if (bench !== undefined && Number.isFinite(bench.value) && bench.value > 0) {
-          out.push({ commit: entry.commit.id, value: bench.value });
-        }
-      }
-      return out;
+      const points: HistoryPoint[] = names.flatMap((bench) => {
+        const id = seriesId({ suite, bench });
+        return bySeries.get(id)?.points.slice(segmentStarts.get(id) ?? 0) ?? [];
+      });
+      return points.sort((a, b) => a.entry - b.entry).map((p) => ({ commit: p.commit.id, value: p.value }));
     },
   };
-}
-
-/** `--history FILE`: a gh-pages data.js; errors name the file. */
-export async function readHistory(file: string): Promise<RunHistory> {
-  const text = await readFile(file, "utf8").catch((err: unknown) => {
-    throw new UserError(`--history ${file}: cannot read it (${(err as Error).message})`);
-  });
-  return historyFromData(parseDataJs(text, `--history ${file}`), file);
 }

@@ -14,6 +14,17 @@ import type { AddressInfo } from "node:net";
  *                                                header; newest first, as GitHub lists them
  *   GET    /repos/{o}/{r}/pulls/{n}             {number, state, head: {sha, ref, repo}, base}
  *   POST   /graphql                             `viewer { login }` only: the token's login
+ *   GET    /repos/{o}/{r}/issues                labels (comma-separated, all must match), state
+ *                                                (open|closed|all), per_page, page, Link header;
+ *                                                newest first; pull requests listed too, as GitHub does
+ *   POST   /repos/{o}/{r}/issues                {title, body, labels}, 422 without a title or over
+ *                                                65,536 characters of body
+ *   PATCH  /repos/{o}/{r}/issues/{n}            {title, body, state}; an issue gets only the labels
+ *                                                that exist, the others dropped silently, as GitHub
+ *                                                does for a token that may not create them
+ *   GET    /repos/{o}/{r}/labels                per_page, page, Link header: those created (or given
+ *                                                to an issue by addIssue)
+ *   POST   /repos/{o}/{r}/labels                {name, color, description}; 422 if it exists
  *
  * Every request must carry `Authorization: token|bearer <token>`, else 401 Bad credentials.
  */
@@ -45,6 +56,30 @@ interface PullSpec {
   /** The head branch's repository (default: the pull request's own); null: a deleted fork. */
   headRepo?: string | null;
   state?: "open" | "closed";
+}
+
+interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  labels: { name: string }[];
+  user: { login: string; type: string };
+  created_at: string;
+  updated_at: string;
+  html_url: string;
+  /** Set on a pull request, as GitHub's issue list gives them. */
+  pull_request?: { url: string };
+}
+
+interface IssueSpec {
+  title?: string;
+  body: string;
+  labels?: string[];
+  /** Default: the token's login. */
+  login?: string;
+  state?: "open" | "closed";
+  pullRequest?: boolean;
 }
 
 interface Fault {
@@ -80,6 +115,11 @@ export interface GitHubServer {
   setPullHead(repo: string, pr: number, sha: string): void;
   /** Opens a pull request; later ones are newer. */
   addPull(repo: string, spec: PullSpec): FakePull;
+  /** Issues of a repository, oldest first. */
+  issues(repo: string): FakeIssue[];
+  addIssue(repo: string, spec: IssueSpec): FakeIssue;
+  /** Labels of a repository, as created. */
+  labels(repo: string): { name: string; color: string; description: string }[];
   fail(fault: Fault): void;
   /** Called before each authorized request is answered (after faults), e.g. to play another client. */
   onRequest(hook: ((request: { method: string; path: string }) => void) | undefined): void;
@@ -97,6 +137,16 @@ export async function startGitHubServer(
   const botLogin = options.login ?? "github-actions[bot]";
   const issues = new Map<string, FakeComment[]>();
   const pulls = new Map<string, FakePull>();
+  const repoIssues = new Map<string, FakeIssue[]>();
+  /** Labels per repository, by lower-case name. */
+  const labels = new Map<string, Map<string, { name: string; color: string; description: string }>>();
+  const labelsOf = (repo: string) => {
+    let map = labels.get(repo);
+    if (!map)
+      labels.set(repo, (map = new Map<string, { name: string; color: string; description: string }>()));
+    return map;
+  };
+  let nextIssue = 1;
   const faults: Fault[] = [];
   const requests: LoggedRequest[] = [];
   let hook: ((request: { method: string; path: string }) => void) | undefined;
@@ -126,6 +176,35 @@ export async function startGitHubServer(
     };
     listOf(repo, issue).push(comment);
     return comment;
+  };
+  const issuesOf = (repo: string): FakeIssue[] => {
+    let list = repoIssues.get(repo);
+    if (!list) repoIssues.set(repo, (list = []));
+    return list;
+  };
+  const newIssue = (repo: string, spec: IssueSpec): FakeIssue => {
+    const number = nextIssue++;
+    clock += 1000;
+    const at = new Date(clock).toISOString();
+    const login = spec.login ?? botLogin;
+    for (const name of spec.labels ?? []) {
+      if (!labelsOf(repo).has(name.toLowerCase()))
+        labelsOf(repo).set(name.toLowerCase(), { name, color: "ededed", description: "" });
+    }
+    const issue: FakeIssue = {
+      number,
+      title: spec.title ?? `issue ${number}`,
+      body: spec.body,
+      state: spec.state ?? "open",
+      labels: (spec.labels ?? []).map((name) => ({ name })),
+      user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" },
+      created_at: at,
+      updated_at: at,
+      html_url: `https://github.test/${repo}/issues/${number}`,
+      ...(spec.pullRequest ? { pull_request: { url: `${base}/repos/${repo}/pulls/${number}` } } : {}),
+    };
+    issuesOf(repo).push(issue);
+    return issue;
   };
   const findComment = (repo: string, id: number): { list: FakeComment[]; index: number } | undefined => {
     for (const [key, list] of issues) {
@@ -260,6 +339,52 @@ export async function startGitHubServer(
       }
       if (method === "GET") return reply(200, found.list[found.index]);
     }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues$/.exec(url.pathname))) {
+      const repo = m[1]!;
+      if (method === "GET") return replyPage(listIssues(repo, url.searchParams));
+      if (method === "POST") {
+        const { title, body, labels } = await readJson(req);
+        if (typeof title !== "string" || title === "")
+          return reply(422, { message: "Invalid request: title is required" });
+        if (typeof body === "string" && body.length > MAX_BODY)
+          return reply(422, { message: "Validation Failed: body is too long" });
+        const names = (Array.isArray(labels) ? labels.map(String) : []).filter((name) =>
+          labelsOf(repo).has(name.toLowerCase()),
+        );
+        return reply(
+          201,
+          newIssue(repo, { title, body: typeof body === "string" ? body : "", labels: names }),
+        );
+      }
+    }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)$/.exec(url.pathname)) && method === "PATCH") {
+      const issue = issuesOf(m[1]!).find((i) => i.number === Number(m![2]));
+      if (!issue) return reply(404, { message: "Not Found" });
+      const { title, body, state } = await readJson(req);
+      if (typeof body === "string" && body.length > MAX_BODY)
+        return reply(422, { message: "Validation Failed: body is too long" });
+      clock += 1000;
+      if (typeof title === "string") issue.title = title;
+      if (typeof body === "string") issue.body = body;
+      if (state === "open" || state === "closed") issue.state = state;
+      issue.updated_at = new Date(clock).toISOString();
+      return reply(200, issue);
+    }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/labels$/.exec(url.pathname)) && method === "GET")
+      return replyPage([...labelsOf(m[1]!).values()]);
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/labels$/.exec(url.pathname)) && method === "POST") {
+      const { name, color, description } = await readJson(req);
+      if (typeof name !== "string" || name === "") return reply(422, { message: "Validation Failed" });
+      if (labelsOf(m[1]!).has(name.toLowerCase()))
+        return reply(422, { message: "Validation Failed", errors: [{ code: "already_exists" }] });
+      const label = {
+        name,
+        color: typeof color === "string" ? color : "ededed",
+        description: typeof description === "string" ? description : "",
+      };
+      labelsOf(m[1]!).set(name.toLowerCase(), label);
+      return reply(201, label);
+    }
     if (url.pathname === "/graphql" && method === "POST") {
       const query = (await readJson(req)).query;
       if (typeof query !== "string" || !/\bviewer\s*\{\s*login\s*\}/.test(query))
@@ -281,6 +406,16 @@ export async function startGitHubServer(
     }
     return reply(404, { message: "Not Found", documentation_url: "https://docs.github.com/rest" });
   }
+
+  /** GitHub's issue list: every label given must be on the issue; newest first. */
+  const listIssues = (repo: string, query: URLSearchParams): FakeIssue[] => {
+    const state = query.get("state") ?? "open";
+    const wanted = (query.get("labels") ?? "").split(",").filter((l) => l !== "");
+    return issuesOf(repo)
+      .filter((i) => state === "all" || i.state === state)
+      .filter((i) => wanted.every((l) => i.labels.some((x) => x.name.toLowerCase() === l.toLowerCase())))
+      .sort((a, b) => b.number - a.number);
+  };
 
   const addPull = (repo: string, spec: PullSpec): FakePull => {
     clock += 1000;
@@ -315,6 +450,9 @@ export async function startGitHubServer(
       else addPull(repo, { number: pr, sha });
     },
     addPull,
+    issues: (repo) => [...issuesOf(repo)],
+    addIssue: newIssue,
+    labels: (repo) => [...labelsOf(repo).values()],
     fail: (fault) => void faults.push({ times: 1, ...fault }),
     onRequest: (fn) => {
       hook = fn;

@@ -124,7 +124,7 @@ export function cliCalls(run: string, env: Record<string, string> = {}): CliCall
 
 /** Shell steps allowed without a proxybench call: installing, building and testing proxybench. */
 const INSTALL_STEP =
-  /^npm (ci|test|run [a-z:-]+)( --[a-z-]+)*( && npm (ci|test|run [a-z:-]+)( --[a-z-]+)*)*$/;
+  /^npm (ci|test|run [a-z:-]+)( --[a-z-]*)*( && npm (ci|test|run [a-z:-]+)( --[a-z-]*)*)*$/;
 
 function subcommandsOf(program: Command): Map<string, Set<string>> {
   return new Map(
@@ -295,6 +295,11 @@ describe("safety", () => {
       [
         ".github/workflows/bench-label-reset.yml unlabel pull-requests",
         ".github/workflows/bench.yml publish contents",
+        ".github/workflows/bench.yml publish issues",
+        ".github/workflows/dogfood.yml bench issues",
+        "workflows/manual-compare.yml bench issues",
+        "workflows/nightly.yml bench issues",
+        "workflows/pr-benchmark.yml bench issues",
         ".github/workflows/bench.yml report pull-requests",
         ".github/workflows/dogfood.yml bench contents",
         ".github/workflows/dogfood.yml bench pull-requests",
@@ -680,8 +685,34 @@ describe("base and head are measured in one run, interleaved on one runner", () 
   it("the history gets the head's cells only", () => {
     const publish = (bench.jobs.publish?.steps ?? []).find((s) => s.name === "Publish");
     expect(cliCalls(publish?.run ?? "", publish?.env ?? {})).toEqual([
-      { subcommand: "publish", flags: ["--variant", "--repo", "--branch", "--dir", "--max-items"] },
+      {
+        subcommand: "publish",
+        flags: ["--variant", "--repo", "--branch", "--dir", "--max-items", "--changes", "--changes-out"],
+      },
     ]);
+  });
+
+  it("the history's change points go to the chart, and new regressions to issues behind change-issues", () => {
+    const steps = bench.jobs.publish?.steps ?? [];
+    const names = steps.map((s) => s.name);
+    expect(steps.find((s) => s.name === "Install proxybench and Apache Otava")?.run).toBe(
+      "npm ci --no-audit --no-fund && npm run build && npm run setup -- --changes",
+    );
+    expect(steps.find((s) => s.name === "Publish")?.run).toContain("--changes --changes-out changes.json");
+    const file = steps.find((s) => s.name === "File new regressions as issues");
+    expect(names.indexOf("File new regressions as issues")).toBe(names.indexOf("Publish") + 1);
+    expect(file?.if).toBe("${{ inputs.change-issues }}");
+    expect(cliCalls(file?.run ?? "", file?.env ?? {})).toEqual([{ subcommand: "issues", flags: ["--repo"] }]);
+    expect(file?.run).toBe('node "$PROXYBENCH" issues changes.json --repo "$REPOSITORY"');
+    expect(file?.env).toMatchObject({
+      GITHUB_TOKEN: "${{ github.token }}",
+      REPOSITORY: "${{ github.repository }}",
+    });
+    expect(bench.jobs.publish?.permissions).toEqual({ contents: "write", issues: "write" });
+    const inputs = (
+      bench.on as { workflow_call: { inputs: Record<string, { type: string; default?: unknown }> } }
+    ).workflow_call.inputs;
+    expect(inputs["change-issues"]).toMatchObject({ type: "boolean", default: true });
   });
 
   it("splits the cells over `runners` runners, one shard each, and uploads one artifact per shard", () => {

@@ -235,7 +235,7 @@ describe("--help agrees with itself across commands", () => {
     const outs = lines.filter((l) => l.long === "--out").map((l) => l.command);
     expect(outs.sort()).toEqual(["count", "max-rate", "run", "study"]);
     const files = lines.filter((l) => l.long === "--out-file").map((l) => l.command);
-    expect(files.sort()).toEqual(["compare", "report"]);
+    expect(files.sort()).toEqual(["changes", "compare", "report"]);
     expect(
       lines
         .filter((l) => l.long === "--retries")

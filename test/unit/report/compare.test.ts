@@ -12,7 +12,6 @@ import {
 } from "../../../src/report/compare.js";
 import { renderComparisonMarkdown } from "../../../src/report/compare-markdown.js";
 import type { BenchmarkData } from "../../../src/publish/datajs.js";
-import { serializeDataJs } from "../../../src/publish/datajs.js";
 import { historyFromData } from "../../../src/report/compare-history.js";
 import type { Results } from "../../../src/results/schema.js";
 import { cell, results, type RepSpec } from "../../support/report/build.js";
@@ -285,7 +284,7 @@ async function compareCli(args: string[]): Promise<number> {
 }
 
 describe("proxybench compare (CLI)", () => {
-  it("exits 1 on a regression with --fail-on-regression, 0 without, and writes --out", async () => {
+  it("two runs without a history: no verdict, so --fail-on-regression exits 0; writes --out", async () => {
     const baseDir = await writeResults(results([cell("nginx", reps(15000, 5))]));
     const headDir = await writeResults(results([cell("nginx", reps(10000, 8))]));
     const out = path.join(baseDir, "compare.md");
@@ -294,19 +293,7 @@ describe("proxybench compare (CLI)", () => {
     expect(await readFile(out, "utf8")).toMatch(
       /^## proxybench compare: 0 regressions, 0 improvements, 0 unchanged, 4 inconclusive/,
     );
-    const history = path.join(baseDir, "data.js");
-    await writeFile(history, serializeDataJs(historyData([{ proxy: "nginx", rps: 15000, p50: 5 }], 100)));
-    expect(await compareCli([baseDir, headDir, "--history", history, "--out", out])).toBe(0);
-    expect(await readFile(out, "utf8")).toMatch(/^## proxybench compare: 4 regressions/);
-    expect(
-      await compareCli([baseDir, headDir, "--history", history, "--fail-on-regression", "--out", out]),
-    ).toBe(1);
-    const json = path.join(baseDir, "compare.json");
-    expect(
-      await compareCli([baseDir, baseDir, "--history", history, "--format", "json", "--out", json]),
-    ).toBe(0);
-    const parsed = JSON.parse(await readFile(json, "utf8")) as Comparison;
-    expect(parsed.counts).toEqual({ regressed: 0, improved: 0, unchanged: 0, inconclusive: 4 });
+    // with --history (Apache Otava cuts each series at its last change point): test/processes/report/compare-history.test.ts
   });
 
   it("--history: a file that is not a data.js, or a paired run, is refused with the flag named", async () => {

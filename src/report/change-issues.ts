@@ -1,0 +1,71 @@
+import { markdownTable } from "markdown-table";
+import type { ChangePoint, SeriesChanges } from "../changes/types.js";
+import { compareUrl } from "../github/identifiers.js";
+import { plainTitle } from "../github/issue-body.js";
+import type { IssueItem } from "../github/issues.js";
+import { escapeMarkdown } from "./escape.js";
+import { formatPercent } from "./format.js";
+
+/**
+ * The issue of a series' regressions (pure): its title and a table of every change point of the
+ * series (the regressions, and the improvements beside them for context), newest first, each
+ * commit range linked to GitHub's comparison. github/issues.ts files it once per regression.
+ */
+
+/** p with two significant digits, as the chart page writes it: `0.0004`, `0.012`. */
+function formatP(p: number): string {
+  return String(Number(p.toPrecision(2)));
+}
+
+function formatValue(value: number, unit: string): string {
+  return `${String(Number(value.toPrecision(4)))} ${escapeMarkdown(unit)}`.trim();
+}
+
+/** A commit range: a link to GitHub's comparison when there is one, else the two ids as text. */
+function rangeCell(change: ChangePoint, repoUrl: string | undefined): string {
+  const short = (id: string) => escapeMarkdown(id.slice(0, 12));
+  const text = `${short(change.before.id)}...${short(change.after.id)}`;
+  const url = compareUrl(repoUrl, change.before.id, change.after.id);
+  return url ? `[${text}](${url})` : text;
+}
+
+function changeRow(change: ChangePoint, unit: string, repoUrl: string | undefined): string[] {
+  return [
+    rangeCell(change, repoUrl),
+    new Date(change.after.date).toISOString().slice(0, 10),
+    formatValue(change.meanBefore, unit),
+    formatValue(change.meanAfter, unit),
+    formatPercent(change.changePct),
+    formatP(change.pValue),
+    change.regression ? "regression" : "improvement",
+  ];
+}
+
+export function changeIssueMarkdown(series: SeriesChanges, repoUrl?: string): string {
+  const rows = [...series.changes].reverse().map((c) => changeRow(c, series.unit, repoUrl));
+  const table = markdownTable([["Commits", "Date", "Before", "After", "Change", "p", "Kind"], ...rows], {
+    align: ["l", "l", "r", "r", "r", "r", "l"],
+  });
+  const direction = series.biggerIsBetter ? "bigger is better" : "smaller is better";
+  const count = series.changes.filter((c) => c.regression).length;
+  return [
+    `The benchmark history found ${count === 1 ? "a regression" : "regressions"} in **${escapeMarkdown(series.bench)}** of suite **${escapeMarkdown(series.suite)}** (${direction}).`,
+    "",
+    table,
+    "",
+    `Change points found by Apache Otava (E-divisive means) over the series' ${series.points} points; ` +
+      "each lies between the two commits of its range. This issue is updated when the series " +
+      "shows a new regression; once closed, a later regression opens a new issue.",
+  ].join("\n");
+}
+
+/** The issue of a series: keyed by suite and bench, called for by each regression's commit. */
+export function changeIssueItem(series: SeriesChanges, repoUrl?: string): IssueItem {
+  return {
+    key: [series.suite, series.bench],
+    name: `${series.suite} / ${series.bench}`,
+    candidates: series.changes.filter((c) => c.regression).map((c) => c.after.id),
+    title: plainTitle(`Performance regression: ${series.suite} / ${series.bench}`),
+    markdown: changeIssueMarkdown(series, repoUrl),
+  };
+}
