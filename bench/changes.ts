@@ -16,17 +16,18 @@
  *   the step at that commit.
  *
  *   npm run bench:changes -- [--steps N] [--flat N] [--min-change 2,3,5] [--seed N]
- *                            [--real N] [--step-at K] [--attempts N] [--noise-limit X] [--lock FILE]
- *                            [--keep]
- *   (defaults 100, 100, 2,3,5, 1, 0, 16, 3, 2; --lock: each real run under `flock -w 1800 FILE`;
+ *                            [--real N] [--step-at K] [--attempts N] [--cpus LAYOUT] [--noise-limit X]
+ *                            [--lock FILE] [--keep]
+ *   (defaults 100, 100, 2,3,5, 1, 0, 16, 3, the runner's layout, 2; --lock: each real run under `flock -w 1800 FILE`;
  *   --noise-limit: of the real runs, high by default so that a machine shared with other work
  *   keeps every run's point; --keep: the temporary folder is kept)
  *
  * A real run whose cell is not ok (loadgen-bound on a machine shared with other work) is measured
  * again, at most `--attempts` times (3); publish leaves it out, so its commit has no point then.
- * Each attempt first waits, at most 5 minutes, for the 1-minute load average to fall below the
- * core count. Bounded: each real run is killed after 5 minutes (the wait for the lock at most 30
- * more);
+ * `--cpus` is the runs' core layout (`proxybench run --cpus`): on 2 cores shared with other work,
+ * `loadgen=0-1,proxy=0-1,upstream=0-1` keeps a neighbour's burst from marking the load
+ * generator's one core saturated (the proxy's cost is its own processes' CPU either way).
+ * Bounded: each real run is killed after 5 minutes (the wait for the lock at most 30 more);
  * Otava takes about a second per 100 series of 200 runs.
  */
 import { spawn } from "node:child_process";
@@ -62,6 +63,7 @@ const REAL = count("--real", 0);
 const STEP_AT = count("--step-at", 16);
 const NOISE_LIMIT = option("--noise-limit", "2");
 const LOCK = process.argv.includes("--lock") ? option("--lock", "") : undefined;
+const CPUS = process.argv.includes("--cpus") ? ["--cpus", option("--cpus", "")] : [];
 const KEEP = process.argv.includes("--keep");
 /** Times a real run is measured while its cell is not ok. */
 const ATTEMPTS = Math.max(1, count("--attempts", 3));
@@ -73,8 +75,6 @@ const FLAT_RUNS = 200;
 const FOUND_WITHIN = 5;
 const CLI = path.join(PROJECT_ROOT, "bin", "proxybench.js");
 const RUN_TIMEOUT_S = 300;
-/** Before a real run, at most this long a wait for the 1-minute load average to fall below the cores. */
-const QUIET_WAIT_S = 300;
 
 /** A command run to its end (killed after `timeoutS`); its exit code, stdout and stderr. */
 function exec(file: string, args: string[], options: { cwd?: string; timeoutS?: number } = {}) {
@@ -236,14 +236,8 @@ async function realRun(
 ): Promise<{ line: string; published: boolean }> {
   const run = ["run", "-p", "nginx", "-s", "passthrough", "-r", "3", "-d", "1", "-w", "1"];
   const args = [
-    CLI,
-    ...run,
-    "--noise-limit",
-    NOISE_LIMIT,
-    "--proxies-dir",
-    path.join(app, "proxies"),
-    "--out",
-    out,
+    ...[CLI, ...run, ...CPUS, "--noise-limit", NOISE_LIMIT],
+    ...["--proxies-dir", path.join(app, "proxies"), "--out", out],
   ];
   const timed = ["timeout", `${RUN_TIMEOUT_S}`, process.execPath, ...args];
   const [file, argv] =
@@ -262,21 +256,12 @@ async function realRun(
   };
 }
 
-/** Waits (at most QUIET_WAIT_S) for the machine's other work to leave room for a run. */
-async function quietMachine(): Promise<void> {
-  const deadline = performance.now() + QUIET_WAIT_S * 1000;
-  while (os.loadavg()[0]! >= os.availableParallelism() && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-  }
-}
-
 /**
  * Run `i`, measured again (at most --attempts times) while its cell is not ok: a machine shared
  * with other work marks some runs loadgen-bound, and publish leaves those out.
  */
 async function measuredRun(root: string, app: string, i: number): Promise<boolean> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    await quietMachine();
     const { line, published } = await realRun(root, app, path.join(root, `run-${i}-${attempt}`));
     console.log(`run ${i}${attempt > 1 ? ` (attempt ${attempt})` : ""}: ${line}`);
     if (published) return true;

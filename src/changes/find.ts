@@ -14,7 +14,10 @@ import type { ChangePoint, SeriesChanges } from "./types.js";
 export interface ChangeSettings {
   /** Otava's p-value threshold of a split. */
   maxPValue: number;
-  /** Smallest change kept, in % of the mean before. */
+  /**
+   * Smallest change kept, in %: Otava's magnitude, the larger of the change relative to the mean
+   * before and to the mean after.
+   */
   minChangePct: number;
 }
 
@@ -60,7 +63,7 @@ function seriesChanges(series: HistorySeries, changes: readonly OtavaChange[]): 
     unit: series.unit,
     biggerIsBetter: series.biggerIsBetter,
     points: series.points.length,
-    changes: changes.map((c) => changePointOf(series, c)),
+    changes: [...changes].sort((a, b) => a.index - b.index).map((c) => changePointOf(series, c)),
   };
 }
 
