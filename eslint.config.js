@@ -16,6 +16,8 @@ export default tseslint.config(
       // njs scripts: run by NGINX's own JavaScript runtime, with its modules.
       "proxies/**/*.js",
       "test-output/",
+      // installed tools: Go binaries, the Node.js proxies, the Python venv (its packages ship JavaScript).
+      ".tools/",
     ],
   },
   js.configs.recommended,
