@@ -187,6 +187,8 @@ for cmd in "${!apt_for[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v "$cmd" >/dev/null 2>&1 ||
     missing+=("${apt_for[$cmd]}")
 done
+# Each package once (valgrind gives two commands).
+if ((${#missing[@]})); then mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u); fi
 # --- Go tools: started first, built while the Debian packages install ------------------------
 # The builds run side by side (each is a link step on one core, or a download) and beside
 # apt-get (network and disk); a failed one stops setup once they have all ended, its output above.

@@ -78,7 +78,7 @@ export interface LatencyTable {
 
 /** What the proxy's cost rows are, for the notes under a group that shows them. */
 export const COST_NOTE =
-  "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge since it started.";
+  "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge during the repetition (sampled where the kernel cannot reset it).";
 
 /** Whether the group shows any of the proxy's cost rows. */
 export function showsCost(group: ReportGroup): boolean {
