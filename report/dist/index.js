@@ -52498,7 +52498,7 @@ var LATENCY_LABELS = {
   p99: "p99 (ms)",
   max: "Max (ms)"
 };
-var COST_NOTE = "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge since it started.";
+var COST_NOTE = "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge during the repetition (sampled where the kernel cannot reset it).";
 function showsCost(group) {
   return comparisonRows(group).some(({ metric }) => isCostMetric(metric));
 }
