@@ -190,7 +190,8 @@ export function failedMeasurement(error: string): EngineMeasurement {
 
 export function describeRepetition(id: string, rep: number, reps: number, r: Repetition): string {
   // steal shown once it reaches a hundredth of a core (what the line prints)
-  const steal = r.noise !== undefined && r.noise.steal >= 0.005 ? `, steal ${r.noise.steal.toFixed(2)} core` : "";
+  const steal =
+    r.noise !== undefined && r.noise.steal >= 0.005 ? `, steal ${r.noise.steal.toFixed(2)} core` : "";
   const figures = `${Math.round(r.rps)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms${describeCost(r.proxyCost)}${steal}`;
   const status = r.status === "ok" ? "ok" : `${r.status}: ${r.reasons.join("; ")}`;
   return `${id} rep ${rep + 1}/${reps}: ${figures}, ${status}`;
