@@ -133,6 +133,7 @@ export async function measureNoise(
  */
 export function noiseReason(noise: Noise | undefined, limit: number): string | undefined {
   if (noise === undefined || noise.otherCpu <= limit) return undefined;
-  const steal = noise.steal > 0 ? ` (and ${noise.steal.toFixed(2)} core stolen by the hypervisor)` : "";
-  return `${noise.otherCpu.toFixed(2)} core used by other processes on the benchmark's cores${steal} (limit ${limit.toFixed(2)})`;
+  const steal =
+    noise.steal >= 0.005 ? `; besides, ${noise.steal.toFixed(2)} core stolen by the hypervisor` : "";
+  return `${noise.otherCpu.toFixed(2)} core used by other processes on the benchmark's cores (limit ${limit.toFixed(2)}${steal})`;
 }

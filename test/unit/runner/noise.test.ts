@@ -59,7 +59,7 @@ describe("noise on the pinned cores", () => {
     expect(noiseReason({ otherCpu: 0.02, steal: 0.01 }, 0.05)).toBeUndefined();
     expect(noiseReason(undefined, 0.05)).toBeUndefined();
     expect(noiseReason({ otherCpu: 0.4, steal: 0.1 }, 0.05)).toBe(
-      "0.40 core used by other processes on the benchmark's cores (and 0.10 core stolen by the hypervisor) (limit 0.05)",
+      "0.40 core used by other processes on the benchmark's cores (limit 0.05; besides, 0.10 core stolen by the hypervisor)",
     );
   });
 

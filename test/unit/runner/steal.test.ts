@@ -53,7 +53,7 @@ describe("classifying a repetition's interference from /proc/stat samples", () =
       "0.30 core used by other processes on the benchmark's cores (limit 0.05)",
     );
     expect(noiseReason({ otherCpu: 0.3, steal: 0.4 }, 0.05)).toBe(
-      "0.30 core used by other processes on the benchmark's cores (and 0.40 core stolen by the hypervisor) (limit 0.05)",
+      "0.30 core used by other processes on the benchmark's cores (limit 0.05; besides, 0.40 core stolen by the hypervisor)",
     );
   });
 
