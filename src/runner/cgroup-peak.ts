@@ -110,8 +110,10 @@ export function windowPeak(folder: string, version: 1 | 2, sampleMs = SAMPLE_MS)
         () => true,
         () => false,
       );
-    handle ??= await kernelResetV2(files.peak);
-    if (handle === undefined) return false;
+    if (handle === undefined) {
+      handle = await kernelResetV2(files.peak); // opening it resets it once
+      return handle !== undefined;
+    }
     return handle.write("reset\n", 0).then(
       () => true,
       () => false,
