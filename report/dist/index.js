@@ -52208,6 +52208,10 @@ function judgeDifferences(members2, {
 }
 
 // src/report/changes.ts
+var EXTREMES = /* @__PURE__ */ new Set(["min", "max"]);
+function comparesFigure(figure) {
+  return !EXTREMES.has(figure);
+}
 var FIGURES = [
   "rps",
   "min",
@@ -52267,7 +52271,7 @@ function groupMembers(group, cellOf) {
     if (column === base || column.status !== "ok" || column.bound || cell === void 0) continue;
     if (!measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
-      if (INVERSE[figure] !== void 0) continue;
+      if (INVERSE[figure] !== void 0 || !comparesFigure(figure)) continue;
       if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
       const value = (r) => repetitionFigure(r, figure);
       members2.push({ column, figure, member: { base: baseCell, other: cell, value } });
@@ -52554,7 +52558,7 @@ function comparisonTable(group) {
       label,
       cells: group.columns.map((column) => {
         const cell = valueCell(column, metric, metric);
-        const change = column === base ? void 0 : percentChange(cell.value, columnFigure(base, metric));
+        const change = column === base || !comparesFigure(metric) ? void 0 : percentChange(cell.value, columnFigure(base, metric));
         if (cell.status === void 0 && change !== void 0)
           Object.assign(cell, { changePct: change }, noiseOf(column, metric));
         return cell;
@@ -52573,7 +52577,8 @@ function latencyTable(group) {
       cells: LATENCY_STATS.map((stat6) => {
         const cell = valueCell(column, stat6, "latency");
         const baseValue = base?.values?.latencyMs[stat6];
-        if (base !== void 0 && column !== base && cell.value !== void 0 && baseValue !== void 0) {
+        const compared = base !== void 0 && column !== base && comparesFigure(stat6);
+        if (compared && cell.value !== void 0 && baseValue !== void 0) {
           Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat6, baseValue / 100));
         }
         return cell;
@@ -52594,16 +52599,22 @@ function formatMs(value) {
 function formatCount(value) {
   return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
 }
-function signed(value) {
-  const rounded = Number(value.toFixed(2));
+function signed(value, decimals = 2) {
+  const rounded = Number(value.toFixed(decimals));
   const sign = rounded < 0 ? "-" : "+";
-  return `${sign}${twoDecimals.format(Math.abs(rounded))}`;
+  const format = new Intl.NumberFormat("en-US", {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals
+  });
+  return `${sign}${format.format(Math.abs(rounded))}`;
+}
+function decimalsFor(values) {
+  const smallest = Math.min(...values.filter((v) => v !== 0 && Number.isFinite(v)).map(Math.abs));
+  if (!Number.isFinite(smallest)) return 2;
+  return Math.min(4, Math.max(2, Math.ceil(-Math.log10(2 * smallest))));
 }
 function formatPercent(value) {
   return `${signed(value)}%`;
-}
-function formatDelta(value) {
-  return signed(value);
 }
 function formatPValue(p) {
   return p < 1e-3 ? "<0.001" : p.toFixed(3);
@@ -52628,18 +52639,20 @@ var WITHIN_NOISE = "~";
 function noiseMark(cell) {
   return cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
 }
-function intervalText([low, high]) {
-  return `${formatDelta(low)} to ${formatDelta(high)}`;
+function intervalText([low, high], decimals) {
+  return `${signed(low, decimals)} to ${signed(high, decimals)}`;
 }
 function changeText(cell) {
   if (cell.changePct === void 0) return "";
-  const interval2 = cell.interval === void 0 ? "" : ` (${intervalText(cell.interval)})`;
-  return `${noiseMark(cell)}${formatPercent(cell.changePct)}${interval2}`;
+  const decimals = decimalsFor([cell.changePct, ...cell.interval ?? []]);
+  const interval2 = cell.interval === void 0 ? "" : ` (${intervalText(cell.interval, decimals)})`;
+  return `${noiseMark(cell)}${signed(cell.changePct, decimals)}%${interval2}`;
 }
 function deltaText(cell) {
   if (cell.delta === void 0) return "";
-  const interval2 = cell.interval === void 0 ? "" : `; ${intervalText(cell.interval)}`;
-  return `(${noiseMark(cell)}${formatDelta(cell.delta)}${interval2})`;
+  const decimals = decimalsFor([cell.delta, ...cell.interval ?? []]);
+  const interval2 = cell.interval === void 0 ? "" : `; ${intervalText(cell.interval, decimals)}`;
+  return `(${noiseMark(cell)}${signed(cell.delta, decimals)}${interval2})`;
 }
 function formatConfidence(confidence) {
   const percent = confidence * 100;
@@ -53999,6 +54012,7 @@ function showsChanges(group) {
   if (group.baselineProblem !== void 0) return false;
   return group.columns.some((c) => c.proxy !== group.baseline && c.values !== void 0);
 }
+var EXTREMES_NOTE = "Min and Max latency are one request each (the fastest and the slowest): shown, never compared.";
 function noiseNotes(group, markup) {
   if (!showsChanges(group)) return [];
   if (group.columns.find((c) => c.proxy === group.baseline)?.bound === true) {
@@ -54009,7 +54023,10 @@ function noiseNotes(group, markup) {
   const changes = group.columns.flatMap((c) => Object.values(c.changes ?? {}));
   return [noiseNote(group.noise, changes, markup)];
 }
-function noiseNote(family, changes, { code }, judgedOver = "the run's tables") {
+function noiseNote(family, changes, markup, { judgedOver = "the run's tables", extremes = EXTREMES_NOTE } = {}) {
+  return `${familyNote(family, changes, markup, judgedOver)} ${extremes}`;
+}
+function familyNote(family, changes, { code }, judgedOver) {
   const mark = code(WITHIN_NOISE);
   if (family === void 0) {
     return `No change here has an interval: no repetitions of these figures are paired by round with the baseline's (single runs, cells measured apart: other shards or a --resume, or figures that are bounds), so every change is marked ${mark}.`;
@@ -54775,8 +54792,7 @@ var CRANK_ROWS = [
   {
     label: "Max latency (us)",
     get: (v) => v.latencyMs.max * 1e3,
-    format: (n) => us.format(n),
-    rep: (r) => r.latencyMs.max
+    format: (n) => us.format(n)
   },
   { label: "Requests/sec", get: (v) => v.rps, format: formatRps, rep: (r) => r.rps }
 ];
@@ -54880,7 +54896,15 @@ function studyTable(layout, group, baseline, cells) {
   if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
   const { family, differences, changes } = crankChanges(group, baseline, cells);
   const table = renderCrankCompareTable(group, baseline, changes);
-  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN, "this table")] : [] };
+  return {
+    table,
+    notes: changes.size > 0 ? [
+      noiseNote(family, differences, MARKDOWN, {
+        judgedOver: "this table",
+        extremes: "Max latency is one request (the slowest): shown, never compared."
+      })
+    ] : []
+  };
 }
 function renderGroup(study, group, where2, level) {
   const { baseline } = where2;

@@ -12,6 +12,20 @@ import type { LatencyStat, ProxyCostValues, ReportColumn, ReportGroup } from "./
 /** A figure a table can show of a proxy, and its change against the baseline. */
 export type Figure = "rps" | LatencyStat | "errors" | "cpuPerRequest" | "requestsPerCpuS" | "peakMemory";
 
+/**
+ * The extremes of a repetition's latencies: the fastest request and the slowest, one request
+ * each. The tables show them with their spread across the repetitions, never a change: an
+ * extreme is one sample, its change over 11 rounds carries no figure a reader can act on, and
+ * testing it spends the family's false-alarm rate (a `min` 0.05 ms apart was the only change of
+ * 13 identical-proxy runs shown as real).
+ */
+export const EXTREMES: ReadonlySet<Figure> = new Set<Figure>(["min", "max"]);
+
+/** Whether the tables show a change of this figure against the baseline. */
+export function comparesFigure(figure: Figure): boolean {
+  return !EXTREMES.has(figure);
+}
+
 /** Every figure, in the tables' order. */
 export const FIGURES: readonly Figure[] = [
   "rps",
@@ -91,7 +105,7 @@ function groupMembers(group: ReportGroup, cellOf: (c: ReportColumn) => Cell | un
     if (column === base || column.status !== "ok" || column.bound || cell === undefined) continue;
     if (!measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
-      if (INVERSE[figure] !== undefined) continue;
+      if (INVERSE[figure] !== undefined || !comparesFigure(figure)) continue;
       if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
       const value = (r: Repetition) => repetitionFigure(r, figure);
       members.push({ column, figure, member: { base: baseCell, other: cell, value } });

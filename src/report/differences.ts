@@ -15,9 +15,10 @@ import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
  * shows), each interval at the level Holm tested it at. A difference "differs" only by compare's
  * rule for regressed or improved (src/stats/verdict.ts): Holm rejected "no change", its interval
  * excludes 0 and it reaches the threshold (5%); every other one is within noise. The threshold
- * matters beyond taste: each proxy runs as one process for all the rounds of a block, so what
- * is fixed for a process (its memory layout: peak memory 2% apart between two identical nginx,
- * the same in every round) does not cancel between rounds, and would otherwise show as real.
+ * matters beyond taste: with `--proxy-lifetime block` each proxy runs as one process for all the
+ * rounds of a block, so what is fixed for a process (its memory layout: peak memory 2% apart
+ * between two identical nginx, the same in every round) does not cancel between rounds, and
+ * would otherwise show as real.
  */
 
 /** One difference a table shows: a figure of `other` against the same figure of `base`. */

@@ -26,10 +26,25 @@ export function formatCount(value: number): string {
     : twoDecimals.format(value);
 }
 
-function signed(value: number): string {
-  const rounded = Number(value.toFixed(2));
+function signed(value: number, decimals = 2): string {
+  const rounded = Number(value.toFixed(decimals));
   const sign = rounded < 0 ? "-" : "+";
-  return `${sign}${twoDecimals.format(Math.abs(rounded))}`;
+  const format = new Intl.NumberFormat("en-US", {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+  });
+  return `${sign}${format.format(Math.abs(rounded))}`;
+}
+
+/**
+ * The decimals (2 to 4) that write every one of `values` that is not 0 as other than 0, so that a
+ * change and its interval never read `+0.00` where they are not: `-0.02 to -0.004`.
+ */
+function decimalsFor(values: readonly number[]): number {
+  const smallest = Math.min(...values.filter((v) => v !== 0 && Number.isFinite(v)).map(Math.abs));
+  if (!Number.isFinite(smallest)) return 2;
+  // v rounds to 0 at d decimals when v < 0.5 * 10^-d
+  return Math.min(4, Math.max(2, Math.ceil(-Math.log10(2 * smallest))));
 }
 
 /** A signed % change with two decimals: `+48.63%`, `-32.83%`, `+0.00%`. */
@@ -83,8 +98,8 @@ function noiseMark(cell: TableCell): string {
 }
 
 /** An interval as the tables write it: `+20.10 to +30.20`. */
-function intervalText([low, high]: readonly [number, number]): string {
-  return `${formatDelta(low)} to ${formatDelta(high)}`;
+function intervalText([low, high]: readonly [number, number], decimals: number): string {
+  return `${signed(low, decimals)} to ${signed(high, decimals)}`;
 }
 
 /**
@@ -93,15 +108,17 @@ function intervalText([low, high]: readonly [number, number]): string {
  */
 export function changeText(cell: TableCell): string {
   if (cell.changePct === undefined) return "";
-  const interval = cell.interval === undefined ? "" : ` (${intervalText(cell.interval)})`;
-  return `${noiseMark(cell)}${formatPercent(cell.changePct)}${interval}`;
+  const decimals = decimalsFor([cell.changePct, ...(cell.interval ?? [])]);
+  const interval = cell.interval === undefined ? "" : ` (${intervalText(cell.interval, decimals)})`;
+  return `${noiseMark(cell)}${signed(cell.changePct, decimals)}%${interval}`;
 }
 
 /** A latency table's delta, plain text: `(+1.10; +0.90 to +1.30)`, `(~ +0.01)`; empty without one. */
 export function deltaText(cell: TableCell): string {
   if (cell.delta === undefined) return "";
-  const interval = cell.interval === undefined ? "" : `; ${intervalText(cell.interval)}`;
-  return `(${noiseMark(cell)}${formatDelta(cell.delta)}${interval})`;
+  const decimals = decimalsFor([cell.delta, ...(cell.interval ?? [])]);
+  const interval = cell.interval === undefined ? "" : `; ${intervalText(cell.interval, decimals)}`;
+  return `(${noiseMark(cell)}${signed(cell.delta, decimals)}${interval})`;
 }
 
 /** A confidence as a percentage: `95%`, `99.58%`. */

@@ -134,6 +134,10 @@ function showsChanges(group: ReportGroup): boolean {
   return group.columns.some((c) => c.proxy !== group.baseline && c.values !== undefined);
 }
 
+/** Why the tables show no change of the extremes (src/report/changes.ts: EXTREMES). */
+const EXTREMES_NOTE =
+  "Min and Max latency are one request each (the fastest and the slowest): shown, never compared.";
+
 /**
  * What the noise allows of the group's changes, said once under its tables: the legend of `~`
  * and the family of the intervals, or that no change has an interval and how many repetitions
@@ -152,13 +156,24 @@ export function noiseNotes(group: ReportGroup, markup: Markup): string[] {
 
 /**
  * The line under a table of changes against a baseline: how its changes were judged (`family`,
- * of every change of `judgedOver`; absent when none could be paired by round) and what `~` marks.
+ * of every change of `judgedOver`; absent when none could be paired by round), what `~` marks,
+ * and that the `extremes` shown are not compared.
  */
 export function noiseNote(
   family: DifferenceFamily | undefined,
   changes: readonly Difference[],
+  markup: Markup,
+  { judgedOver = "the run's tables", extremes = EXTREMES_NOTE } = {},
+): string {
+  return `${familyNote(family, changes, markup, judgedOver)} ${extremes}`;
+}
+
+/** How the changes of `judgedOver` were judged, and what `~` marks. */
+function familyNote(
+  family: DifferenceFamily | undefined,
+  changes: readonly Difference[],
   { code }: Markup,
-  judgedOver = "the run's tables",
+  judgedOver: string,
 ): string {
   const mark = code(WITHIN_NOISE);
   if (family === undefined) {

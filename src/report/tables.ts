@@ -1,5 +1,5 @@
 import type { CellStatus } from "../results/schema.js";
-import { columnFigure, type Figure } from "./changes.js";
+import { columnFigure, comparesFigure, type Figure } from "./changes.js";
 import { LATENCY_STATS, type LatencyStat, type ReportColumn, type ReportGroup } from "./model.js";
 
 /**
@@ -159,7 +159,10 @@ export function comparisonTable(group: ReportGroup): ComparisonTable {
       label,
       cells: group.columns.map((column) => {
         const cell = valueCell(column, metric, metric);
-        const change = column === base ? undefined : percentChange(cell.value, columnFigure(base, metric));
+        const change =
+          column === base || !comparesFigure(metric)
+            ? undefined
+            : percentChange(cell.value, columnFigure(base, metric));
         if (cell.status === undefined && change !== undefined)
           Object.assign(cell, { changePct: change }, noiseOf(column, metric));
         return cell;
@@ -179,7 +182,8 @@ export function latencyTable(group: ReportGroup): LatencyTable {
       cells: LATENCY_STATS.map((stat) => {
         const cell = valueCell(column, stat, "latency");
         const baseValue = base?.values?.latencyMs[stat];
-        if (base !== undefined && column !== base && cell.value !== undefined && baseValue !== undefined) {
+        const compared = base !== undefined && column !== base && comparesFigure(stat);
+        if (compared && cell.value !== undefined && baseValue !== undefined) {
           Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat, baseValue / 100));
         }
         return cell;

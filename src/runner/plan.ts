@@ -22,9 +22,11 @@ import { formatCpuLayout } from "./cpus.js";
 export const DEFAULT_PROXIES = ["direct", "nginx", "haproxy"];
 export const DEFAULT_SCENARIOS = ["passthrough", "json-lookup"];
 /**
- * Repetitions (rounds) of a run by default: the fewest that give the default benchmark's tables
- * an interval for each change against direct (16 per scenario, 32 judged together at alpha 0.05:
- * 2 / 2^n <= 0.05 / 32, src/report/changes.ts); 3 gave none at any level.
+ * Repetitions (rounds) of a run by default: enough to give the default benchmark's tables an
+ * interval for each change against direct (12 per scenario, 24 judged together at alpha 0.05:
+ * 2 / 2^n <= 0.05 / 24 from 10, src/report/changes.ts), with one round to spare, so that one
+ * round against the rest (a tie, a quantised latency) does not take every interval away; 3
+ * gave none at any level.
  */
 export const DEFAULT_REPETITIONS = 11;
 /** Used when neither the flag nor the scenario's load gives a duration. */

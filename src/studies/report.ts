@@ -264,7 +264,6 @@ const CRANK_ROWS: readonly CrankRow[] = [
     label: "Max latency (us)",
     get: (v) => v.latencyMs.max * 1000,
     format: (n) => us.format(n),
-    rep: (r) => r.latencyMs.max,
   },
   { label: "Requests/sec", get: (v) => v.rps, format: formatRps, rep: (r) => r.rps },
 ];
@@ -396,7 +395,18 @@ function studyTable(layout: StudyLayout, group: StudyGroup, baseline: string, ce
   if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
   const { family, differences, changes } = crankChanges(group, baseline, cells);
   const table = renderCrankCompareTable(group, baseline, changes);
-  return { table, notes: changes.size > 0 ? [noiseNote(family, differences, MARKDOWN, "this table")] : [] };
+  return {
+    table,
+    notes:
+      changes.size > 0
+        ? [
+            noiseNote(family, differences, MARKDOWN, {
+              judgedOver: "this table",
+              extremes: "Max latency is one request (the slowest): shown, never compared.",
+            }),
+          ]
+        : [],
+  };
 }
 
 /** One scenario's section: its heading, loads, table and notes. */

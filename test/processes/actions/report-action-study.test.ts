@@ -67,7 +67,7 @@ describe("the report action on a study run's artifact", () => {
     expect(body).toContain("It is no comparison with the base branch");
     expect(body).toContain("#### What a customisation costs");
     expect(body).toContain("##### graphql-static-header · apollo-router");
-    expect(body).toMatch(/^\| script +\| 0\.83<br>\(~ -0\.23\) /m);
+    expect(body).toMatch(/^\| script +\| +0\.83 \| 1\.67<br>\(~ -0\.24\) /m);
     expect(body).toMatch(/^- \*\*go\*\* is skipped: /m);
     expect(action.summary).toContain("##### graphql-guid-response · apollo-router");
 

@@ -24,10 +24,16 @@ function changesOf(markdown: string, proxy: string): string[] {
     .filter((c) => c !== "");
 }
 
-/** The latency table's deltas of `proxy`'s row: what follows each value's `<br>`. */
+/** The latency table's cells of `proxy`'s row, one per stat from Min to Max. */
+function latencyRow(markdown: string, proxy: string): string[] {
+  return table(markdown, "Proxy")
+    .find((r) => r[0] === proxy)!
+    .slice(1);
+}
+
+/** The latency table's deltas of `proxy`'s row: what follows each value's `<br>` (Min and Max have none). */
 function deltasOf(markdown: string, proxy: string): string[] {
-  const row = table(markdown, "Proxy").find((r) => r[0] === proxy)!;
-  return row.slice(1).map((c) => c.split("<br>")[1]!);
+  return latencyRow(markdown, proxy).flatMap((c) => c.split("<br>").slice(1));
 }
 
 const INTERVAL = /\([+-]\d+\.\d\d to [+-]\d+\.\d\d\)$/;
@@ -40,14 +46,51 @@ describe("changes against the baseline: what the noise allows", () => {
   it("two identical proxies under different names: every change within noise, each with its interval", () => {
     const md = renderMarkdownReport(identical(10));
     const changes = changesOf(md, "nginx-copy");
-    expect(changes).toHaveLength(5); // req/s, mean, p50, p99, max: no errors to compare
+    expect(changes).toHaveLength(4); // req/s, mean, p50, p99: no errors to compare, max never
     for (const c of changes) expect(c).toMatch(/^~ [+-]\d+\.\d\d% /);
     for (const c of changes) expect(c).toMatch(INTERVAL);
-    for (const d of deltasOf(md, "nginx-copy"))
-      expect(d).toMatch(/^\(~ [+-]\d+\.\d\d; [+-]\d+\.\d\d to [+-]\d+\.\d\d\)$/);
+    const deltas = deltasOf(md, "nginx-copy");
+    expect(deltas).toHaveLength(5); // mean, p50, p90, p95, p99
+    for (const d of deltas)
+      expect(d).toMatch(/^\(~ [+-]\d+\.\d{2,4}; [+-]\d+\.\d{2,4} to [+-]\d+\.\d{2,4}\)$/);
     expect(md).toContain("Each change is paired by round with the baseline over 10 rounds");
-    expect(md).toContain("Holm over the 8 changes of the run's tables at alpha 0.05");
+    expect(md).toContain("Holm over the 6 changes of the run's tables at alpha 0.05");
     expect(md).toContain("`~`: within noise, its interval includes 0 or it is under 5%.");
+  });
+
+  it("min and max, one request each, are shown with their spread and never compared, and the note says so", () => {
+    // slower in every round by 50%: every other figure differs, the extremes still show no change
+    const run = results([
+      cell("direct", roundsOf(10, { seed: 1 })),
+      cell("nginx", roundsOf(10, { factor: 1.5, seed: 2 })),
+    ]);
+    const md = renderMarkdownReport(run, { spread: true });
+    const max = table(md, "metric").find((r) => r[0] === "Max latency (ms)")!;
+    expect(max[2]).toMatch(/^\d+\.\d\d \(\d+\.\d\d–\d+\.\d\d\)$/);
+    expect(max[3]).toBe("");
+    const row = latencyRow(md, "nginx");
+    for (const extreme of [row[0]!, row.at(-1)!])
+      expect(extreme).toMatch(/^\d+\.\d\d \(\d+\.\d\d–\d+\.\d\d\)$/);
+    expect(md).toContain(
+      "Min and Max latency are one request each (the fastest and the slowest): shown, never compared.",
+    );
+    const json = reportJson(buildReport(run));
+    const nginx = json.groups[0]!.tables.latency.rows[1]!.cells;
+    expect(nginx[0]).not.toHaveProperty("delta");
+    expect(nginx.at(-1)).not.toHaveProperty("delta");
+    expect(nginx[2]!.withinNoise).toBe(false);
+  });
+
+  it("a change and its interval get the digits to never read +0.00 where they are not 0", () => {
+    // nginx 0.3% above a baseline of 1 ms in every round: a delta of about +0.003 ms
+    const run = results([
+      cell("direct", roundsOf(10, { noise: 0.0005, seed: 1 })),
+      cell("nginx", roundsOf(10, { factor: 1.003, noise: 0.0005, seed: 2 })),
+    ]);
+    const [, p50] = deltasOf(renderMarkdownReport(run), "nginx");
+    const [, delta, low, high] = /^\(~ ([+-][\d.]+); ([+-][\d.]+) to ([+-][\d.]+)\)$/.exec(p50!)!;
+    for (const figure of [delta, low, high]) expect(Number(figure)).toBeGreaterThan(0);
+    expect(delta).toMatch(/^\+0\.00\d{1,2}$/);
   });
 
   it("a proxy slower in every round: its change has an interval that excludes 0, and no ~", () => {
@@ -61,7 +104,7 @@ describe("changes against the baseline: what the noise allows", () => {
     expect(p50).toMatch(/^\+\d+\.\d\d% /);
     expect(low).toBeGreaterThan(0);
     expect(high).toBeGreaterThanOrEqual(low!);
-    expect(deltasOf(md, "nginx")[2]).toMatch(/^\(\+\d+\.\d\d; \+\d+\.\d\d to \+\d+\.\d\d\)$/);
+    expect(deltasOf(md, "nginx")[1]).toMatch(/^\(\+\d+\.\d\d; \+\d+\.\d\d to \+\d+\.\d\d\)$/);
     // requests/sec, the same load on both: within noise
     expect(table(md, "metric").find((r) => r[0] === "Requests/sec")![3]).toMatch(/^~ /);
   });
@@ -86,7 +129,7 @@ describe("changes against the baseline: what the noise allows", () => {
     ]);
     const md = renderMarkdownReport(run);
     const note =
-      "With 3 repetitions per proxy no change here has an interval (Holm over the 16 changes of the run's tables at alpha 0.05 needs 10: --repetitions 10), so every change is marked `~`: not told apart from noise.";
+      "With 3 repetitions per proxy no change here has an interval (Holm over the 12 changes of the run's tables at alpha 0.05 needs 9: --repetitions 9), so every change is marked `~`: not told apart from noise.";
     expect(md.split(note)).toHaveLength(2);
     for (const proxy of ["nginx", "haproxy"]) {
       for (const c of changesOf(md, proxy)) expect(c).toMatch(/^~ \+\d+\.\d\d%$/);
@@ -102,12 +145,12 @@ describe("changes against the baseline: what the noise allows", () => {
         ...Array.from({ length: others }, (_, i) => cell(`copy${i}`, roundsOf(9, { seed: 3 + i }))),
       ]);
     const p50 = (md: string) => table(md, "metric").find((r) => r[0] === "p50 latency (ms)")![3]!;
-    // 8 changes: 9 rounds reach Holm's first step (2/2^9 <= 0.05/8); 40 changes need 11 rounds
+    // 6 changes: 9 rounds reach Holm's first step (2/2^9 <= 0.05/6); 30 changes need 11 rounds
     expect(p50(renderMarkdownReport(shifted(0)))).toMatch(/^\+\d+\.\d\d% \(\+/);
     const five = renderMarkdownReport(shifted(4));
     expect(p50(five)).toMatch(/^~ \+\d+\.\d\d%$/);
     expect(five).toContain(
-      "Holm over the 40 changes of the run's tables at alpha 0.05 needs 11: --repetitions 11",
+      "Holm over the 30 changes of the run's tables at alpha 0.05 needs 11: --repetitions 11",
     );
   });
 
@@ -145,15 +188,15 @@ describe("changes against the baseline: what the noise allows", () => {
 
   it("the family is the run's: another scenario's table widens it, as compare's spans every cell", () => {
     const scenario = (name: string, factor: number) => [
-      cell("direct", roundsOf(9, { seed: 1 }), { scenario: name }),
-      cell("nginx", roundsOf(9, { factor, seed: 2 }), { scenario: name }),
+      cell("direct", roundsOf(8, { seed: 1 }), { scenario: name }),
+      cell("nginx", roundsOf(8, { factor, seed: 2 }), { scenario: name }),
     ];
     const p50 = (md: string) => table(md, "metric").find((r) => r[0] === "p50 latency (ms)")![3]!;
-    // one scenario: 8 changes, 9 rounds reach Holm's first step; two: 16 changes need 10
+    // one scenario: 6 changes, 8 rounds reach Holm's first step; two: 12 changes need 9
     expect(p50(renderMarkdownReport(results(scenario("a", 1.06))))).toMatch(/^\+\d+\.\d\d% \(\+/);
     const two = renderMarkdownReport(results([...scenario("a", 1.06), ...scenario("b", 1)]));
     expect(p50(two)).toMatch(/^~ \+\d+\.\d\d%$/);
-    expect(two.split("Holm over the 16 changes of the run's tables at alpha 0.05 needs 10")).toHaveLength(3);
+    expect(two.split("Holm over the 12 changes of the run's tables at alpha 0.05 needs 9")).toHaveLength(3);
   });
 
   it("pairs by round, not by the order repetitions were written in", () => {
@@ -190,8 +233,8 @@ describe("changes against the baseline: what the noise allows", () => {
     expect(of("requestsPerCpuS").interval![1]).toBeCloseTo((1 / (1 + low / 100) - 1) * 100, 9);
     expect(of("cpuPerRequest").withinNoise).toBe(false);
     expect(of("requestsPerCpuS").withinNoise).toBe(false);
-    // one test for both rows: 8 latency and req/s changes, CPU and memory
-    expect(json.groups[0]!.noise?.tests).toBe(10);
+    // one test for both rows: 6 latency and req/s changes, CPU and memory
+    expect(json.groups[0]!.noise?.tests).toBe(8);
   });
 
   it("the JSON report has each change's interval and whether it is within noise", () => {
@@ -203,9 +246,9 @@ describe("changes against the baseline: what the noise allows", () => {
     expect(json.groups[0]!.noise).toEqual({
       alpha: 0.05,
       thresholdPct: 5,
-      tests: 8,
+      tests: 6,
       rounds: 10,
-      roundsNeeded: 9,
+      roundsNeeded: 8,
     });
   });
 
