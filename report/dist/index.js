@@ -52163,18 +52163,27 @@ function measuredTogether(a, b) {
 function byRound(cell) {
   return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
 }
+function stolenRound(member, b, o) {
+  const limit = member.stealLimit;
+  return limit !== void 0 && (stealOf(b) > limit || stealOf(o) > limit);
+}
 function pairOf(member) {
   const others = byRound(member.other);
   const pairs = [];
+  let stolen = 0;
   for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
     const o = others.get(round);
+    if (o !== void 0 && stolenRound(member, b, o)) {
+      stolen++;
+      continue;
+    }
     const base = member.value(b);
     const other = o === void 0 ? void 0 : member.value(o);
     if (base !== void 0 && other !== void 0 && Number.isFinite(base) && Number.isFinite(other))
       pairs.push([base, other]);
   }
   const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
-  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], usable };
+  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], stolen, usable };
 }
 function judgeDifferences(members2, {
   alpha = DEFAULT_ALPHA,
@@ -52184,11 +52193,11 @@ function judgeDifferences(members2, {
   const ps = paired.map((p) => p.usable ? wilcoxonSignedRank(p.logRatios).p : 1);
   const { rejected, levels } = holm(ps, alpha);
   const differences = paired.map((p, i) => {
-    const rounds = p.logRatios.length;
-    if (!p.usable) return { rounds, differs: false };
+    const counts = { rounds: p.logRatios.length, stolen: p.stolen };
+    if (!p.usable) return { ...counts, differs: false };
     const at = { level: levels[i], rejected: rejected[i], biggerIsBetter: false, thresholdPct };
     const j = judgePaired(p.logRatios, at);
-    const out = { rounds, differs: j.verdict === "regressed" || j.verdict === "improved" };
+    const out = { ...counts, differs: j.verdict === "regressed" || j.verdict === "improved" };
     if (j.estimatePct !== void 0) out.estimatePct = j.estimatePct;
     if (j.ci !== void 0) out.ci = j.ci;
     if (j.confidence !== void 0) out.confidence = j.confidence;
@@ -52259,7 +52268,7 @@ function inverseDifference(d) {
   return out;
 }
 var positive = (x) => x !== void 0 && Number.isFinite(x) && x > 0;
-function groupMembers(group, cellOf) {
+function groupMembers(group, cellOf, steal) {
   const base = group.columns.find((c) => c.proxy === group.baseline);
   if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
     return [];
@@ -52274,7 +52283,9 @@ function groupMembers(group, cellOf) {
       if (INVERSE[figure] !== void 0 || !comparesFigure(figure)) continue;
       if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
       const value = (r) => repetitionFigure(r, figure);
-      members2.push({ column, figure, member: { base: baseCell, other: cell, value } });
+      const member = { base: baseCell, other: cell, value };
+      if (steal !== void 0 && holdsSteal(figure, steal.accounting)) member.stealLimit = steal.limit;
+      members2.push({ column, figure, member });
     }
   }
   return members2;
@@ -52288,10 +52299,10 @@ function withColumnChanges(column, judged) {
   }
   return Object.keys(changes).length === 0 ? column : { ...column, changes };
 }
-function withChanges(groups2, cells) {
+function withChanges(groups2, cells, steal) {
   const byId = new Map(cells.map((c) => [c.id, c]));
   const cellOf = (c) => c.cellId === void 0 ? void 0 : byId.get(c.cellId);
-  const perGroup = groups2.map((group) => groupMembers(group, cellOf));
+  const perGroup = groups2.map((group) => groupMembers(group, cellOf, steal));
   const all = perGroup.flat();
   if (all.length === 0) return [...groups2];
   const { family, differences } = judgeDifferences(all.map((m) => m.member));
@@ -52471,7 +52482,7 @@ function buildReport(results, options2 = {}) {
       ...chosen
     };
   });
-  return { header: buildHeader(results), groups: withChanges(out, results.cells) };
+  return { header: buildHeader(results), groups: withChanges(out, results.cells, stealRuleOf(results)) };
 }
 function skippedColumns(skipped, measured, scenario) {
   return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
@@ -54024,7 +54035,13 @@ function noiseNotes(group, markup) {
   return [noiseNote(group.noise, changes, markup)];
 }
 function noiseNote(family, changes, markup, { judgedOver = "the run's tables", extremes = EXTREMES_NOTE } = {}) {
-  return `${familyNote(family, changes, markup, judgedOver)} ${extremes}`;
+  return [familyNote(family, changes, markup, judgedOver), stolenNote(changes), extremes].filter((text) => text !== "").join(" ");
+}
+function stolenNote(changes) {
+  const hit = changes.filter((d) => d.stolen > 0);
+  if (hit.length === 0) return "";
+  const most = Math.max(...hit.map((d) => d.stolen));
+  return `Steal above the noise limit left up to ${plural2(most, "round")} out of the tests of ${plural2(hit.length, "change")} whose figures hold stolen time (see Steal above).`;
 }
 function familyNote(family, changes, { code }, judgedOver) {
   const mark = code(WITHIN_NOISE);
@@ -54113,7 +54130,7 @@ function testGroup(run2) {
     group.engine = first.engine;
   }
   if (base?.status !== "ok") group.baselineProblem = `the baseline is ${base?.status ?? "missing"}`;
-  return withChanges([group], cells)[0];
+  return withChanges([group], cells, run2.results ? stealRuleOf(run2.results) : void 0)[0];
 }
 function limitsText(input2) {
   const mib = Math.round(input2.limits.memoryLimitBytes / 2 ** 20);
@@ -54804,7 +54821,7 @@ function crankColumns(group, baseline) {
   const baseFor = (c) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
   return { ordered, baseFor };
 }
-function crankChanges(group, baseline, cells) {
+function crankChanges(group, baseline, cells, steal) {
   const { ordered, baseFor } = crankColumns(group, baseline);
   const byId = new Map(cells.map((c) => [c.id, c]));
   const cellOf = (c) => c?.cellId === void 0 ? void 0 : byId.get(c.cellId);
@@ -54817,7 +54834,7 @@ function crankChanges(group, baseline, cells) {
       if (changePct === void 0) return;
       const [b, o] = [cellOf(base), cellOf(c)];
       const paired = b !== void 0 && o !== void 0 && c.status === "ok" && measuredTogether(b, o);
-      const member = paired ? { base: b, other: o, value: row2.rep } : void 0;
+      const member = paired ? { base: b, other: o, value: row2.rep, stealLimit: steal.limit } : void 0;
       shown.push({ key: `${r}/${i}`, changePct, ...member ? { member } : {} });
     });
   }
@@ -54892,9 +54909,10 @@ function describeStudyLoad(load) {
   const text = describeLoad(rest);
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
 }
-function studyTable(layout, group, baseline, cells) {
+function studyTable(layout, group, where2) {
   if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
-  const { family, differences, changes } = crankChanges(group, baseline, cells);
+  const { baseline, cells, steal } = where2;
+  const { family, differences, changes } = crankChanges(group, baseline, cells, steal);
   const table = renderCrankCompareTable(group, baseline, changes);
   return {
     table,
@@ -54915,7 +54933,7 @@ function renderGroup(study, group, where2, level) {
   if (group.loads.length === 0) {
     parts.push("No cell of this scenario was measured.");
   } else {
-    const { table, notes: noise } = studyTable(study.layout, group, baseline, where2.cells);
+    const { table, notes: noise } = studyTable(study.layout, group, where2);
     parts.push(table);
     notes.push(...noise);
   }
@@ -54960,7 +54978,7 @@ function renderStudyReport(input2) {
   const baseline = studyBaseline(study);
   const groups2 = studyGroups(study, results, skipped);
   parts.push(...renderGoBenchSection(study, groups2));
-  const where2 = { baseline, cells: results.cells };
+  const where2 = { baseline, cells: results.cells, steal: stealRuleOf(results) };
   for (const group of groups2) parts.push(...renderGroup(study, group, where2, level + 1));
   const parity = renderParitySection(results, level + 1);
   if (parity) parts.push(parity);

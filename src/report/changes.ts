@@ -1,4 +1,5 @@
 import type { Cell, Repetition } from "../results/schema.js";
+import { holdsSteal, type StealRule } from "../stats/steal.js";
 import { judgeDifferences, measuredTogether, type Difference, type DifferenceMember } from "./differences.js";
 import type { LatencyStat, ProxyCostValues, ReportColumn, ReportGroup } from "./model.js";
 
@@ -93,7 +94,11 @@ interface GroupMember {
 }
 
 /** One test per proxy and figure the group shows a change of (both medians positive). */
-function groupMembers(group: ReportGroup, cellOf: (c: ReportColumn) => Cell | undefined): GroupMember[] {
+function groupMembers(
+  group: ReportGroup,
+  cellOf: (c: ReportColumn) => Cell | undefined,
+  steal: StealRule | undefined,
+): GroupMember[] {
   const base = group.columns.find((c) => c.proxy === group.baseline);
   if (group.baselineProblem !== undefined || base === undefined || base.status !== "ok" || base.bound)
     return [];
@@ -108,7 +113,9 @@ function groupMembers(group: ReportGroup, cellOf: (c: ReportColumn) => Cell | un
       if (INVERSE[figure] !== undefined || !comparesFigure(figure)) continue;
       if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
       const value = (r: Repetition) => repetitionFigure(r, figure);
-      members.push({ column, figure, member: { base: baseCell, other: cell, value } });
+      const member: DifferenceMember = { base: baseCell, other: cell, value };
+      if (steal !== undefined && holdsSteal(figure, steal.accounting)) member.stealLimit = steal.limit;
+      members.push({ column, figure, member });
     }
   }
   return members;
@@ -130,12 +137,17 @@ function withColumnChanges(column: ReportColumn, judged: ReadonlyArray<[GroupMem
  * figures (`noise`), every change of every group judged as one family, as compare judges every
  * metric of every cell: so the chance of any change shown as real when none is stays at alpha
  * for all that the run's tables show. A group without a baseline, or without a change between
- * two ok columns of cells, stays as it was.
+ * two ok columns of cells, stays as it was. With the run's `steal` rule, a round of steal above
+ * its limit is left out of the tests of the figures that hold stolen time, as compare leaves it.
  */
-export function withChanges(groups: readonly ReportGroup[], cells: readonly Cell[]): ReportGroup[] {
+export function withChanges(
+  groups: readonly ReportGroup[],
+  cells: readonly Cell[],
+  steal?: StealRule,
+): ReportGroup[] {
   const byId = new Map(cells.map((c) => [c.id, c]));
   const cellOf = (c: ReportColumn) => (c.cellId === undefined ? undefined : byId.get(c.cellId));
-  const perGroup = groups.map((group) => groupMembers(group, cellOf));
+  const perGroup = groups.map((group) => groupMembers(group, cellOf, steal));
   const all = perGroup.flat();
   if (all.length === 0) return [...groups];
   const { family, differences } = judgeDifferences(all.map((m) => m.member));

@@ -1,6 +1,7 @@
 import type { Cell, Repetition } from "../results/schema.js";
 import { holm } from "../stats/holm.js";
 import { judgePaired } from "../stats/paired.js";
+import { stealOf } from "../stats/steal.js";
 import { fewestRounds } from "../stats/sequential.js";
 import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
@@ -27,11 +28,18 @@ export interface DifferenceMember {
   other: Cell;
   /** The figure of a repetition; undefined where it was not measured. */
   value: (r: Repetition) => number | undefined;
+  /**
+   * Set when the figure holds the time the hypervisor stole (src/stats/steal.ts): a round where
+   * either side's steal is above this many cores is left out of its test, as compare leaves it.
+   */
+  stealLimit?: number;
 }
 
 export interface Difference {
-  /** Rounds paired (both cells measured the figure in them). */
+  /** Rounds paired (both cells measured the figure in them, and neither had steal above its limit). */
   rounds: number;
+  /** Rounds left out for steal above the member's limit. */
+  stolen: number;
   /** Paired estimate of the % change (Hodges-Lehmann over the rounds' ratios). */
   estimatePct?: number;
   /** Interval of the % change at `confidence`; absent when these rounds give none at its level. */
@@ -65,6 +73,7 @@ export interface JudgedDifferences {
 
 interface Paired {
   logRatios: number[];
+  stolen: number;
   /** Every paired value positive, so every round has a ratio. */
   usable: boolean;
 }
@@ -95,19 +104,30 @@ function byRound(cell: Cell): Map<number, Repetition> {
   return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
 }
 
-/** Per round both cells measured, log(other / base), in round order. */
+/** Whether a round's steal, on either side, is above the member's limit. */
+function stolenRound(member: DifferenceMember, b: Repetition, o: Repetition): boolean {
+  const limit = member.stealLimit;
+  return limit !== undefined && (stealOf(b) > limit || stealOf(o) > limit);
+}
+
+/** Per round both cells measured, log(other / base), in round order; rounds of steal left out. */
 function pairOf(member: DifferenceMember): Paired {
   const others = byRound(member.other);
   const pairs: Array<[number, number]> = [];
+  let stolen = 0;
   for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
     const o = others.get(round);
+    if (o !== undefined && stolenRound(member, b, o)) {
+      stolen++;
+      continue;
+    }
     const base = member.value(b);
     const other = o === undefined ? undefined : member.value(o);
     if (base !== undefined && other !== undefined && Number.isFinite(base) && Number.isFinite(other))
       pairs.push([base, other]);
   }
   const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
-  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], usable };
+  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], stolen, usable };
 }
 
 /** Holm over the family, then each difference judged at its level, as compare judges a metric. */
@@ -122,11 +142,11 @@ export function judgeDifferences(
   const ps = paired.map((p) => (p.usable ? wilcoxonSignedRank(p.logRatios).p : 1));
   const { rejected, levels } = holm(ps, alpha);
   const differences = paired.map((p, i): Difference => {
-    const rounds = p.logRatios.length;
-    if (!p.usable) return { rounds, differs: false };
+    const counts = { rounds: p.logRatios.length, stolen: p.stolen };
+    if (!p.usable) return { ...counts, differs: false };
     const at = { level: levels[i]!, rejected: rejected[i]!, biggerIsBetter: false, thresholdPct };
     const j = judgePaired(p.logRatios, at);
-    const out: Difference = { rounds, differs: j.verdict === "regressed" || j.verdict === "improved" };
+    const out: Difference = { ...counts, differs: j.verdict === "regressed" || j.verdict === "improved" };
     if (j.estimatePct !== undefined) out.estimatePct = j.estimatePct;
     if (j.ci !== undefined) out.ci = j.ci;
     if (j.confidence !== undefined) out.confidence = j.confidence;

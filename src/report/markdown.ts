@@ -165,7 +165,17 @@ export function noiseNote(
   markup: Markup,
   { judgedOver = "the run's tables", extremes = EXTREMES_NOTE } = {},
 ): string {
-  return `${familyNote(family, changes, markup, judgedOver)} ${extremes}`;
+  return [familyNote(family, changes, markup, judgedOver), stolenNote(changes), extremes]
+    .filter((text) => text !== "")
+    .join(" ");
+}
+
+/** How many rounds steal took out of the changes that hold it; empty when it took none. */
+function stolenNote(changes: readonly Difference[]): string {
+  const hit = changes.filter((d) => d.stolen > 0);
+  if (hit.length === 0) return "";
+  const most = Math.max(...hit.map((d) => d.stolen));
+  return `Steal above the noise limit left up to ${plural(most, "round")} out of the tests of ${plural(hit.length, "change")} whose figures hold stolen time (see Steal above).`;
 }
 
 /** How the changes of `judgedOver` were judged, and what `~` marks. */

@@ -306,7 +306,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
       ...chosen,
     };
   });
-  return { header: buildHeader(results), groups: withChanges(out, results.cells) };
+  return { header: buildHeader(results), groups: withChanges(out, results.cells, stealRuleOf(results)) };
 }
 
 /**

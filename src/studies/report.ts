@@ -2,6 +2,7 @@ import { markdownTable } from "markdown-table";
 import { escapeMarkdown, MARKDOWN } from "../report/escape.js";
 import { judgeDifferences, measuredTogether, type DifferenceMember } from "../report/differences.js";
 import { changeText, formatCount, formatMs, formatRps, plural } from "../report/format.js";
+import { stealRuleOf, type StealRule } from "../stats/steal.js";
 import { describeLoad, heading, noiseNote, skippedText } from "../report/markdown.js";
 import {
   buildHeader,
@@ -285,7 +286,7 @@ type CrankChange = Pick<TableCell, "changePct" | "interval" | "withinNoise">;
  * Every % change of crank's table against the baseline at its load, keyed `row/column`, judged
  * as one family (src/report/differences.ts): paired by round with the baseline's cell.
  */
-function crankChanges(group: StudyGroup, baseline: string, cells: readonly Cell[]) {
+function crankChanges(group: StudyGroup, baseline: string, cells: readonly Cell[], steal: StealRule) {
   const { ordered, baseFor } = crankColumns(group, baseline);
   const byId = new Map(cells.map((c) => [c.id, c]));
   const cellOf = (c: StudyColumn | undefined) => (c?.cellId === undefined ? undefined : byId.get(c.cellId));
@@ -298,7 +299,7 @@ function crankChanges(group: StudyGroup, baseline: string, cells: readonly Cell[
       if (changePct === undefined) return;
       const [b, o] = [cellOf(base), cellOf(c)];
       const paired = b !== undefined && o !== undefined && c.status === "ok" && measuredTogether(b, o);
-      const member = paired ? { base: b, other: o, value: row.rep } : undefined;
+      const member = paired ? { base: b, other: o, value: row.rep, stealLimit: steal.limit } : undefined;
       shown.push({ key: `${r}/${i}`, changePct, ...(member ? { member } : {}) });
     });
   }
@@ -390,10 +391,18 @@ export function describeStudyLoad(load: Load): string {
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
 }
 
+/** What a study's table compares against: its baseline, the run's cells and its steal rule. */
+interface StudyTableInput {
+  baseline: string;
+  cells: readonly Cell[];
+  steal: StealRule;
+}
+
 /** A scenario's table in the study's layout; crank compare's with the line on its changes' noise. */
-function studyTable(layout: StudyLayout, group: StudyGroup, baseline: string, cells: readonly Cell[]) {
+function studyTable(layout: StudyLayout, group: StudyGroup, where: StudyTableInput) {
   if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
-  const { family, differences, changes } = crankChanges(group, baseline, cells);
+  const { baseline, cells, steal } = where;
+  const { family, differences, changes } = crankChanges(group, baseline, cells, steal);
   const table = renderCrankCompareTable(group, baseline, changes);
   return {
     table,
@@ -413,7 +422,7 @@ function studyTable(layout: StudyLayout, group: StudyGroup, baseline: string, ce
 function renderGroup(
   study: StudyReportInput["study"],
   group: StudyGroup,
-  where: { baseline: string; cells: readonly Cell[] },
+  where: StudyTableInput,
   level: number,
 ): string[] {
   const { baseline } = where;
@@ -424,7 +433,7 @@ function renderGroup(
   if (group.loads.length === 0) {
     parts.push("No cell of this scenario was measured.");
   } else {
-    const { table, notes: noise } = studyTable(study.layout, group, baseline, where.cells);
+    const { table, notes: noise } = studyTable(study.layout, group, where);
     parts.push(table);
     notes.push(...noise);
   }
@@ -472,7 +481,7 @@ export function renderStudyReport(input: StudyReportInput): string {
   const baseline = studyBaseline(study);
   const groups = studyGroups(study, results, skipped);
   parts.push(...renderGoBenchSection(study, groups));
-  const where = { baseline, cells: results.cells };
+  const where = { baseline, cells: results.cells, steal: stealRuleOf(results) };
   for (const group of groups) parts.push(...renderGroup(study, group, where, level + 1));
   const parity = renderParitySection(results, level + 1);
   if (parity) parts.push(parity);

@@ -1,6 +1,7 @@
 import { markdownTable } from "markdown-table";
 import type { CpuLayout, Results } from "../../results/schema.js";
 import { withChanges } from "../../report/changes.js";
+import { stealRuleOf } from "../../stats/steal.js";
 import { compareVariants, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../report/escape.js";
 import { formatPercent, plural } from "../../report/format.js";
@@ -74,7 +75,7 @@ export function testGroup(run: TestRun): ReportGroup {
     group.engine = first.engine;
   }
   if (base?.status !== "ok") group.baselineProblem = `the baseline is ${base?.status ?? "missing"}`;
-  return withChanges([group], cells)[0]!;
+  return withChanges([group], cells, run.results ? stealRuleOf(run.results) : undefined)[0]!;
 }
 
 function limitsText(input: ExtensibilityReportInput): string {
