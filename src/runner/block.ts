@@ -115,36 +115,43 @@ async function startAndProbe(
   return a;
 }
 
-/** The discarded warm-up of every cell. */
+/**
+ * The discarded warm-up of every cell; then an arrival-rate load's VU pool, sized from the
+ * slowest warm-up's p99, the same for every cell of the block: a pool sized per cell would give
+ * two proxies different loads (more VUs, more connections) for every round of the run.
+ */
 async function warmUp(
   active: ActiveCell[],
   block: Block,
   ctx: BlockContext,
   perCellS: number,
 ): Promise<void> {
+  const p99s: number[] = [];
   for (const a of active) {
     if (ctx.isInterrupted()) throw new Interrupted();
-    await warmUpCell(a, block, ctx, { round: 0, remainingS: perCellS - block.load.warmupS });
+    const p99 = await warmUpCell(a, block, ctx, { round: 0, remainingS: perCellS - block.load.warmupS });
+    if (p99 !== undefined && !a.stopped) p99s.push(p99);
   }
+  if (p99s.length > 0) for (const a of active) if (!a.stopped) sizeVuPool(a, Math.max(...p99s));
 }
 
 /**
- * One cell's discarded warm-up before `round` (0: the first, which sizes an arrival-rate
- * load's VU pool; a later one warms a process started anew for that round).
+ * One cell's discarded warm-up before `round` (0: the first, whose p99 it returns to size an
+ * arrival-rate load's VU pool; a later one warms a process started anew for that round).
  */
 async function warmUpCell(
   a: ActiveCell,
   block: Block,
   ctx: BlockContext,
   { round, remainingS }: { round: number; remainingS: number },
-): Promise<void> {
-  if (block.load.warmupS <= 0) return;
+): Promise<number | undefined> {
+  if (block.load.warmupS <= 0) return undefined;
   ctx.progress.step(`${block.key} ${cellName(a)}`, round, ctx.settings.repetitions);
   const stem = `${block.key}-${cellStem(a)}-${block.engine}-warmup${round === 0 ? "" : `-rep${round + 1}`}`;
   const { m } = await measure(a, block, block.load.warmupS, stem, ctx);
-  if (round === 0) sizeVuPool(a, m.latencyMs.p99);
   ctx.progress.advance(block.load.warmupS);
   await checkAlive(a, `the warm-up${round === 0 ? "" : ` of repetition ${round + 1}`}`, ctx, remainingS);
+  return m.latencyMs.p99;
 }
 
 /**

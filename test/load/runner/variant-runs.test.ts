@@ -234,7 +234,7 @@ describe("noise and dropped iterations", () => {
     }
   });
 
-  it("a repetition with dropped iterations is redone alone; sized from the warm-up it drops none", async () => {
+  it("a repetition with dropped iterations is redone alone; sized from the warm-ups, one pool per block, it drops none", async () => {
     // 100/s at 30 ms with 1 VU: the pool runs out.
     const scenarios = await lightScenarioDir({
       root: path.join(tmp, "s2"),
@@ -256,9 +256,16 @@ describe("noise and dropped iterations", () => {
     expect(cell.repetitions[0]?.attempts).toBe(2);
     expect(cell.status).toBe("loadgen-bound");
     expect(cell.reasons.join()).toMatch(/iterations? dropped/);
-    const warm = await run({ ...common, warmupS: 1, out: path.join(tmp, "warm") });
-    const sized = warm.results.cells[0]!;
-    expect(sized.loadgenVus).toBeGreaterThanOrEqual(6);
-    expect(sized.repetitions[0]?.droppedIterations).toBe(0);
+    // two proxies of one block: one pool, from the slower warm-up, so that both get the same load
+    const warm = await run({
+      ...common,
+      proxies: ["direct", "nginx"],
+      warmupS: 1,
+      out: path.join(tmp, "warm"),
+    });
+    const [direct, nginx] = warm.results.cells;
+    expect(direct!.loadgenVus).toBeGreaterThanOrEqual(6);
+    expect(nginx!.loadgenVus).toBe(direct!.loadgenVus);
+    for (const sized of [direct!, nginx!]) expect(sized.repetitions[0]?.droppedIterations).toBe(0);
   });
 });
