@@ -20,7 +20,7 @@ export type Figure = "rps" | LatencyStat | "errors" | "cpuPerRequest" | "request
  * testing it spends the family's false-alarm rate (a `min` 0.05 ms apart was the only change of
  * 13 identical-proxy runs shown as real).
  */
-export const EXTREMES: ReadonlySet<Figure> = new Set<Figure>(["min", "max"]);
+const EXTREMES: ReadonlySet<Figure> = new Set<Figure>(["min", "max"]);
 
 /** Whether the tables show a change of this figure against the baseline. */
 export function comparesFigure(figure: Figure): boolean {
