@@ -1,17 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
-import type { ManifestDirs } from "../manifests/load.js";
-import type { ScenarioManifest } from "../manifests/schema.js";
 import { SCHEMA_ID } from "../results/json-schema.js";
 import { readResults } from "../results/io.js";
-import { SCHEMA_VERSION, type Cell, type Engine, type Results } from "../results/schema.js";
+import { SCHEMA_VERSION, type Cell, type Results } from "../results/schema.js";
 import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { stealRuleOf } from "../stats/steal.js";
-import type { noiseSnapshot } from "./noise.js";
 import { runBlock } from "./block.js";
-import type { BlockContext } from "./cell.js";
+import type { BlockContext, RunDeps } from "./context.js";
 import { runCertificates, type TlsFiles } from "./tls.js";
 import { formatCpuLayout } from "./cpus.js";
 import { NativeRuntime } from "./native-runtime.js";
@@ -21,7 +17,6 @@ import { preflight, refuseEmptyPlan, refuseUsedOut } from "./preflight.js";
 import { ResultsFile } from "./results-file.js";
 import { withRunSession } from "./session.js";
 import { openRunLedger } from "./leftovers.js";
-import type { Runtime } from "./runtime.js";
 import { createRuntime } from "./runtime-factory.js";
 import {
   coreCount,
@@ -44,33 +39,6 @@ import { testedSet } from "../stats/tested-metrics.js";
  * (pinned), check each one answers and answers correctly, warm up, then measure repetitions
  * interleaved across proxies, writing results.json after each one.
  */
-
-/** What the runner needs from the engines (src/engines); tests may pass their own. */
-export interface EngineApi {
-  getEngine(name: Engine): EngineAdapter;
-  classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: number }): Classification;
-  /** `ca`: the run's CA (PEM) for a target over TLS. */
-  probe(baseUrl: string, scenario: ScenarioManifest, ca?: string): Promise<ProbeResult>;
-}
-
-export interface RunDeps {
-  engines: EngineApi;
-  /** Where the proxies run; default: the one settings.runtime names. */
-  runtime?: Runtime;
-  stdout?: ProgressStream;
-  stderr?: ProgressStream;
-  cores?: number;
-  /** Built-in manifest folders (tests). */
-  builtinDirs?: Pick<ManifestDirs, "builtinProxiesDir" | "builtinScenariosDir">;
-  /** Save and exit 130 on SIGINT/SIGTERM (the CLI); default true. */
-  handleSignals?: boolean;
-  /** Called around every measured attempt (benchmarks put a neighbour's load there). */
-  onMeasure?: (event: { cellId: string; variant?: string; round: number; phase: "start" | "end" }) => void;
-  /** Renders the final table; absent: no table. */
-  renderReport?: (results: Results) => string;
-  /** Reads the pinned cores' counters before and after a repetition; default: /proc (noiseSnapshot). */
-  noiseSnapshot?: typeof noiseSnapshot;
-}
 
 export interface RunOutcome {
   dir: string;
