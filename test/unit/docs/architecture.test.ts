@@ -120,10 +120,6 @@ describe("docs/ARCHITECTURE.md's layers are the imports between src/'s folders",
 const KNOWN_CIRCLES: string[][] = [
   // the figures' changes need the model's column types; the model adds the changes to its groups
   ["report/changes.ts", "report/model.ts"],
-  // the Go benchmarks' section takes the study's column types; the study's report renders it
-  ["studies/go-bench.ts", "studies/report.ts"],
-  // the engines' checks share the Check type; doctor's checks ask needs for an engine's
-  ["doctor/checks.ts", "doctor/needs.ts"],
   // the extensibility study reuses the study run's steps; the study run dispatches to it
   ["studies/extensibility/run.ts", "studies/run.ts"],
 ];
