@@ -5,7 +5,8 @@ import path from "node:path";
 import { classifyRepetition, getEngine, probe } from "../src/engines/index.js";
 import { readResults } from "../src/results/io.js";
 import type { Results } from "../src/results/schema.js";
-import { runBenchmark, type RunDeps } from "../src/runner/run.js";
+import type { RunDeps } from "../src/runner/context.js";
+import { runBenchmark } from "../src/runner/run.js";
 import type { RunRequest } from "../src/runner/settings.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
 

@@ -6,6 +6,7 @@ import { Engine } from "../results/schema.js";
 import { readGovernor } from "../environment/capture.js";
 import { readTuning, type Tuning } from "../environment/tuning.js";
 import { findExecutable } from "../util/paths.js";
+import type { Check } from "./check.js";
 import { engineCheck } from "./needs.js";
 import { DEFAULT_PROXIES } from "../runner/plan.js";
 import { describeLeftover, findLeftovers, stopCommand, type Leftover } from "../runner/leftovers.js";
@@ -16,16 +17,6 @@ import { UPSTREAM_BIN, UPSTREAM_SRC } from "../runner/upstream.js";
  * `proxybench doctor`: what a trustworthy run needs on this machine, each problem with its fix.
  * The evaluations are pure (table-tested); `runChecks` gathers the facts.
  */
-
-type CheckLevel = "ok" | "warn" | "fail";
-export interface Check {
-  name: string;
-  level: CheckLevel;
-  detail: string;
-  fix?: string;
-  /** What needs it, and a failure stops: the default benchmark, a study named, every run. */
-  neededBy?: string;
-}
 
 const DEFAULT_BENCHMARK = "the default benchmark";
 const EVERY_RUN = "every run";
@@ -206,7 +197,7 @@ async function upstreamCheck(): Promise<Check> {
 
 /** Pure: one line per check, the fix indented below each problem. */
 export function renderChecks(checks: Check[]): string {
-  const mark: Record<CheckLevel, string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
+  const mark: Record<Check["level"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
   const lines: string[] = [];
   for (const c of checks) {
     lines.push(`${mark[c.level]}  ${c.name.padEnd(14)} ${c.detail}`);

@@ -5,7 +5,7 @@ import type { LoadedStudy } from "../studies/load.js";
 import { studySetupCommand } from "../studies/list.js";
 import { existsSync } from "node:fs";
 import { coprocessorBinary, loadCoprocessor } from "../studies/extensibility/coprocessors.js";
-import type { Check } from "./checks.js";
+import type { Check } from "./check.js";
 import { engineSetupCommand } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 

@@ -18,7 +18,8 @@ import {
 import { refuseUsedOut } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 import { AtomicFile, AtomicJsonFile } from "../runner/results-file.js";
-import { withRunSession, type RunSession } from "../runner/session.js";
+import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "../runner/measurement.js";
+import type { RunSession } from "../runner/session.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
 import { imageRef, proxyImageTag } from "../runner/specs.js";
 import type { StartedUpstream } from "../runner/upstream.js";
@@ -88,37 +89,61 @@ interface Ready {
   markdown: AtomicFile<InstructionsResults>;
 }
 
-export async function runInstructions(
-  request: InstructionsRequest,
-): Promise<{ exitCode: number; results: InstructionsResults; dir: string }> {
-  const ready = await prepare(request);
-  const { results, file } = ready;
-  await withRunSession(
-    {
-      save: async (final) => {
-        await file.save(results, final);
-        await ready.markdown.save(results, final);
+type CountedOutcome = { exitCode: number; results: InstructionsResults; dir: string };
+
+export function runInstructions(request: InstructionsRequest): Promise<CountedOutcome> {
+  return runMeasurement(counted, request);
+}
+
+/** The counted measurement: a block's step counts each cell under callgrind. */
+const counted: MeasurementKind<InstructionsRequest, PlannedCount, ReadyCount, CountedOutcome> = {
+  plan: planCount,
+  prepare: async (planned, request) => {
+    const ready = await prepare(planned, request);
+    const { results, file } = ready;
+    return {
+      ready,
+      session: {
+        save: async (final) => {
+          await file.save(results, final);
+          await ready.markdown.save(results, final);
+        },
+        interrupted: () => keepCounted(results, file.file),
+        say: ready.log,
       },
-      interrupted: () => keepCounted(results, file.file),
-      say: ready.log,
-    },
-    async (session) => {
-      for (const block of ready.plan.blocks) await runBlock(ready, block, session);
-      results.finishedAt = new Date().toISOString();
-      await session.save();
-    },
-  );
-  ready.log(`results: ${file.file}`);
-  const allOk = results.cells.every((c) => c.status === "ok");
-  return { exitCode: allOk ? 0 : 1, results, dir: ready.dir };
+      blocks: ready.plan.blocks,
+      runBlock: (block, session) => runBlock(ready, block, session),
+      afterBlocks: async (session) => {
+        results.finishedAt = new Date().toISOString();
+        await session.save();
+      },
+    };
+  },
+  finish: ({ ready: { results, file, log, dir } }) => {
+    log(`results: ${file.file}`);
+    const allOk = results.cells.every((c) => c.status === "ok");
+    return Promise.resolve({ exitCode: allOk ? 0 : 1, results, dir });
+  },
+};
+
+interface ReadyCount extends ReadyMeasurement {
+  ready: Ready;
+}
+
+/** The counted run's settings, folder and plan, before anything is looked for. */
+interface PlannedCount {
+  settings: Settings;
+  dir: string;
+  plan: Plan;
+  log: (line: string) => void;
 }
 
 /**
  * The settings and plan as the wall-clock run makes them (resolveSettings with the counted
  * run's defaults; planRun: the variants checked, each variant's manifest folders, the plans
- * merged by scenario), then each cell's binary or image found under Valgrind.
+ * merged by scenario), the folder refused when it holds results.
  */
-async function prepare(request: InstructionsRequest): Promise<Ready> {
+async function planCount(request: InstructionsRequest): Promise<PlannedCount> {
   const log = request.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { settings } = resolveSettings(
     {
@@ -132,6 +157,14 @@ async function prepare(request: InstructionsRequest): Promise<Ready> {
   const dir = path.resolve(request.out ?? `${defaultOutDir(new Date())}-instructions`);
   await refuseUsedOut(dir, [INSTRUCTIONS_FILE, RESULTS_FILE], "choose another folder");
   const plan = withoutUnsentScenarios(await planRun(settings));
+  return { settings, dir, plan, log };
+}
+
+/** Each cell's binary or image found under Valgrind, the skipped ones said, the results document. */
+async function prepare(
+  { settings, dir, plan, log }: PlannedCount,
+  request: InstructionsRequest,
+): Promise<Ready> {
   const kind = settings.runtime;
   const tools = kind === "native" ? await findValgrind() : undefined;
   const runtime = createRuntime(kind);

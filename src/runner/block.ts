@@ -12,17 +12,8 @@ import {
 import { cellKey, type Cell } from "../results/schema.js";
 import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../stats/sequential.js";
 import type { StealRule } from "../stats/steal.js";
-import {
-  cellName,
-  cellStem,
-  checkAlive,
-  finishCell,
-  Interrupted,
-  stopCell,
-  updateCell,
-  type ActiveCell,
-  type BlockContext,
-} from "./cell.js";
+import { cellName, cellStem, checkAlive, finishCell, Interrupted, stopCell, updateCell } from "./cell.js";
+import type { ActiveCell, BlockContext } from "./context.js";
 import { plannedSeconds, type Block, type PlannedCell } from "./plan.js";
 import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "./lifecycle.js";
 import { describeRepetition, measure, measureRepetition } from "./repetition.js";

@@ -1,52 +1,7 @@
-import { worstStatus, type Cell, type CellStatus, type Results } from "../results/schema.js";
+import { worstStatus, type Cell } from "../results/schema.js";
 import { logTail } from "../util/logs.js";
-import { proxyStem, type PlannedCell } from "./plan.js";
-import type { Progress } from "./progress.js";
-import type { RunDeps } from "./run.js";
-import type { RunningProcess, Runtime } from "./runtime.js";
-import type { TlsFiles } from "./tls.js";
-
-/** A cell of a block while it runs: its proxy process and the problems found on the way. */
-export interface ActiveCell {
-  planned: PlannedCell;
-  cell: Cell;
-  baseUrl: string;
-  proc?: RunningProcess;
-  logFile?: string;
-  /** The proxy's sidecar (a coprocessor), when its manifest has one. */
-  sidecar?: { name: string; proc: RunningProcess; logFile: string };
-  /** Cell-level problems (setup, a process that died), on top of its repetitions'. */
-  problems: Array<{ status: CellStatus; reason: string }>;
-  stopped: boolean;
-  /** Stops the proxy and starts it anew, as it was started (its sidecar stays up); absent for `direct`. */
-  restart?: () => Promise<void>;
-  /** Repetitions the proxy's current process has served (with --proxy-lifetime round, at most one). */
-  servedByProcess: number;
-}
-
-/** What starting a cell needs: a run's block, or a max-rate search's one cell. */
-export interface CellContext {
-  settings: Results["settings"];
-  runtime: Runtime;
-  upstreamRuntime: Runtime;
-  dir: string;
-  binaries: Map<string, { path: string; version: string }>;
-  /** Where a TLS handshake with a cell's proxy is recorded (environment.tls); the kernel's steal accounting. */
-  results: { environment: Pick<Results["environment"], "tls" | "stealAccounting"> };
-  signal: AbortSignal;
-  isInterrupted: () => boolean;
-  /** The run's CA and server certificate (and the CA's PEM text), when a cell speaks TLS. */
-  tls?: TlsFiles & { caPem: string };
-}
-
-/** What every block of a run shares. */
-export interface BlockContext extends CellContext {
-  deps: RunDeps;
-  upstreamBinary: string;
-  results: Results;
-  progress: Progress;
-  save: () => Promise<void>;
-}
+import type { ActiveCell, BlockContext } from "./context.js";
+import { proxyStem } from "./plan.js";
 
 export class Interrupted extends Error {}
 

@@ -1,17 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../engines/types.js";
-import type { ManifestDirs } from "../manifests/load.js";
-import type { ScenarioManifest } from "../manifests/schema.js";
 import { SCHEMA_ID } from "../results/json-schema.js";
 import { readResults } from "../results/io.js";
-import { SCHEMA_VERSION, type Cell, type Engine, type Results } from "../results/schema.js";
+import { SCHEMA_VERSION, type Cell, type Results } from "../results/schema.js";
 import { VERSION } from "../version.js";
 import { captureEnvironment } from "../environment/capture.js";
 import { stealRuleOf } from "../stats/steal.js";
-import type { noiseSnapshot } from "./noise.js";
 import { runBlock } from "./block.js";
-import type { BlockContext } from "./cell.js";
+import type { BlockContext, RunDeps } from "./context.js";
 import { runCertificates, type TlsFiles } from "./tls.js";
 import { formatCpuLayout } from "./cpus.js";
 import { NativeRuntime } from "./native-runtime.js";
@@ -19,9 +15,9 @@ import { plannedSeconds, skippedName, splitForResume, type Plan, type PlannedCel
 import { Progress, type ProgressStream } from "./progress.js";
 import { preflight, refuseEmptyPlan, refuseUsedOut } from "./preflight.js";
 import { ResultsFile } from "./results-file.js";
-import { withRunSession } from "./session.js";
+import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "./measurement.js";
+import type { RunSession } from "./session.js";
 import { openRunLedger } from "./leftovers.js";
-import type { Runtime } from "./runtime.js";
 import { createRuntime } from "./runtime-factory.js";
 import {
   coreCount,
@@ -45,33 +41,6 @@ import { testedSet } from "../stats/tested-metrics.js";
  * interleaved across proxies, writing results.json after each one.
  */
 
-/** What the runner needs from the engines (src/engines); tests may pass their own. */
-export interface EngineApi {
-  getEngine(name: Engine): EngineAdapter;
-  classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: number }): Classification;
-  /** `ca`: the run's CA (PEM) for a target over TLS. */
-  probe(baseUrl: string, scenario: ScenarioManifest, ca?: string): Promise<ProbeResult>;
-}
-
-export interface RunDeps {
-  engines: EngineApi;
-  /** Where the proxies run; default: the one settings.runtime names. */
-  runtime?: Runtime;
-  stdout?: ProgressStream;
-  stderr?: ProgressStream;
-  cores?: number;
-  /** Built-in manifest folders (tests). */
-  builtinDirs?: Pick<ManifestDirs, "builtinProxiesDir" | "builtinScenariosDir">;
-  /** Save and exit 130 on SIGINT/SIGTERM (the CLI); default true. */
-  handleSignals?: boolean;
-  /** Called around every measured attempt (benchmarks put a neighbour's load there). */
-  onMeasure?: (event: { cellId: string; variant?: string; round: number; phase: "start" | "end" }) => void;
-  /** Renders the final table; absent: no table. */
-  renderReport?: (results: Results) => string;
-  /** Reads the pinned cores' counters before and after a repetition; default: /proc (noiseSnapshot). */
-  noiseSnapshot?: typeof noiseSnapshot;
-}
-
 export interface RunOutcome {
   dir: string;
   results: Results;
@@ -79,13 +48,38 @@ export interface RunOutcome {
   exitCode: number;
 }
 
-export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunOutcome> {
-  const stderr = deps.stderr ?? process.stderr;
-  const stdout = deps.stdout ?? process.stdout;
-  const run = await resolveRun(req, deps);
-  const { settings } = run.resolved;
+export function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunOutcome> {
+  return runMeasurement(wallClock(deps), req);
+}
 
-  // Everything needed is here (else exit 1 before anything is created): engines, proxy binaries, the upstream.
+/** The wall-clock measurement: a block's step is the engine's repetitions (block.ts). */
+function wallClock(deps: RunDeps): MeasurementKind<RunRequest, ResolvedRun, ReadyRun, RunOutcome> {
+  return {
+    plan: (req) => resolveRun(req, deps),
+    prepare: (run) => prepareRun(run, deps),
+    finish: ({ run, results, file }) =>
+      finishRun(run, results, file, {
+        stdout: deps.stdout ?? process.stdout,
+        stderr: deps.stderr ?? process.stderr,
+        ...(deps.renderReport ? { renderReport: deps.renderReport } : {}),
+      }),
+  };
+}
+
+/** A run ready to measure: its results document and file, and its blocks' context but the session's. */
+interface ReadyRun extends ReadyMeasurement {
+  run: ResolvedRun;
+  results: Results;
+  file: ResultsFile;
+}
+
+/**
+ * Everything needed is here (else exit 1 before anything is created): engines, proxy binaries,
+ * the upstream; then the results folder, the environment and the first results.json.
+ */
+async function prepareRun(run: ResolvedRun, deps: RunDeps): Promise<ReadyRun> {
+  const stderr = deps.stderr ?? process.stderr;
+  const { settings } = run.resolved;
   const { tools, binaries } = await preflight(run.plan, settings, (e) => deps.engines.getEngine(e));
   const upstreamBinary = await ensureUpstream();
   const runtime = deps.runtime ?? createRuntime(settings.runtime);
@@ -102,8 +96,22 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
   const file = new ResultsFile(run.dir);
   announce(run, say);
   const progress = new Progress(stderr, remainingSeconds(run));
-  await withRunSession(
-    {
+  const base = {
+    deps,
+    settings,
+    runtime,
+    upstreamRuntime,
+    upstreamBinary,
+    dir: run.dir,
+    results,
+    binaries,
+    progress,
+  };
+  return {
+    run,
+    results,
+    file,
+    session: {
       save: (final) => file.save(results, final),
       handleSignals: deps.handleSignals,
       close: () => {
@@ -113,28 +121,9 @@ export async function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunO
       interrupted: () => keepFinishedCells(results, file, run.dir),
       say,
     },
-    (session) => {
-      const ctx: BlockContext = {
-        deps,
-        settings,
-        runtime,
-        upstreamRuntime,
-        upstreamBinary,
-        dir: run.dir,
-        results,
-        binaries,
-        progress,
-        ...session,
-        ...(tls === undefined ? {} : { tls }),
-      };
-      return runBlocks(run, ctx);
-    },
-  );
-  return finishRun(run, results, file, {
-    stdout,
-    stderr,
-    ...(deps.renderReport ? { renderReport: deps.renderReport } : {}),
-  });
+    blocks: run.plan.blocks,
+    runBlock: blockRunner(run, (session) => ({ ...base, ...session, ...(tls === undefined ? {} : { tls }) })),
+  };
 }
 
 /** What a run is about to do: its settings (new or recorded), folder, plan and the cells left. */
@@ -280,17 +269,25 @@ function keepFinishedCells(results: Results, file: ResultsFile, dir: string): st
   );
 }
 
-async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
-  const { settings } = ctx;
+/**
+ * Each block of the run with the cells left to run, and with --repetitions auto the rounds'
+ * plan: each block may spend the budget up to its share of the planned time, plus what earlier
+ * blocks left.
+ */
+function blockRunner(
+  run: ResolvedRun,
+  contextOf: (session: RunSession) => BlockContext,
+): ReadyMeasurement["runBlock"] {
+  const { settings } = run.resolved;
   const reps = settings.repetitions;
   const total = remainingSeconds(run);
   const pair = comparedVariants(settings.variants ?? []);
   const budgetMs = (settings.sequential?.budgetMinutes ?? 0) * 60_000;
   let share = 0;
-  for (const block of run.plan.blocks) {
+  return async (block, session) => {
+    const ctx = contextOf(session);
     const cells = block.cells.filter((c) => run.todo.has(c.id));
-    if (cells.length === 0) continue;
-    // each block may spend the budget up to its share of the planned time, plus what earlier blocks left
+    if (cells.length === 0) return;
     share += total > 0 ? plannedSeconds(block, reps, cells.length, settings.proxyLifetime) / total : 0;
     const rounds =
       settings.sequential && pair
@@ -306,7 +303,7 @@ async function runBlocks(run: ResolvedRun, ctx: BlockContext): Promise<void> {
           }
         : undefined;
     await runBlock(block, cells, ctx, rounds);
-  }
+  };
 }
 
 /** Cells in plan order (a resumed run appends), the final results.json, the table, what is not ok. */

@@ -12,7 +12,7 @@ export interface RunSession {
   save: () => Promise<void>;
 }
 
-interface SessionSpec {
+export interface SessionSpec {
   /** Writes the results as they stand (`final`: later saves are ignored); absent: each measurement writes its own. */
   save?: (final: boolean) => Promise<void>;
   /** False: SIGINT/SIGTERM are left alone (tests). */

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { findExecutable } from "../util/paths.js";
 import { freePort } from "../util/ports.js";
-import { LOG_TAIL_LINES, oneLine, type ActiveCell, type CellContext } from "./cell.js";
+import { LOG_TAIL_LINES, oneLine } from "./cell.js";
+import type { ActiveCell, CellContext } from "./context.js";
 import { logTail } from "../util/logs.js";
 import { waitReady } from "./ready.js";
 import type { ProcessSpec, Runtime } from "./runtime.js";

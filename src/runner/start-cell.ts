@@ -6,15 +6,8 @@ import type { Cell, Protocol } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { logFrom, tailOf } from "../util/logs.js";
 import { freePort } from "../util/ports.js";
-import {
-  cellStem,
-  Interrupted,
-  LOG_TAIL_LINES,
-  oneLine,
-  stopCell,
-  type ActiveCell,
-  type CellContext,
-} from "./cell.js";
+import { cellStem, Interrupted, LOG_TAIL_LINES, oneLine, stopCell } from "./cell.js";
+import type { ActiveCell, CellContext } from "./context.js";
 import type { Block, PlannedCell } from "./plan.js";
 import { waitReady } from "./ready.js";
 import { startSidecar } from "./sidecar.js";

@@ -3,7 +3,7 @@ import { escapeMarkdown } from "../report/escape.js";
 import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
 import { columnName } from "../report/model.js";
 import { percentChange } from "../report/tables.js";
-import type { StudyColumn, StudyGroup } from "./report.js";
+import type { StudyColumn, StudyGroup } from "./columns.js";
 import type { StudyManifest, StudyPath } from "./schema.js";
 
 /**

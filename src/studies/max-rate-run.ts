@@ -2,7 +2,8 @@ import path from "node:path";
 import { getEngine } from "../engines/index.js";
 import type { EngineAdapter } from "../engines/types.js";
 import type { Settings } from "../results/schema.js";
-import { Interrupted, stopCell, type ActiveCell, type CellContext } from "../runner/cell.js";
+import { Interrupted, stopCell } from "../runner/cell.js";
+import type { ActiveCell, CellContext } from "../runner/context.js";
 import { formatDuration, type Out } from "../runner/dry-run.js";
 import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../runner/lifecycle.js";
 import { NativeRuntime } from "../runner/native-runtime.js";
@@ -17,7 +18,8 @@ import {
 } from "../runner/plan.js";
 import { nativeBinaries, preflight, refuseUsedOut } from "../runner/preflight.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../runner/settings.js";
-import { withRunSession } from "../runner/session.js";
+import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "../runner/measurement.js";
+import type { RunSession } from "../runner/session.js";
 import { startCell } from "../runner/start-cell.js";
 import { planRun } from "../runner/variants.js";
 import { UserError } from "../util/errors.js";
@@ -121,46 +123,74 @@ interface Searches {
   outcomes: ProxyMaxRateOutcome[];
 }
 
+/** Where a max-rate search prints, and the cores it lays out (tests). */
+interface MaxRateDeps {
+  stdout?: Out;
+  stderr?: Out;
+  cores?: number;
+}
+
 /**
  * Every proxy x scenario asked for, one search each, one after the other (results in
  * OUT/<proxy>-<scenario>/max-rate.json). Prints each step as it is measured and each outcome.
  */
-export async function findMaxRates(
+export function findMaxRates(req: MaxRateRequest, deps: MaxRateDeps = {}): Promise<ProxyMaxRateOutcome[]> {
+  return runMeasurement(maxRate(deps), req);
+}
+
+type PlannedSearches = Awaited<ReturnType<typeof planSearches>>;
+
+/** The max-rate measurement: a block's step searches each cell in turn; no results document. */
+function maxRate(
+  deps: MaxRateDeps,
+): MeasurementKind<MaxRateRequest, PlannedSearches, ReadySearches, ProxyMaxRateOutcome[]> {
+  return {
+    plan: (req) => planSearches(req, deps.cores ?? coreCount()),
+    prepare: (planned, req) => prepareSearches(planned, req, deps),
+    finish: ({ outcomes }) => Promise.resolve(outcomes),
+  };
+}
+
+interface ReadySearches extends ReadyMeasurement {
+  outcomes: ProxyMaxRateOutcome[];
+}
+
+/** The proxies' binaries and the engine found (else nothing starts); the searches' outcomes gathered. */
+async function prepareSearches(
+  { settings, plan, dir }: PlannedSearches,
   req: MaxRateRequest,
-  deps: { stdout?: Out; stderr?: Out; cores?: number } = {},
-): Promise<ProxyMaxRateOutcome[]> {
-  const { settings, plan, dir } = await planSearches(req, deps.cores ?? coreCount());
+  deps: MaxRateDeps,
+): Promise<ReadySearches> {
   const { binaries } = await preflight(plan, settings, getEngine);
   const runtime = new NativeRuntime();
   const stderr = deps.stderr ?? process.stderr;
   const outcomes: ProxyMaxRateOutcome[] = [];
-  await withRunSession(
-    {
+  const searchesIn = (session: RunSession): Searches => ({
+    req,
+    ctx: {
+      settings,
+      runtime,
+      upstreamRuntime: runtime,
+      dir,
+      binaries,
+      results: { environment: {} },
+      ...session,
+    },
+    engine: getEngine("k6"),
+    stdout: deps.stdout ?? process.stdout,
+    stderr,
+    outcomes,
+  });
+  return {
+    outcomes,
+    session: {
       interrupted: () =>
         `interrupted: ${outcomes.length} search(es) finished, each in its max-rate.json in ${dir}`,
       say: (line) => stderr.write(`${line}\n`),
     },
-    async (session) => {
-      const searches: Searches = {
-        req,
-        ctx: {
-          settings,
-          runtime,
-          upstreamRuntime: runtime,
-          dir,
-          binaries,
-          results: { environment: {} },
-          ...session,
-        },
-        engine: getEngine("k6"),
-        stdout: deps.stdout ?? process.stdout,
-        stderr,
-        outcomes,
-      };
-      for (const block of plan.blocks) await searchBlock(block, searches);
-    },
-  );
-  return outcomes;
+    blocks: plan.blocks,
+    runBlock: (block, session) => searchBlock(block, searchesIn(session)),
+  };
 }
 
 /** A block of the runner's lifecycle whose step is the search: each cell started, searched and stopped in its slot. */

@@ -13,7 +13,8 @@ import {
   type ReportColumn,
 } from "../report/model.js";
 import { percentChange, type TableCell } from "../report/tables.js";
-import type { Cell, CellStatus, Load, Repetition, Results } from "../results/schema.js";
+import type { Cell, Load, Repetition, Results } from "../results/schema.js";
+import type { StudyColumn, StudyGroup, StudyValues } from "./columns.js";
 import { renderGoBenchSection } from "./go-bench.js";
 import { renderParitySection } from "./parity.js";
 import { studyBaseline, type StudyLayout, type StudyManifest } from "./schema.js";
@@ -41,37 +42,6 @@ export function mergeSkipped(a: readonly Skipped[], b: readonly Skipped[]): Skip
   const out = [...a];
   for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
   return out;
-}
-
-/** One column of a study table: a proxy at a load level. */
-export interface StudyColumn {
-  proxy: string;
-  /** The cell measured, when there is one (its repetitions pair by round with the baseline's). */
-  cellId?: string;
-  load: string;
-  status: CellStatus;
-  reasons: string[];
-  repetitions: number;
-  /** Medians over the repetitions; only for an ok column. */
-  values?: StudyValues;
-}
-
-export interface StudyValues {
-  rps: number;
-  latencyMs: Record<LatencyStat, number>;
-  /** Failed requests (transport errors, non-2xx, failed checks) over all requests, %. */
-  failedPct: number;
-  requests: number;
-  badResponses: number;
-  bytesReceived?: number;
-  durationS: number;
-  percentilesMs: Record<string, number>;
-}
-
-export interface StudyGroup {
-  scenario: string;
-  loads: Load[];
-  columns: StudyColumn[];
 }
 
 function valuesOf(cell: Cell, column: ReportColumn): StudyValues | undefined {

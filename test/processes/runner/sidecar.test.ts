@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { LoadedProxy } from "../../../src/manifests/load.js";
 import { ProxyManifest } from "../../../src/manifests/schema.js";
-import type { ActiveCell, BlockContext } from "../../../src/runner/cell.js";
+import type { ActiveCell, BlockContext } from "../../../src/runner/context.js";
 import { buildDockerRunArgs, DockerRuntime } from "../../../src/runner/docker-runtime.js";
 import { NativeRuntime } from "../../../src/runner/native-runtime.js";
 import { sidecarGone, startSidecar } from "../../../src/runner/sidecar.js";

@@ -8,8 +8,8 @@ import {
   doctorExitCode,
   parseNofile,
   renderChecks,
-  type Check,
 } from "../../../src/doctor/checks.js";
+import type { Check } from "../../../src/doctor/check.js";
 
 describe("doctor checks", () => {
   it.each([

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { emptyMeasurement } from "../../../src/engines/measurement.js";
 import { classifyRepetition } from "../../../src/engines/classify.js";
 import type { EngineMeasurement } from "../../../src/engines/types.js";
-import type { ActiveCell, BlockContext } from "../../../src/runner/cell.js";
+import type { ActiveCell, BlockContext } from "../../../src/runner/context.js";
 import type { Block, PlannedCell } from "../../../src/runner/plan.js";
 import { Progress } from "../../../src/runner/progress.js";
 import { loadgenCrash, measureRepetition } from "../../../src/runner/repetition.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { classifyRepetition } from "../../../src/engines/classify.js";
 import { emptyMeasurement } from "../../../src/engines/measurement.js";
 import type { EngineMeasurement } from "../../../src/engines/types.js";
-import type { ActiveCell, BlockContext } from "../../../src/runner/cell.js";
+import type { ActiveCell, BlockContext } from "../../../src/runner/context.js";
 import { noiseBetween, noiseReason, parseProcStat, type NoiseSnapshot } from "../../../src/runner/noise.js";
 import type { Block, PlannedCell } from "../../../src/runner/plan.js";
 import { Progress } from "../../../src/runner/progress.js";

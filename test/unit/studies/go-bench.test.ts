@@ -4,7 +4,7 @@ import {
   renderGoBenchSection,
   renderGoBenchTable,
 } from "../../../src/studies/go-bench.js";
-import type { StudyColumn, StudyGroup, StudyValues } from "../../../src/studies/report.js";
+import type { StudyColumn, StudyGroup, StudyValues } from "../../../src/studies/columns.js";
 import { StudyManifest, type StudyPath } from "../../../src/studies/schema.js";
 
 const values = (meanMs: number, requests: number): StudyValues => ({
