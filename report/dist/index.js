@@ -52610,14 +52610,16 @@ function formatMs(value) {
 function formatCount(value) {
   return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
 }
+var fixedDecimals = new Map(
+  [2, 3, 4].map((d) => [
+    d,
+    new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d })
+  ])
+);
 function signed(value, decimals = 2) {
   const rounded = Number(value.toFixed(decimals));
   const sign = rounded < 0 ? "-" : "+";
-  const format = new Intl.NumberFormat("en-US", {
-    minimumFractionDigits: decimals,
-    maximumFractionDigits: decimals
-  });
-  return `${sign}${format.format(Math.abs(rounded))}`;
+  return `${sign}${fixedDecimals.get(decimals).format(Math.abs(rounded))}`;
 }
 function decimalsFor(values) {
   const smallest = Math.min(...values.filter((v) => v !== 0 && Number.isFinite(v)).map(Math.abs));

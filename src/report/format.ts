@@ -26,14 +26,18 @@ export function formatCount(value: number): string {
     : twoDecimals.format(value);
 }
 
+/** Fixed-decimal formats by their decimals (2 to 4: decimalsFor), made once. */
+const fixedDecimals = new Map(
+  [2, 3, 4].map((d) => [
+    d,
+    new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }),
+  ]),
+);
+
 function signed(value: number, decimals = 2): string {
   const rounded = Number(value.toFixed(decimals));
   const sign = rounded < 0 ? "-" : "+";
-  const format = new Intl.NumberFormat("en-US", {
-    minimumFractionDigits: decimals,
-    maximumFractionDigits: decimals,
-  });
-  return `${sign}${format.format(Math.abs(rounded))}`;
+  return `${sign}${fixedDecimals.get(decimals)!.format(Math.abs(rounded))}`;
 }
 
 /**
