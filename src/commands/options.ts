@@ -246,7 +246,7 @@ const FLAGS = {
   roundOrder: () =>
     withDefault(
       new Option("--round-order <order>", "order of the cells in each round").choices(["abba", "random"]),
-      "abba",
+      "random, seeded",
     ),
   seed: () =>
     withDefault(

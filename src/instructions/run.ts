@@ -151,6 +151,7 @@ async function planCount(request: InstructionsRequest): Promise<PlannedCount> {
       proxies: request.proxies ?? ["nginx", "haproxy"],
       scenarios: request.scenarios ?? ["passthrough"],
       repetitions: positive("--repetitions", request.repetitions ?? DEFAULT_COUNTED_REPETITIONS),
+      roundOrder: "abba", // counts do not drift with a disturbance; abba, as docs/instructions.md says
     },
     coreCount(),
   );

@@ -225,9 +225,16 @@ function announce(run: ResolvedRun, say: (line: string) => void): void {
   if (run.keep.length > 0) say(`resuming: ${run.keep.length} finished cell(s) kept, ${run.todo.size} to run`);
   if (settings.variants) {
     say(
-      `variants: ${settings.variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ${roundsText(settings)}, order ${settings.roundOrder ?? "abba"}${settings.roundOrder === "random" ? ` (seed ${settings.seed})` : ""}`,
+      `variants: ${settings.variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ${roundsText(settings)}`,
     );
   }
+  say(`round order: ${orderText(settings)}`);
+}
+
+/** "random (seed 7; --seed 7 repeats it)", or "abba". */
+function orderText(settings: ResolvedSettings["settings"]): string {
+  if (settings.roundOrder !== "random") return "abba";
+  return `random (seed ${settings.seed}; --seed ${settings.seed} repeats it)`;
 }
 
 /** "10 rounds", or the looks of --repetitions auto. */

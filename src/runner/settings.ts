@@ -76,8 +76,8 @@ function checkRounds(req: RunRequest): void {
   if (req.targetPct !== undefined && !req.autoRounds) {
     throw new UserError("--target goes with --repetitions auto");
   }
-  if (req.seed !== undefined && req.roundOrder !== "random") {
-    throw new UserError("--seed goes with --round-order random (abba, the default, draws nothing)");
+  if (req.seed !== undefined && req.roundOrder === "abba") {
+    throw new UserError("--seed goes with --round-order random (abba draws nothing)");
   }
 }
 
@@ -111,9 +111,10 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
     runtime: req.runtime ?? "native",
     proxyLifetime: "round",
     testedMetrics: [...PRIMARY_METRICS],
+    roundOrder: "random",
     ...requestedSettings(req),
   };
-  if (req.variants?.length && settings.roundOrder === "random" && settings.seed === undefined) {
+  if (settings.roundOrder === "random" && settings.seed === undefined) {
     settings.seed = Math.floor(Math.random() * 2 ** 31);
   }
   return { settings, layoutNote, warnings };

@@ -216,7 +216,10 @@ describe("bad input: exit 2 and one message naming the flag, file or field, befo
       ["shards", "--runners", "1", "--study", "nosuch"],
       "--study nosuch: unknown study (known: extensibility, ",
     ],
-    [["run", "--dry-run", "-p", "direct", "--seed", "3"], "--seed goes with --round-order random"],
+    [
+      ["run", "--dry-run", "-p", "direct", "--round-order", "abba", "--seed", "3"],
+      "--seed goes with --round-order random",
+    ],
     [
       ["run", "--dry-run", "-p", "direct", "--image-tag", "bad tag!"],
       "argument 'bad tag!' is invalid. 'bad tag!' is not an image tag",

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { decideAtLook } from "../../../src/runner/block.js";
 import type { Plan } from "../../../src/runner/plan.js";
-import { roundOrder } from "../../../src/runner/rounds.js";
+import { mulberry32, roundOrder } from "../../../src/runner/rounds.js";
 import { resolveResumeSettings, resolveSettings, withRoundsPlan } from "../../../src/runner/settings.js";
 import { familyTests, planVariantRounds, roundSeconds } from "../../../src/runner/variants.js";
 import type { Cell, Settings } from "../../../src/results/schema.js";
 import { planLooks } from "../../../src/stats/sequential.js";
 import { ALL_METRICS } from "../../../src/stats/tested-metrics.js";
+import { wilcoxonSignedRank } from "../../../src/stats/wilcoxon.js";
 import { cell } from "../../support/report/build.js";
 
 const text = (slots: Array<{ cell: string; round: number }>) =>
@@ -246,5 +247,45 @@ describe("decideAtLook: the runner's stopping rule on a block's cells", () => {
       precise: 0,
       stop: true,
     });
+  });
+});
+
+describe("the default round order: random, so the rounds' signs are exchangeable", () => {
+  it("a new run draws a seed and records it; --round-order abba draws none", () => {
+    const drawn = resolveSettings({}, 2).settings;
+    expect(drawn.roundOrder).toBe("random");
+    expect(Number.isInteger(drawn.seed)).toBe(true);
+    expect(resolveSettings({ seed: 7 }, 2).settings.seed).toBe(7);
+    const abba = resolveSettings({ roundOrder: "abba" }, 2).settings;
+    expect(abba.roundOrder).toBe("abba");
+    expect(abba.seed).toBeUndefined();
+    expect(() => resolveSettings({ roundOrder: "abba", seed: 3 }, 2)).toThrow("--seed goes with");
+  });
+
+  /**
+   * Two identical cells on a machine with a periodic disturbance (a timer, another tenant's job)
+   * whose period is two rounds and whose phase each run meets by chance. abba gives each cell the
+   * same slots of every period (A B B A: A first and last), so the disturbance reads as a
+   * difference between them, of one sign for the whole run; random order makes each round's sign
+   * a coin flip, the signed-rank test's own assumption, and the test keeps its level.
+   */
+  function aaRejections(order: "abba" | "random", trials: number): number {
+    const noise = mulberry32(11);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - noise())) * Math.cos(2 * Math.PI * noise());
+    let rejected = 0;
+    for (let t = 0; t < trials; t++) {
+      const phase = 2 * Math.PI * noise();
+      const value = new Map<string, number>();
+      for (const [i, s] of roundOrder(["A", "B"], 11, order, t + 1).entries())
+        value.set(`${s.cell}${s.round}`, 0.5 * Math.cos((Math.PI * i) / 2 + phase) + normal());
+      const d = Array.from({ length: 11 }, (_, r) => value.get(`B${r}`)! - value.get(`A${r}`)!);
+      if (wilcoxonSignedRank(d).p <= 0.05) rejected++;
+    }
+    return rejected / trials;
+  }
+
+  it("an A/A under a periodic disturbance: abba rejects too often, random keeps the test's level", () => {
+    expect(aaRejections("abba", 2000)).toBeGreaterThan(0.1);
+    expect(aaRejections("random", 2000)).toBeLessThanOrEqual(0.055);
   });
 });
