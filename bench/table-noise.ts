@@ -10,12 +10,16 @@
  * - `--overhead N`: the default benchmark itself (direct, nginx, haproxy); a run passes when
  *   nginx's p50 change against direct has an interval that excludes 0 in every scenario.
  *   Target: 9 of 10.
+ * - `--simulate N`: first, N simulated runs per case through the same report code
+ *   (bench/table-noise-sim.ts): how often an identical copy shows any change as real, with each
+ *   round's order random or abba, under a periodic disturbance and under the block effect
+ *   measured here, and how often a +15% and a +30% p50 are found. 0 (the default): none.
  * A run with a cell that is not `ok` (`noisy` on a busy machine) shows no change of that cell:
  * it is counted apart. Rates come with 95% Wilson intervals, and each run with its own wall time
  * (from its results.json: the wait for the lock left out).
  *
  *   npm run bench:table-noise -- [--identical N] [--overhead N] [--repetitions N] [--noise-limit X]
- *                               [--lock FILE] [--keep]
+ *                               [--simulate N] [--lock FILE] [--keep]
  *   (defaults 20, 10, and the default benchmark's repetitions and noise limit; --lock: each run
  *   under `flock FILE`; --keep: the runs' folders are kept)
  * --repetitions and --noise-limit depart from the default benchmark's settings: the first to
@@ -35,6 +39,7 @@ import { readResults } from "../src/results/io.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
 import { command } from "./ab-real-pr.js";
 import { rate } from "./rates.js";
+import { simulateTables, type SimulatedCase } from "./table-noise-sim.js";
 
 const COPY = "nginx-copy";
 
@@ -51,6 +56,7 @@ function text(name: string): string | undefined {
 }
 
 const IDENTICAL = count("--identical", 20);
+const SIMULATE = count("--simulate", 0);
 const OVERHEAD = count("--overhead", 10);
 const REPETITIONS = text("--repetitions");
 const NOISE_LIMIT = text("--noise-limit");
@@ -165,6 +171,30 @@ async function overhead(root: string): Promise<void> {
   console.log(`  runs with direct or nginx not ok are left out of a scenario's count${seconds(runs)}`);
 }
 
+/** The block effect measured between nginx and its copy (rounds of a block correlated ~0.07). */
+const BLOCK_SD = 0.029;
+
+const SIMULATED: Array<[string, SimulatedCase]> = [
+  ["identical, random order", { order: "random" }],
+  ["identical, abba", { order: "abba" }],
+  ["identical, random order, a periodic disturbance (5%)", { order: "random", periodic: 0.05 }],
+  ["identical, abba, a periodic disturbance (5%)", { order: "abba", periodic: 0.05 }],
+  ["identical, random order, the block effect measured here", { order: "random", blockSd: BLOCK_SD }],
+];
+
+function simulate(): void {
+  if (SIMULATE === 0) return;
+  console.log(`simulated: ${SIMULATE} runs per case, 2 scenarios x nginx and its copy, 11 rounds`);
+  for (const [label, c] of SIMULATED) {
+    console.log(rate(`  ${label}: any change shown as real`, simulateTables(c, SIMULATE).any, SIMULATE));
+  }
+  for (const shiftPct of [15, 30]) {
+    const found = simulateTables({ order: "random", shiftPct }, SIMULATE).p50;
+    console.log(rate(`  the copy's p50 +${shiftPct}% in one scenario: shown as real`, found, SIMULATE));
+  }
+}
+
+simulate();
 const root = await mkdtemp(path.join(os.tmpdir(), "proxybench-table-noise-"));
 try {
   await identical(root);
