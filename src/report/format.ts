@@ -56,11 +56,6 @@ export function formatPercent(value: number): string {
   return `${signed(value)}%`;
 }
 
-/** A signed delta with two decimals: `+0.21`, `-1.05`. */
-export function formatDelta(value: number): string {
-  return signed(value);
-}
-
 /** A p-value: three decimals, `<0.001` below that. */
 export function formatPValue(p: number): string {
   return p < 0.001 ? "<0.001" : p.toFixed(3);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCount, formatPercent, formatRps, formatMs, formatDelta } from "../../../src/report/format.js";
+import { formatCount, formatPercent, formatRps, formatMs } from "../../../src/report/format.js";
 import { renderMarkdownReport } from "../../../src/report/markdown.js";
 import { buildReport, displayReasons } from "../../../src/report/model.js";
 import { reportJson } from "../../../src/report/json.js";
@@ -33,10 +33,8 @@ describe("number formatting", () => {
     expect(formatCount(3)).toBe("3");
   });
 
-  it("ms and deltas have two decimals", () => {
+  it("ms have two decimals", () => {
     expect(formatMs(0.675)).toBe("0.68");
-    expect(formatDelta(0.21)).toBe("+0.21");
-    expect(formatDelta(-1.049)).toBe("-1.05");
   });
 });
 

@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { emptyMeasurement } from "../../../src/engines/measurement.js";
-import { classifyRepetition } from "../../../src/engines/classify.js";
 import type { EngineMeasurement } from "../../../src/engines/types.js";
-import type { ActiveCell, BlockContext } from "../../../src/runner/context.js";
-import type { Block, PlannedCell } from "../../../src/runner/plan.js";
-import { Progress } from "../../../src/runner/progress.js";
 import { loadgenCrash, measureRepetition } from "../../../src/runner/repetition.js";
 import type { RunningProcess } from "../../../src/runner/runtime.js";
+import { repetitionContext } from "../../support/runner/repetition-context.js";
 
 // The retry loop of measureRepetition with a crashing instrument: the engine is the runner's
 // injected EngineApi, returning what a real k6 run returns when it is killed (exit null, no
@@ -47,44 +44,15 @@ function process(alive: boolean): RunningProcess {
 
 /** A cell and a context whose engine returns `runs` in turn; lines: what progress printed. */
 function setup(runs: EngineMeasurement[], retries: number, proxyAlive = true) {
-  const lines: string[] = [];
   let next = 0;
-  const planned = {
-    id: "light-default/nginx",
-    engine: "k6",
-    proxy: { manifest: { name: "nginx" } },
-    scenario: { manifest: { name: "light", protocol: "http1" }, dir: "/x" },
-    load: { label: "default", model: "constant-vus", vus: 1 },
-  } as unknown as PlannedCell;
-  const a: ActiveCell = {
-    planned,
-    cell: { id: planned.id } as ActiveCell["cell"],
-    baseUrl: "http://127.0.0.1:1",
+  const fake = repetitionContext({
     proc: process(proxyAlive),
-    problems: [],
-    stopped: false,
-    servedByProcess: 0,
-  };
-  const block = {
-    key: "light-default",
-    engine: "k6",
-    load: { durationS: 1, warmupS: 0 },
-  } as unknown as Block;
-  const ctx = {
-    settings: { retries, cpus: { loadgen: [0], proxy: [0], upstream: [0] } },
-    runtime: { kind: "docker" }, // no noise sampling: only crashes are retried here
-    deps: {
-      engines: {
-        getEngine: () => ({ run: () => Promise.resolve(runs[Math.min(next++, runs.length - 1)]) }),
-        classifyRepetition,
-      },
-    },
-    dir: "/tmp",
-    signal: new AbortController().signal,
-    isInterrupted: () => false,
-    progress: new Progress({ write: (t: string) => lines.push(t) > 0 }, 10, false),
-  } as unknown as BlockContext;
-  return { a, block, ctx, lines, runsUsed: () => next };
+    engineRun: () => runs[Math.min(next++, runs.length - 1)]!,
+    retries,
+    durationS: 1,
+    runtime: "docker", // no noise sampling: only crashes are retried here
+  });
+  return { ...fake, runsUsed: () => next };
 }
 
 describe("a crashed load generator's repetition", () => {

@@ -1,13 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { classifyRepetition } from "../../../src/engines/classify.js";
 import { emptyMeasurement } from "../../../src/engines/measurement.js";
 import type { EngineMeasurement } from "../../../src/engines/types.js";
-import type { ActiveCell, BlockContext } from "../../../src/runner/context.js";
 import { noiseBetween, noiseReason, parseProcStat, type NoiseSnapshot } from "../../../src/runner/noise.js";
-import type { Block, PlannedCell } from "../../../src/runner/plan.js";
-import { Progress } from "../../../src/runner/progress.js";
 import { describeRepetition, measureRepetition } from "../../../src/runner/repetition.js";
 import type { RunningProcess } from "../../../src/runner/runtime.js";
+import { repetitionContext } from "../../support/runner/repetition-context.js";
 
 // Steal, named and not fatal: /proc/stat texts as the kernel writes them, read by the real parser
 // and turned into the noise of a repetition by the real functions; measureRepetition's retry loop
@@ -78,48 +75,22 @@ const measured: EngineMeasurement = {
  * 2 s after QUIET); `lines`: what progress printed.
  */
 function setup(samples: string[], retries = 2) {
-  const lines: string[] = [];
   let attempt = 0;
   const snapshots = samples.flatMap((text) => [snapshot(0, QUIET, 0), snapshot(2, text, 600)]);
   let taken = 0;
-  const planned = {
-    id: "light-default/nginx",
-    engine: "k6",
-    proxy: { manifest: { name: "nginx" } },
-    scenario: { manifest: { name: "light", protocol: "http1" }, dir: "/x" },
-    load: { label: "default", model: "constant-vus", vus: 1 },
-  } as unknown as PlannedCell;
   const proc = { alive: () => true, usage: () => Promise.resolve(undefined) } as unknown as RunningProcess;
-  const a = {
-    planned,
-    cell: { id: planned.id } as ActiveCell["cell"],
-    baseUrl: "http://127.0.0.1:1",
+  const fake = repetitionContext({
     proc,
-    problems: [],
-    stopped: false,
-    servedByProcess: 0,
-  } as ActiveCell;
-  const block = {
-    key: "light-default",
-    engine: "k6",
-    load: { durationS: 2, warmupS: 0 },
-  } as unknown as Block;
-  const ctx = {
-    settings: { retries, cpus: { loadgen: [0], proxy: [1], upstream: [1] } },
-    runtime: { kind: "native" },
-    deps: {
-      engines: { getEngine: () => ({ run: () => Promise.resolve(measured) }), classifyRepetition },
-      noiseSnapshot: () => {
-        attempt = Math.floor(taken / 2) + 1;
-        return Promise.resolve(snapshots[Math.min(taken++, snapshots.length - 1)]);
-      },
+    engineRun: () => measured,
+    retries,
+    durationS: 2,
+    runtime: "native",
+    noiseSnapshot: () => {
+      attempt = Math.floor(taken / 2) + 1;
+      return Promise.resolve(snapshots[Math.min(taken++, snapshots.length - 1)]);
     },
-    dir: "/tmp",
-    signal: new AbortController().signal,
-    isInterrupted: () => false,
-    progress: new Progress({ write: (t: string) => lines.push(t) > 0 }, 10, false),
-  } as unknown as BlockContext;
-  return { a, block, ctx, lines, attempts: () => attempt };
+  });
+  return { ...fake, attempts: () => attempt };
 }
 
 describe("a repetition with steal", () => {
