@@ -8,8 +8,7 @@
  * measured between nginx and its copy here: the log ratio of a round 15% SD, its latency figures
  * and CPU per request moving together. Two disturbances can be added: a periodic one (period two
  * rounds, a phase drawn per run: a timer, another tenant's job) and a block effect (an offset per
- * proxy and scenario for the whole run, as identical copies showed here: rounds of one block
- * correlated about 0.07). Prints figures; asserts nothing.
+ * proxy and scenario for the whole run, which no order removes). Prints figures; asserts nothing.
  */
 import { buildReport } from "../src/report/model.js";
 import { Results, type Cell, type Repetition } from "../src/results/schema.js";

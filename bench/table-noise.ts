@@ -12,8 +12,8 @@
  *   Target: 9 of 10.
  * - `--simulate N`: first, N simulated runs per case through the same report code
  *   (bench/table-noise-sim.ts): how often an identical copy shows any change as real, with each
- *   round's order random or abba, under a periodic disturbance and under the block effect
- *   measured here, and how often a +15% and a +30% p50 are found. 0 (the default): none.
+ *   round's order random or abba, under a periodic disturbance and under an offset per proxy
+ *   and block (which no order removes), and how often a +15% and a +30% p50 are found. 0 (the default): none.
  * A run with a cell that is not `ok` (`noisy` on a busy machine) shows no change of that cell:
  * it is counted apart. Rates come with 95% Wilson intervals, and each run with its own wall time
  * (from its results.json: the wait for the lock left out).
@@ -171,7 +171,10 @@ async function overhead(root: string): Promise<void> {
   console.log(`  runs with direct or nginx not ok are left out of a scenario's count${seconds(runs)}`);
 }
 
-/** The block effect measured between nginx and its copy (rounds of a block correlated ~0.07). */
+/**
+ * An offset per proxy for a whole block as large as the excess seen between nginx and its copy
+ * under abba (rounds of a block correlated ~0.07): what it would cost if no order removed it.
+ */
 const BLOCK_SD = 0.029;
 
 const SIMULATED: Array<[string, SimulatedCase]> = [
@@ -179,7 +182,7 @@ const SIMULATED: Array<[string, SimulatedCase]> = [
   ["identical, abba", { order: "abba" }],
   ["identical, random order, a periodic disturbance (5%)", { order: "random", periodic: 0.05 }],
   ["identical, abba, a periodic disturbance (5%)", { order: "abba", periodic: 0.05 }],
-  ["identical, random order, the block effect measured here", { order: "random", blockSd: BLOCK_SD }],
+  ["identical, random order, an offset per proxy and block (2.9%)", { order: "random", blockSd: BLOCK_SD }],
 ];
 
 function simulate(): void {
