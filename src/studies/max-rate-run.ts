@@ -78,6 +78,7 @@ async function planSearches(
       ...req,
       engine: "k6",
       repetitions: 1,
+      roundOrder: "abba", // one search per cell, in the plan's order: nothing is paired
       runtime: "native",
       durationS: req.durationS ?? DEFAULT_STEP_DURATION_S,
       warmupS: req.warmupS ?? 0,
