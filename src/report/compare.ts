@@ -7,6 +7,7 @@ import type { Look, SequentialPlan } from "../stats/sequential.js";
 import {
   cpuStealWords,
   describeStealRange,
+  holdsSteal,
   stealOf,
   stealRuleOf,
   stealToName,
@@ -349,6 +350,22 @@ interface UnpairedMember {
   head: number[];
   /** Past runs beside the base run, when a history holds this cell and metric. */
   past?: number[];
+  /** Repetitions left out of each run's median for steal above its run's limit (cores). */
+  stolen: Record<"base" | "head", { count: number; limit: number }>;
+  /** A run whose every repetition had that steal: its median is shown, not tested. */
+  everyStolen?: "base" | "head";
+}
+
+/** A run's values of a metric, the repetitions with steal above the limit left out where it holds steal. */
+function unstolenValues(cell: Cell, spec: MetricSpec, rule: StealRule) {
+  const all = valuesOf(cell, spec);
+  if (!holdsSteal(spec.metric, rule.accounting))
+    return { values: all, stolen: { count: 0, limit: rule.limit } };
+  const kept = cell.repetitions
+    .filter((r) => stealOf(r) <= rule.limit)
+    .map((r) => metricValue(r, spec.metric));
+  const stolen = { count: all.length - kept.length, limit: rule.limit };
+  return { values: kept.length === 0 ? all : kept, stolen };
 }
 
 function unpairedMembers(
@@ -360,11 +377,27 @@ function unpairedMembers(
 ) {
   const own = new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
   return testedSpecs(h.load, tested, b, h).map((spec): UnpairedMember => {
-    const member: UnpairedMember = { spec, base: valuesOf(b, spec), head: valuesOf(h, spec) };
+    const base = unstolenValues(b, spec, stealRuleOf(runs.base));
+    const head = unstolenValues(h, spec, stealRuleOf(runs.head));
+    const stolen = { base: base.stolen, head: head.stolen };
+    const member: UnpairedMember = { spec, base: base.values, head: head.values, stolen };
+    if (stolen.base.count === b.repetitions.length) member.everyStolen = "base";
+    if (stolen.head.count === h.repetitions.length) member.everyStolen = "head";
     const past = history?.medians(where(h), spec.metric).filter((m) => !own.has(m.commit));
-    if (past !== undefined && past.length > 0) member.past = past.map((m) => m.value);
+    if (member.everyStolen === undefined && past !== undefined && past.length > 0)
+      member.past = past.map((m) => m.value);
     return member;
   });
+}
+
+/** `; 2 of 11 head repetitions left out: steal above 0.05 core`, or nothing. */
+function unpairedStealWords({ everyStolen, stolen }: UnpairedMember): string {
+  if (everyStolen !== undefined)
+    return `; not tested: steal above ${stolen[everyStolen].limit} core in every repetition of the ${everyStolen} run, and this figure holds the time the hypervisor stole`;
+  const sides = (["base", "head"] as const).filter((s) => stolen[s].count > 0);
+  const words = (s: "base" | "head") =>
+    `; ${plural(stolen[s].count, `${s} repetition`)} left out of its median: steal above ${stolen[s].limit} core`;
+  return sides.map(words).join("");
 }
 
 /** The verdict of one metric of two runs: none without past runs; with them, Holm's decision. */
@@ -378,8 +411,13 @@ function unpairedMetric(
   const out: MetricComparison = withMedians(spec, base, head, figures);
   const changePct = out.changePct;
   const observed = changePct === undefined ? "no % change" : `observed change ${signedPct(changePct)}`;
+  const steal = unpairedStealWords(member);
+  if (member.everyStolen !== undefined) {
+    out.why = `${observed}${steal}`;
+    return out;
+  }
   if (test.p === undefined || member.past === undefined) {
-    out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift`;
+    out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift${steal}`;
     return out;
   }
   Object.assign(out, { p: test.p, pMethod: "history", level: test.level, rejected: test.rejected });
@@ -393,6 +431,7 @@ function unpairedMetric(
     out.verdict = better ? "improved" : "regressed";
     out.why = `${observed}: outside the spread of ${runs} and reaches ${level.thresholdPct}%`;
   }
+  out.why += steal;
   return out;
 }
 

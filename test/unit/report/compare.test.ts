@@ -139,6 +139,37 @@ describe("compareResults (unpaired: two runs at different times)", () => {
     expect(c.cells[0]?.metrics[2]?.why).toMatch(/within the spread of 201 past runs/);
   });
 
+  it("steal above the limit: those repetitions left out of a run's median of the figures that hold it, and said", () => {
+    // the head's nginx: 3 quiet repetitions as the base's, 4 with 0.3 core stolen and 30% slower
+    const stolenHead = () => {
+      const nginx = cell("nginx", [...reps(15000, 5, 3), ...reps(15000 / 1.3, 5 * 1.3, 4)]);
+      nginx.repetitions.forEach((r, i) => (r.noise = { otherCpu: 0, steal: i >= 3 ? 0.3 : 0 }));
+      return nginx;
+    };
+    const head = results([cell("direct", reps(20000, 4)), stolenHead()]);
+    const p50 = compareResults(baseRun, head, { history: past(200) }).cells[1]?.metrics.find(
+      (m) => m.metric === "p50",
+    );
+    expect(p50?.verdict).toBe("inconclusive");
+    expect(p50?.changePct).toBeCloseTo(0, 0);
+    expect(p50?.why).toMatch(
+      /within the spread of 201 past runs .*; 4 head repetitions left out of its median: steal above 0.05 core$/,
+    );
+    // with a limit above that steal, the same repetitions count, and the median regresses
+    const lenient = results([cell("direct", reps(20000, 4)), stolenHead()], {
+      settings: { ...head.settings, noiseLimit: 0.5 },
+    });
+    expect(verdicts(compareResults(baseRun, lenient, { history: past(200) }))["nginx:p50"]).toBe("regressed");
+    // every repetition stolen: shown, not tested
+    const everyStolen = results([cell("direct", reps(20000, 4)), cell("nginx", reps(15000, 5))]);
+    for (const r of everyStolen.cells[1]!.repetitions) r.noise = { otherCpu: 0, steal: 0.3 };
+    const c = compareResults(baseRun, everyStolen, { history: past(200) });
+    const shownP50 = c.cells[1]?.metrics.find((m) => m.metric === "p50");
+    expect(shownP50?.p).toBeUndefined();
+    expect(shownP50?.why).toMatch(/not tested: steal above 0.05 core in every repetition of the head run/);
+    expect(c.tests).toBe(4);
+  });
+
   it("A/A with a history: no verdict", () => {
     const c = compareResults(baseRun, baseRun, { history: past(200) });
     expect(c.counts.regressed + c.counts.improved).toBe(0);
