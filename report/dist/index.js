@@ -52804,14 +52804,35 @@ function loadNote(base, head) {
   if (JSON.stringify(base.load) === JSON.stringify(head.load)) return void 0;
   return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
 }
+function unstolenValues(cell, spec, rule) {
+  const all = valuesOf(cell, spec);
+  if (!holdsSteal(spec.metric, rule.accounting))
+    return { values: all, stolen: { count: 0, limit: rule.limit } };
+  const kept = cell.repetitions.filter((r) => stealOf(r) <= rule.limit).map((r) => metricValue(r, spec.metric));
+  const stolen = { count: all.length - kept.length, limit: rule.limit };
+  return { values: kept.length === 0 ? all : kept, stolen };
+}
 function unpairedMembers(b, h, runs, tested, history) {
   const own2 = /* @__PURE__ */ new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
   return testedSpecs(h.load, tested, b, h).map((spec) => {
-    const member = { spec, base: valuesOf(b, spec), head: valuesOf(h, spec) };
+    const base = unstolenValues(b, spec, stealRuleOf(runs.base));
+    const head = unstolenValues(h, spec, stealRuleOf(runs.head));
+    const stolen = { base: base.stolen, head: head.stolen };
+    const member = { spec, base: base.values, head: head.values, stolen };
+    if (stolen.base.count === b.repetitions.length) member.everyStolen = "base";
+    if (stolen.head.count === h.repetitions.length) member.everyStolen = "head";
     const past = history?.medians(where(h), spec.metric).filter((m) => !own2.has(m.commit));
-    if (past !== void 0 && past.length > 0) member.past = past.map((m) => m.value);
+    if (member.everyStolen === void 0 && past !== void 0 && past.length > 0)
+      member.past = past.map((m) => m.value);
     return member;
   });
+}
+function unpairedStealWords({ everyStolen, stolen }) {
+  if (everyStolen !== void 0)
+    return `; not tested: steal above ${stolen[everyStolen].limit} core in every repetition of the ${everyStolen} run, and this figure holds the time the hypervisor stole`;
+  const sides = ["base", "head"].filter((s) => stolen[s].count > 0);
+  const words = (s) => `; ${plural2(stolen[s].count, `${s} repetition`)} left out of its median: steal above ${stolen[s].limit} core`;
+  return sides.map(words).join("");
 }
 function unpairedMetric(member, test, level) {
   const { base, head, spec } = member;
@@ -52819,8 +52840,13 @@ function unpairedMetric(member, test, level) {
   const out = withMedians(spec, base, head, figures);
   const changePct = out.changePct;
   const observed = changePct === void 0 ? "no % change" : `observed change ${signedPct(changePct)}`;
+  const steal = unpairedStealWords(member);
+  if (member.everyStolen !== void 0) {
+    out.why = `${observed}${steal}`;
+    return out;
+  }
   if (test.p === void 0 || member.past === void 0) {
-    out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift`;
+    out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift${steal}`;
     return out;
   }
   Object.assign(out, { p: test.p, pMethod: "history", level: test.level, rejected: test.rejected });
@@ -52834,6 +52860,7 @@ function unpairedMetric(member, test, level) {
     out.verdict = better ? "improved" : "regressed";
     out.why = `${observed}: outside the spread of ${runs} and reaches ${level.thresholdPct}%`;
   }
+  out.why += steal;
   return out;
 }
 function compareResults(base, head, options2 = {}) {
