@@ -114,10 +114,11 @@ function repetition(
   return rep as Repetition;
 }
 
-function emptyCell(proxy: string, scenario: string, variant: string): Cell {
+/** A cell of a simulated run with no repetition yet; a variant's when `variant` is given. */
+export function emptyCell(proxy: string, scenario: string, variant?: string): Cell {
   return {
-    id: `${scenario}/default/${proxy}/k6@${variant}`,
-    variant,
+    id: `${scenario}/default/${proxy}/k6${variant === undefined ? "" : `@${variant}`}`,
+    ...(variant === undefined ? {} : { variant }),
     proxy,
     scenario,
     engine: "k6",

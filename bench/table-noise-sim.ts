@@ -13,7 +13,7 @@
 import { buildReport } from "../src/report/model.js";
 import { Results, type Cell, type Repetition } from "../src/results/schema.js";
 import { mulberry32, roundOrder, type RoundOrder } from "../src/runner/rounds.js";
-import { gaussian } from "./ab-simulation.js";
+import { emptyCell, gaussian } from "./ab-simulation.js";
 
 const PROXIES = ["nginx", "nginx-copy"];
 const SCENARIOS = ["passthrough", "json-lookup"];
@@ -22,6 +22,7 @@ const ROUNDS = 11;
 const SHARED_SD = 0.13 / Math.SQRT2;
 const OWN_SD = 0.075 / Math.SQRT2;
 const START_MS = Date.parse("2026-11-28T00:00:00.000Z");
+const LOAD = { label: "default", model: "constant-arrival-rate" as const, rate: 1000, vus: 32, durationS: 2 };
 
 export interface SimulatedCase {
   order: RoundOrder;
@@ -76,25 +77,9 @@ function repetition(round: number, slot: number, base: number, cpu: number, rand
   };
 }
 
-function emptyCell(proxy: string, scenario: string): Cell {
-  return {
-    id: `${scenario}/default/${proxy}/k6`,
-    proxy,
-    scenario,
-    engine: "k6",
-    load: { label: "default", model: "constant-arrival-rate", rate: 1000, vus: 32, durationS: 2 },
-    status: "ok",
-    reasons: [],
-    runtime: "native",
-    tuning: {},
-    repetitions: [],
-    logs: [],
-  };
-}
-
 /** One scenario's block: both proxies in rounds of the case's order, each slot's value drawn. */
 function block(scenario: string, c: SimulatedCase, seed: number, random: Random): Cell[] {
-  const cells = PROXIES.map((p) => emptyCell(p, scenario));
+  const cells = PROXIES.map((p): Cell => ({ ...emptyCell(p, scenario), load: LOAD }));
   const offsets = cells.map(() => gaussian(random) * (c.blockSd ?? 0));
   const phase = 2 * Math.PI * random();
   for (const [slot, { cell, round }] of roundOrder(cells, ROUNDS, c.order, seed).entries()) {
