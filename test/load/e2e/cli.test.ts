@@ -171,6 +171,9 @@ describe("proxybench CLI", () => {
       // about interrupting, not noise: no repetition measured again on a busy machine
       "--retries",
       "0",
+      // a known order, so that the signal comes when haproxy is done and nginx is not
+      "--round-order",
+      "abba",
     ];
     const first = await cli([...args, "--out", out], {
       cwd: tmp,
