@@ -192,7 +192,7 @@ describe("proxybench CLI", () => {
     expect(first.code).toBe(130);
     expect(first.stderr).toMatch(/interrupted: 1 finished cell\(s\) kept .*proxybench run --resume/s);
     expect(snapshot.length).toBeGreaterThan(0); // the upstream, nginx, haproxy, k6 were running
-    expect(stillRunning(snapshot)).toEqual([]);
+    expect(await stillRunning(snapshot)).toEqual([]);
     expect(processesMentioning(out)).toEqual([]);
     const partial = await readResults(out);
     expect(partial.cells.map((c) => c.proxy)).toEqual(["haproxy"]);

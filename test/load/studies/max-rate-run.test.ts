@@ -101,7 +101,7 @@ describe("proxybench max-rate (CLI) on Ctrl-C", () => {
     expect(code, stderr).toBe(130);
     expect(stderr).toContain(`interrupted: 1 search(es) finished, each in its max-rate.json in ${out}`);
     expect(running.length).toBeGreaterThan(0);
-    expect(stillRunning(running)).toEqual([]);
+    expect(await stillRunning(running)).toEqual([]);
     expect(processesMentioning(out)).toEqual([]);
     const kept = JSON.parse(await readFile(path.join(out, "nginx-passthrough", "max-rate.json"), "utf8")) as {
       proxy: string;

@@ -102,7 +102,7 @@ describe("proxybench count (CLI)", () => {
       `interrupted: 1 counted repetition(s) of 1 cell(s) kept in ${path.join(out, "instructions.json")}`,
     );
     expect(running.length).toBeGreaterThan(0); // the upstream at least
-    expect(stillRunning(running)).toEqual([]);
+    expect(await stillRunning(running)).toEqual([]);
     expect(processesMentioning(out)).toEqual([]);
     const kept = InstructionsResults.parse(
       JSON.parse(await readFile(path.join(out, "instructions.json"), "utf8")),

@@ -51,9 +51,24 @@ export function descendants(pid: number): ProcInfo[] {
 }
 
 /** Which of these processes still run (same pid and same start time). */
-export function stillRunning(procs: ProcInfo[]): ProcInfo[] {
+function runningNow(procs: ProcInfo[]): ProcInfo[] {
   const now = new Map(allProcesses().map((p) => [p.pid, p.start]));
   return procs.filter((p) => now.get(p.pid) === p.start);
+}
+
+/**
+ * Which of these processes still run once `graceMs` has passed since the command exited: the
+ * child guard (src/util/child-guard.ts) ends when it reads the end of its pipe, a moment after
+ * its parent, so a check at the very instant of the exit can still see it.
+ */
+export async function stillRunning(procs: ProcInfo[], graceMs = 1000): Promise<ProcInfo[]> {
+  const until = Date.now() + graceMs;
+  let left = runningNow(procs);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = runningNow(left);
+  }
+  return left;
 }
 
 /** Live members of a process group (an nginx master's workers, say). */
