@@ -109,7 +109,12 @@ function simulatedResults(c: SimulatedCase, seed: number, random: Random): Resul
       ...(c.order === "random" ? { seed } : {}),
     },
     environment: {
-      ...{ os: "linux", kernel: "6.1.0", arch: "x64", cpuModel: "simulated", cores: 2, node: "v22" },
+      os: "linux",
+      kernel: "6.1.0",
+      arch: "x64",
+      cpuModel: "simulated",
+      cores: 2,
+      node: "v22",
       loadAverage: [0, 0, 0],
     },
     cells,

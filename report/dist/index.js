@@ -52805,12 +52805,11 @@ function loadNote(base, head) {
   return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
 }
 function unstolenValues(cell, spec, rule) {
-  const all = valuesOf(cell, spec);
-  if (!holdsSteal(spec.metric, rule.accounting))
-    return { values: all, stolen: { count: 0, limit: rule.limit } };
-  const kept = cell.repetitions.filter((r) => stealOf(r) <= rule.limit).map((r) => metricValue(r, spec.metric));
-  const stolen = { count: all.length - kept.length, limit: rule.limit };
-  return { values: kept.length === 0 ? all : kept, stolen };
+  const counted = holdsSteal(spec.metric, rule.accounting) ? cell.repetitions.filter((r) => stealOf(r) <= rule.limit) : cell.repetitions;
+  const stolen = { count: cell.repetitions.length - counted.length, limit: rule.limit };
+  const every = counted.length === 0 && stolen.count > 0;
+  const values = (every ? cell.repetitions : counted).map((r) => metricValue(r, spec.metric));
+  return { values, stolen, every };
 }
 function unpairedMembers(b, h, runs, tested, history) {
   const own2 = /* @__PURE__ */ new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
@@ -52819,8 +52818,8 @@ function unpairedMembers(b, h, runs, tested, history) {
     const head = unstolenValues(h, spec, stealRuleOf(runs.head));
     const stolen = { base: base.stolen, head: head.stolen };
     const member = { spec, base: base.values, head: head.values, stolen };
-    if (stolen.base.count === b.repetitions.length) member.everyStolen = "base";
-    if (stolen.head.count === h.repetitions.length) member.everyStolen = "head";
+    if (base.every) member.everyStolen = "base";
+    if (head.every) member.everyStolen = "head";
     const past = history?.medians(where(h), spec.metric).filter((m) => !own2.has(m.commit));
     if (member.everyStolen === void 0 && past !== void 0 && past.length > 0)
       member.past = past.map((m) => m.value);

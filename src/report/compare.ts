@@ -356,16 +356,18 @@ interface UnpairedMember {
   everyStolen?: "base" | "head";
 }
 
-/** A run's values of a metric, the repetitions with steal above the limit left out where it holds steal. */
+/**
+ * A run's values of a metric, the repetitions with steal above the limit left out where it holds
+ * steal; `every`: each repetition had it (all its values are kept, to be shown, not tested).
+ */
 function unstolenValues(cell: Cell, spec: MetricSpec, rule: StealRule) {
-  const all = valuesOf(cell, spec);
-  if (!holdsSteal(spec.metric, rule.accounting))
-    return { values: all, stolen: { count: 0, limit: rule.limit } };
-  const kept = cell.repetitions
-    .filter((r) => stealOf(r) <= rule.limit)
-    .map((r) => metricValue(r, spec.metric));
-  const stolen = { count: all.length - kept.length, limit: rule.limit };
-  return { values: kept.length === 0 ? all : kept, stolen };
+  const counted = holdsSteal(spec.metric, rule.accounting)
+    ? cell.repetitions.filter((r) => stealOf(r) <= rule.limit)
+    : cell.repetitions;
+  const stolen = { count: cell.repetitions.length - counted.length, limit: rule.limit };
+  const every = counted.length === 0 && stolen.count > 0;
+  const values = (every ? cell.repetitions : counted).map((r) => metricValue(r, spec.metric));
+  return { values, stolen, every };
 }
 
 function unpairedMembers(
@@ -381,8 +383,8 @@ function unpairedMembers(
     const head = unstolenValues(h, spec, stealRuleOf(runs.head));
     const stolen = { base: base.stolen, head: head.stolen };
     const member: UnpairedMember = { spec, base: base.values, head: head.values, stolen };
-    if (stolen.base.count === b.repetitions.length) member.everyStolen = "base";
-    if (stolen.head.count === h.repetitions.length) member.everyStolen = "head";
+    if (base.every) member.everyStolen = "base";
+    if (head.every) member.everyStolen = "head";
     const past = history?.medians(where(h), spec.metric).filter((m) => !own.has(m.commit));
     if (member.everyStolen === undefined && past !== undefined && past.length > 0)
       member.past = past.map((m) => m.value);
@@ -390,7 +392,7 @@ function unpairedMembers(
   });
 }
 
-/** `; 2 of 11 head repetitions left out: steal above 0.05 core`, or nothing. */
+/** `; 4 head repetitions left out of its median: steal above 0.05 core`, or nothing. */
 function unpairedStealWords({ everyStolen, stolen }: UnpairedMember): string {
   if (everyStolen !== undefined)
     return `; not tested: steal above ${stolen[everyStolen].limit} core in every repetition of the ${everyStolen} run, and this figure holds the time the hypervisor stole`;

@@ -38,6 +38,7 @@ export function repetitionContext(options: {
     servedByProcess: 0,
   };
   const block = { key: "light-default", engine: "k6", load: { durationS: options.durationS, warmupS: 0 } };
+  // natively the proxy's own core, whose noise the sampler reads; in docker nothing is sampled
   const core = options.runtime === "native" ? 1 : 0;
   const ctx = {
     settings: { retries: options.retries, cpus: { loadgen: [0], proxy: [core], upstream: [core] } },
