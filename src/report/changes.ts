@@ -1,5 +1,6 @@
 import type { Cell, Repetition } from "../results/schema.js";
 import { holdsSteal, type StealRule } from "../stats/steal.js";
+import { COMPARE_METRICS, fixedByLoad, runningMaximum } from "../stats/tested-metrics.js";
 import { judgeDifferences, measuredTogether, type Difference, type DifferenceMember } from "./differences.js";
 import type { LatencyStat, ProxyCostValues, ReportColumn, ReportGroup } from "./model.js";
 
@@ -7,7 +8,8 @@ import type { LatencyStat, ProxyCostValues, ReportColumn, ReportGroup } from "./
  * The changes a report group's two tables show against its baseline proxy, each with what the
  * noise allows (src/report/differences.ts): the family is every change the group shows, one
  * test per proxy and figure (requests per CPU-second is the inverse of CPU per request: one
- * test, its interval inverted).
+ * test, its interval inverted), but for what compare never tests either: requests/sec under a
+ * fixed arrival rate and a peak memory that is a running maximum.
  */
 
 /** A figure a table can show of a proxy, and its change against the baseline. */
@@ -93,6 +95,16 @@ interface GroupMember {
   member: DifferenceMember;
 }
 
+/**
+ * Whether compare would leave this figure untested between these cells: requests/sec under a
+ * fixed arrival rate (the load fixes it), a peak memory read since the process started (a
+ * running maximum). The tables show its change as within noise, outside the family.
+ */
+function untestedByCompare(figure: Figure, base: Cell, other: Cell): boolean {
+  const spec = COMPARE_METRICS.find((s) => s.metric === figure);
+  return spec !== undefined && (fixedByLoad(spec, other.load) || runningMaximum(spec, [base, other]));
+}
+
 /** One test per proxy and figure the group shows a change of (both medians positive). */
 function groupMembers(
   group: ReportGroup,
@@ -111,6 +123,7 @@ function groupMembers(
     if (!measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
       if (INVERSE[figure] !== undefined || !comparesFigure(figure)) continue;
+      if (untestedByCompare(figure, baseCell, cell)) continue;
       if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
       const value = (r: Repetition) => repetitionFigure(r, figure);
       const member: DifferenceMember = { base: baseCell, other: cell, value };

@@ -22,13 +22,15 @@ import { formatCpuLayout } from "./cpus.js";
 export const DEFAULT_PROXIES = ["direct", "nginx", "haproxy"];
 export const DEFAULT_SCENARIOS = ["passthrough", "json-lookup"];
 /**
- * Repetitions (rounds) of a run by default: enough to give the default benchmark's tables an
- * interval for each change against direct (12 per scenario, 24 judged together at alpha 0.05:
- * 2 / 2^n <= 0.05 / 24 from 10, src/report/changes.ts), with one round to spare, so that one
- * round against the rest (a tie, a quantised latency) does not take every interval away; 3
- * gave none at any level.
+ * Repetitions (rounds) of a run by default. 10 give the default benchmark's tables an interval
+ * for each change against direct at all (20 changes judged together at alpha 0.05:
+ * 2 / 2^n <= 0.05 / 20, src/report/changes.ts); 21 find what they are for. nginx's p50 over
+ * direct in passthrough is about +15-30% with rounds spread by 25-30%: at 11 rounds in random
+ * order its interval included 0 in 3 runs of 3, at 21 it excluded 0 every time
+ * (`npm run bench:table-noise`, docs/reports.md). The default loads' repetitions are 1 s, so
+ * 21 rounds take about 5 minutes.
  */
-export const DEFAULT_REPETITIONS = 11;
+export const DEFAULT_REPETITIONS = 21;
 /** Used when neither the flag nor the scenario's load gives a duration. */
 const DEFAULT_DURATION_S = 10;
 const DEFAULT_WARMUP_S = 3;

@@ -280,6 +280,36 @@ describe("changes against the baseline: what the noise allows", () => {
     expect(json.groups[0]!.noise?.tests).toBe(8);
   });
 
+  it("what compare never tests stays out of the family: req/s at a fixed arrival rate, a running peak", () => {
+    const cpu = Array.from({ length: 10 }, (_, i) => 40 * (1 + 0.02 * Math.sin(i * 7)));
+    const atRate = (c: Cell, memory: number, peakSince: "repetition" | "start"): Cell => {
+      const priced = costly(c, cpu, memory);
+      return {
+        ...priced,
+        load: { label: "default", model: "constant-arrival-rate", rate: 1000, vus: 32, durationS: 2 },
+        repetitions: priced.repetitions.map((r) => ({ ...r, proxyCost: { ...r.proxyCost!, peakSince } })),
+      };
+    };
+    // the copy serves 20% fewer requests and holds 20% more memory in every round
+    const run = (peakSince: "repetition" | "start") =>
+      results([
+        atRate(cell("nginx", roundsOf(10, { seed: 1 })), 12.5, peakSince),
+        atRate(cell("nginx-copy", roundsOf(10, { seed: 2, rps: 800 })), 15, peakSince),
+      ]);
+    const of = (peakSince: "repetition" | "start", metric: string) => {
+      const rows = reportJson(buildReport(run(peakSince))).groups[0]!.tables.comparison.rows;
+      return rows.find((r) => r.metric === metric)!.cells[1]!;
+    };
+    expect(of("repetition", "rps")).toMatchObject({ withinNoise: true });
+    expect(of("repetition", "rps").interval).toBeUndefined();
+    expect(of("repetition", "peakMemory")).toMatchObject({ withinNoise: false });
+    expect(of("start", "peakMemory")).toMatchObject({ withinNoise: true });
+    expect(of("start", "peakMemory").interval).toBeUndefined();
+    // 5 latency changes and CPU; peak memory too while it is read per repetition
+    expect(reportJson(buildReport(run("repetition"))).groups[0]!.noise?.tests).toBe(7);
+    expect(reportJson(buildReport(run("start"))).groups[0]!.noise?.tests).toBe(6);
+  });
+
   it("the JSON report has each change's interval and whether it is within noise", () => {
     const json = reportJson(buildReport(identical(10)));
     const p50 = json.groups[0]!.tables.comparison.rows.find((r) => r.metric === "p50")!.cells[1]!;
