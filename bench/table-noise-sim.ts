@@ -1,7 +1,7 @@
 /**
  * Simulated runs of the cross-proxy tables through the real code (`npm run bench:table-noise --
  * --simulate N`): a run's results.json made up of two proxies (nginx and `nginx-copy`) in two
- * scenarios at the default benchmark's 11 rounds, each round's order drawn by the runner's own
+ * scenarios at the default benchmark's rounds (21), each round's order drawn by the runner's own
  * `roundOrder`, read back by `buildReport` (the tables' family, Holm, min and max shown never
  * compared, steal), exactly as the real runs are. Per repetition every figure is
  * exp(shift + disturbance + the slot's shared noise + the figure's own noise), with the spread
@@ -12,17 +12,18 @@
  */
 import { buildReport } from "../src/report/model.js";
 import { Results, type Cell, type Repetition } from "../src/results/schema.js";
+import { DEFAULT_REPETITIONS } from "../src/runner/plan.js";
 import { mulberry32, roundOrder, type RoundOrder } from "../src/runner/rounds.js";
 import { emptyCell, gaussian } from "./ab-simulation.js";
 
 const PROXIES = ["nginx", "nginx-copy"];
 const SCENARIOS = ["passthrough", "json-lookup"];
-const ROUNDS = 11;
+export const SIMULATED_ROUNDS = DEFAULT_REPETITIONS;
 /** Per side and slot: shared by the figures, and each figure's own (15% SD for the log ratio). */
 const SHARED_SD = 0.13 / Math.SQRT2;
 const OWN_SD = 0.075 / Math.SQRT2;
 const START_MS = Date.parse("2026-11-28T00:00:00.000Z");
-const LOAD = { label: "default", model: "constant-arrival-rate" as const, rate: 1000, vus: 32, durationS: 2 };
+const LOAD = { label: "default", model: "constant-arrival-rate" as const, rate: 1000, vus: 32, durationS: 1 };
 
 export interface SimulatedCase {
   order: RoundOrder;
@@ -42,17 +43,17 @@ function repetition(round: number, slot: number, base: number, cpu: number, rand
   return {
     index: round,
     round,
-    startedAt: new Date(START_MS + slot * 3000).toISOString(),
-    durationS: 2,
+    startedAt: new Date(START_MS + slot * 2000).toISOString(),
+    durationS: 1,
     status: "ok",
     reasons: [],
     noise: { otherCpu: 0, steal: 0 },
     rps: 1000,
-    requests: 2000,
+    requests: 1000,
     errors: 0,
     non2xx: 0,
     checkFailures: 0,
-    statusCodes: { "200": 2000 },
+    statusCodes: { "200": 1000 },
     droppedIterations: 0,
     latencyMs: {
       min: 0.05 * base * own(),
@@ -65,9 +66,9 @@ function repetition(round: number, slot: number, base: number, cpu: number, rand
     },
     proxyCost: {
       source: "proc",
-      cpuS: (cpu * 2000) / 1e6,
+      cpuS: (cpu * 1000) / 1e6,
       idleCpuS: 0,
-      windowS: 2,
+      windowS: 1,
       cpuPerRequestUs: cpu,
       requestsPerCpuS: 1e6 / cpu,
       peakMemoryMiB: 14.2 * Math.exp(gaussian(random) * 0.005),
@@ -82,7 +83,7 @@ function block(scenario: string, c: SimulatedCase, seed: number, random: Random)
   const cells = PROXIES.map((p): Cell => ({ ...emptyCell(p, scenario), load: LOAD }));
   const offsets = cells.map(() => gaussian(random) * (c.blockSd ?? 0));
   const phase = 2 * Math.PI * random();
-  for (const [slot, { cell, round }] of roundOrder(cells, ROUNDS, c.order, seed).entries()) {
+  for (const [slot, { cell, round }] of roundOrder(cells, SIMULATED_ROUNDS, c.order, seed).entries()) {
     const i = cells.indexOf(cell);
     const shift = i === 1 && scenario === SCENARIOS[0] ? Math.log(1 + (c.shiftPct ?? 0) / 100) : 0;
     const periodic = (c.periodic ?? 0) * Math.cos((Math.PI * slot) / 2 + phase);
@@ -103,7 +104,7 @@ function simulatedResults(c: SimulatedCase, seed: number, random: Random): Resul
     settings: {
       proxies: PROXIES,
       scenarios: SCENARIOS,
-      repetitions: ROUNDS,
+      repetitions: SIMULATED_ROUNDS,
       cpus: { loadgen: [0], proxy: [1], upstream: [1] },
       roundOrder: c.order,
       ...(c.order === "random" ? { seed } : {}),

@@ -39,7 +39,7 @@ import { readResults } from "../src/results/io.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
 import { command } from "./ab-real-pr.js";
 import { rate } from "./rates.js";
-import { simulateTables, type SimulatedCase } from "./table-noise-sim.js";
+import { SIMULATED_ROUNDS, simulateTables, type SimulatedCase } from "./table-noise-sim.js";
 
 const COPY = "nginx-copy";
 
@@ -131,8 +131,10 @@ async function identical(root: string): Promise<void> {
       if (shown === 0) within += 1;
     }
     const seen = r.groups.map((g) => shownChange(g, COPY, "p99")).join(", ");
+    // the family: requests per CPU-second shares CPU per request's test; req/s at a fixed rate has none
+    const tests = r.groups[0]?.noise?.tests ?? 0;
     console.log(
-      `identical ${i + 1}: ${r.seconds.toFixed(0)} s, ${changes.length} changes (${intervals} with an interval), ${shown} outside noise; ${seen}${r.notOk.length ? `; not ok: ${r.notOk.join(", ")}` : ""}`,
+      `identical ${i + 1}: ${r.seconds.toFixed(0)} s, ${changes.length} changes shown, ${tests} tested (${intervals} with an interval), ${shown} outside noise; ${seen}${r.notOk.length ? `; not ok: ${r.notOk.join(", ")}` : ""}`,
     );
   }
   console.log(rate("nginx and its copy: every change within noise", within, judged) + seconds(runs));
@@ -187,7 +189,9 @@ const SIMULATED: Array<[string, SimulatedCase]> = [
 
 function simulate(): void {
   if (SIMULATE === 0) return;
-  console.log(`simulated: ${SIMULATE} runs per case, 2 scenarios x nginx and its copy, 11 rounds`);
+  console.log(
+    `simulated: ${SIMULATE} runs per case, 2 scenarios x nginx and its copy, ${SIMULATED_ROUNDS} rounds`,
+  );
   for (const [label, c] of SIMULATED) {
     console.log(rate(`  ${label}: any change shown as real`, simulateTables(c, SIMULATE).any, SIMULATE));
   }

@@ -102,7 +102,9 @@ export function mergeResults(sources: readonly Source[]): Results {
   }
   const all = sources.map((s) => s.results);
   const finished = all.map((r) => r.finishedAt);
-  const { shard: _shard, ...settings } = first.results.settings;
+  const { shard: _shard, seed, ...settings } = first.results.settings;
+  // each shard drew its own round order: one seed repeats the merged run's only if all share it
+  const oneSeed = seed !== undefined && all.every((r) => r.settings.seed === seed);
   const skipped = new Map(all.flatMap((r) => r.skipped).map((s) => [`${s.proxy}\n${s.reason}`, s]));
   const { finishedAt: _finished, ...base } = first.results;
   return {
@@ -110,7 +112,7 @@ export function mergeResults(sources: readonly Source[]): Results {
     runId: all.map((r) => r.runId).join("+"),
     startedAt: all.map((r) => r.startedAt).sort()[0]!,
     ...(finished.every((f) => f !== undefined) ? { finishedAt: [...finished].sort().at(-1)! } : {}),
-    settings,
+    settings: oneSeed ? { ...settings, seed } : settings,
     skipped: [...skipped.values()],
     cells,
   };

@@ -63,6 +63,17 @@ describe("mergeResults", () => {
     expect(c.label).toBe("paired over 10 rounds");
   });
 
+  it("keeps the round order's seed only when every shard drew the same (each shard's own stays in its results.json)", () => {
+    const seeded = (s: Source, seed: number): Source => ({
+      ...s,
+      results: { ...s.results, settings: { ...s.results.settings, roundOrder: "random", seed } },
+    });
+    expect(mergeResults([seeded(a, 7), seeded(b, 7)]).settings.seed).toBe(7);
+    const apart = mergeResults([seeded(a, 7), seeded(b, 8)]);
+    expect(apart.settings.roundOrder).toBe("random");
+    expect(apart.settings).not.toHaveProperty("seed");
+  });
+
   it("returns a single run as it is", () => {
     expect(mergeResults([a])).toBe(a.results);
   });
