@@ -52268,6 +52268,10 @@ function inverseDifference(d) {
   return out;
 }
 var positive = (x) => x !== void 0 && Number.isFinite(x) && x > 0;
+function untestedByCompare(figure, base, other) {
+  const spec = COMPARE_METRICS.find((s) => s.metric === figure);
+  return spec !== void 0 && (fixedByLoad(spec, other.load) || runningMaximum(spec, [base, other]));
+}
 function groupMembers(group, cellOf, steal) {
   const base = group.columns.find((c) => c.proxy === group.baseline);
   if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
@@ -52281,6 +52285,7 @@ function groupMembers(group, cellOf, steal) {
     if (!measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
       if (INVERSE[figure] !== void 0 || !comparesFigure(figure)) continue;
+      if (untestedByCompare(figure, baseCell, cell)) continue;
       if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
       const value = (r) => repetitionFigure(r, figure);
       const member = { base: baseCell, other: cell, value };
@@ -53526,7 +53531,8 @@ function mergeResults(sources) {
   }
   const all = sources.map((s) => s.results);
   const finished = all.map((r) => r.finishedAt);
-  const { shard: _shard, ...settings } = first.results.settings;
+  const { shard: _shard, seed, ...settings } = first.results.settings;
+  const oneSeed = seed !== void 0 && all.every((r) => r.settings.seed === seed);
   const skipped = new Map(all.flatMap((r) => r.skipped).map((s) => [`${s.proxy}
 ${s.reason}`, s]));
   const { finishedAt: _finished, ...base } = first.results;
@@ -53535,7 +53541,7 @@ ${s.reason}`, s]));
     runId: all.map((r) => r.runId).join("+"),
     startedAt: all.map((r) => r.startedAt).sort()[0],
     ...finished.every((f) => f !== void 0) ? { finishedAt: [...finished].sort().at(-1) } : {},
-    settings,
+    settings: oneSeed ? { ...settings, seed } : settings,
     skipped: [...skipped.values()],
     cells
   };

@@ -291,10 +291,10 @@ describe("run's former modes name the command that took them over", () => {
 });
 
 describe("--help", () => {
-  it("run: -r's default, 11, and auto within a budget with --variant", async () => {
+  it("run: -r's default, 21, and auto within a budget with --variant", async () => {
     const { out } = await runCli(["run", "--help"]);
     expect(out.replace(/\s+/g, " ")).toContain(
-      "-r, --repetitions <n> repetitions per cell, or auto with --variant: the rounds a verdict needs (default: 11; with --variant, auto within a 15-minute budget)",
+      "-r, --repetitions <n> repetitions per cell, or auto with --variant: the rounds a verdict needs (default: 21; with --variant, auto within a 15-minute budget)",
     );
   });
 
