@@ -18,7 +18,7 @@ export type Figure = "rps" | LatencyStat | "errors" | "cpuPerRequest" | "request
 /**
  * The extremes of a repetition's latencies: the fastest request and the slowest, one request
  * each. The tables show them with their spread across the repetitions, never a change: an
- * extreme is one sample, its change over 11 rounds carries no figure a reader can act on, and
+ * extreme is one sample, its change over a run's rounds carries no figure a reader can act on, and
  * testing it spends the family's false-alarm rate (a `min` 0.05 ms apart was the only change of
  * 13 identical-proxy runs shown as real).
  */
