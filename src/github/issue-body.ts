@@ -53,7 +53,7 @@ export function buildIssueBody(key: readonly string[], filed: Iterable<string>, 
 
 /**
  * A title that stays plain text: no line breaks or control characters, mentions and references
- * broken by a zero-width space (as report/escape.ts does), at most GitHub's 256 characters.
+ * broken by a zero-width space (as render/escape.ts does), at most GitHub's 256 characters.
  */
 export function plainTitle(text: string): string {
   const plain = text

@@ -1,5 +1,5 @@
-import { escapeHtml, jsonForScript } from "../report/escape.js";
-import { BASE_STYLE, htmlPage } from "../report/page.js";
+import { escapeHtml, jsonForScript } from "../render/escape.js";
+import { BASE_STYLE, htmlPage } from "../render/page.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
 import { headline, metricFigures, VERDICT_COLUMNS, verdictRule } from "./compare-markdown.js";
 import { formatCount, signed } from "./report.js";

@@ -1,4 +1,4 @@
-import { escapeMarkdown } from "../report/escape.js";
+import { escapeMarkdown } from "../render/escape.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
 import { formatCount, signed } from "./report.js";
 import type { FunctionChange } from "./where.js";

@@ -1,5 +1,5 @@
 import { median } from "simple-statistics";
-import { escapeMarkdown } from "../report/escape.js";
+import { escapeMarkdown } from "../render/escape.js";
 import { spreadPct } from "../stats/instructions-verdict.js";
 import { CYCLE_WEIGHTS } from "./callgrind.js";
 import { okValues, type CountedCell, type InstructionsResults } from "./schema.js";

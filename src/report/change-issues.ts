@@ -3,7 +3,7 @@ import type { ChangePoint, SeriesChanges } from "../changes/types.js";
 import { compareUrl } from "../github/identifiers.js";
 import { plainTitle } from "../github/issue-body.js";
 import type { IssueItem } from "../github/issues.js";
-import { escapeMarkdown } from "./escape.js";
+import { escapeMarkdown } from "../render/escape.js";
 import { formatPercent } from "./format.js";
 
 /**

@@ -1,5 +1,5 @@
 import { markdownTable } from "markdown-table";
-import { escapeMarkdown } from "./escape.js";
+import { escapeMarkdown } from "../render/escape.js";
 import {
   formatAlpha,
   formatConfidence,

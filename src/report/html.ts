@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Results } from "../results/schema.js";
-import { escapeHtml, HTML, inlineScript, jsonForScript } from "./escape.js";
+import { escapeHtml, HTML, inlineScript, jsonForScript } from "../render/escape.js";
 import { cellText, changeText, comparisonGrid, deltaText, formatMetric, formatMs } from "./format.js";
 import { groupIntro, groupTitle, noiseNotes, skippedText, type TableOptions } from "./markdown.js";
-import { BASE_STYLE, htmlPage } from "./page.js";
+import { BASE_STYLE, htmlPage } from "../render/page.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
 import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost, type TableCell } from "./tables.js";
 

@@ -1,6 +1,6 @@
 import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
-import { escapeMarkdown, MARKDOWN, type Markup } from "./escape.js";
+import { escapeMarkdown, MARKDOWN, type Markup } from "../render/escape.js";
 import {
   cellText,
   changeText,

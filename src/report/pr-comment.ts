@@ -14,7 +14,7 @@ import {
   type Verdict,
 } from "./compare.js";
 import { renderComparisonMarkdown } from "./compare-markdown.js";
-import { escapeMarkdown } from "./escape.js";
+import { escapeMarkdown } from "../render/escape.js";
 import { plural } from "./format.js";
 import { renderMarkdownReport } from "./markdown.js";
 import { describeLayout } from "./model.js";

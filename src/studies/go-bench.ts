@@ -1,5 +1,5 @@
 import { markdownTable } from "markdown-table";
-import { escapeMarkdown } from "../report/escape.js";
+import { escapeMarkdown } from "../render/escape.js";
 import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
 import { columnName } from "../report/model.js";
 import { percentChange } from "../report/tables.js";

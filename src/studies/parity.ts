@@ -1,5 +1,5 @@
 import { markdownTable } from "markdown-table";
-import { escapeMarkdown } from "../report/escape.js";
+import { escapeMarkdown } from "../render/escape.js";
 import { heading } from "../report/markdown.js";
 import type { Results } from "../results/schema.js";
 

@@ -1,5 +1,5 @@
 import { markdownTable } from "markdown-table";
-import { escapeMarkdown, MARKDOWN } from "../report/escape.js";
+import { escapeMarkdown, MARKDOWN } from "../render/escape.js";
 import { judgeDifferences, measuredTogether, type DifferenceMember } from "../report/differences.js";
 import { changeText, formatCount, formatMs, formatRps, plural } from "../report/format.js";
 import { stealRuleOf, type StealRule } from "../stats/steal.js";

@@ -3,7 +3,7 @@ import type { CpuLayout, Results } from "../../results/schema.js";
 import { withChanges } from "../../report/changes.js";
 import { stealRuleOf } from "../../stats/steal.js";
 import { compareVariants, type MetricComparison } from "../../report/compare.js";
-import { escapeMarkdown } from "../../report/escape.js";
+import { escapeMarkdown } from "../../render/escape.js";
 import { formatPercent, plural } from "../../report/format.js";
 import {
   describeLoad,

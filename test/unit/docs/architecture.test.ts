@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from "../../../src/util/paths.js";
 const SRC = path.join(PROJECT_ROOT, "src");
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
 /** The floor under the table: folders that import nothing of src/, then results. */
-const BOTTOM: Record<string, string[]> = { util: [], stats: [], github: [], results: ["util"] };
+const BOTTOM: Record<string, string[]> = { util: [], stats: [], github: [], render: [], results: ["util"] };
 /** On top, importing any folder. */
 const TOP = "commands";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyRepetition } from "../../../src/engines/classify.js";
 import type { EngineMeasurement } from "../../../src/engines/types.js";
-import { escapeMarkdown } from "../../../src/report/escape.js";
+import { escapeMarkdown } from "../../../src/render/escape.js";
 
 function measurement(overrides: Partial<EngineMeasurement> = {}): EngineMeasurement {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, escapeMarkdown, jsonForScript } from "../../../src/report/escape.js";
+import { escapeHtml, escapeMarkdown, jsonForScript } from "../../../src/render/escape.js";
 import { liveMarkup, visibleText } from "../../support/actions/gfm.js";
 
 const CRAFTED = "<img src=x onerror=alert(1)>";
