@@ -53945,7 +53945,7 @@ function toAlignment(value) {
   return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
 }
 
-// src/report/escape.ts
+// src/render/escape.ts
 var HTML_ENTITIES = {
   "&": "&amp;",
   "<": "&lt;",
