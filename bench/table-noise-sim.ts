@@ -24,6 +24,9 @@ const SHARED_SD = 0.13 / Math.SQRT2;
 const OWN_SD = 0.075 / Math.SQRT2;
 const START_MS = Date.parse("2026-11-28T00:00:00.000Z");
 const LOAD = { label: "default", model: "constant-arrival-rate" as const, rate: 1000, vus: 32, durationS: 1 };
+/** A repetition's requests, and its slot with the 1 s warm-up before it. */
+const REQUESTS = LOAD.rate * LOAD.durationS;
+const SLOT_MS = (LOAD.durationS + 1) * 1000;
 
 export interface SimulatedCase {
   order: RoundOrder;
@@ -43,17 +46,17 @@ function repetition(round: number, slot: number, base: number, cpu: number, rand
   return {
     index: round,
     round,
-    startedAt: new Date(START_MS + slot * 2000).toISOString(),
-    durationS: 1,
+    startedAt: new Date(START_MS + slot * SLOT_MS).toISOString(),
+    durationS: LOAD.durationS,
     status: "ok",
     reasons: [],
     noise: { otherCpu: 0, steal: 0 },
-    rps: 1000,
-    requests: 1000,
+    rps: LOAD.rate,
+    requests: REQUESTS,
     errors: 0,
     non2xx: 0,
     checkFailures: 0,
-    statusCodes: { "200": 1000 },
+    statusCodes: { "200": REQUESTS },
     droppedIterations: 0,
     latencyMs: {
       min: 0.05 * base * own(),
@@ -66,9 +69,9 @@ function repetition(round: number, slot: number, base: number, cpu: number, rand
     },
     proxyCost: {
       source: "proc",
-      cpuS: (cpu * 1000) / 1e6,
+      cpuS: (cpu * REQUESTS) / 1e6,
       idleCpuS: 0,
-      windowS: 1,
+      windowS: LOAD.durationS,
       cpuPerRequestUs: cpu,
       requestsPerCpuS: 1e6 / cpu,
       peakMemoryMiB: 14.2 * Math.exp(gaussian(random) * 0.005),
