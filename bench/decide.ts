@@ -136,6 +136,8 @@ interface RealOutcome {
   exitCode: number;
   seconds: number;
   rounds: number[];
+  /** The run's results folder, kept. */
+  out: string;
 }
 
 async function realRun(which: Case, matrix: Matrix, extra: string[]): Promise<RealOutcome> {
@@ -158,10 +160,9 @@ async function realRun(which: Case, matrix: Matrix, extra: string[]): Promise<Re
   );
   const seconds = (performance.now() - start) / 1000;
   const results = await readResults(out).catch(() => undefined);
-  if (!results) return { exitCode, seconds, rounds: [] };
-  const measured = results.cells.map((c) => ({ ...c, status: "ok" as const, reasons: [] }));
+  if (!results) return { exitCode, seconds, rounds: [], out };
   const rounds = [...new Set(results.cells.map((c) => c.repetitions.length))];
-  return { comparison: compareVariants({ ...results, cells: measured }), exitCode, seconds, rounds };
+  return { comparison: compareVariants(results), exitCode, seconds, rounds, out };
 }
 
 function describe(which: Case, outcome: RealOutcome): string {
@@ -171,7 +172,7 @@ function describe(which: Case, outcome: RealOutcome): string {
   const estimate =
     cpu.estimatePct === undefined ? "" : ` ${cpu.estimatePct >= 0 ? "+" : ""}${cpu.estimatePct.toFixed(1)}%`;
   const elsewhere = which === "aa" ? `, any regressed/improved: ${falseAlarm(c) ? "yes" : "no"}` : "";
-  return `nginx CPU/request ${cpu.verdict}${estimate}${elsewhere}; rounds ${outcome.rounds.join("/")}; ${Math.round(outcome.seconds)} s`;
+  return `nginx CPU/request ${cpu.verdict}${estimate}${elsewhere}; rounds ${outcome.rounds.join("/")}; ${Math.round(outcome.seconds)} s; ${outcome.out}`;
 }
 
 async function real(runs: number): Promise<void> {
@@ -183,17 +184,20 @@ async function real(runs: number): Promise<void> {
   });
   for (const matrix of matrices) {
     for (const which of cases) {
-      const lines: string[] = [];
       const verdicts: string[] = [];
+      let alarmed = 0;
       for (let i = 0; i < runs; i++) {
         const outcome = await realRun(which, matrix, extra);
-        lines.push(`    run ${i + 1}: ${describe(which, outcome)}`);
+        if (outcome.comparison && falseAlarm(outcome.comparison)) alarmed += 1;
+        console.log(`    ${which}, ${matrix}, run ${i + 1}: ${describe(which, outcome)}`);
         if (outcome.comparison) verdicts.push(nginxCpu(outcome.comparison).verdict);
       }
       const decided = verdicts.filter((v) => v !== "inconclusive" && v !== "not compared").length;
-      const alarms = which === "aa" ? "" : `, regressed ${verdicts.filter((v) => v === "regressed").length}`;
+      const alarms =
+        which === "aa"
+          ? `; ${rate("any regressed or improved", alarmed, runs)}`
+          : `, regressed ${verdicts.filter((v) => v === "regressed").length}`;
       console.log(`${rate(`${which}, matrix ${matrix}: nginx CPU/request decided`, decided, runs)}${alarms}`);
-      console.log(lines.join("\n"));
     }
   }
 }
