@@ -18,24 +18,34 @@
  *   block): a TCP connect, accept and close per request, work the kernel does and the counted
  *   run (nginx's own instructions under Valgrind) hardly sees;
  * matrices: `two` (nginx, haproxy x passthrough) and `pr` (direct, nginx, haproxy, caddy x
- * passthrough, json-lookup). Per case: how nginx's CPU per request was judged, its estimate,
- * any `regressed`/`improved` elsewhere, the rounds and the wall time to the verdict.
+ * passthrough, json-lookup). Per run: how nginx's CPU per request was judged, its estimate, the
+ * rounds, the wall time to the verdict, and the steal (nginx's CPU per request in repetitions with
+ * steal above the limit and in the others); an A/A also any `regressed`/`improved` and, with every
+ * metric tested, how many had p < 0.01. Per case: how often nginx's CPU per request was decided
+ * (and found regressed), runs with no CPU per request compared, the times to a verdict.
  *
  *   npm run bench:decide -- [--simulate N] [--runs N] [--cases aa,xtrace,kernel]
  *                           [--matrices two,pr] [--duration S] [--warmup S] [--budget MIN]
- *                           [--lock FILE]
+ *                           [--lock FILE] [--keep DIR]
+ *   npm run bench:decide -- --reread DIR
  *   (defaults 1000, 1, all cases, two; the scenarios' own duration and warm-up; 15; none:
- *   with --lock each run holds `flock FILE`, so other locked benchmarks wait for it)
+ *   with --lock each run holds `flock FILE`, so other locked benchmarks wait for it; the system's
+ *   temporary folder). Each run is kept in a folder of its own under --keep, its results and a
+ *   decide.json (case, matrix, time, exit code); `--reread DIR` counts every run kept under DIR
+ *   again, by case and matrix, runs of earlier sessions included.
  *
  * Bounded: the simulation takes about a minute per thousand runs; a real run at most its budget
  * plus its warm-ups.
  */
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { compareVariants, type Comparison } from "../src/report/compare.js";
 import { readResults } from "../src/results/io.js";
+import type { Results } from "../src/results/schema.js";
 import { mulberry32 } from "../src/runner/rounds.js";
+import { stealOf, stealRuleOf } from "../src/stats/steal.js";
 import { ALL_METRICS, PRIMARY_METRICS } from "../src/stats/tested-metrics.js";
 import { command } from "./ab-real-pr.js";
 import { defaultPlan, simulateRun, type SimulationOptions } from "./ab-simulation.js";
@@ -131,20 +141,27 @@ async function variantFor(root: string, name: string, which: Case): Promise<stri
   return dir;
 }
 
-interface RealOutcome {
-  comparison?: Comparison;
-  exitCode: number;
+/** What a run leaves beside its results folder (decide.json), so that `--reread` can count it again. */
+interface RunRecord {
+  case: Case;
+  matrix: Matrix;
+  /** Wall time of the whole run: the time to its verdict. */
   seconds: number;
-  rounds: number[];
-  /** The run's results folder, kept. */
-  out: string;
+  exitCode: number;
+}
+const RECORD = "decide.json";
+
+interface RealOutcome extends RunRecord {
+  root: string;
+  results?: Results;
+  comparison?: Comparison;
 }
 
-async function realRun(which: Case, matrix: Matrix, extra: string[]): Promise<RealOutcome> {
-  const root = await mkdtemp(path.join(os.tmpdir(), `proxybench-decide-${which}-`));
+/** One real run of a case over a matrix, in a new folder under `parent`; returns that folder. */
+async function realRun(which: Case, matrix: Matrix, extra: string[], parent: string): Promise<string> {
+  const root = await mkdtemp(path.join(parent, `proxybench-decide-${which}-`));
   const base = await variantFor(root, "base", which);
   const head = await variantFor(root, "head", which);
-  const out = path.join(root, "out");
   const { proxies, scenarios } = MATRICES[matrix];
   const start = performance.now();
   const exitCode = await command(
@@ -154,25 +171,84 @@ async function realRun(which: Case, matrix: Matrix, extra: string[]): Promise<Re
       "--variant",
       `head=${head}`,
       "--out",
-      out,
+      path.join(root, "out"),
     ]),
     flag("--lock"),
   );
-  const seconds = (performance.now() - start) / 1000;
-  const results = await readResults(out).catch(() => undefined);
-  if (!results) return { exitCode, seconds, rounds: [], out };
-  const rounds = [...new Set(results.cells.map((c) => c.repetitions.length))];
-  return { comparison: compareVariants(results), exitCode, seconds, rounds, out };
+  const record: RunRecord = { case: which, matrix, seconds: (performance.now() - start) / 1000, exitCode };
+  await writeFile(path.join(root, RECORD), `${JSON.stringify(record)}\n`);
+  return root;
 }
 
-function describe(which: Case, outcome: RealOutcome): string {
-  const c = outcome.comparison;
-  if (!c) return `no results (exit ${outcome.exitCode})`;
+/** A run's record and results, compared as the run's own comment compares them. */
+async function readOutcome(root: string): Promise<RealOutcome> {
+  const record = JSON.parse(await readFile(path.join(root, RECORD), "utf8")) as RunRecord;
+  const results = await readResults(path.join(root, "out")).catch(() => undefined);
+  return { ...record, root, ...(results ? { results, comparison: compareVariants(results) } : {}) };
+}
+
+/** With every metric tested: how many had p < 0.01, of how many with a p-value. */
+function smallP(results: Results): { small: number; tested: number } {
+  const all = compareVariants(results, { testedMetrics: [...ALL_METRICS] });
+  const ps = all.cells.flatMap((c) => c.metrics.flatMap((m) => (m.p === undefined ? [] : [m.p])));
+  return { small: ps.filter((p) => p < 0.01).length, tested: ps.length };
+}
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** nginx's CPU per request in its repetitions with steal above the run's limit and in the others. */
+function stealWords(results: Results): string {
+  const rule = stealRuleOf(results);
+  const reps = results.cells.filter((c) => c.proxy === "nginx").flatMap((c) => c.repetitions);
+  const cpu = (stolen: boolean) =>
+    reps.filter((r) => stealOf(r) > rule.limit === stolen).flatMap((r) => r.proxyCost?.cpuPerRequestUs ?? []);
+  const [stolen, quiet] = [cpu(true), cpu(false)];
+  const all = results.cells.flatMap((c) => c.repetitions);
+  const words = `steal above ${rule.limit} core in ${all.filter((r) => stealOf(r) > rule.limit).length} of ${all.length} repetitions`;
+  if (stolen.length === 0 || quiet.length === 0) return words;
+  return `${words} (nginx CPU/request median ${median(stolen)!.toFixed(1)} µs with it, ${median(quiet)!.toFixed(1)} µs without)`;
+}
+
+function describe(o: RealOutcome): string {
+  const c = o.comparison;
+  if (!c || !o.results) return `no results (exit ${o.exitCode}); ${o.root}`;
   const cpu = nginxCpu(c);
   const estimate =
     cpu.estimatePct === undefined ? "" : ` ${cpu.estimatePct >= 0 ? "+" : ""}${cpu.estimatePct.toFixed(1)}%`;
-  const elsewhere = which === "aa" ? `, any regressed/improved: ${falseAlarm(c) ? "yes" : "no"}` : "";
-  return `nginx CPU/request ${cpu.verdict}${estimate}${elsewhere}; rounds ${outcome.rounds.join("/")}; ${Math.round(outcome.seconds)} s; ${outcome.out}`;
+  const p = smallP(o.results);
+  const aa = o.case === "aa";
+  const elsewhere = aa
+    ? `, any regressed/improved: ${falseAlarm(c) ? "yes" : "no"}, every metric tested: ${p.small} of ${p.tested} at p < 0.01`
+    : "";
+  const rounds = [...new Set(o.results.cells.map((x) => x.repetitions.length))].join("/");
+  return `nginx CPU/request ${cpu.verdict}${estimate}${elsewhere}; rounds ${rounds}; ${Math.round(o.seconds)} s; ${stealWords(o.results)}; ${o.root}`;
+}
+
+/** A compared primary metric: some cell's CPU per request tested, or shown with its interval. */
+function primaryCompared(c: Comparison | undefined): boolean {
+  return (c?.cells ?? []).some((cell) =>
+    cell.metrics.some((m) => m.metric === "cpuPerRequest" && m.p !== undefined),
+  );
+}
+
+function summary(which: Case, matrix: Matrix, outcomes: readonly RealOutcome[]): string[] {
+  const n = outcomes.length;
+  const verdicts = outcomes.map((o) => (o.comparison ? nginxCpu(o.comparison).verdict : "not compared"));
+  const decided = verdicts.filter((v) => v !== "inconclusive" && v !== "not compared").length;
+  const seconds = outcomes.map((o) => o.seconds);
+  const lines = [
+    `${rate(`${which}, matrix ${matrix}: nginx CPU/request decided`, decided, n)}; regressed ${verdicts.filter((v) => v === "regressed").length}`,
+    `  ${rate("runs without a compared CPU per request", outcomes.filter((o) => !primaryCompared(o.comparison)).length, n)}`,
+    `  time to the verdict: median ${Math.round(median(seconds) ?? 0)} s, ${Math.round(Math.min(...seconds))}-${Math.round(Math.max(...seconds))} s`,
+  ];
+  if (which !== "aa") return lines;
+  const p = outcomes.flatMap((o) => (o.results ? [smallP(o.results)] : []));
+  const sum = (k: "small" | "tested") => p.reduce((t, x) => t + x[k], 0);
+  lines.push(
+    `  ${rate("runs with any regressed or improved", outcomes.filter((o) => o.comparison && falseAlarm(o.comparison)).length, n)}`,
+  );
+  lines.push(`  ${rate("with every metric tested, metrics at p < 0.01", sum("small"), sum("tested"))}`);
+  return lines;
 }
 
 async function real(runs: number): Promise<void> {
@@ -182,27 +258,40 @@ async function real(runs: number): Promise<void> {
     const v = flag(f);
     return v === undefined ? [] : [f, v];
   });
+  const parent = flag("--keep") ?? os.tmpdir();
+  await mkdir(parent, { recursive: true });
   for (const matrix of matrices) {
     for (const which of cases) {
-      const verdicts: string[] = [];
-      let alarmed = 0;
+      const outcomes: RealOutcome[] = [];
       for (let i = 0; i < runs; i++) {
-        const outcome = await realRun(which, matrix, extra);
-        if (outcome.comparison && falseAlarm(outcome.comparison)) alarmed += 1;
-        console.log(`    ${which}, ${matrix}, run ${i + 1}: ${describe(which, outcome)}`);
-        if (outcome.comparison) verdicts.push(nginxCpu(outcome.comparison).verdict);
+        const outcome = await readOutcome(await realRun(which, matrix, extra, parent));
+        console.log(`    ${which}, ${matrix}, run ${i + 1}: ${describe(outcome)}`);
+        outcomes.push(outcome);
       }
-      const decided = verdicts.filter((v) => v !== "inconclusive" && v !== "not compared").length;
-      const alarms =
-        which === "aa"
-          ? `; ${rate("any regressed or improved", alarmed, runs)}`
-          : `, regressed ${verdicts.filter((v) => v === "regressed").length}`;
-      console.log(`${rate(`${which}, matrix ${matrix}: nginx CPU/request decided`, decided, runs)}${alarms}`);
+      console.log(summary(which, matrix, outcomes).join("\n"));
     }
   }
 }
 
+/** Every run kept under `dir` (its decide.json), counted again by case and matrix. */
+async function reread(dir: string): Promise<void> {
+  const entries = await readdir(dir);
+  const roots = entries.filter((name) => existsSync(path.join(dir, name, RECORD)));
+  const outcomes = await Promise.all(roots.map((name) => readOutcome(path.join(dir, name))));
+  const started = (o: RealOutcome) => Date.parse(o.results?.cells[0]?.repetitions[0]?.startedAt ?? "") || 0;
+  outcomes.sort((a, b) => started(a) - started(b));
+  for (const matrix of Object.keys(MATRICES) as Matrix[])
+    for (const which of CASES) {
+      const these = outcomes.filter((o) => o.case === which && o.matrix === matrix);
+      if (these.length === 0) continue;
+      these.forEach((o, i) => console.log(`    ${which}, ${matrix}, run ${i + 1}: ${describe(o)}`));
+      console.log(summary(which, matrix, these).join("\n"));
+    }
+}
+
 async function main(): Promise<void> {
+  const again = flag("--reread");
+  if (again !== undefined) return reread(again);
   const n = count("--simulate", 1000);
   if (n > 0) simulate(n);
   const runs = count("--runs", 1);

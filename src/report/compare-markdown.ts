@@ -118,9 +118,13 @@ function shownText(m: ShownMetric): string {
   return `not tested (--test-metrics)${could}`;
 }
 
-/** ` (2 rounds left out: steal)`: the rounds a figure holding stolen time was not tested on. */
+/** ` (2 rounds left out: steal; 1 round left out: noisy)`: the rounds a figure was not tested on. */
 function stolenText(m: MetricComparison): string {
-  return m.stolenRounds === undefined ? "" : ` (${plural(m.stolenRounds, "round")} left out: steal)`;
+  const out = [
+    ...(m.stolenRounds === undefined ? [] : [`${plural(m.stolenRounds, "round")} left out: steal`]),
+    ...(m.noisyRounds === undefined ? [] : [`${plural(m.noisyRounds, "round")} left out: noisy`]),
+  ];
+  return out.length === 0 ? "" : ` (${out.join("; ")})`;
 }
 
 /**

@@ -124,6 +124,8 @@ export interface MetricComparison extends MetricShown {
   detectablePct?: number;
   /** Paired: rounds left out of this test for steal above the noise limit (the figure holds it). */
   stolenRounds?: number;
+  /** Paired: rounds left out of this test because a side's repetition stayed noisy after its tries. */
+  noisyRounds?: number;
 }
 
 /** Which cell: its id and what the id is made of. */
@@ -286,11 +288,20 @@ function machineNotes({ environment: b }: Results, { environment: h }: Results):
   ];
 }
 
+/**
+ * Whether a side can be compared: `ok`, or, paired, `noisy` with some repetition that was not
+ * (its noisy rounds are left out of every test, src/stats/tested-metrics.ts).
+ */
+function comparable(cell: Cell, paired: boolean): boolean {
+  if (cell.status === "ok") return true;
+  return paired && cell.status === "noisy" && cell.repetitions.some((r) => r.status === "ok");
+}
+
 /** Why a pair of cells cannot be compared; undefined when it can. */
-function cannotCompare(base: Cell, head: Cell): string | undefined {
+function cannotCompare(base: Cell, head: Cell, paired: boolean): string | undefined {
   const problems: string[] = [];
-  if (base.status !== "ok") problems.push(`base is ${describeStatus(base)}`);
-  if (head.status !== "ok") problems.push(`head is ${describeStatus(head)}`);
+  if (!comparable(base, paired)) problems.push(`base is ${describeStatus(base)}`);
+  if (!comparable(head, paired)) problems.push(`head is ${describeStatus(head)}`);
   if (problems.length === 0 && (base.repetitions.length === 0 || head.repetitions.length === 0)) {
     problems.push("no measured repetitions");
   }
@@ -302,14 +313,14 @@ interface Matched {
   notCompared: NotCompared[];
 }
 
-/** Joins head cells to base cells on their key (the id without the variant). */
-function matchCells(baseCells: readonly Cell[], headCells: readonly Cell[]): Matched {
+/** Joins head cells to base cells on their key (the id without the variant); `paired`: by round. */
+function matchCells(baseCells: readonly Cell[], headCells: readonly Cell[], paired: boolean): Matched {
   const byKey = new Map(baseCells.map((c) => [cellKey(c), c]));
   const headKeys = new Set(headCells.map((c) => cellKey(c)));
   const out: Matched = { pairs: [], notCompared: [] };
   for (const head of headCells) {
     const base = byKey.get(cellKey(head));
-    const reason = base === undefined ? "only in head (new cell)" : cannotCompare(base, head);
+    const reason = base === undefined ? "only in head (new cell)" : cannotCompare(base, head, paired);
     if (base === undefined || reason !== undefined)
       out.notCompared.push({ ...where(head), reason: reason ?? "" });
     else out.pairs.push({ base, head });
@@ -444,7 +455,7 @@ function unpairedMetric(
  * the family. Labelled unpaired.
  */
 export function compareResults(base: Results, head: Results, options: CompareOptions = {}): Comparison {
-  const matched = matchCells(base.cells, head.cells);
+  const matched = matchCells(base.cells, head.cells, false);
   const level = familyLevel(options);
   const tested = options.testedMetrics ?? testedSet(head.settings);
   const perCell = matched.pairs.map((p) =>
@@ -642,6 +653,10 @@ function pairedMetric(
     out.why += `; ${stolenWords(m, steal.limit)}`;
     out.stolenRounds = m.stolen.length;
   }
+  if (m.noisy.length > 0) {
+    out.why += `; ${m.noisy.length} of ${plural(m.rounds, "round")} left out: noisy (other processes' CPU on the benchmark's cores, still after its tries)`;
+    out.noisyRounds = m.noisy.length;
+  }
   if (planned) out.look = judged.look + 1;
   if (j.more !== undefined) out.more = j.more;
   if (j.verdict === "inconclusive" && j.detectablePct !== undefined) out.detectablePct = j.detectablePct;
@@ -680,7 +695,7 @@ export function compareVariants(
 ): Comparison {
   const [baseName, headName] = pickVariants(results, options);
   const of = (name: string) => results.cells.filter((c) => c.variant === name);
-  const matched = matchCells(of(baseName), of(headName));
+  const matched = matchCells(of(baseName), of(headName), true);
   const level = familyLevel(options);
   const tested = options.testedMetrics ?? testedSet(results.settings);
   const steal = stealRuleOf(results);
@@ -730,8 +745,21 @@ export function compareVariants(
       ...pairedNotes(cells, members, plan.looks, level, results.settings.study),
       ...stealNotes(compared, steal),
       ...stolenRoundNotes(all, steal),
+      ...noisyRoundNotes(all, cells),
     ],
   };
+}
+
+/** The rounds left out of every test of a cell: a side's repetition stayed noisy after its tries. */
+function noisyRoundNotes(members: readonly PairedMember[], cells: readonly CellComparison[]): string[] {
+  const hit = cells.flatMap((cell, c) => {
+    const m = members.find((x) => x.cell === c && x.noisy.length > 0);
+    return m ? [`${cell.id} (${m.noisy.length} of ${plural(m.rounds, "round")})`] : [];
+  });
+  if (hit.length === 0) return [];
+  return [
+    `Rounds where a side's repetition stayed noisy after its tries (other processes' CPU on the benchmark's cores) were left out of every test of their cell, its other rounds compared: ${hit.join(", ")}.`,
+  ];
 }
 
 /** The steal of these cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */

@@ -56,6 +56,8 @@ export function testedSet(settings: {
 interface MeasuredRepetition {
   index: number;
   round?: number | undefined;
+  /** `noisy`: still noisy after its tries; its round is left out of every paired test. */
+  status?: string | undefined;
   rps: number;
   latencyMs: Record<"mean" | "p50" | "p99", number>;
   noise?: { steal: number } | undefined;
@@ -137,27 +139,31 @@ interface StolenRound {
 
 /**
  * Pairs of one metric by round, in round order; rounds measured on one side only are left out,
- * and so, under a steal rule, are rounds with steal above its limit when the metric holds it.
+ * and so are rounds where either side's repetition stayed noisy after its tries (other
+ * processes' CPU on the benchmark's cores: every figure holds it), and, under a steal rule,
+ * rounds with steal above its limit when the metric holds it.
  */
 function pairsByRound(
   base: MeasuredCell,
   head: MeasuredCell,
   metric: CompareMetric,
   steal?: StealRule,
-): { pairs: RoundPair[]; stolen: StolenRound[] } {
+): { pairs: RoundPair[]; stolen: StolenRound[]; noisy: number[] } {
   const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
   const holds = steal !== undefined && holdsSteal(metric, steal.accounting);
   const pairs: RoundPair[] = [];
   const stolen: StolenRound[] = [];
+  const noisy: number[] = [];
   for (const b of base.repetitions) {
     const round = b.round ?? b.index;
     const h = headByRound.get(round);
     if (h === undefined) continue;
     const most = Math.max(stealOf(b), stealOf(h));
-    if (holds && most > steal.limit) stolen.push({ round, steal: most });
+    if (b.status === "noisy" || h.status === "noisy") noisy.push(round);
+    else if (holds && most > steal.limit) stolen.push({ round, steal: most });
     else pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
   }
-  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen };
+  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen, noisy: noisy.sort((x, y) => x - y) };
 }
 
 /** One tested metric of one cell, paired by round. */
@@ -168,6 +174,8 @@ export interface PairedMember {
   pairs: RoundPair[];
   /** Rounds left out for steal above the limit (the metric holds stolen time). */
   stolen: StolenRound[];
+  /** Rounds left out because a side's repetition stayed noisy after its tries. */
+  noisy: number[];
   /** Rounds the cell measured (its last round + 1). */
   rounds: number;
   /** Every value positive, so every pair has a log ratio. */
@@ -183,13 +191,14 @@ export function pairedMembers(
   steal?: StealRule,
 ): PairedMember[] {
   return specs.map((spec) => {
-    const { pairs, stolen } = pairsByRound(base, head, spec.metric, steal);
-    const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round));
+    const { pairs, stolen, noisy } = pairsByRound(base, head, spec.metric, steal);
+    const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round), ...noisy);
     return {
       cell,
       spec,
       pairs,
       stolen,
+      noisy,
       rounds: last + 1,
       usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0),
     };
