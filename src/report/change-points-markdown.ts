@@ -2,7 +2,7 @@ import { markdownTable } from "markdown-table";
 import { MIN_POINTS, type ChangeSettings } from "../changes/find.js";
 import type { ChangePoint, HistoryCommit, SeriesChanges } from "../changes/types.js";
 import { escapeMarkdown } from "../render/escape.js";
-import { formatPercent, plural } from "./format.js";
+import { formatPercent, plural } from "../render/format.js";
 import { heading } from "./markdown.js";
 
 /**

@@ -1,13 +1,7 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "../render/escape.js";
-import {
-  formatAlpha,
-  formatConfidence,
-  formatMetric,
-  formatPercent,
-  formatPValue,
-  plural,
-} from "./format.js";
+import { formatAlpha, formatConfidence, formatPercent, formatPValue, plural } from "../render/format.js";
+import { formatMetric } from "./cells.js";
 import {
   comparisonHeadline,
   type CellComparison,

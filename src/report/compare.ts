@@ -36,7 +36,7 @@ import { UserError } from "../util/errors.js";
 import { withoutUndefined } from "../util/objects.js";
 import type { HistoryCell, RunHistory } from "./compare-history.js";
 import { displayReasons } from "./model.js";
-import { formatAlpha, formatConfidence, plural } from "./format.js";
+import { formatAlpha, formatConfidence, plural } from "../render/format.js";
 import { percentChange } from "./tables.js";
 
 /**

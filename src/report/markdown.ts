@@ -1,17 +1,8 @@
 import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
 import { escapeMarkdown, MARKDOWN, type Markup } from "../render/escape.js";
-import {
-  cellText,
-  changeText,
-  comparisonGrid,
-  deltaText,
-  formatAlpha,
-  formatMetric,
-  formatMs,
-  plural,
-  WITHIN_NOISE,
-} from "./format.js";
+import { formatAlpha, formatMs, plural } from "../render/format.js";
+import { cellText, changeText, comparisonGrid, deltaText, formatMetric, WITHIN_NOISE } from "./cells.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
 import type { Difference, DifferenceFamily } from "./differences.js";
 import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost } from "./tables.js";

@@ -15,7 +15,7 @@ import {
 } from "./compare.js";
 import { renderComparisonMarkdown } from "./compare-markdown.js";
 import { escapeMarkdown } from "../render/escape.js";
-import { plural } from "./format.js";
+import { plural } from "../render/format.js";
 import { renderMarkdownReport } from "./markdown.js";
 import { describeLayout } from "./model.js";
 import { pickDefined } from "../util/objects.js";

@@ -4,7 +4,7 @@ import { withChanges } from "../../report/changes.js";
 import { stealRuleOf } from "../../stats/steal.js";
 import { compareVariants, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../render/escape.js";
-import { formatPercent, plural } from "../../report/format.js";
+import { formatPercent, plural } from "../../render/format.js";
 import {
   describeLoad,
   heading,
