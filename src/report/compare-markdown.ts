@@ -10,7 +10,7 @@ import {
   type RunInfo,
   type ShownMetric,
 } from "./compare.js";
-import { heading } from "./markdown.js";
+import { heading } from "../render/markdown.js";
 import { DETECTION_POWER } from "../stats/paired.js";
 
 export interface ComparisonMarkdownOptions {

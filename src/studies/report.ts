@@ -4,7 +4,8 @@ import { judgeDifferences, measuredTogether, type DifferenceMember } from "../re
 import { formatCount, formatMs, formatRps, plural } from "../render/format.js";
 import { changeText } from "../report/cells.js";
 import { stealRuleOf, type StealRule } from "../stats/steal.js";
-import { describeLoad, heading, noiseNote, skippedText } from "../report/markdown.js";
+import { heading } from "../render/markdown.js";
+import { describeLoad, noiseNote, skippedText } from "../report/markdown.js";
 import {
   buildHeader,
   cellColumn,

@@ -5,12 +5,8 @@ import { stealRuleOf } from "../../stats/steal.js";
 import { compareVariants, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../render/escape.js";
 import { formatPercent, plural } from "../../render/format.js";
-import {
-  describeLoad,
-  heading,
-  renderGroupNotes,
-  renderLatencyTableMarkdown,
-} from "../../report/markdown.js";
+import { heading } from "../../render/markdown.js";
+import { describeLoad, renderGroupNotes, renderLatencyTableMarkdown } from "../../report/markdown.js";
 import { cellColumn, type ReportColumn, type ReportGroup } from "../../report/model.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
 import { DEFAULT_ALPHA } from "../../stats/tested-metrics.js";
