@@ -3,12 +3,12 @@ import { renderCountedComparison } from "../instructions/compare-markdown.js";
 import { renderInstructionsMarkdown } from "../instructions/report.js";
 import type { InstructionsResults } from "../instructions/schema.js";
 import { cellRunners } from "../results/merge.js";
+import { variantNames } from "../results/variants.js";
 import type { Results } from "../results/schema.js";
 import { formatCores } from "../runner/cpus.js";
 import {
   compareResults,
   compareVariants,
-  variantNames,
   type CompareOptions,
   type Comparison,
   type Verdict,
