@@ -8,8 +8,22 @@ import { PROJECT_ROOT } from "../../../src/util/paths.js";
 
 const SRC = path.join(PROJECT_ROOT, "src");
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g;
-/** The floor under the table: folders that import nothing of src/, then results. */
+/**
+ * The floor under the table: folders that import nothing of src/, then results. Here, not in the
+ * docs: a folder of the floor that imports another folder (render, the reports' primitives,
+ * importing a measurement) fails whatever the docs say.
+ */
 const BOTTOM: Record<string, string[]> = { util: [], stats: [], github: [], render: [], results: ["util"] };
+/**
+ * The arrows against the floors left, each row's folder and the later rows' folders it imports:
+ * another fails even when the table names it, and one that is gone must be dropped from here.
+ */
+const AGAINST_LEFT: Record<string, string[]> = {
+  // the type of the change points publish writes to changes.js
+  publish: ["changes"],
+  // a study run's table in the PR comment
+  report: ["studies"],
+};
 /** On top, importing any folder. */
 const TOP = "commands";
 
@@ -54,11 +68,15 @@ interface LayerRow {
   against: Array<{ folder: string; files: string[] }>;
 }
 
-function layerRows(): LayerRow[] {
+/** docs/ARCHITECTURE.md's section on the layers. */
+function layersSection(): string {
   const docs = readFileSync(path.join(PROJECT_ROOT, "docs", "ARCHITECTURE.md"), "utf8");
   const start = docs.indexOf("## Layers");
-  const section = docs.slice(start, docs.indexOf("\n## ", start + 1));
-  return section
+  return docs.slice(start, docs.indexOf("\n## ", start + 1));
+}
+
+function layerRows(): LayerRow[] {
+  return layersSection()
     .split("\n")
     .filter((line) => /^\| `\w+` \|/.test(line))
     .map((line) => {
@@ -88,8 +106,11 @@ describe("docs/ARCHITECTURE.md's layers are the imports between src/'s folders",
   });
 
   it("the floor under the table imports what the text says", () => {
-    for (const [folder, imports] of Object.entries(BOTTOM))
+    const text = layersSection().split("\n| folder |")[0]!;
+    for (const [folder, imports] of Object.entries(BOTTOM)) {
+      expect(text, folder).toContain(`\`${folder}\``);
       expect([...actual.get(folder)!], folder).toEqual(imports);
+    }
   });
 
   it("each row lists exactly the folders its files import", () => {
@@ -110,6 +131,13 @@ describe("docs/ARCHITECTURE.md's layers are the imports between src/'s folders",
         expect(a.files.sort(), `${row.folder} -> ${a.folder}`).toEqual(filesImporting(row.folder, a.folder));
       }
     }
+  });
+
+  it("no arrow runs against the floors but the ones left, each still there", () => {
+    const against = rows
+      .filter((row) => row.against.length > 0)
+      .map((row) => [row.folder, row.against.map((a) => a.folder).sort()]);
+    expect(Object.fromEntries(against)).toEqual(AGAINST_LEFT);
   });
 });
 
