@@ -1,5 +1,5 @@
 import { markdownTable } from "markdown-table";
-import type { ChangePoint, SeriesChanges } from "../changes/types.js";
+import type { ChangePoint, SeriesChanges } from "../publish/change-points.js";
 import { compareUrl } from "../github/identifiers.js";
 import { plainTitle } from "../github/issue-body.js";
 import type { IssueItem } from "../github/issues.js";

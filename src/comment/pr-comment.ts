@@ -12,12 +12,12 @@ import {
   type CompareOptions,
   type Comparison,
   type Verdict,
-} from "./compare.js";
-import { renderComparisonMarkdown } from "./compare-markdown.js";
+} from "../report/compare.js";
+import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { escapeMarkdown } from "../render/escape.js";
 import { plural } from "../render/format.js";
-import { renderMarkdownReport } from "./markdown.js";
-import { describeLayout } from "./model.js";
+import { renderMarkdownReport } from "../report/markdown.js";
+import { describeLayout } from "../report/model.js";
 import { pickDefined } from "../util/objects.js";
 
 /**
