@@ -35,7 +35,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_MIN_CHANGE_PCT } from "../src/changes/find.js";
-import type { SeriesChanges } from "../src/changes/types.js";
+import type { SeriesChanges } from "../src/publish/change-points.js";
 import { serializeDataJs, type BenchEntry, type BenchmarkData } from "../src/publish/datajs.js";
 import { TOOL_BIGGER, TOOL_SMALLER } from "../src/publish/entries.js";
 import { mulberry32 } from "../src/runner/rounds.js";

@@ -18,8 +18,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { command as proxybench } from "./ab-real-pr.js";
-import { loadCommentRuns } from "../src/report/comment-runs.js";
-import { buildPrComment, type PrComment } from "../src/report/pr-comment.js";
+import { loadCommentRuns } from "../src/comment/comment-runs.js";
+import { buildPrComment, type PrComment } from "../src/comment/pr-comment.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
 
 const EXTRA_LINE = " proxy_set_header X-Trace $request_id;";

@@ -32,7 +32,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { cellText, changeText } from "../src/report/format.js";
+import { cellText, changeText } from "../src/report/cells.js";
 import { buildReport, type ReportColumn, type ReportGroup } from "../src/report/model.js";
 import { comparisonTable } from "../src/report/tables.js";
 import { readResults } from "../src/results/io.js";

@@ -31836,7 +31836,7 @@ async function writeJobSummary(markdown, env = process.env) {
   return true;
 }
 
-// src/report/comment-runs.ts
+// src/comment/comment-runs.ts
 import { existsSync as existsSync3 } from "node:fs";
 import { readdir as readdir4, stat as stat5 } from "node:fs/promises";
 import path8 from "node:path";
@@ -51815,1115 +51815,7 @@ function refuseUnknownVersion(file2, data) {
   );
 }
 
-// src/stats/history.ts
-function historyP(head, reference) {
-  const logs = [...reference, head].map(Math.log);
-  const centre = median(logs);
-  const far = Math.abs(Math.log(head) - centre);
-  const asFar = logs.filter((x) => Math.abs(x - centre) >= far * (1 - 1e-12)).length;
-  return asFar / logs.length;
-}
-function runsNeededFor(level) {
-  return Math.max(1, Math.ceil(1 / level - 1 - 1e-9));
-}
-
-// src/stats/holm.ts
-function holm(pValues, alpha) {
-  const m = pValues.length;
-  const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
-  const rejected = new Array(m).fill(false);
-  const levels = new Array(m).fill(alpha);
-  let step = 0;
-  while (step < m) {
-    const level = alpha / (m - step);
-    const next = order[step];
-    if (next.p > level) break;
-    rejected[next.i] = true;
-    levels[next.i] = level;
-    step += 1;
-  }
-  const stoppedAt = step < m ? alpha / (m - step) : alpha;
-  for (let k = step; k < m; k++) levels[order[k].i] = stoppedAt;
-  return { rejected, levels };
-}
-
-// src/stats/verdict.ts
-var MOST_ADVISED = 200;
-function signedPct(x) {
-  return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
-}
-function decideVerdict(input2) {
-  const { estimatePct, ci, biggerIsBetter, thresholdPct: t, n, nNeeded, unit, rejected } = input2;
-  if (estimatePct === void 0) return { verdict: "inconclusive", why: "no % change: a value is zero" };
-  if (ci === void 0) {
-    const more2 = Math.max(1, nNeeded - n);
-    return {
-      verdict: "inconclusive",
-      why: `no interval at this confidence with ${n} ${unit}: about ${more2} more ${unit} would give one`,
-      more: more2
-    };
-  }
-  const intervalExcludesZero = ci[0] > 0 || ci[1] < 0;
-  const excludesZero = intervalExcludesZero && rejected !== false;
-  const reaches = Math.abs(estimatePct) >= t;
-  if (excludesZero && reaches && Math.sign(estimatePct) === Math.sign(ci[0])) {
-    const better = biggerIsBetter ? estimatePct > 0 : estimatePct < 0;
-    return {
-      verdict: better ? "improved" : "regressed",
-      why: `interval excludes 0 and the change reaches ${t}%`
-    };
-  }
-  if (ci[0] >= -t && ci[1] <= t) return { verdict: "unchanged", why: `interval within ±${t}%` };
-  const why = [
-    excludesZero ? `change ${signedPct(estimatePct)} below ${t}%` : intervalExcludesZero ? "the test does not reject no change at its level" : "interval includes 0",
-    `interval [${signedPct(ci[0])}, ${signedPct(ci[1])}] not within ±${t}%`
-  ];
-  const more = moreToDecide(estimatePct, ci, t, n);
-  if (more === void 0) why.push(`more ${unit} are unlikely to decide it`);
-  else why.push(`about ${more} more ${unit} would decide it`);
-  return { verdict: "inconclusive", why: why.join("; "), ...more !== void 0 ? { more } : {} };
-}
-function moreToDecide(estimatePct, ci, thresholdPct, n) {
-  const halfWidth = (ci[1] - ci[0]) / 2;
-  const room = Math.abs(estimatePct) >= thresholdPct ? Math.abs(estimatePct) : thresholdPct - Math.abs(estimatePct);
-  if (room <= 0 || halfWidth <= 0) return void 0;
-  const needed = Math.ceil(n * (halfWidth / room) ** 2);
-  const more = Math.max(1, needed - n);
-  return more > MOST_ADVISED ? void 0 : more;
-}
-
-// src/stats/wilcoxon.ts
-var EXACT_MAX_PAIRS = 50;
-function signedRanks(differences) {
-  const nonZero = differences.filter((d) => d !== 0);
-  const order = nonZero.map((d, i) => ({ abs: Math.abs(d), i })).sort((a, b) => a.abs - b.abs);
-  const ranks = new Array(nonZero.length);
-  for (let start = 0; start < order.length; ) {
-    let end = start;
-    while (end + 1 < order.length && order[end + 1].abs === order[start].abs) end += 1;
-    const mid = (start + end + 2) / 2;
-    for (let k = start; k <= end; k++) ranks[order[k].i] = mid;
-    start = end + 1;
-  }
-  return nonZero.map((d, i) => ({ rank: ranks[i], positive: d > 0 }));
-}
-function signedRankCounts(ranks) {
-  const doubled = ranks.map((r) => Math.round(r * 2));
-  const total = doubled.reduce((a, b) => a + b, 0);
-  let counts = new Array(total + 1).fill(0);
-  counts[0] = 1;
-  for (const r of doubled) {
-    const next = counts.slice();
-    for (let t = r; t <= total; t++) next[t] += counts[t - r];
-    counts = next;
-  }
-  return counts;
-}
-function wilcoxonSignedRank(differences) {
-  const signed3 = signedRanks(differences);
-  const n = signed3.length;
-  const wPlus = signed3.filter((s) => s.positive).reduce((a, s) => a + s.rank, 0);
-  if (n === 0) return { wPlus: 0, n: 0, p: 1, method: "exact" };
-  const ranks = signed3.map((s) => s.rank);
-  const total = ranks.reduce((a, b) => a + b, 0);
-  if (n <= EXACT_MAX_PAIRS) {
-    const counts = signedRankCounts(ranks);
-    const all = 2 ** n;
-    const low = Math.min(wPlus, total - wPlus) * 2;
-    let tail = 0;
-    for (let t = 0; t <= Math.round(low); t++) tail += counts[t] ?? 0;
-    return { wPlus, n, p: Math.min(1, 2 * tail / all), method: "exact" };
-  }
-  const mean = total / 2;
-  const variance = ranks.reduce((a, r) => a + r * r, 0) / 4;
-  const z3 = (Math.abs(wPlus - mean) - 0.5) / Math.sqrt(variance);
-  return {
-    wPlus,
-    n,
-    p: Math.min(1, 2 * (1 - cumulativeStdNormalProbability(Math.max(0, z3)))),
-    method: "normal"
-  };
-}
-function minimumSignedRankP(n) {
-  return n <= 0 ? 1 : Math.min(1, 2 / 2 ** n);
-}
-function pairsNeededFor(alpha) {
-  let n = 1;
-  while (minimumSignedRankP(n) > alpha * (1 + 1e-9) && n < 64) n += 1;
-  return n;
-}
-function walshIntervalRank(n, confidence) {
-  const tail = (1 - confidence) / 2;
-  if (n <= EXACT_MAX_PAIRS) {
-    const counts = signedRankCounts(Array.from({ length: n }, (_, i) => i + 1));
-    const all = 2 ** n;
-    let cumulative = 0;
-    let k = 0;
-    for (let t = 0; 2 * t < counts.length; t++) {
-      const next = cumulative + (counts[2 * t] ?? 0) / all;
-      if (next > tail + 1e-12) break;
-      cumulative = next;
-      k = t + 1;
-    }
-    return { k, confidence: k === 0 ? 0 : 1 - 2 * cumulative };
-  }
-  const m = n * (n + 1) / 4;
-  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
-  return { k: Math.max(0, Math.floor(m - probit(1 - tail) * sd)), confidence };
-}
-function hodgesLehmannPaired(differences, confidence = 0.95) {
-  const n = differences.length;
-  if (n === 0) return void 0;
-  const walsh = [];
-  for (let i = 0; i < n; i++) for (let j = i; j < n; j++) walsh.push((differences[i] + differences[j]) / 2);
-  walsh.sort((a, b) => a - b);
-  const out = { estimate: median(walsh) };
-  const { k, confidence: reached } = walshIntervalRank(n, confidence);
-  if (k >= 1 && k <= walsh.length) {
-    out.low = walsh[k - 1];
-    out.high = walsh[walsh.length - k];
-    out.confidence = reached;
-  }
-  return out;
-}
-
-// src/stats/paired.ts
-function toPct(logRatio) {
-  return (Math.exp(logRatio) - 1) * 100;
-}
-function judgePaired(logRatios2, at) {
-  const test = wilcoxonSignedRank(logRatios2);
-  const n = logRatios2.length;
-  const hl = hodgesLehmannPaired(logRatios2, 1 - at.level);
-  const ci = hl?.low !== void 0 && hl.high !== void 0 ? [toPct(hl.low), toPct(hl.high)] : void 0;
-  const decided = decideVerdict({
-    estimatePct: hl === void 0 ? void 0 : toPct(hl.estimate),
-    ci,
-    biggerIsBetter: at.biggerIsBetter,
-    thresholdPct: at.thresholdPct,
-    n,
-    nNeeded: pairsNeededFor(at.level),
-    unit: "rounds",
-    ...at.rejected !== void 0 ? { rejected: at.rejected } : {}
-  });
-  const out = {
-    n,
-    p: test.p,
-    method: test.method,
-    verdict: decided.verdict,
-    why: decided.why
-  };
-  if (hl !== void 0) out.estimatePct = toPct(hl.estimate);
-  if (ci !== void 0 && hl?.low !== void 0 && hl.high !== void 0) {
-    out.ci = ci;
-    if (hl.confidence !== void 0) out.confidence = hl.confidence;
-    out.detectablePct = detectableChange(
-      hl.estimate,
-      [hl.low, hl.high],
-      at.thresholdPct,
-      powerScale(at.level)
-    );
-  }
-  if (decided.more !== void 0) out.more = decided.more;
-  return out;
-}
-var DETECTION_POWER = 0.8;
-function powerScale(level, power = DETECTION_POWER) {
-  const z3 = probit(1 - level / 2);
-  return (z3 + probit(power)) / z3;
-}
-function detectableChange(estimate, interval2, thresholdPct, scale = 1) {
-  const wider = Math.max(estimate - interval2[0], interval2[1] - estimate);
-  return Math.max(thresholdPct, toPct(wider * scale));
-}
-
-// src/stats/steal.ts
-var DEFAULT_NOISE_LIMIT = 0.05;
-function stealRuleOf(results) {
-  return {
-    limit: results.settings.noiseLimit ?? DEFAULT_NOISE_LIMIT,
-    accounting: results.environment.stealAccounting ?? "unknown"
-  };
-}
-function holdsSteal(metric, accounting) {
-  if (metric === "peakMemory") return false;
-  if (metric === "cpuPerRequest") return accounting !== "excluded";
-  return true;
-}
-function stealOf(r) {
-  return r.noise?.steal ?? 0;
-}
-function stealToName(steals, rule) {
-  return steals.some((s) => s > rule.limit);
-}
-function describeStealRange(steals) {
-  const low = Math.min(...steals);
-  const high = Math.max(...steals);
-  const range = low === high ? "" : ` (${low.toFixed(2)}-${high.toFixed(2)})`;
-  return `${median([...steals]).toFixed(2)} core${range}`;
-}
-function cpuStealWords(accounting) {
-  if (accounting === "excluded")
-    return "CPU per request leaves it out (the kernel takes stolen time off the proxy's run time: CONFIG_PARAVIRT_TIME_ACCOUNTING)";
-  if (accounting === "included")
-    return "CPU per request holds it too (this kernel counts stolen time as the task's: no CONFIG_PARAVIRT_TIME_ACCOUNTING, or no-steal-acc)";
-  return "CPU per request is taken to hold it too (the kernel's steal accounting is unknown)";
-}
-
-// src/stats/tested-metrics.ts
-var DEFAULT_THRESHOLD_PCT = 5;
-var DEFAULT_ALPHA = 0.05;
-var COMPARE_METRICS = [
-  { metric: "rps", label: "Requests/sec", biggerIsBetter: true },
-  { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
-  { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
-  { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false },
-  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)", biggerIsBetter: false },
-  { metric: "peakMemory", label: "Proxy peak memory (MiB)", biggerIsBetter: false }
-];
-var ALL_METRICS = COMPARE_METRICS.map((s) => s.metric);
-function testedSet(settings) {
-  return settings.testedMetrics ?? ALL_METRICS;
-}
-function metricValue(r, metric) {
-  if (metric === "cpuPerRequest") return r.proxyCost?.cpuPerRequestUs ?? NaN;
-  if (metric === "peakMemory") return r.proxyCost?.peakMemoryMiB ?? NaN;
-  return metric === "rps" ? r.rps : r.latencyMs[metric];
-}
-function measuredIn(spec, cells) {
-  return cells.every((c) => c.repetitions.every((r) => Number.isFinite(metricValue(r, spec.metric))));
-}
-function fixedByLoad(spec, load) {
-  return spec.metric === "rps" && load.model === "constant-arrival-rate";
-}
-function runningMaximum(spec, cells) {
-  return spec.metric === "peakMemory" && cells.some((c) => c.repetitions.some((r) => r.proxyCost?.peakSince === "start"));
-}
-function testedSpecs(load, tested, ...cells) {
-  return COMPARE_METRICS.filter(
-    (spec) => tested.includes(spec.metric) && !fixedByLoad(spec, load) && measuredIn(spec, cells) && !runningMaximum(spec, cells)
-  );
-}
-function pairsByRound(base, head, metric, steal) {
-  const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
-  const holds = steal !== void 0 && holdsSteal(metric, steal.accounting);
-  const pairs = [];
-  const stolen = [];
-  for (const b of base.repetitions) {
-    const round = b.round ?? b.index;
-    const h = headByRound.get(round);
-    if (h === void 0) continue;
-    const most = Math.max(stealOf(b), stealOf(h));
-    if (holds && most > steal.limit) stolen.push({ round, steal: most });
-    else pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
-  }
-  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen };
-}
-function pairedMembers(base, head, cell, specs, steal) {
-  return specs.map((spec) => {
-    const { pairs, stolen } = pairsByRound(base, head, spec.metric, steal);
-    const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round));
-    return {
-      cell,
-      spec,
-      pairs,
-      stolen,
-      rounds: last + 1,
-      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0)
-    };
-  });
-}
-function logRatios(pairs) {
-  return pairs.map((p) => Math.log(p.head / p.base));
-}
-
-// src/results/protocols.ts
-function usesTls(protocol) {
-  return overTls(protocol) !== void 0;
-}
-
-// src/stats/sequential.ts
-function fewestRounds(alpha, tests) {
-  return pairsNeededFor(alpha / Math.max(1, tests));
-}
-
-// src/report/differences.ts
-function measuredSpan(cell) {
-  const starts = cell.repetitions.map((r) => Date.parse(r.startedAt));
-  const last = cell.repetitions[starts.indexOf(Math.max(...starts))];
-  return [Math.min(...starts), Math.max(...starts) + (last?.durationS ?? 0) * 1e3];
-}
-function measuredTogether(a, b) {
-  if (a.runner !== b.runner) return false;
-  if (a.repetitions.length < 2 || b.repetitions.length < 2) return true;
-  const [aFrom, aTo] = measuredSpan(a);
-  const [bFrom, bTo] = measuredSpan(b);
-  return aFrom <= bTo && bFrom <= aTo;
-}
-function byRound(cell) {
-  return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
-}
-function stolenRound(member, b, o) {
-  const limit = member.stealLimit;
-  return limit !== void 0 && (stealOf(b) > limit || stealOf(o) > limit);
-}
-function pairOf(member) {
-  const others = byRound(member.other);
-  const pairs = [];
-  let stolen = 0;
-  for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
-    const o = others.get(round);
-    if (o !== void 0 && stolenRound(member, b, o)) {
-      stolen++;
-      continue;
-    }
-    const base = member.value(b);
-    const other = o === void 0 ? void 0 : member.value(o);
-    if (base !== void 0 && other !== void 0 && Number.isFinite(base) && Number.isFinite(other))
-      pairs.push([base, other]);
-  }
-  const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
-  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], stolen, usable };
-}
-function judgeDifferences(members2, {
-  alpha = DEFAULT_ALPHA,
-  thresholdPct = DEFAULT_THRESHOLD_PCT
-} = {}) {
-  const paired = members2.map(pairOf);
-  const ps = paired.map((p) => p.usable ? wilcoxonSignedRank(p.logRatios).p : 1);
-  const { rejected, levels } = holm(ps, alpha);
-  const differences = paired.map((p, i) => {
-    const counts = { rounds: p.logRatios.length, stolen: p.stolen };
-    if (!p.usable) return { ...counts, differs: false };
-    const at = { level: levels[i], rejected: rejected[i], biggerIsBetter: false, thresholdPct };
-    const j = judgePaired(p.logRatios, at);
-    const out = { ...counts, differs: j.verdict === "regressed" || j.verdict === "improved" };
-    if (j.estimatePct !== void 0) out.estimatePct = j.estimatePct;
-    if (j.ci !== void 0) out.ci = j.ci;
-    if (j.confidence !== void 0) out.confidence = j.confidence;
-    return out;
-  });
-  const tests = members2.length;
-  return {
-    family: {
-      alpha,
-      thresholdPct,
-      tests,
-      rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
-      roundsNeeded: fewestRounds(alpha, tests)
-    },
-    differences
-  };
-}
-
-// src/report/changes.ts
-var EXTREMES = /* @__PURE__ */ new Set(["min", "max"]);
-function comparesFigure(figure) {
-  return !EXTREMES.has(figure);
-}
-var FIGURES = [
-  "rps",
-  "min",
-  "mean",
-  "p50",
-  "p90",
-  "p95",
-  "p99",
-  "max",
-  "errors",
-  "cpuPerRequest",
-  "requestsPerCpuS",
-  "peakMemory"
-];
-var COST_FIGURE = {
-  cpuPerRequest: "cpuPerRequestUs",
-  requestsPerCpuS: "requestsPerCpuS",
-  peakMemory: "peakMemoryMiB"
-};
-function isCost(figure) {
-  return figure in COST_FIGURE;
-}
-function repetitionFigure(r, figure) {
-  if (figure === "rps") return r.rps;
-  if (figure === "errors") return r.errors + r.non2xx + r.checkFailures;
-  if (isCost(figure)) return r.proxyCost?.[COST_FIGURE[figure]];
-  return r.latencyMs[figure];
-}
-function columnFigure(column, figure) {
-  const values = column?.values;
-  if (values === void 0) return void 0;
-  if (figure === "rps") return values.rps;
-  if (figure === "errors") return values.errors;
-  if (isCost(figure)) return values.cost?.[COST_FIGURE[figure]];
-  return values.latencyMs[figure];
-}
-var INVERSE = { requestsPerCpuS: "cpuPerRequest" };
-function inversePct(pct2) {
-  return (1 / (1 + pct2 / 100) - 1) * 100;
-}
-function inverseDifference(d) {
-  const out = { ...d };
-  if (d.estimatePct !== void 0) out.estimatePct = inversePct(d.estimatePct);
-  if (d.ci !== void 0) out.ci = [inversePct(d.ci[1]), inversePct(d.ci[0])];
-  return out;
-}
-var positive = (x) => x !== void 0 && Number.isFinite(x) && x > 0;
-function untestedByCompare(figure, base, other) {
-  const spec = COMPARE_METRICS.find((s) => s.metric === figure);
-  return spec !== void 0 && (fixedByLoad(spec, other.load) || runningMaximum(spec, [base, other]));
-}
-function groupMembers(group, cellOf, steal) {
-  const base = group.columns.find((c) => c.proxy === group.baseline);
-  if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
-    return [];
-  const baseCell = cellOf(base);
-  const members2 = [];
-  if (baseCell === void 0) return members2;
-  for (const column of group.columns) {
-    const cell = cellOf(column);
-    if (column === base || column.status !== "ok" || column.bound || cell === void 0) continue;
-    if (!measuredTogether(baseCell, cell)) continue;
-    for (const figure of FIGURES) {
-      if (INVERSE[figure] !== void 0 || !comparesFigure(figure)) continue;
-      if (untestedByCompare(figure, baseCell, cell)) continue;
-      if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
-      const value = (r) => repetitionFigure(r, figure);
-      const member = { base: baseCell, other: cell, value };
-      if (steal !== void 0 && holdsSteal(figure, steal.accounting)) member.stealLimit = steal.limit;
-      members2.push({ column, figure, member });
-    }
-  }
-  return members2;
-}
-function withColumnChanges(column, judged) {
-  const changes = {};
-  for (const [m, d] of judged) if (m.column === column) changes[m.figure] = d;
-  for (const [figure, of] of Object.entries(INVERSE)) {
-    const d = changes[of];
-    if (d !== void 0 && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
-  }
-  return Object.keys(changes).length === 0 ? column : { ...column, changes };
-}
-function withChanges(groups2, cells, steal) {
-  const byId = new Map(cells.map((c) => [c.id, c]));
-  const cellOf = (c) => c.cellId === void 0 ? void 0 : byId.get(c.cellId);
-  const perGroup = groups2.map((group) => groupMembers(group, cellOf, steal));
-  const all = perGroup.flat();
-  if (all.length === 0) return [...groups2];
-  const { family, differences } = judgeDifferences(all.map((m) => m.member));
-  let next = 0;
-  return groups2.map((group, g2) => {
-    const judged = perGroup[g2].map((m) => [m, differences[next++]]);
-    if (judged.length === 0) return group;
-    const rounds = Math.min(...judged.map(([, d]) => d.rounds));
-    const columns = group.columns.map((column) => withColumnChanges(column, judged));
-    return { ...group, columns, noise: { ...family, rounds } };
-  });
-}
-
-// src/report/model.ts
-var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
-var COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"];
-function costValues(reps) {
-  const out = {};
-  for (const figure of COST_FIGURES) {
-    const values = reps.map((r) => r.proxyCost?.[figure]);
-    if (values.length > 0 && values.every((v) => v !== void 0)) out[figure] = medianOf(values);
-  }
-  return out;
-}
-var DEFAULT_BASELINE = "direct";
-function medianOf(values) {
-  return values.length === 0 ? NaN : median(values);
-}
-function cellValues(cell) {
-  const reps = cell.repetitions;
-  const latencyMs = {};
-  for (const stat6 of LATENCY_STATS) latencyMs[stat6] = medianOf(reps.map((r) => r.latencyMs[stat6]));
-  const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
-  const percentilesMs = {};
-  for (const key of keys) {
-    const values = reps.map((r) => r.latencyPercentilesMs?.[key]);
-    if (values.every((v) => v !== void 0)) percentilesMs[key] = medianOf(values);
-  }
-  return {
-    rps: medianOf(reps.map((r) => r.rps)),
-    latencyMs,
-    errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
-    perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
-    percentilesMs,
-    cost: costValues(reps),
-    ranges: rangesOf(reps)
-  };
-}
-function rangesOf(reps) {
-  const ranges = {};
-  for (const figure of FIGURES) {
-    const values = reps.map((r) => repetitionFigure(r, figure));
-    if (values.length > 0 && values.every((v) => v !== void 0 && Number.isFinite(v)))
-      ranges[figure] = [Math.min(...values), Math.max(...values)];
-  }
-  return ranges;
-}
-var MAX_REASONS = 3;
-function displayReasons(reasons) {
-  const unique = [...new Set(reasons)];
-  if (unique.length <= MAX_REASONS) return unique;
-  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
-}
-function columnName(cell) {
-  return usesTls(cell.protocol) ? `${cell.proxy} (${cell.protocol})` : cell.proxy;
-}
-function cellColumn(cell, proxyVersion) {
-  const column = {
-    proxy: columnName(cell),
-    cellId: cell.id,
-    status: cell.status,
-    reasons: displayReasons(cell.reasons),
-    repetitions: cell.repetitions.length
-  };
-  const version2 = cell.proxyVersion ?? proxyVersion;
-  if (version2 !== void 0) column.proxyVersion = version2;
-  if (cell.status === "ok" && cell.repetitions.length === 0) {
-    column.status = "invalid";
-    column.reasons.push("no measured repetitions");
-  }
-  const bound = column.status === "loadgen-bound" && cell.repetitions.length > 0;
-  if (column.status === "ok" || bound) column.values = cellValues(cell);
-  if (bound) column.bound = true;
-  return column;
-}
-function chooseBaseline(columns, requested) {
-  const name3 = requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
-  if (name3 === void 0) return { baselineProblem: "no proxy ran" };
-  const column = columns.find((c) => c.proxy === name3);
-  if (column === void 0) return { baselineProblem: `baseline ${name3} did not run in this scenario` };
-  if (column.status !== "ok" && !column.bound) {
-    return { baseline: name3, baselineProblem: `baseline ${name3} is ${column.status}: no changes computed` };
-  }
-  return { baseline: name3 };
-}
-function orderColumns(columns, baseline) {
-  const first = columns.filter((c) => c.proxy === baseline);
-  return [...first, ...columns.filter((c) => c.proxy !== baseline)];
-}
-function groupKey(cell) {
-  return `${cell.scenario}\0${cell.load.label}\0${cell.engine}\0${cell.variant ?? ""}`;
-}
-function describeLayout(cpus, list2 = (xs) => xs.length ? xs.join(",") : "any") {
-  return `load generator ${list2(cpus.loadgen)}, proxy ${list2(cpus.proxy)}, upstream ${list2(cpus.upstream)}`;
-}
-function buildHeader(results) {
-  const env = results.environment;
-  const facts = [];
-  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
-  const git = env.git;
-  if (git.commit !== void 0) {
-    let commit = git.commit.slice(0, 12);
-    if (git.branch !== void 0) commit += ` on ${git.branch}`;
-    if (git.dirty === true) commit += " (uncommitted changes)";
-    facts.push(["Commit", commit]);
-    if (git.message !== void 0) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
-  }
-  facts.push([
-    "CPU",
-    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`
-  ]);
-  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
-  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
-  facts.push(["Repetitions", String(results.settings.repetitions)]);
-  facts.push(["Runtime", results.settings.runtime]);
-  const proxies = new Map(Object.entries(env.proxies));
-  for (const cell of results.cells) {
-    if (cell.proxyVersion !== void 0 && !proxies.has(cell.proxy))
-      proxies.set(cell.proxy, cell.proxyVersion);
-  }
-  const versions = (named) => named.map(([name3, v]) => `${name3} ${v}`).join(", ");
-  if (proxies.size > 0) facts.push(["Proxies", versions([...proxies])]);
-  const tools = Object.entries(env.tools);
-  if (tools.length > 0) facts.push(["Tools", versions(tools)]);
-  facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
-  const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (stealToName(steals, stealRuleOf(results))) {
-    const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
-    facts.push([
-      "Steal",
-      `${describeStealRange(steals)} of the pinned cores, median over ${steals.length} repetitions (the hypervisor ran something else; not noise by itself): ${cpu}; latency holds it`
-    ]);
-  }
-  if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
-  return {
-    title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",
-    facts,
-    skipped: [...results.skipped]
-  };
-}
-function buildReport(results, options2 = {}) {
-  const groups2 = /* @__PURE__ */ new Map();
-  for (const cell of results.cells) {
-    const key = groupKey(cell);
-    const list2 = groups2.get(key);
-    if (list2) list2.push(cell);
-    else groups2.set(key, [cell]);
-  }
-  const order = results.settings.proxies;
-  const rank = (column) => {
-    const proxy = column.split(" ")[0] ?? column;
-    const i = order.indexOf(proxy) + (proxy === column ? 0 : 0.5);
-    return i < 0 ? order.length : i;
-  };
-  const byRank = (a, b) => rank(a.proxy) - rank(b.proxy);
-  const out = [...groups2.values()].map((cells) => {
-    const first = cells[0];
-    const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
-    const chosen = chooseBaseline([...measured].sort(byRank), options2.baselineProxy);
-    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
-    return {
-      scenario: first.scenario,
-      load: first.load,
-      engine: first.engine,
-      columns: orderColumns(columns, chosen.baseline),
-      ...first.variant !== void 0 ? { variant: first.variant } : {},
-      ...chosen
-    };
-  });
-  return { header: buildHeader(results), groups: withChanges(out, results.cells, stealRuleOf(results)) };
-}
-function skippedColumns(skipped, measured, scenario) {
-  return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
-}
-
-// src/report/tables.ts
-var COST_METRICS = ["cpuPerRequest", "requestsPerCpuS", "peakMemory"];
-var COMPARISON_ROWS = [
-  { metric: "rps", label: "Requests/sec" },
-  { metric: "mean", label: "Mean latency (ms)" },
-  { metric: "p50", label: "p50 latency (ms)" },
-  { metric: "p99", label: "p99 latency (ms)" },
-  { metric: "max", label: "Max latency (ms)" },
-  { metric: "errors", label: "Errors/bad responses" },
-  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)" },
-  { metric: "requestsPerCpuS", label: "Requests/CPU-second" },
-  { metric: "peakMemory", label: "Proxy peak memory (MiB)" }
-];
-function isCostMetric(metric) {
-  return COST_METRICS.includes(metric);
-}
-var LATENCY_LABELS = {
-  min: "Min (ms)",
-  mean: "Mean (ms)",
-  p50: "p50 (ms)",
-  p90: "p90 (ms)",
-  p95: "p95 (ms)",
-  p99: "p99 (ms)",
-  max: "Max (ms)"
-};
-var COST_NOTE = "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge during the repetition (sampled where the kernel cannot reset it).";
-function showsCost(group) {
-  return comparisonRows(group).some(({ metric }) => isCostMetric(metric));
-}
-function comparisonRows(group) {
-  return COMPARISON_ROWS.filter(
-    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => columnFigure(c, metric) !== void 0)
-  );
-}
-function percentChange(value, base) {
-  if (value === void 0 || base === void 0 || !Number.isFinite(value) || !Number.isFinite(base)) {
-    return void 0;
-  }
-  if (base === 0) return void 0;
-  return (value - base) / base * 100;
-}
-function boundOf(column, metric) {
-  if (!column.bound || metric === "errors" || metric !== "latency" && isCostMetric(metric))
-    return void 0;
-  return metric === "rps" ? "lower" : "upper";
-}
-function valueCell(column, figure, metric) {
-  if (column.status !== "ok" && !column.bound) return { status: column.status };
-  const cell = {};
-  const value = columnFigure(column, figure);
-  if (value !== void 0 && Number.isFinite(value)) cell.value = value;
-  const range = column.values?.ranges?.[figure];
-  if (cell.value !== void 0 && range !== void 0) cell.range = range;
-  const bound = boundOf(column, metric);
-  if (bound) cell.bound = bound;
-  return cell;
-}
-function noiseOf(column, figure, scale = 1) {
-  const change = column.changes?.[figure];
-  const out = { withinNoise: change?.differs !== true };
-  if (change?.ci !== void 0) out.interval = [change.ci[0] * scale, change.ci[1] * scale];
-  return out;
-}
-function baselineColumn(group) {
-  if (group.baselineProblem !== void 0) return void 0;
-  return group.columns.find((c) => c.proxy === group.baseline);
-}
-function comparisonTable(group) {
-  const base = baselineColumn(group);
-  return {
-    columns: group.columns.map((c) => ({
-      proxy: c.proxy,
-      status: c.status,
-      repetitions: c.repetitions,
-      baseline: c.proxy === group.baseline
-    })),
-    rows: comparisonRows(group).map(({ metric, label }) => ({
-      metric,
-      label,
-      cells: group.columns.map((column) => {
-        const cell = valueCell(column, metric, metric);
-        const change = column === base || !comparesFigure(metric) ? void 0 : percentChange(cell.value, columnFigure(base, metric));
-        if (cell.status === void 0 && change !== void 0)
-          Object.assign(cell, { changePct: change }, noiseOf(column, metric));
-        return cell;
-      })
-    }))
-  };
-}
-function latencyTable(group) {
-  const base = baselineColumn(group);
-  return {
-    stats: LATENCY_STATS,
-    rows: group.columns.map((column) => ({
-      proxy: column.proxy,
-      status: column.status,
-      baseline: column.proxy === group.baseline,
-      cells: LATENCY_STATS.map((stat6) => {
-        const cell = valueCell(column, stat6, "latency");
-        const baseValue = base?.values?.latencyMs[stat6];
-        const compared = base !== void 0 && column !== base && comparesFigure(stat6);
-        if (compared && cell.value !== void 0 && baseValue !== void 0) {
-          Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat6, baseValue / 100));
-        }
-        return cell;
-      })
-    }))
-  };
-}
-
-// src/report/format.ts
-var integer2 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-var twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-function formatRps(value) {
-  return Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
-}
-function formatMs(value) {
-  return twoDecimals.format(value);
-}
-function formatCount(value) {
-  return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
-}
-var fixedDecimals = new Map(
-  [2, 3, 4].map((d) => [
-    d,
-    new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d })
-  ])
-);
-function signed(value, decimals = 2) {
-  const rounded = Number(value.toFixed(decimals));
-  const sign = rounded < 0 ? "-" : "+";
-  return `${sign}${fixedDecimals.get(decimals).format(Math.abs(rounded))}`;
-}
-function decimalsFor(values) {
-  const smallest = Math.min(...values.filter((v) => v !== 0 && Number.isFinite(v)).map(Math.abs));
-  if (!Number.isFinite(smallest)) return 2;
-  return Math.min(4, Math.max(2, Math.ceil(-Math.log10(2 * smallest))));
-}
-function formatPercent(value) {
-  return `${signed(value)}%`;
-}
-function formatPValue(p) {
-  return p < 1e-3 ? "<0.001" : p.toFixed(3);
-}
-function formatMetric(metric, value) {
-  if (metric === "rps" || metric === "requestsPerCpuS") return formatRps(value);
-  if (metric === "errors") return formatCount(value);
-  return formatMs(value);
-}
-function boundPrefix(cell) {
-  if (cell.bound === "lower") return ">= ";
-  if (cell.bound === "upper") return "<= ";
-  return "";
-}
-function cellText(cell, format, spread = false) {
-  if (cell.status !== void 0) return cell.status;
-  if (cell.value === void 0) return "n/a";
-  const range = spread && cell.range !== void 0 ? ` (${format(cell.range[0])}–${format(cell.range[1])})` : "";
-  return `${boundPrefix(cell)}${format(cell.value)}${range}`;
-}
-var WITHIN_NOISE = "~";
-function noiseMark(cell) {
-  return cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
-}
-function intervalText([low, high], decimals) {
-  return `${signed(low, decimals)} to ${signed(high, decimals)}`;
-}
-function changeText(cell) {
-  if (cell.changePct === void 0) return "";
-  const decimals = decimalsFor([cell.changePct, ...cell.interval ?? []]);
-  const interval2 = cell.interval === void 0 ? "" : ` (${intervalText(cell.interval, decimals)})`;
-  return `${noiseMark(cell)}${signed(cell.changePct, decimals)}%${interval2}`;
-}
-function deltaText(cell) {
-  if (cell.delta === void 0) return "";
-  const decimals = decimalsFor([cell.delta, ...cell.interval ?? []]);
-  const interval2 = cell.interval === void 0 ? "" : `; ${intervalText(cell.interval, decimals)}`;
-  return `(${noiseMark(cell)}${signed(cell.delta, decimals)}${interval2})`;
-}
-function formatConfidence(confidence) {
-  const percent = confidence * 100;
-  return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
-}
-function formatAlpha(alpha) {
-  return String(Number(alpha.toPrecision(2)));
-}
-function plural2(n, one, many = `${one}s`) {
-  return `${n} ${n === 1 ? one : many}`;
-}
-function comparisonGrid(group, write) {
-  const table = comparisonTable(group);
-  const percent = table.columns.map((c) => group.baselineProblem === void 0 && !c.baseline);
-  return {
-    proxies: table.columns.flatMap((c, i) => percent[i] ? [c.proxy, ""] : [c.proxy]),
-    rows: table.rows.map((row2) => ({
-      label: row2.label,
-      cells: row2.cells.flatMap((cell, i) => {
-        const value = write.value(cell, row2.metric);
-        return percent[i] ? [value, write.change(cell)] : [value];
-      })
-    }))
-  };
-}
-
-// src/report/compare.ts
-var UNPAIRED_LABEL = "unpaired: runs at different times";
-function summary2(xs) {
-  return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
-}
-function withMedians(spec, base, head, rest) {
-  const b = summary2(base);
-  const h = summary2(head);
-  const changePct = percentChange(h.median, b.median);
-  return { ...spec, base: b, head: h, ...rest, ...changePct !== void 0 ? { changePct } : {} };
-}
-function valuesOf(cell, spec) {
-  return cell.repetitions.map((r) => metricValue(r, spec.metric));
-}
-function shownOf(base, head, tested, paired) {
-  const { model, rate } = head.load;
-  const fixed = `fixed by the load (${model}${rate !== void 0 ? ` at ${rate}/s` : ""}): shown, not tested`;
-  const untested = `not tested (--test-metrics ${[...tested, "..."].join(",")} tests it too)`;
-  const runningMax = "a running maximum (the container's peak since its start, one process for every round): shown, never tested";
-  const cells = [base, head];
-  return COMPARE_METRICS.filter(
-    (spec) => fixedByLoad(spec, head.load) || measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))
-  ).map((spec) => {
-    const shown = withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {});
-    if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
-    if (runningMaximum(spec, cells)) return { ...shown, why: runningMax };
-    return { ...shown, why: untested, ...paired ? aloneFigures(base, head, spec, paired) : {} };
-  });
-}
-function aloneFigures(base, head, spec, level) {
-  const [member] = pairedMembers(base, head, 0, [spec], level.steal);
-  if (!member?.usable) return {};
-  const j = judgePaired(logRatios(member.pairs), {
-    level: level.alpha,
-    biggerIsBetter: spec.biggerIsBetter,
-    thresholdPct: level.thresholdPct
-  });
-  return withoutUndefined({
-    hlChangePct: j.estimatePct,
-    ci: j.ci,
-    ciConfidence: j.confidence,
-    detectablePct: j.detectablePct
-  });
-}
-function runInfo(results, variant) {
-  const { commit, branch, message } = results.environment.git;
-  return {
-    runId: results.runId,
-    repetitions: results.settings.repetitions,
-    ...withoutUndefined({ variant, commit, branch, message: message?.split("\n")[0] })
-  };
-}
-function describeStatus(cell) {
-  return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
-}
-function where(cell) {
-  return {
-    id: cellKey(cell),
-    scenario: cell.scenario,
-    loadLabel: cell.load.label,
-    proxy: cell.proxy,
-    engine: cell.engine,
-    ...cell.runner !== void 0 ? { runner: cell.runner } : {}
-  };
-}
-function machineNotes({ environment: b }, { environment: h }) {
-  if (b.cpuModel === h.cpuModel && b.cores === h.cores) return [];
-  return [
-    `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`
-  ];
-}
-function cannotCompare(base, head) {
-  const problems = [];
-  if (base.status !== "ok") problems.push(`base is ${describeStatus(base)}`);
-  if (head.status !== "ok") problems.push(`head is ${describeStatus(head)}`);
-  if (problems.length === 0 && (base.repetitions.length === 0 || head.repetitions.length === 0)) {
-    problems.push("no measured repetitions");
-  }
-  return problems.length > 0 ? problems.join("; ") : void 0;
-}
-function matchCells(baseCells, headCells) {
-  const byKey = new Map(baseCells.map((c) => [cellKey(c), c]));
-  const headKeys = new Set(headCells.map((c) => cellKey(c)));
-  const out = { pairs: [], notCompared: [] };
-  for (const head of headCells) {
-    const base = byKey.get(cellKey(head));
-    const reason = base === void 0 ? "only in head (new cell)" : cannotCompare(base, head);
-    if (base === void 0 || reason !== void 0)
-      out.notCompared.push({ ...where(head), reason: reason ?? "" });
-    else out.pairs.push({ base, head });
-  }
-  for (const base of baseCells) {
-    if (!headKeys.has(cellKey(base)))
-      out.notCompared.push({ ...where(base), reason: "only in base (missing in head)" });
-  }
-  return out;
-}
-function familyLevel({ alpha, thresholdPct }) {
-  return { alpha: alpha ?? DEFAULT_ALPHA, thresholdPct: thresholdPct ?? DEFAULT_THRESHOLD_PCT };
-}
-function familyFigures({ thresholdPct, alpha }, tests) {
-  return { thresholdPct, alpha, confidence: 1 - alpha / Math.max(1, tests), tests };
-}
-function countVerdicts(cells) {
-  const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
-  for (const c of cells) for (const m of c.metrics) counts[m.verdict] += 1;
-  return counts;
-}
-function loadNote(base, head) {
-  if (JSON.stringify(base.load) === JSON.stringify(head.load)) return void 0;
-  return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
-}
-function unstolenValues(cell, spec, rule) {
-  const counted = holdsSteal(spec.metric, rule.accounting) ? cell.repetitions.filter((r) => stealOf(r) <= rule.limit) : cell.repetitions;
-  const stolen = { count: cell.repetitions.length - counted.length, limit: rule.limit };
-  const every = counted.length === 0 && stolen.count > 0;
-  const values = (every ? cell.repetitions : counted).map((r) => metricValue(r, spec.metric));
-  return { values, stolen, every };
-}
-function unpairedMembers(b, h, runs, tested, history) {
-  const own2 = /* @__PURE__ */ new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
-  return testedSpecs(h.load, tested, b, h).map((spec) => {
-    const base = unstolenValues(b, spec, stealRuleOf(runs.base));
-    const head = unstolenValues(h, spec, stealRuleOf(runs.head));
-    const stolen = { base: base.stolen, head: head.stolen };
-    const member = { spec, base: base.values, head: head.values, stolen };
-    if (base.every) member.everyStolen = "base";
-    if (head.every) member.everyStolen = "head";
-    const past = history?.medians(where(h), spec.metric).filter((m) => !own2.has(m.commit));
-    if (member.everyStolen === void 0 && past !== void 0 && past.length > 0)
-      member.past = past.map((m) => m.value);
-    return member;
-  });
-}
-function unpairedStealWords({ everyStolen, stolen }) {
-  if (everyStolen !== void 0)
-    return `; not tested: steal above ${stolen[everyStolen].limit} core in every repetition of the ${everyStolen} run, and this figure holds the time the hypervisor stole`;
-  const sides = ["base", "head"].filter((s) => stolen[s].count > 0);
-  const words = (s) => `; ${plural2(stolen[s].count, `${s} repetition`)} left out of its median: steal above ${stolen[s].limit} core`;
-  return sides.map(words).join("");
-}
-function unpairedMetric(member, test, level) {
-  const { base, head, spec } = member;
-  const figures = { n: Math.min(base.length, head.length), verdict: "inconclusive", why: "" };
-  const out = withMedians(spec, base, head, figures);
-  const changePct = out.changePct;
-  const observed = changePct === void 0 ? "no % change" : `observed change ${signedPct(changePct)}`;
-  const steal = unpairedStealWords(member);
-  if (member.everyStolen !== void 0) {
-    out.why = `${observed}${steal}`;
-    return out;
-  }
-  if (test.p === void 0 || member.past === void 0) {
-    out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift${steal}`;
-    return out;
-  }
-  Object.assign(out, { p: test.p, pMethod: "history", level: test.level, rejected: test.rejected });
-  const runs = `${member.past.length + 1} past runs`;
-  if (!test.rejected || changePct === void 0) {
-    out.why = `${observed}; within the spread of ${runs} (p ${test.p.toPrecision(2)} above its level ${test.level?.toPrecision(2)})`;
-  } else if (Math.abs(changePct) < level.thresholdPct) {
-    out.why = `${observed}; outside the spread of ${runs} but below ${level.thresholdPct}%`;
-  } else {
-    const better = spec.biggerIsBetter ? changePct > 0 : changePct < 0;
-    out.verdict = better ? "improved" : "regressed";
-    out.why = `${observed}: outside the spread of ${runs} and reaches ${level.thresholdPct}%`;
-  }
-  out.why += steal;
-  return out;
-}
-function compareResults(base, head, options2 = {}) {
-  const matched = matchCells(base.cells, head.cells);
-  const level = familyLevel(options2);
-  const tested = options2.testedMetrics ?? testedSet(head.settings);
-  const perCell = matched.pairs.map(
-    (p) => unpairedMembers(p.base, p.head, { base, head }, tested, options2.history)
-  );
-  const members2 = perCell.flat();
-  const withPast = members2.filter((m) => m.past !== void 0);
-  const ps = withPast.map((m) => historyP(median(m.head), [...m.past, median(m.base)]));
-  const { rejected, levels } = holm(ps, level.alpha);
-  const tests = new Map(
-    withPast.map((m, k) => [m, { p: ps[k], level: levels[k], rejected: rejected[k] }])
-  );
-  const cells = matched.pairs.map(({ base: b, head: h }, c) => ({
-    ...where(h),
-    metrics: perCell[c].map((m) => unpairedMetric(m, tests.get(m) ?? {}, level)),
-    shown: shownOf(b, h, tested)
-  }));
-  return {
-    mode: "unpaired",
-    label: UNPAIRED_LABEL,
-    ...familyFigures(level, withPast.length),
-    looks: [],
-    planned: false,
-    base: runInfo(base),
-    head: runInfo(head),
-    cells,
-    notCompared: matched.notCompared,
-    counts: countVerdicts(cells),
-    notes: [
-      ...unpairedNotes(base, head, matched, members2, level, options2.history),
-      ...stealNotes(
-        matched.pairs.flatMap((p) => [p.base, p.head]),
-        stealRuleOf(head)
-      )
-    ]
-  };
-}
-function unpairedNotes(base, head, matched, members2, level, history) {
-  const notes = [
-    history === void 0 ? `Unpaired: base and head ran at different times, so drift between the runs (other work on the machine, frequency, caches) cannot be told from a change: no regression or improvement is shown. Run both in one run with --variant for a paired comparison, or give past runs of the same cells with --history (a gh-pages data.js).` : `Unpaired: base and head ran at different times; each metric's head median is judged against the spread of the past runs in ${history.source} and the base run.`,
-    ...machineNotes(base, head),
-    ...matched.pairs.map(({ base: b, head: h }) => loadNote(b, h)).filter((n) => n !== void 0)
-  ];
-  const known = members2.filter((m) => m.past !== void 0);
-  if (history !== void 0 && members2.length > 0) {
-    const fewest = known.length === 0 ? 0 : Math.min(...known.map((m) => (m.past?.length ?? 0) + 1));
-    const needed = runsNeededFor(level.alpha / Math.max(1, known.length));
-    if (fewest < needed) {
-      notes.push(
-        `${known.length} of ${members2.length} tested metrics have past runs in the history (the fewest: ${fewest}); ${needed} past runs of a metric are needed before it can show a change (${Math.max(1, known.length)} tests at alpha ${formatAlpha(level.alpha)}).`
-      );
-    }
-  }
-  return notes;
-}
+// src/results/variants.ts
 function pickVariants(results, asked) {
   const names = variantNames(results);
   if (names.length < 2) {
@@ -52946,203 +51838,6 @@ function variantNames(results) {
   const recorded = results.settings.variants?.map((v) => v.name) ?? [];
   const seen = results.cells.map((c) => c.variant).filter((v) => v !== void 0);
   return [.../* @__PURE__ */ new Set([...recorded, ...seen])];
-}
-var upTo = (m, rounds) => m.pairs.filter((p) => p.round < rounds);
-function judgeFamily(members2, plan, thresholdPct) {
-  const judged = members2.map(() => void 0);
-  const decided = members2.map(() => false);
-  const taken = plan.looks.map((look, k) => {
-    const reached = members2.map((m) => m.usable && (!plan.planned || m.rounds >= look.rounds));
-    const ps = members2.map((m, i) => {
-      const v = judged[i]?.judgement.verdict;
-      if (decided[i] && (v === "regressed" || v === "improved")) return 0;
-      return reached[i] ? wilcoxonSignedRank(logRatios(upTo(m, look.rounds))).p : 1;
-    });
-    const { rejected, levels } = holm(ps, look.alpha);
-    let decidedHere = 0;
-    members2.forEach((m, i) => {
-      if (decided[i] || !reached[i]) return;
-      const pairs = upTo(m, look.rounds);
-      const at = {
-        level: levels[i],
-        rejected: rejected[i],
-        biggerIsBetter: m.spec.biggerIsBetter,
-        thresholdPct
-      };
-      const judgement = judgePaired(logRatios(pairs), at);
-      judged[i] = { judgement, pairs, look: k, level: at.level, rejected: at.rejected };
-      if (judgement.verdict !== "inconclusive") {
-        decided[i] = true;
-        decidedHere += 1;
-      }
-    });
-    return {
-      cells: new Set(members2.filter((_, i) => reached[i]).map((m) => m.cell)).size,
-      decided: decidedHere
-    };
-  });
-  return { judged, taken };
-}
-function pairedMetric(m, judged, { planned, steal }) {
-  const pairs = judged?.pairs ?? m.pairs;
-  const base = pairs.map((p) => p.base);
-  const head = pairs.map((p) => p.head);
-  const figures = { n: pairs.length, verdict: "inconclusive", why: "" };
-  const out = withMedians(m.spec, base, head, figures);
-  if (judged === void 0) {
-    out.why = m.usable ? `${m.rounds} rounds: fewer than the plan's first look` : "no % change: a value is zero";
-    return out;
-  }
-  const j = judged.judgement;
-  Object.assign(out, {
-    p: j.p,
-    pMethod: j.method,
-    level: judged.level,
-    rejected: judged.rejected,
-    verdict: j.verdict,
-    why: j.why
-  });
-  if (j.estimatePct !== void 0) out.hlChangePct = j.estimatePct;
-  if (j.ci !== void 0) out.ci = j.ci;
-  if (j.confidence !== void 0) out.ciConfidence = j.confidence;
-  if (m.stolen.length > 0) {
-    out.why += `; ${stolenWords(m, steal.limit)}`;
-    out.stolenRounds = m.stolen.length;
-  }
-  if (planned) out.look = judged.look + 1;
-  if (j.more !== void 0) out.more = j.more;
-  if (j.verdict === "inconclusive" && j.detectablePct !== void 0) out.detectablePct = j.detectablePct;
-  return out;
-}
-function stolenWords(m, limit) {
-  const rounds = m.pairs.length + m.stolen.length;
-  return `${m.stolen.length} of ${plural2(rounds, "round")} left out: steal above ${limit} core (${describeStealRange(m.stolen.map((s) => s.steal))})`;
-}
-function stolenShown(m, base, head, steal) {
-  const shown = withMedians(m.spec, valuesOf(base, m.spec), valuesOf(head, m.spec), {});
-  return {
-    ...shown,
-    why: `not tested: steal above ${steal.limit} core on every round (${describeStealRange(m.stolen.map((s) => s.steal))}), and this figure holds the time the hypervisor stole`
-  };
-}
-function looksOf(results, alpha) {
-  const plan = results.settings.sequential;
-  if (plan === void 0) return { looks: [{ rounds: Number.MAX_SAFE_INTEGER, alpha }], planned: false };
-  return {
-    looks: plan.looks.map((l) => ({ rounds: l.rounds, alpha: l.alpha * (alpha / plan.alpha) })),
-    planned: true
-  };
-}
-function compareVariants(results, options2 = {}) {
-  const [baseName2, headName] = pickVariants(results, options2);
-  const of = (name3) => results.cells.filter((c) => c.variant === name3);
-  const matched = matchCells(of(baseName2), of(headName));
-  const level = familyLevel(options2);
-  const tested = options2.testedMetrics ?? testedSet(results.settings);
-  const steal = stealRuleOf(results);
-  const all = matched.pairs.flatMap(
-    ({ base, head }, c) => pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head), steal)
-  );
-  const everyRoundStolen = (m) => m.pairs.length === 0 && m.stolen.length > 0;
-  const members2 = all.filter((m) => !everyRoundStolen(m));
-  const plan = looksOf(results, level.alpha);
-  const { judged, taken } = judgeFamily(members2, plan, level.thresholdPct);
-  const cells = matched.pairs.map(({ base, head }, c) => {
-    const metrics = members2.flatMap(
-      (m, i) => m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : []
-    );
-    const stolen = all.filter((m) => m.cell === c && everyRoundStolen(m));
-    const differs = scenarioDifference(base, head);
-    return {
-      ...where(head),
-      metrics,
-      shown: [
-        ...shownOf(base, head, tested, { ...level, steal }),
-        ...stolen.map((m) => stolenShown(m, base, head, steal))
-      ],
-      ...differs ? { scenarioDiffers: differs } : {}
-    };
-  });
-  const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
-  const compared = matched.pairs.flatMap(({ base, head }) => [base, head]);
-  return {
-    mode: "paired",
-    label: pairedLabel(rounds),
-    ...familyFigures(level, members2.length),
-    looks: plan.looks.map((l, k) => ({
-      rounds: plan.planned ? l.rounds : Math.max(0, ...members2.map((m) => m.rounds)),
-      alpha: l.alpha,
-      cells: taken[k]?.cells ?? 0,
-      decided: taken[k]?.decided ?? 0
-    })),
-    planned: plan.planned,
-    base: runInfo(results, baseName2),
-    head: runInfo(results, headName),
-    cells,
-    notCompared: matched.notCompared,
-    counts: countVerdicts(cells),
-    notes: [
-      ...pairedNotes(cells, members2, plan.looks, level, results.settings.study),
-      ...stealNotes(compared, steal),
-      ...stolenRoundNotes(all, steal)
-    ]
-  };
-}
-function stealNotes(cells, steal) {
-  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (!stealToName(steals, steal)) return [];
-  return [
-    `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural2(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`
-  ];
-}
-function stolenRoundNotes(members2, steal) {
-  const hit = members2.filter((m) => m.stolen.length > 0);
-  if (hit.length === 0) return [];
-  const labels = (ms) => [...new Set(ms.map((m) => m.spec.label))].join(", ");
-  const untested = hit.filter((m) => m.pairs.length === 0);
-  const whole = members2.filter((m) => m.stolen.length === 0 && m.pairs.length > 0);
-  const notTested = untested.length === 0 ? "" : `; ${untested.length} of them had no round left and are shown, not tested`;
-  const clean = whole.length === 0 ? "No tested metric was free of steal." : `Compared on every round: ${labels(whole)}.`;
-  return [
-    `Rounds with steal above ${steal.limit} core (--noise-limit) were left out of the tests of the figures that hold it: ${labels(hit)} (${hit.length} of ${members2.length} tested metrics${notTested}). ${clean}`
-  ];
-}
-function pairedNotes(cells, members2, looks, level, study) {
-  const notes = [];
-  const last = looks[looks.length - 1];
-  const needed = pairsNeededFor(last.alpha / Math.max(1, members2.length));
-  const rerun = study === void 0 ? `--repetitions ${needed}), or let --repetitions auto size them` : `proxybench study ${study} -r ${needed})`;
-  const n = Math.min(...members2.map((m) => m.pairs.length));
-  if (members2.length > 0 && n < needed) {
-    notes.push(
-      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members2.length)} exists (${members2.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (${rerun}.`
-    );
-  }
-  for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
-  return notes;
-}
-function pairedLabel(rounds) {
-  if (rounds.size === 0) return "paired by round (no cell compared)";
-  const low = Math.min(...rounds);
-  const high = Math.max(...rounds);
-  return `paired over ${low === high ? low : `${low}-${high}`} rounds`;
-}
-function scenarioDifference(base, head) {
-  const b = JSON.stringify(base.upstream ?? {});
-  const h = JSON.stringify(head.upstream ?? {});
-  if (b === h) return void 0;
-  return `the variants ran different scenario settings (upstream ${b} in ${base.variant ?? "base"}, ${h} in ${head.variant ?? "head"}): the change includes that difference.`;
-}
-function comparisonHeadline(comparison) {
-  const c = comparison.counts;
-  const parts = [
-    plural2(c.regressed, "regression"),
-    plural2(c.improved, "improvement"),
-    `${c.unchanged} unchanged`,
-    `${c.inconclusive} inconclusive`
-  ];
-  if (comparison.notCompared.length > 0) parts.push(`${comparison.notCompared.length} not compared`);
-  return parts.join(", ");
 }
 
 // src/instructions/schema.ts
@@ -53945,6 +52640,1264 @@ function toAlignment(value) {
   return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
 }
 
+// src/stats/steal.ts
+var DEFAULT_NOISE_LIMIT = 0.05;
+function stealRuleOf(results) {
+  return {
+    limit: results.settings.noiseLimit ?? DEFAULT_NOISE_LIMIT,
+    accounting: results.environment.stealAccounting ?? "unknown"
+  };
+}
+function holdsSteal(metric, accounting) {
+  if (metric === "peakMemory") return false;
+  if (metric === "cpuPerRequest") return accounting !== "excluded";
+  return true;
+}
+function stealOf(r) {
+  return r.noise?.steal ?? 0;
+}
+function stealToName(steals, rule) {
+  return steals.some((s) => s > rule.limit);
+}
+function describeStealRange(steals) {
+  const low = Math.min(...steals);
+  const high = Math.max(...steals);
+  const range = low === high ? "" : ` (${low.toFixed(2)}-${high.toFixed(2)})`;
+  return `${median([...steals]).toFixed(2)} core${range}`;
+}
+function cpuStealWords(accounting) {
+  if (accounting === "excluded")
+    return "CPU per request leaves it out (the kernel takes stolen time off the proxy's run time: CONFIG_PARAVIRT_TIME_ACCOUNTING)";
+  if (accounting === "included")
+    return "CPU per request holds it too (this kernel counts stolen time as the task's: no CONFIG_PARAVIRT_TIME_ACCOUNTING, or no-steal-acc)";
+  return "CPU per request is taken to hold it too (the kernel's steal accounting is unknown)";
+}
+
+// src/stats/tested-metrics.ts
+var DEFAULT_THRESHOLD_PCT = 5;
+var DEFAULT_ALPHA = 0.05;
+var COMPARE_METRICS = [
+  { metric: "rps", label: "Requests/sec", biggerIsBetter: true },
+  { metric: "mean", label: "Mean latency (ms)", biggerIsBetter: false },
+  { metric: "p50", label: "p50 latency (ms)", biggerIsBetter: false },
+  { metric: "p99", label: "p99 latency (ms)", biggerIsBetter: false },
+  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)", biggerIsBetter: false },
+  { metric: "peakMemory", label: "Proxy peak memory (MiB)", biggerIsBetter: false }
+];
+var ALL_METRICS = COMPARE_METRICS.map((s) => s.metric);
+function testedSet(settings) {
+  return settings.testedMetrics ?? ALL_METRICS;
+}
+function metricValue(r, metric) {
+  if (metric === "cpuPerRequest") return r.proxyCost?.cpuPerRequestUs ?? NaN;
+  if (metric === "peakMemory") return r.proxyCost?.peakMemoryMiB ?? NaN;
+  return metric === "rps" ? r.rps : r.latencyMs[metric];
+}
+function measuredIn(spec, cells) {
+  return cells.every((c) => c.repetitions.every((r) => Number.isFinite(metricValue(r, spec.metric))));
+}
+function fixedByLoad(spec, load) {
+  return spec.metric === "rps" && load.model === "constant-arrival-rate";
+}
+function runningMaximum(spec, cells) {
+  return spec.metric === "peakMemory" && cells.some((c) => c.repetitions.some((r) => r.proxyCost?.peakSince === "start"));
+}
+function testedSpecs(load, tested, ...cells) {
+  return COMPARE_METRICS.filter(
+    (spec) => tested.includes(spec.metric) && !fixedByLoad(spec, load) && measuredIn(spec, cells) && !runningMaximum(spec, cells)
+  );
+}
+function pairsByRound(base, head, metric, steal) {
+  const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
+  const holds = steal !== void 0 && holdsSteal(metric, steal.accounting);
+  const pairs = [];
+  const stolen = [];
+  for (const b of base.repetitions) {
+    const round = b.round ?? b.index;
+    const h = headByRound.get(round);
+    if (h === void 0) continue;
+    const most = Math.max(stealOf(b), stealOf(h));
+    if (holds && most > steal.limit) stolen.push({ round, steal: most });
+    else pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
+  }
+  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen };
+}
+function pairedMembers(base, head, cell, specs, steal) {
+  return specs.map((spec) => {
+    const { pairs, stolen } = pairsByRound(base, head, spec.metric, steal);
+    const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round));
+    return {
+      cell,
+      spec,
+      pairs,
+      stolen,
+      rounds: last + 1,
+      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0)
+    };
+  });
+}
+function logRatios(pairs) {
+  return pairs.map((p) => Math.log(p.head / p.base));
+}
+
+// src/stats/holm.ts
+function holm(pValues, alpha) {
+  const m = pValues.length;
+  const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
+  const rejected = new Array(m).fill(false);
+  const levels = new Array(m).fill(alpha);
+  let step = 0;
+  while (step < m) {
+    const level = alpha / (m - step);
+    const next = order[step];
+    if (next.p > level) break;
+    rejected[next.i] = true;
+    levels[next.i] = level;
+    step += 1;
+  }
+  const stoppedAt = step < m ? alpha / (m - step) : alpha;
+  for (let k = step; k < m; k++) levels[order[k].i] = stoppedAt;
+  return { rejected, levels };
+}
+
+// src/stats/verdict.ts
+var MOST_ADVISED = 200;
+function signedPct(x) {
+  return `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
+}
+function decideVerdict(input2) {
+  const { estimatePct, ci, biggerIsBetter, thresholdPct: t, n, nNeeded, unit, rejected } = input2;
+  if (estimatePct === void 0) return { verdict: "inconclusive", why: "no % change: a value is zero" };
+  if (ci === void 0) {
+    const more2 = Math.max(1, nNeeded - n);
+    return {
+      verdict: "inconclusive",
+      why: `no interval at this confidence with ${n} ${unit}: about ${more2} more ${unit} would give one`,
+      more: more2
+    };
+  }
+  const intervalExcludesZero = ci[0] > 0 || ci[1] < 0;
+  const excludesZero = intervalExcludesZero && rejected !== false;
+  const reaches = Math.abs(estimatePct) >= t;
+  if (excludesZero && reaches && Math.sign(estimatePct) === Math.sign(ci[0])) {
+    const better = biggerIsBetter ? estimatePct > 0 : estimatePct < 0;
+    return {
+      verdict: better ? "improved" : "regressed",
+      why: `interval excludes 0 and the change reaches ${t}%`
+    };
+  }
+  if (ci[0] >= -t && ci[1] <= t) return { verdict: "unchanged", why: `interval within ±${t}%` };
+  const why = [
+    excludesZero ? `change ${signedPct(estimatePct)} below ${t}%` : intervalExcludesZero ? "the test does not reject no change at its level" : "interval includes 0",
+    `interval [${signedPct(ci[0])}, ${signedPct(ci[1])}] not within ±${t}%`
+  ];
+  const more = moreToDecide(estimatePct, ci, t, n);
+  if (more === void 0) why.push(`more ${unit} are unlikely to decide it`);
+  else why.push(`about ${more} more ${unit} would decide it`);
+  return { verdict: "inconclusive", why: why.join("; "), ...more !== void 0 ? { more } : {} };
+}
+function moreToDecide(estimatePct, ci, thresholdPct, n) {
+  const halfWidth = (ci[1] - ci[0]) / 2;
+  const room = Math.abs(estimatePct) >= thresholdPct ? Math.abs(estimatePct) : thresholdPct - Math.abs(estimatePct);
+  if (room <= 0 || halfWidth <= 0) return void 0;
+  const needed = Math.ceil(n * (halfWidth / room) ** 2);
+  const more = Math.max(1, needed - n);
+  return more > MOST_ADVISED ? void 0 : more;
+}
+
+// src/stats/wilcoxon.ts
+var EXACT_MAX_PAIRS = 50;
+function signedRanks(differences) {
+  const nonZero = differences.filter((d) => d !== 0);
+  const order = nonZero.map((d, i) => ({ abs: Math.abs(d), i })).sort((a, b) => a.abs - b.abs);
+  const ranks = new Array(nonZero.length);
+  for (let start = 0; start < order.length; ) {
+    let end = start;
+    while (end + 1 < order.length && order[end + 1].abs === order[start].abs) end += 1;
+    const mid = (start + end + 2) / 2;
+    for (let k = start; k <= end; k++) ranks[order[k].i] = mid;
+    start = end + 1;
+  }
+  return nonZero.map((d, i) => ({ rank: ranks[i], positive: d > 0 }));
+}
+function signedRankCounts(ranks) {
+  const doubled = ranks.map((r) => Math.round(r * 2));
+  const total = doubled.reduce((a, b) => a + b, 0);
+  let counts = new Array(total + 1).fill(0);
+  counts[0] = 1;
+  for (const r of doubled) {
+    const next = counts.slice();
+    for (let t = r; t <= total; t++) next[t] += counts[t - r];
+    counts = next;
+  }
+  return counts;
+}
+function wilcoxonSignedRank(differences) {
+  const signed3 = signedRanks(differences);
+  const n = signed3.length;
+  const wPlus = signed3.filter((s) => s.positive).reduce((a, s) => a + s.rank, 0);
+  if (n === 0) return { wPlus: 0, n: 0, p: 1, method: "exact" };
+  const ranks = signed3.map((s) => s.rank);
+  const total = ranks.reduce((a, b) => a + b, 0);
+  if (n <= EXACT_MAX_PAIRS) {
+    const counts = signedRankCounts(ranks);
+    const all = 2 ** n;
+    const low = Math.min(wPlus, total - wPlus) * 2;
+    let tail = 0;
+    for (let t = 0; t <= Math.round(low); t++) tail += counts[t] ?? 0;
+    return { wPlus, n, p: Math.min(1, 2 * tail / all), method: "exact" };
+  }
+  const mean = total / 2;
+  const variance = ranks.reduce((a, r) => a + r * r, 0) / 4;
+  const z3 = (Math.abs(wPlus - mean) - 0.5) / Math.sqrt(variance);
+  return {
+    wPlus,
+    n,
+    p: Math.min(1, 2 * (1 - cumulativeStdNormalProbability(Math.max(0, z3)))),
+    method: "normal"
+  };
+}
+function minimumSignedRankP(n) {
+  return n <= 0 ? 1 : Math.min(1, 2 / 2 ** n);
+}
+function pairsNeededFor(alpha) {
+  let n = 1;
+  while (minimumSignedRankP(n) > alpha * (1 + 1e-9) && n < 64) n += 1;
+  return n;
+}
+function walshIntervalRank(n, confidence) {
+  const tail = (1 - confidence) / 2;
+  if (n <= EXACT_MAX_PAIRS) {
+    const counts = signedRankCounts(Array.from({ length: n }, (_, i) => i + 1));
+    const all = 2 ** n;
+    let cumulative = 0;
+    let k = 0;
+    for (let t = 0; 2 * t < counts.length; t++) {
+      const next = cumulative + (counts[2 * t] ?? 0) / all;
+      if (next > tail + 1e-12) break;
+      cumulative = next;
+      k = t + 1;
+    }
+    return { k, confidence: k === 0 ? 0 : 1 - 2 * cumulative };
+  }
+  const m = n * (n + 1) / 4;
+  const sd = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  return { k: Math.max(0, Math.floor(m - probit(1 - tail) * sd)), confidence };
+}
+function hodgesLehmannPaired(differences, confidence = 0.95) {
+  const n = differences.length;
+  if (n === 0) return void 0;
+  const walsh = [];
+  for (let i = 0; i < n; i++) for (let j = i; j < n; j++) walsh.push((differences[i] + differences[j]) / 2);
+  walsh.sort((a, b) => a - b);
+  const out = { estimate: median(walsh) };
+  const { k, confidence: reached } = walshIntervalRank(n, confidence);
+  if (k >= 1 && k <= walsh.length) {
+    out.low = walsh[k - 1];
+    out.high = walsh[walsh.length - k];
+    out.confidence = reached;
+  }
+  return out;
+}
+
+// src/stats/paired.ts
+function toPct(logRatio) {
+  return (Math.exp(logRatio) - 1) * 100;
+}
+function judgePaired(logRatios2, at) {
+  const test = wilcoxonSignedRank(logRatios2);
+  const n = logRatios2.length;
+  const hl = hodgesLehmannPaired(logRatios2, 1 - at.level);
+  const ci = hl?.low !== void 0 && hl.high !== void 0 ? [toPct(hl.low), toPct(hl.high)] : void 0;
+  const decided = decideVerdict({
+    estimatePct: hl === void 0 ? void 0 : toPct(hl.estimate),
+    ci,
+    biggerIsBetter: at.biggerIsBetter,
+    thresholdPct: at.thresholdPct,
+    n,
+    nNeeded: pairsNeededFor(at.level),
+    unit: "rounds",
+    ...at.rejected !== void 0 ? { rejected: at.rejected } : {}
+  });
+  const out = {
+    n,
+    p: test.p,
+    method: test.method,
+    verdict: decided.verdict,
+    why: decided.why
+  };
+  if (hl !== void 0) out.estimatePct = toPct(hl.estimate);
+  if (ci !== void 0 && hl?.low !== void 0 && hl.high !== void 0) {
+    out.ci = ci;
+    if (hl.confidence !== void 0) out.confidence = hl.confidence;
+    out.detectablePct = detectableChange(
+      hl.estimate,
+      [hl.low, hl.high],
+      at.thresholdPct,
+      powerScale(at.level)
+    );
+  }
+  if (decided.more !== void 0) out.more = decided.more;
+  return out;
+}
+var DETECTION_POWER = 0.8;
+function powerScale(level, power = DETECTION_POWER) {
+  const z3 = probit(1 - level / 2);
+  return (z3 + probit(power)) / z3;
+}
+function detectableChange(estimate, interval2, thresholdPct, scale = 1) {
+  const wider = Math.max(estimate - interval2[0], interval2[1] - estimate);
+  return Math.max(thresholdPct, toPct(wider * scale));
+}
+
+// src/stats/sequential.ts
+function fewestRounds(alpha, tests) {
+  return pairsNeededFor(alpha / Math.max(1, tests));
+}
+
+// src/report/differences.ts
+function measuredSpan(cell) {
+  const starts = cell.repetitions.map((r) => Date.parse(r.startedAt));
+  const last = cell.repetitions[starts.indexOf(Math.max(...starts))];
+  return [Math.min(...starts), Math.max(...starts) + (last?.durationS ?? 0) * 1e3];
+}
+function measuredTogether(a, b) {
+  if (a.runner !== b.runner) return false;
+  if (a.repetitions.length < 2 || b.repetitions.length < 2) return true;
+  const [aFrom, aTo] = measuredSpan(a);
+  const [bFrom, bTo] = measuredSpan(b);
+  return aFrom <= bTo && bFrom <= aTo;
+}
+function byRound(cell) {
+  return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
+}
+function stolenRound(member, b, o) {
+  const limit = member.stealLimit;
+  return limit !== void 0 && (stealOf(b) > limit || stealOf(o) > limit);
+}
+function pairOf(member) {
+  const others = byRound(member.other);
+  const pairs = [];
+  let stolen = 0;
+  for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
+    const o = others.get(round);
+    if (o !== void 0 && stolenRound(member, b, o)) {
+      stolen++;
+      continue;
+    }
+    const base = member.value(b);
+    const other = o === void 0 ? void 0 : member.value(o);
+    if (base !== void 0 && other !== void 0 && Number.isFinite(base) && Number.isFinite(other))
+      pairs.push([base, other]);
+  }
+  const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
+  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], stolen, usable };
+}
+function judgeDifferences(members2, {
+  alpha = DEFAULT_ALPHA,
+  thresholdPct = DEFAULT_THRESHOLD_PCT
+} = {}) {
+  const paired = members2.map(pairOf);
+  const ps = paired.map((p) => p.usable ? wilcoxonSignedRank(p.logRatios).p : 1);
+  const { rejected, levels } = holm(ps, alpha);
+  const differences = paired.map((p, i) => {
+    const counts = { rounds: p.logRatios.length, stolen: p.stolen };
+    if (!p.usable) return { ...counts, differs: false };
+    const at = { level: levels[i], rejected: rejected[i], biggerIsBetter: false, thresholdPct };
+    const j = judgePaired(p.logRatios, at);
+    const out = { ...counts, differs: j.verdict === "regressed" || j.verdict === "improved" };
+    if (j.estimatePct !== void 0) out.estimatePct = j.estimatePct;
+    if (j.ci !== void 0) out.ci = j.ci;
+    if (j.confidence !== void 0) out.confidence = j.confidence;
+    return out;
+  });
+  const tests = members2.length;
+  return {
+    family: {
+      alpha,
+      thresholdPct,
+      tests,
+      rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
+      roundsNeeded: fewestRounds(alpha, tests)
+    },
+    differences
+  };
+}
+
+// src/report/changes.ts
+var EXTREMES = /* @__PURE__ */ new Set(["min", "max"]);
+function comparesFigure(figure) {
+  return !EXTREMES.has(figure);
+}
+var FIGURES = [
+  "rps",
+  "min",
+  "mean",
+  "p50",
+  "p90",
+  "p95",
+  "p99",
+  "max",
+  "errors",
+  "cpuPerRequest",
+  "requestsPerCpuS",
+  "peakMemory"
+];
+var COST_FIGURE = {
+  cpuPerRequest: "cpuPerRequestUs",
+  requestsPerCpuS: "requestsPerCpuS",
+  peakMemory: "peakMemoryMiB"
+};
+function isCost(figure) {
+  return figure in COST_FIGURE;
+}
+function repetitionFigure(r, figure) {
+  if (figure === "rps") return r.rps;
+  if (figure === "errors") return r.errors + r.non2xx + r.checkFailures;
+  if (isCost(figure)) return r.proxyCost?.[COST_FIGURE[figure]];
+  return r.latencyMs[figure];
+}
+function columnFigure(column, figure) {
+  const values = column?.values;
+  if (values === void 0) return void 0;
+  if (figure === "rps") return values.rps;
+  if (figure === "errors") return values.errors;
+  if (isCost(figure)) return values.cost?.[COST_FIGURE[figure]];
+  return values.latencyMs[figure];
+}
+var INVERSE = { requestsPerCpuS: "cpuPerRequest" };
+function inversePct(pct2) {
+  return (1 / (1 + pct2 / 100) - 1) * 100;
+}
+function inverseDifference(d) {
+  const out = { ...d };
+  if (d.estimatePct !== void 0) out.estimatePct = inversePct(d.estimatePct);
+  if (d.ci !== void 0) out.ci = [inversePct(d.ci[1]), inversePct(d.ci[0])];
+  return out;
+}
+var positive = (x) => x !== void 0 && Number.isFinite(x) && x > 0;
+function untestedByCompare(figure, base, other) {
+  const spec = COMPARE_METRICS.find((s) => s.metric === figure);
+  return spec !== void 0 && (fixedByLoad(spec, other.load) || runningMaximum(spec, [base, other]));
+}
+function groupMembers(group, cellOf, steal) {
+  const base = group.columns.find((c) => c.proxy === group.baseline);
+  if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
+    return [];
+  const baseCell = cellOf(base);
+  const members2 = [];
+  if (baseCell === void 0) return members2;
+  for (const column of group.columns) {
+    const cell = cellOf(column);
+    if (column === base || column.status !== "ok" || column.bound || cell === void 0) continue;
+    if (!measuredTogether(baseCell, cell)) continue;
+    for (const figure of FIGURES) {
+      if (INVERSE[figure] !== void 0 || !comparesFigure(figure)) continue;
+      if (untestedByCompare(figure, baseCell, cell)) continue;
+      if (!positive(columnFigure(column, figure)) || !positive(columnFigure(base, figure))) continue;
+      const value = (r) => repetitionFigure(r, figure);
+      const member = { base: baseCell, other: cell, value };
+      if (steal !== void 0 && holdsSteal(figure, steal.accounting)) member.stealLimit = steal.limit;
+      members2.push({ column, figure, member });
+    }
+  }
+  return members2;
+}
+function withColumnChanges(column, judged) {
+  const changes = {};
+  for (const [m, d] of judged) if (m.column === column) changes[m.figure] = d;
+  for (const [figure, of] of Object.entries(INVERSE)) {
+    const d = changes[of];
+    if (d !== void 0 && positive(columnFigure(column, figure))) changes[figure] = inverseDifference(d);
+  }
+  return Object.keys(changes).length === 0 ? column : { ...column, changes };
+}
+function withChanges(groups2, cells, steal) {
+  const byId = new Map(cells.map((c) => [c.id, c]));
+  const cellOf = (c) => c.cellId === void 0 ? void 0 : byId.get(c.cellId);
+  const perGroup = groups2.map((group) => groupMembers(group, cellOf, steal));
+  const all = perGroup.flat();
+  if (all.length === 0) return [...groups2];
+  const { family, differences } = judgeDifferences(all.map((m) => m.member));
+  let next = 0;
+  return groups2.map((group, g2) => {
+    const judged = perGroup[g2].map((m) => [m, differences[next++]]);
+    if (judged.length === 0) return group;
+    const rounds = Math.min(...judged.map(([, d]) => d.rounds));
+    const columns = group.columns.map((column) => withColumnChanges(column, judged));
+    return { ...group, columns, noise: { ...family, rounds } };
+  });
+}
+
+// src/stats/history.ts
+function historyP(head, reference) {
+  const logs = [...reference, head].map(Math.log);
+  const centre = median(logs);
+  const far = Math.abs(Math.log(head) - centre);
+  const asFar = logs.filter((x) => Math.abs(x - centre) >= far * (1 - 1e-12)).length;
+  return asFar / logs.length;
+}
+function runsNeededFor(level) {
+  return Math.max(1, Math.ceil(1 / level - 1 - 1e-9));
+}
+
+// src/results/protocols.ts
+function usesTls(protocol) {
+  return overTls(protocol) !== void 0;
+}
+
+// src/report/model.ts
+var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
+var COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"];
+function costValues(reps) {
+  const out = {};
+  for (const figure of COST_FIGURES) {
+    const values = reps.map((r) => r.proxyCost?.[figure]);
+    if (values.length > 0 && values.every((v) => v !== void 0)) out[figure] = medianOf(values);
+  }
+  return out;
+}
+var DEFAULT_BASELINE = "direct";
+function medianOf(values) {
+  return values.length === 0 ? NaN : median(values);
+}
+function cellValues(cell) {
+  const reps = cell.repetitions;
+  const latencyMs = {};
+  for (const stat6 of LATENCY_STATS) latencyMs[stat6] = medianOf(reps.map((r) => r.latencyMs[stat6]));
+  const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
+  const percentilesMs = {};
+  for (const key of keys) {
+    const values = reps.map((r) => r.latencyPercentilesMs?.[key]);
+    if (values.every((v) => v !== void 0)) percentilesMs[key] = medianOf(values);
+  }
+  return {
+    rps: medianOf(reps.map((r) => r.rps)),
+    latencyMs,
+    errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
+    perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
+    percentilesMs,
+    cost: costValues(reps),
+    ranges: rangesOf(reps)
+  };
+}
+function rangesOf(reps) {
+  const ranges = {};
+  for (const figure of FIGURES) {
+    const values = reps.map((r) => repetitionFigure(r, figure));
+    if (values.length > 0 && values.every((v) => v !== void 0 && Number.isFinite(v)))
+      ranges[figure] = [Math.min(...values), Math.max(...values)];
+  }
+  return ranges;
+}
+var MAX_REASONS = 3;
+function displayReasons(reasons) {
+  const unique = [...new Set(reasons)];
+  if (unique.length <= MAX_REASONS) return unique;
+  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
+}
+function columnName(cell) {
+  return usesTls(cell.protocol) ? `${cell.proxy} (${cell.protocol})` : cell.proxy;
+}
+function cellColumn(cell, proxyVersion) {
+  const column = {
+    proxy: columnName(cell),
+    cellId: cell.id,
+    status: cell.status,
+    reasons: displayReasons(cell.reasons),
+    repetitions: cell.repetitions.length
+  };
+  const version2 = cell.proxyVersion ?? proxyVersion;
+  if (version2 !== void 0) column.proxyVersion = version2;
+  if (cell.status === "ok" && cell.repetitions.length === 0) {
+    column.status = "invalid";
+    column.reasons.push("no measured repetitions");
+  }
+  const bound = column.status === "loadgen-bound" && cell.repetitions.length > 0;
+  if (column.status === "ok" || bound) column.values = cellValues(cell);
+  if (bound) column.bound = true;
+  return column;
+}
+function chooseBaseline(columns, requested) {
+  const name3 = requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
+  if (name3 === void 0) return { baselineProblem: "no proxy ran" };
+  const column = columns.find((c) => c.proxy === name3);
+  if (column === void 0) return { baselineProblem: `baseline ${name3} did not run in this scenario` };
+  if (column.status !== "ok" && !column.bound) {
+    return { baseline: name3, baselineProblem: `baseline ${name3} is ${column.status}: no changes computed` };
+  }
+  return { baseline: name3 };
+}
+function orderColumns(columns, baseline) {
+  const first = columns.filter((c) => c.proxy === baseline);
+  return [...first, ...columns.filter((c) => c.proxy !== baseline)];
+}
+function groupKey(cell) {
+  return `${cell.scenario}\0${cell.load.label}\0${cell.engine}\0${cell.variant ?? ""}`;
+}
+function describeLayout(cpus, list2 = (xs) => xs.length ? xs.join(",") : "any") {
+  return `load generator ${list2(cpus.loadgen)}, proxy ${list2(cpus.proxy)}, upstream ${list2(cpus.upstream)}`;
+}
+function buildHeader(results) {
+  const env = results.environment;
+  const facts = [];
+  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
+  const git = env.git;
+  if (git.commit !== void 0) {
+    let commit = git.commit.slice(0, 12);
+    if (git.branch !== void 0) commit += ` on ${git.branch}`;
+    if (git.dirty === true) commit += " (uncommitted changes)";
+    facts.push(["Commit", commit]);
+    if (git.message !== void 0) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
+  }
+  facts.push([
+    "CPU",
+    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`
+  ]);
+  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
+  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
+  facts.push(["Repetitions", String(results.settings.repetitions)]);
+  facts.push(["Runtime", results.settings.runtime]);
+  const proxies = new Map(Object.entries(env.proxies));
+  for (const cell of results.cells) {
+    if (cell.proxyVersion !== void 0 && !proxies.has(cell.proxy))
+      proxies.set(cell.proxy, cell.proxyVersion);
+  }
+  const versions = (named) => named.map(([name3, v]) => `${name3} ${v}`).join(", ");
+  if (proxies.size > 0) facts.push(["Proxies", versions([...proxies])]);
+  const tools = Object.entries(env.tools);
+  if (tools.length > 0) facts.push(["Tools", versions(tools)]);
+  facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
+  const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (stealToName(steals, stealRuleOf(results))) {
+    const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
+    facts.push([
+      "Steal",
+      `${describeStealRange(steals)} of the pinned cores, median over ${steals.length} repetitions (the hypervisor ran something else; not noise by itself): ${cpu}; latency holds it`
+    ]);
+  }
+  if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
+  return {
+    title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",
+    facts,
+    skipped: [...results.skipped]
+  };
+}
+function buildReport(results, options2 = {}) {
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const cell of results.cells) {
+    const key = groupKey(cell);
+    const list2 = groups2.get(key);
+    if (list2) list2.push(cell);
+    else groups2.set(key, [cell]);
+  }
+  const order = results.settings.proxies;
+  const rank = (column) => {
+    const proxy = column.split(" ")[0] ?? column;
+    const i = order.indexOf(proxy) + (proxy === column ? 0 : 0.5);
+    return i < 0 ? order.length : i;
+  };
+  const byRank = (a, b) => rank(a.proxy) - rank(b.proxy);
+  const out = [...groups2.values()].map((cells) => {
+    const first = cells[0];
+    const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
+    const chosen = chooseBaseline([...measured].sort(byRank), options2.baselineProxy);
+    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
+    return {
+      scenario: first.scenario,
+      load: first.load,
+      engine: first.engine,
+      columns: orderColumns(columns, chosen.baseline),
+      ...first.variant !== void 0 ? { variant: first.variant } : {},
+      ...chosen
+    };
+  });
+  return { header: buildHeader(results), groups: withChanges(out, results.cells, stealRuleOf(results)) };
+}
+function skippedColumns(skipped, measured, scenario) {
+  return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
+}
+
+// src/render/format.ts
+var integer2 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+var twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+function formatRps(value) {
+  return Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
+}
+function formatMs(value) {
+  return twoDecimals.format(value);
+}
+function formatCount(value) {
+  return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
+}
+var fixedDecimals = new Map(
+  [2, 3, 4].map((d) => [
+    d,
+    new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d })
+  ])
+);
+function signed(value, decimals = 2) {
+  const rounded = Number(value.toFixed(decimals));
+  const sign = rounded < 0 ? "-" : "+";
+  return `${sign}${fixedDecimals.get(decimals).format(Math.abs(rounded))}`;
+}
+function decimalsFor(values) {
+  const smallest = Math.min(...values.filter((v) => v !== 0 && Number.isFinite(v)).map(Math.abs));
+  if (!Number.isFinite(smallest)) return 2;
+  return Math.min(4, Math.max(2, Math.ceil(-Math.log10(2 * smallest))));
+}
+function formatPercent(value) {
+  return `${signed(value)}%`;
+}
+function formatPValue(p) {
+  return p < 1e-3 ? "<0.001" : p.toFixed(3);
+}
+function formatConfidence(confidence) {
+  const percent = confidence * 100;
+  return `${Number.isInteger(percent) ? percent : percent.toFixed(2).replace(/0+$/, "")}%`;
+}
+function formatAlpha(alpha) {
+  return String(Number(alpha.toPrecision(2)));
+}
+function plural2(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// src/report/tables.ts
+var COST_METRICS = ["cpuPerRequest", "requestsPerCpuS", "peakMemory"];
+var COMPARISON_ROWS = [
+  { metric: "rps", label: "Requests/sec" },
+  { metric: "mean", label: "Mean latency (ms)" },
+  { metric: "p50", label: "p50 latency (ms)" },
+  { metric: "p99", label: "p99 latency (ms)" },
+  { metric: "max", label: "Max latency (ms)" },
+  { metric: "errors", label: "Errors/bad responses" },
+  { metric: "cpuPerRequest", label: "Proxy CPU/request (µs)" },
+  { metric: "requestsPerCpuS", label: "Requests/CPU-second" },
+  { metric: "peakMemory", label: "Proxy peak memory (MiB)" }
+];
+function isCostMetric(metric) {
+  return COST_METRICS.includes(metric);
+}
+var LATENCY_LABELS = {
+  min: "Min (ms)",
+  mean: "Mean (ms)",
+  p50: "p50 (ms)",
+  p90: "p90 (ms)",
+  p95: "p95 (ms)",
+  p99: "p99 (ms)",
+  max: "Max (ms)"
+};
+var COST_NOTE = "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge during the repetition (sampled where the kernel cannot reset it).";
+function showsCost(group) {
+  return comparisonRows(group).some(({ metric }) => isCostMetric(metric));
+}
+function comparisonRows(group) {
+  return COMPARISON_ROWS.filter(
+    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => columnFigure(c, metric) !== void 0)
+  );
+}
+function percentChange(value, base) {
+  if (value === void 0 || base === void 0 || !Number.isFinite(value) || !Number.isFinite(base)) {
+    return void 0;
+  }
+  if (base === 0) return void 0;
+  return (value - base) / base * 100;
+}
+function boundOf(column, metric) {
+  if (!column.bound || metric === "errors" || metric !== "latency" && isCostMetric(metric))
+    return void 0;
+  return metric === "rps" ? "lower" : "upper";
+}
+function valueCell(column, figure, metric) {
+  if (column.status !== "ok" && !column.bound) return { status: column.status };
+  const cell = {};
+  const value = columnFigure(column, figure);
+  if (value !== void 0 && Number.isFinite(value)) cell.value = value;
+  const range = column.values?.ranges?.[figure];
+  if (cell.value !== void 0 && range !== void 0) cell.range = range;
+  const bound = boundOf(column, metric);
+  if (bound) cell.bound = bound;
+  return cell;
+}
+function noiseOf(column, figure, scale = 1) {
+  const change = column.changes?.[figure];
+  const out = { withinNoise: change?.differs !== true };
+  if (change?.ci !== void 0) out.interval = [change.ci[0] * scale, change.ci[1] * scale];
+  return out;
+}
+function baselineColumn(group) {
+  if (group.baselineProblem !== void 0) return void 0;
+  return group.columns.find((c) => c.proxy === group.baseline);
+}
+function comparisonTable(group) {
+  const base = baselineColumn(group);
+  return {
+    columns: group.columns.map((c) => ({
+      proxy: c.proxy,
+      status: c.status,
+      repetitions: c.repetitions,
+      baseline: c.proxy === group.baseline
+    })),
+    rows: comparisonRows(group).map(({ metric, label }) => ({
+      metric,
+      label,
+      cells: group.columns.map((column) => {
+        const cell = valueCell(column, metric, metric);
+        const change = column === base || !comparesFigure(metric) ? void 0 : percentChange(cell.value, columnFigure(base, metric));
+        if (cell.status === void 0 && change !== void 0)
+          Object.assign(cell, { changePct: change }, noiseOf(column, metric));
+        return cell;
+      })
+    }))
+  };
+}
+function latencyTable(group) {
+  const base = baselineColumn(group);
+  return {
+    stats: LATENCY_STATS,
+    rows: group.columns.map((column) => ({
+      proxy: column.proxy,
+      status: column.status,
+      baseline: column.proxy === group.baseline,
+      cells: LATENCY_STATS.map((stat6) => {
+        const cell = valueCell(column, stat6, "latency");
+        const baseValue = base?.values?.latencyMs[stat6];
+        const compared = base !== void 0 && column !== base && comparesFigure(stat6);
+        if (compared && cell.value !== void 0 && baseValue !== void 0) {
+          Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat6, baseValue / 100));
+        }
+        return cell;
+      })
+    }))
+  };
+}
+
+// src/report/compare.ts
+var UNPAIRED_LABEL = "unpaired: runs at different times";
+function summary2(xs) {
+  return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
+}
+function withMedians(spec, base, head, rest) {
+  const b = summary2(base);
+  const h = summary2(head);
+  const changePct = percentChange(h.median, b.median);
+  return { ...spec, base: b, head: h, ...rest, ...changePct !== void 0 ? { changePct } : {} };
+}
+function valuesOf(cell, spec) {
+  return cell.repetitions.map((r) => metricValue(r, spec.metric));
+}
+function shownOf(base, head, tested, paired) {
+  const { model, rate } = head.load;
+  const fixed = `fixed by the load (${model}${rate !== void 0 ? ` at ${rate}/s` : ""}): shown, not tested`;
+  const untested = `not tested (--test-metrics ${[...tested, "..."].join(",")} tests it too)`;
+  const runningMax = "a running maximum (the container's peak since its start, one process for every round): shown, never tested";
+  const cells = [base, head];
+  return COMPARE_METRICS.filter(
+    (spec) => fixedByLoad(spec, head.load) || measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))
+  ).map((spec) => {
+    const shown = withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {});
+    if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
+    if (runningMaximum(spec, cells)) return { ...shown, why: runningMax };
+    return { ...shown, why: untested, ...paired ? aloneFigures(base, head, spec, paired) : {} };
+  });
+}
+function aloneFigures(base, head, spec, level) {
+  const [member] = pairedMembers(base, head, 0, [spec], level.steal);
+  if (!member?.usable) return {};
+  const j = judgePaired(logRatios(member.pairs), {
+    level: level.alpha,
+    biggerIsBetter: spec.biggerIsBetter,
+    thresholdPct: level.thresholdPct
+  });
+  return withoutUndefined({
+    hlChangePct: j.estimatePct,
+    ci: j.ci,
+    ciConfidence: j.confidence,
+    detectablePct: j.detectablePct
+  });
+}
+function runInfo(results, variant) {
+  const { commit, branch, message } = results.environment.git;
+  return {
+    runId: results.runId,
+    repetitions: results.settings.repetitions,
+    ...withoutUndefined({ variant, commit, branch, message: message?.split("\n")[0] })
+  };
+}
+function describeStatus(cell) {
+  return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
+}
+function where(cell) {
+  return {
+    id: cellKey(cell),
+    scenario: cell.scenario,
+    loadLabel: cell.load.label,
+    proxy: cell.proxy,
+    engine: cell.engine,
+    ...cell.runner !== void 0 ? { runner: cell.runner } : {}
+  };
+}
+function machineNotes({ environment: b }, { environment: h }) {
+  if (b.cpuModel === h.cpuModel && b.cores === h.cores) return [];
+  return [
+    `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`
+  ];
+}
+function cannotCompare(base, head) {
+  const problems = [];
+  if (base.status !== "ok") problems.push(`base is ${describeStatus(base)}`);
+  if (head.status !== "ok") problems.push(`head is ${describeStatus(head)}`);
+  if (problems.length === 0 && (base.repetitions.length === 0 || head.repetitions.length === 0)) {
+    problems.push("no measured repetitions");
+  }
+  return problems.length > 0 ? problems.join("; ") : void 0;
+}
+function matchCells(baseCells, headCells) {
+  const byKey = new Map(baseCells.map((c) => [cellKey(c), c]));
+  const headKeys = new Set(headCells.map((c) => cellKey(c)));
+  const out = { pairs: [], notCompared: [] };
+  for (const head of headCells) {
+    const base = byKey.get(cellKey(head));
+    const reason = base === void 0 ? "only in head (new cell)" : cannotCompare(base, head);
+    if (base === void 0 || reason !== void 0)
+      out.notCompared.push({ ...where(head), reason: reason ?? "" });
+    else out.pairs.push({ base, head });
+  }
+  for (const base of baseCells) {
+    if (!headKeys.has(cellKey(base)))
+      out.notCompared.push({ ...where(base), reason: "only in base (missing in head)" });
+  }
+  return out;
+}
+function familyLevel({ alpha, thresholdPct }) {
+  return { alpha: alpha ?? DEFAULT_ALPHA, thresholdPct: thresholdPct ?? DEFAULT_THRESHOLD_PCT };
+}
+function familyFigures({ thresholdPct, alpha }, tests) {
+  return { thresholdPct, alpha, confidence: 1 - alpha / Math.max(1, tests), tests };
+}
+function countVerdicts(cells) {
+  const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
+  for (const c of cells) for (const m of c.metrics) counts[m.verdict] += 1;
+  return counts;
+}
+function loadNote(base, head) {
+  if (JSON.stringify(base.load) === JSON.stringify(head.load)) return void 0;
+  return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
+}
+function unstolenValues(cell, spec, rule) {
+  const counted = holdsSteal(spec.metric, rule.accounting) ? cell.repetitions.filter((r) => stealOf(r) <= rule.limit) : cell.repetitions;
+  const stolen = { count: cell.repetitions.length - counted.length, limit: rule.limit };
+  const every = counted.length === 0 && stolen.count > 0;
+  const values = (every ? cell.repetitions : counted).map((r) => metricValue(r, spec.metric));
+  return { values, stolen, every };
+}
+function unpairedMembers(b, h, runs, tested, history) {
+  const own2 = /* @__PURE__ */ new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
+  return testedSpecs(h.load, tested, b, h).map((spec) => {
+    const base = unstolenValues(b, spec, stealRuleOf(runs.base));
+    const head = unstolenValues(h, spec, stealRuleOf(runs.head));
+    const stolen = { base: base.stolen, head: head.stolen };
+    const member = { spec, base: base.values, head: head.values, stolen };
+    if (base.every) member.everyStolen = "base";
+    if (head.every) member.everyStolen = "head";
+    const past = history?.medians(where(h), spec.metric).filter((m) => !own2.has(m.commit));
+    if (member.everyStolen === void 0 && past !== void 0 && past.length > 0)
+      member.past = past.map((m) => m.value);
+    return member;
+  });
+}
+function unpairedStealWords({ everyStolen, stolen }) {
+  if (everyStolen !== void 0)
+    return `; not tested: steal above ${stolen[everyStolen].limit} core in every repetition of the ${everyStolen} run, and this figure holds the time the hypervisor stole`;
+  const sides = ["base", "head"].filter((s) => stolen[s].count > 0);
+  const words = (s) => `; ${plural2(stolen[s].count, `${s} repetition`)} left out of its median: steal above ${stolen[s].limit} core`;
+  return sides.map(words).join("");
+}
+function unpairedMetric(member, test, level) {
+  const { base, head, spec } = member;
+  const figures = { n: Math.min(base.length, head.length), verdict: "inconclusive", why: "" };
+  const out = withMedians(spec, base, head, figures);
+  const changePct = out.changePct;
+  const observed = changePct === void 0 ? "no % change" : `observed change ${signedPct(changePct)}`;
+  const steal = unpairedStealWords(member);
+  if (member.everyStolen !== void 0) {
+    out.why = `${observed}${steal}`;
+    return out;
+  }
+  if (test.p === void 0 || member.past === void 0) {
+    out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift${steal}`;
+    return out;
+  }
+  Object.assign(out, { p: test.p, pMethod: "history", level: test.level, rejected: test.rejected });
+  const runs = `${member.past.length + 1} past runs`;
+  if (!test.rejected || changePct === void 0) {
+    out.why = `${observed}; within the spread of ${runs} (p ${test.p.toPrecision(2)} above its level ${test.level?.toPrecision(2)})`;
+  } else if (Math.abs(changePct) < level.thresholdPct) {
+    out.why = `${observed}; outside the spread of ${runs} but below ${level.thresholdPct}%`;
+  } else {
+    const better = spec.biggerIsBetter ? changePct > 0 : changePct < 0;
+    out.verdict = better ? "improved" : "regressed";
+    out.why = `${observed}: outside the spread of ${runs} and reaches ${level.thresholdPct}%`;
+  }
+  out.why += steal;
+  return out;
+}
+function compareResults(base, head, options2 = {}) {
+  const matched = matchCells(base.cells, head.cells);
+  const level = familyLevel(options2);
+  const tested = options2.testedMetrics ?? testedSet(head.settings);
+  const perCell = matched.pairs.map(
+    (p) => unpairedMembers(p.base, p.head, { base, head }, tested, options2.history)
+  );
+  const members2 = perCell.flat();
+  const withPast = members2.filter((m) => m.past !== void 0);
+  const ps = withPast.map((m) => historyP(median(m.head), [...m.past, median(m.base)]));
+  const { rejected, levels } = holm(ps, level.alpha);
+  const tests = new Map(
+    withPast.map((m, k) => [m, { p: ps[k], level: levels[k], rejected: rejected[k] }])
+  );
+  const cells = matched.pairs.map(({ base: b, head: h }, c) => ({
+    ...where(h),
+    metrics: perCell[c].map((m) => unpairedMetric(m, tests.get(m) ?? {}, level)),
+    shown: shownOf(b, h, tested)
+  }));
+  return {
+    mode: "unpaired",
+    label: UNPAIRED_LABEL,
+    ...familyFigures(level, withPast.length),
+    looks: [],
+    planned: false,
+    base: runInfo(base),
+    head: runInfo(head),
+    cells,
+    notCompared: matched.notCompared,
+    counts: countVerdicts(cells),
+    notes: [
+      ...unpairedNotes(base, head, matched, members2, level, options2.history),
+      ...stealNotes(
+        matched.pairs.flatMap((p) => [p.base, p.head]),
+        stealRuleOf(head)
+      )
+    ]
+  };
+}
+function unpairedNotes(base, head, matched, members2, level, history) {
+  const notes = [
+    history === void 0 ? `Unpaired: base and head ran at different times, so drift between the runs (other work on the machine, frequency, caches) cannot be told from a change: no regression or improvement is shown. Run both in one run with --variant for a paired comparison, or give past runs of the same cells with --history (a gh-pages data.js).` : `Unpaired: base and head ran at different times; each metric's head median is judged against the spread of the past runs in ${history.source} and the base run.`,
+    ...machineNotes(base, head),
+    ...matched.pairs.map(({ base: b, head: h }) => loadNote(b, h)).filter((n) => n !== void 0)
+  ];
+  const known = members2.filter((m) => m.past !== void 0);
+  if (history !== void 0 && members2.length > 0) {
+    const fewest = known.length === 0 ? 0 : Math.min(...known.map((m) => (m.past?.length ?? 0) + 1));
+    const needed = runsNeededFor(level.alpha / Math.max(1, known.length));
+    if (fewest < needed) {
+      notes.push(
+        `${known.length} of ${members2.length} tested metrics have past runs in the history (the fewest: ${fewest}); ${needed} past runs of a metric are needed before it can show a change (${Math.max(1, known.length)} tests at alpha ${formatAlpha(level.alpha)}).`
+      );
+    }
+  }
+  return notes;
+}
+var upTo = (m, rounds) => m.pairs.filter((p) => p.round < rounds);
+function judgeFamily(members2, plan, thresholdPct) {
+  const judged = members2.map(() => void 0);
+  const decided = members2.map(() => false);
+  const taken = plan.looks.map((look, k) => {
+    const reached = members2.map((m) => m.usable && (!plan.planned || m.rounds >= look.rounds));
+    const ps = members2.map((m, i) => {
+      const v = judged[i]?.judgement.verdict;
+      if (decided[i] && (v === "regressed" || v === "improved")) return 0;
+      return reached[i] ? wilcoxonSignedRank(logRatios(upTo(m, look.rounds))).p : 1;
+    });
+    const { rejected, levels } = holm(ps, look.alpha);
+    let decidedHere = 0;
+    members2.forEach((m, i) => {
+      if (decided[i] || !reached[i]) return;
+      const pairs = upTo(m, look.rounds);
+      const at = {
+        level: levels[i],
+        rejected: rejected[i],
+        biggerIsBetter: m.spec.biggerIsBetter,
+        thresholdPct
+      };
+      const judgement = judgePaired(logRatios(pairs), at);
+      judged[i] = { judgement, pairs, look: k, level: at.level, rejected: at.rejected };
+      if (judgement.verdict !== "inconclusive") {
+        decided[i] = true;
+        decidedHere += 1;
+      }
+    });
+    return {
+      cells: new Set(members2.filter((_, i) => reached[i]).map((m) => m.cell)).size,
+      decided: decidedHere
+    };
+  });
+  return { judged, taken };
+}
+function pairedMetric(m, judged, { planned, steal }) {
+  const pairs = judged?.pairs ?? m.pairs;
+  const base = pairs.map((p) => p.base);
+  const head = pairs.map((p) => p.head);
+  const figures = { n: pairs.length, verdict: "inconclusive", why: "" };
+  const out = withMedians(m.spec, base, head, figures);
+  if (judged === void 0) {
+    out.why = m.usable ? `${m.rounds} rounds: fewer than the plan's first look` : "no % change: a value is zero";
+    return out;
+  }
+  const j = judged.judgement;
+  Object.assign(out, {
+    p: j.p,
+    pMethod: j.method,
+    level: judged.level,
+    rejected: judged.rejected,
+    verdict: j.verdict,
+    why: j.why
+  });
+  if (j.estimatePct !== void 0) out.hlChangePct = j.estimatePct;
+  if (j.ci !== void 0) out.ci = j.ci;
+  if (j.confidence !== void 0) out.ciConfidence = j.confidence;
+  if (m.stolen.length > 0) {
+    out.why += `; ${stolenWords(m, steal.limit)}`;
+    out.stolenRounds = m.stolen.length;
+  }
+  if (planned) out.look = judged.look + 1;
+  if (j.more !== void 0) out.more = j.more;
+  if (j.verdict === "inconclusive" && j.detectablePct !== void 0) out.detectablePct = j.detectablePct;
+  return out;
+}
+function stolenWords(m, limit) {
+  const rounds = m.pairs.length + m.stolen.length;
+  return `${m.stolen.length} of ${plural2(rounds, "round")} left out: steal above ${limit} core (${describeStealRange(m.stolen.map((s) => s.steal))})`;
+}
+function stolenShown(m, base, head, steal) {
+  const shown = withMedians(m.spec, valuesOf(base, m.spec), valuesOf(head, m.spec), {});
+  return {
+    ...shown,
+    why: `not tested: steal above ${steal.limit} core on every round (${describeStealRange(m.stolen.map((s) => s.steal))}), and this figure holds the time the hypervisor stole`
+  };
+}
+function looksOf(results, alpha) {
+  const plan = results.settings.sequential;
+  if (plan === void 0) return { looks: [{ rounds: Number.MAX_SAFE_INTEGER, alpha }], planned: false };
+  return {
+    looks: plan.looks.map((l) => ({ rounds: l.rounds, alpha: l.alpha * (alpha / plan.alpha) })),
+    planned: true
+  };
+}
+function compareVariants(results, options2 = {}) {
+  const [baseName2, headName] = pickVariants(results, options2);
+  const of = (name3) => results.cells.filter((c) => c.variant === name3);
+  const matched = matchCells(of(baseName2), of(headName));
+  const level = familyLevel(options2);
+  const tested = options2.testedMetrics ?? testedSet(results.settings);
+  const steal = stealRuleOf(results);
+  const all = matched.pairs.flatMap(
+    ({ base, head }, c) => pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head), steal)
+  );
+  const everyRoundStolen = (m) => m.pairs.length === 0 && m.stolen.length > 0;
+  const members2 = all.filter((m) => !everyRoundStolen(m));
+  const plan = looksOf(results, level.alpha);
+  const { judged, taken } = judgeFamily(members2, plan, level.thresholdPct);
+  const cells = matched.pairs.map(({ base, head }, c) => {
+    const metrics = members2.flatMap(
+      (m, i) => m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : []
+    );
+    const stolen = all.filter((m) => m.cell === c && everyRoundStolen(m));
+    const differs = scenarioDifference(base, head);
+    return {
+      ...where(head),
+      metrics,
+      shown: [
+        ...shownOf(base, head, tested, { ...level, steal }),
+        ...stolen.map((m) => stolenShown(m, base, head, steal))
+      ],
+      ...differs ? { scenarioDiffers: differs } : {}
+    };
+  });
+  const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
+  const compared = matched.pairs.flatMap(({ base, head }) => [base, head]);
+  return {
+    mode: "paired",
+    label: pairedLabel(rounds),
+    ...familyFigures(level, members2.length),
+    looks: plan.looks.map((l, k) => ({
+      rounds: plan.planned ? l.rounds : Math.max(0, ...members2.map((m) => m.rounds)),
+      alpha: l.alpha,
+      cells: taken[k]?.cells ?? 0,
+      decided: taken[k]?.decided ?? 0
+    })),
+    planned: plan.planned,
+    base: runInfo(results, baseName2),
+    head: runInfo(results, headName),
+    cells,
+    notCompared: matched.notCompared,
+    counts: countVerdicts(cells),
+    notes: [
+      ...pairedNotes(cells, members2, plan.looks, level, results.settings.study),
+      ...stealNotes(compared, steal),
+      ...stolenRoundNotes(all, steal)
+    ]
+  };
+}
+function stealNotes(cells, steal) {
+  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (!stealToName(steals, steal)) return [];
+  return [
+    `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural2(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`
+  ];
+}
+function stolenRoundNotes(members2, steal) {
+  const hit = members2.filter((m) => m.stolen.length > 0);
+  if (hit.length === 0) return [];
+  const labels = (ms) => [...new Set(ms.map((m) => m.spec.label))].join(", ");
+  const untested = hit.filter((m) => m.pairs.length === 0);
+  const whole = members2.filter((m) => m.stolen.length === 0 && m.pairs.length > 0);
+  const notTested = untested.length === 0 ? "" : `; ${untested.length} of them had no round left and are shown, not tested`;
+  const clean = whole.length === 0 ? "No tested metric was free of steal." : `Compared on every round: ${labels(whole)}.`;
+  return [
+    `Rounds with steal above ${steal.limit} core (--noise-limit) were left out of the tests of the figures that hold it: ${labels(hit)} (${hit.length} of ${members2.length} tested metrics${notTested}). ${clean}`
+  ];
+}
+function pairedNotes(cells, members2, looks, level, study) {
+  const notes = [];
+  const last = looks[looks.length - 1];
+  const needed = pairsNeededFor(last.alpha / Math.max(1, members2.length));
+  const rerun = study === void 0 ? `--repetitions ${needed}), or let --repetitions auto size them` : `proxybench study ${study} -r ${needed})`;
+  const n = Math.min(...members2.map((m) => m.pairs.length));
+  if (members2.length > 0 && n < needed) {
+    notes.push(
+      `With ${n} rounds no interval at ${formatConfidence(1 - last.alpha / members2.length)} exists (${members2.length} tests at alpha ${formatAlpha(level.alpha)}): no regression or improvement can be shown. Run ${needed} or more rounds (${rerun}.`
+    );
+  }
+  for (const c of cells) if (c.scenarioDiffers) notes.push(`${c.id}: ${c.scenarioDiffers}`);
+  return notes;
+}
+function pairedLabel(rounds) {
+  if (rounds.size === 0) return "paired by round (no cell compared)";
+  const low = Math.min(...rounds);
+  const high = Math.max(...rounds);
+  return `paired over ${low === high ? low : `${low}-${high}`} rounds`;
+}
+function scenarioDifference(base, head) {
+  const b = JSON.stringify(base.upstream ?? {});
+  const h = JSON.stringify(head.upstream ?? {});
+  if (b === h) return void 0;
+  return `the variants ran different scenario settings (upstream ${b} in ${base.variant ?? "base"}, ${h} in ${head.variant ?? "head"}): the change includes that difference.`;
+}
+function comparisonHeadline(comparison) {
+  const c = comparison.counts;
+  const parts = [
+    plural2(c.regressed, "regression"),
+    plural2(c.improved, "improvement"),
+    `${c.unchanged} unchanged`,
+    `${c.inconclusive} inconclusive`
+  ];
+  if (comparison.notCompared.length > 0) parts.push(`${comparison.notCompared.length} not compared`);
+  return parts.join(", ");
+}
+
 // src/render/escape.ts
 var HTML_ENTITIES = {
   "&": "&amp;",
@@ -53968,10 +53921,63 @@ var MARKDOWN = {
   code: (text) => `\`${text}\``
 };
 
-// src/report/markdown.ts
+// src/render/markdown.ts
 function heading(level, text) {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
+
+// src/report/cells.ts
+function formatMetric(metric, value) {
+  if (metric === "rps" || metric === "requestsPerCpuS") return formatRps(value);
+  if (metric === "errors") return formatCount(value);
+  return formatMs(value);
+}
+function boundPrefix(cell) {
+  if (cell.bound === "lower") return ">= ";
+  if (cell.bound === "upper") return "<= ";
+  return "";
+}
+function cellText(cell, format, spread = false) {
+  if (cell.status !== void 0) return cell.status;
+  if (cell.value === void 0) return "n/a";
+  const range = spread && cell.range !== void 0 ? ` (${format(cell.range[0])}–${format(cell.range[1])})` : "";
+  return `${boundPrefix(cell)}${format(cell.value)}${range}`;
+}
+var WITHIN_NOISE = "~";
+function noiseMark(cell) {
+  return cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
+}
+function intervalText([low, high], decimals) {
+  return `${signed(low, decimals)} to ${signed(high, decimals)}`;
+}
+function changeText(cell) {
+  if (cell.changePct === void 0) return "";
+  const decimals = decimalsFor([cell.changePct, ...cell.interval ?? []]);
+  const interval2 = cell.interval === void 0 ? "" : ` (${intervalText(cell.interval, decimals)})`;
+  return `${noiseMark(cell)}${signed(cell.changePct, decimals)}%${interval2}`;
+}
+function deltaText(cell) {
+  if (cell.delta === void 0) return "";
+  const decimals = decimalsFor([cell.delta, ...cell.interval ?? []]);
+  const interval2 = cell.interval === void 0 ? "" : `; ${intervalText(cell.interval, decimals)}`;
+  return `(${noiseMark(cell)}${signed(cell.delta, decimals)}${interval2})`;
+}
+function comparisonGrid(group, write) {
+  const table = comparisonTable(group);
+  const percent = table.columns.map((c) => group.baselineProblem === void 0 && !c.baseline);
+  return {
+    proxies: table.columns.flatMap((c, i) => percent[i] ? [c.proxy, ""] : [c.proxy]),
+    rows: table.rows.map((row2) => ({
+      label: row2.label,
+      cells: row2.cells.flatMap((cell, i) => {
+        const value = write.value(cell, row2.metric);
+        return percent[i] ? [value, write.change(cell)] : [value];
+      })
+    }))
+  };
+}
+
+// src/report/markdown.ts
 function describeLoad(load) {
   const parts = [load.model];
   if (load.vus !== void 0) parts.push(`${load.vus} VUs`);
@@ -55353,7 +55359,7 @@ function renderComparisonMarkdown(comparison, options2 = {}) {
 `;
 }
 
-// src/report/pr-comment.ts
+// src/comment/pr-comment.ts
 var COUNTED_SCOPE = "Instructions and estimated cycles per request of the proxy's own process, counted under Valgrind (callgrind) with the requests sent one at a time: deterministic (a spread of a few hundredths of a percent), so a change to the proxy's code or config shows in a few repetitions. It cannot see time: waits on the network or the kernel, lock contention, several cores at once, or caches beyond callgrind's model.";
 var WALL_CLOCK_SCOPE = "Latency, and the proxy's CPU time and peak memory per request, under load on pinned cores. It sees what a user waits for, the kernel and concurrency included, but the machine's own noise hides changes below the smallest detectable change it names for an undecided metric.";
 function countedCounts(c) {
@@ -55521,7 +55527,7 @@ function buildPrComment(runs, options2 = {}) {
   };
 }
 
-// src/report/comment-runs.ts
+// src/comment/comment-runs.ts
 var STUDY_HEADING_LEVEL = 4;
 async function sortPath(p, found) {
   const info2 = await stat5(p).catch(() => void 0);

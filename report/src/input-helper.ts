@@ -8,7 +8,7 @@ import {
   MARKER_RULE,
   parseRepository,
 } from "../../src/github/identifiers.js";
-import type { Expected } from "../../src/report/comment-runs.js";
+import type { Expected } from "../../src/comment/comment-runs.js";
 import { DEFAULT_FLOOR_PCT } from "../../src/stats/instructions-verdict.js";
 import { numberInput, PERCENTAGE, PROBABILITY, type NumberRule } from "../../src/util/inputs.js";
 

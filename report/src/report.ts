@@ -1,6 +1,6 @@
 import { writeJobSummary } from "../../src/github/summary.js";
 import type { Verdict } from "../../src/report/compare.js";
-import { commentFromPaths } from "../../src/report/comment-runs.js";
+import { commentFromPaths } from "../../src/comment/comment-runs.js";
 import type { ReportSettings } from "./input-helper.js";
 import { comment, type CommentHead } from "./comment.js";
 import { withoutUndefined } from "../../src/util/objects.js";
@@ -35,7 +35,7 @@ export interface ReportDeps {
 
 /**
  * Compares, writes the summary and the comment; the caller sets the outputs. The comment is the
- * one `proxybench comment` posts for the same runs (src/report/pr-comment.ts): counted first.
+ * one `proxybench comment` posts for the same runs (src/comment/pr-comment.ts): counted first.
  */
 export async function report(settings: ReportSettings, deps: ReportDeps): Promise<ReportOutcome> {
   const built = await commentFromPaths(settings.results, settings);

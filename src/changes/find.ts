@@ -3,7 +3,7 @@ import { parseDataJs, type BenchmarkData } from "../publish/datajs.js";
 import { UserError } from "../util/errors.js";
 import { otavaChangePoints, type OtavaChange } from "./otava.js";
 import { historySeries, seriesId, type HistorySeries } from "./series.js";
-import type { ChangePoint, SeriesChanges } from "./types.js";
+import type { ChangePoint, SeriesChanges } from "../publish/change-points.js";
 
 /**
  * The change points of every series of a gh-pages history (data.js), by Apache Otava, each with

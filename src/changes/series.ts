@@ -1,6 +1,6 @@
 import type { BenchEntry, BenchmarkData } from "../publish/datajs.js";
 import { TOOL_BIGGER } from "../publish/entries.js";
-import type { HistoryCommit, SeriesKey } from "./types.js";
+import type { HistoryCommit, SeriesKey } from "../publish/change-points.js";
 
 /**
  * The series of a data.js (pure): one per suite and bench name, its points oldest first as the

@@ -6,7 +6,7 @@ import { apiError } from "./api-error.js";
 import { isCommitSha, isPullRequestNumber, parseRepository } from "../github/identifiers.js";
 import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";
-import { commentFromPaths } from "../report/comment-runs.js";
+import { commentFromPaths } from "../comment/comment-runs.js";
 import { checkBaselineProxy } from "../report/model.js";
 import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
 import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";

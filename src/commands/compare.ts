@@ -1,13 +1,8 @@
 import { Option, type Command } from "commander";
 import { readResults } from "../results/io.js";
 import { mergeResults, type Source } from "../results/merge.js";
-import {
-  compareResults,
-  compareVariants,
-  variantNames,
-  type Comparison,
-  hasRegression,
-} from "../report/compare.js";
+import { variantNames } from "../results/variants.js";
+import { compareResults, compareVariants, type Comparison, hasRegression } from "../report/compare.js";
 import { findChanges, lastSegmentStarts, readDataJs } from "../changes/find.js";
 import { historyFromData, type RunHistory } from "../report/compare-history.js";
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";

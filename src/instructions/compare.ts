@@ -8,7 +8,7 @@ import {
   type VerdictOptions,
 } from "../stats/instructions-verdict.js";
 import { readResultsFile, resultsFilePath } from "../results/io.js";
-import { pickVariants } from "../report/compare.js";
+import { pickVariants } from "../results/variants.js";
 import {
   countedCellId,
   INSTRUCTIONS_FILE,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatSchemaError, UserError } from "../util/errors.js";
-import type { SeriesChanges } from "../changes/types.js";
+import type { SeriesChanges } from "./change-points.js";
 
 /**
  * `changes.js`, written next to data.js on gh-pages: `window.BENCHMARK_CHANGES = ` and the JSON of

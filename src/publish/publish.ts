@@ -6,7 +6,7 @@ import { readResults } from "../results/io.js";
 import { expandResultPaths, readMergedResults } from "../results/merge.js";
 import { selectVariant } from "../results/select.js";
 import { CHANGES_JS_FILE, serializeChangesJs } from "./changesjs.js";
-import type { SeriesChanges } from "../changes/types.js";
+import type { SeriesChanges } from "./change-points.js";
 import { UserError } from "../util/errors.js";
 import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
 import type { BenchCommit, BenchEntry } from "./datajs.js";

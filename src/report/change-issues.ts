@@ -1,10 +1,10 @@
 import { markdownTable } from "markdown-table";
-import type { ChangePoint, SeriesChanges } from "../changes/types.js";
+import type { ChangePoint, SeriesChanges } from "../publish/change-points.js";
 import { compareUrl } from "../github/identifiers.js";
 import { plainTitle } from "../github/issue-body.js";
 import type { IssueItem } from "../github/issues.js";
 import { escapeMarkdown } from "../render/escape.js";
-import { formatPercent } from "./format.js";
+import { formatPercent } from "../render/format.js";
 
 /**
  * The issue of a series' regressions (pure): its title and a table of every change point of the

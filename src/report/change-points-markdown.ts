@@ -1,9 +1,9 @@
 import { markdownTable } from "markdown-table";
 import { MIN_POINTS, type ChangeSettings } from "../changes/find.js";
-import type { ChangePoint, HistoryCommit, SeriesChanges } from "../changes/types.js";
+import type { ChangePoint, HistoryCommit, SeriesChanges } from "../publish/change-points.js";
 import { escapeMarkdown } from "../render/escape.js";
-import { formatPercent, plural } from "./format.js";
-import { heading } from "./markdown.js";
+import { formatPercent, plural } from "../render/format.js";
+import { heading } from "../render/markdown.js";
 
 /**
  * `proxybench changes` as markdown (pure): a headline, what was asked of Otava, one table row per

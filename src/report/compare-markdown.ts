@@ -1,13 +1,7 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "../render/escape.js";
-import {
-  formatAlpha,
-  formatConfidence,
-  formatMetric,
-  formatPercent,
-  formatPValue,
-  plural,
-} from "./format.js";
+import { formatAlpha, formatConfidence, formatPercent, formatPValue, plural } from "../render/format.js";
+import { formatMetric } from "./cells.js";
 import {
   comparisonHeadline,
   type CellComparison,
@@ -16,7 +10,7 @@ import {
   type RunInfo,
   type ShownMetric,
 } from "./compare.js";
-import { heading } from "./markdown.js";
+import { heading } from "../render/markdown.js";
 import { DETECTION_POWER } from "../stats/paired.js";
 
 export interface ComparisonMarkdownOptions {

@@ -1,25 +1,12 @@
 import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
 import { escapeMarkdown, MARKDOWN, type Markup } from "../render/escape.js";
-import {
-  cellText,
-  changeText,
-  comparisonGrid,
-  deltaText,
-  formatAlpha,
-  formatMetric,
-  formatMs,
-  plural,
-  WITHIN_NOISE,
-} from "./format.js";
+import { formatAlpha, formatMs, plural } from "../render/format.js";
+import { heading } from "../render/markdown.js";
+import { cellText, changeText, comparisonGrid, deltaText, formatMetric, WITHIN_NOISE } from "./cells.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
 import type { Difference, DifferenceFamily } from "./differences.js";
 import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost } from "./tables.js";
-
-/** A heading of this level, kept within markdown's six. */
-export function heading(level: number, text: string): string {
-  return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
-}
 
 export function describeLoad(load: Load): string {
   const parts: string[] = [load.model];

@@ -1,6 +1,6 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "../render/escape.js";
-import { formatCount, formatMs, formatPercent, formatRps } from "../report/format.js";
+import { formatCount, formatMs, formatPercent, formatRps } from "../render/format.js";
 import { columnName } from "../report/model.js";
 import { percentChange } from "../report/tables.js";
 import type { StudyColumn, StudyGroup } from "./columns.js";

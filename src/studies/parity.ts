@@ -1,6 +1,6 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "../render/escape.js";
-import { heading } from "../report/markdown.js";
+import { heading } from "../render/markdown.js";
 import type { Results } from "../results/schema.js";
 
 /**

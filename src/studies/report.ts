@@ -1,9 +1,11 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown, MARKDOWN } from "../render/escape.js";
 import { judgeDifferences, measuredTogether, type DifferenceMember } from "../report/differences.js";
-import { changeText, formatCount, formatMs, formatRps, plural } from "../report/format.js";
+import { formatCount, formatMs, formatRps, plural } from "../render/format.js";
+import { changeText } from "../report/cells.js";
 import { stealRuleOf, type StealRule } from "../stats/steal.js";
-import { describeLoad, heading, noiseNote, skippedText } from "../report/markdown.js";
+import { heading } from "../render/markdown.js";
+import { describeLoad, noiseNote, skippedText } from "../report/markdown.js";
 import {
   buildHeader,
   cellColumn,

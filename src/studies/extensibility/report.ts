@@ -4,13 +4,9 @@ import { withChanges } from "../../report/changes.js";
 import { stealRuleOf } from "../../stats/steal.js";
 import { compareVariants, type MetricComparison } from "../../report/compare.js";
 import { escapeMarkdown } from "../../render/escape.js";
-import { formatPercent, plural } from "../../report/format.js";
-import {
-  describeLoad,
-  heading,
-  renderGroupNotes,
-  renderLatencyTableMarkdown,
-} from "../../report/markdown.js";
+import { formatPercent, plural } from "../../render/format.js";
+import { heading } from "../../render/markdown.js";
+import { describeLoad, renderGroupNotes, renderLatencyTableMarkdown } from "../../report/markdown.js";
 import { cellColumn, type ReportColumn, type ReportGroup } from "../../report/model.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
 import { DEFAULT_ALPHA } from "../../stats/tested-metrics.js";

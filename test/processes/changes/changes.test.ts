@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findChanges } from "../../../src/changes/find.js";
-import type { SeriesChanges } from "../../../src/changes/types.js";
+import type { SeriesChanges } from "../../../src/publish/change-points.js";
 import { serializeDataJs } from "../../../src/publish/datajs.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { commitId, historyOf, wobble } from "../../support/changes/history.js";

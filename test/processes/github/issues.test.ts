@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { serializeChangesJs } from "../../../src/publish/changesjs.js";
-import type { SeriesChanges } from "../../../src/changes/types.js";
+import type { SeriesChanges } from "../../../src/publish/change-points.js";
 import { buildIssueBody, ISSUE_LABEL, issueMarker, parseIssueBody } from "../../../src/github/issue-body.js";
 import { fileIssues, type IssueSettings } from "../../../src/github/issues.js";
 import { changeIssueItem, changeIssueMarkdown } from "../../../src/report/change-issues.js";

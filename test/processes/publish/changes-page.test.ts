@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseChanges } from "../../../src/publish/changesjs.js";
-import type { ChangePoint, SeriesChanges } from "../../../src/changes/types.js";
+import type { ChangePoint, SeriesChanges } from "../../../src/publish/change-points.js";
 import { parseDataJs } from "../../../src/publish/datajs.js";
 import { publish } from "../../../src/publish/publish.js";
 import { launchBrowser } from "../../support/browser.js";

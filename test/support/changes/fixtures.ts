@@ -1,4 +1,4 @@
-import type { ChangePoint, SeriesChanges } from "../../../src/changes/types.js";
+import type { ChangePoint, SeriesChanges } from "../../../src/publish/change-points.js";
 
 /** A commit sha made of one repeated hex digit (`sha(3)` = 40 threes). */
 export const sha = (i: number | string) => `${i}`.repeat(40).slice(0, 40);

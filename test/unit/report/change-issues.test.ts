@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SeriesChanges, SeriesKey } from "../../../src/changes/types.js";
+import type { SeriesChanges, SeriesKey } from "../../../src/publish/change-points.js";
 import { buildIssueBody, issueMarker, parseIssueBody } from "../../../src/github/issue-body.js";
 import { changeIssueItem, changeIssueMarkdown } from "../../../src/report/change-issues.js";
 import { liveMarkup, visibleText } from "../../support/actions/gfm.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_P, DEFAULT_MIN_CHANGE_PCT } from "../../../src/changes/find.js";
 import { changeCounts, renderChangesMarkdown } from "../../../src/report/change-points-markdown.js";
-import type { ChangePoint, SeriesChanges } from "../../../src/changes/types.js";
+import type { ChangePoint, SeriesChanges } from "../../../src/publish/change-points.js";
 import { liveMarkup, visibleText } from "../../support/actions/gfm.js";
 import { tableAfter } from "../../support/report/markdown.js";
 

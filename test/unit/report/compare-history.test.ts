@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seriesId } from "../../../src/changes/series.js";
-import type { SeriesChanges } from "../../../src/changes/types.js";
+import type { SeriesChanges } from "../../../src/publish/change-points.js";
 import { lastSegmentStarts } from "../../../src/changes/find.js";
 import { historyFromData } from "../../../src/report/compare-history.js";
 import { commitId, historyOf } from "../../support/changes/history.js";

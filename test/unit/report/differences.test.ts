@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatMs } from "../../../src/report/format.js";
+import { formatMs } from "../../../src/render/format.js";
 import { renderHtmlReport } from "../../../src/report/html.js";
 import { reportJson } from "../../../src/report/json.js";
 import { renderMarkdownReport } from "../../../src/report/markdown.js";

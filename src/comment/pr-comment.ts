@@ -3,21 +3,21 @@ import { renderCountedComparison } from "../instructions/compare-markdown.js";
 import { renderInstructionsMarkdown } from "../instructions/report.js";
 import type { InstructionsResults } from "../instructions/schema.js";
 import { cellRunners } from "../results/merge.js";
+import { variantNames } from "../results/variants.js";
 import type { Results } from "../results/schema.js";
 import { formatCores } from "../runner/cpus.js";
 import {
   compareResults,
   compareVariants,
-  variantNames,
   type CompareOptions,
   type Comparison,
   type Verdict,
-} from "./compare.js";
-import { renderComparisonMarkdown } from "./compare-markdown.js";
+} from "../report/compare.js";
+import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { escapeMarkdown } from "../render/escape.js";
-import { plural } from "./format.js";
-import { renderMarkdownReport } from "./markdown.js";
-import { describeLayout } from "./model.js";
+import { plural } from "../render/format.js";
+import { renderMarkdownReport } from "../report/markdown.js";
+import { describeLayout } from "../report/model.js";
 import { pickDefined } from "../util/objects.js";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildPrComment } from "../../../src/report/pr-comment.js";
+import { buildPrComment } from "../../../src/comment/pr-comment.js";
 import { InstructionsResults } from "../../../src/instructions/schema.js";
 import { cell, results } from "../../support/report/build.js";
 

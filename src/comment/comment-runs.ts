@@ -14,7 +14,7 @@ import { readResults, RESULTS_FILE } from "../results/io.js";
 import { mergeResults, readSources, shardSet, type ShardSet } from "../results/merge.js";
 import { readStudyRun, type StudyRun } from "../studies/read-run.js";
 import { UserError } from "../util/errors.js";
-import { plural } from "./format.js";
+import { plural } from "../render/format.js";
 import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
 import { pickDefined } from "../util/objects.js";
 
