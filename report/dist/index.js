@@ -52712,25 +52712,28 @@ function pairsByRound(base, head, metric, steal) {
   const holds = steal !== void 0 && holdsSteal(metric, steal.accounting);
   const pairs = [];
   const stolen = [];
+  const noisy = [];
   for (const b of base.repetitions) {
     const round = b.round ?? b.index;
     const h = headByRound.get(round);
     if (h === void 0) continue;
     const most = Math.max(stealOf(b), stealOf(h));
-    if (holds && most > steal.limit) stolen.push({ round, steal: most });
+    if (b.status === "noisy" || h.status === "noisy") noisy.push(round);
+    else if (holds && most > steal.limit) stolen.push({ round, steal: most });
     else pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
   }
-  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen };
+  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen, noisy: noisy.sort((x, y) => x - y) };
 }
 function pairedMembers(base, head, cell, specs, steal) {
   return specs.map((spec) => {
-    const { pairs, stolen } = pairsByRound(base, head, spec.metric, steal);
-    const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round));
+    const { pairs, stolen, noisy } = pairsByRound(base, head, spec.metric, steal);
+    const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round), ...noisy);
     return {
       cell,
       spec,
       pairs,
       stolen,
+      noisy,
       rounds: last + 1,
       usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0)
     };
@@ -53544,22 +53547,26 @@ function machineNotes({ environment: b }, { environment: h }) {
     `Base and head ran on different machines (${b.cpuModel}, ${b.cores} cores against ${h.cpuModel}, ${h.cores} cores): differences may come from the machine.`
   ];
 }
-function cannotCompare(base, head) {
+function comparable(cell, paired) {
+  if (cell.status === "ok") return true;
+  return paired && cell.status === "noisy" && cell.repetitions.some((r) => r.status === "ok");
+}
+function cannotCompare(base, head, paired) {
   const problems = [];
-  if (base.status !== "ok") problems.push(`base is ${describeStatus(base)}`);
-  if (head.status !== "ok") problems.push(`head is ${describeStatus(head)}`);
+  if (!comparable(base, paired)) problems.push(`base is ${describeStatus(base)}`);
+  if (!comparable(head, paired)) problems.push(`head is ${describeStatus(head)}`);
   if (problems.length === 0 && (base.repetitions.length === 0 || head.repetitions.length === 0)) {
     problems.push("no measured repetitions");
   }
   return problems.length > 0 ? problems.join("; ") : void 0;
 }
-function matchCells(baseCells, headCells) {
+function matchCells(baseCells, headCells, paired) {
   const byKey = new Map(baseCells.map((c) => [cellKey(c), c]));
   const headKeys = new Set(headCells.map((c) => cellKey(c)));
   const out = { pairs: [], notCompared: [] };
   for (const head of headCells) {
     const base = byKey.get(cellKey(head));
-    const reason = base === void 0 ? "only in head (new cell)" : cannotCompare(base, head);
+    const reason = base === void 0 ? "only in head (new cell)" : cannotCompare(base, head, paired);
     if (base === void 0 || reason !== void 0)
       out.notCompared.push({ ...where(head), reason: reason ?? "" });
     else out.pairs.push({ base, head });
@@ -53644,7 +53651,7 @@ function unpairedMetric(member, test, level) {
   return out;
 }
 function compareResults(base, head, options2 = {}) {
-  const matched = matchCells(base.cells, head.cells);
+  const matched = matchCells(base.cells, head.cells, false);
   const level = familyLevel(options2);
   const tested = options2.testedMetrics ?? testedSet(head.settings);
   const perCell = matched.pairs.map(
@@ -53762,6 +53769,10 @@ function pairedMetric(m, judged, { planned, steal }) {
     out.why += `; ${stolenWords(m, steal.limit)}`;
     out.stolenRounds = m.stolen.length;
   }
+  if (m.noisy.length > 0) {
+    out.why += `; ${m.noisy.length} of ${plural2(m.rounds, "round")} left out: noisy (other processes' CPU on the benchmark's cores, still after its tries)`;
+    out.noisyRounds = m.noisy.length;
+  }
   if (planned) out.look = judged.look + 1;
   if (j.more !== void 0) out.more = j.more;
   if (j.verdict === "inconclusive" && j.detectablePct !== void 0) out.detectablePct = j.detectablePct;
@@ -53789,7 +53800,7 @@ function looksOf(results, alpha) {
 function compareVariants(results, options2 = {}) {
   const [baseName2, headName] = pickVariants(results, options2);
   const of = (name3) => results.cells.filter((c) => c.variant === name3);
-  const matched = matchCells(of(baseName2), of(headName));
+  const matched = matchCells(of(baseName2), of(headName), true);
   const level = familyLevel(options2);
   const tested = options2.testedMetrics ?? testedSet(results.settings);
   const steal = stealRuleOf(results);
@@ -53837,9 +53848,20 @@ function compareVariants(results, options2 = {}) {
     notes: [
       ...pairedNotes(cells, members2, plan.looks, level, results.settings.study),
       ...stealNotes(compared, steal),
-      ...stolenRoundNotes(all, steal)
+      ...stolenRoundNotes(all, steal),
+      ...noisyRoundNotes(all, cells)
     ]
   };
+}
+function noisyRoundNotes(members2, cells) {
+  const hit = cells.flatMap((cell, c) => {
+    const m = members2.find((x) => x.cell === c && x.noisy.length > 0);
+    return m ? [`${cell.id} (${m.noisy.length} of ${plural2(m.rounds, "round")})`] : [];
+  });
+  if (hit.length === 0) return [];
+  return [
+    `Rounds where a side's repetition stayed noisy after its tries (other processes' CPU on the benchmark's cores) were left out of every test of their cell, its other rounds compared: ${hit.join(", ")}.`
+  ];
 }
 function stealNotes(cells, steal) {
   const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
@@ -55312,7 +55334,11 @@ function shownText(m) {
   return `not tested (--test-metrics)${could}`;
 }
 function stolenText(m) {
-  return m.stolenRounds === void 0 ? "" : ` (${plural2(m.stolenRounds, "round")} left out: steal)`;
+  const out = [
+    ...m.stolenRounds === void 0 ? [] : [`${plural2(m.stolenRounds, "round")} left out: steal`],
+    ...m.noisyRounds === void 0 ? [] : [`${plural2(m.noisyRounds, "round")} left out: noisy`]
+  ];
+  return out.length === 0 ? "" : ` (${out.join("; ")})`;
 }
 function metricRow(name3, m, paired) {
   const tested = "verdict" in m ? m : void 0;
