@@ -103,6 +103,21 @@ export function results(cells: Cell[], overrides: Record<string, unknown> = {}):
   });
 }
 
+/** A run holding variants (schema 2) of these cells, testing `testedMetrics`; `environment` added to the test machine's. */
+export function pairedRun(
+  cells: Cell[],
+  testedMetrics: string[],
+  environment: Record<string, unknown> = {},
+): Results {
+  const base = results(cells);
+  return Results.parse({
+    ...base,
+    schemaVersion: 2,
+    settings: { ...base.settings, testedMetrics },
+    environment: { ...base.environment, ...environment },
+  });
+}
+
 /**
  * A counted run (instructions.json) holding the variants base and head, one nginx cell each,
  * with these instructions per request in each of its rounds (no callgrind files: nothing to show

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { compareResults, compareVariants } from "../../../src/report/compare.js";
 import { renderComparisonMarkdown } from "../../../src/report/compare-markdown.js";
-import { Results, type Cell } from "../../../src/results/schema.js";
+import type { Cell, Results } from "../../../src/results/schema.js";
 import { pairedLogRatios } from "../../../src/stats/tested-metrics.js";
-import { cell, results } from "../../support/report/build.js";
+import { cell, pairedRun } from "../../support/report/build.js";
 
 // A repetition still noisy after its tries (other processes' CPU on the benchmark's cores) in a
 // paired comparison: its round is left out of every test of its cell, and the cell's other rounds
@@ -34,19 +34,8 @@ function side(variant: string, cpu: number, noisy: (round: number) => boolean): 
   return { ...c, status: anyNoisy ? "noisy" : "ok", reasons: anyNoisy ? [NOISY_REASON] : [] };
 }
 
-function run(headNoisy: (round: number) => boolean, variant?: string): Results {
-  const base = results([]);
-  return Results.parse({
-    ...base,
-    schemaVersion: 2,
-    settings: {
-      ...base.settings,
-      proxies: ["nginx"],
-      repetitions: ROUNDS,
-      testedMetrics: ["cpuPerRequest", "p99"],
-    },
-    cells: [side("base", 40, () => false), side(variant ?? "head", 52, headNoisy)],
-  });
+function run(headNoisy: (round: number) => boolean): Results {
+  return pairedRun([side("base", 40, () => false), side("head", 52, headNoisy)], ["cpuPerRequest", "p99"]);
 }
 
 describe("a repetition noisy after its tries, in a paired comparison", () => {

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { compareVariants } from "../../../src/report/compare.js";
 import { renderComparisonMarkdown } from "../../../src/report/compare-markdown.js";
 import { buildHeader } from "../../../src/report/model.js";
-import { Results, type Cell, type StealAccounting } from "../../../src/results/schema.js";
+import type { Cell, Results, StealAccounting } from "../../../src/results/schema.js";
 import { pairedLogRatios } from "../../../src/stats/tested-metrics.js";
-import { cell, results } from "../../support/report/build.js";
+import { cell, pairedRun } from "../../support/report/build.js";
 
 // Steal in a paired comparison: the rounds whose steal is above the noise limit are left out of
 // the tests of the figures that hold stolen time (latency, requests/sec; CPU per request unless
@@ -32,19 +32,8 @@ function side(proxy: string, variant: string, cpu: number, steal: (round: number
 }
 
 function run(steal: (round: number) => number, accounting?: StealAccounting): Results {
-  const base = results([]);
-  return Results.parse({
-    ...base,
-    schemaVersion: 2,
-    settings: {
-      ...base.settings,
-      proxies: ["nginx"],
-      repetitions: ROUNDS,
-      testedMetrics: ["cpuPerRequest", "p99"],
-    },
-    environment: { ...base.environment, ...(accounting ? { stealAccounting: accounting } : {}) },
-    cells: [side("nginx", "base", 40, steal), side("nginx", "head", 52, steal)],
-  });
+  const cells = [side("nginx", "base", 40, steal), side("nginx", "head", 52, steal)];
+  return pairedRun(cells, ["cpuPerRequest", "p99"], accounting ? { stealAccounting: accounting } : {});
 }
 
 const metric = (r: Results, name: string) =>
