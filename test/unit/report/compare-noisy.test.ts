@@ -62,6 +62,19 @@ describe("a repetition noisy after its tries, in a paired comparison", () => {
     );
   });
 
+  it("names the cell in its note escaped: a hostile proxy name reaches the comment as text", () => {
+    const r = run((i) => i === 5);
+    const evil = "@octocat <img src=x onerror=alert(1)> [x](https://evil.example)";
+    const cells = r.cells.map((c) => ({ ...c, proxy: evil, id: c.id.replace("nginx", evil) }));
+    const md = renderComparisonMarkdown(compareVariants({ ...r, cells }));
+    const note = md.split("\n").find((l) => l.includes("stayed noisy"))!;
+    expect(note).toContain("1 of 12 rounds");
+    expect(note).toContain("octocat");
+    expect(note).not.toContain("<img");
+    expect(note).not.toContain("@octocat");
+    expect(note).not.toContain("](https://evil.example)");
+  });
+
   it("a side noisy on every round is not compared, and says why", () => {
     const c = compareVariants(run(() => true));
     expect(c.cells).toEqual([]);
