@@ -9,7 +9,7 @@ import { changeCounts, renderChangesMarkdown } from "../report/change-points-mar
 import { writeOutput } from "../report/output.js";
 import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { withoutUndefined } from "../util/objects.js";
-import { option, withDefault } from "./options.js";
+import { option, withDefault, type FlagValues } from "./options.js";
 
 const CHANGES_FORMATS = ["markdown", "json"] as const;
 
@@ -21,12 +21,9 @@ interface ChangesCommandSettings extends ChangeSettings {
   failOnRegression: boolean;
 }
 
-interface RawOptions {
+interface RawOptions extends Pick<FlagValues, "format" | "outFile" | "failOnRegression"> {
   maxP?: string;
   minChange?: string;
-  format?: string;
-  outFile?: string;
-  failOnRegression?: boolean;
 }
 
 /** Reads and checks the command's arguments; errors name the flag. */

@@ -12,7 +12,7 @@ import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js
 import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
 import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { UserError } from "../util/errors.js";
-import { option, withDefault } from "./options.js";
+import { option, withDefault, type FlagValues } from "./options.js";
 
 /** What the flags give as they are and the settings keep. */
 interface CommentOptions {
@@ -26,13 +26,10 @@ interface CommentOptions {
   baseResults?: string;
 }
 
-interface CommentFlags extends CommentOptions {
+interface CommentFlags extends CommentOptions, Pick<FlagValues, "threshold" | "alpha" | "floor"> {
   markdown?: string;
   /** OWNER/NAME. */
   repo: string;
-  threshold?: string;
-  alpha?: string;
-  floor?: string;
 }
 
 /** What the comparison is judged by: the report action's inputs of the same names. */

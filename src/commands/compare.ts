@@ -20,7 +20,7 @@ import { renderCountedComparisonHtml } from "../instructions/compare-html.js";
 import { renderCountedComparison } from "../instructions/compare-markdown.js";
 import { DEFAULT_FLOOR_PCT, DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
-import { option, outAlias, ownFlag, withDefault, withOutFile } from "./options.js";
+import { option, outAlias, ownFlag, withDefault, withOutFile, type FlagValues } from "./options.js";
 
 const COMPARE_FORMATS = ["markdown", "json"] as const;
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
@@ -41,17 +41,16 @@ export interface CompareSettings {
   history?: string;
 }
 
-interface RawOptions {
-  /** Counted runs' flags, refused for wall-clock runs: their comparison has no floor or spread factor. */
-  floor?: string;
+/** The shared flags as `FLAGS` types them; `floor` is a counted run's, refused for wall-clock runs. */
+interface RawOptions extends Pick<
+  FlagValues,
+  "floor" | "threshold" | "alpha" | "failOnRegression" | "format"
+> {
+  /** A counted run's, refused for wall-clock runs: their comparison has no spread factor. */
   spreadFactor?: string;
   /** Of a run holding variants: the baseline and candidate variants. */
   base?: string;
   head?: string;
-  threshold?: string;
-  alpha?: string;
-  failOnRegression?: boolean;
-  format?: string;
   /** --out-file (or its old spelling --out). */
   out?: string;
   history?: string;

@@ -86,41 +86,36 @@ function parseShardFlag(text: string): Shard {
   }
 }
 
-/** The flags of the measuring commands (run, count, study, max-rate) as commander types them. */
-export interface MeasureFlags {
-  proxies?: string[];
-  scenarios?: string[];
-  engine?: Engine;
-  repetitions?: number | "auto";
-  budget?: number;
-  duration?: number;
-  warmup?: number;
-  load?: string[];
-  cpus?: string;
-  runtime?: string;
-  imageTag?: string;
-  proxiesDir?: string[];
-  scenariosDir?: string[];
-  out?: string;
-  resume?: string;
-  maxP99?: number;
-  variant?: string[];
-  variantProxiesDir?: string;
-  variantScenariosDir?: string;
-  noiseLimit?: number;
-  retries?: number;
-  roundOrder?: "abba" | "random";
-  seed?: number;
-  proxyLifetime?: "round" | "block";
-  testMetrics?: CompareMetric[];
-  target?: number;
-  shard?: Shard;
-  tls?: boolean;
-  dryRun?: boolean;
+/**
+ * An option of `FLAGS` that carries the type of its value: the flags' types are read off the table
+ * (`FlagValues`), from each flag's parser or choices, never restated. The brand exists only for
+ * the type checker.
+ */
+declare const VALUE: unique symbol;
+type Flag<T> = Option & { readonly [VALUE]: T };
+
+/** A flag (its spelling, e.g. `-p, --proxies <names>`, and what it does) whose value its parser returns. */
+function parsed<T>(flags: string, description: string, parser: (value: string, previous: T) => T): Flag<T> {
+  return new Option(flags, description).argParser(parser) as Flag<T>;
+}
+
+/** A flag whose value is one of these words. */
+function oneOf<const C extends readonly string[]>(flags: string, description: string, choices: C) {
+  return new Option(flags, description).choices(choices) as Flag<C[number]>;
+}
+
+/** A flag whose value is its text as given. */
+function textFlag(flags: string, description: string): Flag<string> {
+  return new Option(flags, description) as Flag<string>;
+}
+
+/** A flag without a value (no `<value>` in its spelling): true when present. */
+function toggle(flags: string, description: string): Flag<boolean> {
+  return new Option(flags, description) as Flag<boolean>;
 }
 
 /** What --help shows as a flag's default when it has no value commander fills in: `(default: TEXT)`. */
-export function withDefault(option: Option, text: string): Option {
+export function withDefault<O extends Option>(option: O, text: string): O {
   option.defaultValueDescription = text;
   return option;
 }
@@ -161,75 +156,71 @@ function parseImageTag(value: string): string {
 const FLAGS = {
   proxies: () =>
     withDefault(
-      new Option("-p, --proxies <names>", "comma-separated proxies").argParser(parseCsv),
+      parsed("-p, --proxies <names>", "comma-separated proxies", parseCsv),
       DEFAULT_PROXIES.join(","),
     ),
   scenarios: () =>
     withDefault(
-      new Option("-s, --scenarios <names>", "comma-separated scenarios").argParser(parseCsv),
+      parsed("-s, --scenarios <names>", "comma-separated scenarios", parseCsv),
       DEFAULT_SCENARIOS.join(","),
     ),
   engine: () =>
     withDefault(
-      new Option("-e, --engine <engine>", "load generator for every scenario").choices(Engine.options),
+      oneOf("-e, --engine <engine>", "load generator for every scenario", Engine.options),
       "each scenario's own",
     ),
   repetitions: () =>
     withDefault(
-      new Option("-r, --repetitions <n>", "repetitions per cell").argParser(parsePositiveInt),
+      parsed<number | "auto">("-r, --repetitions <n>", "repetitions per cell", parsePositiveInt),
       `${DEFAULT_REPETITIONS}`,
     ),
   duration: () =>
     withDefault(
-      new Option("-d, --duration <seconds>", "length of each repetition").argParser(parseSeconds(false)),
+      parsed("-d, --duration <seconds>", "length of each repetition", parseSeconds(false)),
       "the scenario's",
     ),
   warmup: () =>
     withDefault(
-      new Option("-w, --warmup <seconds>", "length of the discarded warm-up, 0 for none").argParser(
-        parseSeconds(true),
-      ),
+      parsed("-w, --warmup <seconds>", "length of the discarded warm-up, 0 for none", parseSeconds(true)),
       "the scenario's",
     ),
   load: () =>
     withDefault(
-      new Option("-l, --load <labels>", "comma-separated load levels").argParser(parseCsv),
+      parsed("-l, --load <labels>", "comma-separated load levels", parseCsv),
       "each scenario's first",
     ),
   cpus: () =>
     withDefault(
-      new Option(
-        "--cpus <layout>",
-        "cores per role, e.g. loadgen=0,proxy=1,upstream=1; ranges 2-3, lists 0+2",
-      ),
+      textFlag("--cpus <layout>", "cores per role, e.g. loadgen=0,proxy=1,upstream=1; ranges 2-3, lists 0+2"),
       "from this machine's core count",
     ),
-  runtime: () => withDefault(new Option("--runtime <runtime>", "native or docker"), "native"),
+  runtime: () => withDefault(textFlag("--runtime <runtime>", "native or docker"), "native"),
   imageTag: () =>
     withDefault(
-      new Option("--image-tag <tag>", "image tag of the proxies under --runtime docker").argParser(
-        parseImageTag,
-      ),
+      parsed("--image-tag <tag>", "image tag of the proxies under --runtime docker", parseImageTag),
       "$PROXYBENCH_IMAGE_TAG, else local",
     ),
   proxiesDir: () =>
-    new Option(
+    parsed(
       "--proxies-dir <dir>",
       "folder of <name>/proxy.yml beside the built-in proxies; one of the same name replaces the built-in (repeatable)",
-    ).argParser(collect),
+      collect,
+    ),
   scenariosDir: () =>
-    new Option(
+    parsed(
       "--scenarios-dir <dir>",
       "folder of <name>/scenario.yml beside the built-in scenarios; one of the same name replaces the built-in (repeatable)",
-    ).argParser(collect),
+      collect,
+    ),
   variant: () =>
-    new Option(
+    parsed(
       "--variant <name=dir>",
       "measure this variant's proxies/ and scenarios/ side by side with the others, in rounds (repeatable; e.g. base=../main head=.)",
-    ).argParser(collect),
+      collect,
+    ),
   variantProxiesDir: () =>
     withDefault(
-      new Option(
+      textFlag(
         "--variant-proxies-dir <dir>",
         "where each variant's DIR holds its proxies, e.g. bench/proxies",
       ),
@@ -237,7 +228,7 @@ const FLAGS = {
     ),
   variantScenariosDir: () =>
     withDefault(
-      new Option(
+      textFlag(
         "--variant-scenarios-dir <dir>",
         "where each variant's DIR holds its scenarios, e.g. bench/scenarios",
       ),
@@ -245,95 +236,101 @@ const FLAGS = {
     ),
   roundOrder: () =>
     withDefault(
-      new Option("--round-order <order>", "order of the cells in each round").choices(["abba", "random"]),
+      oneOf("--round-order <order>", "order of the cells in each round", ["abba", "random"]),
       "random, seeded",
     ),
   seed: () =>
     withDefault(
-      new Option("--seed <n>", "seed of --round-order random").argParser(parseNonNegativeInt),
+      parsed("--seed <n>", "seed of --round-order random", parseNonNegativeInt),
       "drawn and recorded",
     ),
   testMetrics: () =>
     withDefault(
-      new Option(
+      parsed(
         "--test-metrics <list>",
         `the metrics a comparison of the variants tests, the others shown with their estimate and interval: of ${ALL_METRICS.join(", ")}, or all`,
-      ).argParser(parseTestedMetrics),
+        parseTestedMetrics,
+      ),
       PRIMARY_METRICS.join(","),
     ),
   target: () =>
     withDefault(
-      new Option(
+      parsed(
         "--target <pct>",
         "with --repetitions auto: a block also stops at a look once every undecided tested metric would show a change of this % at 80% power",
-      ).argParser(parsePositiveNumber),
+        parsePositiveNumber,
+      ),
       String(DEFAULT_TARGET_PCT),
     ),
   proxyLifetime: () =>
     withDefault(
-      new Option(
+      oneOf(
         "--proxy-lifetime <when>",
         "round: each round starts every proxy anew, with its warm-up, so that the rounds sample its processes; block: one process for every round (faster, but what differs between two processes then reads as a change)",
-      ).choices(["round", "block"]),
+        ["round", "block"],
+      ),
       "round",
     ),
   budget: () =>
-    new Option(
+    parsed(
       "--budget <minutes>",
       "with --repetitions auto: more rounds, at looks planned before the run, while a metric is undecided, within this many minutes",
-    ).argParser(parsePositiveNumber),
+      parsePositiveNumber,
+    ),
   noiseLimit: () =>
     withDefault(
-      new Option(
+      parsed(
         "--noise-limit <cores>",
         "other processes' CPU on the pinned cores above which a repetition is noisy and measured again; the hypervisor's steal above it leaves that round out of the tests of latency (and of CPU per request where the kernel counts steal as the proxy's)",
-      ).argParser(parseNonNegativeNumber),
+        parseNonNegativeNumber,
+      ),
       "0.05",
     ),
   retries: () =>
     withDefault(
-      new Option(
+      parsed(
         "--retries <n>",
         "times a noisy repetition, or one that dropped iterations, is measured again",
-      ).argParser(parseNonNegativeInt),
+        parseNonNegativeInt,
+      ),
       "2",
     ),
   shard: () =>
-    new Option(
+    parsed(
       "--shard <i/n>",
       "run the i-th of n parts of the matrix, split by cell (every variant of a cell in the same part), e.g. 2/3",
-    ).argParser(parseShardFlag),
+      parseShardFlag,
+    ),
   tls: () =>
-    new Option(
+    toggle(
       "--tls",
       "also measure every scenario over TLS (HTTP/1.1 as https, gRPC as grpcs) on the client side of the proxies that declare it: their own rows, certificates made for the run",
     ),
   maxP99: () =>
     withDefault(
-      new Option("--max-p99 <ms>", "the p99 latency a held rate stays under").argParser(parsePositiveNumber),
+      parsed("--max-p99 <ms>", "the p99 latency a held rate stays under", parsePositiveNumber),
       `${DEFAULT_MAX_P99_MS}`,
     ),
-  dryRun: () => new Option("--dry-run", "print the plan and its estimated wall time, run nothing"),
-  out: () => withDefault(new Option("-o, --out <dir>", "results folder"), "results/<YYYYMMDD-HHMMSS>"),
+  dryRun: () => toggle("--dry-run", "print the plan and its estimated wall time, run nothing"),
+  out: () => withDefault(textFlag("-o, --out <dir>", "results folder"), "results/<YYYYMMDD-HHMMSS>"),
   resume: () =>
-    new Option("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings"),
-  study: () =>
-    new Option("--study <name>", "a study of studies/<name>/study.yml (proxybench list shows them)"),
-  format: () => new Option("--format <format>", "output format"),
-  outFile: () => new Option("--out-file <file>", "write to this file instead of stdout"),
+    textFlag("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings"),
+  study: () => textFlag("--study <name>", "a study of studies/<name>/study.yml (proxybench list shows them)"),
+  format: () => textFlag("--format <format>", "output format"),
+  outFile: () => textFlag("--out-file <file>", "write to this file instead of stdout"),
   baselineProxy: () =>
     withDefault(
-      new Option("--baseline-proxy <name>", "proxy every % change is computed against"),
+      textFlag("--baseline-proxy <name>", "proxy every % change is computed against"),
       "direct, else the first",
     ),
   threshold: () =>
     withDefault(
-      new Option("--threshold <pct>", "smallest % change in wall-clock time that counts"),
+      textFlag("--threshold <pct>", "smallest % change in wall-clock time that counts"),
       `${DEFAULT_THRESHOLD_PCT}`,
     ),
   alpha: () =>
     withDefault(
-      new Option(
+      textFlag(
         "--alpha <p>",
         "chance of any false verdict in the whole wall-clock comparison, split over its tests",
       ),
@@ -341,23 +338,20 @@ const FLAGS = {
     ),
   floor: () =>
     withDefault(
-      new Option("--floor <pct>", "smallest % change in counted work (proxybench count) that counts"),
+      textFlag("--floor <pct>", "smallest % change in counted work (proxybench count) that counts"),
       `${DEFAULT_FLOOR_PCT}`,
     ),
-  failOnRegression: () => new Option("--fail-on-regression", "exit 1 when any metric regressed"),
-} satisfies Record<FlagName, () => Option>;
+  failOnRegression: () => toggle("--fail-on-regression", "exit 1 when any metric regressed"),
+} satisfies Record<string, () => Flag<unknown>>;
 
 /** The flags spelled in `FLAGS`: the measuring commands', and those other commands share. */
-type FlagName =
-  | keyof MeasureFlags
-  | "study"
-  | "format"
-  | "outFile"
-  | "baselineProxy"
-  | "threshold"
-  | "alpha"
-  | "floor"
-  | "failOnRegression";
+type FlagName = keyof typeof FLAGS;
+
+/** Each flag's value as commander gives it (absent when not given and without a default). */
+export type FlagValues = { [K in FlagName]?: ReturnType<(typeof FLAGS)[K]>[typeof VALUE] };
+
+/** The flags of the measuring commands (run, count, study, max-rate), typed by `FLAGS`. */
+export type MeasureFlags = FlagValues;
 
 /** A flag of `FLAGS`, with this command's own default where it differs, or an option built from one. */
 export type FlagChoice = FlagName | [FlagName, string] | Option;

@@ -138,13 +138,16 @@ export function stopAtLook(
   );
   const decided = judged.map((j) => j === undefined || j.verdict !== "inconclusive");
   // Rounds sized for power: an undecided metric whose change at 80% power is within the target
-  // needs no more rounds. No test is made of it, so no alpha is spent.
+  // needs no more rounds, unless its estimate already reaches the threshold (a change as large as
+  // a verdict needs, not yet significant at this look: more rounds are what decides it). No test
+  // is made of it, so no alpha is spent; any rule for stopping keeps the family's bound.
   const precise = judged.map(
     (j, i) =>
       !decided[i] &&
       targetPct !== undefined &&
       j?.detectablePct !== undefined &&
-      j.detectablePct <= targetPct,
+      j.detectablePct <= targetPct &&
+      Math.abs(j.estimatePct ?? 0) < thresholdPct,
   );
   const holding = metrics.some((m) => m.holdsRounds)
     ? metrics.map((m) => m.holdsRounds === true)

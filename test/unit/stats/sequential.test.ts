@@ -126,6 +126,37 @@ describe("stopAtLook", () => {
     expect(stopAtLook(plan, 0, [{ ...metric, holdsRounds: true }, loose], 5).stop).toBe(false);
   });
 
+  it("with a target: an undecided metric whose estimate reaches the threshold holds the rounds", () => {
+    // +6% (beyond the 5% threshold) with a spread that leaves it undecided at this look's level,
+    // yet precise enough for a 10% target: more rounds may decide it, so the block goes on
+    const near = Array.from({ length: n }, (_, i) => Math.log(1.06) + (i % 2 ? 0.06 : -0.06));
+    const judged = judgePaired(near, {
+      level: plan.looks[0]!.alpha / plan.tests,
+      biggerIsBetter: false,
+      thresholdPct: 5,
+    });
+    expect(judged.verdict).toBe("inconclusive");
+    expect(judged.estimatePct!).toBeGreaterThanOrEqual(5);
+    const metric = { logRatios: near, biggerIsBetter: false, decided: false, holdsRounds: true };
+    const target = judged.detectablePct! + 0.1;
+    expect(stopAtLook(plan, 0, [metric], 5, target)).toEqual({
+      decided: [false],
+      precise: [false],
+      stop: false,
+    });
+    // the same rounds moved under the threshold (+3%) are precise: the block may stop
+    const under = Array.from({ length: n }, (_, i) => Math.log(1.03) + (i % 2 ? 0.06 : -0.06));
+    const lower = judgePaired(under, {
+      level: plan.looks[0]!.alpha / plan.tests,
+      biggerIsBetter: false,
+      thresholdPct: 5,
+    });
+    expect(lower.verdict).toBe("inconclusive");
+    expect(stopAtLook(plan, 0, [{ ...metric, logRatios: under }], 5, lower.detectablePct! + 0.1).stop).toBe(
+      true,
+    );
+  });
+
   it("judges at the look's most cautious level: alpha_k / m", () => {
     // 8 same-signed rounds reach p = 2/256 = 0.0078: enough at 0.05/2 with one look...
     const eight = Array.from({ length: 8 }, () => Math.log(1.3));
