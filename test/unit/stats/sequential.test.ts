@@ -127,34 +127,26 @@ describe("stopAtLook", () => {
   });
 
   it("with a target: an undecided metric whose estimate reaches the threshold holds the rounds", () => {
-    // +6% (beyond the 5% threshold) with a spread that leaves it undecided at this look's level,
-    // yet precise enough for a 10% target: more rounds may decide it, so the block goes on
-    const near = Array.from({ length: n }, (_, i) => Math.log(1.06) + (i % 2 ? 0.06 : -0.06));
-    const judged = judgePaired(near, {
-      level: plan.looks[0]!.alpha / plan.tests,
-      biggerIsBetter: false,
-      thresholdPct: 5,
-    });
-    expect(judged.verdict).toBe("inconclusive");
-    expect(judged.estimatePct!).toBeGreaterThanOrEqual(5);
-    const metric = { logRatios: near, biggerIsBetter: false, decided: false, holdsRounds: true };
-    const target = judged.detectablePct! + 0.1;
-    expect(stopAtLook(plan, 0, [metric], 5, target)).toEqual({
-      decided: [false],
-      precise: [false],
-      stop: false,
-    });
-    // the same rounds moved under the threshold (+3%) are precise: the block may stop
-    const under = Array.from({ length: n }, (_, i) => Math.log(1.03) + (i % 2 ? 0.06 : -0.06));
-    const lower = judgePaired(under, {
-      level: plan.looks[0]!.alpha / plan.tests,
-      biggerIsBetter: false,
-      thresholdPct: 5,
-    });
-    expect(lower.verdict).toBe("inconclusive");
-    expect(stopAtLook(plan, 0, [{ ...metric, logRatios: under }], 5, lower.detectablePct! + 0.1).stop).toBe(
-      true,
-    );
+    // rounds moved by a % change, each +-6% around it: undecided at this look's level, yet
+    // precise enough for a target just above their detectable change
+    const moved = (pct: number) =>
+      Array.from({ length: n }, (_, i) => Math.log(1 + pct / 100) + (i % 2 ? 0.06 : -0.06));
+    const level = { level: plan.looks[0]!.alpha / plan.tests, biggerIsBetter: false, thresholdPct: 5 };
+    const stopsAt = (pct: number) => {
+      const judged = judgePaired(moved(pct), level);
+      expect(judged.verdict).toBe("inconclusive");
+      const metric = { logRatios: moved(pct), biggerIsBetter: false, decided: false, holdsRounds: true };
+      return {
+        estimate: judged.estimatePct!,
+        look: stopAtLook(plan, 0, [metric], 5, judged.detectablePct! + 0.1),
+      };
+    };
+    // +6%, beyond the 5% threshold: more rounds may decide it, so the block goes on
+    const near = stopsAt(6);
+    expect(near.estimate).toBeGreaterThanOrEqual(5);
+    expect(near.look).toEqual({ decided: [false], precise: [false], stop: false });
+    // the same rounds at +3%, under the threshold: precise, the block may stop
+    expect(stopsAt(3).look).toEqual({ decided: [false], precise: [true], stop: true });
   });
 
   it("judges at the look's most cautious level: alpha_k / m", () => {
