@@ -146,24 +146,31 @@ function nginxPassthrough(c: Comparison): NginxCpu {
   );
 }
 
-/** n simulated A/A runs and n with +12% CPU per request on nginx: false alarms, the change found. */
+/**
+ * n simulated A/A runs and n with +pct% CPU per request on nginx: false alarms, the change found.
+ * Returns the rounds each block of the changed runs took.
+ */
 function aaAndFound(
   plan: SequentialPlan,
   random: () => number,
   options: SimulationOptions,
   n: number,
   label: string,
-): void {
+  pct = 12,
+): number[] {
   let aa = 0;
   let found = 0;
+  const rounds: number[] = [];
+  const change = { cell: "passthrough/default/nginx/k6", factors: { cpu: 1 + pct / 100 } };
   for (let i = 0; i < n; i++) {
     if (falseAlarm(simulateRun(plan, random, undefined, options).comparison)) aa += 1;
-    const change = { cell: "passthrough/default/nginx/k6", factors: { cpu: 1.12 } };
-    if (nginxPassthrough(simulateRun(plan, random, change, options).comparison).verdict === "regressed")
-      found += 1;
+    const run = simulateRun(plan, random, change, options);
+    if (nginxPassthrough(run.comparison).verdict === "regressed") found += 1;
+    rounds.push(...run.rounds);
   }
   console.log(`  ${rate(`${label}A/A, any regressed or improved`, aa, n)}`);
-  console.log(`  ${rate(`${label}+12% CPU per request on nginx, regressed`, found, n)}`);
+  console.log(`  ${rate(`${label}+${pct}% CPU per request on nginx, regressed`, found, n)}`);
+  return rounds;
 }
 
 /**
@@ -174,20 +181,9 @@ function aaAndFound(
 function twoCells(random: () => number, primary: SimulationOptions, n: number): void {
   const plan = planLooks({ alpha: 0.05, tests: 4, maxRounds: 63 });
   const options = { ...primary, episodes: 0.02, proxies: ["nginx", "haproxy"], scenarios: ["passthrough"] };
-  let aa = 0;
-  let found = 0;
-  const rounds: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (falseAlarm(simulateRun(plan, random, undefined, options).comparison)) aa += 1;
-    const change = { cell: "passthrough/default/nginx/k6", factors: { cpu: 1.09 } };
-    const run = simulateRun(plan, random, change, options);
-    if (nginxPassthrough(run.comparison).verdict === "regressed") found += 1;
-    rounds.push(...run.rounds);
-  }
   const looks = plan.looks.map((l) => l.rounds).join(", ");
   console.log(`simulated, 2 cells, looks at ${looks} rounds, 2% of repetitions in a slow episode:`);
-  console.log(`  ${rate("A/A, any regressed or improved", aa, n)}`);
-  console.log(`  ${rate("+9% CPU per request on nginx, regressed", found, n)}`);
+  const rounds = aaAndFound(plan, random, options, n, "", 9);
   const at = plan.looks.map((l) => `${rounds.filter((r) => r === l.rounds).length} at ${l.rounds}`);
   console.log(`  +9%: the block stopped at ${at.join(", ")} rounds`);
 }
