@@ -38,6 +38,7 @@ async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
       reasons: [`could not send the scenario's requests (${(err as Error).message})`],
       statusCodes: {},
     }));
+  a.servedByProcess += 1;
   if (probe.ok) return;
   const codes = Object.entries(probe.statusCodes)
     .map(([code, n]) => `${code}: ${n}`)
@@ -120,41 +121,46 @@ async function warmUp(
   const p99s: number[] = [];
   for (const a of active) {
     if (ctx.isInterrupted()) throw new Interrupted();
-    const p99 = await warmUpCell(a, block, ctx, { round: 0, remainingS: perCellS - block.load.warmupS });
+    const p99 = await warmUpCell(a, block, ctx, { remainingS: perCellS - block.load.warmupS });
     if (p99 !== undefined && !a.stopped) p99s.push(p99);
   }
   if (p99s.length > 0) for (const a of active) if (!a.stopped) sizeVuPool(a, Math.max(...p99s));
 }
 
 /**
- * One cell's discarded warm-up before `round` (0: the first, whose p99 it returns to size an
- * arrival-rate load's VU pool; a later one warms a process started anew for that round).
+ * One cell's discarded warm-up: the block's first (`before` undefined), whose p99 it returns to
+ * size an arrival-rate load's VU pool, or the one of a process started anew for round `before`.
  */
 async function warmUpCell(
   a: ActiveCell,
   block: Block,
   ctx: BlockContext,
-  { round, remainingS }: { round: number; remainingS: number },
+  { before, remainingS }: { before?: number; remainingS: number },
 ): Promise<number | undefined> {
   if (block.load.warmupS <= 0) return undefined;
-  ctx.progress.step(`${block.key} ${cellName(a)}`, round, ctx.settings.repetitions);
-  const stem = `${block.key}-${cellStem(a)}-${block.engine}-warmup${round === 0 ? "" : `-rep${round + 1}`}`;
+  ctx.progress.step(`${block.key} ${cellName(a)}`, before ?? 0, ctx.settings.repetitions);
+  const stem = `${block.key}-${cellStem(a)}-${block.engine}-warmup${before === undefined ? "" : `-rep${before + 1}`}`;
   const { m } = await measure(a, block, block.load.warmupS, stem, ctx);
+  a.servedByProcess += 1;
   ctx.progress.advance(block.load.warmupS);
-  await checkAlive(a, `the warm-up${round === 0 ? "" : ` of repetition ${round + 1}`}`, ctx, remainingS);
+  const what = before === undefined ? "the warm-up" : `the warm-up of repetition ${before + 1}`;
+  await checkAlive(a, what, ctx, remainingS);
   return m.latencyMs.p99;
 }
 
 /**
- * --proxy-lifetime round: before a repetition, a proxy whose process has served one already is
- * started anew and warmed up, so each round measures a process of its own; false when it did
- * not come up again (the cell is then stopped, with the reason).
+ * --proxy-lifetime round: before a repetition, a proxy whose process has served anything (its
+ * probe, the block's first warm-up, a repetition) is started anew and warmed up, so each round
+ * measures a process of its own, started and warmed up just before it, the first round too (the
+ * block's warm-ups run in the cells' order, so the last cell's would be the freshest); false
+ * when it did not come up again (the cell is then stopped, with the reason).
  */
 async function freshProcess(a: ActiveCell, block: Block, round: number, ctx: BlockContext): Promise<boolean> {
   if (ctx.settings.proxyLifetime !== "round" || a.servedByProcess === 0 || !a.restart) return true;
   const remainingS = (ctx.settings.repetitions - round) * (block.load.warmupS + block.load.durationS);
   await a.restart();
-  if (!a.stopped) await warmUpCell(a, block, ctx, { round, remainingS: remainingS - block.load.warmupS });
+  if (!a.stopped)
+    await warmUpCell(a, block, ctx, { before: round, remainingS: remainingS - block.load.warmupS });
   if (!a.stopped) return true;
   ctx.progress.drop(remainingS);
   return false;

@@ -54,7 +54,10 @@ export interface ActiveCell {
   stopped: boolean;
   /** Stops the proxy and starts it anew, as it was started (its sidecar stays up); absent for `direct`. */
   restart?: () => Promise<void>;
-  /** Repetitions the proxy's current process has served (with --proxy-lifetime round, at most one). */
+  /**
+   * Runs the proxy's current process has served (its probe, warm-ups, repetitions); with
+   * --proxy-lifetime round a measured process has served only its own warm-up before.
+   */
   servedByProcess: number;
 }
 

@@ -323,7 +323,8 @@ export function plannedSeconds(
   cellCount = block.cells.length,
   lifetime: Settings["proxyLifetime"] = "block",
 ): number {
-  const warmups = lifetime === "round" ? repetitions : 1;
+  // round: the block's first warm-up, then one for the process started anew before each round
+  const warmups = lifetime === "round" ? repetitions + 1 : 1;
   return cellCount * (warmups * block.load.warmupS + repetitions * block.load.durationS);
 }
 

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -83,11 +83,11 @@ describe("runner with real proxies", () => {
   });
 
   it.each([
-    ["round", 3],
-    ["block", 1],
+    ["round", 3, 4],
+    ["block", 1, 1],
   ] as const)(
-    "--proxy-lifetime %s: the rounds are measured by %i nginx process(es), each warmed up",
-    async (lifetime, processes) => {
+    "--proxy-lifetime %s: the rounds are measured by %i nginx process(es), after %i warm-up(s)",
+    async (lifetime, processes, warmupCount) => {
       const out = path.join(tmp, `lifetime-${lifetime}`);
       const masters = new Map<number, Set<number>>(); // round -> nginx masters seen at its start
       const outcome = await runBenchmark(
@@ -124,10 +124,23 @@ describe("runner with real proxies", () => {
       expect([...masters.keys()]).toEqual([0, 1, 2]);
       for (const seen of masters.values()) expect(seen.size).toBe(1);
       expect(new Set([...masters.values()].flatMap((s) => [...s])).size).toBe(processes);
-      // one warm-up per process: the first round's, then one before each round a new process serves
+      // the block's warm-up; with round, then one for each round's process, the first round's too
       const raw = await readdir(path.join(out, "raw"));
       const warmups = new Set(raw.filter((f) => f.includes("-warmup")).map((f) => f.split(".")[0]));
-      expect(warmups.size).toBe(processes);
+      expect(warmups.size).toBe(warmupCount);
+      // each measured process was warmed up just before its repetition: nothing ran in between
+      const written = raw
+        .filter((f) => f.endsWith(".k6.json"))
+        .sort(
+          (x, y) => statSync(path.join(out, "raw", x)).mtimeMs - statSync(path.join(out, "raw", y)).mtimeMs,
+        );
+      const rounds = lifetime === "round" ? [1, 2, 3] : [1];
+      for (const n of rounds) {
+        const at = written.findIndex((f) => f.endsWith(`-k6-rep${n}.k6.json`));
+        expect(written[at - 1]).toMatch(
+          lifetime === "round" ? `-warmup-rep${n}.k6.json` : /-warmup\.k6\.json$/,
+        );
+      }
       expect(results.cells[0]!.repetitions.map((r) => r.round)).toEqual([0, 1, 2]);
       expect(outcome.exitCode).toBe(expectedExitCode(results.cells));
       expect(processesMentioning(out)).toEqual([]);

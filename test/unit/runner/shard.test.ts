@@ -92,9 +92,10 @@ describe("dry run", () => {
       [3, 2 * 32 + 20],
       [4, 32 + 10],
     ]);
-    // A proxy started anew each round warms up each round: 2 x 2 x 3 x (2 s + 10 s) + 20 s.
-    expect(estimateSeconds(whole, 3, "round")).toBe(2 * 2 * 3 * 12 + 20);
-    expect(shardEstimates(whole, { repetitions: 3, proxyLifetime: "round" })[0]).toEqual([2, 2 * 36 + 20]);
+    // A proxy started anew each round warms up each round, after the block's warm-up:
+    // 2 x 2 x (4 x 2 s + 3 x 10 s) + 20 s.
+    expect(estimateSeconds(whole, 3, "round")).toBe(2 * 2 * 38 + 20);
+    expect(shardEstimates(whole, { repetitions: 3, proxyLifetime: "round" })[0]).toEqual([2, 2 * 38 + 20]);
     const text = renderDryRun(whole, { repetitions: 3 }, "loadgen=0,proxy=1,upstream=2");
     expect(text).toContain("plan: 2 block(s), 4 cell(s), 3 repetition(s) each");
     expect(text).toContain("estimated wall time: 2m28s");
