@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import * as engines from "../engines/index.js";
 import { dryRunStudy } from "../studies/dry-run.js";
-import { runStudy, type StudyOverrides } from "../studies/run.js";
+import type { StudyOverrides } from "../studies/run.js";
+import { runStudy } from "../studies/study.js";
 import { pickDefined } from "../util/objects.js";
 import { addFlags, toRequest, type MeasureFlags } from "./options.js";
 

@@ -19,7 +19,6 @@ import {
   type LoadedStudy,
 } from "./load.js";
 import { mergeSkipped, renderStudyReport } from "./report.js";
-import { runExtensibilityStudy, type ExtensibilityOutcome } from "./extensibility/run.js";
 import { pickDefined } from "../util/objects.js";
 
 /**
@@ -220,24 +219,6 @@ export async function prepareStudy(
   return { study, manifests, split, request };
 }
 
-/**
- * `proxybench study NAME`: checks the study, skips what cannot run here (saying so), then runs
- * it: the extensibility study as variant runs of each gateway (src/studies/extensibility), every
- * other as one run of the runner whose report is the layout the original published.
- */
-export async function runStudy(
-  name: string,
-  overrides: StudyOverrides,
-  deps: StudyRunDeps,
-): Promise<StudyOutcome | ExtensibilityOutcome> {
-  const prepared = await prepareStudy(name, overrides, deps);
-  announceStudy(prepared, deps.stderr ?? process.stderr);
-  if (prepared.study.manifest.layout === "extensibility") {
-    return runExtensibilityStudy(prepared, overrides, deps);
-  }
-  return runOneStudyRun(prepared, overrides, deps);
-}
-
 /** The study's first lines: its title, then each proxy skipped and why; none left to run is an error. */
 export function announceStudy({ study, split }: PreparedStudy, out: Out, indent = ""): void {
   const m = study.manifest;
@@ -252,7 +233,7 @@ export function announceStudy({ study, split }: PreparedStudy, out: Out, indent 
 }
 
 /** A study of one run: the machine's limits checked, the run, the study's report written and printed. */
-async function runOneStudyRun(
+export async function runOneStudyRun(
   { study, manifests, split, request }: PreparedStudy,
   overrides: StudyOverrides,
   deps: StudyRunDeps,

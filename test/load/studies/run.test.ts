@@ -6,7 +6,8 @@ import * as engines from "../../../src/engines/index.js";
 import type { EngineApi } from "../../../src/runner/context.js";
 import { readResults } from "../../../src/results/io.js";
 import type { Results } from "../../../src/results/schema.js";
-import { runStudy, type StudyOutcome } from "../../../src/studies/run.js";
+import type { StudyOutcome } from "../../../src/studies/run.js";
+import { runStudy } from "../../../src/studies/study.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 

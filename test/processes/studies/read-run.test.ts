@@ -7,7 +7,7 @@ import * as engines from "../../../src/engines/index.js";
 import type { Runtime } from "../../../src/runner/runtime.js";
 import type { ExtensibilityOutcome } from "../../../src/studies/extensibility/run.js";
 import { readStudyRun } from "../../../src/studies/read-run.js";
-import { runStudy } from "../../../src/studies/run.js";
+import { runStudy } from "../../../src/studies/study.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 
 // A study run's folder read back: the extensibility study run through the runner (under

@@ -138,8 +138,6 @@ describe("docs/ARCHITECTURE.md's layers are the imports between src/'s folders",
 const KNOWN_CIRCLES: string[][] = [
   // the figures' changes need the model's column types; the model adds the changes to its groups
   ["report/changes.ts", "report/model.ts"],
-  // the extensibility study reuses the study run's steps; the study run dispatches to it
-  ["studies/extensibility/run.ts", "studies/run.ts"],
 ];
 
 /** Each .ts file of src/ (relative to it) -> the files of src/ it imports, types included. */

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as engines from "../../../../src/engines/index.js";
 import type { EngineApi } from "../../../../src/runner/context.js";
 import type { ExtensibilityOutcome } from "../../../../src/studies/extensibility/run.js";
-import { runStudy } from "../../../../src/studies/run.js";
+import { runStudy } from "../../../../src/studies/study.js";
 import { PROJECT_ROOT } from "../../../../src/util/paths.js";
 import { liveProcesses } from "../../../../src/util/processes.js";
 import { ROUTER_NOT_BUILT, routerBuilt } from "../../../support/studies/apollo-router.js";

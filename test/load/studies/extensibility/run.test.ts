@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import * as engines from "../../../../src/engines/index.js";
 import type { EngineApi } from "../../../../src/runner/context.js";
 import type { ExtensibilityOutcome } from "../../../../src/studies/extensibility/run.js";
-import { runStudy as runAnyStudy } from "../../../../src/studies/run.js";
+import { runStudy as runAnyStudy } from "../../../../src/studies/study.js";
 import { readResults } from "../../../../src/results/io.js";
 import { PROJECT_ROOT } from "../../../../src/util/paths.js";
 import { liveProcesses } from "../../../../src/util/processes.js";

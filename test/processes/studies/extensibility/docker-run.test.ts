@@ -7,7 +7,7 @@ import * as engines from "../../../../src/engines/index.js";
 import { readResults } from "../../../../src/results/io.js";
 import type { ProcessSpec, Runtime } from "../../../../src/runner/runtime.js";
 import type { ExtensibilityOutcome } from "../../../../src/studies/extensibility/run.js";
-import { runStudy } from "../../../../src/studies/run.js";
+import { runStudy } from "../../../../src/studies/study.js";
 import { PROJECT_ROOT } from "../../../../src/util/paths.js";
 
 // The study under --runtime docker, through the runner, with a stand-in runtime that records
