@@ -16,7 +16,7 @@ import { cellName, cellStem, checkAlive, finishCell, Interrupted, stopCell, upda
 import type { ActiveCell, BlockContext } from "./context.js";
 import { plannedSeconds, type Block, type PlannedCell } from "./plan.js";
 import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "./lifecycle.js";
-import { describeRepetition, measure, measureRepetition } from "./repetition.js";
+import { describeRepetition, measureRepetition, runEngine } from "./repetition.js";
 import type { Slot } from "./rounds.js";
 import { sidecarGone } from "./sidecar.js";
 import { startCell } from "./start-cell.js";
@@ -130,8 +130,10 @@ async function warmUp(
 /**
  * One cell's discarded warm-up: the block's first (`before` undefined), whose p99 it returns to
  * size an arrival-rate load's VU pool, or the one of a process started anew for round `before`.
+ * Its figures are not kept, so the proxy's cost is not read (no idle probe: a fresh process pays
+ * one, before its measured repetition, instead of two).
  */
-async function warmUpCell(
+export async function warmUpCell(
   a: ActiveCell,
   block: Block,
   ctx: BlockContext,
@@ -140,7 +142,7 @@ async function warmUpCell(
   if (block.load.warmupS <= 0) return undefined;
   ctx.progress.step(`${block.key} ${cellName(a)}`, before ?? 0, ctx.settings.repetitions);
   const stem = `${block.key}-${cellStem(a)}-${block.engine}-warmup${before === undefined ? "" : `-rep${before + 1}`}`;
-  const { m } = await measure(a, block, block.load.warmupS, stem, ctx);
+  const { m } = await runEngine(a, block, block.load.warmupS, stem, ctx);
   a.servedByProcess += 1;
   ctx.progress.advance(block.load.warmupS);
   const what = before === undefined ? "the warm-up" : `the warm-up of repetition ${before + 1}`;

@@ -24,7 +24,8 @@ export async function waitReady(
     : (u: string) => httpProblem(u, ca, protocol === "h2c");
   const what = isGrpc(protocol) ? `gRPC health check of ${url}` : `GET ${url}`;
   let last = "no answer";
-  while (Date.now() < deadline) {
+  // A proxy started anew each round is up within milliseconds: ask again soon, then less often.
+  for (let pauseMs = 10; Date.now() < deadline; pauseMs = Math.min(100, pauseMs * 2)) {
     if (signal?.aborted) return "interrupted";
     if (proc && !proc.alive()) {
       const { code, signal: sig } = await proc.exited;
@@ -34,7 +35,7 @@ export async function waitReady(
     if (problem === undefined) return undefined;
     if (ca !== undefined && isTlsError(problem)) return `TLS handshake failed (${what}: ${problem})`;
     last = problem;
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, pauseMs));
   }
   return `not ready within ${timeoutS} s (${what}: ${last})`;
 }

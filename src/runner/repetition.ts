@@ -114,7 +114,7 @@ function onlyDroppedIterations(m: EngineMeasurement, c: Classification): boolean
  * One engine run against a cell, with the proxy's own cost over the engine's measured window
  * (src/runner/proxy-cost.ts): `proxyCpu` holds it (CPU, per request, peak memory).
  */
-export async function measure(
+async function measure(
   a: ActiveCell,
   block: Block,
   durationS: number,
@@ -122,6 +122,25 @@ export async function measure(
   ctx: BlockContext,
 ): Promise<{ m: EngineMeasurement; wallS: number; proxyCpu?: ProxyCost }> {
   const span = await startCostSpan(a.proc);
+  const { m, wallS } = await runEngine(a, block, durationS, fileStem, ctx);
+  const proxyCpu = await finishCostSpan(a.proc, span, m);
+  // A peak that cannot be reset (a container's) is this round's process's own when each round starts one.
+  if (proxyCpu?.peakSince === "start" && ctx.settings.proxyLifetime === "round")
+    proxyCpu.peakSince = "process";
+  return { m, wallS, ...(proxyCpu !== undefined ? { proxyCpu } : {}) };
+}
+
+/**
+ * One engine run against a cell, the proxy's cost not read: a warm-up, whose figures are not
+ * kept, pays no idle probe (src/runner/proxy-cost.ts).
+ */
+export async function runEngine(
+  a: ActiveCell,
+  block: Block,
+  durationS: number,
+  fileStem: string,
+  ctx: BlockContext,
+): Promise<{ m: EngineMeasurement; wallS: number }> {
   const started = performance.now();
   let m: EngineMeasurement;
   try {
@@ -143,12 +162,7 @@ export async function measure(
     if (ctx.isInterrupted()) throw new Interrupted();
     m = failedMeasurement(`${block.engine} failed: ${(err as Error).message}`);
   }
-  const wallS = (performance.now() - started) / 1000;
-  const proxyCpu = await finishCostSpan(a.proc, span, m);
-  // A peak that cannot be reset (a container's) is this round's process's own when each round starts one.
-  if (proxyCpu?.peakSince === "start" && ctx.settings.proxyLifetime === "round")
-    proxyCpu.peakSince = "process";
-  return { m, wallS, ...(proxyCpu !== undefined ? { proxyCpu } : {}) };
+  return { m, wallS: (performance.now() - started) / 1000 };
 }
 
 export function toRepetition(
