@@ -8,11 +8,8 @@ import { upsertStickyComment } from "../github/comment.js";
 import { writeJobSummary } from "../github/summary.js";
 import { commentFromPaths } from "../comment/comment-runs.js";
 import { checkBaselineProxy } from "../report/model.js";
-import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
-import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
-import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { UserError } from "../util/errors.js";
-import { option, withDefault, type FlagValues } from "./options.js";
+import { judging, option, withDefault, type FlagValues, type Judging } from "./options.js";
 
 /** What the flags give as they are and the settings keep. */
 interface CommentOptions {
@@ -30,13 +27,6 @@ interface CommentFlags extends CommentOptions, Pick<FlagValues, "threshold" | "a
   markdown?: string;
   /** OWNER/NAME. */
   repo: string;
-}
-
-/** What the comparison is judged by: the report action's inputs of the same names. */
-interface Judging {
-  thresholdPct: number;
-  alpha: number;
-  floorPct: number;
 }
 
 interface CommentSettings extends CommentOptions, Judging {
@@ -77,11 +67,7 @@ function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.Pro
   } catch (err) {
     throw new UserError((err as Error).message);
   }
-  const judging: Judging = {
-    thresholdPct: optionalNumberInput("--threshold", flags.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
-    alpha: optionalNumberInput("--alpha", flags.alpha, DEFAULT_ALPHA, PROBABILITY),
-    floorPct: optionalNumberInput("--floor", flags.floor, DEFAULT_FLOOR_PCT, PERCENTAGE),
-  };
+  const judged = judging(flags);
   // Checked last: a bad flag is reported first, whatever the environment.
   const token = env.GITHUB_TOKEN;
   if (!token)
@@ -98,7 +84,7 @@ function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.Pro
     baselineProxy: flags.baselineProxy,
     runnerName: flags.runnerName,
     baseResults: flags.baseResults,
-    ...judging,
+    ...judged,
     token,
     apiUrl: env.GITHUB_API_URL || undefined,
   };

@@ -7,9 +7,8 @@ import { findChanges, lastSegmentStarts, readDataJs } from "../changes/find.js";
 import { historyFromData, type RunHistory } from "../report/compare-history.js";
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
 import { writeOutput } from "../report/output.js";
-import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
 import { UserError } from "../util/errors.js";
-import { choiceInput, NON_NEGATIVE, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
+import { choiceInput, NON_NEGATIVE, optionalNumberInput } from "../util/inputs.js";
 import {
   compareCountedRuns,
   compareCountedVariants,
@@ -18,9 +17,9 @@ import {
 } from "../instructions/compare.js";
 import { renderCountedComparisonHtml } from "../instructions/compare-html.js";
 import { renderCountedComparison } from "../instructions/compare-markdown.js";
-import { DEFAULT_FLOOR_PCT, DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
+import { DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
-import { option, outAlias, ownFlag, withDefault, withOutFile, type FlagValues } from "./options.js";
+import { judging, option, outAlias, ownFlag, withDefault, withOutFile, type FlagValues } from "./options.js";
 
 const COMPARE_FORMATS = ["markdown", "json"] as const;
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
@@ -77,11 +76,12 @@ export function compareSettings(dirs: string[], options: RawOptions): CompareSet
     throw new UserError("--format html is for counted runs (proxybench count); these are wall-clock runs");
   }
   const format = choiceInput("--format", options.format ?? "markdown", COMPARE_FORMATS);
+  const { thresholdPct, alpha } = judging(options);
   return {
     dirs,
     ...withoutUndefined({ baseVariant: options.base, headVariant: options.head }),
-    thresholdPct: optionalNumberInput("--threshold", options.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
-    alpha: optionalNumberInput("--alpha", options.alpha, DEFAULT_ALPHA, PROBABILITY),
+    thresholdPct,
+    alpha,
     failOnRegression: options.failOnRegression ?? false,
     format,
     ...pickDefined(options, ["out", "history"]),
@@ -161,7 +161,7 @@ export async function runCountedCompare(
   const verdict = {
     // The HTML page charts every function that changed; the others keep the top ten.
     ...(format === "html" ? { whereTop: Infinity } : {}),
-    floorPct: optionalNumberInput("--floor", options.floor, DEFAULT_FLOOR_PCT, PERCENTAGE),
+    floorPct: judging(options).floorPct,
     spreadFactor: optionalNumberInput(
       "--spread-factor",
       options.spreadFactor,

@@ -5,7 +5,7 @@ import type { RunRequest } from "../runner/settings.js";
 import { parseShard, type Shard } from "../runner/shard.js";
 import { isImageTag, parseVariant, withLayout } from "../runner/variants.js";
 import { DEFAULT_PROXIES, DEFAULT_REPETITIONS, DEFAULT_SCENARIOS } from "../runner/plan.js";
-import { DEFAULT_MAX_P99_MS } from "../studies/max-rate.js";
+import { DEFAULT_MAX_P99_MS } from "../max-rate/search.js";
 import {
   ALL_METRICS,
   DEFAULT_ALPHA,
@@ -16,6 +16,7 @@ import {
   type CompareMetric,
 } from "../stats/tested-metrics.js";
 import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
+import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /** Strict parsers for commander options; their errors name the value (commander adds the flag). */
@@ -343,6 +344,22 @@ const FLAGS = {
     ),
   failOnRegression: () => toggle("--fail-on-regression", "exit 1 when any metric regressed"),
 } satisfies Record<string, () => Flag<unknown>>;
+
+/** What a comparison is judged by: compare's and comment's flags, the report action's inputs. */
+export interface Judging {
+  thresholdPct: number;
+  alpha: number;
+  floorPct: number;
+}
+
+/** The judging flags read and checked (errors name the flag), their defaults those `FLAGS` shows. */
+export function judging(flags: Pick<FlagValues, "threshold" | "alpha" | "floor">): Judging {
+  return {
+    thresholdPct: optionalNumberInput("--threshold", flags.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
+    alpha: optionalNumberInput("--alpha", flags.alpha, DEFAULT_ALPHA, PROBABILITY),
+    floorPct: optionalNumberInput("--floor", flags.floor, DEFAULT_FLOOR_PCT, PERCENTAGE),
+  };
+}
 
 /** The flags spelled in `FLAGS`: the measuring commands', and those other commands share. */
 type FlagName = keyof typeof FLAGS;

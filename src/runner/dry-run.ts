@@ -14,7 +14,7 @@ import { testedSet } from "../stats/tested-metrics.js";
  * time, and how long the longest shard would take over 2 to 4 runners, without starting
  * anything: a caller picks its shard count from it. It refuses what the run would refuse before
  * starting (an --out that holds results, nothing to run, a k6 script that cannot load). A
- * study's dry run (studies/dry-run.ts) and a max-rate search's (studies/max-rate-run.ts) are
+ * study's dry run (studies/dry-run.ts) and a max-rate search's (max-rate/run.ts) are
  * theirs, from these parts.
  */
 

@@ -3,7 +3,7 @@ import { withRunSession, type RunSession, type SessionSpec } from "./session.js"
 
 /**
  * The one driver of every kind of measurement (wall clock: runner/run.ts; counted:
- * instructions/run.ts; max-rate: studies/max-rate-run.ts): the kind plans (its settings with
+ * instructions/run.ts; max-rate: max-rate/run.ts): the kind plans (its settings with
  * its defaults, the plan, the results folder refused when used), makes ready (tools, runtime,
  * environment, the results document and its save), then its blocks run in one session, each
  * the block lifecycle with the kind's step, and the kind finishes.

@@ -65,7 +65,7 @@ function layersSection(): string {
 }
 
 function layerRows(): LayerRow[] {
-  return [...layersSection().matchAll(/^\| (\d+) \| `(\w+)` \| ([^|]*)\|$/gm)].map(
+  return [...layersSection().matchAll(/^\| (\d+) \| `([\w-]+)` \| ([^|]*)\|$/gm)].map(
     ([, floor, folder, imports]) => ({
       floor: Number(floor),
       folder: folder!,

@@ -8,7 +8,7 @@ import {
   searchMaxRate,
   type MaxRateOptions,
   type RateVerdict,
-} from "../../../src/studies/max-rate.js";
+} from "../../../src/max-rate/search.js";
 
 /** A target that holds every rate up to `limit` and no rate above it. */
 function fakeTarget(limit: number) {

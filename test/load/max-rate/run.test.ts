@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { findMaxRates } from "../../../src/studies/max-rate-run.js";
+import { findMaxRates } from "../../../src/max-rate/run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 import {

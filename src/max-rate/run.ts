@@ -31,7 +31,7 @@ import {
   formatMaxRate,
   type MaxRateOptions,
   type MaxRateResult,
-} from "./max-rate.js";
+} from "./search.js";
 
 /**
  * `proxybench max-rate`: the searches planned as a run is (runner/variants.ts `planRun`: a block
