@@ -1,10 +1,25 @@
 import { classifyRepetition } from "../../../src/engines/classify.js";
+import { emptyMeasurement } from "../../../src/engines/measurement.js";
 import type { EngineMeasurement } from "../../../src/engines/types.js";
 import type { ActiveCell, BlockContext } from "../../../src/runner/context.js";
 import type { NoiseSnapshot } from "../../../src/runner/noise.js";
 import type { Block, PlannedCell } from "../../../src/runner/plan.js";
 import { Progress } from "../../../src/runner/progress.js";
 import type { RunningProcess } from "../../../src/runner/runtime.js";
+
+/** A k6 run of `durationS` that served `requests` requests, every one a 200. */
+export function okMeasurement(durationS: number, requests: number): EngineMeasurement {
+  return {
+    ...emptyMeasurement(durationS),
+    rps: requests / durationS,
+    requests,
+    statusCodes: { "200": requests },
+    latencyMs: { min: 1, mean: 2, p50: 2, p90: 3, p95: 3, p99: 4, max: 5 },
+    raw: [],
+    exitCode: 0,
+    engineErrors: [],
+  };
+}
 
 /**
  * One nginx cell of a k6 block and the block context measureRepetition takes, the runner's

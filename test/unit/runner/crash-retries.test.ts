@@ -3,22 +3,13 @@ import { emptyMeasurement } from "../../../src/engines/measurement.js";
 import type { EngineMeasurement } from "../../../src/engines/types.js";
 import { loadgenCrash, measureRepetition } from "../../../src/runner/repetition.js";
 import type { RunningProcess } from "../../../src/runner/runtime.js";
-import { repetitionContext } from "../../support/runner/repetition-context.js";
+import { okMeasurement, repetitionContext } from "../../support/runner/repetition-context.js";
 
 // The retry loop of measureRepetition with a crashing instrument: the engine is the runner's
 // injected EngineApi, returning what a real k6 run returns when it is killed (exit null, no
 // summary) or exits early with nothing measured. Real k6 killed mid-run: test/load/runner/faults.test.ts.
 
-const measured: EngineMeasurement = {
-  ...emptyMeasurement(1),
-  rps: 200,
-  requests: 200,
-  statusCodes: { "200": 200 },
-  latencyMs: { min: 1, mean: 2, p50: 2, p90: 3, p95: 3, p99: 4, max: 5 },
-  raw: [],
-  exitCode: 0,
-  engineErrors: [],
-};
+const measured = okMeasurement(1, 200);
 const killed: EngineMeasurement = {
   ...emptyMeasurement(1),
   raw: [],

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { emptyMeasurement } from "../../../src/engines/measurement.js";
-import type { EngineMeasurement } from "../../../src/engines/types.js";
 import { noiseBetween, noiseReason, parseProcStat, type NoiseSnapshot } from "../../../src/runner/noise.js";
 import { describeRepetition, measureRepetition } from "../../../src/runner/repetition.js";
 import type { RunningProcess } from "../../../src/runner/runtime.js";
-import { repetitionContext } from "../../support/runner/repetition-context.js";
+import { okMeasurement, repetitionContext } from "../../support/runner/repetition-context.js";
 
 // Steal, named and not fatal: /proc/stat texts as the kernel writes them, read by the real parser
 // and turned into the noise of a repetition by the real functions; measureRepetition's retry loop
@@ -59,16 +57,7 @@ describe("classifying a repetition's interference from /proc/stat samples", () =
   });
 });
 
-const measured: EngineMeasurement = {
-  ...emptyMeasurement(2),
-  rps: 500,
-  requests: 1000,
-  statusCodes: { "200": 1000 },
-  latencyMs: { min: 1, mean: 2, p50: 2, p90: 3, p95: 3, p99: 4, max: 5 },
-  raw: [],
-  exitCode: 0,
-  engineErrors: [],
-};
+const measured = okMeasurement(2, 1000);
 
 /**
  * A native cell whose every attempt is one engine run between two of `samples` (a /proc/stat text

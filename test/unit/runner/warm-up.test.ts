@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { emptyMeasurement } from "../../../src/engines/measurement.js";
-import type { EngineMeasurement } from "../../../src/engines/types.js";
 import { warmUpCell } from "../../../src/runner/block.js";
 import { measureRepetition } from "../../../src/runner/repetition.js";
 import type { ResourceUsage, RunningProcess } from "../../../src/runner/runtime.js";
-import { repetitionContext } from "../../support/runner/repetition-context.js";
+import { okMeasurement, repetitionContext } from "../../support/runner/repetition-context.js";
 
 // A warm-up's figures are not kept: it reads nothing of the proxy's usage, so it pays no idle
 // probe; the measured repetition after it reads the proxy's cost as before (the idle probe, the
@@ -25,16 +23,7 @@ function countedProxy(): { proc: RunningProcess; readings: () => number } {
   return { proc: { alive: () => true, usage } as unknown as RunningProcess, readings: () => readings };
 }
 
-const measured: EngineMeasurement = {
-  ...emptyMeasurement(1),
-  rps: 1000,
-  requests: 1000,
-  statusCodes: { "200": 1000 },
-  latencyMs: { min: 1, mean: 2, p50: 2, p90: 3, p95: 3, p99: 4, max: 5 },
-  raw: [],
-  exitCode: 0,
-  engineErrors: [],
-};
+const measured = okMeasurement(1, 1000);
 
 describe("a warm-up before a measured repetition", () => {
   it("reads none of the proxy's usage; the repetition reads it at its idle probe and its window's ends", async () => {
