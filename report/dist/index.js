@@ -31470,7 +31470,7 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
-// src/stats/instructions-verdict.ts
+// src/measures/counted/verdict.ts
 var DEFAULT_FLOOR_PCT = 0.5;
 var DEFAULT_SPREAD_FACTOR = 3;
 var MIN_REPETITIONS = 2;
@@ -31841,7 +31841,7 @@ import { existsSync as existsSync3 } from "node:fs";
 import { readdir as readdir4, stat as stat5 } from "node:fs/promises";
 import path8 from "node:path";
 
-// src/instructions/compare.ts
+// src/measures/counted/compare.ts
 import { readFile as readFile3 } from "node:fs/promises";
 import path3 from "node:path";
 
@@ -51840,7 +51840,7 @@ function variantNames(results) {
   return [.../* @__PURE__ */ new Set([...recorded, ...seen])];
 }
 
-// src/instructions/schema.ts
+// src/measures/counted/schema.ts
 var INSTRUCTIONS_SCHEMA_VERSION = 1;
 var INSTRUCTIONS_FILE = "instructions.json";
 var CountedRepetition = external_exports.object({
@@ -51903,11 +51903,11 @@ function countedCellId(scenario, proxy, variant) {
   return `${scenario}/${proxy}${variant === void 0 ? "" : `@${variant}`}`;
 }
 
-// src/instructions/where.ts
+// src/measures/counted/where.ts
 import { readFile as readFile2 } from "node:fs/promises";
 import path2 from "node:path";
 
-// src/instructions/callgrind.ts
+// src/measures/counted/callgrind.ts
 var CYCLE_WEIGHTS = { l1Miss: 10, llMiss: 100 };
 function eventCost(events, costs, event) {
   const i = events.indexOf(event);
@@ -52014,7 +52014,7 @@ function functions(state) {
   });
 }
 
-// src/instructions/where.ts
+// src/measures/counted/where.ts
 var WHERE_TOP = 10;
 function insideResults(dir, file2) {
   const root = path2.resolve(dir);
@@ -52083,7 +52083,7 @@ async function whereItWent(base, head, top = WHERE_TOP) {
   return { self: largestChanges(b, h, "self", top), inclusive: largestChanges(b, h, "inclusive", top) };
 }
 
-// src/instructions/compare.ts
+// src/measures/counted/compare.ts
 var COUNTED_METRICS = [
   { key: "instructionsPerRequest", label: "Instructions/request" },
   { key: "cyclesPerRequest", label: "Est. cycles/request" }
@@ -52252,7 +52252,7 @@ function cellRunners(results) {
   return out;
 }
 
-// src/studies/read-run.ts
+// src/measures/study/read-run.ts
 import { existsSync as existsSync2 } from "node:fs";
 import { readdir as readdir3 } from "node:fs/promises";
 import path7 from "node:path";
@@ -52490,7 +52490,7 @@ var ScenarioManifest = external_exports.strictObject({
   loads: external_exports.array(ManifestLoad).min(1)
 });
 
-// src/studies/extensibility/options.ts
+// src/measures/study/extensibility/options.ts
 var BASELINE = "baseline";
 function memoryCapHow(docker, coprocessorInImage) {
   if (!docker) return "prlimit --data";
@@ -54167,7 +54167,7 @@ function formatCores(cores) {
   return parts.join("+");
 }
 
-// src/studies/extensibility/report.ts
+// src/measures/study/extensibility/report.ts
 function testGroup(run2) {
   const cells = run2.results?.cells ?? [];
   const columns = [];
@@ -54264,7 +54264,7 @@ function verdictCell(m) {
   return `${change}${m.verdict}${more}`;
 }
 
-// src/studies/load.ts
+// src/measures/study/load.ts
 var import_yaml2 = __toESM(require_dist(), 1);
 import { readFile as readFile5 } from "node:fs/promises";
 import path6 from "node:path";
@@ -54385,7 +54385,7 @@ async function exists2(file2) {
   }
 }
 
-// src/studies/schema.ts
+// src/measures/study/schema.ts
 var name2 = external_exports.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-', starting with a letter or digit");
 var StudyLayout = external_exports.enum(["k6-summary", "crank-compare", "ab", "go-bench", "extensibility"]);
 var StudySource = external_exports.strictObject({
@@ -54485,7 +54485,7 @@ function studyBaseline(study) {
   return study.baseline ?? study.proxies[0] ?? "";
 }
 
-// src/studies/load.ts
+// src/measures/study/load.ts
 var BUILTIN_STUDIES_DIR = path6.join(PROJECT_ROOT, "studies");
 var STUDY_FILE = "study.yml";
 function parseStudy(text, file2) {
@@ -54535,7 +54535,7 @@ async function findStudy(name3, dir = BUILTIN_STUDIES_DIR, unknown2 = (known) =>
   return study;
 }
 
-// src/studies/go-bench.ts
+// src/measures/study/go-bench.ts
 function pathColumn(path9, groups2) {
   const name3 = columnName(path9);
   return groups2.find((g2) => g2.scenario === path9.scenario)?.columns.find((c) => c.proxy === name3);
@@ -54609,7 +54609,7 @@ function renderGoBenchSection(study, groups2) {
   ];
 }
 
-// src/studies/parity.ts
+// src/measures/study/parity.ts
 var PARITY_KEYS = ["workers", "upstreamKeepalive", "accessLog"];
 var OFF = /* @__PURE__ */ new Set(["false", "0", "off", "no", "none", "never", "disabled"]);
 function isOn(value) {
@@ -54721,7 +54721,7 @@ function renderParitySection(results, level) {
   return parts.join("\n\n");
 }
 
-// src/studies/report.ts
+// src/measures/study/report.ts
 function mergeSkipped(a, b) {
   const out = [...a];
   for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
@@ -55048,7 +55048,7 @@ function renderStudyReport(input2) {
 `;
 }
 
-// src/studies/read-run.ts
+// src/measures/study/read-run.ts
 async function resultsDirs(dir) {
   if (existsSync2(path7.join(dir, RESULTS_FILE))) return [dir];
   const entries = await readdir3(dir, { withFileTypes: true });
@@ -55138,7 +55138,7 @@ async function readStudyRun(dir, options2 = {}) {
   };
 }
 
-// src/instructions/report.ts
+// src/measures/counted/report.ts
 function formatCount2(x) {
   return x.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
@@ -55186,7 +55186,7 @@ function renderInstructionsMarkdown(results) {
 `;
 }
 
-// src/instructions/compare-markdown.ts
+// src/measures/counted/compare-markdown.ts
 var VERDICT_TEXT = {
   "more-work": "**more work**",
   "less-work": "**less work**",

@@ -14,10 +14,10 @@ import {
   compareCountedVariants,
   countedRegressions,
   isInstructionsRun,
-} from "../instructions/compare.js";
-import { renderCountedComparisonHtml } from "../instructions/compare-html.js";
-import { renderCountedComparison } from "../instructions/compare-markdown.js";
-import { DEFAULT_SPREAD_FACTOR } from "../stats/instructions-verdict.js";
+} from "../measures/counted/compare.js";
+import { renderCountedComparisonHtml } from "../measures/counted/compare-html.js";
+import { renderCountedComparison } from "../measures/counted/compare-markdown.js";
+import { DEFAULT_SPREAD_FACTOR } from "../measures/counted/verdict.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 import { judging, option, outAlias, ownFlag, withDefault, withOutFile, type FlagValues } from "./options.js";
 

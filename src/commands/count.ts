@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { renderInstructionsMarkdown } from "../instructions/report.js";
-import { runInstructions } from "../instructions/run.js";
+import { renderInstructionsMarkdown } from "../measures/counted/report.js";
+import { runInstructions } from "../measures/counted/run.js";
 import { addFlags, toRequest, type MeasureFlags } from "./options.js";
 
 export function register(program: Command): void {

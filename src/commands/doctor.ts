@@ -5,7 +5,7 @@ import type { Engine } from "../results/schema.js";
 import type { Check } from "../doctor/check.js";
 import { doctorExitCode, renderChecks, runChecks } from "../doctor/checks.js";
 import { engineCheck, studyChecks } from "../doctor/needs.js";
-import { findStudy } from "../studies/load.js";
+import { findStudy } from "../measures/study/load.js";
 import { addFlags, ownFlag, textOrJson } from "./options.js";
 
 interface DoctorFlags {

@@ -2,7 +2,7 @@ import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { imageContexts } from "../manifests/image-contexts.js";
-import { coprocessorImageContexts } from "../studies/extensibility/coprocessors.js";
+import { coprocessorImageContexts } from "../measures/study/extensibility/coprocessors.js";
 import { UserError } from "../util/errors.js";
 import { addFlags, option, ownFlag } from "./options.js";
 

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { loadManifests } from "../manifests/load.js";
 import { listProxies, listScenarios, renderProxies, renderScenarios } from "../doctor/listing.js";
-import { formatStudyListings, listStudies } from "../studies/list.js";
+import { formatStudyListings, listStudies } from "../measures/study/list.js";
 import { addFlags, textOrJson, toRequest, type MeasureFlags } from "./options.js";
 import { pickDefined } from "../util/objects.js";
 
-/** `proxybench list`: what can run here (src/doctor/listing.ts, src/studies/list.ts). */
+/** `proxybench list`: what can run here (src/doctor/listing.ts, src/measures/study/list.ts). */
 export function register(program: Command): void {
   const command = program
     .command("list")

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { dryRunMaxRate, findMaxRates, type MaxRateRequest } from "../max-rate/run.js";
+import { dryRunMaxRate, findMaxRates, type MaxRateRequest } from "../measures/max-rate/run.js";
 import { addFlags, ownFlag, toRequest, type MeasureFlags } from "./options.js";
 
 export function register(program: Command): void {

@@ -5,7 +5,7 @@ import type { RunRequest } from "../runner/settings.js";
 import { parseShard, type Shard } from "../runner/shard.js";
 import { isImageTag, parseVariant, withLayout } from "../runner/variants.js";
 import { DEFAULT_PROXIES, DEFAULT_REPETITIONS, DEFAULT_SCENARIOS } from "../runner/plan.js";
-import { DEFAULT_MAX_P99_MS } from "../max-rate/search.js";
+import { DEFAULT_MAX_P99_MS } from "../measures/max-rate/search.js";
 import {
   ALL_METRICS,
   DEFAULT_ALPHA,
@@ -15,7 +15,7 @@ import {
   PRIMARY_METRICS,
   type CompareMetric,
 } from "../stats/tested-metrics.js";
-import { DEFAULT_FLOOR_PCT } from "../stats/instructions-verdict.js";
+import { DEFAULT_FLOOR_PCT } from "../measures/counted/verdict.js";
 import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { withoutUndefined } from "../util/objects.js";
 

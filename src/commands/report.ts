@@ -6,7 +6,7 @@ import { k6Report } from "../report/k6-summary.js";
 import { renderReportModelMarkdown } from "../report/markdown.js";
 import { buildReport, checkBaselineProxy, type ReportModel } from "../report/model.js";
 import { writeOutput } from "../report/output.js";
-import { readStudyRun, type StudyRun } from "../studies/read-run.js";
+import { readStudyRun, type StudyRun } from "../measures/study/read-run.js";
 import { UserError } from "../util/errors.js";
 import { choiceInput } from "../util/inputs.js";
 import { collect, option, outAlias, withOutFile } from "./options.js";

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { coreCount, resolveSettings } from "../runner/settings.js";
 import { checkSplit, splitRefusal } from "../runner/shard.js";
-import { findStudy } from "../studies/load.js";
+import { findStudy } from "../measures/study/load.js";
 import { UserError } from "../util/errors.js";
 import { withoutUndefined } from "../util/objects.js";
 import { addFlags, ownFlag, parsePositiveInt, toRequest, type MeasureFlags } from "./options.js";

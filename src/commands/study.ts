@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import * as engines from "../engines/index.js";
-import { dryRunStudy } from "../studies/dry-run.js";
-import type { StudyOverrides } from "../studies/run.js";
-import { runStudy } from "../studies/study.js";
+import { dryRunStudy } from "../measures/study/dry-run.js";
+import type { StudyOverrides } from "../measures/study/run.js";
+import { runStudy } from "../measures/study/study.js";
 import { pickDefined } from "../util/objects.js";
 import { addFlags, toRequest, type MeasureFlags } from "./options.js";
 

@@ -8,11 +8,11 @@ import {
   readInstructions,
   type CountedComparison,
   type CountedOptions,
-} from "../instructions/compare.js";
-import { INSTRUCTIONS_FILE } from "../instructions/schema.js";
+} from "../measures/counted/compare.js";
+import { INSTRUCTIONS_FILE } from "../measures/counted/schema.js";
 import { readResults, RESULTS_FILE } from "../results/io.js";
 import { mergeResults, readSources, shardSet, type ShardSet } from "../results/merge.js";
-import { readStudyRun, type StudyRun } from "../studies/read-run.js";
+import { readStudyRun, type StudyRun } from "../measures/study/read-run.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../render/format.js";
 import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
@@ -45,7 +45,7 @@ export interface CommentRunsOptions extends CountedOptions {
 interface Found {
   wallClock: string[];
   counted: string[];
-  /** Study runs, recognised by their results' settings.study (src/studies/read-run.ts). */
+  /** Study runs, recognised by their results' settings.study (src/measures/study/read-run.ts). */
   studies: StudyRun[];
 }
 

@@ -1,7 +1,7 @@
-import type { CountedComparison } from "../instructions/compare.js";
-import { renderCountedComparison } from "../instructions/compare-markdown.js";
-import { renderInstructionsMarkdown } from "../instructions/report.js";
-import type { InstructionsResults } from "../instructions/schema.js";
+import type { CountedComparison } from "../measures/counted/compare.js";
+import { renderCountedComparison } from "../measures/counted/compare-markdown.js";
+import { renderInstructionsMarkdown } from "../measures/counted/report.js";
+import type { InstructionsResults } from "../measures/counted/schema.js";
 import { cellRunners } from "../results/merge.js";
 import { variantNames } from "../results/variants.js";
 import type { Results } from "../results/schema.js";

@@ -4,7 +4,7 @@ import { pickDefined } from "../util/objects.js";
 
 /**
  * `proxybench list`'s sections: what can run here. One function per section (proxies, scenarios)
- * building plain data, one renderer each; the studies' pair is src/studies/list.ts.
+ * building plain data, one renderer each; the studies' pair is src/measures/study/list.ts.
  */
 
 interface ProxyEntry {

@@ -1,10 +1,10 @@
 import type { EngineAdapter } from "../engines/types.js";
 import type { ManifestSet } from "../manifests/load.js";
 import type { Engine } from "../results/schema.js";
-import type { LoadedStudy } from "../studies/load.js";
-import { studySetupCommand } from "../studies/list.js";
+import type { LoadedStudy } from "../measures/study/load.js";
+import { studySetupCommand } from "../measures/study/list.js";
 import { existsSync } from "node:fs";
-import { coprocessorBinary, loadCoprocessor } from "../studies/extensibility/coprocessors.js";
+import { coprocessorBinary, loadCoprocessor } from "../measures/study/extensibility/coprocessors.js";
 import type { Check } from "./check.js";
 import { engineSetupCommand } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";

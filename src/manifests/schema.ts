@@ -26,7 +26,7 @@ const name = z
 
 /**
  * What a proxy's `tuning:` may record, each in the cells of a run and side by side in a study's
- * parity table (src/studies/parity.ts reads the first three and the connection limits); the
+ * parity table (src/measures/study/parity.ts reads the first three and the connection limits); the
  * extensibility study records the last three itself. A key outside the list is a typo until it is
  * added here.
  */

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { promisify } from "node:util";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { coprocessorImage } from "../../../src/studies/extensibility/coprocessors.js";
+import { coprocessorImage } from "../../../src/measures/study/extensibility/coprocessors.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 
 // The extensibility study's coprocessor images: which ones a study needs (`proxybench images

@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runInstructions } from "../../../src/instructions/run.js";
+import { runInstructions } from "../../../src/measures/counted/run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { startGitHubServer, type GitHubServer } from "../../support/github-server.js";
 import { runReportAction } from "../../support/actions/report-action.js";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../support/publish/git-support.js";
 import { startGitHubServer, type GitHubServer } from "../../support/github-server.js";
 import { runReportAction } from "../../support/actions/report-action.js";
-import { editResults, extensibilityRun, HOSTILE, llrpRun } from "../../support/studies/study-runs.js";
+import { editResults, extensibilityRun, HOSTILE, llrpRun } from "../../support/measures/study/study-runs.js";
 
 // bench.yml's `study:` input: the benchmark job uploads the study run's folder (one folder per
 // test) as an artifact, the report job downloads it into results/<artifact>/ and runs the bundled

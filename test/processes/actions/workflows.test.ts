@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { buildProgram } from "../../../src/cli.js";
 import { MOVED } from "../../../src/commands/run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
-import { countedImageRef } from "../../../src/instructions/valgrind.js";
+import { countedImageRef } from "../../../src/measures/counted/valgrind.js";
 import { imageRef } from "../../../src/runner/specs.js";
 import { PRIMARY_METRICS } from "../../../src/stats/tested-metrics.js";
 import { runGithubScript } from "../../support/actions/workflow-run.js";

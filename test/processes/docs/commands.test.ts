@@ -12,7 +12,7 @@ import { studyOverrides } from "../../../src/commands/study.js";
 import { loadManifests } from "../../../src/manifests/load.js";
 import { buildPlan } from "../../../src/runner/plan.js";
 import { coreCount, resolveSettings, type RunRequest } from "../../../src/runner/settings.js";
-import { prepareStudy } from "../../../src/studies/run.js";
+import { prepareStudy } from "../../../src/measures/study/run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import {
   commandCheck,

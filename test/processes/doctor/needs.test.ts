@@ -5,11 +5,11 @@ import { Engine } from "../../../src/results/schema.js";
 import { runChecks } from "../../../src/doctor/checks.js";
 import { engineCheck, studyChecks } from "../../../src/doctor/needs.js";
 import type { NativeAvailability } from "../../../src/runner/proxy-binary.js";
-import { formatStudyListings, studyListings } from "../../../src/studies/list.js";
-import { findStudy, loadStudies } from "../../../src/studies/load.js";
+import { formatStudyListings, studyListings } from "../../../src/measures/study/list.js";
+import { findStudy, loadStudies } from "../../../src/measures/study/load.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { runCommand } from "../../../src/util/processes.js";
-import { routerBuilt } from "../../support/studies/apollo-router.js";
+import { routerBuilt } from "../../support/measures/study/apollo-router.js";
 
 /** Engines where those in `missing` are not installed. */
 const engines =

@@ -14,9 +14,9 @@ import {
   variantScenario,
   type CoprocessorChoice,
   type ExtensionOption,
-} from "../../../src/studies/extensibility/options.js";
-import { findStudy, type LoadedStudy } from "../../../src/studies/load.js";
-import { splitStudyProxies } from "../../../src/studies/run.js";
+} from "../../../src/measures/study/extensibility/options.js";
+import { findStudy, type LoadedStudy } from "../../../src/measures/study/load.js";
+import { splitStudyProxies } from "../../../src/measures/study/run.js";
 import { PROJECT_ROOT, TOOLS_BIN, findExecutable } from "../../../src/util/paths.js";
 import { runCommand } from "../../../src/util/processes.js";
 

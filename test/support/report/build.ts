@@ -1,4 +1,4 @@
-import { InstructionsResults } from "../../../src/instructions/schema.js";
+import { InstructionsResults } from "../../../src/measures/counted/schema.js";
 import {
   Results,
   type Cell,

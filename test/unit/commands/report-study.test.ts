@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../support/commands/cli.js";
-import { editResults, extensibilityRun, HOSTILE, llrpRun } from "../../support/studies/study-runs.js";
+import { editResults, extensibilityRun, HOSTILE, llrpRun } from "../../support/measures/study/study-runs.js";
 
 // `proxybench report STUDY-RUN`: the study's table, rendered again from the run's results.json
 // files by the study's own renderer (the same text as its study.md), never study.md itself.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPrComment } from "../../../src/comment/pr-comment.js";
-import { InstructionsResults } from "../../../src/instructions/schema.js";
+import { InstructionsResults } from "../../../src/measures/counted/schema.js";
 import { cell, results } from "../../support/report/build.js";
 
 /** A counted run of nginx, one repetition, natively or in its image. */

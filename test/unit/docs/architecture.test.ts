@@ -132,6 +132,57 @@ describe("docs/ARCHITECTURE.md's layers are the imports between src/'s folders",
 });
 
 /**
+ * The kinds of measurement, each a folder of src/measures/: a kind imports no other kind's files,
+ * but those named here (a study is run as wall-clock runs are).
+ */
+const KIND_IMPORTS: Record<string, string[]> = {};
+
+/** The kinds of src/measures/ (its folders). */
+function kinds(): string[] {
+  return readdirSync(path.join(SRC, "measures"), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+}
+
+/** Each kind's files -> the other kinds they import, as "file -> kind". */
+function importsBetweenKinds(): Map<string, string[]> {
+  const between = new Map<string, string[]>();
+  for (const kind of kinds()) {
+    const dir = path.join(SRC, "measures", kind);
+    const found = readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts"))
+      .flatMap((f) =>
+        [...readFileSync(path.join(dir, f), "utf8").matchAll(IMPORT)]
+          .map(([, spec]) =>
+            path.relative(path.join(SRC, "measures"), path.resolve(path.dirname(path.join(dir, f)), spec!)),
+          )
+          .map((rel) => rel.split(path.sep))
+          .filter((parts) => parts.length > 1 && parts[0] !== ".." && parts[0] !== kind)
+          .map((parts) => `${kind}/${f} -> ${parts[0]!}`),
+      );
+    between.set(kind, found);
+  }
+  return between;
+}
+
+describe("the kinds of measurement (src/measures/<kind>/)", () => {
+  it("are the three at least, each a folder", () => {
+    expect(kinds()).toEqual(expect.arrayContaining(["counted", "max-rate", "study"]));
+  });
+
+  it("import no other kind's files but those named", () => {
+    for (const [kind, found] of importsBetweenKinds()) {
+      const allowed = KIND_IMPORTS[kind] ?? [];
+      expect(
+        found.filter((line) => !allowed.some((k) => line.endsWith(` -> ${k}`))),
+        kind,
+      ).toEqual([]);
+    }
+  });
+});
+
+/**
  * Circles left in src/, each the files it runs through: a circle through any other file, or
  * through these and another, fails the test below.
  */

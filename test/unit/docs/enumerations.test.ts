@@ -4,7 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
 import { Engine } from "../../../src/results/schema.js";
 import { defaultCpuLayout, formatCpuLayout } from "../../../src/runner/cpus.js";
-import { StudyLayout } from "../../../src/studies/schema.js";
+import { StudyLayout } from "../../../src/measures/study/schema.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { tableAfter } from "../../support/docs/markdown.js";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadManifests, parseManifest } from "../../../src/manifests/load.js";
 import { ProxyManifest, ScenarioManifest } from "../../../src/manifests/schema.js";
-import { StudyManifest } from "../../../src/studies/schema.js";
+import { StudyManifest } from "../../../src/measures/study/schema.js";
 import { z } from "zod";
 
 const F = "/m/proxies/x/proxy.yml";

@@ -1,0 +1,104 @@
+import { escapeMarkdown } from "../../render/escape.js";
+import type { CountedCellComparison, CountedComparison } from "./compare.js";
+import { formatCount, signed } from "./report.js";
+import type { FunctionChange } from "./where.js";
+
+/** Markdown of a counted comparison, for the terminal and a PR comment. Pure. */
+
+const VERDICT_TEXT = {
+  "more-work": "**more work**",
+  "less-work": "**less work**",
+  unchanged: "unchanged",
+  inconclusive: "inconclusive",
+} as const;
+
+function cellName(id: string): string {
+  const slash = id.indexOf("/");
+  if (slash < 0) return escapeMarkdown(id);
+  return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
+}
+
+/** The verdict table's columns, and the figures of a row (base, head, change, spread, n): markdown and HTML. */
+export const VERDICT_COLUMNS = ["Cell", "Metric", "Base", "Head", "Change", "Spread", "n", "Verdict"];
+
+export function metricFigures(m: CountedCellComparison["metrics"][number]): string[] {
+  const n = `${m.baseN} / ${m.headN}`;
+  const spread = `${m.spreadPct.toFixed(3)}%`;
+  return [formatCount(m.baseMedian), formatCount(m.headMedian), `${signed(m.changePct)}%`, spread, n];
+}
+
+/** What a verdict needs, said above the table. */
+export function verdictRule(c: CountedComparison): string {
+  return (
+    `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) ` +
+    "of the repetitions. Values are medians per request."
+  );
+}
+
+function metricRows(cell: CountedCellComparison): string[] {
+  return cell.metrics.map((m) =>
+    ["", cellName(cell.id), m.label, ...metricFigures(m), VERDICT_TEXT[m.verdict], ""].join(" | ").trim(),
+  );
+}
+
+function functionTable(title: string, changes: FunctionChange[]): string[] {
+  if (changes.length === 0) return [`${title}: no function changed.`, ""];
+  const rows = changes.map((c) => {
+    const where = c.object === undefined ? "" : ` (${escapeMarkdown(c.object)})`;
+    return `| ${escapeMarkdown(c.name)}${where} | ${formatCount(c.base)} | ${formatCount(c.head)} | ${signed(c.delta, 1)} |`;
+  });
+  return [title, "", "| function | base | head | change |", "| :-- | --: | --: | --: |", ...rows, ""];
+}
+
+/** The functions whose instructions per request changed most, in a collapsed block. */
+function renderWhereItWent(cell: CountedCellComparison): string[] {
+  if (!cell.where) return [];
+  return [
+    "<details>",
+    `<summary>Where it went: ${cellName(cell.id)} (instructions per request, top ${cell.where.self.length})</summary>`,
+    "",
+    ...functionTable("Self (in the function itself)", cell.where.self),
+    ...functionTable("Inclusive (with what it calls)", cell.where.inclusive),
+    "</details>",
+  ];
+}
+
+export function headline(c: CountedComparison, level = 2): string {
+  const all = c.cells.flatMap((cell) => cell.metrics);
+  const count = (v: string) => all.filter((m) => m.verdict === v).length;
+  return (
+    `${"#".repeat(level)} proxybench compare (instructions): ${count("more-work")} more work, ${count("less-work")} less work, ` +
+    `${count("unchanged")} unchanged, ${count("inconclusive")} inconclusive`
+  );
+}
+
+/** Level of the title heading (2 = `##`): a PR comment nests it under its own section. */
+export interface CountedMarkdownOptions {
+  headingLevel?: number;
+}
+
+export function renderCountedComparison(c: CountedComparison, options: CountedMarkdownOptions = {}): string {
+  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 6);
+  const lines = [
+    headline(c, level),
+    "",
+    ...(c.variants === undefined
+      ? []
+      : [
+          `Variants of one run: ${escapeMarkdown(c.variants.head)} against ${escapeMarkdown(c.variants.base)}.`,
+          "",
+        ]),
+    verdictRule(c),
+    "",
+    `| ${VERDICT_COLUMNS.join(" | ")} |`,
+    "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
+    ...c.cells.flatMap(metricRows),
+    "",
+  ];
+  for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");
+  if (c.notCompared.length > 0) {
+    lines.push("Not compared:", "");
+    for (const n of c.notCompared) lines.push(`- ${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}

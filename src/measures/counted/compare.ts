@@ -1,0 +1,154 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  compareCounts,
+  DEFAULT_FLOOR_PCT,
+  DEFAULT_SPREAD_FACTOR,
+  type InstructionsComparison,
+  type VerdictOptions,
+} from "./verdict.js";
+import { readResultsFile, resultsFilePath } from "../../results/io.js";
+import { pickVariants } from "../../results/variants.js";
+import {
+  countedCellId,
+  INSTRUCTIONS_FILE,
+  InstructionsResults,
+  okValues,
+  type CountedCell,
+} from "./schema.js";
+import { whereItWent, type WhereItWent } from "./where.js";
+
+/** Head against base for counted runs: per cell, instructions and estimated cycles per request. */
+
+const COUNTED_METRICS = [
+  { key: "instructionsPerRequest", label: "Instructions/request" },
+  { key: "cyclesPerRequest", label: "Est. cycles/request" },
+] as const;
+
+/** The verdict's floor and factor, and how many functions where-it-went keeps (default ten). */
+export type CountedOptions = VerdictOptions & { whereTop?: number };
+
+export interface CountedCellComparison {
+  id: string;
+  metrics: Array<{ label: string; baseN: number; headN: number } & InstructionsComparison>;
+  where?: WhereItWent;
+}
+
+export interface CountedComparison {
+  floorPct: number;
+  spreadFactor: number;
+  cells: CountedCellComparison[];
+  notCompared: Array<{ id: string; why: string }>;
+  /** The variants compared, for one run holding variants. */
+  variants?: { base: string; head: string };
+}
+
+/** Whether a folder (or file) holds the results of a counted run. */
+export async function isInstructionsRun(dirOrFile: string): Promise<boolean> {
+  const text = await readFile(resultsFilePath(dirOrFile, INSTRUCTIONS_FILE), "utf8").catch(() => undefined);
+  if (text === undefined || !dirOrFile.endsWith(".json")) return text !== undefined;
+  // A .json file given by name is a counted run only by its content (a results.json is not).
+  try {
+    return (JSON.parse(text) as { measure?: unknown } | null)?.measure === "instructions";
+  } catch {
+    return false;
+  }
+}
+
+export async function readInstructions(
+  dirOrFile: string,
+): Promise<{ results: InstructionsResults; dir: string }> {
+  const file = resultsFilePath(dirOrFile, INSTRUCTIONS_FILE);
+  return {
+    results: await readResultsFile(file, "counted results", InstructionsResults),
+    dir: path.dirname(file),
+  };
+}
+
+/** One cell, base against head: the verdict per metric and where the instructions went. */
+export async function compareCountedCells(
+  base: { cell: CountedCell; dir: string },
+  head: { cell: CountedCell; dir: string },
+  options: CountedOptions = {},
+  id = head.cell.id,
+): Promise<CountedCellComparison> {
+  const metrics = COUNTED_METRICS.flatMap(({ key, label }) => {
+    const b = okValues(base.cell, key);
+    const h = okValues(head.cell, key);
+    if (b.length === 0 || h.length === 0) return [];
+    return [{ label, baseN: b.length, headN: h.length, ...compareCounts(b, h, options) }];
+  });
+  return { id, metrics, where: await whereItWent(base, head, options.whereTop) };
+}
+
+/** One side of a comparison: its cells by the id they share with the other side. */
+interface Side {
+  name: string;
+  cells: Map<string, CountedCell>;
+  dir: string;
+}
+
+async function compareSides(base: Side, head: Side, options: CountedOptions): Promise<CountedComparison> {
+  const out: CountedComparison = {
+    floorPct: options.floorPct ?? DEFAULT_FLOOR_PCT,
+    spreadFactor: options.spreadFactor ?? DEFAULT_SPREAD_FACTOR,
+    cells: [],
+    notCompared: [],
+  };
+  for (const id of new Set([...base.cells.keys(), ...head.cells.keys()])) {
+    const b = base.cells.get(id);
+    const h = head.cells.get(id);
+    if (!b || !h) out.notCompared.push({ id, why: `only in ${b ? base.name : head.name}` });
+    else if (b.status !== "ok" || h.status !== "ok") {
+      out.notCompared.push({ id, why: `${base.name} ${b.status}, ${head.name} ${h.status}` });
+    } else {
+      const compared = { cell: b, dir: base.dir };
+      out.cells.push(await compareCountedCells(compared, { cell: h, dir: head.dir }, options, id));
+    }
+  }
+  return out;
+}
+
+/** Two counted runs, unpaired: cells matched by id. */
+export async function compareCountedRuns(
+  baseDir: string,
+  headDir: string,
+  options: CountedOptions = {},
+): Promise<CountedComparison> {
+  const base = await readInstructions(baseDir);
+  const head = await readInstructions(headDir);
+  const byId = (cells: CountedCell[]) => new Map(cells.map((c) => [c.id, c]));
+  return compareSides(
+    { name: "base", cells: byId(base.results.cells), dir: base.dir },
+    { name: "head", cells: byId(head.results.cells), dir: head.dir },
+    options,
+  );
+}
+
+/**
+ * One counted run holding variants (--variant): the head variant's cells against the base's,
+ * matched by scenario and proxy, where-it-went from each variant's callgrind files. The variants
+ * are picked as for a wall-clock run (--base/--head, else 'base' and 'head', else the first two).
+ */
+export async function compareCountedVariants(
+  dir: string,
+  options: CountedOptions & { base?: string; head?: string } = {},
+): Promise<CountedComparison> {
+  const run = await readInstructions(dir);
+  const [baseName, headName] = pickVariants(run.results, { ...options, from: dir });
+  const of = (variant: string): Side => ({
+    name: variant,
+    dir: run.dir,
+    cells: new Map(
+      run.results.cells
+        .filter((c) => c.variant === variant)
+        .map((c) => [countedCellId(c.scenario, c.proxy), c]),
+    ),
+  });
+  const comparison = await compareSides(of(baseName), of(headName), options);
+  return { ...comparison, variants: { base: baseName, head: headName } };
+}
+
+export function countedRegressions(c: CountedComparison): number {
+  return c.cells.reduce((n, cell) => n + cell.metrics.filter((m) => m.verdict === "more-work").length, 0);
+}

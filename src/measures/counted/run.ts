@@ -1,0 +1,405 @@
+import path from "node:path";
+import { captureEnvironment } from "../../environment/capture.js";
+import type { LoadedProxy } from "../../manifests/load.js";
+import { RESULTS_FILE } from "../../results/io.js";
+import type { Settings } from "../../results/schema.js";
+import { Interrupted, updateCell } from "../../runner/cell.js";
+import { DockerRuntime } from "../../runner/docker-runtime.js";
+import type { Runtime } from "../../runner/runtime.js";
+import { createRuntime, dockerClient, type RuntimeKind } from "../../runner/runtime-factory.js";
+import { runBlockLifecycle, type MeasurementStep } from "../../runner/lifecycle.js";
+import {
+  PLAN_IMAGE_ONLY_REASON,
+  proxyStem,
+  type Block,
+  type Plan,
+  type PlannedCell,
+} from "../../runner/plan.js";
+import { refuseUsedOut } from "../../runner/preflight.js";
+import { nativeAvailability } from "../../runner/proxy-binary.js";
+import { AtomicFile, AtomicJsonFile } from "../../runner/results-file.js";
+import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "../../runner/measurement.js";
+import type { RunSession } from "../../runner/session.js";
+import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../../runner/settings.js";
+import { imageRef, proxyImageTag } from "../../runner/specs.js";
+import type { StartedUpstream } from "../../runner/upstream.js";
+import { planRun } from "../../runner/variants.js";
+import { UserError } from "../../util/errors.js";
+import { measureOnce, type CountedTarget } from "./measure.js";
+import { renderInstructionsMarkdown } from "./report.js";
+import {
+  countedCellId,
+  INSTRUCTIONS_FILE,
+  INSTRUCTIONS_SCHEMA_VERSION,
+  InstructionsResults,
+  type CountedCell,
+} from "./schema.js";
+import {
+  countedImageRef,
+  findValgrind,
+  IMAGE_ONLY_REASON,
+  instructionsSkipReason,
+  valgrindInImage,
+  type ValgrindTools,
+} from "./valgrind.js";
+
+/** `proxybench count`: the fixed sequence and its defaults. */
+const DEFAULT_REQUESTS = 1000;
+const DEFAULT_WARMUP_REQUESTS = 200;
+const DEFAULT_CONNECTIONS = 2;
+const DEFAULT_COUNTED_REPETITIONS = 5;
+
+/** What `proxybench count` was asked (the flags it shares with `run`), and the sequence's sizes. */
+export interface InstructionsRequest extends Pick<
+  RunRequest,
+  | "proxies"
+  | "scenarios"
+  | "repetitions"
+  | "cpus"
+  | "out"
+  | "proxiesDirs"
+  | "scenariosDirs"
+  | "variants"
+  | "runtime"
+  | "imageTag"
+> {
+  requests?: number;
+  warmupRequests?: number;
+  connections?: number;
+  /** Progress lines (default: stderr). */
+  log?: (line: string) => void;
+}
+
+/** One cell to count: where its proxy runs, its results entry, and the stem of its files. */
+interface CountedJob {
+  target: CountedTarget;
+  cell: CountedCell & { log: string };
+  stem: string;
+}
+
+interface Ready {
+  results: InstructionsResults;
+  dir: string;
+  runtime: Runtime;
+  tools?: ValgrindTools;
+  plan: Plan;
+  jobs: Map<PlannedCell, CountedJob>;
+  log: (line: string) => void;
+  file: AtomicJsonFile<InstructionsResults>;
+  markdown: AtomicFile<InstructionsResults>;
+}
+
+type CountedOutcome = { exitCode: number; results: InstructionsResults; dir: string };
+
+export function runInstructions(request: InstructionsRequest): Promise<CountedOutcome> {
+  return runMeasurement(counted, request);
+}
+
+/** The counted measurement: a block's step counts each cell under callgrind. */
+const counted: MeasurementKind<InstructionsRequest, PlannedCount, ReadyCount, CountedOutcome> = {
+  plan: planCount,
+  prepare: async (planned, request) => {
+    const ready = await prepare(planned, request);
+    const { results, file } = ready;
+    return {
+      ready,
+      session: {
+        save: async (final) => {
+          await file.save(results, final);
+          await ready.markdown.save(results, final);
+        },
+        interrupted: () => keepCounted(results, file.file),
+        say: ready.log,
+      },
+      blocks: ready.plan.blocks,
+      runBlock: (block, session) => runBlock(ready, block, session),
+      afterBlocks: async (session) => {
+        results.finishedAt = new Date().toISOString();
+        await session.save();
+      },
+    };
+  },
+  finish: ({ ready: { results, file, log, dir } }) => {
+    log(`results: ${file.file}`);
+    const allOk = results.cells.every((c) => c.status === "ok");
+    return Promise.resolve({ exitCode: allOk ? 0 : 1, results, dir });
+  },
+};
+
+interface ReadyCount extends ReadyMeasurement {
+  ready: Ready;
+}
+
+/** The counted run's settings, folder and plan, before anything is looked for. */
+interface PlannedCount {
+  settings: Settings;
+  dir: string;
+  plan: Plan;
+  log: (line: string) => void;
+}
+
+/**
+ * The settings and plan as the wall-clock run makes them (resolveSettings with the counted
+ * run's defaults; planRun: the variants checked, each variant's manifest folders, the plans
+ * merged by scenario), the folder refused when it holds results.
+ */
+async function planCount(request: InstructionsRequest): Promise<PlannedCount> {
+  const log = request.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const { settings } = resolveSettings(
+    {
+      ...request,
+      proxies: request.proxies ?? ["nginx", "haproxy"],
+      scenarios: request.scenarios ?? ["passthrough"],
+      repetitions: positive("--repetitions", request.repetitions ?? DEFAULT_COUNTED_REPETITIONS),
+      roundOrder: "abba", // counts do not drift with a disturbance; abba, as docs/instructions.md says
+    },
+    coreCount(),
+  );
+  const dir = path.resolve(request.out ?? `${defaultOutDir(new Date())}-instructions`);
+  await refuseUsedOut(dir, [INSTRUCTIONS_FILE, RESULTS_FILE], "choose another folder");
+  const plan = withoutUnsentScenarios(await planRun(settings));
+  return { settings, dir, plan, log };
+}
+
+/** Each cell's binary or image found under Valgrind, the skipped ones said, the results document. */
+async function prepare(
+  { settings, dir, plan, log }: PlannedCount,
+  request: InstructionsRequest,
+): Promise<Ready> {
+  const kind = settings.runtime;
+  const tools = kind === "native" ? await findValgrind() : undefined;
+  const runtime = createRuntime(kind);
+  if (runtime instanceof DockerRuntime) await runtime.check();
+  const found = await findTargets(plan, settings);
+  const skipped = dedupe([
+    ...plan.skipped.map((s) => ({
+      ...s,
+      reason: kind === "native" && s.reason === PLAN_IMAGE_ONLY_REASON ? IMAGE_ONLY_REASON : s.reason,
+    })),
+    ...found.skipped,
+  ]);
+  for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
+  const { variants, imageTag } = settings;
+  if (variants) log(`variants: ${variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ABBA rounds`);
+  const valgrind = tools?.version ?? valgrindOfImages(found.valgrind);
+  const results: InstructionsResults = {
+    schemaVersion: INSTRUCTIONS_SCHEMA_VERSION,
+    measure: "instructions",
+    runId: path.basename(dir),
+    startedAt: new Date().toISOString(),
+    settings: {
+      proxies: settings.proxies,
+      scenarios: settings.scenarios,
+      repetitions: settings.repetitions,
+      requests: positive("requests", request.requests ?? DEFAULT_REQUESTS),
+      warmupRequests: request.warmupRequests ?? DEFAULT_WARMUP_REQUESTS,
+      connections: positive("connections", request.connections ?? DEFAULT_CONNECTIONS),
+      cpus: settings.cpus,
+      ...(kind === "docker" ? { runtime: kind, ...(imageTag === undefined ? {} : { imageTag }) } : {}),
+      valgrind,
+      ...(variants ? { variants } : {}),
+    },
+    environment: await captureEnvironment({ tools: { valgrind }, proxies: found.versions }),
+    skipped,
+    cells: [],
+  };
+  const file = new AtomicJsonFile<InstructionsResults>(dir, INSTRUCTIONS_FILE, (r) => {
+    InstructionsResults.parse(r);
+    return r;
+  });
+  const markdown = new AtomicFile(dir, "instructions.md", renderInstructionsMarkdown);
+  return { results, dir, runtime, ...(tools ? { tools } : {}), plan, jobs: found.jobs, log, file, markdown };
+}
+
+/**
+ * The plan without the scenarios the counted client cannot send (it speaks HTTP/1.1 without
+ * TLS, client.ts): each of their proxies skipped, with the reason.
+ */
+function withoutUnsentScenarios(plan: Plan): Plan {
+  const sent = plan.blocks.filter((b) => b.scenario.manifest.protocol === "http1");
+  const unsent = plan.blocks.filter((b) => !sent.includes(b));
+  const skipped = unsent.flatMap((b) => {
+    const { name, protocol } = b.scenario.manifest;
+    const reason = `scenario '${name}' speaks ${protocol}; count sends HTTP/1.1 without TLS`;
+    return [...new Set(b.cells.map((c) => c.proxy.manifest.name))].map((proxy) => ({
+      proxy,
+      scenario: name,
+      reason,
+    }));
+  });
+  return { ...plan, blocks: sent, skipped: [...plan.skipped, ...skipped] };
+}
+
+/** "3.22.0 (in the images)", or the versions by image when they differ. */
+function valgrindOfImages(byImage: Map<string, string>): string {
+  const versions = [...new Set(byImage.values())];
+  if (versions.length <= 1) return `${versions[0] ?? "unknown"} (in the images)`;
+  return [...byImage].map(([image, v]) => `${v} (${image})`).join(", ");
+}
+
+function positive(flag: string, n: number): number {
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`${flag}: expected a positive integer, got ${n}`);
+  return n;
+}
+
+type Skipped = InstructionsResults["skipped"][number];
+
+function dedupe(skipped: Skipped[]): Skipped[] {
+  const seen = new Map(skipped.map((s) => [`${s.proxy}\n${s.reason}`, s]));
+  return [...seen.values()];
+}
+
+type Found = { target: CountedTarget; version: string; valgrind?: string } | { reason: string };
+
+/** The cells that can be counted, why the others cannot, and the versions found. */
+interface Targets {
+  jobs: Map<PlannedCell, CountedJob>;
+  skipped: Skipped[];
+  versions: Record<string, string>;
+  /** Valgrind's version by counted image. */
+  valgrind: Map<string, string>;
+}
+
+/** Each planned cell's binary or image, or why it cannot be counted (one look per binary or image). */
+async function findTargets(plan: Plan, settings: Settings): Promise<Targets> {
+  const looked = new Map<string, Found>();
+  const out: Targets = { jobs: new Map(), skipped: [], versions: {}, valgrind: new Map() };
+  for (const planned of plan.blocks.flatMap((b) => b.cells)) {
+    const image = settings.runtime === "docker" ? countedImage(planned, settings) : undefined;
+    const key = image ?? planned.proxy.file;
+    const found = looked.get(key) ?? (await lookFor(planned.proxy, settings.runtime, image));
+    looked.set(key, found);
+    const shown = proxyStem(planned.proxy.manifest.name, planned.variant);
+    if ("reason" in found) out.skipped.push({ proxy: shown, reason: found.reason });
+    else {
+      out.versions[shown] = found.version;
+      if (image !== undefined && found.valgrind !== undefined) out.valgrind.set(image, found.valgrind);
+      out.jobs.set(planned, newJob(planned, found));
+    }
+  }
+  return out;
+}
+
+/** The counted image of a cell's proxy: its image (with the variant's tag) with Valgrind. */
+function countedImage(planned: PlannedCell, settings: Settings): string {
+  return countedImageRef(imageRef(planned.proxy.manifest.name, proxyImageTag(settings, planned.variant)));
+}
+
+async function lookFor(proxy: LoadedProxy, kind: RuntimeKind, image: string | undefined): Promise<Found> {
+  const reason = instructionsSkipReason(proxy, kind);
+  if (reason !== undefined) return { reason };
+  if (image !== undefined) {
+    const inImage = await valgrindInImage(dockerClient(), image, proxy.manifest.name);
+    if ("reason" in inImage) return inImage;
+    return { target: { kind: "docker", image }, version: `image ${image}`, valgrind: inImage.version };
+  }
+  const found = await nativeAvailability(proxy);
+  if (found.kind === "found")
+    return { target: { kind: "native", binaryPath: found.path }, version: found.version };
+  return { reason: found.kind === "missing" ? `binary not found (${found.fix})` : found.kind };
+}
+
+/** A cell's job: its files are `<scenario>-<proxy>[@<variant>]`. */
+function newJob(
+  planned: PlannedCell,
+  { target, version }: { target: CountedTarget; version: string },
+): CountedJob {
+  const proxy = planned.proxy.manifest.name;
+  const scenario = planned.scenario.manifest.name;
+  const { variant } = planned;
+  const stem = `${scenario}-${proxyStem(proxy, variant)}`;
+  const cell = {
+    id: countedCellId(scenario, proxy, variant),
+    proxy,
+    ...(variant === undefined ? {} : { variant }),
+    scenario,
+    status: "ok" as const,
+    reasons: [],
+    ...(target.kind === "native" ? { proxyVersion: version } : { image: target.image }),
+    repetitions: [],
+    log: `logs/${stem}.log`,
+  };
+  return { target, cell, stem };
+}
+
+/**
+ * A block's counted cells in the block lifecycle (runner/lifecycle.ts: the upstream(s), every
+ * cell once per round, the order reversed every other round (ABBA) so a drift weighs alike on
+ * base and head, instructions.json saved after each slot); each slot starts the proxy under
+ * callgrind, counts, and stops it.
+ */
+async function runBlock(ready: Ready, block: Block, session: RunSession): Promise<void> {
+  await runBlockLifecycle(
+    {
+      cells: block.cells.filter((planned) => ready.jobs.has(planned)),
+      logStem: block.scenario.manifest.name,
+      ctx: { settings: ready.results.settings, dir: ready.dir, ...session },
+    },
+    countedStep(ready, session),
+  );
+}
+
+/** A counted cell of a block: the planned cell, its job and its upstream. */
+interface CountedCellRun {
+  planned: PlannedCell;
+  job: CountedJob;
+  upstream: StartedUpstream;
+}
+
+function countedStep(ready: Ready, session: RunSession): MeasurementStep<CountedCellRun> {
+  const { results, dir } = ready;
+  const { settings } = results;
+  return {
+    startCell: (planned, upstream) => {
+      const job = ready.jobs.get(planned)!;
+      results.cells.push(job.cell);
+      return Promise.resolve({ planned, job, upstream: upstream.started });
+    },
+    skips: ({ job }) => job.cell.status === "failed",
+    measure: async ({ planned, job: { target, cell, stem }, upstream }, round) => {
+      const index = cell.repetitions.length;
+      const rep = await measureOnce({
+        proxy: planned.proxy,
+        target,
+        runtime: ready.runtime,
+        scenario: planned.scenario.manifest,
+        upstream,
+        cpus: settings.cpus.proxy.slice(0, 1),
+        dir,
+        workdir: path.join(dir, "work", stem),
+        logRel: cell.log,
+        rawRel: `raw/${stem}-rep${index + 1}.callgrind.out`,
+        index,
+        requests: settings.requests,
+        warmupRequests: settings.warmupRequests,
+        connections: settings.connections,
+        ...(ready.tools ? { tools: ready.tools } : {}),
+      });
+      // A repetition whose processes a signal stopped is not kept.
+      if (session.isInterrupted()) throw new Interrupted();
+      const { variant } = planned;
+      addRepetition(cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
+    },
+  };
+}
+
+function addRepetition(
+  cell: CountedCell,
+  rep: CountedCell["repetitions"][number],
+  log: (l: string) => void,
+): void {
+  cell.repetitions.push(rep);
+  updateCell(cell);
+  const figure =
+    rep.instructionsPerRequest === undefined
+      ? rep.reasons.join("; ")
+      : `${rep.instructionsPerRequest.toFixed(1)} instructions/request in ${rep.wallS.toFixed(1)} s`;
+  log(`${cell.id} rep ${rep.index + 1}: ${rep.status}, ${figure}`);
+}
+
+/** On SIGINT/SIGTERM: the repetitions counted so far kept, a cell not yet counted dropped. */
+function keepCounted(results: InstructionsResults, file: string): string {
+  results.cells = results.cells.filter((c) => c.repetitions.length > 0);
+  const counted = results.cells.reduce((n, c) => n + c.repetitions.length, 0);
+  return `interrupted: ${counted} counted repetition(s) of ${results.cells.length} cell(s) kept in ${file}`;
+}

@@ -1,0 +1,134 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { LineCounter, parseDocument } from "yaml";
+import {
+  lineOfPath,
+  loadEachFolder,
+  loadScenarioFile,
+  parseManifest,
+  type LoadedScenario,
+  type ManifestSet,
+} from "../../manifests/load.js";
+import { issuePath, UserError } from "../../util/errors.js";
+import { PROJECT_ROOT } from "../../util/paths.js";
+import { StudyManifest } from "./schema.js";
+
+/**
+ * Finds and validates studies: `studies/<name>/study.yml`, with the study's own scenarios in
+ * `studies/<name>/scenarios/<scenario>/scenario.yml`. Problems read `file:line: field: message`.
+ */
+
+export const BUILTIN_STUDIES_DIR = path.join(PROJECT_ROOT, "studies");
+const STUDY_FILE = "study.yml";
+
+export interface LoadedStudy {
+  manifest: StudyManifest;
+  file: string;
+  dir: string;
+  /** The study's own scenarios (its `scenarios/` folder), by name. */
+  ownScenarios: Map<string, LoadedScenario>;
+  /** Line of a field of study.yml (for errors found after parsing). */
+  lineOf: (field: readonly PropertyKey[]) => number | undefined;
+}
+
+/** Parses and validates study.yml text (pure: the tests feed it text). */
+export function parseStudy(text: string, file: string): Pick<LoadedStudy, "manifest" | "lineOf"> {
+  const manifest = parseManifest(StudyManifest, text, file);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  return { manifest, lineOf: (field) => lineOfPath(doc, lineCounter, field) };
+}
+
+export async function loadStudyFile(file: string): Promise<LoadedStudy> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new UserError(`${file}: cannot read (${(err as Error).message})`);
+  }
+  const { manifest, lineOf } = parseStudy(text, file);
+  const dir = path.dirname(file);
+  const problems: string[] = [];
+  if (path.basename(dir) !== manifest.name) {
+    problems.push(
+      `${file}:${lineOf(["name"]) ?? 1}: name: '${manifest.name}' must equal its folder name '${path.basename(dir)}'`,
+    );
+  }
+  const ownScenarios = new Map<string, LoadedScenario>();
+  const scenariosDir = path.join(dir, "scenarios");
+  await loadEachFolder(
+    scenariosDir,
+    "scenario.yml",
+    (f) => loadScenarioFile(f, true),
+    ownScenarios,
+    problems,
+  );
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return { manifest, file, dir, ownScenarios, lineOf };
+}
+
+/** Every study in `dir` (default: the built-in `studies/`), by name. */
+export async function loadStudies(dir: string = BUILTIN_STUDIES_DIR): Promise<Map<string, LoadedStudy>> {
+  const out = new Map<string, LoadedStudy>();
+  const problems: string[] = [];
+  await loadEachFolder(dir, STUDY_FILE, loadStudyFile, out, problems);
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return out;
+}
+
+/** The study named `name`; an unknown name is an error (`unknown`'s words) listing the known ones. */
+export async function findStudy(
+  name: string,
+  dir: string = BUILTIN_STUDIES_DIR,
+  unknown = (known: string) => `--study ${name}: unknown study (known: ${known})`,
+): Promise<LoadedStudy> {
+  const studies = await loadStudies(dir);
+  const study = studies.get(name);
+  if (!study) throw new UserError(unknown([...studies.keys()].join(", ") || "none"));
+  return study;
+}
+
+/** The scenario a study means by `name`: its own first, then the built-in and user ones. */
+export function studyScenario(
+  study: LoadedStudy,
+  manifests: ManifestSet,
+  name: string,
+): LoadedScenario | undefined {
+  return study.ownScenarios.get(name) ?? manifests.scenarios.get(name);
+}
+
+/**
+ * Checks what a study names against what exists: its proxies, its scenarios, and its load
+ * labels (each must exist in at least one of its scenarios). One line per problem.
+ */
+export function checkStudyReferences(study: LoadedStudy, manifests: ManifestSet): string[] {
+  const { manifest: m, file } = study;
+  const at = (field: PropertyKey[]) => `${file}:${study.lineOf(field) ?? 1}: ${issuePath(field)}`;
+  const problems: string[] = [];
+  const knownProxies = [...manifests.proxies.keys()].sort().join(", ");
+  m.proxies.forEach((p, i) => {
+    if (!manifests.proxies.has(p))
+      problems.push(`${at(["proxies", i])}: unknown proxy '${p}' (known: ${knownProxies})`);
+  });
+  const knownScenarios = [...new Set([...study.ownScenarios.keys(), ...manifests.scenarios.keys()])]
+    .sort()
+    .join(", ");
+  const scenarios: LoadedScenario[] = [];
+  m.scenarios.forEach((s, i) => {
+    const found = studyScenario(study, manifests, s);
+    if (found) scenarios.push(found);
+    else problems.push(`${at(["scenarios", i])}: unknown scenario '${s}' (known: ${knownScenarios})`);
+  });
+  (m.loads ?? []).forEach((label, i) => {
+    if (
+      scenarios.length === m.scenarios.length &&
+      !scenarios.some((s) => s.manifest.loads.some((l) => l.label === label))
+    ) {
+      const labels = [...new Set(scenarios.flatMap((s) => s.manifest.loads.map((l) => l.label)))].join(", ");
+      problems.push(
+        `${at(["loads", i])}: no scenario of the study has a load '${label}' (they have: ${labels})`,
+      );
+    }
+  });
+  return problems;
+}
