@@ -17,10 +17,10 @@ const FLOOR_ZERO = ["github", "render", "stats", "util"];
 /** The most floors the layers may have. */
 const MAX_FLOORS = 8;
 
-/** The folder of src/ that each import of `file` names (its own folder included). */
-function importedFolders(file: string): string[] {
+/** The folder of `root` (src/ by default) that each import of `file` names (its own folder included). */
+function importedFolders(file: string, root = SRC): string[] {
   return [...readFileSync(file, "utf8").matchAll(IMPORT)]
-    .map(([, spec]) => path.relative(SRC, path.resolve(path.dirname(file), spec!)).split(path.sep))
+    .map(([, spec]) => path.relative(root, path.resolve(path.dirname(file), spec!)).split(path.sep))
     .filter((parts) => parts.length > 1 && parts[0] !== "..")
     .map((parts) => parts[0]!);
 }
@@ -147,23 +147,17 @@ function kinds(): string[] {
 
 /** Each kind's files -> the other kinds they import, as "file -> kind". */
 function importsBetweenKinds(): Map<string, string[]> {
-  const between = new Map<string, string[]>();
-  for (const kind of kinds()) {
-    const dir = path.join(SRC, "measures", kind);
-    const found = readdirSync(dir, { recursive: true, encoding: "utf8" })
-      .filter((f) => f.endsWith(".ts"))
-      .flatMap((f) =>
-        [...readFileSync(path.join(dir, f), "utf8").matchAll(IMPORT)]
-          .map(([, spec]) =>
-            path.relative(path.join(SRC, "measures"), path.resolve(path.dirname(path.join(dir, f)), spec!)),
-          )
-          .map((rel) => rel.split(path.sep))
-          .filter((parts) => parts.length > 1 && parts[0] !== ".." && parts[0] !== kind)
-          .map((parts) => `${kind}/${f} -> ${parts[0]!}`),
-      );
-    between.set(kind, found);
-  }
-  return between;
+  const measures = path.join(SRC, "measures");
+  return new Map(
+    kinds().map((kind) => [
+      kind,
+      sources(path.join("measures", kind)).flatMap((f) =>
+        importedFolders(path.join(measures, kind, f), measures)
+          .filter((k) => k !== kind)
+          .map((k) => `${kind}/${f} -> ${k}`),
+      ),
+    ]),
+  );
 }
 
 describe("the kinds of measurement (src/measures/<kind>/)", () => {
