@@ -2,7 +2,7 @@
  * Simulated comparisons through the real code (`npm run bench:ab -- --simulate N`): synthetic
  * variant runs of 8 cells (direct, nginx, haproxy, caddy x passthrough, json-lookup, at a fixed
  * arrival rate), the runner's stopping rule at every planned look (`decideAtLook`, as
- * src/runner/block.ts calls it) and `compareVariants` on what it kept. Per round and cell the
+ * src/measures/wall-clock/block.ts calls it) and `compareVariants` on what it kept. Per round and cell the
  * paired log ratio head/base of each metric has the spread measured on this machine: p50 and
  * mean 9-20%, p99 30-65%, CPU per request 6%, peak memory 2% (one round in 20 three times
  * wider, as a disturbed repetition is), around a drift shared by both variants of a round.
@@ -10,7 +10,7 @@
  */
 import { cellKey, type Cell, type Repetition, type Results } from "../src/results/schema.js";
 import { compareVariants, type Comparison } from "../src/report/compare.js";
-import { decideAtLook } from "../src/runner/block.js";
+import { decideAtLook } from "../src/measures/wall-clock/block.js";
 import { planLooks, type SequentialPlan } from "../src/stats/sequential.js";
 import type { CompareMetric } from "../src/stats/tested-metrics.js";
 

@@ -37,7 +37,7 @@ import { compareResults } from "../src/report/compare.js";
 import { renderHtmlReport } from "../src/report/html.js";
 import { renderMarkdownReport } from "../src/report/markdown.js";
 import type { Results } from "../src/results/schema.js";
-import { runBenchmark } from "../src/runner/run.js";
+import { runBenchmark } from "../src/measures/wall-clock/run.js";
 import { findExecutable, PROJECT_ROOT } from "../src/util/paths.js";
 import { runCommand, stopAll } from "../src/util/processes.js";
 import { startUpstream } from "./upstream.js";

@@ -5,15 +5,15 @@ import path from "node:path";
 import { classifyRepetition, getEngine, probe } from "../src/engines/index.js";
 import { readResults } from "../src/results/io.js";
 import type { Results } from "../src/results/schema.js";
-import type { RunDeps } from "../src/runner/context.js";
-import { runBenchmark } from "../src/runner/run.js";
+import type { RunDeps } from "../src/measures/wall-clock/context.js";
+import { runBenchmark } from "../src/measures/wall-clock/run.js";
 import type { RunRequest } from "../src/runner/settings.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
 
 /**
  * Faults injected into real runs: `kill -9` of the CLI, of k6, of a proxy or of the upstream at
  * a chosen moment, and what each leaves. Used by bench/faults.ts (many kills, figures printed)
- * and test/load/runner/faults.test.ts (a few, asserted).
+ * and test/load/measures/wall-clock/faults.test.ts (a few, asserted).
  */
 
 export interface ProcInfo {

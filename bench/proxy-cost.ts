@@ -19,7 +19,7 @@ import path from "node:path";
 import { median, sampleStandardDeviation } from "simple-statistics";
 import * as engines from "../src/engines/index.js";
 import type { Cell, Repetition, Results } from "../src/results/schema.js";
-import { runBenchmark } from "../src/runner/run.js";
+import { runBenchmark } from "../src/measures/wall-clock/run.js";
 import { hodgesLehmannPaired } from "../src/stats/wilcoxon.js";
 import { nginxVariant, X_TRACE } from "./nginx-variant.js";
 

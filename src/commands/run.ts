@@ -1,10 +1,10 @@
 import { Option, type Command } from "commander";
 import * as engines from "../engines/index.js";
 import { renderMarkdownReport } from "../report/markdown.js";
-import { dryRun } from "../runner/dry-run.js";
+import { dryRun } from "../measures/wall-clock/dry-run.js";
 import { DEFAULT_REPETITIONS } from "../runner/plan.js";
 import { DEFAULT_BUDGET_MINUTES } from "../stats/tested-metrics.js";
-import { runBenchmark } from "../runner/run.js";
+import { runBenchmark } from "../measures/wall-clock/run.js";
 import { addFlags, option, repetitionsOrAuto, runRequest, type MeasureFlags } from "./options.js";
 
 /**

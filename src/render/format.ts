@@ -74,3 +74,16 @@ export function formatAlpha(alpha: number): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/** A wall time as a plan estimates it: `45s`, `1m05s`, `2h03m`. */
+export function formatWallTime(seconds: number): string {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  return h > 0
+    ? `${h}h${String(m).padStart(2, "0")}m`
+    : m > 0
+      ? `${m}m${String(rest).padStart(2, "0")}s`
+      : `${rest}s`;
+}

@@ -9,7 +9,7 @@ import { LATENCY_STATS, type LatencyStat, type ReportColumn, type ReportGroup } 
 
 export type ComparisonMetric = "rps" | "mean" | "p50" | "p99" | "max" | "errors" | CostMetric;
 
-/** The proxy's own cost (src/runner/proxy-cost.ts): rows shown when a column of the group has it. */
+/** The proxy's own cost (src/measures/wall-clock/proxy-cost.ts): rows shown when a column of the group has it. */
 type CostMetric = "cpuPerRequest" | "requestsPerCpuS" | "peakMemory";
 
 const COST_METRICS: readonly ComparisonMetric[] = ["cpuPerRequest", "requestsPerCpuS", "peakMemory"];

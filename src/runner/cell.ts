@@ -1,6 +1,5 @@
 import { worstStatus, type Cell } from "../results/schema.js";
-import { logTail } from "../util/logs.js";
-import type { ActiveCell, BlockContext } from "./context.js";
+import type { ActiveCell } from "./context.js";
 import { proxyStem } from "./plan.js";
 
 export class Interrupted extends Error {}
@@ -9,25 +8,6 @@ export const LOG_TAIL_LINES = 8;
 
 export function oneLine(text: string): string {
   return text.split("\n").join(" | ");
-}
-
-/** When the cell's proxy died: stops the cell and returns why; undefined while it is alive. */
-export async function checkAlive(
-  a: ActiveCell,
-  during: string,
-  ctx: BlockContext,
-  remainingS: number,
-): Promise<string | undefined> {
-  if (!a.proc || a.proc.alive() || a.stopped) return undefined;
-  const { code, signal } = await a.proc.exited;
-  const tail = a.logFile ? await logTail(a.logFile, LOG_TAIL_LINES) : "";
-  const reason =
-    `${a.planned.proxy.manifest.name} exited during ${during} (${signal ? `signal ${signal}` : `exit code ${code}`})` +
-    (tail ? `; log: ${oneLine(tail)}` : "");
-  a.problems.push({ status: "failed", reason });
-  a.stopped = true;
-  ctx.progress.drop(remainingS);
-  return reason;
 }
 
 export async function stopCell(a: ActiveCell): Promise<void> {

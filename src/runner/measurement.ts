@@ -2,12 +2,15 @@ import type { Block } from "./plan.js";
 import { withRunSession, type RunSession, type SessionSpec } from "./session.js";
 
 /**
- * The one driver of every kind of measurement (wall clock: runner/run.ts; counted:
- * instructions/run.ts; max-rate: max-rate/run.ts): the kind plans (its settings with
+ * The one driver of every kind of measurement (wall clock: measures/wall-clock/run.ts; counted:
+ * measures/counted/run.ts; max-rate: measures/max-rate/run.ts): the kind plans (its settings with
  * its defaults, the plan, the results folder refused when used), makes ready (tools, runtime,
  * environment, the results document and its save), then its blocks run in one session, each
  * the block lifecycle with the kind's step, and the kind finishes.
  */
+
+/** Where a measurement, or its dry run, writes its text (stdout; a test's buffer). */
+export type Out = { write(text: string): unknown };
 
 /** A measurement made ready to start: its session's saves and its blocks. */
 export interface ReadyMeasurement {

@@ -4,7 +4,7 @@ import type { EngineAdapter } from "../../engines/types.js";
 import type { Settings } from "../../results/schema.js";
 import { Interrupted, stopCell } from "../../runner/cell.js";
 import type { ActiveCell, CellContext } from "../../runner/context.js";
-import { formatDuration, type Out } from "../../runner/dry-run.js";
+import { formatWallTime } from "../../render/format.js";
 import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../../runner/lifecycle.js";
 import { NativeRuntime } from "../../runner/native-runtime.js";
 import { AtomicJsonFile } from "../../runner/results-file.js";
@@ -18,7 +18,12 @@ import {
 } from "../../runner/plan.js";
 import { nativeBinaries, preflight, refuseUsedOut } from "../../runner/preflight.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../../runner/settings.js";
-import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "../../runner/measurement.js";
+import {
+  runMeasurement,
+  type MeasurementKind,
+  type Out,
+  type ReadyMeasurement,
+} from "../../runner/measurement.js";
 import type { RunSession } from "../../runner/session.js";
 import { startCell } from "../../runner/start-cell.js";
 import { planRun } from "../../runner/variants.js";
@@ -275,6 +280,6 @@ export async function dryRunMaxRate(req: MaxRateRequest, out: Out = process.stdo
   out.write(
     `find-max-rate: ${searches} search(es) (${settings.proxies.join(", ")} x ${settings.scenarios.join(", ")}), ` +
       `each at most ${steps} steps of ${step}s\n` +
-      `estimated wall time: at most ${formatDuration(most)} (${formatDuration(2 * most)} if every step is measured again)\n`,
+      `estimated wall time: at most ${formatWallTime(most)} (${formatWallTime(2 * most)} if every step is measured again)\n`,
   );
 }

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { formatCpuLayout } from "../../runner/cpus.js";
-import { renderDryRun, type Out } from "../../runner/dry-run.js";
+import type { Out } from "../../runner/measurement.js";
+import { renderDryRun } from "../wall-clock/dry-run.js";
 import { checkRunInputs } from "../../runner/preflight.js";
 import { coreCount, resolveSettings } from "../../runner/settings.js";
 import { estimateSeconds } from "../../runner/shard.js";
@@ -14,7 +15,7 @@ import { announceStudy, prepareStudy, type StudyOverrides } from "./run.js";
 
 /**
  * `proxybench study NAME --dry-run`: what it would run and how long it takes, starting nothing
- * (the runner's dry run, runner/dry-run.ts, renders the plan).
+ * (the runner's dry run, measures/wall-clock/dry-run.ts, renders the plan).
  */
 
 /** `proxybench study NAME --dry-run`: the study's plan and how long it will take. */

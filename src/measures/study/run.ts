@@ -5,10 +5,10 @@ import type { Load, Results } from "../../results/schema.js";
 import type { StudyManifest } from "./schema.js";
 import { nativeAvailability, type NativeAvailability } from "../../runner/proxy-binary.js";
 import { ResultsFile } from "../../runner/results-file.js";
-import type { RunDeps } from "../../runner/context.js";
-import { runBenchmark, type RunOutcome } from "../../runner/run.js";
+import type { RunDeps } from "../wall-clock/context.js";
+import { runBenchmark, type RunOutcome } from "../wall-clock/run.js";
 import type { RunRequest } from "../../runner/settings.js";
-import type { Out } from "../../runner/dry-run.js";
+import type { Out } from "../../runner/measurement.js";
 import { UserError } from "../../util/errors.js";
 import { assertConcurrencyLimits, type SystemLimits } from "./limits.js";
 import {

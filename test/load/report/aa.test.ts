@@ -7,7 +7,7 @@ import { compareResults, type Comparison } from "../../../src/report/compare.js"
 import { renderComparisonMarkdown } from "../../../src/report/compare-markdown.js";
 import { readResults } from "../../../src/results/io.js";
 import type { Results } from "../../../src/results/schema.js";
-import { runBenchmark } from "../../../src/runner/run.js";
+import { runBenchmark } from "../../../src/measures/wall-clock/run.js";
 
 // Real runs: the upstream, nginx and k6 through the runner, 6 (A/A) or 5 repetitions of 1 s at a fixed
 // arrival rate of 200 requests/s (scenario test/fixtures/report/scenarios-*/report-aa), with an

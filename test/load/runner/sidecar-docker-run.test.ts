@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import * as engines from "../../../src/engines/index.js";
 import { DockerRuntime } from "../../../src/runner/docker-runtime.js";
-import { runBenchmark } from "../../../src/runner/run.js";
+import { runBenchmark } from "../../../src/measures/wall-clock/run.js";
 import { PROJECT_ROOT } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 import { collectText, lightScenarioDir } from "../../support/runner/helpers.js";

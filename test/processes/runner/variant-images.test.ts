@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as engines from "../../../src/engines/index.js";
-import { runBenchmark } from "../../../src/runner/run.js";
+import { runBenchmark } from "../../../src/measures/wall-clock/run.js";
 import type { ProcessSpec, Runtime } from "../../../src/runner/runtime.js";
 import { parseVariant } from "../../../src/runner/variants.js";
 import { collectText, lightScenarioDir } from "../../support/runner/helpers.js";

@@ -195,7 +195,7 @@ export function roundsOf(
   });
 }
 
-/** The proxy's cost of one repetition, as the runner records it (src/runner/proxy-cost.ts). */
+/** The proxy's cost of one repetition, as the runner records it (src/measures/wall-clock/proxy-cost.ts). */
 function cost(cpuPerRequestUs: number, peakMemoryMiB: number): ProxyCost {
   const requests = 10_000;
   const cpuS = (cpuPerRequestUs * requests) / 1e6;

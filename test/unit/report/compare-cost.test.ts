@@ -4,7 +4,7 @@ import { renderComparisonMarkdown } from "../../../src/report/compare-markdown.j
 import { Results, type Cell, type ProxyCost } from "../../../src/results/schema.js";
 import { cell, results } from "../../support/report/build.js";
 
-/** The proxy's cost of one repetition, as the runner records it (src/runner/proxy-cost.ts). */
+/** The proxy's cost of one repetition, as the runner records it (src/measures/wall-clock/proxy-cost.ts). */
 function cost(cpuPerRequestUs: number, peakMemoryMiB: number): ProxyCost {
   const cpuS = (cpuPerRequestUs * 10_000) / 1e6;
   return {

@@ -1,4 +1,4 @@
-import { renderDryRun } from "../../../runner/dry-run.js";
+import { renderDryRun } from "../../wall-clock/dry-run.js";
 import type { Plan, PlannedCell } from "../../../runner/plan.js";
 import type { Settings } from "../../../results/schema.js";
 import { estimateSeconds } from "../../../runner/shard.js";

@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import type { LoadedProxy, ManifestSet } from "../../../manifests/load.js";
 import type { ScenarioManifest } from "../../../manifests/schema.js";
 import type { CpuLayout, Results } from "../../../results/schema.js";
-import type { RunDeps } from "../../../runner/context.js";
+import type { RunDeps } from "../../wall-clock/context.js";
 import { coreCount, resolveSettings, runStamp, type RunRequest } from "../../../runner/settings.js";
 import { UserError } from "../../../util/errors.js";
 import { refuseUnusableOut } from "../../../runner/preflight.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as engines from "../../../../src/engines/index.js";
-import type { EngineApi } from "../../../../src/runner/context.js";
+import type { EngineApi } from "../../../../src/measures/wall-clock/context.js";
 import { readResults } from "../../../../src/results/io.js";
 import type { Results } from "../../../../src/results/schema.js";
 import type { StudyOutcome } from "../../../../src/measures/study/run.js";

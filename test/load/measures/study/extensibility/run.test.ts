@@ -4,7 +4,7 @@ import path from "node:path";
 import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import * as engines from "../../../../../src/engines/index.js";
-import type { EngineApi } from "../../../../../src/runner/context.js";
+import type { EngineApi } from "../../../../../src/measures/wall-clock/context.js";
 import type { ExtensibilityOutcome } from "../../../../../src/measures/study/extensibility/run.js";
 import { runStudy as runAnyStudy } from "../../../../../src/measures/study/study.js";
 import { readResults } from "../../../../../src/results/io.js";

@@ -1,24 +1,30 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { SCHEMA_ID } from "../results/json-schema.js";
-import { readResults } from "../results/io.js";
-import { SCHEMA_VERSION, type Cell, type Results } from "../results/schema.js";
-import { VERSION } from "../version.js";
-import { captureEnvironment } from "../environment/capture.js";
-import { stealRuleOf } from "../stats/steal.js";
+import { SCHEMA_ID } from "../../results/json-schema.js";
+import { readResults } from "../../results/io.js";
+import { SCHEMA_VERSION, type Cell, type Results } from "../../results/schema.js";
+import { VERSION } from "../../version.js";
+import { captureEnvironment } from "../../environment/capture.js";
+import { stealRuleOf } from "../../stats/steal.js";
 import { runBlock } from "./block.js";
 import type { BlockContext, RunDeps } from "./context.js";
-import { runCertificates, type TlsFiles } from "./tls.js";
-import { formatCpuLayout } from "./cpus.js";
-import { NativeRuntime } from "./native-runtime.js";
-import { plannedSeconds, skippedName, splitForResume, type Plan, type PlannedCell } from "./plan.js";
+import { runCertificates, type TlsFiles } from "../../runner/tls.js";
+import { formatCpuLayout } from "../../runner/cpus.js";
+import { NativeRuntime } from "../../runner/native-runtime.js";
+import {
+  plannedSeconds,
+  skippedName,
+  splitForResume,
+  type Plan,
+  type PlannedCell,
+} from "../../runner/plan.js";
 import { Progress, type ProgressStream } from "./progress.js";
-import { preflight, refuseEmptyPlan, refuseUsedOut } from "./preflight.js";
-import { ResultsFile } from "./results-file.js";
-import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "./measurement.js";
-import type { RunSession } from "./session.js";
-import { openRunLedger } from "./leftovers.js";
-import { createRuntime } from "./runtime-factory.js";
+import { preflight, refuseEmptyPlan, refuseUsedOut } from "../../runner/preflight.js";
+import { ResultsFile } from "../../runner/results-file.js";
+import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "../../runner/measurement.js";
+import type { RunSession } from "../../runner/session.js";
+import { openRunLedger } from "../../runner/leftovers.js";
+import { createRuntime } from "../../runner/runtime-factory.js";
 import {
   coreCount,
   defaultOutDir,
@@ -29,11 +35,11 @@ import {
   withRoundsPlan,
   type ResolvedSettings,
   type RunRequest,
-} from "./settings.js";
-import { ensureUpstream } from "./upstream.js";
-import { shardPlan } from "./shard.js";
-import { comparedVariants, planRun, planVariantRounds } from "./variants.js";
-import { testedSet } from "../stats/tested-metrics.js";
+} from "../../runner/settings.js";
+import { ensureUpstream } from "../../runner/upstream.js";
+import { shardPlan } from "../../runner/shard.js";
+import { comparedVariants, planRun, planVariantRounds } from "../../runner/variants.js";
+import { testedSet } from "../../stats/tested-metrics.js";
 
 /**
  * `proxybench run`: for each scenario and load level, start the upstream and every proxy

@@ -4,8 +4,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { cgroupUsageReader } from "../../../src/runner/cgroup-usage.js";
-import { noiseBetween, noiseSnapshot, type OutsideCpu } from "../../../src/runner/noise.js";
+import { cgroupUsageReader } from "../../../../src/runner/cgroup-usage.js";
+import { noiseBetween, noiseSnapshot, type OutsideCpu } from "../../../../src/measures/wall-clock/noise.js";
 
 /**
  * Noise under the docker runtime, with real parts: a busy process that is not a descendant of

@@ -1,25 +1,36 @@
-import { arrivalVus, ENGINE_FIXED_SENDER_POOL, littleLawVus } from "../engines/load.js";
-import { expandRequests } from "../engines/requests.js";
-import type { ProbeResult } from "../engines/types.js";
-import { usesTls } from "../results/protocols.js";
+import { arrivalVus, ENGINE_FIXED_SENDER_POOL, littleLawVus } from "../../engines/load.js";
+import { expandRequests } from "../../engines/requests.js";
+import type { ProbeResult } from "../../engines/types.js";
+import { usesTls } from "../../results/protocols.js";
 import {
   ALL_METRICS,
   DEFAULT_THRESHOLD_PCT,
   pairedLogRatios,
   ROUNDS_METRIC,
   type CompareMetric,
-} from "../stats/tested-metrics.js";
-import { cellKey, type Cell } from "../results/schema.js";
-import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../stats/sequential.js";
-import type { StealRule } from "../stats/steal.js";
-import { cellName, cellStem, checkAlive, finishCell, Interrupted, stopCell, updateCell } from "./cell.js";
-import type { ActiveCell, BlockContext } from "./context.js";
-import { plannedSeconds, type Block, type PlannedCell } from "./plan.js";
-import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "./lifecycle.js";
+} from "../../stats/tested-metrics.js";
+import { cellKey, type Cell } from "../../results/schema.js";
+import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../../stats/sequential.js";
+import type { StealRule } from "../../stats/steal.js";
+import { logTail } from "../../util/logs.js";
+import {
+  cellName,
+  cellStem,
+  finishCell,
+  Interrupted,
+  LOG_TAIL_LINES,
+  oneLine,
+  stopCell,
+  updateCell,
+} from "../../runner/cell.js";
+import type { ActiveCell } from "../../runner/context.js";
+import type { BlockContext } from "./context.js";
+import { plannedSeconds, type Block, type PlannedCell } from "../../runner/plan.js";
+import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../../runner/lifecycle.js";
 import { describeRepetition, measureRepetition, runEngine } from "./repetition.js";
-import type { Slot } from "./rounds.js";
-import { sidecarGone } from "./sidecar.js";
-import { startCell } from "./start-cell.js";
+import type { Slot } from "../../runner/rounds.js";
+import { sidecarGone } from "../../runner/sidecar.js";
+import { startCell } from "../../runner/start-cell.js";
 
 /**
  * One block (a scenario and load level) of a wall-clock run, as a step of the block lifecycle
@@ -361,4 +372,23 @@ async function checkSidecar(
   repetition.reasons.push(gone);
   await stopCell(a);
   ctx.progress.drop(remainingS);
+}
+
+/** When the cell's proxy died: stops the cell and returns why; undefined while it is alive. */
+async function checkAlive(
+  a: ActiveCell,
+  during: string,
+  ctx: BlockContext,
+  remainingS: number,
+): Promise<string | undefined> {
+  if (!a.proc || a.proc.alive() || a.stopped) return undefined;
+  const { code, signal } = await a.proc.exited;
+  const tail = a.logFile ? await logTail(a.logFile, LOG_TAIL_LINES) : "";
+  const reason =
+    `${a.planned.proxy.manifest.name} exited during ${during} (${signal ? `signal ${signal}` : `exit code ${code}`})` +
+    (tail ? `; log: ${oneLine(tail)}` : "");
+  a.problems.push({ status: "failed", reason });
+  a.stopped = true;
+  ctx.progress.drop(remainingS);
+  return reason;
 }

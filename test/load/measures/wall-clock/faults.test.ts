@@ -12,9 +12,9 @@ import {
   resultsProblem,
   runCli,
   runKillingK6Once,
-} from "../../../bench/fault-injection.js";
-import { readResults } from "../../../src/results/io.js";
-import { runBenchmark } from "../../../src/runner/run.js";
+} from "../../../../bench/fault-injection.js";
+import { readResults } from "../../../../src/results/io.js";
+import { runBenchmark } from "../../../../src/measures/wall-clock/run.js";
 
 // Faults injected into short real runs (kill -9 of the CLI, k6, a proxy, the upstream at random
 // moments): nothing of the run is left, results.json stays valid, --resume completes the cells.

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { emptyMeasurement } from "../../../src/engines/measurement.js";
-import type { EngineMeasurement } from "../../../src/engines/types.js";
-import { loadgenCrash, measureRepetition } from "../../../src/runner/repetition.js";
-import type { RunningProcess } from "../../../src/runner/runtime.js";
-import { okMeasurement, repetitionContext } from "../../support/runner/repetition-context.js";
+import { emptyMeasurement } from "../../../../src/engines/measurement.js";
+import type { EngineMeasurement } from "../../../../src/engines/types.js";
+import { loadgenCrash, measureRepetition } from "../../../../src/measures/wall-clock/repetition.js";
+import type { RunningProcess } from "../../../../src/runner/runtime.js";
+import { okMeasurement, repetitionContext } from "../../../support/measures/wall-clock/repetition-context.js";
 
 // The retry loop of measureRepetition with a crashing instrument: the engine is the runner's
 // injected EngineApi, returning what a real k6 run returns when it is killed (exit null, no
-// summary) or exits early with nothing measured. Real k6 killed mid-run: test/load/runner/faults.test.ts.
+// summary) or exits early with nothing measured. Real k6 killed mid-run: test/load/measures/wall-clock/faults.test.ts.
 
 const measured = okMeasurement(1, 200);
 const killed: EngineMeasurement = {

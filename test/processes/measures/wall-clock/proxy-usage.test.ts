@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cgroupUsageReader } from "../../../src/runner/cgroup-usage.js";
-import { groupUsageReader } from "../../../src/runner/cpu-usage.js";
-import { finishCostSpan, startCostSpan } from "../../../src/runner/proxy-cost.js";
-import type { RunningProcess } from "../../../src/runner/runtime.js";
+import { cgroupUsageReader } from "../../../../src/runner/cgroup-usage.js";
+import { groupUsageReader } from "../../../../src/runner/cpu-usage.js";
+import { finishCostSpan, startCostSpan } from "../../../../src/measures/wall-clock/proxy-cost.js";
+import type { RunningProcess } from "../../../../src/runner/runtime.js";
 
 // Real processes, real /proc and cgroup files of this machine; CPU time is compared with CPU
 // time, so nothing here depends on how busy the machine is.

@@ -3,14 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import * as engines from "../../../src/engines/index.js";
-import { readResults } from "../../../src/results/io.js";
-import { runBenchmark } from "../../../src/runner/run.js";
-import { writeRunCertificates } from "../../../src/runner/tls.js";
-import type { RunRequest } from "../../../src/runner/settings.js";
-import { PROJECT_ROOT } from "../../../src/util/paths.js";
-import { liveProcesses } from "../../../src/util/processes.js";
-import { collectText, descendants, measuredStatus } from "../../support/runner/helpers.js";
+import * as engines from "../../../../src/engines/index.js";
+import { readResults } from "../../../../src/results/io.js";
+import { runBenchmark } from "../../../../src/measures/wall-clock/run.js";
+import { writeRunCertificates } from "../../../../src/runner/tls.js";
+import type { RunRequest } from "../../../../src/runner/settings.js";
+import { PROJECT_ROOT } from "../../../../src/util/paths.js";
+import { liveProcesses } from "../../../../src/util/processes.js";
+import { collectText, descendants, measuredStatus } from "../../../support/runner/helpers.js";
 
 // Real upstream (HTTP and gRPC), nginx (proxy_pass and grpc_pass), HAProxy, the grpc-gateway
 // proxy and k6 (HTTP and k6/net/grpc), through the runner, a couple of seconds each.

@@ -5,7 +5,7 @@ import {
   noiseSnapshot,
   parseProcStat,
   treeTicks,
-} from "../../../src/runner/noise.js";
+} from "../../../../src/measures/wall-clock/noise.js";
 
 const PROC_STAT = [
   "cpu  300 0 200 9000 0 10 20 5 0 0",
@@ -63,7 +63,7 @@ describe("noise on the pinned cores", () => {
     );
   });
 
-  it("steal alone is never noise, however large (test/unit/runner/steal.test.ts)", () => {
+  it("steal alone is never noise, however large (test/unit/measures/wall-clock/steal.test.ts)", () => {
     expect(noiseReason({ otherCpu: 0.02, steal: 0.04 }, 0.05)).toBeUndefined();
     expect(noiseReason({ otherCpu: 0, steal: 0.54 }, 0.05)).toBeUndefined();
   });

@@ -3,15 +3,15 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as engines from "../../../src/engines/index.js";
-import { compareVariants } from "../../../src/report/compare.js";
-import { readResults } from "../../../src/results/io.js";
-import type { Results } from "../../../src/results/schema.js";
-import { runBenchmark } from "../../../src/runner/run.js";
-import type { RunRequest } from "../../../src/runner/settings.js";
-import { liveProcesses } from "../../../src/util/processes.js";
-import { startNeighbour, type Neighbour } from "../../../bench/neighbour.js";
-import { collectText, lightScenarioDir, measuredStatus } from "../../support/runner/helpers.js";
+import * as engines from "../../../../src/engines/index.js";
+import { compareVariants } from "../../../../src/report/compare.js";
+import { readResults } from "../../../../src/results/io.js";
+import type { Results } from "../../../../src/results/schema.js";
+import { runBenchmark } from "../../../../src/measures/wall-clock/run.js";
+import type { RunRequest } from "../../../../src/runner/settings.js";
+import { liveProcesses } from "../../../../src/util/processes.js";
+import { startNeighbour, type Neighbour } from "../../../../bench/neighbour.js";
+import { collectText, lightScenarioDir, measuredStatus } from "../../../support/runner/helpers.js";
 
 // Real upstream, nginx and k6 through the runner; a few seconds per run.
 const twoCores = os.cpus().length >= 2;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ProxyCost } from "../results/schema.js";
-import type { ResourceUsage, RunningProcess } from "./runtime.js";
+import type { ProxyCost } from "../../results/schema.js";
+import type { ResourceUsage, RunningProcess } from "../../runner/runtime.js";
 
 /**
  * The proxy's own cost over a repetition: CPU time per request, requests per CPU-second and peak

@@ -1,11 +1,12 @@
-import { classifyRepetition } from "../../../src/engines/classify.js";
-import { emptyMeasurement } from "../../../src/engines/measurement.js";
-import type { EngineMeasurement } from "../../../src/engines/types.js";
-import type { ActiveCell, BlockContext } from "../../../src/runner/context.js";
-import type { NoiseSnapshot } from "../../../src/runner/noise.js";
-import type { Block, PlannedCell } from "../../../src/runner/plan.js";
-import { Progress } from "../../../src/runner/progress.js";
-import type { RunningProcess } from "../../../src/runner/runtime.js";
+import { classifyRepetition } from "../../../../src/engines/classify.js";
+import { emptyMeasurement } from "../../../../src/engines/measurement.js";
+import type { EngineMeasurement } from "../../../../src/engines/types.js";
+import type { ActiveCell } from "../../../../src/runner/context.js";
+import type { BlockContext } from "../../../../src/measures/wall-clock/context.js";
+import type { NoiseSnapshot } from "../../../../src/measures/wall-clock/noise.js";
+import type { Block, PlannedCell } from "../../../../src/runner/plan.js";
+import { Progress } from "../../../../src/measures/wall-clock/progress.js";
+import type { RunningProcess } from "../../../../src/runner/runtime.js";
 
 /** A k6 run of `durationS` that served `requests` requests, every one a 200. */
 export function okMeasurement(durationS: number, requests: number): EngineMeasurement {

@@ -1,34 +1,24 @@
 import path from "node:path";
-import type { ManifestDirs } from "../manifests/load.js";
-import type { Settings } from "../results/schema.js";
-import { formatCpuLayout } from "./cpus.js";
-import { skippedName, type Plan } from "./plan.js";
-import { checkRunInputs } from "./preflight.js";
-import { coreCount, resolveSettings, withRoundsPlan, type RunRequest } from "./settings.js";
-import { estimateSeconds, shardOfKeys, shardPlan } from "./shard.js";
-import { planRun, planVariantRounds } from "./variants.js";
-import { testedSet } from "../stats/tested-metrics.js";
+import type { ManifestDirs } from "../../manifests/load.js";
+import { formatWallTime } from "../../render/format.js";
+import type { Out } from "../../runner/measurement.js";
+import type { Settings } from "../../results/schema.js";
+import { formatCpuLayout } from "../../runner/cpus.js";
+import { skippedName, type Plan } from "../../runner/plan.js";
+import { checkRunInputs } from "../../runner/preflight.js";
+import { coreCount, resolveSettings, withRoundsPlan, type RunRequest } from "../../runner/settings.js";
+import { estimateSeconds, shardOfKeys, shardPlan } from "../../runner/shard.js";
+import { planRun, planVariantRounds } from "../../runner/variants.js";
+import { testedSet } from "../../stats/tested-metrics.js";
 
 /**
  * `proxybench run --dry-run`: the plan (blocks, cells, repetitions) and its estimated wall
  * time, and how long the longest shard would take over 2 to 4 runners, without starting
  * anything: a caller picks its shard count from it. It refuses what the run would refuse before
  * starting (an --out that holds results, nothing to run, a k6 script that cannot load). A
- * study's dry run (studies/dry-run.ts) and a max-rate search's (max-rate/run.ts) are
+ * study's dry run (measures/study/dry-run.ts) and a max-rate search's (measures/max-rate/run.ts) are
  * theirs, from these parts.
  */
-
-export function formatDuration(seconds: number): string {
-  const s = Math.round(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const rest = s % 60;
-  return h > 0
-    ? `${h}h${String(m).padStart(2, "0")}m`
-    : m > 0
-      ? `${m}m${String(rest).padStart(2, "0")}s`
-      : `${rest}s`;
-}
 
 /** The longest shard's estimate for each shard count from 2 up to `upTo` (and the cell count). */
 export function shardEstimates(
@@ -75,17 +65,15 @@ export function renderDryRun(
     lines.push(`  skipped ${skippedName(s)}: ${s.reason}`);
   }
   const seconds = study?.seconds ?? estimateSeconds(plan, settings.repetitions, settings.proxyLifetime);
-  lines.push(`estimated wall time: ${formatDuration(seconds)}`);
+  lines.push(`estimated wall time: ${formatWallTime(seconds)}`);
   // A study runs on one runner: it has no shards.
   if (settings.shard === undefined && study === undefined) {
     for (const [count, seconds] of shardEstimates(plan, settings)) {
-      lines.push(`  over ${count} runners (--shard I/${count}): about ${formatDuration(seconds)} each`);
+      lines.push(`  over ${count} runners (--shard I/${count}): about ${formatWallTime(seconds)} each`);
     }
   }
   return `${lines.join("\n")}\n`;
 }
-
-export type Out = { write(text: string): unknown };
 
 /** Plans the run asked for and prints it; starts nothing, writes nothing. */
 export async function dryRun(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { warmUpCell } from "../../../src/runner/block.js";
-import { measureRepetition } from "../../../src/runner/repetition.js";
-import type { ResourceUsage, RunningProcess } from "../../../src/runner/runtime.js";
-import { okMeasurement, repetitionContext } from "../../support/runner/repetition-context.js";
+import { warmUpCell } from "../../../../src/measures/wall-clock/block.js";
+import { measureRepetition } from "../../../../src/measures/wall-clock/repetition.js";
+import type { ResourceUsage, RunningProcess } from "../../../../src/runner/runtime.js";
+import { okMeasurement, repetitionContext } from "../../../support/measures/wall-clock/repetition-context.js";
 
 // A warm-up's figures are not kept: it reads nothing of the proxy's usage, so it pays no idle
 // probe; the measured repetition after it reads the proxy's cost as before (the idle probe, the

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { decideAtLook } from "../../../src/runner/block.js";
-import type { Plan } from "../../../src/runner/plan.js";
-import { mulberry32, roundOrder } from "../../../src/runner/rounds.js";
-import { resolveResumeSettings, resolveSettings, withRoundsPlan } from "../../../src/runner/settings.js";
-import { familyTests, planVariantRounds, roundSeconds } from "../../../src/runner/variants.js";
-import type { Cell, Settings } from "../../../src/results/schema.js";
-import { planLooks } from "../../../src/stats/sequential.js";
-import { ALL_METRICS } from "../../../src/stats/tested-metrics.js";
-import { wilcoxonSignedRank } from "../../../src/stats/wilcoxon.js";
-import { cell } from "../../support/report/build.js";
+import { decideAtLook } from "../../../../src/measures/wall-clock/block.js";
+import type { Plan } from "../../../../src/runner/plan.js";
+import { mulberry32, roundOrder } from "../../../../src/runner/rounds.js";
+import { resolveResumeSettings, resolveSettings, withRoundsPlan } from "../../../../src/runner/settings.js";
+import { familyTests, planVariantRounds, roundSeconds } from "../../../../src/runner/variants.js";
+import type { Cell, Settings } from "../../../../src/results/schema.js";
+import { planLooks } from "../../../../src/stats/sequential.js";
+import { ALL_METRICS } from "../../../../src/stats/tested-metrics.js";
+import { wilcoxonSignedRank } from "../../../../src/stats/wilcoxon.js";
+import { cell } from "../../../support/report/build.js";
 
 const text = (slots: Array<{ cell: string; round: number }>) =>
   slots.map((s) => `${s.cell}${s.round + 1}`).join(" ");

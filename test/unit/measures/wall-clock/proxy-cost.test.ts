@@ -5,10 +5,10 @@ import {
   parseCount,
   parseCpuStatNs,
   parseProcCgroup,
-} from "../../../src/runner/cgroup-usage.js";
-import { parseSchedstat, parseStatusKb } from "../../../src/runner/cpu-usage.js";
-import { windowCost } from "../../../src/runner/proxy-cost.js";
-import { ProxyCost } from "../../../src/results/schema.js";
+} from "../../../../src/runner/cgroup-usage.js";
+import { parseSchedstat, parseStatusKb } from "../../../../src/runner/cpu-usage.js";
+import { windowCost } from "../../../../src/measures/wall-clock/proxy-cost.js";
+import { ProxyCost } from "../../../../src/results/schema.js";
 
 // Texts as the kernel writes them: this machine's (Linux 6.18, cgroup v1 controllers beside an
 // empty unified hierarchy, as docker's hosts with hybrid cgroups have them) and a cgroup v2 host

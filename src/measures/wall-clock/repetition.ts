@@ -1,16 +1,17 @@
 import path from "node:path";
-import { usesTls } from "../results/protocols.js";
-import { emptyMeasurement } from "../engines/measurement.js";
-import type { Classification, EngineMeasurement } from "../engines/types.js";
-import type { ProxyCost, Repetition } from "../results/schema.js";
-import { cellStem, Interrupted } from "./cell.js";
-import type { ActiveCell, BlockContext } from "./context.js";
-import { layoutCores } from "./cpus.js";
+import { usesTls } from "../../results/protocols.js";
+import { emptyMeasurement } from "../../engines/measurement.js";
+import type { Classification, EngineMeasurement } from "../../engines/types.js";
+import type { ProxyCost, Repetition } from "../../results/schema.js";
+import { cellStem, Interrupted } from "../../runner/cell.js";
+import type { ActiveCell } from "../../runner/context.js";
+import type { BlockContext } from "./context.js";
+import { layoutCores } from "../../runner/cpus.js";
 import { measureNoise, noiseReason, noiseSnapshot } from "./noise.js";
-import type { Block } from "./plan.js";
+import type { Block } from "../../runner/plan.js";
 import { finishCostSpan, startCostSpan } from "./proxy-cost.js";
-import { DEFAULT_NOISE_LIMIT } from "../stats/steal.js";
-import { pickDefined, withoutUndefined } from "../util/objects.js";
+import { DEFAULT_NOISE_LIMIT } from "../../stats/steal.js";
+import { pickDefined, withoutUndefined } from "../../util/objects.js";
 
 /**
  * One measured repetition of a cell: the engine run, its classification, the interference on
@@ -112,7 +113,7 @@ function onlyDroppedIterations(m: EngineMeasurement, c: Classification): boolean
 
 /**
  * One engine run against a cell, with the proxy's own cost over the engine's measured window
- * (src/runner/proxy-cost.ts): `proxyCpu` holds it (CPU, per request, peak memory).
+ * (src/measures/wall-clock/proxy-cost.ts): `proxyCpu` holds it (CPU, per request, peak memory).
  */
 async function measure(
   a: ActiveCell,
@@ -132,7 +133,7 @@ async function measure(
 
 /**
  * One engine run against a cell, the proxy's cost not read: a warm-up, whose figures are not
- * kept, pays no idle probe (src/runner/proxy-cost.ts).
+ * kept, pays no idle probe (src/measures/wall-clock/proxy-cost.ts).
  */
 export async function runEngine(
   a: ActiveCell,

@@ -2,14 +2,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nginxVariant, regexMap } from "../../../bench/nginx-variant.js";
-import * as engines from "../../../src/engines/index.js";
-import { renderMarkdownReport } from "../../../src/report/markdown.js";
-import { readResults } from "../../../src/results/io.js";
-import type { Cell, Results } from "../../../src/results/schema.js";
-import { runBenchmark } from "../../../src/runner/run.js";
-import { hodgesLehmannPaired } from "../../../src/stats/wilcoxon.js";
-import { collectText, lightScenarioDir } from "../../support/runner/helpers.js";
+import { nginxVariant, regexMap } from "../../../../bench/nginx-variant.js";
+import * as engines from "../../../../src/engines/index.js";
+import { renderMarkdownReport } from "../../../../src/report/markdown.js";
+import { readResults } from "../../../../src/results/io.js";
+import type { Cell, Results } from "../../../../src/results/schema.js";
+import { runBenchmark } from "../../../../src/measures/wall-clock/run.js";
+import { hodgesLehmannPaired } from "../../../../src/stats/wilcoxon.js";
+import { collectText, lightScenarioDir } from "../../../support/runner/helpers.js";
 
 // Real upstream, nginx and k6 through the runner: the proxy's own cost per repetition, and a
 // heavier config found in it, paired by round. About 40 s.

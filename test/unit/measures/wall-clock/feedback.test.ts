@@ -1,10 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { estimateRemaining, formatDuration, formatProgress, Progress } from "../../../src/runner/progress.js";
-import { describeRepetition, failedMeasurement, toRepetition } from "../../../src/runner/repetition.js";
-import { tailOf } from "../../../src/util/logs.js";
-import { parseListening } from "../../../src/runner/upstream.js";
-import { parseVersion } from "../../../src/runner/proxy-binary.js";
-import { Repetition } from "../../../src/results/schema.js";
+import {
+  estimateRemaining,
+  formatDuration,
+  formatProgress,
+  Progress,
+} from "../../../../src/measures/wall-clock/progress.js";
+import {
+  describeRepetition,
+  failedMeasurement,
+  toRepetition,
+} from "../../../../src/measures/wall-clock/repetition.js";
+import { tailOf } from "../../../../src/util/logs.js";
+import { parseListening } from "../../../../src/runner/upstream.js";
+import { parseVersion } from "../../../../src/runner/proxy-binary.js";
+import { Repetition } from "../../../../src/results/schema.js";
 
 describe("progress", () => {
   it.each([

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { noiseBetween, noiseReason, parseProcStat, type NoiseSnapshot } from "../../../src/runner/noise.js";
-import { describeRepetition, measureRepetition } from "../../../src/runner/repetition.js";
-import type { RunningProcess } from "../../../src/runner/runtime.js";
-import { okMeasurement, repetitionContext } from "../../support/runner/repetition-context.js";
+import {
+  noiseBetween,
+  noiseReason,
+  parseProcStat,
+  type NoiseSnapshot,
+} from "../../../../src/measures/wall-clock/noise.js";
+import { describeRepetition, measureRepetition } from "../../../../src/measures/wall-clock/repetition.js";
+import type { RunningProcess } from "../../../../src/runner/runtime.js";
+import { okMeasurement, repetitionContext } from "../../../support/measures/wall-clock/repetition-context.js";
 
 // Steal, named and not fatal: /proc/stat texts as the kernel writes them, read by the real parser
 // and turned into the noise of a repetition by the real functions; measureRepetition's retry loop

@@ -3,10 +3,10 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as engines from "../../../src/engines/index.js";
-import { readResults } from "../../../src/results/io.js";
-import { runBenchmark } from "../../../src/runner/run.js";
-import { liveProcesses } from "../../../src/util/processes.js";
+import * as engines from "../../../../src/engines/index.js";
+import { readResults } from "../../../../src/results/io.js";
+import { runBenchmark } from "../../../../src/measures/wall-clock/run.js";
+import { liveProcesses } from "../../../../src/util/processes.js";
 import {
   collectText,
   descendants,
@@ -15,7 +15,7 @@ import {
   measuredStatus,
   processesMentioning,
   processGroupMembers,
-} from "../../support/runner/helpers.js";
+} from "../../../support/runner/helpers.js";
 
 // Real upstream, nginx, haproxy and k6, through the runner, a few seconds each.
 const cpus = os.cpus().length >= 2 ? "loadgen=0,proxy=1,upstream=1" : "loadgen=0,proxy=0,upstream=0";

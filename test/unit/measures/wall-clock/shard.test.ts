@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { renderDryRun, shardEstimates } from "../../../src/runner/dry-run.js";
-import { checkResumeFlags, type Plan } from "../../../src/runner/plan.js";
-import { resolveSettings } from "../../../src/runner/settings.js";
+import { renderDryRun, shardEstimates } from "../../../../src/measures/wall-clock/dry-run.js";
+import { checkResumeFlags, type Plan } from "../../../../src/runner/plan.js";
+import { resolveSettings } from "../../../../src/runner/settings.js";
 import {
   checkSplit,
   estimateSeconds,
@@ -9,8 +9,8 @@ import {
   plannedKey,
   shardPlan,
   splitRefusal,
-} from "../../../src/runner/shard.js";
-import { planRun } from "../../../src/runner/variants.js";
+} from "../../../../src/runner/shard.js";
+import { planRun } from "../../../../src/runner/variants.js";
 
 async function plan(proxies: string[], scenarios: string[]): Promise<Plan> {
   const { settings } = resolveSettings({ proxies, scenarios, durationS: 10, warmupS: 2, repetitions: 3 }, 4);
