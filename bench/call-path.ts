@@ -8,7 +8,7 @@
  * the tools it asks for their versions). The path is the union of those stacks, each read from
  * the CLI down: the source files it enters, in order of first entry, and its moves between
  * folders (a step from a frame in one folder to one in another; a step taken again on a later
- * stack counted once).
+ * stack counted once). A save's stack ends in the file that saves (runner/results-file.ts).
  *
  *   npm run bench:call-path
  *
@@ -19,11 +19,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { main } from "../src/cli.js";
 import { AtomicFile } from "../src/runner/results-file.js";
 
 const DIST_SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../src");
+/** Where AtomicFile.save is (its frame is this script's while the save is recorded). */
+const SAVER = `${pathToFileURL(path.join(DIST_SRC, "runner/results-file.js")).href}:1:1`;
 
 /** The source files of a stack's frames, from the outermost call in; a run of frames in one file once. */
 function sourceFiles(stack: string): string[] {
@@ -46,14 +48,14 @@ const PROCESS_STARTS = ["spawn", "spawnSync", "execFile"] as const;
 /** Every stack at a save of results.json or a process started, while `proxybench run` runs. */
 async function recordStacks(out: string): Promise<string[]> {
   const stacks: string[] = [];
-  const record = () => stacks.push(new Error().stack ?? "");
+  const record = (callee = "") => stacks.push(`${callee}${new Error().stack ?? ""}`);
   Error.stackTraceLimit = Infinity;
   const { prototype } = AtomicFile;
   const save = Object.getOwnPropertyDescriptor(prototype, "save")!;
   Object.defineProperty(prototype, "save", {
     ...save,
     value(this: AtomicFile<unknown>, ...args: unknown[]): unknown {
-      if (path.basename(this.file) === "results.json") record();
+      if (path.basename(this.file) === "results.json") record(`at save (${SAVER})\n`);
       return Reflect.apply(save.value as (...a: unknown[]) => unknown, this, args);
     },
   });

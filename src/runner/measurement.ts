@@ -1,12 +1,18 @@
-import type { Block } from "./plan.js";
-import { withRunSession, type RunSession, type SessionSpec } from "./session.js";
+import { runBlockLifecycle, type BlockLifecycle, type MeasurementStep } from "./lifecycle.js";
+import type { EngineAdapter } from "../engines/types.js";
+import type { Engine, Settings } from "../results/schema.js";
+import type { Block, Plan } from "./plan.js";
+import { preflight, type PreflightResult } from "./preflight.js";
+import { onInterrupt, stopAll } from "../util/processes.js";
+import type { SavedDocument } from "./results-file.js";
 
 /**
  * The one driver of every kind of measurement (wall clock: measures/wall-clock/run.ts; counted:
  * measures/counted/run.ts; max-rate: measures/max-rate/run.ts): the kind plans (its settings with
- * its defaults, the plan, the results folder refused when used), makes ready (tools, runtime,
- * environment, the results document and its save), then its blocks run in one session, each
- * the block lifecycle with the kind's step, and the kind finishes.
+ * its defaults, the plan, the results folder refused when used), the preflight checks what its
+ * engines and proxies need (preflight.ts), the kind makes ready (runtime, environment, the
+ * results document), then its blocks run in one session, each the block lifecycle (lifecycle.ts)
+ * with the kind's step, and the kind finishes.
  */
 
 /** Where a measurement, or its dry run, writes its text (stdout; a test's buffer). */
@@ -16,30 +22,118 @@ export type Out = { write(text: string): unknown };
 export interface ReadyMeasurement {
   session: SessionSpec;
   blocks: readonly Block[];
-  /** One block of the plan, in the session: the block lifecycle with the kind's step. */
-  runBlock(block: Block, session: RunSession): Promise<void>;
-  /** After the last block, still in the session. */
-  afterBlocks?(session: RunSession): Promise<void>;
+  /** One block of the plan, in the session: its cells and context, and the kind's step; undefined: none to run. */
+  blockRun(block: Block, session: RunSession): BlockRun | undefined;
+  /** After the last block, the results' last touches (their order, when they finished), before their last save. */
+  settle?(): void;
+}
+
+/** A block as the lifecycle runs it: its cells, log stem and context, and the kind's step over them. */
+export interface BlockRun<C = unknown> {
+  lifecycle: BlockLifecycle;
+  step: MeasurementStep<C>;
+}
+
+/** The plan's engines and proxies, found before anything starts (else nothing is). */
+interface PreflightNeeds {
+  plan: Plan;
+  settings: Pick<Settings, "runtime">;
+  getEngine: (name: Engine) => EngineAdapter;
 }
 
 /** A kind of measurement: what the driver asks of it, in the order it asks. */
 export interface MeasurementKind<Request, Planned, Ready extends ReadyMeasurement, Outcome> {
   /** Settings with the kind's defaults, the plan, the results folder refused when used; nothing started. */
   plan(request: Request): Promise<Planned>;
-  /** Everything measuring needs, checked before anything starts, and the results document. */
-  prepare(planned: Planned, request: Request): Promise<Ready>;
+  /** What the preflight checks, for a kind that runs engines and proxies (absent: the kind checks its own). */
+  preflight?(planned: Planned): PreflightNeeds;
+  /** Everything else measuring needs, checked before anything starts, and the results document. */
+  prepare(planned: Planned, request: Request, found: PreflightResult): Promise<Ready>;
   /** After the session: the last save, what is printed, the outcome. */
   finish(ready: Ready): Promise<Outcome>;
 }
+
+const NOTHING_FOUND: PreflightResult = { tools: {}, binaries: new Map() };
 
 export async function runMeasurement<Request, Planned, Ready extends ReadyMeasurement, Outcome>(
   kind: MeasurementKind<Request, Planned, Ready, Outcome>,
   request: Request,
 ): Promise<Outcome> {
-  const ready = await kind.prepare(await kind.plan(request), request);
+  const planned = await kind.plan(request);
+  const needs = kind.preflight?.(planned);
+  const found = needs ? await preflight(needs.plan, needs.settings, needs.getEngine) : NOTHING_FOUND;
+  const ready = await kind.prepare(planned, request, found);
   await withRunSession(ready.session, async (session) => {
-    for (const block of ready.blocks) await ready.runBlock(block, session);
-    await ready.afterBlocks?.(session);
+    for (const block of ready.blocks) {
+      const run = ready.blockRun(block, session);
+      if (run) await runBlockLifecycle(run.lifecycle, run.step);
+    }
+    ready.settle?.();
+    await session.save();
   });
   return kind.finish(ready);
+}
+
+/**
+ * A measuring run (wall-clock, counted, max-rate) from its first save to its last, ending alike
+ * for all. Done: every process stopped. An error: every process stopped, the results saved as
+ * they stand, the error thrown. SIGINT/SIGTERM: what runs learns of it at once (`signal`), every
+ * process is stopped, the results kept and saved, a line says where, exit 130 (143 on SIGTERM).
+ */
+export interface RunSession {
+  signal: AbortSignal;
+  isInterrupted: () => boolean;
+  save: () => Promise<void>;
+}
+
+interface SessionSpec {
+  /** The results, each save writing them as they stand, in this order (`final`: later saves are ignored); none: each measurement writes its own. */
+  documents?: readonly SavedDocument[];
+  /** False: SIGINT/SIGTERM are left alone (tests). */
+  handleSignals?: boolean | undefined;
+  /** However the run ends, once its processes are stopped (the progress line, the run's ledger). */
+  close?: () => void;
+  /** On SIGINT/SIGTERM, before the last save: what of the results is kept, and the line saying so. */
+  interrupted: () => string;
+  say: (line: string) => void;
+}
+
+/** The measurement in a session, after a first save; on a signal it never returns (the process exits). */
+async function withRunSession<R>(spec: SessionSpec, measure: (s: RunSession) => Promise<R>): Promise<R> {
+  const abort = new AbortController();
+  const save = async (final = false) => {
+    for (const document of spec.documents ?? []) await document.save(final);
+  };
+  const flag = () => abort.abort();
+  const listen = spec.handleSignals !== false;
+  if (listen) for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, flag);
+  const removeHandler = !listen
+    ? () => undefined
+    : onInterrupt(async () => {
+        spec.close?.();
+        const line = spec.interrupted();
+        await save(true);
+        spec.say(`\n${line}`);
+      });
+  const session = { signal: abort.signal, isInterrupted: () => abort.signal.aborted, save: () => save() };
+  const end = async () => {
+    await stopAll();
+    spec.close?.();
+    for (const signal of ["SIGINT", "SIGTERM"]) process.off(signal, flag);
+    removeHandler();
+  };
+  let outcome: R;
+  try {
+    await save();
+    outcome = await measure(session);
+  } catch (err) {
+    if (!session.isInterrupted()) {
+      await end();
+      await save().catch(() => undefined);
+      throw err;
+    }
+  }
+  if (session.isInterrupted()) return new Promise<never>(() => undefined);
+  await end();
+  return outcome!;
 }

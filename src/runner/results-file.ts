@@ -57,6 +57,16 @@ export class AtomicFile<T> {
   }
 }
 
+/** A document and its file, as a measuring session saves it (after each slot, and once at its end). */
+export interface SavedDocument {
+  save(final: boolean): Promise<void>;
+}
+
+/** `value` saved to `file`, each save writing it as it stands then. */
+export function savedDocument<T>(file: AtomicFile<T>, value: T): SavedDocument {
+  return { save: (final) => file.save(value, final) };
+}
+
 /** A JSON file: `validate` throws on a value that must not be written, else returns what to write. */
 export class AtomicJsonFile<T> extends AtomicFile<T> {
   constructor(dir: string, name: string, validate: (value: T) => unknown) {

@@ -7,7 +7,7 @@ import { Interrupted, updateCell } from "../../runner/cell.js";
 import { DockerRuntime } from "../../runner/docker-runtime.js";
 import type { Runtime } from "../../runner/runtime.js";
 import { createRuntime, dockerClient, type RuntimeKind } from "../../runner/runtime-factory.js";
-import { runBlockLifecycle, type MeasurementStep } from "../../runner/lifecycle.js";
+import type { MeasurementStep } from "../../runner/lifecycle.js";
 import {
   PLAN_IMAGE_ONLY_REASON,
   proxyStem,
@@ -17,9 +17,14 @@ import {
 } from "../../runner/plan.js";
 import { refuseUsedOut } from "../../runner/preflight.js";
 import { nativeAvailability } from "../../runner/proxy-binary.js";
-import { AtomicFile, AtomicJsonFile } from "../../runner/results-file.js";
-import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "../../runner/measurement.js";
-import type { RunSession } from "../../runner/session.js";
+import { AtomicFile, AtomicJsonFile, savedDocument } from "../../runner/results-file.js";
+import {
+  type BlockRun,
+  type MeasurementKind,
+  type ReadyMeasurement,
+  runMeasurement,
+  type RunSession,
+} from "../../runner/measurement.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../../runner/settings.js";
 import { imageRef, proxyImageTag } from "../../runner/specs.js";
 import type { StartedUpstream } from "../../runner/upstream.js";
@@ -104,18 +109,14 @@ const counted: MeasurementKind<InstructionsRequest, PlannedCount, ReadyCount, Co
     return {
       ready,
       session: {
-        save: async (final) => {
-          await file.save(results, final);
-          await ready.markdown.save(results, final);
-        },
+        documents: [savedDocument(file, results), savedDocument(ready.markdown, results)],
         interrupted: () => keepCounted(results, file.file),
         say: ready.log,
       },
       blocks: ready.plan.blocks,
-      runBlock: (block, session) => runBlock(ready, block, session),
-      afterBlocks: async (session) => {
+      blockRun: (block, session) => countedBlock(ready, block, session),
+      settle: () => {
         results.finishedAt = new Date().toISOString();
-        await session.save();
       },
     };
   },
@@ -328,15 +329,15 @@ function newJob(
  * base and head, instructions.json saved after each slot); each slot starts the proxy under
  * callgrind, counts, and stops it.
  */
-async function runBlock(ready: Ready, block: Block, session: RunSession): Promise<void> {
-  await runBlockLifecycle(
-    {
+function countedBlock(ready: Ready, block: Block, session: RunSession): BlockRun<CountedCellRun> {
+  return {
+    lifecycle: {
       cells: block.cells.filter((planned) => ready.jobs.has(planned)),
       logStem: block.scenario.manifest.name,
       ctx: { settings: ready.results.settings, dir: ready.dir, ...session },
     },
-    countedStep(ready, session),
-  );
+    step: countedStep(ready, session),
+  };
 }
 
 /** A counted cell of a block: the planned cell, its job and its upstream. */

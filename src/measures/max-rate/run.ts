@@ -5,7 +5,7 @@ import type { Settings } from "../../results/schema.js";
 import { Interrupted, stopCell } from "../../runner/cell.js";
 import type { ActiveCell, CellContext } from "../../runner/context.js";
 import { formatWallTime } from "../../render/format.js";
-import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../../runner/lifecycle.js";
+import type { BlockUpstream, MeasurementStep } from "../../runner/lifecycle.js";
 import { NativeRuntime } from "../../runner/native-runtime.js";
 import { AtomicJsonFile } from "../../runner/results-file.js";
 import {
@@ -16,15 +16,16 @@ import {
   type Plan,
   type PlannedCell,
 } from "../../runner/plan.js";
-import { nativeBinaries, preflight, refuseUsedOut } from "../../runner/preflight.js";
+import { nativeBinaries, refuseUsedOut, type PreflightResult } from "../../runner/preflight.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../../runner/settings.js";
 import {
-  runMeasurement,
+  type BlockRun,
   type MeasurementKind,
   type Out,
   type ReadyMeasurement,
+  runMeasurement,
+  type RunSession,
 } from "../../runner/measurement.js";
-import type { RunSession } from "../../runner/session.js";
 import { startCell } from "../../runner/start-cell.js";
 import { planRun } from "../../runner/variants.js";
 import { UserError } from "../../util/errors.js";
@@ -152,7 +153,8 @@ function maxRate(
 ): MeasurementKind<MaxRateRequest, PlannedSearches, ReadySearches, ProxyMaxRateOutcome[]> {
   return {
     plan: (req) => planSearches(req, deps.cores ?? coreCount()),
-    prepare: (planned, req) => prepareSearches(planned, req, deps),
+    preflight: ({ settings, plan }) => ({ plan, settings, getEngine }),
+    prepare: (planned, req, { binaries }) => Promise.resolve(prepareSearches(planned, binaries, req, deps)),
     finish: ({ outcomes }) => Promise.resolve(outcomes),
   };
 }
@@ -161,13 +163,13 @@ interface ReadySearches extends ReadyMeasurement {
   outcomes: ProxyMaxRateOutcome[];
 }
 
-/** The proxies' binaries and the engine found (else nothing starts); the searches' outcomes gathered. */
-async function prepareSearches(
+/** The searches' outcomes gathered, each cell run on the proxies' binaries found. */
+function prepareSearches(
   { settings, plan, dir }: PlannedSearches,
+  binaries: PreflightResult["binaries"],
   req: MaxRateRequest,
   deps: MaxRateDeps,
-): Promise<ReadySearches> {
-  const { binaries } = await preflight(plan, settings, getEngine);
+): ReadySearches {
   const runtime = new NativeRuntime();
   const stderr = deps.stderr ?? process.stderr;
   const outcomes: ProxyMaxRateOutcome[] = [];
@@ -195,13 +197,16 @@ async function prepareSearches(
       say: (line) => stderr.write(`${line}\n`),
     },
     blocks: plan.blocks,
-    runBlock: (block, session) => searchBlock(block, searchesIn(session)),
+    blockRun: (block, session) => searchBlock(block, searchesIn(session)),
   };
 }
 
+/** A cell of a search's block: started in its slot, on its block's upstream. */
+type SearchedCell = { planned: PlannedCell; upstream: BlockUpstream };
+
 /** A block of the runner's lifecycle whose step is the search: each cell started, searched and stopped in its slot. */
-async function searchBlock(block: Block, s: Searches): Promise<void> {
-  const step: MeasurementStep<{ planned: PlannedCell; upstream: BlockUpstream }> = {
+function searchBlock(block: Block, s: Searches): BlockRun<SearchedCell> {
+  const step: MeasurementStep<SearchedCell> = {
     startCell: (planned, upstream) => Promise.resolve({ planned, upstream }),
     skips: () => false,
     measure: async ({ planned, upstream }) => {
@@ -214,7 +219,7 @@ async function searchBlock(block: Block, s: Searches): Promise<void> {
       }
     },
   };
-  await runBlockLifecycle({ cells: block.cells, logStem: block.key, ctx: s.ctx }, step);
+  return { lifecycle: { cells: block.cells, logStem: block.key, ctx: s.ctx }, step };
 }
 
 /** The search on one started cell, its outcome written to OUT/<proxy>-<scenario>/max-rate.json and printed. */

@@ -26,7 +26,8 @@ import {
 import type { ActiveCell } from "../../runner/context.js";
 import type { BlockContext } from "./context.js";
 import { plannedSeconds, type Block, type PlannedCell } from "../../runner/plan.js";
-import { runBlockLifecycle, type BlockUpstream, type MeasurementStep } from "../../runner/lifecycle.js";
+import type { BlockUpstream, MeasurementStep } from "../../runner/lifecycle.js";
+import type { BlockRun } from "../../runner/measurement.js";
 import { describeRepetition, measureRepetition, runEngine } from "./repetition.js";
 import type { Slot } from "../../runner/rounds.js";
 import { sidecarGone } from "../../runner/sidecar.js";
@@ -63,13 +64,14 @@ async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
   await stopCell(a);
 }
 
-export async function runBlock(
+/** A block of a wall-clock run, its cells those left to run, as the block lifecycle runs it. */
+export function wallClockBlock(
   block: Block,
   cells: PlannedCell[],
   ctx: BlockContext,
   rounds?: RoundsControl,
-): Promise<void> {
-  await runBlockLifecycle({ cells, logStem: block.key, ctx }, wallClockStep(block, ctx, rounds));
+): BlockRun<ActiveCell> {
+  return { lifecycle: { cells, logStem: block.key, ctx }, step: wallClockStep(block, ctx, rounds) };
 }
 
 /** The wall-clock measurement: each proxy up and probed, a warm-up, engine runs in rounds. */

@@ -6,7 +6,7 @@ import { SCHEMA_VERSION, type Cell, type Results } from "../../results/schema.js
 import { VERSION } from "../../version.js";
 import { captureEnvironment } from "../../environment/capture.js";
 import { stealRuleOf } from "../../stats/steal.js";
-import { runBlock } from "./block.js";
+import { wallClockBlock } from "./block.js";
 import type { BlockContext, RunDeps } from "./context.js";
 import { runCertificates, type TlsFiles } from "../../runner/tls.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
@@ -19,10 +19,14 @@ import {
   type PlannedCell,
 } from "../../runner/plan.js";
 import { Progress, type ProgressStream } from "./progress.js";
-import { preflight, refuseEmptyPlan, refuseUsedOut } from "../../runner/preflight.js";
-import { ResultsFile } from "../../runner/results-file.js";
-import { runMeasurement, type MeasurementKind, type ReadyMeasurement } from "../../runner/measurement.js";
-import type { RunSession } from "../../runner/session.js";
+import { refuseEmptyPlan, refuseUsedOut, type PreflightResult } from "../../runner/preflight.js";
+import { ResultsFile, savedDocument } from "../../runner/results-file.js";
+import {
+  type MeasurementKind,
+  type ReadyMeasurement,
+  runMeasurement,
+  type RunSession,
+} from "../../runner/measurement.js";
 import { openRunLedger } from "../../runner/leftovers.js";
 import { createRuntime } from "../../runner/runtime-factory.js";
 import {
@@ -62,9 +66,14 @@ export function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunOutcome
 function wallClock(deps: RunDeps): MeasurementKind<RunRequest, ResolvedRun, ReadyRun, RunOutcome> {
   return {
     plan: (req) => resolveRun(req, deps),
-    prepare: (run) => prepareRun(run, deps),
-    finish: ({ run, results, file }) =>
-      finishRun(run, results, file, {
+    preflight: (run) => ({
+      plan: run.plan,
+      settings: run.resolved.settings,
+      getEngine: (e) => deps.engines.getEngine(e),
+    }),
+    prepare: (run, _req, found) => prepareRun(run, found, deps),
+    finish: ({ results, file }) =>
+      finishRun(results, file, {
         stdout: deps.stdout ?? process.stdout,
         stderr: deps.stderr ?? process.stderr,
         ...(deps.renderReport ? { renderReport: deps.renderReport } : {}),
@@ -83,10 +92,10 @@ interface ReadyRun extends ReadyMeasurement {
  * Everything needed is here (else exit 1 before anything is created): engines, proxy binaries,
  * the upstream; then the results folder, the environment and the first results.json.
  */
-async function prepareRun(run: ResolvedRun, deps: RunDeps): Promise<ReadyRun> {
+async function prepareRun(run: ResolvedRun, found: PreflightResult, deps: RunDeps): Promise<ReadyRun> {
   const stderr = deps.stderr ?? process.stderr;
   const { settings } = run.resolved;
-  const { tools, binaries } = await preflight(run.plan, settings, (e) => deps.engines.getEngine(e));
+  const { tools, binaries } = found;
   const upstreamBinary = await ensureUpstream();
   const runtime = deps.runtime ?? createRuntime(settings.runtime);
   const upstreamRuntime = runtime.kind === "native" ? runtime : new NativeRuntime();
@@ -118,7 +127,7 @@ async function prepareRun(run: ResolvedRun, deps: RunDeps): Promise<ReadyRun> {
     results,
     file,
     session: {
-      save: (final) => file.save(results, final),
+      documents: [savedDocument(file, results)],
       handleSignals: deps.handleSignals,
       close: () => {
         progress.finish();
@@ -128,7 +137,8 @@ async function prepareRun(run: ResolvedRun, deps: RunDeps): Promise<ReadyRun> {
       say,
     },
     blocks: run.plan.blocks,
-    runBlock: blockRunner(run, (session) => ({ ...base, ...session, ...(tls === undefined ? {} : { tls }) })),
+    settle: () => settleResults(run, results),
+    blockRun: blockRunner(run, (session) => ({ ...base, ...session, ...(tls === undefined ? {} : { tls }) })),
   };
 }
 
@@ -290,17 +300,17 @@ function keepFinishedCells(results: Results, file: ResultsFile, dir: string): st
 function blockRunner(
   run: ResolvedRun,
   contextOf: (session: RunSession) => BlockContext,
-): ReadyMeasurement["runBlock"] {
+): ReadyMeasurement["blockRun"] {
   const { settings } = run.resolved;
   const reps = settings.repetitions;
   const total = remainingSeconds(run);
   const pair = comparedVariants(settings.variants ?? []);
   const budgetMs = (settings.sequential?.budgetMinutes ?? 0) * 60_000;
   let share = 0;
-  return async (block, session) => {
+  return (block, session) => {
     const ctx = contextOf(session);
     const cells = block.cells.filter((c) => run.todo.has(c.id));
-    if (cells.length === 0) return;
+    if (cells.length === 0) return undefined;
     share += total > 0 ? plannedSeconds(block, reps, cells.length, settings.proxyLifetime) / total : 0;
     const rounds =
       settings.sequential && pair
@@ -315,26 +325,28 @@ function blockRunner(
             ...(budgetMs > 0 ? { deadlineMs: run.now.getTime() + budgetMs * share } : {}),
           }
         : undefined;
-    await runBlock(block, cells, ctx, rounds);
+    return wallClockBlock(block, cells, ctx, rounds);
   };
 }
 
-/** Cells in plan order (a resumed run appends), the final results.json, the table, what is not ok. */
-async function finishRun(
-  run: ResolvedRun,
+/** Cells in plan order (a resumed run appends), and when the run finished. */
+function settleResults(run: ResolvedRun, results: Results): void {
+  const order = new Map(run.plannedCells.map((c, i) => [c.id, i]));
+  results.cells.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  results.finishedAt = new Date().toISOString();
+}
+
+/** The table, what is not ok, where results.json is (saved by then). */
+function finishRun(
   results: Results,
   file: ResultsFile,
   out: { stdout: ProgressStream; stderr: ProgressStream; renderReport?: (results: Results) => string },
 ): Promise<RunOutcome> {
-  const order = new Map(run.plannedCells.map((c, i) => [c.id, i]));
-  results.cells.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  results.finishedAt = new Date().toISOString();
-  await file.save(results);
   if (out.renderReport) out.stdout.write(`${out.renderReport(results)}\n`);
   const notOk = results.cells.filter((c) => c.status !== "ok");
   for (const c of notOk) {
     out.stderr.write(`not ok: ${c.id}: ${c.status}${c.reasons.length ? ` (${c.reasons.join("; ")})` : ""}\n`);
   }
   out.stdout.write(`results: ${file.file}\n`);
-  return { dir: run.dir, results, exitCode: notOk.length > 0 ? 1 : 0 };
+  return Promise.resolve({ dir: file.dir, results, exitCode: notOk.length > 0 ? 1 : 0 });
 }
