@@ -3,21 +3,24 @@ import path from "node:path";
 import { UserError } from "../util/errors.js";
 import { logTail } from "../util/logs.js";
 import type { Settings } from "../results/schema.js";
-import { Interrupted } from "./cell.js";
+import { Interrupted, stopCell } from "./cell.js";
+import type { ActiveCell, CellContext } from "./context.js";
 import { NativeRuntime } from "./native-runtime.js";
-import type { PlannedCell } from "./plan.js";
+import type { Block, PlannedCell } from "./plan.js";
 import { waitReady } from "./ready.js";
 import { roundOrder, type Slot } from "./rounds.js";
 import type { Runtime } from "./runtime.js";
 import { buildUpstreamSpec } from "./specs.js";
+import { startCell } from "./start-cell.js";
 import type { TlsFiles } from "./tls.js";
 import { ensureUpstream, startUpstream, type StartedUpstream } from "./upstream.js";
 
 /**
  * The lifecycle of a block, whatever it measures (an engine's wall-clock run, a count under
  * Valgrind, a max-rate search): one upstream per distinct upstream setting of its cells, each
- * cell started, the measurement in rounds with the results saved after every slot, and
- * everything it started stopped however it ends. What is measured is the block's step.
+ * cell started (its proxy too, for the block or for each slot, when the step asks), the
+ * measurement in rounds with the results saved after every slot, and everything it started
+ * stopped however it ends. What is measured is the block's step.
  */
 
 /**
@@ -48,16 +51,28 @@ export interface BlockUpstream {
 /** A block's upstreams, by upstreamKey. */
 type BlockUpstreams = Map<string, BlockUpstream>;
 
+/**
+ * A step's proxies, started by the lifecycle (start-cell.ts): up for the whole `block`, or
+ * started for each `slot` and stopped after it (the other proxies of the block down meanwhile).
+ */
+interface ProxyStarts {
+  block: Block;
+  ctx: CellContext;
+  per: "block" | "slot";
+}
+
 /** The measurement a block runs: the cell type C is what a started cell holds. */
 export interface MeasurementStep<C> {
-  /** The planned cell's record and, for a step that keeps its proxy up, the proxy started. */
-  startCell(planned: PlannedCell, upstream: BlockUpstream): Promise<C>;
+  /** Its proxies, when the lifecycle starts them; absent: the step starts what it measures. */
+  proxies?: ProxyStarts;
+  /** The planned cell's record; `proxy`: its proxy, started for the block. */
+  startCell(planned: PlannedCell, upstream: BlockUpstream, proxy?: ActiveCell): Promise<C>;
   /** A cell whose slots are passed over (stopped, failed); one at its start is not measured at all. */
   skips(cell: C): boolean;
   /** After every cell is up, before the first round (the warm-ups). */
   beforeRounds?(cells: C[]): Promise<void>;
-  /** One slot: the cell's measurement in this round. */
-  measure(cell: C, round: number, upstreams: BlockUpstreams): Promise<void>;
+  /** One slot: the cell's measurement in this round; `proxy`: its proxy, started for the slot. */
+  measure(cell: C, round: number, upstreams: BlockUpstreams, proxy?: ActiveCell): Promise<void>;
   /** After a slot, `next` the one to come: true ends the rounds (a sequential plan decided). */
   endsRounds?(slot: Slot<C>, next: Slot<C> | undefined): boolean;
   /** After the rounds, before the last save. */
@@ -81,12 +96,20 @@ export interface BlockLifecycle {
 export async function runBlockLifecycle<C>(block: BlockLifecycle, step: MeasurementStep<C>): Promise<void> {
   const { ctx } = block;
   const measured: C[] = [];
+  const plannedOf = new Map<C, PlannedCell>();
   let upstreams: BlockUpstreams = new Map();
+  const startProxy = (planned: PlannedCell) => {
+    const { block: b, ctx: cellCtx } = step.proxies!;
+    const upstream = upstreams.get(upstreamKey(planned))!;
+    return startCell(planned, b, upstream.started, upstream.logRel, cellCtx);
+  };
   try {
     upstreams = await startUpstreams(block);
     for (const planned of block.cells) {
       throwIfInterrupted(ctx);
-      const cell = await step.startCell(planned, upstreams.get(upstreamKey(planned))!);
+      const proxy = step.proxies?.per === "block" ? await startProxy(planned) : undefined;
+      const cell = await step.startCell(planned, upstreams.get(upstreamKey(planned))!, proxy);
+      plannedOf.set(cell, planned);
       if (!step.skips(cell)) measured.push(cell);
       await ctx.save?.();
     }
@@ -96,7 +119,12 @@ export async function runBlockLifecycle<C>(block: BlockLifecycle, step: Measurem
     for (const [i, slot] of slots.entries()) {
       throwIfInterrupted(ctx);
       if (!step.skips(slot.cell)) {
-        await step.measure(slot.cell, slot.round, upstreams);
+        const proxy = step.proxies?.per === "slot" ? await startProxy(plannedOf.get(slot.cell)!) : undefined;
+        try {
+          await step.measure(slot.cell, slot.round, upstreams, proxy);
+        } finally {
+          if (proxy) await stopCell(proxy);
+        }
         await ctx.save?.();
       }
       if (step.endsRounds?.(slot, slots[i + 1])) break;

@@ -2,10 +2,10 @@ import path from "node:path";
 import { getEngine } from "../../engines/index.js";
 import type { EngineAdapter } from "../../engines/types.js";
 import type { Settings } from "../../results/schema.js";
-import { Interrupted, stopCell } from "../../runner/cell.js";
+import { Interrupted } from "../../runner/cell.js";
 import type { ActiveCell, CellContext } from "../../runner/context.js";
 import { formatWallTime } from "../../render/format.js";
-import type { BlockUpstream, MeasurementStep } from "../../runner/lifecycle.js";
+import type { MeasurementStep } from "../../runner/lifecycle.js";
 import { NativeRuntime } from "../../runner/native-runtime.js";
 import { AtomicJsonFile } from "../../runner/results-file.js";
 import {
@@ -26,7 +26,6 @@ import {
   runMeasurement,
   type RunSession,
 } from "../../runner/measurement.js";
-import { startCell } from "../../runner/start-cell.js";
 import { planRun } from "../../runner/variants.js";
 import { UserError } from "../../util/errors.js";
 import { pickDefined } from "../../util/objects.js";
@@ -201,22 +200,15 @@ function prepareSearches(
   };
 }
 
-/** A cell of a search's block: started in its slot, on its block's upstream. */
-type SearchedCell = { planned: PlannedCell; upstream: BlockUpstream };
-
 /** A block of the runner's lifecycle whose step is the search: each cell started, searched and stopped in its slot. */
-function searchBlock(block: Block, s: Searches): BlockRun<SearchedCell> {
-  const step: MeasurementStep<SearchedCell> = {
-    startCell: (planned, upstream) => Promise.resolve({ planned, upstream }),
+function searchBlock(block: Block, s: Searches): BlockRun<PlannedCell> {
+  const step: MeasurementStep<PlannedCell> = {
+    proxies: { block, ctx: s.ctx, per: "slot" },
+    startCell: (planned) => Promise.resolve(planned),
     skips: () => false,
-    measure: async ({ planned, upstream }) => {
-      const a = await startCell(planned, block, upstream.started, upstream.logRel, s.ctx);
-      try {
-        if (a.problems.length > 0) throw new UserError(a.problems.map((p) => p.reason).join("; "));
-        s.outcomes.push(await searchCell(a, block, s));
-      } finally {
-        await stopCell(a);
-      }
+    measure: async (_planned, _round, _upstreams, a) => {
+      if (a!.problems.length > 0) throw new UserError(a!.problems.map((p) => p.reason).join("; "));
+      s.outcomes.push(await searchCell(a!, block, s));
     },
   };
   return { lifecycle: { cells: block.cells, logStem: block.key, ctx: s.ctx }, step };

@@ -31,7 +31,6 @@ import type { BlockRun } from "../../runner/measurement.js";
 import { describeRepetition, measureRepetition, runEngine } from "./repetition.js";
 import type { Slot } from "../../runner/rounds.js";
 import { sidecarGone } from "../../runner/sidecar.js";
-import { startCell } from "../../runner/start-cell.js";
 
 /**
  * One block (a scenario and load level) of a wall-clock run, as a step of the block lifecycle
@@ -81,7 +80,8 @@ function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl):
   let active: ActiveCell[] = [];
   let stopWhenDecided: ((done: Slot<ActiveCell>, next?: Slot<ActiveCell>) => boolean) | undefined;
   return {
-    startCell: (planned, upstream) => startAndProbe(planned, block, upstream, ctx, perCellS),
+    proxies: { block, ctx, per: "block" },
+    startCell: (_planned, _upstream, a) => recordAndProbe(a!, block, ctx, perCellS),
     skips: (a) => a.stopped,
     beforeRounds: async (cells) => {
       active = cells;
@@ -98,15 +98,13 @@ function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl):
 }
 
 /** A cell started, recorded in results.json and probed; one that is not up is finished at once. */
-async function startAndProbe(
-  planned: PlannedCell,
+async function recordAndProbe(
+  a: ActiveCell,
   block: Block,
-  upstream: BlockUpstream,
   ctx: BlockContext,
   perCellS: number,
 ): Promise<ActiveCell> {
   const { progress } = ctx;
-  const a = await startCell(planned, block, upstream.started, upstream.logRel, ctx);
   ctx.results.cells.push(a.cell);
   if (!a.stopped) {
     progress.step(`${block.key} ${cellName(a)}`, -1, ctx.settings.repetitions);

@@ -9,7 +9,11 @@ import {
   type BlockLifecycle,
   type MeasurementStep,
 } from "../../../src/runner/lifecycle.js";
-import type { PlannedCell } from "../../../src/runner/plan.js";
+import type { ActiveCell, CellContext } from "../../../src/runner/context.js";
+import { NativeRuntime } from "../../../src/runner/native-runtime.js";
+import type { Block, PlannedCell } from "../../../src/runner/plan.js";
+import { resolveSettings } from "../../../src/runner/settings.js";
+import { findExecutable } from "../../../src/util/paths.js";
 import { liveProcesses } from "../../../src/util/processes.js";
 
 // The block lifecycle every measurement shares (a wall-clock block, a counted run, a max-rate
@@ -143,6 +147,99 @@ describe("runBlockLifecycle", () => {
       "stop b",
       "stop c",
     ]);
+    expect(liveProcesses()).toEqual([]);
+  });
+});
+
+/** Two nginx cells of passthrough, as a block of a run plans them, with what starting them needs. */
+async function nginxBlock(): Promise<{ cells: PlannedCell[]; block: Block; ctx: CellContext }> {
+  const { proxies, scenarios } = await loadManifests();
+  const load = { label: "c1", model: "constant-vus" as const, vus: 1, durationS: 1, warmupS: 0 };
+  const scenario = scenarios.get("passthrough")!;
+  const cells = ["n1", "n2"].map((id): PlannedCell => ({
+    id,
+    proxy: proxies.get("nginx")!,
+    scenario,
+    load,
+    engine: "k6",
+  }));
+  const block = { key: "blk", scenario, load, engine: "k6", cells } as Block;
+  const { settings } = resolveSettings(
+    { proxies: ["nginx"], scenarios: ["passthrough"], repetitions: 2, roundOrder: "abba" },
+    2,
+  );
+  const runtime = new NativeRuntime();
+  const nginx = (await findExecutable("nginx"))!;
+  const ctx: CellContext = {
+    settings,
+    runtime,
+    upstreamRuntime: runtime,
+    dir: await mkdtemp(path.join(os.tmpdir(), "pb-lifecycle-proxies-")),
+    binaries: new Map([["nginx", { path: nginx, version: "test" }]]),
+    results: { environment: {} },
+    signal: new AbortController().signal,
+    isInterrupted: () => false,
+  };
+  return { cells, block, ctx };
+}
+
+/** The proxy processes up (the upstreams aside). */
+const proxiesUp = () => liveProcesses().filter((p) => !p.name.includes("upstream")).length;
+
+describe("the proxies the lifecycle starts (a step's `proxies`)", () => {
+  it("per slot: each slot's proxy up while it is measured and stopped after it, one at a time", async () => {
+    const { cells, block, ctx } = await nginxBlock();
+    const seen: string[] = [];
+    const step: MeasurementStep<PlannedCell> = {
+      proxies: { block, ctx, per: "slot" },
+      startCell: (planned, _upstream, proxy) => {
+        seen.push(`start ${planned.id}: ${proxy === undefined ? "no proxy" : "a proxy"}`);
+        return Promise.resolve(planned);
+      },
+      skips: () => false,
+      measure: async (planned, round, _upstreams, proxy) => {
+        const answer = await fetch(`${proxy!.baseUrl}/health`).then((r) => r.status);
+        seen.push(`${planned.id} round ${round}: ${proxy!.cell.id} answers ${answer}, ${proxiesUp()} up`);
+      },
+    };
+    await runBlockLifecycle({ cells, logStem: "blk", ctx: { settings: ctx.settings, dir: ctx.dir } }, step);
+    expect(seen).toEqual([
+      "start n1: no proxy",
+      "start n2: no proxy",
+      ...[
+        ["n1", 0],
+        ["n2", 0],
+        ["n2", 1],
+        ["n1", 1],
+      ].map(([id, round]) => `${id} round ${round}: ${id} answers 200, 1 up`),
+    ]);
+    expect(liveProcesses()).toEqual([]);
+  });
+
+  it("per block: every proxy up before the first round, given to startCell, left to the step to stop", async () => {
+    const { cells, block, ctx } = await nginxBlock();
+    const started: ActiveCell[] = [];
+    const upAtRounds: number[] = [];
+    const step: MeasurementStep<ActiveCell> = {
+      proxies: { block, ctx, per: "block" },
+      startCell: (_planned, _upstream, proxy) => {
+        started.push(proxy!);
+        return Promise.resolve(proxy!);
+      },
+      skips: (a) => a.stopped,
+      measure: (a, _round, _upstreams, proxy) => {
+        expect(proxy).toBeUndefined();
+        upAtRounds.push(proxiesUp());
+        return Promise.resolve();
+      },
+      stopCell: (a) => a.proc!.stop(),
+    };
+    await runBlockLifecycle({ cells, logStem: "blk", ctx: { settings: ctx.settings, dir: ctx.dir } }, step);
+    expect(started.map((a) => [a.cell.id, a.proc !== undefined])).toEqual([
+      ["n1", true],
+      ["n2", true],
+    ]);
+    expect(upAtRounds).toEqual([2, 2, 2, 2]);
     expect(liveProcesses()).toEqual([]);
   });
 });
