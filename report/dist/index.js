@@ -55138,6 +55138,11 @@ async function readStudyRun(dir, options2 = {}) {
   };
 }
 
+// src/report/section.ts
+function nothingCompared(notCompared) {
+  return `nothing was compared (${plural2(notCompared.length, "cell")} not compared)`;
+}
+
 // src/measures/counted/report.ts
 function formatCount2(x) {
   return x.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
@@ -55259,6 +55264,37 @@ function renderCountedComparison(c, options2 = {}) {
   }
   return `${lines.join("\n").trimEnd()}
 `;
+}
+
+// src/measures/counted/comment.ts
+var COUNTED_SCOPE = "Instructions and estimated cycles per request of the proxy's own process, counted under Valgrind (callgrind) with the requests sent one at a time: deterministic (a spread of a few hundredths of a percent), so a change to the proxy's code or config shows in a few repetitions. It cannot see time: waits on the network or the kernel, lock contention, several cores at once, or caches beyond callgrind's model.";
+function countedCounts(c) {
+  const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
+  const n = (v) => all.filter((x) => x === v).length;
+  return {
+    regressed: n("more-work"),
+    improved: n("less-work"),
+    unchanged: n("unchanged"),
+    inconclusive: n("inconclusive")
+  };
+}
+function countedShortfall(c) {
+  return c.cells.some((cell) => cell.metrics.length > 0) ? void 0 : nothingCompared(c.notCompared);
+}
+function countedWhere(head) {
+  if (head.settings.runtime === "docker") {
+    return "The proxies ran in each side's image, built from its Dockerfile with Valgrind added: a change to the proxy's own code is counted.";
+  }
+  return "The proxies ran as installed on the runner (count-in: native): a change to their config is counted, a change to their source only with count-in: images.";
+}
+function countedSection(runs) {
+  const c = runs.comparison;
+  const body = c === void 0 ? renderInstructionsMarkdown(runs.head) : renderCountedComparison(c, { headingLevel: 4 });
+  const scope = `${COUNTED_SCOPE} ${countedWhere(runs.head)}`;
+  const markdown = ["### Counted: instructions per request", "", scope, "", body.trimEnd()].join("\n");
+  if (c === void 0) return { markdown };
+  const shortfall = countedShortfall(c);
+  return { markdown, counts: countedCounts(c), ...shortfall !== void 0 ? { shortfall } : {} };
 }
 
 // src/report/compare-markdown.ts
@@ -55385,26 +55421,12 @@ function renderComparisonMarkdown(comparison, options2 = {}) {
 `;
 }
 
-// src/comment/pr-comment.ts
-var COUNTED_SCOPE = "Instructions and estimated cycles per request of the proxy's own process, counted under Valgrind (callgrind) with the requests sent one at a time: deterministic (a spread of a few hundredths of a percent), so a change to the proxy's code or config shows in a few repetitions. It cannot see time: waits on the network or the kernel, lock contention, several cores at once, or caches beyond callgrind's model.";
+// src/measures/wall-clock/comment.ts
 var WALL_CLOCK_SCOPE = "Latency, and the proxy's CPU time and peak memory per request, under load on pinned cores. It sees what a user waits for, the kernel and concurrency included, but the machine's own noise hides changes below the smallest detectable change it names for an undecided metric.";
-function countedCounts(c) {
-  const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
-  const n = (v) => all.filter((x) => x === v).length;
-  return {
-    regressed: n("more-work"),
-    improved: n("less-work"),
-    unchanged: n("unchanged"),
-    inconclusive: n("inconclusive")
-  };
-}
 function wallClockComparison(runs, options2) {
   if (runs.base !== void 0) return compareResults(runs.base, runs.head, options2);
   if (variantNames(runs.head).length >= 2) return compareVariants(runs.head, options2);
   return void 0;
-}
-function nothingCompared(notCompared) {
-  return `nothing was compared (${plural2(notCompared.length, "cell")} not compared)`;
 }
 function wallClockShortfall(comparison, head) {
   if (comparison.tests === 0) return nothingCompared(comparison.notCompared);
@@ -55415,21 +55437,6 @@ function wallClockShortfall(comparison, head) {
   if (broken.length === 0) return void 0;
   const list2 = broken.map((c) => `${c.id}: ${c.status}`).join(", ");
   return `the head has ${plural2(broken.length, "cell")} failed or invalid (${list2})`;
-}
-function countedShortfall(c) {
-  return c.cells.some((cell) => cell.metrics.length > 0) ? void 0 : nothingCompared(c.notCompared);
-}
-function overallVerdict(counts, shortfall) {
-  const sum = (k) => counts.reduce((s, c) => s + c[k], 0);
-  if (sum("regressed") > 0) return "regressed";
-  if (shortfall !== void 0) return "inconclusive";
-  if (sum("improved") > 0) return "improved";
-  if (sum("inconclusive") > 0) return "inconclusive";
-  return "unchanged";
-}
-function incompleteNote(missing) {
-  return `> [!WARNING]
-> Incomplete: ${missing.map(escapeMarkdown).join("; ")}. The verdict cannot speak for what is missing.`;
 }
 function machineLine(head, runnerName) {
   const env = head.environment;
@@ -55454,21 +55461,6 @@ function roundsTaken(comparison) {
   const rounds = Math.max(0, ...comparison.cells.flatMap((c) => c.metrics.map((m) => m.n)));
   return rounds > 0 ? ` It took ${plural2(rounds, "round")}.` : "";
 }
-function countedWhere(head) {
-  if (head.settings.runtime === "docker") {
-    return "The proxies ran in each side's image, built from its Dockerfile with Valgrind added: a change to the proxy's own code is counted.";
-  }
-  return "The proxies ran as installed on the runner (count-in: native): a change to their config is counted, a change to their source only with count-in: images.";
-}
-function countedSection(runs) {
-  const c = runs.comparison;
-  const body = c === void 0 ? renderInstructionsMarkdown(runs.head) : renderCountedComparison(c, { headingLevel: 4 });
-  const scope = `${COUNTED_SCOPE} ${countedWhere(runs.head)}`;
-  const markdown = ["### Counted: instructions per request", "", scope, "", body.trimEnd()].join("\n");
-  if (c === void 0) return { markdown };
-  const shortfall = countedShortfall(c);
-  return { markdown, counts: countedCounts(c), ...shortfall !== void 0 ? { shortfall } : {} };
-}
 function wallClockSection(runs, options2) {
   const tables = renderMarkdownReport(runs.head, pickDefined(options2, ["baselineProxy"]));
   const machine = machineLine(runs.head, options2.runnerName);
@@ -55490,14 +55482,19 @@ ${machine}`,
   ].join("\n\n");
   return { markdown, counts: comparison.counts, ...shortfall !== void 0 ? { shortfall } : {} };
 }
-function headline2(verdict, counts) {
-  const part = (name3, c) => c === void 0 ? [] : [
-    `${name3}: ${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged, ${c.inconclusive} inconclusive`
-  ];
-  const parts = [...part("counted", counts.counted), ...part("wall clock", counts.wallClock)];
-  const word = verdict === "" ? "results" : `**${verdict}**`;
-  return `## proxybench: ${word}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
+
+// src/measures/index.ts
+var COMMENT_KINDS = {
+  counted: { label: "counted", section: countedSection },
+  wallClock: { label: "wall clock", section: wallClockSection }
+};
+var COMMENT_ORDER = Object.keys(COMMENT_KINDS);
+function kindSection(key, runs, options2) {
+  const section = COMMENT_KINDS[key].section;
+  return section(runs, options2);
 }
+
+// src/measures/study/comment.ts
 var STUDY_SCOPE = "measured side by side in one run, on the same machine and cores: the table shows how they compare with each other here. It is no comparison with the base branch, so it says nothing of whether this change made anything faster or slower.";
 function studyComment(study) {
   const name3 = escapeMarkdown(study.name);
@@ -55507,6 +55504,32 @@ function studyComment(study) {
     `${escapeMarkdown(study.title)}. The study's ${escapeMarkdown(study.compares)} ${STUDY_SCOPE}`,
     study.markdown.trimEnd()
   ].join("\n\n");
+}
+
+// src/comment/pr-comment.ts
+function overallVerdict(counts, shortfall) {
+  const sum = (k) => counts.reduce((s, c) => s + c[k], 0);
+  if (sum("regressed") > 0) return "regressed";
+  if (shortfall !== void 0) return "inconclusive";
+  if (sum("improved") > 0) return "improved";
+  if (sum("inconclusive") > 0) return "inconclusive";
+  return "unchanged";
+}
+function incompleteNote(missing) {
+  return `> [!WARNING]
+> Incomplete: ${missing.map(escapeMarkdown).join("; ")}. The verdict cannot speak for what is missing.`;
+}
+function headline2(verdict, counts) {
+  const parts = COMMENT_ORDER.flatMap((key) => {
+    const c = counts[key];
+    if (c === void 0) return [];
+    const { label } = COMMENT_KINDS[key];
+    return [
+      `${label}: ${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged, ${c.inconclusive} inconclusive`
+    ];
+  });
+  const word = verdict === "" ? "results" : `**${verdict}**`;
+  return `## proxybench: ${word}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
 }
 function commentHead(runs) {
   const from = runs.wallClock?.head ?? runs.counted?.head ?? runs.study?.head;
@@ -55523,13 +55546,11 @@ function buildPrComment(runs, options2 = {}) {
     const shortfall2 = missing.length > 0 ? { shortfall: missing.join("; ") } : {};
     return { markdown: markdown2, verdict: "", regressions: 0, counts: {}, head: commentHead(runs), ...shortfall2 };
   }
-  if (runs.wallClock === void 0 && runs.counted === void 0) {
-    throw new Error("buildPrComment: no runs to report");
-  }
-  const sections = [
-    ...runs.counted !== void 0 ? [{ key: "counted", ...countedSection(runs.counted) }] : [],
-    ...runs.wallClock !== void 0 ? [{ key: "wallClock", ...wallClockSection(runs.wallClock, options2) }] : []
-  ];
+  const sections = COMMENT_ORDER.flatMap((key) => {
+    const kindRuns = runs[key];
+    return kindRuns === void 0 ? [] : [{ key, ...kindSection(key, kindRuns, options2) }];
+  });
+  if (sections.length === 0) throw new Error("buildPrComment: no runs to report");
   const counts = {};
   for (const s of sections) if (s.counts !== void 0) counts[s.key] = s.counts;
   const shortfalls = [
