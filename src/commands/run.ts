@@ -1,10 +1,9 @@
 import { Option, type Command } from "commander";
 import * as engines from "../engines/index.js";
 import { renderMarkdownReport } from "../report/markdown.js";
-import { dryRun } from "../measures/wall-clock/dry-run.js";
 import { DEFAULT_REPETITIONS } from "../runner/plan.js";
 import { DEFAULT_BUDGET_MINUTES } from "../stats/tested-metrics.js";
-import { runBenchmark } from "../measures/wall-clock/run.js";
+import { dryRunBenchmark, runBenchmark } from "../measures/wall-clock/run.js";
 import { addFlags, option, repetitionsOrAuto, runRequest, type MeasureFlags } from "./options.js";
 
 /**
@@ -81,7 +80,7 @@ async function runCommand(flags: MeasureFlags, command: Command): Promise<void> 
     });
   }
   if (flags.dryRun) {
-    await dryRun(runRequest(flags));
+    await dryRunBenchmark(runRequest(flags), { engines });
     return;
   }
   const outcome = await runBenchmark(runRequest(flags), {

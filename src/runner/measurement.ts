@@ -49,8 +49,20 @@ export interface MeasurementKind<Request, Planned, Ready extends ReadyMeasuremen
   preflight?(planned: Planned): PreflightNeeds;
   /** Everything else measuring needs, checked before anything starts, and the results document. */
   prepare(planned: Planned, request: Request, found: PreflightResult): Promise<Ready>;
-  /** After the session: the last save, what is printed, the outcome. */
+  /** After the session: what is printed, the outcome. */
   finish(ready: Ready): Promise<Outcome>;
+  /** For --dry-run: the plan's text, once checked as the run checks it before starting anything. */
+  describe?(planned: Planned): Promise<string>;
+}
+
+/** A kind's dry run: its plan, refused where the run would refuse it, described; nothing started or written. */
+export async function dryRunMeasurement<Request, Planned>(
+  kind: Pick<MeasurementKind<Request, Planned, never, unknown>, "plan" | "describe">,
+  request: Request,
+  out: Out,
+): Promise<void> {
+  if (kind.describe === undefined) throw new Error("dryRunMeasurement: the kind has no dry run");
+  out.write(await kind.describe(await kind.plan(request)));
 }
 
 const NOTHING_FOUND: PreflightResult = { tools: {}, binaries: new Map() };

@@ -131,7 +131,7 @@ export function refuseEmptyPlan(plan: Plan): void {
 }
 
 /** Every k6 script of the plan loads: its relative imports exist (or come from the library). */
-async function checkScripts(plan: Plan): Promise<void> {
+export async function checkScripts(plan: Plan): Promise<void> {
   const k6Scenarios = new Set(plan.blocks.filter((b) => b.engine === "k6").map((b) => b.scenario));
   for (const scenario of k6Scenarios) await checkScriptImports(scenario);
 }

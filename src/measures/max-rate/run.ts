@@ -25,6 +25,7 @@ import {
   type ReadyMeasurement,
   runMeasurement,
   type RunSession,
+  dryRunMeasurement,
 } from "../../runner/measurement.js";
 import { planRun } from "../../runner/variants.js";
 import { UserError } from "../../util/errors.js";
@@ -153,6 +154,7 @@ function maxRate(
   return {
     plan: (req) => planSearches(req, deps.cores ?? coreCount()),
     preflight: ({ settings, plan }) => ({ plan, settings, getEngine }),
+    describe: (planned) => Promise.resolve(describeSearches(planned)),
     prepare: (planned, req, { binaries }) => Promise.resolve(prepareSearches(planned, binaries, req, deps)),
     finish: ({ outcomes }) => Promise.resolve(outcomes),
   };
@@ -268,15 +270,19 @@ function formatProxyMaxRate(o: ProxyMaxRateOutcome): string {
 }
 
 /** `proxybench max-rate --dry-run`: the searches, refused as the search would, and how long they take at most. */
-export async function dryRunMaxRate(req: MaxRateRequest, out: Out = process.stdout): Promise<void> {
-  const { settings, plan } = await planSearches(req, coreCount());
+export function dryRunMaxRate(req: MaxRateRequest, out: Out = process.stdout): Promise<void> {
+  return dryRunMeasurement(maxRate({}), req, out);
+}
+
+/** The searches planned and how long they take at most. */
+function describeSearches({ settings, plan }: PlannedSearches): string {
   const searches = plan.blocks.reduce((n, b) => n + b.cells.length, 0);
   const steps = DEFAULT_MAX_RATE_OPTIONS.maxSteps;
   const step = (settings.durationS ?? 0) + (settings.warmupS ?? 0);
   const most = searches * steps * step;
-  out.write(
+  return (
     `find-max-rate: ${searches} search(es) (${settings.proxies.join(", ")} x ${settings.scenarios.join(", ")}), ` +
-      `each at most ${steps} steps of ${step}s\n` +
-      `estimated wall time: at most ${formatWallTime(most)} (${formatWallTime(2 * most)} if every step is measured again)\n`,
+    `each at most ${steps} steps of ${step}s\n` +
+    `estimated wall time: at most ${formatWallTime(most)} (${formatWallTime(2 * most)} if every step is measured again)\n`
   );
 }

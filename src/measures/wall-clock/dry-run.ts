@@ -1,20 +1,12 @@
-import path from "node:path";
-import type { ManifestDirs } from "../../manifests/load.js";
 import { formatWallTime } from "../../render/format.js";
-import type { Out } from "../../runner/measurement.js";
 import type { Settings } from "../../results/schema.js";
-import { formatCpuLayout } from "../../runner/cpus.js";
 import { skippedName, type Plan } from "../../runner/plan.js";
-import { checkRunInputs } from "../../runner/preflight.js";
-import { coreCount, resolveSettings, withRoundsPlan, type RunRequest } from "../../runner/settings.js";
 import { estimateSeconds, shardOfKeys, shardPlan } from "../../runner/shard.js";
-import { planRun, planVariantRounds } from "../../runner/variants.js";
-import { testedSet } from "../../stats/tested-metrics.js";
 
 /**
- * `proxybench run --dry-run`: the plan (blocks, cells, repetitions) and its estimated wall
- * time, and how long the longest shard would take over 2 to 4 runners, without starting
- * anything: a caller picks its shard count from it. It refuses what the run would refuse before
+ * `proxybench run --dry-run`'s text: the plan (blocks, cells, repetitions) and its estimated wall
+ * time, and how long the longest shard would take over 2 to 4 runners: a caller picks its shard
+ * count from it. The run's kind plans it (run.ts), refusing what the run would refuse before
  * starting (an --out that holds results, nothing to run, a k6 script that cannot load). A
  * study's dry run (measures/study/dry-run.ts) and a max-rate search's (measures/max-rate/run.ts) are
  * theirs, from these parts.
@@ -73,32 +65,4 @@ export function renderDryRun(
     }
   }
   return `${lines.join("\n")}\n`;
-}
-
-/** Plans the run asked for and prints it; starts nothing, writes nothing. */
-export async function dryRun(
-  req: RunRequest,
-  out: Out = process.stdout,
-  builtinDirs: Pick<ManifestDirs, "builtinProxiesDir" | "builtinScenariosDir"> = {},
-): Promise<void> {
-  const resolved = resolveSettings(req, coreCount()).settings;
-  const full = await planRun(resolved, builtinDirs);
-  const plan = shardPlan(full, resolved.shard);
-  // --repetitions auto: the rounds planned as the run would (the estimate takes the last look's)
-  const rounds = req.autoRounds
-    ? planVariantRounds(
-        full,
-        resolved.variants ?? [],
-        {
-          budgetMinutes: req.budgetMinutes,
-          targetPct: req.targetPct,
-          shards: resolved.shard?.count ?? 1,
-          lifetime: resolved.proxyLifetime,
-        },
-        testedSet(resolved),
-      )
-    : undefined;
-  const settings = rounds ? withRoundsPlan(resolved, rounds) : resolved;
-  await checkRunInputs(plan, req.out === undefined ? undefined : path.resolve(req.out));
-  out.write(renderDryRun(plan, settings, formatCpuLayout(settings.cpus)));
 }

@@ -19,13 +19,21 @@ import {
   type PlannedCell,
 } from "../../runner/plan.js";
 import { Progress, type ProgressStream } from "./progress.js";
-import { refuseEmptyPlan, refuseUsedOut, type PreflightResult } from "../../runner/preflight.js";
+import {
+  checkScripts,
+  refuseEmptyPlan,
+  refuseUsedOut,
+  type PreflightResult,
+} from "../../runner/preflight.js";
+import { renderDryRun } from "./dry-run.js";
 import { ResultsFile, savedDocument } from "../../runner/results-file.js";
 import {
   type MeasurementKind,
   type ReadyMeasurement,
   runMeasurement,
   type RunSession,
+  dryRunMeasurement,
+  type Out,
 } from "../../runner/measurement.js";
 import { openRunLedger } from "../../runner/leftovers.js";
 import { createRuntime } from "../../runner/runtime-factory.js";
@@ -62,10 +70,19 @@ export function runBenchmark(req: RunRequest, deps: RunDeps): Promise<RunOutcome
   return runMeasurement(wallClock(deps), req);
 }
 
+/** `proxybench run --dry-run`: the run planned and checked as it would be, printed; nothing started. */
+export function dryRunBenchmark(req: RunRequest, deps: RunDeps, out: Out = process.stdout): Promise<void> {
+  return dryRunMeasurement(wallClock(deps), req, out);
+}
+
 /** The wall-clock measurement: a block's step is the engine's repetitions (block.ts). */
 function wallClock(deps: RunDeps): MeasurementKind<RunRequest, ResolvedRun, ReadyRun, RunOutcome> {
   return {
     plan: (req) => resolveRun(req, deps),
+    describe: async (run) => {
+      await checkScripts(run.plan);
+      return renderDryRun(run.plan, run.resolved.settings, formatCpuLayout(run.resolved.settings.cpus));
+    },
     preflight: (run) => ({
       plan: run.plan,
       settings: run.resolved.settings,
