@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { renderInstructionsMarkdown } from "../measures/counted/report.js";
-import { runInstructions } from "../measures/counted/run.js";
+import { dryRunInstructions, runInstructions } from "../measures/counted/run.js";
 import { addFlags, toRequest, type MeasureFlags } from "./options.js";
 
 export function register(program: Command): void {
@@ -22,9 +22,11 @@ export function register(program: Command): void {
     "variantProxiesDir",
     "variantScenariosDir",
     ["out", "results/<YYYYMMDD-HHMMSS>-instructions"],
+    "dryRun",
   ]);
   // The counted run, then its report on stdout; exit code 1 when a cell is not ok.
   command.action(async (flags: MeasureFlags) => {
+    if (flags.dryRun) return dryRunInstructions(toRequest(flags));
     const { exitCode, results } = await runInstructions(toRequest(flags));
     process.stdout.write(renderInstructionsMarkdown(results));
     process.exitCode = exitCode;

@@ -4,6 +4,7 @@ import type { LoadedProxy } from "../../manifests/load.js";
 import { RESULTS_FILE } from "../../results/io.js";
 import type { Settings } from "../../results/schema.js";
 import { Interrupted, updateCell } from "../../runner/cell.js";
+import { formatCpuLayout } from "../../runner/cpus.js";
 import { DockerRuntime } from "../../runner/docker-runtime.js";
 import type { Runtime } from "../../runner/runtime.js";
 import { createRuntime, dockerClient, type RuntimeKind } from "../../runner/runtime-factory.js";
@@ -20,7 +21,9 @@ import { nativeAvailability } from "../../runner/proxy-binary.js";
 import { AtomicFile, AtomicJsonFile, savedDocument } from "../../runner/results-file.js";
 import {
   type BlockRun,
+  dryRunMeasurement,
   type MeasurementKind,
+  type Out,
   type ReadyMeasurement,
   runMeasurement,
   type RunSession,
@@ -100,11 +103,17 @@ export function runInstructions(request: InstructionsRequest): Promise<CountedOu
   return runMeasurement(counted, request);
 }
 
+/** `proxybench count --dry-run`: the counted run planned and checked as it would be, printed; nothing started. */
+export function dryRunInstructions(request: InstructionsRequest, out: Out = process.stdout): Promise<void> {
+  return dryRunMeasurement(counted, request, out);
+}
+
 /** The counted measurement: a block's step counts each cell under callgrind. */
 const counted: MeasurementKind<InstructionsRequest, PlannedCount, ReadyCount, CountedOutcome> = {
   plan: planCount,
-  prepare: async (planned, request) => {
-    const ready = await prepare(planned, request);
+  describe: (planned) => Promise.resolve(describeCount(planned)),
+  prepare: async (planned) => {
+    const ready = await prepare(planned);
     const { results, file } = ready;
     return {
       ready,
@@ -137,6 +146,8 @@ interface PlannedCount {
   dir: string;
   plan: Plan;
   log: (line: string) => void;
+  /** What each repetition sends. */
+  requests: Pick<InstructionsResults["settings"], "requests" | "warmupRequests" | "connections">;
 }
 
 /**
@@ -159,26 +170,60 @@ async function planCount(request: InstructionsRequest): Promise<PlannedCount> {
   const dir = path.resolve(request.out ?? `${defaultOutDir(new Date())}-instructions`);
   await refuseUsedOut(dir, [INSTRUCTIONS_FILE, RESULTS_FILE], "choose another folder");
   const plan = withoutUnsentScenarios(await planRun(settings));
-  return { settings, dir, plan, log };
+  const requests = {
+    requests: positive("requests", request.requests ?? DEFAULT_REQUESTS),
+    warmupRequests: request.warmupRequests ?? DEFAULT_WARMUP_REQUESTS,
+    connections: positive("connections", request.connections ?? DEFAULT_CONNECTIONS),
+  };
+  return { settings, dir, plan, log, requests };
+}
+
+/**
+ * The plan of a counted run (pure): its blocks and the proxies each counts, the requests each
+ * repetition sends, and what is skipped and why (the proxy's binary or image is looked for by
+ * the run, not here). No time estimate: how slowly a proxy runs under callgrind is its own.
+ */
+function describeCount({ settings, plan, requests }: PlannedCount): string {
+  const reason = (c: PlannedCell) => instructionsSkipReason(c.proxy, settings.runtime);
+  const stem = (c: PlannedCell) => proxyStem(c.proxy.manifest.name, c.variant);
+  const blocks = plan.blocks.map((b) => ({ b, cells: b.cells.filter((c) => reason(c) === undefined) }));
+  const skipped = dedupe([
+    ...planSkipped(plan, settings.runtime),
+    ...plan.blocks
+      .flatMap((b) => b.cells)
+      .flatMap((c) => {
+        const why = reason(c);
+        return why === undefined ? [] : [{ proxy: stem(c), reason: why }];
+      }),
+  ]);
+  const where = settings.runtime === "docker" ? "each proxy in its image" : "natively";
+  const cells = blocks.reduce((n, { cells }) => n + cells.length, 0);
+  return [
+    `plan: ${plan.blocks.length} block(s), ${cells} cell(s), ${settings.repetitions} repetition(s) each of ` +
+      `${requests.requests} requests after ${requests.warmupRequests}, over ${requests.connections} ` +
+      `connections; counted under callgrind, ${where}; cores ${formatCpuLayout(settings.cpus)}`,
+    ...blocks.map(({ b, cells }) => `  ${b.scenario.manifest.name}: ${cells.map(stem).join(", ") || "none"}`),
+    ...skipped.map((s) => `  skipped ${s.proxy}: ${s.reason}`),
+    "",
+  ].join("\n");
+}
+
+/** The plan's skipped proxies, named as a counted run names them. */
+function planSkipped(plan: Plan, runtime: RuntimeKind): Skipped[] {
+  return plan.skipped.map((s) => ({
+    ...s,
+    reason: runtime === "native" && s.reason === PLAN_IMAGE_ONLY_REASON ? IMAGE_ONLY_REASON : s.reason,
+  }));
 }
 
 /** Each cell's binary or image found under Valgrind, the skipped ones said, the results document. */
-async function prepare(
-  { settings, dir, plan, log }: PlannedCount,
-  request: InstructionsRequest,
-): Promise<Ready> {
+async function prepare({ settings, dir, plan, log, requests }: PlannedCount): Promise<Ready> {
   const kind = settings.runtime;
   const tools = kind === "native" ? await findValgrind() : undefined;
   const runtime = createRuntime(kind);
   if (runtime instanceof DockerRuntime) await runtime.check();
   const found = await findTargets(plan, settings);
-  const skipped = dedupe([
-    ...plan.skipped.map((s) => ({
-      ...s,
-      reason: kind === "native" && s.reason === PLAN_IMAGE_ONLY_REASON ? IMAGE_ONLY_REASON : s.reason,
-    })),
-    ...found.skipped,
-  ]);
+  const skipped = dedupe([...planSkipped(plan, kind), ...found.skipped]);
   for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
   const { variants, imageTag } = settings;
   if (variants) log(`variants: ${variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ABBA rounds`);
@@ -192,9 +237,7 @@ async function prepare(
       proxies: settings.proxies,
       scenarios: settings.scenarios,
       repetitions: settings.repetitions,
-      requests: positive("requests", request.requests ?? DEFAULT_REQUESTS),
-      warmupRequests: request.warmupRequests ?? DEFAULT_WARMUP_REQUESTS,
-      connections: positive("connections", request.connections ?? DEFAULT_CONNECTIONS),
+      ...requests,
       cpus: settings.cpus,
       ...(kind === "docker" ? { runtime: kind, ...(imageTag === undefined ? {} : { imageTag }) } : {}),
       valgrind,

@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -127,6 +127,41 @@ describe("study --dry-run and max-rate --dry-run say how long they take", () => 
   });
 });
 
+describe("count --dry-run: the counted run's plan, nothing started or written", () => {
+  it("the proxies each block counts, the requests, and those skipped with the run's reasons", async () => {
+    const out = path.join(await mkdtemp(path.join(tmpdir(), "pb-count-dry-")), "never");
+    const args = ["count", "--dry-run", "-p", "nginx,direct,envoy", "-s", "passthrough,json-lookup"];
+    const { code, out: text } = await runCli([
+      ...args,
+      "-r",
+      "3",
+      "--cpus",
+      "loadgen=0,proxy=0,upstream=0",
+      "-o",
+      out,
+    ]);
+    expect(code, text).toBe(0);
+    expect(text).toBe(
+      "plan: 2 block(s), 2 cell(s), 3 repetition(s) each of 1000 requests after 200, over 2 connections; " +
+        "counted under callgrind, natively; cores loadgen=0,proxy=0,upstream=0\n" +
+        "  passthrough: nginx\n" +
+        "  json-lookup: nginx\n" +
+        "  skipped envoy: image only: count it in its image with --runtime docker\n" +
+        "  skipped direct: no proxy process to count (direct goes straight to the upstream)\n",
+    );
+    expect(await readdir(path.dirname(out))).toEqual([]);
+  });
+
+  it("an --out that holds a counted run is refused as the run refuses it", async () => {
+    const used = await mkdtemp(path.join(tmpdir(), "pb-counted-"));
+    await writeFile(path.join(used, "instructions.json"), "{}\n");
+    const { code, out } = await runCli(["count", "--dry-run", "-o", used]);
+    expect(code).toBe(2);
+    expect(out).toBe(`proxybench: --out ${used} already holds results; choose another folder\n`);
+    await rm(used, { recursive: true, force: true });
+  });
+});
+
 describe("each command has its own flags: one that does not apply is unknown there", () => {
   it.each([
     [["study", "llrp", "--shard", "1/2"], "--shard"],
@@ -140,7 +175,6 @@ describe("each command has its own flags: one that does not apply is unknown the
     [["max-rate", "--shard", "1/2"], "--shard"],
     [["count", "--engine", "wrk"], "--engine"],
     [["count", "--round-order", "abba"], "--round-order"],
-    [["count", "--dry-run"], "--dry-run"],
   ])("%j", async (words, flag) => {
     const { code, out } = await runCli(words);
     expect(code).toBe(2);

@@ -25,7 +25,7 @@ async function parsedFlags(words: string[]): Promise<MeasureFlags> {
 }
 
 describe("each measuring command has the flags it reads, and no other", () => {
-  it("count: what a counted run reads (variants and images too; no engine, lengths or loads)", () => {
+  it("count: what a counted run reads (variants and images too, its dry run; no engine, lengths or loads)", () => {
     expect(flagsOf("count").sort()).toEqual(
       [
         "--proxies",
@@ -40,6 +40,7 @@ describe("each measuring command has the flags it reads, and no other", () => {
         "--variant-proxies-dir",
         "--variant-scenarios-dir",
         "--out",
+        "--dry-run",
       ].sort(),
     );
   });
