@@ -59,6 +59,8 @@ interface ProxyStarts {
   block: Block;
   ctx: CellContext;
   per: "block" | "slot";
+  /** A block's proxy started anew before a slot once its process has served anything (--proxy-lifetime round). */
+  renew?: boolean;
 }
 
 /** The measurement a block runs: the cell type C is what a started cell holds. */
@@ -97,11 +99,19 @@ export async function runBlockLifecycle<C>(block: BlockLifecycle, step: Measurem
   const { ctx } = block;
   const measured: C[] = [];
   const plannedOf = new Map<C, PlannedCell>();
+  const blockProxyOf = new Map<C, ActiveCell>();
   let upstreams: BlockUpstreams = new Map();
   const startProxy = (planned: PlannedCell) => {
     const { block: b, ctx: cellCtx } = step.proxies!;
     const upstream = upstreams.get(upstreamKey(planned))!;
     return startCell(planned, b, upstream.started, upstream.logRel, cellCtx);
+  };
+  /** Before a slot: its proxy started (per slot), or its block's proxy started anew once it has served (renew). */
+  const beforeSlot = async (cell: C): Promise<ActiveCell | undefined> => {
+    if (step.proxies?.per === "slot") return startProxy(plannedOf.get(cell)!);
+    const running = blockProxyOf.get(cell);
+    if (step.proxies?.renew && running?.restart && running.servedByProcess > 0) await running.restart();
+    return undefined;
   };
   try {
     upstreams = await startUpstreams(block);
@@ -110,6 +120,7 @@ export async function runBlockLifecycle<C>(block: BlockLifecycle, step: Measurem
       const proxy = step.proxies?.per === "block" ? await startProxy(planned) : undefined;
       const cell = await step.startCell(planned, upstreams.get(upstreamKey(planned))!, proxy);
       plannedOf.set(cell, planned);
+      if (proxy) blockProxyOf.set(cell, proxy);
       if (!step.skips(cell)) measured.push(cell);
       await ctx.save?.();
     }
@@ -119,7 +130,7 @@ export async function runBlockLifecycle<C>(block: BlockLifecycle, step: Measurem
     for (const [i, slot] of slots.entries()) {
       throwIfInterrupted(ctx);
       if (!step.skips(slot.cell)) {
-        const proxy = step.proxies?.per === "slot" ? await startProxy(plannedOf.get(slot.cell)!) : undefined;
+        const proxy = await beforeSlot(slot.cell);
         try {
           await step.measure(slot.cell, slot.round, upstreams, proxy);
         } finally {

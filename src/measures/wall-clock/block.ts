@@ -80,7 +80,7 @@ function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl):
   let active: ActiveCell[] = [];
   let stopWhenDecided: ((done: Slot<ActiveCell>, next?: Slot<ActiveCell>) => boolean) | undefined;
   return {
-    proxies: { block, ctx, per: "block" },
+    proxies: { block, ctx, per: "block", renew: ctx.settings.proxyLifetime === "round" },
     startCell: (_planned, _upstream, a) => recordAndProbe(a!, block, ctx, perCellS),
     skips: (a) => a.stopped,
     beforeRounds: async (cells) => {
@@ -163,15 +163,15 @@ export async function warmUpCell(
 
 /**
  * --proxy-lifetime round: before a repetition, a proxy whose process has served anything (its
- * probe, the block's first warm-up, a repetition) is started anew and warmed up, so each round
- * measures a process of its own, started and warmed up just before it, the first round too (the
- * block's warm-ups run in the cells' order, so the last cell's would be the freshest); false
- * when it did not come up again (the cell is then stopped, with the reason).
+ * probe, the block's first warm-up, a repetition) is started anew (by the lifecycle: the step's
+ * `proxies.renew`) and warmed up here, so each round measures a process of its own, started and
+ * warmed up just before it, the first round too (the block's warm-ups run in the cells' order,
+ * so the last cell's would be the freshest); false when it did not come up again (the cell is
+ * then stopped, with the reason).
  */
 async function freshProcess(a: ActiveCell, block: Block, round: number, ctx: BlockContext): Promise<boolean> {
-  if (ctx.settings.proxyLifetime !== "round" || a.servedByProcess === 0 || !a.restart) return true;
+  if (ctx.settings.proxyLifetime !== "round" || a.servedByProcess > 0 || !a.restart) return true;
   const remainingS = (ctx.settings.repetitions - round) * (block.load.warmupS + block.load.durationS);
-  await a.restart();
   if (!a.stopped)
     await warmUpCell(a, block, ctx, { before: round, remainingS: remainingS - block.load.warmupS });
   if (!a.stopped) return true;

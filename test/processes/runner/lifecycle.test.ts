@@ -242,4 +242,26 @@ describe("the proxies the lifecycle starts (a step's `proxies`)", () => {
     expect(upAtRounds).toEqual([2, 2, 2, 2]);
     expect(liveProcesses()).toEqual([]);
   });
+  it("renew: a block's proxy started anew before a slot once it has served, not before", async () => {
+    const { cells, block, ctx } = await nginxBlock();
+    const pids = new Map<string, Array<number | undefined>>();
+    const step: MeasurementStep<ActiveCell> = {
+      proxies: { block, ctx, per: "block", renew: true },
+      startCell: (_planned, _upstream, proxy) => Promise.resolve(proxy!),
+      skips: (a) => a.stopped,
+      measure: async (a) => {
+        const answer = await fetch(`${a.baseUrl}/health`).then((r) => r.status);
+        expect(answer).toBe(200);
+        pids.set(a.cell.id, [...(pids.get(a.cell.id) ?? []), a.proc!.pid]);
+        a.servedByProcess += a.cell.id === "n1" ? 1 : 0;
+      },
+      stopCell: (a) => a.proc!.stop(),
+    };
+    await runBlockLifecycle({ cells, logStem: "blk", ctx: { settings: ctx.settings, dir: ctx.dir } }, step);
+    const [n1First, n1Second] = pids.get("n1")!;
+    const [n2First, n2Second] = pids.get("n2")!;
+    expect(n1Second).not.toBe(n1First);
+    expect(n2Second).toBe(n2First);
+    expect(liveProcesses()).toEqual([]);
+  });
 });
