@@ -52,7 +52,7 @@ export interface MeasurementKind<Request, Planned, Ready extends ReadyMeasuremen
   /** After the session: what is printed, the outcome. */
   finish(ready: Ready): Promise<Outcome>;
   /** For --dry-run: the plan's text, once checked as the run checks it before starting anything. */
-  describe?(planned: Planned): Promise<string>;
+  describe(planned: Planned): Promise<string>;
 }
 
 /** A kind's dry run: its plan, refused where the run would refuse it, described; nothing started or written. */
@@ -61,11 +61,8 @@ export async function dryRunMeasurement<Request, Planned>(
   request: Request,
   out: Out,
 ): Promise<void> {
-  if (kind.describe === undefined) throw new Error("dryRunMeasurement: the kind has no dry run");
   out.write(await kind.describe(await kind.plan(request)));
 }
-
-const NOTHING_FOUND: PreflightResult = { tools: {}, binaries: new Map() };
 
 export async function runMeasurement<Request, Planned, Ready extends ReadyMeasurement, Outcome>(
   kind: MeasurementKind<Request, Planned, Ready, Outcome>,
@@ -73,7 +70,9 @@ export async function runMeasurement<Request, Planned, Ready extends ReadyMeasur
 ): Promise<Outcome> {
   const planned = await kind.plan(request);
   const needs = kind.preflight?.(planned);
-  const found = needs ? await preflight(needs.plan, needs.settings, needs.getEngine) : NOTHING_FOUND;
+  const found: PreflightResult = needs
+    ? await preflight(needs.plan, needs.settings, needs.getEngine)
+    : { tools: {}, binaries: new Map() };
   const ready = await kind.prepare(planned, request, found);
   await withRunSession(ready.session, async (session) => {
     for (const block of ready.blocks) {

@@ -208,9 +208,10 @@ function searchBlock(block: Block, s: Searches): BlockRun<PlannedCell> {
     proxies: { block, ctx: s.ctx, per: "slot" },
     startCell: (planned) => Promise.resolve(planned),
     skips: () => false,
-    measure: async (_planned, _round, _upstreams, a) => {
-      if (a!.problems.length > 0) throw new UserError(a!.problems.map((p) => p.reason).join("; "));
-      s.outcomes.push(await searchCell(a!, block, s));
+    measure: async (_planned, _round, _upstreams, proxy) => {
+      const a = proxy!; // per slot: the lifecycle started it for this slot
+      if (a.problems.length > 0) throw new UserError(a.problems.map((p) => p.reason).join("; "));
+      s.outcomes.push(await searchCell(a, block, s));
     },
   };
   return { lifecycle: { cells: block.cells, logStem: block.key, ctx: s.ctx }, step };
