@@ -14,26 +14,22 @@ export type * from "./types.js";
 export { classifyRepetition, LOADGEN_SATURATION } from "./classify.js";
 export { expandRequests, type ExpandedRequest } from "./requests.js";
 
-/** Every engine's adapter; the type makes a new engine name fail to compile until it is here. */
-const adapters: Record<Engine, () => EngineAdapter> = {
-  k6: () => new K6Engine(),
-  wrk: () => new WrkEngine(),
-  ab: () => abEngine,
-  vegeta: () => new VegetaEngine(),
-  h2load: () => new H2loadEngine(),
-};
-const cache = new Map<Engine, EngineAdapter>();
-
 /**
- * The adapter for an engine name: one instance per engine for the whole process (k6's, wrk's,
- * vegeta's and h2load's keep where `locate()` found their tool; ab's looks again on every run).
+ * Every engine's adapter, one instance for the whole process (k6's, wrk's, vegeta's and
+ * h2load's keep where `locate()` found their tool; ab's looks again on every run); the type
+ * makes a new engine name fail to compile until it is here.
  */
+const adapters: Record<Engine, EngineAdapter> = {
+  k6: new K6Engine(),
+  wrk: new WrkEngine(),
+  ab: abEngine,
+  vegeta: new VegetaEngine(),
+  h2load: new H2loadEngine(),
+};
+
+/** The adapter for an engine name. */
 export function getEngine(name: Engine): EngineAdapter {
-  const cached = cache.get(name);
-  if (cached) return cached;
-  const adapter = adapters[name]();
-  cache.set(name, adapter);
-  return adapter;
+  return adapters[name];
 }
 
 /**

@@ -27,6 +27,21 @@ export function isNon2xx(code: string): boolean {
   return code !== "0" && code !== "OK" && !code.startsWith("2");
 }
 
+/** The requests, transport errors ("0") and non-2xx responses of counts per status key. Pure. */
+export function statusTotals(statusCodes: Record<string, number>): {
+  requests: number;
+  errors: number;
+  non2xx: number;
+} {
+  let requests = 0;
+  let non2xx = 0;
+  for (const [code, n] of Object.entries(statusCodes)) {
+    requests += n;
+    if (isNon2xx(code)) non2xx += n;
+  }
+  return { requests, errors: statusCodes["0"] ?? 0, non2xx };
+}
+
 /** Percentiles beyond LatencyMs that engines judging each response report (keyed by percent). */
 const EXTRA_PERCENTILES = ["75", "99.9"] as const;
 

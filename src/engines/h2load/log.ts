@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { UserError } from "../../util/errors.js";
-import { isNon2xx, latencyOfSorted } from "../measurement.js";
+import { latencyOfSorted, statusTotals } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
 /**
@@ -40,14 +40,10 @@ export async function readH2loadLog(file: string, durationS: number): Promise<En
     if (key.startsWith("2")) latenciesMs.push(us / 1000);
   }
   latenciesMs.sort((a, b) => a - b);
-  const count = (pick: (code: string) => boolean) =>
-    Object.entries(statusCodes).reduce((sum, [code, k]) => (pick(code) ? sum + k : sum), 0);
   return {
     durationS,
     rps: durationS > 0 ? latenciesMs.length / durationS : 0,
-    requests: count(() => true),
-    errors: statusCodes["0"] ?? 0,
-    non2xx: count(isNon2xx),
+    ...statusTotals(statusCodes),
     // h2load reads no bodies: the probe checks them before the load, as for wrk
     checkFailures: 0,
     statusCodes,

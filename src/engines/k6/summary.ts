@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { LatencyMs, Protocol } from "../../results/schema.js";
 import { isGrpc } from "../../results/protocols.js";
 import { formatSchemaError, issuePath, UserError } from "../../util/errors.js";
-import { isNon2xx } from "../measurement.js";
+import { statusTotals } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
 /**
@@ -227,12 +227,6 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
     );
   }
   const statusCodes = grpc ? grpcStatusCodes(metrics) : httpStatusCodes(metrics);
-  let requests = 0;
-  let non2xx = 0;
-  for (const [code, n] of Object.entries(statusCodes)) {
-    requests += n;
-    if (isNon2xx(code)) non2xx += n;
-  }
   const samples = latency.count ?? (latency.max && latency.max > 0 ? 1 : 0);
   const latencyMs = {} as LatencyMs;
   for (const [field, key] of Object.entries(LATENCY_KEYS) as [keyof LatencyMs, string][]) {
@@ -261,9 +255,7 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figu
   return {
     durationS,
     rps: durationS > 0 ? ok / durationS : 0,
-    requests,
-    errors: statusCodes["0"] ?? 0,
-    non2xx,
+    ...statusTotals(statusCodes),
     checkFailures,
     statusCodes,
     droppedIterations: count(metrics, "dropped_iterations"),
@@ -303,28 +295,22 @@ function grpcStatusCodes(metrics: Record<string, Record<string, number>>): Recor
   return statusCodes;
 }
 
+/** What the k6 exit codes other than 0 that proxybench names mean (ANCHORS.md). */
+const K6_EXIT_MEANINGS: Record<number, string> = {
+  99: "k6 thresholds failed",
+  100: "k6 setup() timed out",
+  104: "the k6 configuration is invalid",
+  105: "k6 was aborted from outside",
+  107: "the k6 script threw an exception",
+  108: "the k6 script aborted the test",
+};
+
 /** What a k6 exit code means (ANCHORS.md); undefined for success. */
 export function k6ExitMeaning(code: number | null): string | undefined {
-  switch (code) {
-    case 0:
-      return undefined;
-    case null:
-      return "k6 was killed by a signal";
-    case 99:
-      return "k6 thresholds failed (exit 99)";
-    case 100:
-      return "k6 setup() timed out (exit 100)";
-    case 104:
-      return "the k6 configuration is invalid (exit 104)";
-    case 105:
-      return "k6 was aborted from outside (exit 105)";
-    case 107:
-      return "the k6 script threw an exception (exit 107)";
-    case 108:
-      return "the k6 script aborted the test (exit 108)";
-    default:
-      return `k6 exited with code ${code}`;
-  }
+  if (code === 0) return undefined;
+  if (code === null) return "k6 was killed by a signal";
+  const meaning = K6_EXIT_MEANINGS[code];
+  return meaning === undefined ? `k6 exited with code ${code}` : `${meaning} (exit ${code})`;
 }
 
 /**

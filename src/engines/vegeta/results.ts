@@ -5,7 +5,7 @@ import type { ScenarioManifest } from "../../manifests/schema.js";
 import { formatSchemaError, UserError } from "../../util/errors.js";
 import { responseProblems } from "../probe.js";
 import { lowerCaseHeaders } from "../response-effects.js";
-import { latencyOfSorted } from "../measurement.js";
+import { latencyOfSorted, statusTotals } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
 /** One response as `vegeta encode -to=json` writes it (latency in nanoseconds, body base64). */
@@ -46,9 +46,6 @@ const MAX_PROBLEM_EXAMPLES = 5;
 
 /** Tallies vegeta's responses one by one (bounded memory but for one latency per success). */
 export class VegetaTally {
-  private requests = 0;
-  private errors = 0;
-  private non2xx = 0;
   private checkFailures = 0;
   private bytes = 0;
   private readonly statusCodes: Record<string, number> = {};
@@ -60,7 +57,6 @@ export class VegetaTally {
   constructor(private readonly check: ResponseCheck) {}
 
   add(r: VegetaResult): void {
-    this.requests++;
     this.bytes += r.bytes_in;
     const start = Date.parse(r.timestamp);
     const latencyMs = r.latency / 1e6;
@@ -68,17 +64,9 @@ export class VegetaTally {
       this.startMs = Math.min(this.startMs, start);
       this.endMs = Math.max(this.endMs, start + latencyMs);
     }
-    const transport = r.code === 0;
-    const key = transport ? "0" : String(r.code);
+    const key = String(r.code); // "0": a transport error
     this.statusCodes[key] = (this.statusCodes[key] ?? 0) + 1;
-    if (transport) {
-      this.errors++;
-      return;
-    }
-    if (r.code < 200 || r.code > 299) {
-      this.non2xx++;
-      return;
-    }
+    if (r.code < 200 || r.code > 299) return;
     const body = Buffer.from(r.body ?? "", "base64");
     const found = this.check({ status: r.code, method: r.method, headers: r.headers ?? {}, body });
     if (found.length > 0) {
@@ -96,17 +84,16 @@ export class VegetaTally {
 
   /** The figures so far; `plannedRequests` is what the pacer was asked to send. */
   figures(plannedRequests: number): EngineFigures {
-    const durationS = this.requests > 0 ? Math.max(0, this.endMs - this.startMs) / 1000 : 0;
+    const totals = statusTotals(this.statusCodes);
+    const durationS = totals.requests > 0 ? Math.max(0, this.endMs - this.startMs) / 1000 : 0;
     const sorted = [...this.latenciesMs].sort((a, b) => a - b);
     return {
       durationS,
       rps: durationS > 0 ? sorted.length / durationS : 0,
-      requests: this.requests,
-      errors: this.errors,
-      non2xx: this.non2xx,
+      ...totals,
       checkFailures: this.checkFailures,
       statusCodes: { ...this.statusCodes },
-      droppedIterations: Math.max(0, plannedRequests - this.requests),
+      droppedIterations: Math.max(0, plannedRequests - totals.requests),
       bytesReceived: this.bytes,
       ...latencyOfSorted(sorted),
     };
