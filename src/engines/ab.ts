@@ -7,6 +7,7 @@ import { emptyMeasurement } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
 import { freshRunFiles, runEngineProcess, runFields } from "./process.js";
+import type { ExpandedRequest } from "./requests.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types.js";
 
 /**
@@ -32,12 +33,7 @@ function abTimedRequestCap(durationS: number): number {
   return Math.min(AB_TIMED_REQUESTS_MAX, Math.max(50_000, Math.ceil(durationS * AB_TIMED_REQUESTS_PER_S)));
 }
 
-export interface AbTarget {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
+export type AbTarget = Omit<ExpandedRequest, "name">;
 
 /** The single request ab sends for a scenario; ab has no notion of a sequence of requests. */
 export function abTarget(scenario: ScenarioManifest): AbTarget {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { logTail } from "../util/logs.js";
 import { startProcess } from "../util/processes.js";
 import { CpuSampler } from "./cpu.js";
-import type { EngineFigures, EngineInvocation } from "./types.js";
+import type { EngineFigures, EngineInvocation, EngineMeasurement } from "./types.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 import { UserError } from "../util/errors.js";
 
@@ -18,13 +18,10 @@ export interface EngineProcessOptions {
   limitS: number;
 }
 
-export interface EngineProcessResult {
-  exitCode: number | null;
-  loadgenCpu?: number;
-  loadgenCoresBusy?: number;
+export type EngineProcessResult = Pick<EngineMeasurement, "exitCode" | "loadgenCpu" | "loadgenCoresBusy"> & {
   aborted: boolean;
   timedOut: boolean;
-}
+};
 
 /**
  * Runs a load generator (named `tool <scenario>` in logs) pinned to the invocation's cores,
@@ -77,7 +74,7 @@ export async function runEngineProcess(
 export function runFields(
   result: EngineProcessResult,
   engineErrors: string[],
-): { exitCode: number | null; engineErrors: string[]; loadgenCpu?: number; loadgenCoresBusy?: number } {
+): Pick<EngineMeasurement, "exitCode" | "engineErrors" | "loadgenCpu" | "loadgenCoresBusy"> {
   return {
     exitCode: result.exitCode,
     engineErrors,

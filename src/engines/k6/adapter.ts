@@ -13,11 +13,6 @@ import { emptyMeasurement } from "../measurement.js";
 /** Seconds k6 may take beyond the load itself (start-up, graceful stop, summary) before it is killed. */
 const K6_SLACK_S = 60;
 
-export interface K6RunOptions {
-  /** setup() aborts when the target does not answer (default true; tests turn it off). */
-  failFast?: boolean;
-}
-
 /** k6's exit as an error, with the messages of its error lines. */
 async function k6ExitError(exitCode: number | null, logFile: string): Promise<string | undefined> {
   const meaning = k6ExitMeaning(exitCode);
@@ -36,7 +31,11 @@ export class K6Engine implements EngineAdapter {
     "run `npm run setup` (installs it in .tools/bin) or see https://grafana.com/docs/k6/latest/set-up/install-k6/",
   );
 
-  async run(inv: EngineInvocation, options: K6RunOptions = {}): Promise<EngineMeasurement> {
+  async run(
+    inv: EngineInvocation,
+    /** failFast: setup() aborts when the target does not answer (default true; tests turn it off). */
+    options: { failFast?: boolean } = {},
+  ): Promise<EngineMeasurement> {
     const { path: k6 } = await this.locate();
     const { names, file } = await freshRunFiles(inv, { summary: "k6.json", log: "k6.log" });
     const config = buildK6Config(inv, file("summary"), options.failFast ?? true);

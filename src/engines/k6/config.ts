@@ -1,34 +1,14 @@
 import path from "node:path";
-import type { ExpandedRequest } from "../requests.js";
 import { expandRequests } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
 import { arrivalVus, concurrency, requireRate } from "../load.js";
 import { UserError } from "../../util/errors.js";
-import type { Protocol } from "../../results/schema.js";
 
 /** The k6 load model, as scenarios/lib/proxybench.js turns it into `options.scenarios`. */
 export type K6Load =
   | { model: "constant-vus"; vus: number }
   | { model: "constant-arrival-rate"; rate: number; preAllocatedVUs: number; maxVUs: number }
   | { model: "fixed-count"; vus: number; iterations: number };
-
-/** What the k6 script receives in PROXYBENCH_CONFIG (JSON). */
-export interface K6Config {
-  baseUrl: string;
-  /** http1: scenarios/lib/proxybench.js; grpc: scenarios/lib/proxybench-grpc.js. */
-  protocol: Protocol;
-  /** gRPC: the absolute path of the scenario's descriptor set (absent: server reflection). */
-  protoset?: string;
-  scenario: string;
-  requests: ExpandedRequest[];
-  check: EngineInvocation["scenario"]["check"];
-  load: K6Load;
-  durationS: number;
-  /** Absolute path of the handleSummary JSON. */
-  summaryFile: string;
-  /** setup() aborts the run (exit 108) when the target does not answer at all. */
-  failFast: boolean;
-}
 
 export function k6Load(inv: Pick<EngineInvocation, "load" | "scenario">): K6Load {
   const { load } = inv;
@@ -59,11 +39,13 @@ export function k6DurationS(durationS: number): number {
   return Math.max(1, durationS);
 }
 
-/** Pure: the configuration the shared k6 library reads from PROXYBENCH_CONFIG. */
-export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFast = true): K6Config {
+/** Pure: the configuration the shared k6 library reads from PROXYBENCH_CONFIG (JSON). */
+export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFast = true) {
   return {
     baseUrl: inv.baseUrl.replace(/\/+$/, ""),
+    /** http1: scenarios/lib/proxybench.js; grpc: scenarios/lib/proxybench-grpc.js. */
     protocol: inv.scenario.protocol,
+    /** gRPC: the absolute path of the scenario's descriptor set (absent: server reflection). */
     ...(inv.scenario.protoset === undefined
       ? {}
       : { protoset: path.resolve(inv.scenarioDir, inv.scenario.protoset) }),
@@ -72,7 +54,9 @@ export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFa
     check: inv.scenario.check,
     load: k6Load(inv),
     durationS: k6DurationS(inv.durationS),
+    /** Absolute path of the handleSummary JSON. */
     summaryFile,
+    /** setup() aborts the run (exit 108) when the target does not answer at all. */
     failFast,
   };
 }
@@ -110,7 +94,7 @@ export function k6GoRuntimeEnv(
  * from SSL_CERT_FILE: k6 trusts the run's CA and nothing else, and verifies every certificate.
  */
 export function buildK6Env(
-  config: K6Config,
+  config: ReturnType<typeof buildK6Config>,
   caFile?: string,
   goRuntime: Record<string, string> = {},
 ): Record<string, string> {

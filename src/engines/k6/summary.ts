@@ -167,9 +167,6 @@ const LATENCY_KEYS: Record<keyof LatencyMs, string> = {
   max: "max",
 };
 
-/** Measured from a proxybench k6 summary. */
-export type K6Figures = EngineFigures;
-
 export interface K6SummaryContext {
   /** Names the summary in errors. */
   file: string;
@@ -216,7 +213,7 @@ function count(metrics: Record<string, Record<string, number>>, name: string): n
  * of responses with an expected status; status codes, check failures and transport errors come
  * from the library's counters.
  */
-export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): K6Figures {
+export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): EngineFigures {
   const { metrics, testRunDurationMs } = k6MetricValues(json, ctx.file);
   const grpc = isGrpc(ctx.protocol);
   const latencyMetric = grpc ? GRPC_OK_METRIC : LATENCY_METRIC;

@@ -10,29 +10,22 @@ const VEGETA_INITIAL_WORKERS = 10;
 /** Bytes of each response body kept for the scenario's check, at least. */
 const VEGETA_MIN_BODY_BYTES = 64 * 1024;
 
-/** vegeta's JSON target format: one object per line, the body base64-encoded. */
-interface VegetaTarget {
-  method: string;
-  url: string;
-  header?: Record<string, string[]>;
-  body?: string;
-}
-
 /**
  * Pure: the targets of one iteration, in order (vegeta round-robins over them, so the requests
- * of a scenario keep their sequence), as the lines of a `-format=json` targets file.
+ * of a scenario keep their sequence), as the lines of a `-format=json` targets file (vegeta's
+ * JSON target format: one object per line, the body base64-encoded).
  */
 export function buildVegetaTargets(inv: Pick<EngineInvocation, "scenario" | "baseUrl">): string {
   const base = inv.baseUrl.replace(/\/+$/, "");
   return expandRequests(inv.scenario)
     .map((r) => {
-      const target: VegetaTarget = { method: r.method, url: base + r.path };
-      const names = Object.keys(r.headers);
-      if (names.length > 0) {
-        target.header = Object.fromEntries(names.map((n) => [n, [r.headers[n] ?? ""]]));
-      }
-      if (r.body !== undefined) target.body = Buffer.from(r.body).toString("base64");
-      return JSON.stringify(target);
+      const headers = Object.entries(r.headers);
+      return JSON.stringify({
+        method: r.method,
+        url: base + r.path,
+        ...(headers.length === 0 ? {} : { header: Object.fromEntries(headers.map(([n, v]) => [n, [v]])) }),
+        ...(r.body === undefined ? {} : { body: Buffer.from(r.body).toString("base64") }),
+      });
     })
     .join("\n")
     .concat("\n");
@@ -54,18 +47,16 @@ export function plannedRequests(rate: number, durationS: number): number {
   return Math.floor(rate * durationS);
 }
 
-export interface VegetaArgsInput {
-  inv: Pick<EngineInvocation, "scenario" | "load" | "durationS">;
-  targetsFile: string;
-  resultsFile: string;
-}
-
 /**
  * Pure: the `vegeta attack` command line. The worker pool is bounded like k6's VUs (the load's
  * `vus`, else one per request per second, capped): when every worker waits on a slow target,
  * vegeta sends late and falls short of the planned count, which shows as dropped requests.
  */
-export function buildVegetaAttackArgs(input: VegetaArgsInput): string[] {
+export function buildVegetaAttackArgs(input: {
+  inv: Pick<EngineInvocation, "scenario" | "load" | "durationS">;
+  targetsFile: string;
+  resultsFile: string;
+}): string[] {
   const { inv } = input;
   const rate = vegetaRate(inv);
   const maxWorkers = Math.max(1, inv.load.vus ?? arrivalVus({ ...inv.load, rate }));
