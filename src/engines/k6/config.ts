@@ -61,6 +61,9 @@ export function buildK6Config(inv: EngineInvocation, summaryFile: string, failFa
   };
 }
 
+/** What the k6 script receives in PROXYBENCH_CONFIG (JSON). */
+type K6Config = ReturnType<typeof buildK6Config>;
+
 /**
  * Pure: the k6 command line. No REST API server (parallel runs would fight over port 6565), no
  * usage report, no colours; the summary is written by the script's handleSummary.
@@ -94,7 +97,7 @@ export function k6GoRuntimeEnv(
  * from SSL_CERT_FILE: k6 trusts the run's CA and nothing else, and verifies every certificate.
  */
 export function buildK6Env(
-  config: ReturnType<typeof buildK6Config>,
+  config: K6Config,
   caFile?: string,
   goRuntime: Record<string, string> = {},
 ): Record<string, string> {
