@@ -29,16 +29,15 @@ import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types
 const AB_TIMED_REQUESTS_PER_S = 250_000;
 const AB_TIMED_REQUESTS_MAX = 20_000_000;
 
-function abTimedRequestCap(durationS: number): number {
-  return Math.min(AB_TIMED_REQUESTS_MAX, Math.max(50_000, Math.ceil(durationS * AB_TIMED_REQUESTS_PER_S)));
-}
-
 export type AbTarget = Omit<ExpandedRequest, "name">;
 
 /** The single request ab sends for a scenario; ab has no notion of a sequence of requests. */
 export function abTarget(scenario: ScenarioManifest): AbTarget {
   const first = scenario.requests[0];
-  const count = scenario.requests.reduce((n, r) => n + expansions(r.vars), 0);
+  const count = scenario.requests.reduce(
+    (n, r) => n + Object.values(r.vars).reduce((m, values) => m * values.length, 1),
+    0,
+  );
   if (!first || count !== 1) {
     throw new UserError(
       `scenario '${scenario.name}': the ab engine sends a single URL, but the scenario has ${count} requests ` +
@@ -48,10 +47,6 @@ export function abTarget(scenario: ScenarioManifest): AbTarget {
   let p = first.path;
   for (const [name, values] of Object.entries(first.vars)) p = p.replaceAll(`{${name}}`, values[0] ?? "");
   return { method: first.method, path: p, headers: first.headers, body: first.body };
-}
-
-function expansions(vars: Record<string, string[]>): number {
-  return Object.values(vars).reduce((n, values) => n * values.length, 1);
 }
 
 export interface AbArgsInput {
@@ -90,7 +85,11 @@ export function buildAbArgs(input: AbArgsInput): string[] {
     args.push("-n", String(load.requests));
   } else {
     const seconds = wholeSeconds(input.durationS);
-    args.push("-t", String(seconds), "-n", String(abTimedRequestCap(seconds)));
+    const cap = Math.min(
+      AB_TIMED_REQUESTS_MAX,
+      Math.max(50_000, Math.ceil(seconds * AB_TIMED_REQUESTS_PER_S)),
+    );
+    args.push("-t", String(seconds), "-n", String(cap));
   }
   if (load.keepAlive === true) args.push("-k");
   if (target.method === "HEAD") args.push("-i");
@@ -234,8 +233,6 @@ export function normaliseAb(
   const ladder = csv ? parseAbCsv(csv) : {};
   const fromCsv = Object.keys(ladder).length > 0;
   const at = (p: string): number => (fromCsv ? ladder[p] : report.ladderMs[p]) ?? 0;
-  const percentiles: Record<string, number> = {};
-  for (const p of AB_LADDER) percentiles[p] = at(p);
   const engineErrors: string[] = [];
   if (exitCode !== 0) engineErrors.push(`ab exited with code ${String(exitCode)}`);
   if (report.complete === 0) engineErrors.push("ab completed no request");
@@ -258,7 +255,7 @@ export function normaliseAb(
       p99: at("99"),
       max: at("100"),
     },
-    latencyPercentilesMs: percentiles,
+    latencyPercentilesMs: Object.fromEntries(AB_LADDER.map((p) => [p, at(p)])),
     raw,
     exitCode,
     engineErrors,

@@ -41,12 +41,7 @@ export function describeGrpcAnswer(answer: GrpcAnswer): string {
  * `baseUrl` (http://host:port, HTTP/2 with prior knowledge; https://host:port over TLS trusting `ca`). The status is read from the
  * trailers, or from the headers of a trailers-only answer.
  */
-export function emptyGrpcCall(
-  baseUrl: string,
-  method: string,
-  timeoutMs = CALL_TIMEOUT_MS,
-  ca?: string,
-): Promise<GrpcAnswer> {
+export function emptyGrpcCall(baseUrl: string, method: string, ca?: string): Promise<GrpcAnswer> {
   return new Promise((resolve) => {
     const session = http2.connect(baseUrl, ca === undefined ? {} : { ca });
     let settled = false;
@@ -57,7 +52,10 @@ export function emptyGrpcCall(
       session.destroy();
       resolve(answer);
     };
-    const timer = setTimeout(() => finish({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ error: `no answer within ${CALL_TIMEOUT_MS} ms` }),
+      CALL_TIMEOUT_MS,
+    );
     session.on("error", (err: NodeJS.ErrnoException) => finish({ error: errorCode(err) }));
     const req = session.request({
       ":method": "POST",
@@ -109,7 +107,7 @@ function percentDecoded(text: string): string {
  * answer is OK is the probe's question), else why there was no answer.
  */
 export async function grpcAnswerProblem(baseUrl: string, ca?: string): Promise<string | undefined> {
-  const answer = await emptyGrpcCall(baseUrl, HEALTH_METHOD, CALL_TIMEOUT_MS, ca);
+  const answer = await emptyGrpcCall(baseUrl, HEALTH_METHOD, ca);
   return "error" in answer ? describeGrpcAnswer(answer) : undefined;
 }
 
@@ -118,7 +116,7 @@ export async function probeGrpc(baseUrl: string, ca?: string): Promise<ProbeResu
   const statusCodes: Record<string, number> = {};
   const reasons = new Set<string>();
   for (let i = 0; i < PROBE_ATTEMPTS; i++) {
-    const answer = await emptyGrpcCall(baseUrl, HEALTH_METHOD, CALL_TIMEOUT_MS, ca);
+    const answer = await emptyGrpcCall(baseUrl, HEALTH_METHOD, ca);
     const key = "error" in answer ? "0" : (GRPC_STATUS_NAMES[answer.grpcStatus] ?? String(answer.grpcStatus));
     statusCodes[key] = (statusCodes[key] ?? 0) + 1;
     if (key !== "OK") reasons.add(`gRPC health check ${HEALTH_METHOD}: ${describeGrpcAnswer(answer)}`);
