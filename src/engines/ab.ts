@@ -106,33 +106,6 @@ export function buildAbArgs(input: AbArgsInput): string[] {
   return args;
 }
 
-/** Everything ab's text output says about a run. */
-export interface AbReport {
-  serverSoftware?: string;
-  documentPath?: string;
-  documentLength?: number;
-  concurrency: number;
-  timeTakenS: number;
-  complete: number;
-  failed: number;
-  failedBreakdown: { connect: number; receive: number; length: number; exceptions: number };
-  writeErrors: number;
-  keepAliveRequests: number;
-  non2xx: number;
-  totalTransferred: number;
-  htmlTransferred: number;
-  rps: number;
-  /** "Time per request (mean)": concurrency x time / requests, the mean latency of a closed loop. */
-  timePerRequestMs: number;
-  /** "Time per request (mean, across all concurrent requests)": time / requests. */
-  timePerRequestAcrossMs: number;
-  transferRateKBps?: number;
-  /** "Total" row of Connection Times (whole ms), when present. */
-  totalMs?: { min: number; mean: number; median: number; max: number };
-  /** The text ladder (whole ms), keyed by percent: 50, 66, 75, 80, 90, 95, 98, 99, 100. */
-  ladderMs: Record<string, number>;
-}
-
 function num(text: string, label: string): number | undefined {
   const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const m = new RegExp(`^${escaped}:\\s+([0-9.]+)`, "m").exec(text);
@@ -140,10 +113,10 @@ function num(text: string, label: string): number | undefined {
 }
 
 /**
- * Parses ab's text report (pure). Returns undefined when there is none (ab stopped before the
- * summary, e.g. on a refused connection without -r).
+ * Parses ab's text report (pure): everything it says about a run. Returns undefined when there
+ * is none (ab stopped before the summary, e.g. on a refused connection without -r).
  */
-export function parseAbOutput(text: string): AbReport | undefined {
+export function parseAbOutput(text: string) {
   const complete = num(text, "Complete requests");
   const timeTakenS = /^Time taken for tests:\s+([0-9.]+) seconds/m.exec(text)?.[1];
   if (complete === undefined || timeTakenS === undefined) return undefined;
@@ -175,12 +148,16 @@ export function parseAbOutput(text: string): AbReport | undefined {
     totalTransferred: num(text, "Total transferred") ?? 0,
     htmlTransferred: num(text, "HTML transferred") ?? 0,
     rps: num(text, "Requests per second") ?? 0,
+    /** "Time per request (mean)": concurrency x time / requests, the mean latency of a closed loop. */
     timePerRequestMs: Number(perRequest.find((m) => m[2] === undefined)?.[1] ?? 0),
+    /** "Time per request (mean, across all concurrent requests)": time / requests. */
     timePerRequestAcrossMs: Number(perRequest.find((m) => m[2] !== undefined)?.[1] ?? 0),
     transferRateKBps: num(text, "Transfer rate"),
+    /** "Total" row of Connection Times (whole ms), when present. */
     totalMs: total
       ? { min: Number(total[1]), mean: Number(total[2]), median: Number(total[3]), max: Number(total[4]) }
       : undefined,
+    /** The text ladder (whole ms), keyed by percent: 50, 66, 75, 80, 90, 95, 98, 99, 100. */
     ladderMs,
   };
 }

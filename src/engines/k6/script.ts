@@ -61,18 +61,13 @@ function withLibraryImports(source: string, library: ReadonlyMap<string, string>
   });
 }
 
-/** The script k6 runs, and what to remove once it has. */
-interface StagedScript {
-  path: string;
-  remove(): Promise<void>;
-}
-
 /**
- * The script itself when its imports resolve where it is; else a staged copy that imports the
- * library from proxybench's own folder, in a temporary folder holding links to every other file
- * of the script's folder (its own modules and the files it opens).
+ * The script k6 runs, and what to remove once it has: the script itself when its imports
+ * resolve where it is; else a staged copy that imports the library from proxybench's own
+ * folder, in a temporary folder holding links to every other file of the script's folder (its
+ * own modules and the files it opens).
  */
-export async function stageScript(script: string, library = SCENARIO_LIBRARY): Promise<StagedScript> {
+export async function stageScript(script: string, library = SCENARIO_LIBRARY) {
   const source = await readFile(script, "utf8");
   const imports = await resolveImports(script, source, library);
   if (imports.library.size === 0) return { path: script, remove: () => Promise.resolve() };

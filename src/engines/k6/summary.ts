@@ -37,13 +37,6 @@ const LegacyShape = z.object({
   ),
 });
 
-export interface K6Metrics<T> {
-  format: K6SummaryFormat;
-  /** Present in handleSummary output only. */
-  testRunDurationMs?: number;
-  metrics: T;
-}
-
 /** Which shape a parsed summary has: handleSummary metrics carry `values`. */
 function formatOf(json: unknown): K6SummaryFormat {
   const metrics = (json as { metrics?: unknown } | null)?.metrics;
@@ -63,7 +56,7 @@ export function readK6Metrics<T>(
   json: unknown,
   schema: z.ZodType<T>,
   options: { file: string; nameFormat?: boolean },
-): K6Metrics<T> {
+) {
   const format = formatOf(json);
   const where = options.nameFormat
     ? `${options.file} (k6 ${format === "handleSummary" ? "handleSummary" : "--summary-export"})`
@@ -110,6 +103,7 @@ export function readK6Metrics<T>(
   }
   return {
     format,
+    /** Present in handleSummary output only. */
     ...(testRunDurationMs === undefined ? {} : { testRunDurationMs }),
     metrics: checked.data,
   };
@@ -118,10 +112,7 @@ export function readK6Metrics<T>(
 const NumericMetrics = z.record(z.string(), z.record(z.string(), z.number()));
 
 /** Every metric's values, all numbers: what the engine reads from proxybench's own summaries. */
-export function k6MetricValues(
-  json: unknown,
-  file: string,
-): K6Metrics<Record<string, Record<string, number>>> {
+export function k6MetricValues(json: unknown, file: string) {
   return readK6Metrics(json, NumericMetrics, { file });
 }
 
