@@ -1,6 +1,5 @@
 import { quantileSorted } from "simple-statistics";
-import type { LatencyMs } from "../results/schema.js";
-import type { EngineMeasurement } from "./types.js";
+import type { EngineFigures, EngineMeasurement } from "./types.js";
 
 /** A measurement with nothing measured (the engine failed before producing figures). */
 export function emptyMeasurement(
@@ -46,24 +45,21 @@ export function statusTotals(statusCodes: Record<string, number>): {
 const EXTRA_PERCENTILES = ["75", "99.9"] as const;
 
 /** The latency figures of successful responses from their latencies in ms, sorted ascending. Pure. */
-export function latencyOfSorted(sorted: readonly number[]): {
-  latencyMs: LatencyMs;
-  latencyPercentilesMs: Record<string, number>;
-} {
-  const q = (p: number) => (sorted.length > 0 ? quantileSorted(sorted, p) : 0);
-  const mean = sorted.length > 0 ? sorted.reduce((s, x) => s + x, 0) / sorted.length : 0;
-  const latencyPercentilesMs: Record<string, number> = {};
-  if (sorted.length > 0) for (const p of EXTRA_PERCENTILES) latencyPercentilesMs[p] = q(Number(p) / 100);
+export function latencyOfSorted(
+  sorted: readonly number[],
+): Pick<EngineFigures, "latencyMs" | "latencyPercentilesMs"> {
+  if (sorted.length === 0) return { latencyMs: emptyMeasurement(0).latencyMs, latencyPercentilesMs: {} };
+  const q = (p: number) => quantileSorted(sorted, p);
   return {
     latencyMs: {
-      min: sorted[0] ?? 0,
-      mean,
+      min: sorted[0]!,
+      mean: sorted.reduce((s, x) => s + x, 0) / sorted.length,
       p50: q(0.5),
       p90: q(0.9),
       p95: q(0.95),
       p99: q(0.99),
-      max: sorted.at(-1) ?? 0,
+      max: sorted.at(-1)!,
     },
-    latencyPercentilesMs,
+    latencyPercentilesMs: Object.fromEntries(EXTRA_PERCENTILES.map((p) => [p, q(Number(p) / 100)])),
   };
 }

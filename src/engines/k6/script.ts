@@ -21,14 +21,6 @@ export function relativeImports(source: string): string[] {
   return [...source.matchAll(IMPORT)].map((m) => m[3]!);
 }
 
-/** How the relative imports of a script resolve. */
-interface ScriptImports {
-  /** Imports that resolve nowhere: the spec and the file it names. */
-  missing: Array<{ spec: string; target: string }>;
-  /** Imports missing beside the script that name a file of the library: spec -> that file. */
-  library: Map<string, string>;
-}
-
 /** The library's file that an import such as `../lib/proxybench.js` names, if it has one. */
 async function libraryFile(spec: string, library: string): Promise<string | undefined> {
   const m = /(?:^|\/)lib\/([^/]+)$/.exec(spec);
@@ -37,12 +29,14 @@ async function libraryFile(spec: string, library: string): Promise<string | unde
   return (await exists(file)) ? file : undefined;
 }
 
-export async function resolveImports(
-  script: string,
-  source: string,
-  library = SCENARIO_LIBRARY,
-): Promise<ScriptImports> {
-  const out: ScriptImports = { missing: [], library: new Map() };
+/** How the relative imports of a script resolve. */
+export async function resolveImports(script: string, source: string, library = SCENARIO_LIBRARY) {
+  const out = {
+    /** Imports that resolve nowhere: the spec and the file it names. */
+    missing: [] as Array<{ spec: string; target: string }>,
+    /** Imports missing beside the script that name a file of the library: spec -> that file. */
+    library: new Map<string, string>(),
+  };
   for (const spec of relativeImports(source)) {
     const target = path.resolve(path.dirname(script), spec);
     if (await exists(target)) continue;
