@@ -83,8 +83,6 @@ export class CpuSampler {
   async stop(): Promise<{ process?: number; coresBusy?: number }> {
     clearInterval(this.timer);
     await this.pending;
-    const process = coresUsed(this.samples);
-    const coresBusy = coresUsed(this.coreSamples);
-    return withoutUndefined({ process, coresBusy });
+    return withoutUndefined({ process: coresUsed(this.samples), coresBusy: coresUsed(this.coreSamples) });
   }
 }

@@ -48,10 +48,7 @@ export function normaliseWrkSummary(json: unknown, file: string): WrkFigures {
   const transport = s.errors.connect + s.errors.read + s.errors.write + s.errors.timeout;
   const ok = Math.max(0, s.requests - s.errors.status);
   const ms = (us: number) => (s.requests > 0 ? us / 1000 : 0);
-  const latencyPercentilesMs: Record<string, number> = {};
-  if (s.requests > 0) {
-    for (const [p, us] of Object.entries(s.latency_us.percentiles)) latencyPercentilesMs[p] = us / 1000;
-  }
+  const percentiles = s.requests > 0 ? Object.entries(s.latency_us.percentiles) : [];
   return {
     durationS,
     rps: ok / durationS,
@@ -71,6 +68,6 @@ export function normaliseWrkSummary(json: unknown, file: string): WrkFigures {
       p99: ms(percentile(s, "99", file)),
       max: ms(s.latency_us.max),
     },
-    latencyPercentilesMs,
+    latencyPercentilesMs: Object.fromEntries(percentiles.map(([p, us]) => [p, us / 1000])),
   };
 }
