@@ -49,7 +49,13 @@ export function abTarget(scenario: ScenarioManifest): AbTarget {
   return { method: first.method, path: p, headers: first.headers, body: first.body };
 }
 
-export interface AbArgsInput {
+/**
+ * ab's command line (pure). `-r` keeps ab going on socket errors so they are counted rather
+ * than ending the run; `-q` drops the progress lines; a `fixed-count` load sends
+ * `load.requests`, any other load runs for `durationS` (`-t` first, then `-n`, which `-t`
+ * would otherwise reset to 50000).
+ */
+export function buildAbArgs(input: {
   load: Load;
   durationS: number;
   url: string;
@@ -57,15 +63,7 @@ export interface AbArgsInput {
   csvFile: string;
   /** File holding the request body (ab -p), when the target has one. */
   bodyFile?: string;
-}
-
-/**
- * ab's command line (pure). `-r` keeps ab going on socket errors so they are counted rather
- * than ending the run; `-q` drops the progress lines; a `fixed-count` load sends
- * `load.requests`, any other load runs for `durationS` (`-t` first, then `-n`, which `-t`
- * would otherwise reset to 50000).
- */
-export function buildAbArgs(input: AbArgsInput): string[] {
+}): string[] {
   const { load, target } = input;
   if (!engineRunsLoad("ab", load)) {
     throw new UserError(

@@ -7,7 +7,7 @@ import type { EngineFigures, EngineInvocation, EngineMeasurement } from "./types
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 import { UserError } from "../util/errors.js";
 
-export interface EngineProcessOptions {
+interface EngineProcessOptions {
   command: string;
   args: string[];
   env: Record<string, string>;

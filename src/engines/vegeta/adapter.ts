@@ -3,13 +3,7 @@ import { UserError } from "../../util/errors.js";
 import { runCommand } from "../../util/processes.js";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import {
-  engineProcessErrors,
-  freshRunFiles,
-  runEngineProcess,
-  runFields,
-  type EngineProcessOptions,
-} from "../process.js";
+import { engineProcessErrors, freshRunFiles, runEngineProcess, runFields } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import {
   buildVegetaAttackArgs,
@@ -47,7 +41,7 @@ export class VegetaEngine implements EngineAdapter {
       log: "vegeta.log",
     });
     await writeFile(file("targets"), buildVegetaTargets(inv));
-    const run: EngineProcessOptions = {
+    const run: Parameters<typeof runEngineProcess>[2] = {
       command: vegeta,
       args: buildVegetaAttackArgs({ inv, targetsFile: file("targets"), resultsFile: file("results") }),
       env: inv.cpus.length > 0 ? { GOMAXPROCS: String(inv.cpus.length) } : {},
