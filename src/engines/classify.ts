@@ -3,7 +3,7 @@ import { isNon2xx } from "./measurement.js";
 import type { Classification, EngineMeasurement } from "./types.js";
 
 /** Share of its cores above which a load generator is taken as saturated. */
-export const LOADGEN_SATURATION = 0.9;
+const LOADGEN_SATURATION = 0.9;
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

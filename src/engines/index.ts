@@ -11,7 +11,7 @@ import { VegetaEngine } from "./vegeta/adapter.js";
 import { WrkEngine } from "./wrk/adapter.js";
 
 export type * from "./types.js";
-export { classifyRepetition, LOADGEN_SATURATION } from "./classify.js";
+export { classifyRepetition } from "./classify.js";
 export { expandRequests, type ExpandedRequest } from "./requests.js";
 
 /**

@@ -21,16 +21,13 @@ export const VegetaResult = z.object({
 });
 export type VegetaResult = z.infer<typeof VegetaResult>;
 
-/** A response as the scenario's check sees it. */
-interface CheckedResponse {
+/** What is wrong with one 2xx response, as the scenario's check sees it (empty: correct). */
+type ResponseCheck = (response: {
   status: number;
   method: string;
   headers: Record<string, string[]>;
   body: Buffer;
-}
-
-/** What is wrong with one 2xx response (empty: correct). */
-export type ResponseCheck = (response: CheckedResponse) => string[];
+}) => string[];
 
 /** The scenario's check (status, content type, body, headers, what the upstream saw), as the probe applies it. */
 export function scenarioCheck(scenario: ScenarioManifest): ResponseCheck {
