@@ -121,10 +121,7 @@ export function parseAbOutput(text: string) {
   const breakdown = /\(Connect: (\d+), Receive: (\d+), Length: (\d+), Exceptions: (\d+)\)/.exec(text);
   const perRequest = [...text.matchAll(/^Time per request:\s+([0-9.]+) \[ms\] \(mean(, across[^)]*)?\)/gm)];
   const total = /^Total:\s+(\d+)\s+(\d+)\s+[0-9.]+\s+(\d+)\s+(\d+)/m.exec(text);
-  const ladderMs: Record<string, number> = {};
-  for (const m of text.matchAll(/^\s*(\d+)%\s+(\d+)/gm)) {
-    if (m[1] !== undefined && m[2] !== undefined) ladderMs[m[1]] = Number(m[2]);
-  }
+  const ladder = [...text.matchAll(/^\s*(\d+)%\s+(\d+)/gm)].map((m) => [m[1]!, Number(m[2])] as const);
   const server = /^Server Software:[ \t]*(.*)$/m.exec(text)?.[1]?.trim();
   return {
     serverSoftware: server ? server : undefined,
@@ -156,7 +153,7 @@ export function parseAbOutput(text: string) {
       ? { min: Number(total[1]), mean: Number(total[2]), median: Number(total[3]), max: Number(total[4]) }
       : undefined,
     /** The text ladder (whole ms), keyed by percent: 50, 66, 75, 80, 90, 95, 98, 99, 100. */
-    ladderMs,
+    ladderMs: Object.fromEntries(ladder),
   };
 }
 
