@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { formatSchemaError, UserError } from "../util/errors.js";
-import { PROJECT_ROOT } from "../util/paths.js";
+import { isDirectory, PROJECT_ROOT } from "../util/paths.js";
 import { ProxyManifest, ScenarioManifest } from "./schema.js";
 import { unknownPlaceholders } from "./template.js";
 
@@ -64,8 +64,7 @@ async function loadKind(
   const roots: Array<{ root: string; builtIn: boolean }> = [{ root: builtin, builtIn: true }];
   for (const dir of userDirs) {
     const root = path.resolve(dir);
-    const info = await stat(root).catch(() => undefined);
-    if (!info?.isDirectory()) {
+    if (!(await isDirectory(root))) {
       throw new UserError(`--${kind === "proxy" ? "proxies" : "scenarios"}-dir ${dir}: not a directory`);
     }
     roots.push({ root, builtIn: false });
