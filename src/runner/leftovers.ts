@@ -33,11 +33,7 @@ interface PidFile {
   cpus: number[];
 }
 
-interface OwnerFile {
-  pid: number;
-  startTicks?: number;
-  bootId: string;
-}
+type OwnerFile = Pick<PidFile, "startTicks" | "bootId"> & { pid: number };
 
 /** A process group an earlier run left running. */
 export interface Leftover {
