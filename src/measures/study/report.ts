@@ -349,12 +349,6 @@ function renderAbTable(group: StudyGroup): string {
   return renderRowsTable(group, "", rows);
 }
 
-function renderStudyTable(layout: StudyLayout, group: StudyGroup): string {
-  // go-bench: the go test lines come first (renderGoBenchSection); each scenario's table is k6's.
-  if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
-  return renderAbTable(group);
-}
-
 /** A load in words; a fixed-count load runs until its requests are done, so no duration. */
 export function describeStudyLoad(load: Load): string {
   if (load.model !== "fixed-count") return describeLoad(load);
@@ -372,12 +366,13 @@ interface StudyTableInput {
 
 /** A scenario's table in the study's layout; crank compare's with the line on its changes' noise. */
 function studyTable(layout: StudyLayout, group: StudyGroup, where: StudyTableInput) {
-  if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
-  const { baseline, cells, steal } = where;
-  const { family, differences, changes } = crankChanges(group, baseline, cells, steal);
-  const table = renderCrankCompareTable(group, baseline, changes);
+  // go-bench: the go test lines come first (renderGoBenchSection); each scenario's table is k6's.
+  if (layout === "k6-summary" || layout === "go-bench")
+    return { table: renderK6SummaryTable(group), notes: [] };
+  if (layout !== "crank-compare") return { table: renderAbTable(group), notes: [] };
+  const { family, differences, changes } = crankChanges(group, where.baseline, where.cells, where.steal);
   return {
-    table,
+    table: renderCrankCompareTable(group, where.baseline, changes),
     notes:
       changes.size > 0
         ? [
@@ -392,12 +387,11 @@ function studyTable(layout: StudyLayout, group: StudyGroup, where: StudyTableInp
 
 /** One scenario's section: its heading, loads, table and notes. */
 function renderGroup(
-  study: StudyReportInput["study"],
+  study: StudyManifest,
   group: StudyGroup,
   where: StudyTableInput,
   level: number,
 ): string[] {
-  const { baseline } = where;
   const parts = [heading(level, escapeMarkdown(group.scenario))];
   const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
   if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
@@ -415,8 +409,8 @@ function renderGroup(
     notes.unshift(`Values are medians over ${plural(n!, "repetition")}.`);
   }
   if (study.layout === "crank-compare") {
-    const base = group.columns.filter((c) => c.proxy === baseline);
-    if (base.some((c) => c.values === undefined)) {
+    const { baseline } = where;
+    if (group.columns.some((c) => c.proxy === baseline && c.values === undefined)) {
       notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
     }
   }
