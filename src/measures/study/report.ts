@@ -180,9 +180,12 @@ function renderColumnNotes(columns: StudyColumn[]): string[] {
   return lines;
 }
 
+/** A row of a metric-per-row table: its label, and its figure of a column's values. */
+type StudyRow = [string, (v: StudyValues) => string];
+
 /** The k6 end-of-test summary of the YARP study, one column per load level and proxy. */
 function renderK6SummaryTable(group: StudyGroup): string {
-  const rows: Array<[string, (v: StudyValues) => string]> = [
+  const rows: StudyRow[] = [
     ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
     ["min", (v) => formatK6Duration(v.latencyMs.min)],
     ["med", (v) => formatK6Duration(v.latencyMs.p50)],
@@ -201,11 +204,7 @@ function renderK6SummaryTable(group: StudyGroup): string {
 }
 
 /** A row per metric, a column per proxy and load: its value, or its status when it has none. */
-function renderRowsTable(
-  group: StudyGroup,
-  corner: string,
-  rows: Array<[string, (v: StudyValues) => string]>,
-) {
+function renderRowsTable(group: StudyGroup, corner: string, rows: StudyRow[]) {
   const withLoad = group.loads.length > 1;
   const header = [corner, ...group.columns.map((c) => columnHeader(c, withLoad))];
   const body = rows.map(([label, format]) => [
@@ -329,7 +328,7 @@ function renderCrankCompareTable(
 /** ab's figures of the Ocelot study: req/s, time per request, the percentile ladder. */
 function renderAbTable(group: StudyGroup): string {
   const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
-  const rows: Array<[string, (v: StudyValues) => string]> = [
+  const rows: StudyRow[] = [
     ["Requests per second", (v) => formatRps(v.rps)],
     ["Time per request (ms, mean)", (v) => formatMs(v.latencyMs.mean)],
     [
@@ -338,7 +337,7 @@ function renderAbTable(group: StudyGroup): string {
     ],
     ["Complete requests", (v) => formatCount(v.requests)],
     ["Failed or non-2xx requests", (v) => formatCount(v.badResponses)],
-    ...ladder.map((p): [string, (v: StudyValues) => string] => [
+    ...ladder.map((p): StudyRow => [
       p === "100" ? "100% (longest request, ms)" : `${p}% (ms)`,
       (v) => {
         const value = v.percentilesMs[p] ?? (p === "100" ? v.latencyMs.max : undefined);
