@@ -19,7 +19,15 @@ import { renderCountedComparisonHtml } from "../measures/counted/compare-html.js
 import { renderCountedComparison } from "../measures/counted/compare-markdown.js";
 import { DEFAULT_SPREAD_FACTOR } from "../measures/counted/verdict.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
-import { judging, option, outAlias, ownFlag, withDefault, withOutFile, type FlagValues } from "./options.js";
+import {
+  addFlags,
+  judging,
+  outAlias,
+  ownFlag,
+  withDefault,
+  withOutFile,
+  type FlagValues,
+} from "./options.js";
 
 const COMPARE_FORMATS = ["markdown", "json"] as const;
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
@@ -188,7 +196,7 @@ export async function runCountedCompare(
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command("compare")
     .description(
       "Head against base, per cell and metric: change, interval, p-value, verdict. A RUN_DIR holding variants (--variant), or the shards of one (--shard): paired by round; two runs: unpaired.",
@@ -196,49 +204,40 @@ export function register(program: Command): void {
     .argument(
       "<dirs...>",
       "RUN_DIR of a variant run (or one per shard), or BASE_DIR HEAD_DIR (results directories or results.json)",
-    )
-    .addOption(
-      withDefault(
-        new Option("--base <variant>", "of a variant run: the baseline variant"),
-        "base, else the first",
-      ),
-    )
-    .addOption(
-      withDefault(
-        new Option("--head <variant>", "of a variant run: the candidate variant"),
-        "head, else the second",
-      ),
-    )
-    .addOption(option("threshold"))
-    .addOption(option("alpha"))
-    .addOption(option("failOnRegression"))
-    .option(
+    );
+  addFlags(command, [
+    withDefault(
+      new Option("--base <variant>", "of a variant run: the baseline variant"),
+      "base, else the first",
+    ),
+    withDefault(
+      new Option("--head <variant>", "of a variant run: the candidate variant"),
+      "head, else the second",
+    ),
+    "threshold",
+    "alpha",
+    "failOnRegression",
+    new Option(
       "--history <data.js>",
       "two runs: a gh-pages data.js of past runs of the same cells (proxybench publish), the spread between runs that a verdict needs",
-    )
-    .addOption(
-      ownFlag(
-        "format",
-        "output format; html for counted runs only: every changed function as an icicle chart",
-      )
-        .choices(COUNTED_FORMATS)
-        .default("markdown"),
-    )
-    .addOption(option("outFile"))
-    .addOption(outAlias())
-    .addOption(option("floor"))
-    .addOption(
-      withDefault(
-        new Option("--spread-factor <k>", "counted runs: a change must exceed k x the repetitions' spread"),
-        `${DEFAULT_SPREAD_FACTOR}`,
-      ),
-    )
-    .action(async (dirs: string[], flags: RawOptions & { outFile?: string }) => {
-      const options = withOutFile(flags);
-      if ((dirs.length === 1 || dirs.length === 2) && (await isInstructionsRun(dirs[0] as string))) {
-        process.exitCode = await runCountedCompare(dirs as [string] | [string, string], options);
-        return;
-      }
-      process.exitCode = await runCompare(compareSettings(dirs, options));
-    });
+    ),
+    ownFlag("format", "output format; html for counted runs only: every changed function as an icicle chart")
+      .choices(COUNTED_FORMATS)
+      .default("markdown"),
+    "outFile",
+    outAlias(),
+    "floor",
+    withDefault(
+      new Option("--spread-factor <k>", "counted runs: a change must exceed k x the repetitions' spread"),
+      `${DEFAULT_SPREAD_FACTOR}`,
+    ),
+  ]);
+  command.action(async (dirs: string[], flags: RawOptions & { outFile?: string }) => {
+    const options = withOutFile(flags);
+    if ((dirs.length === 1 || dirs.length === 2) && (await isInstructionsRun(dirs[0] as string))) {
+      process.exitCode = await runCountedCompare(dirs as [string] | [string, string], options);
+      return;
+    }
+    process.exitCode = await runCompare(compareSettings(dirs, options));
+  });
 }

@@ -26,10 +26,7 @@ export function register(program: Command): void {
       scenarios: flags.scenarios ?? ["passthrough"],
       ...(flags.maxP99 === undefined ? {} : { maxP99Ms: flags.maxP99 }),
     };
-    if (flags.dryRun) {
-      await dryRunMaxRate(request);
-      return;
-    }
+    if (flags.dryRun) return dryRunMaxRate(request);
     const outcomes = await findMaxRates(request);
     // A search that found no rate at all is not a measurement.
     process.exitCode = outcomes.every((o) => o.result.rate !== undefined) ? 0 : 1;

@@ -429,15 +429,6 @@ export function repetitionsOrAuto(defaultText: string): Option {
   ).argParser(parseRepetitions);
 }
 
-/** The rounds asked for: `-r auto`, with --budget and --target. */
-function roundsRequest(flags: MeasureFlags): Pick<RunRequest, "autoRounds" | "budgetMinutes" | "targetPct"> {
-  return withoutUndefined({
-    autoRounds: flags.repetitions === "auto" ? true : undefined,
-    budgetMinutes: flags.budget,
-    targetPct: flags.target,
-  });
-}
-
 /**
  * `proxybench run`'s request: a new variant run that names no repetitions takes `-r auto` within
  * bench.yml's budget, so that it can reach a verdict.
@@ -456,7 +447,10 @@ export function toRequest(flags: MeasureFlags): RunRequest {
     scenarios: flags.scenarios,
     engine: flags.engine,
     repetitions: flags.repetitions === "auto" ? undefined : flags.repetitions,
-    ...roundsRequest(flags),
+    // The rounds asked for: `-r auto`, with --budget and --target.
+    autoRounds: flags.repetitions === "auto" ? true : undefined,
+    budgetMinutes: flags.budget,
+    targetPct: flags.target,
     durationS: flags.duration,
     warmupS: flags.warmup,
     loads: flags.load,

@@ -79,10 +79,7 @@ async function runCommand(flags: MeasureFlags, command: Command): Promise<void> 
       code: "commander.unknownOption",
     });
   }
-  if (flags.dryRun) {
-    await dryRunBenchmark(runRequest(flags), { engines });
-    return;
-  }
+  if (flags.dryRun) return dryRunBenchmark(runRequest(flags), { engines });
   const outcome = await runBenchmark(runRequest(flags), {
     engines,
     renderReport: (results) => renderMarkdownReport(results),

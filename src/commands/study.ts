@@ -29,10 +29,7 @@ export function register(program: Command): void {
     ["out", "results/<YYYYMMDD-HHMMSS>; extensibility: results/extensibility-<YYYYMMDD-HHMMSS>"],
   ]);
   command.action(async (name: string, flags: MeasureFlags) => {
-    if (flags.dryRun) {
-      await dryRunStudy(name, studyOverrides(flags));
-      return;
-    }
+    if (flags.dryRun) return dryRunStudy(name, studyOverrides(flags));
     const outcome = await runStudy(name, studyOverrides(flags), { engines });
     process.exitCode = outcome.exitCode;
   });

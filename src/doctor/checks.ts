@@ -1,4 +1,5 @@
-import { access, readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import os from "node:os";
 import type { EngineAdapter } from "../engines/types.js";
 import type { ManifestSet } from "../manifests/load.js";
@@ -50,8 +51,7 @@ export function checkGovernor(governor: string | undefined): Check {
 
 /** irqbalance moves interrupts onto the pinned cores mid-run; SMT shares a core's units. */
 export function checkTuning(tuning: Tuning): Check[] {
-  const checks: Check[] = [];
-  checks.push(
+  return [
     tuning.irqbalance
       ? {
           name: "irqbalance",
@@ -60,8 +60,6 @@ export function checkTuning(tuning: Tuning): Check[] {
           fix: "sudo systemctl stop irqbalance for the benchmark (and pin the NIC's IRQs away from the proxy's cores)",
         }
       : { name: "irqbalance", level: "ok", detail: tuning.irqbalance === false ? "not running" : "unknown" },
-  );
-  checks.push(
     tuning.smt === "on"
       ? {
           name: "SMT",
@@ -70,8 +68,7 @@ export function checkTuning(tuning: Tuning): Check[] {
           fix: "pin to cores of different physical cores (lscpu -e), or echo off | sudo tee /sys/devices/system/cpu/smt/control",
         }
       : { name: "SMT", level: "ok", detail: tuning.smt ?? "unknown" },
-  );
-  return checks;
+  ];
 }
 
 export function checkNofile(soft: number | undefined): Check {
@@ -174,17 +171,9 @@ export function checkLeftovers(leftovers: readonly Leftover[]): Check {
 }
 
 async function upstreamCheck(): Promise<Check> {
-  const built = await access(UPSTREAM_BIN).then(
-    () => true,
-    () => false,
-  );
-  if (built) return { name: "upstream", level: "ok", detail: UPSTREAM_BIN };
+  if (existsSync(UPSTREAM_BIN)) return { name: "upstream", level: "ok", detail: UPSTREAM_BIN };
   const go = (await findExecutable("go")) ?? (await findExecutable("/usr/local/go/bin/go"));
-  const sources = await access(`${UPSTREAM_SRC}/go.mod`).then(
-    () => true,
-    () => false,
-  );
-  if (go && sources)
+  if (go && existsSync(`${UPSTREAM_SRC}/go.mod`))
     return { name: "upstream", level: "ok", detail: "not built yet; the first run builds it with Go" };
   return {
     name: "upstream",

@@ -1,4 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
+import type { Environment } from "../results/schema.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /**
@@ -7,16 +8,7 @@ import { withoutUndefined } from "../util/objects.js";
  * where interrupts go. Each one moves wall-clock figures between runs, so it is recorded with
  * the run and checked by `proxybench doctor`.
  */
-export interface Tuning {
-  /** /sys/devices/system/cpu/smt/control: on, off, forceoff, notsupported, notimplemented. */
-  smt?: string;
-  /** Frequency boost (turbo): intel_pstate's no_turbo inverted, or cpufreq's boost. */
-  boost?: "on" | "off";
-  /** Whether irqbalance runs: it moves interrupts onto pinned cores during a run. */
-  irqbalance?: boolean;
-  /** /proc/irq/default_smp_affinity as a list of cores ("0-1"): where new interrupts may go. */
-  irqDefaultCores?: string;
-}
+export type Tuning = NonNullable<Environment["tuning"]>;
 
 const SYS_CPU = "/sys/devices/system/cpu";
 

@@ -1,9 +1,10 @@
-import { access, readdir, readFile, stat } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { formatSchemaError, UserError } from "../util/errors.js";
-import { PROJECT_ROOT } from "../util/paths.js";
+import { isDirectory, PROJECT_ROOT } from "../util/paths.js";
 import { ProxyManifest, ScenarioManifest } from "./schema.js";
 import { unknownPlaceholders } from "./template.js";
 
@@ -63,8 +64,7 @@ async function loadKind(
   const roots: Array<{ root: string; builtIn: boolean }> = [{ root: builtin, builtIn: true }];
   for (const dir of userDirs) {
     const root = path.resolve(dir);
-    const info = await stat(root).catch(() => undefined);
-    if (!info?.isDirectory()) {
+    if (!(await isDirectory(root))) {
       throw new UserError(`--${kind === "proxy" ? "proxies" : "scenarios"}-dir ${dir}: not a directory`);
     }
     roots.push({ root, builtIn: false });
@@ -99,7 +99,7 @@ export async function loadEachFolder<T extends { manifest: { name: string } }>(
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (!entry.isDirectory()) continue;
     const file = path.join(root, entry.name, fileName);
-    if (!(await exists(file))) continue;
+    if (!existsSync(file)) continue;
     try {
       const loaded = await load(file);
       out.set(loaded.manifest.name, loaded);
@@ -131,17 +131,9 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
     ...protocolConfigProblems(manifest, (field) => at(field)),
   ];
   const templates = [
-    ...RUN_SECTIONS.flatMap((section) =>
-      (manifest[section]?.configs ?? []).map((c, i) => ({
-        field: `${section}.configs[${i}].template`,
-        t: c.template,
-      })),
-    ),
+    ...RUN_SECTIONS.flatMap((section) => configTemplates(section, manifest[section]?.configs)),
     ...Object.entries(manifest.protocols).flatMap(([protocol, support]) =>
-      (support?.configs ?? []).map((c, i) => ({
-        field: `protocols.${protocol}.configs[${i}].template`,
-        t: c.template,
-      })),
+      configTemplates(`protocols.${protocol}`, support?.configs),
     ),
     ...extensionTemplates(manifest),
   ];
@@ -149,7 +141,7 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
   const checked = new Set<string>();
   for (const { field, t } of templates) {
     const templateFile = path.resolve(dir, t);
-    if (!(await exists(templateFile))) {
+    if (!existsSync(templateFile)) {
       problems.push(
         `${at(
           field
@@ -168,22 +160,26 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
   return { manifest, dir, file, builtIn };
 }
 
+/** The templates of a section's configs, with the field that names each (`<section>.configs[i].template`). */
+function configTemplates(
+  section: string,
+  configs: ReadonlyArray<{ template: string }> = [],
+): Array<{ field: string; t: string }> {
+  return configs.map((c, i) => ({ field: `${section}.configs[${i}].template`, t: c.template }));
+}
+
 /** The templates of the extensibility study's extension points, with the field that names each. */
 function extensionTemplates(manifest: ProxyManifest): Array<{ field: string; t: string }> {
-  const out: Array<{ field: string; t: string }> = [];
-  for (const [kind, ext] of Object.entries(manifest.extensions ?? {})) {
-    if (!ext) continue;
-    ext.configs.forEach((c, i) =>
-      out.push({ field: `extensions.${kind}.configs[${i}].template`, t: c.template }),
-    );
-    for (const [test, point] of Object.entries(ext.tests)) {
-      if (!("configs" in point)) continue;
-      point.configs.forEach((c, i) =>
-        out.push({ field: `extensions.${kind}.tests.${test}.configs[${i}].template`, t: c.template }),
-      );
-    }
-  }
-  return out;
+  return Object.entries(manifest.extensions ?? {}).flatMap(([kind, ext]) =>
+    ext
+      ? [
+          ...configTemplates(`extensions.${kind}`, ext.configs),
+          ...Object.entries(ext.tests).flatMap(([test, point]) =>
+            "configs" in point ? configTemplates(`extensions.${kind}.tests.${test}`, point.configs) : [],
+          ),
+        ]
+      : [],
+  );
 }
 
 export async function loadScenarioFile(file: string, builtIn = false): Promise<LoadedScenario> {
@@ -192,10 +188,10 @@ export async function loadScenarioFile(file: string, builtIn = false): Promise<L
   const dir = path.dirname(file);
   const at = fieldLines(text, file);
   const problems = checkFolderName(manifest.name, dir, at(["name"]));
-  if (manifest.engine === "k6" && !(await exists(path.resolve(dir, manifest.script)))) {
+  if (manifest.engine === "k6" && !existsSync(path.resolve(dir, manifest.script))) {
     problems.push(`${at(["script"])}: script: ${manifest.script} not found in ${dir}`);
   }
-  if (manifest.protoset !== undefined && !(await exists(path.resolve(dir, manifest.protoset)))) {
+  if (manifest.protoset !== undefined && !existsSync(path.resolve(dir, manifest.protoset))) {
     problems.push(`${at(["protoset"])}: protoset: ${manifest.protoset} not found in ${dir}`);
   }
   const labels = manifest.loads.map((l) => l.label);
@@ -333,14 +329,5 @@ async function readText(file: string): Promise<string> {
     return await readFile(file, "utf8");
   } catch (err) {
     throw new UserError(`${file}: cannot read (${(err as Error).message})`);
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
   }
 }

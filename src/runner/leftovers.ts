@@ -33,11 +33,7 @@ interface PidFile {
   cpus: number[];
 }
 
-interface OwnerFile {
-  pid: number;
-  startTicks?: number;
-  bootId: string;
-}
+type OwnerFile = Pick<PidFile, "startTicks" | "bootId"> & { pid: number };
 
 /** A process group an earlier run left running. */
 export interface Leftover {
@@ -67,6 +63,15 @@ function readText(file: string): string | undefined {
     return readFileSync(file, "utf8");
   } catch {
     return undefined;
+  }
+}
+
+/** The names in a folder; none when it cannot be read (it does not exist yet). */
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
@@ -105,12 +110,7 @@ function liveOwner(dir: string, table: readonly ProcStat[]): number | undefined 
 /** The groups `dir`'s earlier runs left running; pid files of groups that ended are removed. */
 function leftoversIn(dir: string, table: readonly ProcStat[]): Leftover[] {
   const folder = path.join(dir, PIDS);
-  let names: string[];
-  try {
-    names = readdirSync(folder).filter((n) => n !== OWNER && n.endsWith(".json"));
-  } catch {
-    return [];
-  }
+  const names = listDir(folder).filter((n) => n !== OWNER && n.endsWith(".json"));
   const found: Leftover[] = [];
   for (const name of names) {
     const record = readJson<PidFile>(path.join(folder, name));
@@ -134,13 +134,9 @@ function registryEntry(dir: string): string {
 }
 
 function registeredDirs(): string[] {
-  try {
-    return readdirSync(registryDir())
-      .map((n) => readText(path.join(registryDir(), n)))
-      .filter((d): d is string => d !== undefined && d.length > 0);
-  } catch {
-    return [];
-  }
+  return listDir(registryDir())
+    .map((n) => readText(path.join(registryDir(), n)))
+    .filter((d): d is string => d !== undefined && d.length > 0);
 }
 
 /**
@@ -229,13 +225,7 @@ export async function openRunLedger(
 
 /** results.json.tmp-PID files that a run killed while writing left beside results.json. */
 function removeTemporaries(dir: string): void {
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of listDir(dir)) {
     if (name.startsWith(`${RESULTS_FILE}.tmp-`)) rmSync(path.join(dir, name), { force: true });
   }
 }

@@ -38,13 +38,11 @@ export async function findExecutable(name: string): Promise<string | undefined> 
   return undefined;
 }
 
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+function isExecutable(file: string): Promise<boolean> {
+  return access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The size of a file in bytes; 0 when it does not exist. */

@@ -192,17 +192,12 @@ export async function startProcess(options: StartOptions): Promise<ManagedProces
     throw new Error(`cannot start ${options.name} (${options.command}): not found or not executable`);
   }
   const [command, args] = diesWithParent(...pinnedCommand(options.command, options.args, options.cpus));
-  let stdio: ["ignore", "pipe" | number, "pipe" | number] = ["ignore", "pipe", "pipe"];
-  let log: ReturnType<typeof createWriteStream> | undefined;
-  if (options.logFile) {
-    log = createWriteStream(options.logFile, { flags: "a" });
-    await once(log, "open");
-    stdio = ["ignore", "pipe", "pipe"];
-  }
+  const log = options.logFile ? createWriteStream(options.logFile, { flags: "a" }) : undefined;
+  if (log) await once(log, "open");
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
-    stdio,
+    stdio: ["ignore", "pipe", "pipe"],
     detached: true, // own process group: stop() reaches every child it forks
   });
   if (log) {
@@ -257,8 +252,7 @@ function hold(managed: ManagedProcess, pgid: number, options: StartOptions): voi
 /** When a process started, in clock ticks after boot (field 22 of /proc/PID/stat); undefined when gone. */
 export function processStartTicks(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    const ticks = Number(statFields(readFileSync(`/proc/${pid}/stat`, "utf8"))[19]);
     return Number.isFinite(ticks) ? ticks : undefined;
   } catch {
     return undefined;
@@ -322,14 +316,17 @@ export function onInterrupt(onSignal: (signal: NodeJS.Signals) => Promise<void> 
 /** utime + stime of a process and its reaped children, in seconds (Linux /proc). */
 export async function processCpuSeconds(pid: number): Promise<number | undefined> {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name, which is in parentheses and may contain spaces.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = statFields(await readFile(`/proc/${pid}/stat`, "utf8"));
     const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
     return ticks / CLOCK_TICKS;
   } catch {
     return undefined;
   }
+}
+
+/** The fields of a /proc/PID/stat after the command name, which is in parentheses and may contain spaces. */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
 /** sysconf(_SC_CLK_TCK): 100 on every Linux that Node supports. */

@@ -181,12 +181,7 @@ async function readDump(
   job: MeasureJob,
   outFile: string,
   requests: number,
-): Promise<
-  Pick<
-    Outcome,
-    "status" | "reasons" | "events" | "instructionsPerRequest" | "cyclesPerRequest" | "callgrindFile"
-  >
-> {
+): Promise<Omit<Outcome, "requests" | "failures" | "statusCodes" | "wallS">> {
   const dumps = (await readdir(path.dirname(outFile))).filter((f) =>
     f.startsWith(`${path.basename(outFile)}.`),
   );

@@ -1,6 +1,5 @@
 import path from "node:path";
 import { getEngine } from "../../engines/index.js";
-import type { EngineAdapter } from "../../engines/types.js";
 import type { Settings } from "../../results/schema.js";
 import { Interrupted } from "../../runner/cell.js";
 import type { ActiveCell, CellContext } from "../../runner/context.js";
@@ -124,7 +123,6 @@ function searchFile(proxy: string, block: Block): string {
 interface Searches {
   req: MaxRateRequest;
   ctx: CellContext;
-  engine: EngineAdapter;
   stdout: Out;
   stderr: Out;
   outcomes: ProxyMaxRateOutcome[];
@@ -185,7 +183,6 @@ function prepareSearches(
       results: { environment: {} },
       ...session,
     },
-    engine: getEngine("k6"),
     stdout: deps.stdout ?? process.stdout,
     stderr,
     outcomes,
@@ -226,7 +223,7 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
   const dir = path.dirname(file);
   const maxP99Ms = s.req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
   const result = await findMaxRate({
-    engine: s.engine,
+    engine: getEngine("k6"),
     scenario: block.scenario.manifest,
     scenarioDir: block.scenario.dir,
     baseUrl: a.baseUrl,
@@ -261,11 +258,10 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
 
 /** The outcome as terminal text: the rate, the bound, then every step. */
 function formatProxyMaxRate(o: ProxyMaxRateOutcome): string {
-  const unit = "iterations/s";
   return [
     `${o.proxy}${o.proxyVersion ? ` ${o.proxyVersion}` : ""} on ${o.scenario}: p99 <= ${o.maxP99Ms} ms, no error, ` +
       `load generator not the limit, ${o.stepDurationS} s per step`,
-    formatMaxRate(o.result, unit),
+    formatMaxRate(o.result, "iterations/s"),
     `details: ${o.file}`,
   ].join("\n");
 }

@@ -180,9 +180,12 @@ function renderColumnNotes(columns: StudyColumn[]): string[] {
   return lines;
 }
 
+/** A row of a metric-per-row table: its label, and its figure of a column's values. */
+type StudyRow = [string, (v: StudyValues) => string];
+
 /** The k6 end-of-test summary of the YARP study, one column per load level and proxy. */
 function renderK6SummaryTable(group: StudyGroup): string {
-  const rows: Array<[string, (v: StudyValues) => string]> = [
+  const rows: StudyRow[] = [
     ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
     ["min", (v) => formatK6Duration(v.latencyMs.min)],
     ["med", (v) => formatK6Duration(v.latencyMs.p50)],
@@ -201,11 +204,7 @@ function renderK6SummaryTable(group: StudyGroup): string {
 }
 
 /** A row per metric, a column per proxy and load: its value, or its status when it has none. */
-function renderRowsTable(
-  group: StudyGroup,
-  corner: string,
-  rows: Array<[string, (v: StudyValues) => string]>,
-) {
+function renderRowsTable(group: StudyGroup, corner: string, rows: StudyRow[]) {
   const withLoad = group.loads.length > 1;
   const header = [corner, ...group.columns.map((c) => columnHeader(c, withLoad))];
   const body = rows.map(([label, format]) => [
@@ -329,7 +328,7 @@ function renderCrankCompareTable(
 /** ab's figures of the Ocelot study: req/s, time per request, the percentile ladder. */
 function renderAbTable(group: StudyGroup): string {
   const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
-  const rows: Array<[string, (v: StudyValues) => string]> = [
+  const rows: StudyRow[] = [
     ["Requests per second", (v) => formatRps(v.rps)],
     ["Time per request (ms, mean)", (v) => formatMs(v.latencyMs.mean)],
     [
@@ -338,7 +337,7 @@ function renderAbTable(group: StudyGroup): string {
     ],
     ["Complete requests", (v) => formatCount(v.requests)],
     ["Failed or non-2xx requests", (v) => formatCount(v.badResponses)],
-    ...ladder.map((p): [string, (v: StudyValues) => string] => [
+    ...ladder.map((p): StudyRow => [
       p === "100" ? "100% (longest request, ms)" : `${p}% (ms)`,
       (v) => {
         const value = v.percentilesMs[p] ?? (p === "100" ? v.latencyMs.max : undefined);
@@ -347,12 +346,6 @@ function renderAbTable(group: StudyGroup): string {
     ]),
   ];
   return renderRowsTable(group, "", rows);
-}
-
-function renderStudyTable(layout: StudyLayout, group: StudyGroup): string {
-  // go-bench: the go test lines come first (renderGoBenchSection); each scenario's table is k6's.
-  if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
-  return renderAbTable(group);
 }
 
 /** A load in words; a fixed-count load runs until its requests are done, so no duration. */
@@ -372,12 +365,13 @@ interface StudyTableInput {
 
 /** A scenario's table in the study's layout; crank compare's with the line on its changes' noise. */
 function studyTable(layout: StudyLayout, group: StudyGroup, where: StudyTableInput) {
-  if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
-  const { baseline, cells, steal } = where;
-  const { family, differences, changes } = crankChanges(group, baseline, cells, steal);
-  const table = renderCrankCompareTable(group, baseline, changes);
+  // go-bench: the go test lines come first (renderGoBenchSection); each scenario's table is k6's.
+  if (layout === "k6-summary" || layout === "go-bench")
+    return { table: renderK6SummaryTable(group), notes: [] };
+  if (layout !== "crank-compare") return { table: renderAbTable(group), notes: [] };
+  const { family, differences, changes } = crankChanges(group, where.baseline, where.cells, where.steal);
   return {
-    table,
+    table: renderCrankCompareTable(group, where.baseline, changes),
     notes:
       changes.size > 0
         ? [
@@ -392,12 +386,11 @@ function studyTable(layout: StudyLayout, group: StudyGroup, where: StudyTableInp
 
 /** One scenario's section: its heading, loads, table and notes. */
 function renderGroup(
-  study: StudyReportInput["study"],
+  study: StudyManifest,
   group: StudyGroup,
   where: StudyTableInput,
   level: number,
 ): string[] {
-  const { baseline } = where;
   const parts = [heading(level, escapeMarkdown(group.scenario))];
   const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
   if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
@@ -415,8 +408,8 @@ function renderGroup(
     notes.unshift(`Values are medians over ${plural(n!, "repetition")}.`);
   }
   if (study.layout === "crank-compare") {
-    const base = group.columns.filter((c) => c.proxy === baseline);
-    if (base.some((c) => c.values === undefined)) {
+    const { baseline } = where;
+    if (group.columns.some((c) => c.proxy === baseline && c.values === undefined)) {
       notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
     }
   }

@@ -48,14 +48,11 @@ export async function startCostSpan(proc: RunningProcess | undefined): Promise<C
   const first = await read(proc, true);
   if (first === undefined) return undefined;
   const previous = lastEnd.get(proc);
-  if (previous !== undefined && (first.at - previous.at) / 1000 >= IDLE_MIN_S) {
-    const idleCores = coresBetween(previous, first);
-    return { start: first, ...(idleCores !== undefined ? { idleCores } : {}) };
-  }
-  await sleep(IDLE_PROBE_S * 1000);
-  const start = await read(proc, false);
+  const longGap = previous !== undefined && (first.at - previous.at) / 1000 >= IDLE_MIN_S;
+  if (!longGap) await sleep(IDLE_PROBE_S * 1000);
+  const start = longGap ? first : await read(proc, false);
   if (start === undefined) return undefined;
-  const idleCores = coresBetween(first, start);
+  const idleCores = coresBetween(longGap ? previous : first, start);
   return { start, ...(idleCores !== undefined ? { idleCores } : {}) };
 }
 

@@ -44,7 +44,7 @@ export async function measureRepetition(
     const stem = `${block.key}-${cellStem(a)}-${a.planned.engine}-rep${round + 1}${attempt > 1 ? `-try${attempt}` : ""}`;
     const event = { cellId: a.cell.id, round, ...(a.cell.variant ? { variant: a.cell.variant } : {}) };
     ctx.deps.onMeasure?.({ ...event, phase: "start" });
-    const { m, wallS, proxyCpu } = await measure(a, block, block.load.durationS, stem, ctx);
+    const { m, wallS, proxyCpu } = await measure(a, block, stem, ctx);
     ctx.deps.onMeasure?.({ ...event, phase: "end" });
     if (ctx.isInterrupted()) throw new Interrupted();
     const noise = await measureNoise(before, cores, () => snapshot(outside));
@@ -118,12 +118,11 @@ function onlyDroppedIterations(m: EngineMeasurement, c: Classification): boolean
 async function measure(
   a: ActiveCell,
   block: Block,
-  durationS: number,
   fileStem: string,
   ctx: BlockContext,
 ): Promise<{ m: EngineMeasurement; wallS: number; proxyCpu?: ProxyCost }> {
   const span = await startCostSpan(a.proc);
-  const { m, wallS } = await runEngine(a, block, durationS, fileStem, ctx);
+  const { m, wallS } = await runEngine(a, block, block.load.durationS, fileStem, ctx);
   const proxyCpu = await finishCostSpan(a.proc, span, m);
   // A peak that cannot be reset (a container's) is this round's process's own when each round starts one.
   if (proxyCpu?.peakSince === "start" && ctx.settings.proxyLifetime === "round")

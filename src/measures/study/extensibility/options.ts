@@ -140,16 +140,15 @@ function optionSection<S extends RunSection>(
   option: ExtensionOption | undefined,
   image: boolean,
 ): S {
-  const configs = withOptionConfigs(
-    section.configs,
-    option?.configs ?? [],
-    image ? (output) => `${IMAGE_CONFIG_DIR}/${output}` : undefined,
-  );
   return {
     ...section,
     args: [...section.args, ...(option?.args ?? [])],
     env: { ...section.env, ...(option?.env ?? {}) },
-    configs,
+    configs: withOptionConfigs(
+      section.configs,
+      option?.configs ?? [],
+      image ? (output) => `${IMAGE_CONFIG_DIR}/${output}` : undefined,
+    ),
   };
 }
 
