@@ -12038,12 +12038,12 @@ var require_headers = __commonJS({
       append(name3, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
         const lowercaseName = isLowerCase ? name3 : name3.toLowerCase();
-        const exists3 = this[kHeadersMap].get(lowercaseName);
-        if (exists3) {
+        const exists2 = this[kHeadersMap].get(lowercaseName);
+        if (exists2) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
           this[kHeadersMap].set(lowercaseName, {
-            name: exists3.name,
-            value: `${exists3.value}${delimiter}${value}`
+            name: exists2.name,
+            value: `${exists2.value}${delimiter}${value}`
           });
         } else {
           this[kHeadersMap].set(lowercaseName, { name: name3, value });
@@ -31837,8 +31837,8 @@ async function writeJobSummary(markdown, env = process.env) {
 }
 
 // src/comment/comment-runs.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { readdir as readdir4, stat as stat5 } from "node:fs/promises";
+import { existsSync as existsSync4 } from "node:fs";
+import { readdir as readdir4, stat as stat4 } from "node:fs/promises";
 import path8 from "node:path";
 
 // src/measures/counted/compare.ts
@@ -52253,7 +52253,7 @@ function cellRunners(results) {
 }
 
 // src/measures/study/read-run.ts
-import { existsSync as existsSync2 } from "node:fs";
+import { existsSync as existsSync3 } from "node:fs";
 import { readdir as readdir3 } from "node:fs/promises";
 import path7 from "node:path";
 
@@ -53167,7 +53167,7 @@ function medianOf(values) {
 function cellValues(cell) {
   const reps = cell.repetitions;
   const latencyMs = {};
-  for (const stat6 of LATENCY_STATS) latencyMs[stat6] = medianOf(reps.map((r) => r.latencyMs[stat6]));
+  for (const stat5 of LATENCY_STATS) latencyMs[stat5] = medianOf(reps.map((r) => r.latencyMs[stat5]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   const percentilesMs = {};
   for (const key of keys) {
@@ -53463,12 +53463,12 @@ function latencyTable(group) {
       proxy: column.proxy,
       status: column.status,
       baseline: column.proxy === group.baseline,
-      cells: LATENCY_STATS.map((stat6) => {
-        const cell = valueCell(column, stat6, "latency");
-        const baseValue = base?.values?.latencyMs[stat6];
-        const compared = base !== void 0 && column !== base && comparesFigure(stat6);
+      cells: LATENCY_STATS.map((stat5) => {
+        const cell = valueCell(column, stat5, "latency");
+        const baseValue = base?.values?.latencyMs[stat5];
+        const compared = base !== void 0 && column !== base && comparesFigure(stat5);
         if (compared && cell.value !== void 0 && baseValue !== void 0) {
-          Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat6, baseValue / 100));
+          Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat5, baseValue / 100));
         }
         return cell;
       })
@@ -54271,7 +54271,8 @@ import path6 from "node:path";
 
 // src/manifests/load.ts
 var import_yaml = __toESM(require_dist(), 1);
-import { access as access3, readdir as readdir2, readFile as readFile4, stat as stat4 } from "node:fs/promises";
+import { existsSync as existsSync2 } from "node:fs";
+import { readdir as readdir2, readFile as readFile4 } from "node:fs/promises";
 import path5 from "node:path";
 var BUILTIN_PROXIES_DIR = path5.join(PROJECT_ROOT, "proxies");
 var BUILTIN_SCENARIOS_DIR = path5.join(PROJECT_ROOT, "scenarios");
@@ -54280,7 +54281,7 @@ async function loadEachFolder(root, fileName, load, out, problems) {
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (!entry.isDirectory()) continue;
     const file2 = path5.join(root, entry.name, fileName);
-    if (!await exists2(file2)) continue;
+    if (!existsSync2(file2)) continue;
     try {
       const loaded = await load(file2);
       out.set(loaded.manifest.name, loaded);
@@ -54296,10 +54297,10 @@ async function loadScenarioFile(file2, builtIn = false) {
   const dir = path5.dirname(file2);
   const at = fieldLines(text, file2);
   const problems = checkFolderName(manifest.name, dir, at(["name"]));
-  if (manifest.engine === "k6" && !await exists2(path5.resolve(dir, manifest.script))) {
+  if (manifest.engine === "k6" && !existsSync2(path5.resolve(dir, manifest.script))) {
     problems.push(`${at(["script"])}: script: ${manifest.script} not found in ${dir}`);
   }
-  if (manifest.protoset !== void 0 && !await exists2(path5.resolve(dir, manifest.protoset))) {
+  if (manifest.protoset !== void 0 && !existsSync2(path5.resolve(dir, manifest.protoset))) {
     problems.push(`${at(["protoset"])}: protoset: ${manifest.protoset} not found in ${dir}`);
   }
   const labels = manifest.loads.map((l) => l.label);
@@ -54374,14 +54375,6 @@ async function readText(file2) {
     return await readFile4(file2, "utf8");
   } catch (err) {
     throw new UserError(`${file2}: cannot read (${err.message})`);
-  }
-}
-async function exists2(file2) {
-  try {
-    await access3(file2);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -54961,10 +54954,6 @@ function renderAbTable(group) {
   ];
   return renderRowsTable(group, "", rows);
 }
-function renderStudyTable(layout, group) {
-  if (layout === "k6-summary" || layout === "go-bench") return renderK6SummaryTable(group);
-  return renderAbTable(group);
-}
 function describeStudyLoad(load) {
   if (load.model !== "fixed-count") return describeLoad(load);
   const { durationS: _ignored, ...rest } = load;
@@ -54972,12 +54961,12 @@ function describeStudyLoad(load) {
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
 }
 function studyTable(layout, group, where2) {
-  if (layout !== "crank-compare") return { table: renderStudyTable(layout, group), notes: [] };
-  const { baseline, cells, steal } = where2;
-  const { family, differences, changes } = crankChanges(group, baseline, cells, steal);
-  const table = renderCrankCompareTable(group, baseline, changes);
+  if (layout === "k6-summary" || layout === "go-bench")
+    return { table: renderK6SummaryTable(group), notes: [] };
+  if (layout !== "crank-compare") return { table: renderAbTable(group), notes: [] };
+  const { family, differences, changes } = crankChanges(group, where2.baseline, where2.cells, where2.steal);
   return {
-    table,
+    table: renderCrankCompareTable(group, where2.baseline, changes),
     notes: changes.size > 0 ? [
       noiseNote(family, differences, MARKDOWN, {
         judgedOver: "this table",
@@ -54987,7 +54976,6 @@ function studyTable(layout, group, where2) {
   };
 }
 function renderGroup(study, group, where2, level) {
-  const { baseline } = where2;
   const parts = [heading(level, escapeMarkdown(group.scenario))];
   const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
   if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
@@ -55005,8 +54993,8 @@ function renderGroup(study, group, where2, level) {
     notes.unshift(`Values are medians over ${plural2(n, "repetition")}.`);
   }
   if (study.layout === "crank-compare") {
-    const base = group.columns.filter((c) => c.proxy === baseline);
-    if (base.some((c) => c.values === void 0)) {
+    const { baseline } = where2;
+    if (group.columns.some((c) => c.proxy === baseline && c.values === void 0)) {
       notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
     }
   }
@@ -55050,10 +55038,10 @@ function renderStudyReport(input2) {
 
 // src/measures/study/read-run.ts
 async function resultsDirs(dir) {
-  if (existsSync2(path7.join(dir, RESULTS_FILE))) return [dir];
+  if (existsSync3(path7.join(dir, RESULTS_FILE))) return [dir];
   const entries = await readdir3(dir, { withFileTypes: true });
   const dirs = entries.filter((e) => e.isDirectory()).map((e) => path7.join(dir, e.name));
-  return dirs.filter((d) => existsSync2(path7.join(d, RESULTS_FILE))).sort();
+  return dirs.filter((d) => existsSync3(path7.join(d, RESULTS_FILE))).sort();
 }
 var fileList = (read) => read.map((r) => path7.join(r.dir, RESULTS_FILE)).join(", ");
 function studyOf(dir, read) {
@@ -55071,7 +55059,7 @@ function studyOf(dir, read) {
 }
 function builtinStudiesDir() {
   const beside = path7.join(PROJECT_ROOT, "..", "studies");
-  return existsSync2(BUILTIN_STUDIES_DIR) || !existsSync2(beside) ? BUILTIN_STUDIES_DIR : beside;
+  return existsSync3(BUILTIN_STUDIES_DIR) || !existsSync3(beside) ? BUILTIN_STUDIES_DIR : beside;
 }
 function builtinStudy(name3, read) {
   return findStudy(
@@ -55577,20 +55565,20 @@ function buildPrComment(runs, options2 = {}) {
 // src/comment/comment-runs.ts
 var STUDY_HEADING_LEVEL = 4;
 async function sortPath(p, found) {
-  const info2 = await stat5(p).catch(() => void 0);
+  const info2 = await stat4(p).catch(() => void 0);
   if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
   if (await isInstructionsRun(p)) return void found.counted.push(p);
   const study = await readStudyRun(p, { headingLevel: STUDY_HEADING_LEVEL });
   if (study !== void 0) return void found.studies.push(study);
-  if (!info2.isDirectory() || existsSync3(path8.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
+  if (!info2.isDirectory() || existsSync4(path8.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
   const inside = (await readdir4(p, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
   let any2 = false;
   for (const name3 of inside.sort()) {
     const dir = path8.join(p, name3);
     const study2 = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
     if (study2 !== void 0) found.studies.push(study2);
-    else if (existsSync3(path8.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
-    else if (existsSync3(path8.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
+    else if (existsSync4(path8.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
+    else if (existsSync4(path8.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
     else continue;
     any2 = true;
   }
