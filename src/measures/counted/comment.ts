@@ -1,5 +1,5 @@
 import { nothingCompared, type CommentSection, type SectionCounts } from "../../report/section.js";
-import type { CountedComparison } from "./compare.js";
+import { verdictCounts, type CountedComparison } from "./compare.js";
 import { renderCountedComparison } from "./compare-markdown.js";
 import { renderInstructionsMarkdown } from "./report.js";
 import type { InstructionsResults } from "./schema.js";
@@ -21,13 +21,12 @@ const COUNTED_SCOPE =
 
 /** Verdict counts of a counted comparison, in the wall-clock words. Pure. */
 function countedCounts(c: CountedComparison): SectionCounts {
-  const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
-  const n = (v: string) => all.filter((x) => x === v).length;
+  const n = verdictCounts(c);
   return {
-    regressed: n("more-work"),
-    improved: n("less-work"),
-    unchanged: n("unchanged"),
-    inconclusive: n("inconclusive"),
+    regressed: n["more-work"],
+    improved: n["less-work"],
+    unchanged: n.unchanged,
+    inconclusive: n.inconclusive,
   };
 }
 

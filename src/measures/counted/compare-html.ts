@@ -1,7 +1,7 @@
 import { escapeHtml, jsonForScript } from "../../render/escape.js";
 import { BASE_STYLE, htmlPage } from "../../render/page.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
-import { headline, metricFigures, VERDICT_COLUMNS, verdictRule } from "./compare-markdown.js";
+import { headline, metricFigures, variantsText, VERDICT_COLUMNS, verdictRule } from "./compare-markdown.js";
 import { formatCount, signed } from "./report.js";
 import { byLargestChange, type FunctionChange } from "./where.js";
 
@@ -189,17 +189,14 @@ figure { margin: 1em 0; }
 
 /** The comparison as one self-contained HTML page. Pure. */
 export function renderCountedComparisonHtml(c: CountedComparison): string {
-  const title = headline(c).replace(/^#+\s*/, "");
-  const variants = c.variants
-    ? `<p>Variants of one run: ${escapeHtml(c.variants.head)} against ${escapeHtml(c.variants.base)}.</p>`
-    : "";
+  const variants = variantsText(c, escapeHtml);
   const notCompared = c.notCompared.length
     ? `<h2>Not compared</h2><ul>${c.notCompared.map((n) => `<li>${escapeHtml(n.id)}: ${escapeHtml(n.why)}</li>`).join("")}</ul>`
     : "";
   return htmlPage({
-    title,
+    title: headline(c),
     style: STYLE,
-    body: `${variants}
+    body: `${variants === undefined ? "" : `<p>${variants}</p>`}
 <p>${verdictRule(c)}</p>
 <table><thead><tr>${VERDICT_COLUMNS.map((name) => `<th>${name}</th>`).join("")}</tr></thead>
 <tbody>

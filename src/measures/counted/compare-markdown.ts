@@ -1,5 +1,6 @@
 import { escapeMarkdown } from "../../render/escape.js";
-import type { CountedCellComparison, CountedComparison } from "./compare.js";
+import { heading } from "../../render/markdown.js";
+import { verdictCounts, type CountedCellComparison, type CountedComparison } from "./compare.js";
 import { formatCount, signed } from "./report.js";
 import type { FunctionChange } from "./where.js";
 
@@ -63,13 +64,18 @@ function renderWhereItWent(cell: CountedCellComparison): string[] {
   ];
 }
 
-export function headline(c: CountedComparison, level = 2): string {
-  const all = c.cells.flatMap((cell) => cell.metrics);
-  const count = (v: string) => all.filter((m) => m.verdict === v).length;
+/** The comparison's title: its verdicts counted. */
+export function headline(c: CountedComparison): string {
+  const n = verdictCounts(c);
   return (
-    `${"#".repeat(level)} proxybench compare (instructions): ${count("more-work")} more work, ${count("less-work")} less work, ` +
-    `${count("unchanged")} unchanged, ${count("inconclusive")} inconclusive`
+    `proxybench compare (instructions): ${n["more-work"]} more work, ${n["less-work"]} less work, ` +
+    `${n.unchanged} unchanged, ${n.inconclusive} inconclusive`
   );
+}
+
+/** "Variants of one run: head against base.", for a comparison of one run's variants. */
+export function variantsText(c: CountedComparison, escape: (text: string) => string): string | undefined {
+  return c.variants && `Variants of one run: ${escape(c.variants.head)} against ${escape(c.variants.base)}.`;
 }
 
 /** Level of the title heading (2 = `##`): a PR comment nests it under its own section. */
@@ -78,16 +84,11 @@ export interface CountedMarkdownOptions {
 }
 
 export function renderCountedComparison(c: CountedComparison, options: CountedMarkdownOptions = {}): string {
-  const level = Math.min(Math.max(options.headingLevel ?? 2, 1), 6);
+  const variants = variantsText(c, escapeMarkdown);
   const lines = [
-    headline(c, level),
+    heading(options.headingLevel ?? 2, headline(c)),
     "",
-    ...(c.variants === undefined
-      ? []
-      : [
-          `Variants of one run: ${escapeMarkdown(c.variants.head)} against ${escapeMarkdown(c.variants.base)}.`,
-          "",
-        ]),
+    ...(variants === undefined ? [] : [variants, ""]),
     verdictRule(c),
     "",
     `| ${VERDICT_COLUMNS.join(" | ")} |`,

@@ -5,6 +5,7 @@ import {
   DEFAULT_FLOOR_PCT,
   DEFAULT_SPREAD_FACTOR,
   type InstructionsComparison,
+  type InstructionsVerdict,
   type VerdictOptions,
 } from "./verdict.js";
 import { readResultsFile, resultsFilePath } from "../../results/io.js";
@@ -149,6 +150,13 @@ export async function compareCountedVariants(
   return { ...comparison, variants: { base: baseName, head: headName } };
 }
 
+/** How many of the comparison's metrics have each verdict. */
+export function verdictCounts(c: CountedComparison): Record<InstructionsVerdict, number> {
+  const counts = { "more-work": 0, "less-work": 0, unchanged: 0, inconclusive: 0 };
+  for (const m of c.cells.flatMap((cell) => cell.metrics)) counts[m.verdict]++;
+  return counts;
+}
+
 export function countedRegressions(c: CountedComparison): number {
-  return c.cells.reduce((n, cell) => n + cell.metrics.filter((m) => m.verdict === "more-work").length, 0);
+  return verdictCounts(c)["more-work"];
 }

@@ -17,7 +17,7 @@ export const DEFAULT_SPREAD_FACTOR = 3;
 /** Repetitions a side needs for a spread, hence a verdict. */
 const MIN_REPETITIONS = 2;
 
-type InstructionsVerdict = "more-work" | "less-work" | "unchanged" | "inconclusive";
+export type InstructionsVerdict = "more-work" | "less-work" | "unchanged" | "inconclusive";
 
 export interface InstructionsComparison {
   baseMedian: number;
@@ -67,11 +67,7 @@ export function compareCounts(
   if (size <= floor && factor * spread <= floor) return { ...result, verdict: "unchanged" };
   const why =
     size > floor
-      ? `the change (${fmt(size)}%) is within ${factor} x the spread (${fmt(spread)}%)`
-      : `${factor} x the spread (${fmt(factor * spread)}%) is larger than the floor (${fmt(floor)}%)`;
+      ? `the change (${size.toFixed(2)}%) is within ${factor} x the spread (${spread.toFixed(2)}%)`
+      : `${factor} x the spread (${(factor * spread).toFixed(2)}%) is larger than the floor (${floor.toFixed(2)}%)`;
   return { ...result, verdict: "inconclusive", why };
-}
-
-function fmt(x: number): string {
-  return x.toFixed(2);
 }
