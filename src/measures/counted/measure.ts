@@ -1,17 +1,17 @@
 import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { probe } from "../../engines/probe.js";
-import type { LoadedProxy } from "../../manifests/load.js";
-import type { ScenarioManifest } from "../../manifests/schema.js";
+import type { PlannedCell } from "../../runner/plan.js";
 import { logTail } from "../../util/logs.js";
 import { waitReady } from "../../runner/ready.js";
 import type { ProcessSpec, RunningProcess, Runtime } from "../../runner/runtime.js";
 import { writeSectionConfigs } from "../../runner/proxy-configs.js";
 import type { ProxyContext } from "../../runner/specs.js";
+import type { StartedUpstream } from "../../runner/upstream.js";
 import { freePort } from "../../util/ports.js";
 import { cycleEstimate, eventCost, parseCallgrind } from "./callgrind.js";
 import { KeepAliveClient } from "./client.js";
-import type { CountedRepetition } from "./schema.js";
+import type { CountedCell, CountedRepetition, InstructionsResults } from "./schema.js";
 import {
   buildCallgrindSpec,
   buildContainerCallgrindSpec,
@@ -33,22 +33,24 @@ const VALGRIND_READY_FACTOR = 5;
 /** Where the proxy runs: its binary on this machine, or its counted image (countedImageRef). */
 export type CountedTarget = { kind: "native"; binaryPath: string } | { kind: "docker"; image: string };
 
-export interface MeasureJob {
-  proxy: LoadedProxy;
+/** One cell to count: where its proxy runs, its results entry, and the stem of its files. */
+export interface CountedJob {
   target: CountedTarget;
+  cell: CountedCell & { log: string };
+  /** `<scenario>-<proxy>[@<variant>]`: its folder in work/ and its dumps in raw/. */
+  stem: string;
+}
+
+/** One repetition of a job: the cell's proxy and scenario, and what the run gives it. */
+export interface MeasureJob extends CountedJob {
+  planned: PlannedCell;
   runtime: Runtime;
-  scenario: ScenarioManifest;
-  upstream: { host: string; port: number; grpcPort: number };
-  cpus: number[];
-  /** Results directory and the names inside it. */
+  upstream: Pick<StartedUpstream, "host" | "port" | "grpcPort">;
+  /** The run's cores (the proxy's first) and what each repetition sends. */
+  settings: Pick<InstructionsResults["settings"], "cpus" | "requests" | "warmupRequests" | "connections">;
+  /** The results directory. */
   dir: string;
-  workdir: string;
-  logRel: string;
-  rawRel: string;
   index: number;
-  requests: number;
-  warmupRequests: number;
-  connections: number;
   /** Valgrind on this machine: needed for a native target. */
   tools?: ValgrindTools;
 }
@@ -90,20 +92,21 @@ interface Started {
 }
 
 async function startUnderCallgrind(job: MeasureJob): Promise<Started | { reason: string }> {
-  const name = job.proxy.manifest.name;
-  await mkdir(job.workdir, { recursive: true });
-  const logFile = path.join(job.dir, job.logRel);
+  const name = job.planned.proxy.manifest.name;
+  const workdir = path.join(job.dir, "work", job.stem);
+  await mkdir(workdir, { recursive: true });
+  const logFile = path.join(job.dir, job.cell.log);
   const ctx: ProxyContext = {
     listenHost: "127.0.0.1",
     listenPort: await freePort(),
     upstreamHost: job.upstream.host,
     upstreamPort: job.upstream.port,
     upstreamGrpcPort: job.upstream.grpcPort,
-    cpus: job.cpus,
-    workdir: job.workdir,
+    cpus: job.settings.cpus.proxy.slice(0, 1),
+    workdir,
     logFile,
   };
-  const outFile = path.join(job.workdir, `callgrind.rep${job.index}.out`);
+  const outFile = path.join(workdir, `callgrind.rep${job.index}.out`);
   let proc: RunningProcess;
   try {
     proc = await job.runtime.start(await callgrindSpec(job, ctx, outFile));
@@ -111,13 +114,13 @@ async function startUnderCallgrind(job: MeasureJob): Promise<Started | { reason:
     return { reason: `${name} could not start under valgrind: ${(err as Error).message}` };
   }
   const baseUrl = `http://${ctx.listenHost}:${ctx.listenPort}`;
-  const { ready } = job.proxy.manifest;
+  const { ready } = job.planned.proxy.manifest;
   const notReady = await waitReady(`${baseUrl}${ready.path}`, ready.timeoutS * VALGRIND_READY_FACTOR, proc);
   const control = notReady === undefined ? controlOf(job, proc) : { reason: notReady };
   if ("reason" in control) {
     await proc.stop();
     return {
-      reason: `${name} under valgrind did not come up: ${control.reason}; log (${job.logRel}): ${await logTail(logFile, 5)}`,
+      reason: `${name} under valgrind did not come up: ${control.reason}; log (${job.cell.log}): ${await logTail(logFile, 5)}`,
     };
   }
   return { proc, baseUrl, outFile, control: control.control };
@@ -125,7 +128,8 @@ async function startUnderCallgrind(job: MeasureJob): Promise<Started | { reason:
 
 /** The proxy's process under callgrind, its configs written: natively, or in its counted image. */
 async function callgrindSpec(job: MeasureJob, ctx: ProxyContext, outFile: string): Promise<ProcessSpec> {
-  const { proxy, target } = job;
+  const { target } = job;
+  const { proxy } = job.planned;
   if (target.kind === "docker") {
     const configs = await writeSectionConfigs(proxy, "image", ctx);
     return buildContainerCallgrindSpec(proxy, ctx, configs, target.image, outFile);
@@ -148,7 +152,8 @@ function controlOf(
 
 async function drive(job: MeasureJob, started: Started): Promise<Outcome> {
   const { baseUrl, outFile, control } = started;
-  const checked = await probe(baseUrl, job.scenario);
+  const { manifest: scenario } = job.planned.scenario;
+  const checked = await probe(baseUrl, scenario);
   if (!checked.ok) {
     return {
       ...failed("", { statusCodes: checked.statusCodes }),
@@ -156,12 +161,13 @@ async function drive(job: MeasureJob, started: Started): Promise<Outcome> {
       reasons: checked.reasons,
     };
   }
-  const client = new KeepAliveClient(new URL(baseUrl), job.scenario, job.connections);
+  const { requests: count, warmupRequests, connections } = job.settings;
+  const client = new KeepAliveClient(new URL(baseUrl), scenario, connections);
   try {
-    await client.send(job.warmupRequests);
+    await client.send(warmupRequests);
     await control(["-i", "on"]);
     const t0 = process.hrtime.bigint();
-    const sent = await client.send(job.requests);
+    const sent = await client.send(count);
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
     await control(["-i", "off"]);
     await control(["-d"]);
@@ -192,9 +198,10 @@ async function readDump(
       events: {},
     };
   }
-  await mkdir(path.dirname(path.join(job.dir, job.rawRel)), { recursive: true });
-  await rename(path.join(path.dirname(outFile), dumps[0] as string), path.join(job.dir, job.rawRel));
-  const profile = parseCallgrind(await readFile(path.join(job.dir, job.rawRel), "utf8"));
+  const rawRel = `raw/${job.stem}-rep${job.index + 1}.callgrind.out`;
+  await mkdir(path.dirname(path.join(job.dir, rawRel)), { recursive: true });
+  await rename(path.join(path.dirname(outFile), dumps[0] as string), path.join(job.dir, rawRel));
+  const profile = parseCallgrind(await readFile(path.join(job.dir, rawRel), "utf8"));
   const events = Object.fromEntries(profile.events.map((e, i) => [e, profile.totals[i] ?? 0]));
   const cycles = cycleEstimate(profile.events, profile.totals);
   return {
@@ -203,6 +210,6 @@ async function readDump(
     events,
     instructionsPerRequest: eventCost(profile.events, profile.totals, "Ir") / requests,
     ...(cycles === undefined ? {} : { cyclesPerRequest: cycles / requests }),
-    callgrindFile: job.rawRel,
+    callgrindFile: rawRel,
   };
 }

@@ -30,10 +30,9 @@ import {
 } from "../../runner/measurement.js";
 import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../../runner/settings.js";
 import { imageRef, proxyImageTag } from "../../runner/specs.js";
-import type { StartedUpstream } from "../../runner/upstream.js";
 import { planRun } from "../../runner/variants.js";
 import { UserError } from "../../util/errors.js";
-import { measureOnce, type CountedTarget } from "./measure.js";
+import { measureOnce, type CountedJob, type CountedTarget, type MeasureJob } from "./measure.js";
 import { renderInstructionsMarkdown } from "./report.js";
 import {
   countedCellId,
@@ -76,13 +75,6 @@ export interface InstructionsRequest extends Pick<
   connections?: number;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
-}
-
-/** One cell to count: where its proxy runs, its results entry, and the stem of its files. */
-interface CountedJob {
-  target: CountedTarget;
-  cell: CountedCell & { log: string };
-  stem: string;
 }
 
 interface Ready {
@@ -383,46 +375,33 @@ function countedBlock(ready: Ready, block: Block, session: RunSession): BlockRun
   };
 }
 
-/** A counted cell of a block: the planned cell, its job and its upstream. */
-interface CountedCellRun {
-  planned: PlannedCell;
-  job: CountedJob;
-  upstream: StartedUpstream;
-}
+/** A counted cell of a block: its job, with what each of its repetitions needs but its index. */
+type CountedCellRun = Omit<MeasureJob, "index">;
 
 function countedStep(ready: Ready, session: RunSession): MeasurementStep<CountedCellRun> {
-  const { results, dir } = ready;
-  const { settings } = results;
+  const { results, dir, runtime, tools } = ready;
   return {
     startCell: (planned, upstream) => {
       const job = ready.jobs.get(planned)!;
       results.cells.push(job.cell);
-      return Promise.resolve({ planned, job, upstream: upstream.started });
-    },
-    skips: ({ job }) => job.cell.status === "failed",
-    measure: async ({ planned, job: { target, cell, stem }, upstream }, round) => {
-      const index = cell.repetitions.length;
-      const rep = await measureOnce({
-        proxy: planned.proxy,
-        target,
-        runtime: ready.runtime,
-        scenario: planned.scenario.manifest,
-        upstream,
-        cpus: settings.cpus.proxy.slice(0, 1),
+      const { settings } = results;
+      return Promise.resolve({
+        ...job,
+        planned,
+        runtime,
+        upstream: upstream.started,
+        settings,
         dir,
-        workdir: path.join(dir, "work", stem),
-        logRel: cell.log,
-        rawRel: `raw/${stem}-rep${index + 1}.callgrind.out`,
-        index,
-        requests: settings.requests,
-        warmupRequests: settings.warmupRequests,
-        connections: settings.connections,
-        ...(ready.tools ? { tools: ready.tools } : {}),
+        ...(tools ? { tools } : {}),
       });
+    },
+    skips: ({ cell }) => cell.status === "failed",
+    measure: async (run, round) => {
+      const rep = await measureOnce({ ...run, index: run.cell.repetitions.length });
       // A repetition whose processes a signal stopped is not kept.
       if (session.isInterrupted()) throw new Interrupted();
-      const { variant } = planned;
-      addRepetition(cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
+      const { variant } = run.planned;
+      addRepetition(run.cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
     },
   };
 }
