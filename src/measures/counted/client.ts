@@ -2,6 +2,7 @@ import http from "node:http";
 import { responseProblems } from "../../engines/probe.js";
 import { expandRequests, type ExpandedRequest } from "../../engines/requests.js";
 import type { ScenarioManifest } from "../../manifests/schema.js";
+import type { CountedRepetition } from "./schema.js";
 
 /**
  * The client of `proxybench count`: a fixed sequence of the scenario's requests over
@@ -13,13 +14,8 @@ import type { ScenarioManifest } from "../../manifests/schema.js";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export interface SequenceResult {
-  requests: number;
-  /** Responses that failed the scenario's check, and transport errors. */
-  failures: number;
-  statusCodes: Record<string, number>;
-  reasons: string[];
-}
+/** What a sequence sent: requests, failures (the check's and transport errors), status codes, why. */
+type SequenceResult = Pick<CountedRepetition, "requests" | "failures" | "statusCodes" | "reasons">;
 
 export class KeepAliveClient {
   private readonly agents: http.Agent[];

@@ -116,14 +116,11 @@ export async function compareCountedRuns(
   headDir: string,
   options: CountedOptions = {},
 ): Promise<CountedComparison> {
-  const base = await readInstructions(baseDir);
-  const head = await readInstructions(headDir);
-  const byId = (cells: CountedCell[]) => new Map(cells.map((c) => [c.id, c]));
-  return compareSides(
-    { name: "base", cells: byId(base.results.cells), dir: base.dir },
-    { name: "head", cells: byId(head.results.cells), dir: head.dir },
-    options,
-  );
+  const side = async (name: string, dirOrFile: string): Promise<Side> => {
+    const { results, dir } = await readInstructions(dirOrFile);
+    return { name, dir, cells: new Map(results.cells.map((c) => [c.id, c])) };
+  };
+  return compareSides(await side("base", baseDir), await side("head", headDir), options);
 }
 
 /**

@@ -57,10 +57,10 @@ export interface MeasureJob extends CountedJob {
 
 type Outcome = Omit<CountedRepetition, "index" | "startedAt">;
 
-function failed(reason: string, extra: Partial<Outcome> = {}): Outcome {
+function failed(reasons: string[], extra: Partial<Outcome> = {}): Outcome {
   return {
     status: "failed",
-    reasons: [reason],
+    reasons,
     requests: 0,
     failures: 0,
     statusCodes: {},
@@ -73,7 +73,7 @@ function failed(reason: string, extra: Partial<Outcome> = {}): Outcome {
 export async function measureOnce(job: MeasureJob): Promise<CountedRepetition> {
   const startedAt = new Date().toISOString();
   const started = await startUnderCallgrind(job);
-  if ("reason" in started) return { index: job.index, startedAt, ...failed(started.reason) };
+  if ("reason" in started) return { index: job.index, startedAt, ...failed([started.reason]) };
   try {
     const outcome = await drive(job, started);
     return { index: job.index, startedAt, ...outcome };
@@ -155,11 +155,7 @@ async function drive(job: MeasureJob, started: Started): Promise<Outcome> {
   const { manifest: scenario } = job.planned.scenario;
   const checked = await probe(baseUrl, scenario);
   if (!checked.ok) {
-    return {
-      ...failed("", { statusCodes: checked.statusCodes }),
-      status: "invalid",
-      reasons: checked.reasons,
-    };
+    return { ...failed(checked.reasons, { statusCodes: checked.statusCodes }), status: "invalid" };
   }
   const { requests: count, warmupRequests, connections } = job.settings;
   const client = new KeepAliveClient(new URL(baseUrl), scenario, connections);
@@ -176,7 +172,7 @@ async function drive(job: MeasureJob, started: Started): Promise<Outcome> {
     if (failures > 0) return { ...base, status: "invalid", reasons: sent.reasons, events: {} };
     return { ...base, ...(await readDump(job, outFile, requests)) };
   } catch (err) {
-    return failed((err as Error).message);
+    return failed([(err as Error).message]);
   } finally {
     client.close();
   }

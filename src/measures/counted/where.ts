@@ -53,16 +53,15 @@ async function functionsPerRequest(cell: CountedCell, dir: string): Promise<Map<
   );
   const perRep: Array<Map<string, FunctionPerRequest>> = [];
   for (const rep of reps) {
-    const profile = parseCallgrind(await readFile(insideResults(dir, rep.callgrindFile as string), "utf8"));
-    const map = new Map<string, FunctionPerRequest>();
-    for (const f of profile.functions) {
-      map.set(f.name, {
-        self: eventCost(profile.events, f.self, "Ir") / rep.requests,
-        inclusive: eventCost(profile.events, f.inclusive, "Ir") / rep.requests,
-        ...(f.object === undefined ? {} : { object: f.object }),
-      });
-    }
-    perRep.push(map);
+    const { events, functions } = parseCallgrind(
+      await readFile(insideResults(dir, rep.callgrindFile as string), "utf8"),
+    );
+    const perRequest = (f: (typeof functions)[number]): FunctionPerRequest => ({
+      self: eventCost(events, f.self, "Ir") / rep.requests,
+      inclusive: eventCost(events, f.inclusive, "Ir") / rep.requests,
+      ...(f.object === undefined ? {} : { object: f.object }),
+    });
+    perRep.push(new Map(functions.map((f) => [f.name, perRequest(f)])));
   }
   const names = new Set(perRep.flatMap((m) => [...m.keys()]));
   const out = new Map<string, FunctionPerRequest>();
