@@ -24,23 +24,15 @@ export interface IcicleNode extends FunctionChange {
 
 const UNKNOWN_OBJECT = "(unknown object)";
 
-function sum(xs: readonly number[]): number {
-  return xs.reduce((a, b) => a + b, 0);
-}
-
+/** The changes' base, head and change summed, as a node named `name` at `depth`. */
 function total(name: string, depth: IcicleNode["depth"], changes: readonly FunctionChange[]) {
-  return {
-    name,
-    depth,
-    base: sum(changes.map((c) => c.base)),
-    head: sum(changes.map((c) => c.head)),
-    delta: sum(changes.map((c) => c.delta)),
-  };
+  const sum = (figure: "base" | "head" | "delta") => changes.reduce((a, c) => a + c[figure], 0);
+  return { name, depth, base: sum("base"), head: sum("head"), delta: sum("delta") };
 }
 
 /** The icicle of self changes, pure: objects by their total absolute change, largest first. */
 export function icicleLayout(changes: readonly FunctionChange[]): IcicleNode[] {
-  const size = (cs: readonly FunctionChange[]) => sum(cs.map((c) => Math.abs(c.delta)));
+  const size = (cs: readonly FunctionChange[]) => cs.reduce((a, c) => a + Math.abs(c.delta), 0);
   const all = size(changes);
   if (all === 0) return [];
   const byObject = new Map<string, FunctionChange[]>();
@@ -56,17 +48,9 @@ export function icicleLayout(changes: readonly FunctionChange[]): IcicleNode[] {
     nodes.push({ ...total(object, 1, fns), x0: x, x1: x + width });
     let fx = x;
     for (const f of [...fns].sort(byLargestChange)) {
-      const w = Math.abs(f.delta) / all;
-      nodes.push({
-        name: f.name,
-        depth: 2,
-        x0: fx,
-        x1: fx + w,
-        base: f.base,
-        head: f.head,
-        delta: f.delta,
-        object,
-      });
+      const { name, base, head, delta } = f;
+      const w = Math.abs(delta) / all;
+      nodes.push({ name, depth: 2, x0: fx, x1: fx + w, base, head, delta, object });
       fx += w;
     }
     x += width;
