@@ -82,17 +82,12 @@ function costsOf(state: ParseState, line: string): number[] {
   return state.events.map((_, i) => Number(parts[i] ?? 0) || 0);
 }
 
-const COMPRESSED: Record<string, string> = {
-  fl: "file",
-  fi: "file",
-  fe: "file",
-  cfi: "file",
-  cfl: "file",
-  fn: "fn",
-  cfn: "fn",
-  ob: "ob",
-  cob: "ob",
-};
+/** The kind of name each specification key carries (its own compression table): file, function, object. */
+const COMPRESSED: Record<string, string> = Object.fromEntries(
+  Object.entries({ file: ["fl", "fi", "fe", "cfi", "cfl"], fn: ["fn", "cfn"], ob: ["ob", "cob"] }).flatMap(
+    ([kind, keys]) => keys.map((key) => [key, kind]),
+  ),
+);
 
 function headerLine(state: ParseState, key: string, value: string): boolean {
   if (key === "events") state.events = value.trim().split(/\s+/);

@@ -1,7 +1,14 @@
 import { escapeHtml, jsonForScript } from "../../render/escape.js";
 import { BASE_STYLE, htmlPage } from "../../render/page.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
-import { headline, metricFigures, variantsText, VERDICT_COLUMNS, verdictRule } from "./compare-markdown.js";
+import {
+  headline,
+  metricFigures,
+  variantsText,
+  VERDICT_COLUMNS,
+  verdictRule,
+  WHERE_TABLES,
+} from "./compare-markdown.js";
 import { formatCount, signed } from "./report.js";
 import { byLargestChange, type FunctionChange } from "./where.js";
 
@@ -103,8 +110,7 @@ function cellSection(cell: CountedCellComparison, index: number): string {
   return [
     `<h2>Where it went: ${escapeHtml(cell.id)}</h2>`,
     chart,
-    functionTable("Self (in the function itself)", self),
-    functionTable("Inclusive (with what it calls)", cell.where?.inclusive ?? []),
+    ...WHERE_TABLES.map(({ kind, title }) => functionTable(title, cell.where?.[kind] ?? [])),
   ].join("\n");
 }
 

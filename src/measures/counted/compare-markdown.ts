@@ -42,6 +42,12 @@ function metricRows(cell: CountedCellComparison): string[] {
   );
 }
 
+/** The tables of where it went, titled: self, then inclusive. */
+export const WHERE_TABLES = [
+  { kind: "self", title: "Self (in the function itself)" },
+  { kind: "inclusive", title: "Inclusive (with what it calls)" },
+] as const;
+
 function functionTable(title: string, changes: FunctionChange[]): string[] {
   if (changes.length === 0) return [`${title}: no function changed.`, ""];
   const rows = changes.map((c) => {
@@ -58,8 +64,7 @@ function renderWhereItWent(cell: CountedCellComparison): string[] {
     "<details>",
     `<summary>Where it went: ${cellName(cell.id)} (instructions per request, top ${cell.where.self.length})</summary>`,
     "",
-    ...functionTable("Self (in the function itself)", cell.where.self),
-    ...functionTable("Inclusive (with what it calls)", cell.where.inclusive),
+    ...WHERE_TABLES.flatMap(({ kind, title }) => functionTable(title, cell.where?.[kind] ?? [])),
     "</details>",
   ];
 }

@@ -73,18 +73,8 @@ export async function valgrindInImage(
   image: string,
   proxy: string,
 ): Promise<{ version: string } | { reason: string }> {
-  const args = [
-    "run",
-    "--rm",
-    "--pull",
-    "never",
-    "--network",
-    "none",
-    "--entrypoint",
-    "valgrind",
-    image,
-    "--version",
-  ];
+  const offline = ["--rm", "--pull", "never", "--network", "none"];
+  const args = ["run", ...offline, "--entrypoint", "valgrind", image, "--version"];
   const { code, output } = await runCommand(docker, args, { timeoutMs: 120_000 }).catch((err: unknown) => ({
     code: null,
     output: (err as Error).message,
