@@ -57,7 +57,7 @@ const DEFAULT_CONNECTIONS = 2;
 const DEFAULT_COUNTED_REPETITIONS = 5;
 
 /** What `proxybench count` was asked (the flags it shares with `run`), and the sequence's sizes. */
-export interface InstructionsRequest extends Pick<
+export type InstructionsRequest = Pick<
   RunRequest,
   | "proxies"
   | "scenarios"
@@ -69,13 +69,11 @@ export interface InstructionsRequest extends Pick<
   | "variants"
   | "runtime"
   | "imageTag"
-> {
-  requests?: number;
-  warmupRequests?: number;
-  connections?: number;
-  /** Progress lines (default: stderr). */
-  log?: (line: string) => void;
-}
+> &
+  Partial<PlannedCount["requests"]> & {
+    /** Progress lines (default: stderr). */
+    log?: (line: string) => void;
+  };
 
 interface Ready {
   results: InstructionsResults;
