@@ -31499,11 +31499,8 @@ function compareCounts(base, head, options2 = {}) {
     return { ...result, verdict: changePct > 0 ? "more-work" : "less-work" };
   }
   if (size <= floor && factor * spread <= floor) return { ...result, verdict: "unchanged" };
-  const why = size > floor ? `the change (${fmt(size)}%) is within ${factor} x the spread (${fmt(spread)}%)` : `${factor} x the spread (${fmt(factor * spread)}%) is larger than the floor (${fmt(floor)}%)`;
+  const why = size > floor ? `the change (${size.toFixed(2)}%) is within ${factor} x the spread (${spread.toFixed(2)}%)` : `${factor} x the spread (${(factor * spread).toFixed(2)}%) is larger than the floor (${floor.toFixed(2)}%)`;
   return { ...result, verdict: "inconclusive", why };
-}
-function fmt(x) {
-  return x.toFixed(2);
 }
 
 // src/util/errors.ts
@@ -45253,45 +45250,45 @@ var PATTERN_IS_COMPLETE = /* @__PURE__ */ new Set([
   "xid"
 ]);
 function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = true) {
-  const fmt2 = def.format;
-  if (fmt2 === "base64") {
+  const fmt = def.format;
+  if (fmt === "base64") {
     const validator = addConstant(ctx, isValidBase64);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt2 === "base64url") {
+  if (fmt === "base64url") {
     const validator = addConstant(ctx, isValidBase64URL);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt2 === "jwt") {
+  if (fmt === "jwt") {
     const validator = addConstant(ctx, isValidJWT);
     const alg = addConstant(ctx, def.alg ?? null);
     doc.write(`if (!${validator}(${accessor}, ${alg})) return INVALID;`);
     return accessor;
   }
-  if (fmt2 === "ipv6") {
+  if (fmt === "ipv6") {
     const validator = addConstant(ctx, isValidIPv6);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt2 === "cidrv6") {
+  if (fmt === "cidrv6") {
     const validator = addConstant(ctx, isValidCIDRv6);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt2 === "credit_card") {
+  if (fmt === "credit_card") {
     const validator = addConstant(ctx, isValidCreditCard);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (fmt2 === "iban") {
+  if (fmt === "iban") {
     const validator = addConstant(ctx, isValidIBAN);
     doc.write(`if (!${validator}(${accessor})) return INVALID;`);
     return accessor;
   }
   const formatDef = def;
-  if (fmt2 === "url" || fmt2 === "httpurl" || formatDef.normalize || formatDef.hostname !== void 0 || formatDef.protocol !== void 0) {
+  if (fmt === "url" || fmt === "httpurl" || formatDef.normalize || formatDef.hostname !== void 0 || formatDef.protocol !== void 0) {
     const parseConst = addConstant(ctx, validateURL);
     const defConst = addConstant(ctx, def);
     const trimVar = newVar(ctx);
@@ -45317,12 +45314,12 @@ function generateStringFormatCheck(doc, ctx, def, accessor, needsValue = true) {
   const customFn = def.fn;
   if (customFn) {
     if (isAsyncFunction(customFn))
-      throw new ZodCompileUnsupportedError(`async string format ${fmt2}`);
+      throw new ZodCompileUnsupportedError(`async string format ${fmt}`);
     const fnConst = addConstant(ctx, customFn);
     doc.write(`if (!${fnConst}(${accessor})) return INVALID;`);
     return accessor;
   }
-  if (PATTERN_IS_COMPLETE.has(fmt2) && def.pattern) {
+  if (PATTERN_IS_COMPLETE.has(fmt) && def.pattern) {
     const patternConst = addConstant(ctx, def.pattern);
     doc.write(`${patternConst}.lastIndex = 0;`);
     doc.write(`if (!${patternConst}.test(${accessor})) return INVALID;`);
@@ -51933,17 +51930,11 @@ function costsOf(state, line) {
   const parts = line.trim().split(/\s+/).slice(state.positions);
   return state.events.map((_, i) => Number(parts[i] ?? 0) || 0);
 }
-var COMPRESSED = {
-  fl: "file",
-  fi: "file",
-  fe: "file",
-  cfi: "file",
-  cfl: "file",
-  fn: "fn",
-  cfn: "fn",
-  ob: "ob",
-  cob: "ob"
-};
+var COMPRESSED = Object.fromEntries(
+  Object.entries({ file: ["fl", "fi", "fe", "cfi", "cfl"], fn: ["fn", "cfn"], ob: ["ob", "cob"] }).flatMap(
+    ([kind, keys]) => keys.map((key) => [key, kind])
+  )
+);
 function headerLine(state, key, value) {
   if (key === "events") state.events = value.trim().split(/\s+/);
   else if (key === "positions") state.positions = value.trim().split(/\s+/).length;
@@ -52032,16 +52023,15 @@ async function functionsPerRequest(cell, dir) {
   );
   const perRep = [];
   for (const rep of reps) {
-    const profile = parseCallgrind(await readFile2(insideResults(dir, rep.callgrindFile), "utf8"));
-    const map2 = /* @__PURE__ */ new Map();
-    for (const f of profile.functions) {
-      map2.set(f.name, {
-        self: eventCost(profile.events, f.self, "Ir") / rep.requests,
-        inclusive: eventCost(profile.events, f.inclusive, "Ir") / rep.requests,
-        ...f.object === void 0 ? {} : { object: f.object }
-      });
-    }
-    perRep.push(map2);
+    const { events, functions: functions2 } = parseCallgrind(
+      await readFile2(insideResults(dir, rep.callgrindFile), "utf8")
+    );
+    const perRequest = (f) => ({
+      self: eventCost(events, f.self, "Ir") / rep.requests,
+      inclusive: eventCost(events, f.inclusive, "Ir") / rep.requests,
+      ...f.object === void 0 ? {} : { object: f.object }
+    });
+    perRep.push(new Map(functions2.map((f) => [f.name, perRequest(f)])));
   }
   const names = new Set(perRep.flatMap((m) => [...m.keys()]));
   const out = /* @__PURE__ */ new Map();
@@ -52134,14 +52124,11 @@ async function compareSides(base, head, options2) {
   return out;
 }
 async function compareCountedRuns(baseDir, headDir, options2 = {}) {
-  const base = await readInstructions(baseDir);
-  const head = await readInstructions(headDir);
-  const byId = (cells) => new Map(cells.map((c) => [c.id, c]));
-  return compareSides(
-    { name: "base", cells: byId(base.results.cells), dir: base.dir },
-    { name: "head", cells: byId(head.results.cells), dir: head.dir },
-    options2
-  );
+  const side = async (name3, dirOrFile) => {
+    const { results, dir } = await readInstructions(dirOrFile);
+    return { name: name3, dir, cells: new Map(results.cells.map((c) => [c.id, c])) };
+  };
+  return compareSides(await side("base", baseDir), await side("head", headDir), options2);
 }
 async function compareCountedVariants(dir, options2 = {}) {
   const run2 = await readInstructions(dir);
@@ -52155,6 +52142,11 @@ async function compareCountedVariants(dir, options2 = {}) {
   });
   const comparison = await compareSides(of(baseName2), of(headName), options2);
   return { ...comparison, variants: { base: baseName2, head: headName } };
+}
+function verdictCounts(c) {
+  const counts = { "more-work": 0, "less-work": 0, unchanged: 0, inconclusive: 0 };
+  for (const m of c.cells.flatMap((cell) => cell.metrics)) counts[m.verdict]++;
+  return counts;
 }
 
 // src/results/merge.ts
@@ -55205,6 +55197,10 @@ function metricRows(cell) {
     (m) => ["", cellName(cell.id), m.label, ...metricFigures(m), VERDICT_TEXT[m.verdict], ""].join(" | ").trim()
   );
 }
+var WHERE_TABLES = [
+  { kind: "self", title: "Self (in the function itself)" },
+  { kind: "inclusive", title: "Inclusive (with what it calls)" }
+];
 function functionTable(title, changes) {
   if (changes.length === 0) return [`${title}: no function changed.`, ""];
   const rows = changes.map((c) => {
@@ -55219,25 +55215,23 @@ function renderWhereItWent(cell) {
     "<details>",
     `<summary>Where it went: ${cellName(cell.id)} (instructions per request, top ${cell.where.self.length})</summary>`,
     "",
-    ...functionTable("Self (in the function itself)", cell.where.self),
-    ...functionTable("Inclusive (with what it calls)", cell.where.inclusive),
+    ...WHERE_TABLES.flatMap(({ kind, title }) => functionTable(title, cell.where?.[kind] ?? [])),
     "</details>"
   ];
 }
-function headline(c, level = 2) {
-  const all = c.cells.flatMap((cell) => cell.metrics);
-  const count = (v) => all.filter((m) => m.verdict === v).length;
-  return `${"#".repeat(level)} proxybench compare (instructions): ${count("more-work")} more work, ${count("less-work")} less work, ${count("unchanged")} unchanged, ${count("inconclusive")} inconclusive`;
+function headline(c) {
+  const n = verdictCounts(c);
+  return `proxybench compare (instructions): ${n["more-work"]} more work, ${n["less-work"]} less work, ${n.unchanged} unchanged, ${n.inconclusive} inconclusive`;
+}
+function variantsText(c, escape) {
+  return c.variants && `Variants of one run: ${escape(c.variants.head)} against ${escape(c.variants.base)}.`;
 }
 function renderCountedComparison(c, options2 = {}) {
-  const level = Math.min(Math.max(options2.headingLevel ?? 2, 1), 6);
+  const variants = variantsText(c, escapeMarkdown);
   const lines = [
-    headline(c, level),
+    heading(options2.headingLevel ?? 2, headline(c)),
     "",
-    ...c.variants === void 0 ? [] : [
-      `Variants of one run: ${escapeMarkdown(c.variants.head)} against ${escapeMarkdown(c.variants.base)}.`,
-      ""
-    ],
+    ...variants === void 0 ? [] : [variants, ""],
     verdictRule(c),
     "",
     `| ${VERDICT_COLUMNS.join(" | ")} |`,
@@ -55257,13 +55251,12 @@ function renderCountedComparison(c, options2 = {}) {
 // src/measures/counted/comment.ts
 var COUNTED_SCOPE = "Instructions and estimated cycles per request of the proxy's own process, counted under Valgrind (callgrind) with the requests sent one at a time: deterministic (a spread of a few hundredths of a percent), so a change to the proxy's code or config shows in a few repetitions. It cannot see time: waits on the network or the kernel, lock contention, several cores at once, or caches beyond callgrind's model.";
 function countedCounts(c) {
-  const all = c.cells.flatMap((cell) => cell.metrics.map((m) => m.verdict));
-  const n = (v) => all.filter((x) => x === v).length;
+  const n = verdictCounts(c);
   return {
-    regressed: n("more-work"),
-    improved: n("less-work"),
-    unchanged: n("unchanged"),
-    inconclusive: n("inconclusive")
+    regressed: n["more-work"],
+    improved: n["less-work"],
+    unchanged: n.unchanged,
+    inconclusive: n.inconclusive
   };
 }
 function countedShortfall(c) {
