@@ -1,3 +1,4 @@
+import type { RestEndpointMethodTypes } from "@octokit/rest";
 import type { GitHubClient } from "./client.js";
 import { isOwnComment, tokenLogin } from "./comment.js";
 import { buildIssueBody, ISSUE_LABEL, issueMarker, parseIssueBody } from "./issue-body.js";
@@ -39,15 +40,7 @@ export interface IssueOutcome {
   filed: string[];
 }
 
-interface ListedIssue {
-  number: number;
-  state?: string;
-  body?: string | null;
-  html_url: string;
-  created_at: string;
-  user?: { login?: string; type?: string } | null;
-  pull_request?: unknown;
-}
+type ListedIssue = RestEndpointMethodTypes["issues"]["listForRepo"]["response"]["data"][number];
 
 /** What is filed already under a marker: its open issue (the oldest) and every id filed. */
 interface Filed {
@@ -57,13 +50,13 @@ interface Filed {
 
 /** Our issues with the label, open and closed, every page read, by marker. */
 async function filedIssues(client: GitHubClient, settings: IssueSettings, author: string) {
-  const all = (await client.paginate(client.rest.issues.listForRepo, {
+  const all = await client.paginate(client.rest.issues.listForRepo, {
     owner: settings.owner,
     repo: settings.repo,
     labels: settings.label ?? ISSUE_LABEL,
     state: "all",
     per_page: 100,
-  })) as ListedIssue[];
+  });
   const byMarker = new Map<string, Filed>();
   const oldestFirst = all
     .filter((issue) => issue.pull_request === undefined && isOwnComment(issue.user, author))
