@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFile, type ExecFileException } from "node:child_process";
 import path from "node:path";
+import { promisify } from "node:util";
 
 /**
  * The few git operations publishing needs, through the real `git` CLI. A token reaches git as an
@@ -31,15 +32,17 @@ export interface GitOptions {
   timeoutMs?: number;
 }
 
+/** The token as HTTP basic credentials, base64. */
+const basicCredentials = (token: string) => Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
+
 /** Environment variables that give git the token as an extra header (pure). */
 export function authEnv(token: string | undefined, base: NodeJS.ProcessEnv = {}): Record<string, string> {
   if (!token) return {};
   const count = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-  const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
   return {
     GIT_CONFIG_COUNT: String(count + 1),
     [`GIT_CONFIG_KEY_${count}`]: "http.extraheader",
-    [`GIT_CONFIG_VALUE_${count}`]: `AUTHORIZATION: basic ${basic}`,
+    [`GIT_CONFIG_VALUE_${count}`]: `AUTHORIZATION: basic ${basicCredentials(token)}`,
   };
 }
 
@@ -59,10 +62,12 @@ export function isHttpRemote(remote: string): boolean {
 
 function redact(text: string, token: string | undefined): string {
   if (!token) return text;
-  const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
-  return text.split(token).join("***").split(basic).join("***");
+  return text.split(token).join("***").split(basicCredentials(token)).join("***");
 }
 
+const execGit = promisify(execFile);
+
+/** Runs git to its end (stdin closed, killed after the timeout); a failed exit is a result, not an error. */
 async function git(args: string[], options: GitOptions): Promise<GitResult> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -70,26 +75,22 @@ async function git(args: string[], options: GitOptions): Promise<GitResult> {
     LC_ALL: "C",
     ...authEnv(options.token, process.env),
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 300_000);
-    child.once("error", (e) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run git: ${e.message}`));
-    });
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({
-        code: code ?? 1,
-        stdout: redact(Buffer.concat(out).toString("utf8"), options.token),
-        stderr: redact(Buffer.concat(err).toString("utf8"), options.token),
-      });
-    });
+  const run = execGit("git", args, {
+    cwd: options.cwd,
+    env,
+    timeout: options.timeoutMs ?? 300_000,
+    killSignal: "SIGKILL",
+    maxBuffer: Infinity,
   });
+  run.child.stdin?.end();
+  const { code, stdout, stderr } = await run.then(
+    (output) => ({ code: 0, ...output }),
+    (err: ExecFileException & { stdout?: string; stderr?: string }) => {
+      if (typeof err.code === "string") throw new Error(`cannot run git: ${err.message}`);
+      return { code: err.code ?? 1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
+    },
+  );
+  return { code, stdout: redact(stdout, options.token), stderr: redact(stderr, options.token) };
 }
 
 /** Runs git and throws a GitError naming the subcommand when it fails. */
@@ -112,17 +113,8 @@ export async function initWorkTree(dir: string, remote: string, options: GitOpti
  * remote), or onto a fresh orphan branch when the remote has none. Returns the tip, if any.
  */
 export async function checkoutTip(branch: string, options: GitOptions): Promise<string | undefined> {
-  const fetched = await git(
-    [
-      "fetch",
-      "--quiet",
-      "--no-tags",
-      "--depth=1",
-      "origin",
-      `+refs/heads/${branch}:refs/remotes/origin/${branch}`,
-    ],
-    options,
-  );
+  const refspec = `+refs/heads/${branch}:refs/remotes/origin/${branch}`;
+  const fetched = await git(["fetch", "--quiet", "--no-tags", "--depth=1", "origin", refspec], options);
   if (fetched.code !== 0) {
     if (/couldn't find remote ref|could not find remote ref/i.test(fetched.stderr)) {
       // An orphan branch: unborn HEAD, empty index and work tree (an earlier attempt's commit dropped).
@@ -140,14 +132,13 @@ export async function checkoutTip(branch: string, options: GitOptions): Promise<
   return tip;
 }
 
-/** Stages `paths` and commits; returns false when there was nothing to commit. */
-export async function commitPaths(paths: string[], message: string, options: GitOptions): Promise<boolean> {
+/** Stages `paths` and commits them, if they changed. */
+export async function commitPaths(paths: string[], message: string, options: GitOptions): Promise<void> {
   await gitOk(["add", "--", ...paths], options);
   const status = await gitOk(["status", "--porcelain", "--", ...paths], options);
-  if (status.trim() === "") return false;
+  if (status.trim() === "") return;
   const identity = await identityEnvArgs(options);
   await gitOk([...identity, "commit", "--quiet", "--no-verify", "-m", message], options);
-  return true;
 }
 
 /** Falls back to a proxybench identity when git has none configured. */
