@@ -9,7 +9,7 @@ import { selectVariant } from "../results/select.js";
 import { CHANGES_JS_FILE, serializeChangesJs } from "./changesjs.js";
 import type { SeriesChanges } from "./change-points.js";
 import { UserError } from "../util/errors.js";
-import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
+import { appendEntries, parseDataJs, serializeDataJs } from "./datajs.js";
 import type { BenchCommit, BenchEntry } from "./datajs.js";
 import { buildSuites, commitInfo, type CommitContext } from "./entries.js";
 import {
@@ -125,7 +125,7 @@ async function readIfExists(file: string): Promise<string | undefined> {
 /** The branch's data.js, or an empty one; one that does not parse is left as it is, never started over. */
 async function readHistory(dataFile: string, label: string, repoUrl: string | undefined, now: number) {
   const existing = await readIfExists(dataFile);
-  if (existing === undefined) return emptyBenchmarkData(repoUrl ?? "", now);
+  if (existing === undefined) return { lastUpdate: now, repoUrl: repoUrl ?? "", entries: {} };
   try {
     return parseDataJs(existing, label);
   } catch (err) {
