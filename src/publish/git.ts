@@ -9,28 +9,19 @@ import { promisify } from "node:util";
  * printed (errors are redacted).
  */
 
-export interface GitResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
+/** A git command that failed: its subcommand, exit code and (redacted) message. */
 export class GitError extends Error {
-  constructor(
-    message: string,
-    readonly result: GitResult,
-  ) {
-    super(message);
-    this.name = "GitError";
-  }
+  override name = "GitError";
 }
 
 export interface GitOptions {
   cwd: string;
   /** Sent as an HTTP Authorization header to https remotes only. */
   token?: string;
-  timeoutMs?: number;
 }
+
+/** What a git command may take before it is killed. */
+const GIT_TIMEOUT_MS = 300_000;
 
 /** The token as HTTP basic credentials, base64. */
 const basicCredentials = (token: string) => Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
@@ -68,7 +59,7 @@ function redact(text: string, token: string | undefined): string {
 const execGit = promisify(execFile);
 
 /** Runs git to its end (stdin closed, killed after the timeout); a failed exit is a result, not an error. */
-async function git(args: string[], options: GitOptions): Promise<GitResult> {
+async function git(args: string[], options: GitOptions) {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     GIT_TERMINAL_PROMPT: "0",
@@ -78,7 +69,7 @@ async function git(args: string[], options: GitOptions): Promise<GitResult> {
   const run = execGit("git", args, {
     cwd: options.cwd,
     env,
-    timeout: options.timeoutMs ?? 300_000,
+    timeout: GIT_TIMEOUT_MS,
     killSignal: "SIGKILL",
     maxBuffer: Infinity,
   });
@@ -93,13 +84,19 @@ async function git(args: string[], options: GitOptions): Promise<GitResult> {
   return { code, stdout: redact(stdout, options.token), stderr: redact(stderr, options.token) };
 }
 
+/** A command's output; a GitError naming the subcommand, its exit code and `said` when it failed. */
+function okOutput(
+  args: string[],
+  result: Awaited<ReturnType<typeof git>>,
+  said = result.stderr.trim(),
+): string {
+  if (result.code !== 0) throw new GitError(`git ${args[0] ?? ""} failed (exit ${result.code}): ${said}`);
+  return result.stdout;
+}
+
 /** Runs git and throws a GitError naming the subcommand when it fails. */
 async function gitOk(args: string[], options: GitOptions): Promise<string> {
-  const result = await git(args, options);
-  if (result.code !== 0) {
-    throw new GitError(`git ${args[0] ?? ""} failed (exit ${result.code}): ${result.stderr.trim()}`, result);
-  }
-  return result.stdout;
+  return okOutput(args, await git(args, options));
 }
 
 /** An empty work tree with `origin` pointing at the remote. */
@@ -114,18 +111,17 @@ export async function initWorkTree(dir: string, remote: string, options: GitOpti
  */
 export async function checkoutTip(branch: string, options: GitOptions): Promise<string | undefined> {
   const refspec = `+refs/heads/${branch}:refs/remotes/origin/${branch}`;
-  const fetched = await git(["fetch", "--quiet", "--no-tags", "--depth=1", "origin", refspec], options);
-  if (fetched.code !== 0) {
-    if (/couldn't find remote ref|could not find remote ref/i.test(fetched.stderr)) {
-      // An orphan branch: unborn HEAD, empty index and work tree (an earlier attempt's commit dropped).
-      await gitOk(["symbolic-ref", "HEAD", `refs/heads/${branch}`], options);
-      await git(["update-ref", "-d", `refs/heads/${branch}`], options);
-      await git(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "."], options);
-      await gitOk(["clean", "-fdxq"], options);
-      return undefined;
-    }
-    throw new GitError(`git fetch failed (exit ${fetched.code}): ${fetched.stderr.trim()}`, fetched);
+  const fetch = ["fetch", "--quiet", "--no-tags", "--depth=1", "origin", refspec];
+  const fetched = await git(fetch, options);
+  if (fetched.code !== 0 && /couldn't find remote ref|could not find remote ref/i.test(fetched.stderr)) {
+    // An orphan branch: unborn HEAD, empty index and work tree (an earlier attempt's commit dropped).
+    await gitOk(["symbolic-ref", "HEAD", `refs/heads/${branch}`], options);
+    await git(["update-ref", "-d", `refs/heads/${branch}`], options);
+    await git(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "."], options);
+    await gitOk(["clean", "-fdxq"], options);
+    return undefined;
   }
+  okOutput(fetch, fetched);
   const tip = (await gitOk(["rev-parse", `refs/remotes/origin/${branch}`], options)).trim();
   await gitOk(["checkout", "--quiet", "--force", "-B", branch, tip], options);
   await gitOk(["clean", "-fdxq"], options);
@@ -161,14 +157,11 @@ export type PushOutcome = "pushed" | "rejected";
  * failure (authentication, permissions, a missing remote) throws.
  */
 export async function pushHead(branch: string, options: GitOptions): Promise<PushOutcome> {
-  const result = await git(["push", "--porcelain", "origin", `HEAD:refs/heads/${branch}`], options);
-  if (result.code === 0) return "pushed";
-  const text = `${result.stdout}\n${result.stderr}`;
-  if (isRaceRejection(text)) return "rejected";
-  throw new GitError(
-    `git push failed (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`,
-    result,
-  );
+  const push = ["push", "--porcelain", "origin", `HEAD:refs/heads/${branch}`];
+  const result = await git(push, options);
+  if (result.code !== 0 && isRaceRejection(`${result.stdout}\n${result.stderr}`)) return "rejected";
+  okOutput(push, result, result.stderr.trim() || result.stdout.trim());
+  return "pushed";
 }
 
 /** Messages git prints when another push got there first (pure, table-tested). */
