@@ -1,5 +1,6 @@
 import { median, sampleStandardDeviation } from "simple-statistics";
 import type { Cell, Results } from "../results/schema.js";
+import { withoutUndefined } from "../util/objects.js";
 import type { Bench, BenchCommit, BenchEntry } from "./datajs.js";
 
 /**
@@ -41,17 +42,16 @@ export function suiteName(
 export function commitInfo(results: Results, context: CommitContext = {}): BenchCommit {
   const git = results.environment.git;
   const id = git.commit ?? context.sha ?? "unknown";
-  const person = {
-    ...((git.author?.email ?? context.authorEmail)
-      ? { email: git.author?.email ?? context.authorEmail }
-      : {}),
-    ...((git.author?.name ?? context.authorName) ? { name: git.author?.name ?? context.authorName } : {}),
-  };
-  const author = context.authorUsername ?? context.username;
-  const committer = context.committerUsername ?? context.username;
+  // An empty name is no name: `|| undefined` leaves it out.
+  const person = (username: string | undefined) =>
+    withoutUndefined({
+      email: (git.author?.email ?? context.authorEmail) || undefined,
+      name: (git.author?.name ?? context.authorName) || undefined,
+      username: username || undefined,
+    });
   const commit: BenchCommit = {
-    author: { ...person, ...(author ? { username: author } : {}) },
-    committer: { ...person, ...(committer ? { username: committer } : {}) },
+    author: person(context.authorUsername ?? context.username),
+    committer: person(context.committerUsername ?? context.username),
     id,
     message: git.message ?? context.message ?? "",
     timestamp: git.timestamp ?? context.timestamp ?? results.startedAt,
