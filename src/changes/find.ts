@@ -57,15 +57,13 @@ export function changePointOf(series: HistorySeries, change: OtavaChange): Chang
 }
 
 function seriesChanges(series: HistorySeries, changes: readonly OtavaChange[]): SeriesChanges {
-  const { suite, bench, unit, biggerIsBetter, points } = series;
-  const ordered = [...changes].sort((a, b) => a.index - b.index);
   return {
-    suite,
-    bench,
-    unit,
-    biggerIsBetter,
-    points: points.length,
-    changes: ordered.map((c) => changePointOf(series, c)),
+    suite: series.suite,
+    bench: series.bench,
+    unit: series.unit,
+    biggerIsBetter: series.biggerIsBetter,
+    points: series.points.length,
+    changes: [...changes].sort((a, b) => a.index - b.index).map((c) => changePointOf(series, c)),
   };
 }
 

@@ -31,13 +31,10 @@ export interface StickyCommentOutcome {
   reason: string;
 }
 
-/** A comment's author as GitHub's REST API gives it: `type` is "Bot" for an app's account. */
-interface CommentAuthor {
-  login?: string;
-  type?: string;
-}
-
 type IssueComment = RestEndpointMethodTypes["issues"]["listComments"]["response"]["data"][number];
+
+/** A comment's author as GitHub's REST API gives it: `type` is "Bot" for an app's account. */
+type CommentAuthor = Partial<Pick<NonNullable<IssueComment["user"]>, "login" | "type">>;
 
 /**
  * Whether a comment was written by the token's own account (pure). `account` is GraphQL's viewer

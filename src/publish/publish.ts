@@ -45,12 +45,12 @@ export interface PublishSettings {
   log?: (line: string) => void;
   /** Backoff base in ms (doubled per attempt, with jitter). */
   backoffMs?: number;
-  /** Finds the change points of the data.js just written, for changes.js; none: no changes.js. */
-  findChanges?: ChangeFinder;
+  /**
+   * Finds the change points of every series of the data.js just written (`proxybench changes`),
+   * for changes.js; none: no changes.js.
+   */
+  findChanges?: (dataJsFile: string) => Promise<SeriesChanges[]>;
 }
-
-/** The change points of every series of a data.js file (`proxybench changes`). */
-type ChangeFinder = (dataJsFile: string) => Promise<SeriesChanges[]>;
 
 export interface PublishOutcome {
   pushed: boolean;
@@ -113,14 +113,12 @@ function chartJsSource(): string {
   return path.join(path.dirname(require.resolve("chart.js")), CHART_JS_FILE);
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+/** A file's text; undefined when there is no such file. */
+const readIfExists = (file: string): Promise<string | undefined> =>
+  readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return undefined;
     throw err;
-  }
-}
+  });
 
 /** The branch's data.js, or an empty one; one that does not parse is left as it is, never started over. */
 async function readHistory(dataFile: string, label: string, repoUrl: string | undefined, now: number) {
