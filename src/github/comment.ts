@@ -84,7 +84,7 @@ export async function upsertStickyComment(
   settings: StickyCommentSettings,
 ): Promise<StickyCommentOutcome> {
   const log = settings.log ?? (() => undefined);
-  const { owner, repo } = settings;
+  const { owner, repo, pr } = settings;
   const { body, truncated } = buildCommentBody(settings.markdown, {
     id: settings.id,
     head: settings.head,
@@ -97,12 +97,7 @@ export async function upsertStickyComment(
   const ours = await markedComments(upsert);
   if (ours.length > 0) return update(upsert, ours, []);
 
-  const { data: created } = await client.rest.issues.createComment({
-    owner,
-    repo,
-    issue_number: settings.pr,
-    body,
-  });
+  const { data: created } = await client.rest.issues.createComment({ owner, repo, issue_number: pr, body });
   // Another run may have created one at the same moment: the oldest stays, ours goes.
   const now = await markedComments(upsert);
   const oldest = now[0];
@@ -146,14 +141,15 @@ function outcome(
 
 /** Our comments on the pull request (our marker, our author), every page read, oldest first. */
 async function markedComments({ client, settings }: Upsert): Promise<IssueComment[]> {
+  const { owner, repo, pr, id, author } = settings;
   const all = await client.paginate(client.rest.issues.listComments, {
-    owner: settings.owner,
-    repo: settings.repo,
-    issue_number: settings.pr,
+    owner,
+    repo,
+    issue_number: pr,
     per_page: 100,
   });
   return all
-    .filter((c) => isMarked(c.body, settings.id) && isOwnComment(c.user, settings.author))
+    .filter((c) => isMarked(c.body, id) && isOwnComment(c.user, author))
     .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
 }
 
