@@ -30,11 +30,7 @@ export interface CommitContext {
   committerUsername?: string;
 }
 
-export function suiteName(
-  scenario: string,
-  loadLabel: string,
-  direction: "throughput" | "latency" | "proxy cost",
-): string {
+export function suiteName(scenario: string, loadLabel: string, direction: Direction): string {
   return loadLabel === "default" ? `${scenario} ${direction}` : `${scenario} (${loadLabel}) ${direction}`;
 }
 
@@ -93,7 +89,7 @@ const COST_BENCHES = [
  * that every repetition measured. Each is the median of the repetitions, with their standard
  * deviation as its range when there are two or more.
  */
-function cellBenches(cell: Cell, label: string): Record<"throughput" | "latency" | "proxy cost", Bench[]> {
+function cellBenches(cell: Cell, label: string): Record<Direction, Bench[]> {
   const extra = extraOf(cell);
   const reps = cell.repetitions;
   const bench = (name: string, values: number[], unit: string, digits = 3): Bench => {
@@ -132,6 +128,7 @@ const DIRECTIONS = [
   ["latency", TOOL_SMALLER],
   ["proxy cost", TOOL_SMALLER],
 ] as const;
+type Direction = (typeof DIRECTIONS)[number][0];
 
 /**
  * The entries of one results set, keyed by suite name, in a stable order. When one scenario and
