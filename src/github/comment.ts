@@ -162,10 +162,9 @@ async function update(
   const { client, settings, log } = upsert;
   const { owner, repo } = settings;
   const prHead = await pullRequestHead(upsert);
-  for (const comment of ours) {
-    const verdict = decide(settings.head, parseHead(comment.body, settings.id), prHead);
-    if (verdict.action === "skip") return outcome(upsert, "skipped", comment, alreadyDeleted, verdict.reason);
-  }
+  const verdicts = ours.map((c) => decide(settings.head, parseHead(c.body, settings.id), prHead));
+  const skip = verdicts.findIndex((v) => v.action === "skip");
+  if (skip >= 0) return outcome(upsert, "skipped", ours[skip]!, alreadyDeleted, verdicts[skip]!.reason);
 
   const [keep, ...duplicates] = ours as [IssueComment, ...IssueComment[]];
   const deleted: number[] = [...alreadyDeleted];
@@ -181,8 +180,7 @@ async function update(
     comment_id: keep.id,
     body: upsert.body,
   });
-  const reason = decide(settings.head, parseHead(keep.body, settings.id), prHead).reason;
-  return outcome(upsert, "updated", data, deleted, reason);
+  return outcome(upsert, "updated", data, deleted, verdicts[0]!.reason);
 }
 
 /** The pull request's current head sha; undefined (and a note) when it cannot be read. */
