@@ -142,7 +142,7 @@ async function applyToWorkTree(
   now: number,
 ): Promise<{ keptForeignPage: boolean } & ChangesOutcome> {
   const { settings, dir, log } = job;
-  const folder = path.join(job.work, dir);
+  const folder = path.join(job.options.cwd, dir);
   await mkdir(folder, { recursive: true });
   const dataFile = path.join(folder, "data.js");
   const label = `${settings.branch}:${path.posix.join(dir, "data.js")}`;
@@ -190,7 +190,7 @@ export async function publish(settings: PublishSettings): Promise<PublishOutcome
   const remote = resolveRemote(settings.remote);
   const work = await mkdtemp(path.join(tmpdir(), "proxybench-publish-"));
   const options: GitOptions = { cwd: work, token: isHttpRemote(remote) ? settings.token : undefined };
-  const job: Job = { settings, results, commit, suiteNames: [...probe.keys()], dir, work, options, now, log };
+  const job: Job = { settings, results, commit, suiteNames: [...probe.keys()], dir, options, now, log };
   try {
     await initWorkTree(work, remote, options);
     return await pushWithRetries(job);
@@ -211,8 +211,7 @@ interface Job {
   suiteNames: string[];
   /** The folder inside the branch, normalised. */
   dir: string;
-  /** The work tree, and git's options in it. */
-  work: string;
+  /** git's options in the work tree (its `cwd`). */
   options: GitOptions;
   now: () => number;
   log: (line: string) => void;
