@@ -68,7 +68,7 @@ function answerOf(stdout: string, count: number): OtavaChange[][] {
   try {
     json = JSON.parse(stdout);
   } catch {
-    json = undefined;
+    // Not JSON: the schema refuses the undefined left in `json`.
   }
   const answer = OtavaAnswer.safeParse(json);
   if (!answer.success || answer.data.series.length !== count) {

@@ -1,6 +1,6 @@
 import type { BenchEntry, BenchmarkData } from "../publish/datajs.js";
 import { TOOL_BIGGER } from "../publish/entries.js";
-import type { HistoryCommit, SeriesKey } from "../publish/change-points.js";
+import type { HistoryCommit, SeriesChanges, SeriesKey } from "../publish/change-points.js";
 
 /**
  * The series of a data.js (pure): one per suite and bench name, its points oldest first as the
@@ -16,11 +16,8 @@ export interface HistoryPoint {
   entry: number;
 }
 
-export interface HistorySeries extends SeriesKey {
-  unit: string;
-  biggerIsBetter: boolean;
-  points: HistoryPoint[];
-}
+/** A series as its change points describe it (suite, bench, unit, direction), with its points. */
+export type HistorySeries = Omit<SeriesChanges, "points" | "changes"> & { points: HistoryPoint[] };
 
 function commitOf(entry: BenchEntry): HistoryCommit {
   const { id, url } = entry.commit;

@@ -1,3 +1,4 @@
+import type { RestEndpointMethodTypes } from "@octokit/rest";
 import { buildCommentBody, decide, isMarked, parseHead, type HeadInfo } from "./body.js";
 import type { GitHubClient } from "./client.js";
 
@@ -30,19 +31,10 @@ export interface StickyCommentOutcome {
   reason: string;
 }
 
-/** A comment's author as GitHub's REST API gives it: `type` is "Bot" for an app's account. */
-interface CommentAuthor {
-  login?: string;
-  type?: string;
-}
+type IssueComment = RestEndpointMethodTypes["issues"]["listComments"]["response"]["data"][number];
 
-interface IssueComment {
-  id: number;
-  body?: string;
-  user?: CommentAuthor | null;
-  created_at: string;
-  html_url: string;
-}
+/** A comment's author as GitHub's REST API gives it: `type` is "Bot" for an app's account. */
+type CommentAuthor = Partial<Pick<NonNullable<IssueComment["user"]>, "login" | "type">>;
 
 /**
  * Whether a comment was written by the token's own account (pure). `account` is GraphQL's viewer
@@ -92,7 +84,7 @@ export async function upsertStickyComment(
   settings: StickyCommentSettings,
 ): Promise<StickyCommentOutcome> {
   const log = settings.log ?? (() => undefined);
-  const { owner, repo } = settings;
+  const { owner, repo, pr } = settings;
   const { body, truncated } = buildCommentBody(settings.markdown, {
     id: settings.id,
     head: settings.head,
@@ -101,80 +93,78 @@ export async function upsertStickyComment(
   if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
 
   const mine = { ...settings, author: settings.author ?? (await tokenLogin(client)) };
-  const ours = await markedComments(client, mine);
+  const upsert: Upsert = { client, settings: mine, log, body, truncated };
+  const ours = await markedComments(upsert);
+  if (ours.length > 0) return update(upsert, ours, []);
 
-  if (ours.length === 0) {
-    const created = await client.rest.issues.createComment({ owner, repo, issue_number: settings.pr, body });
-    // Another run may have created one at the same moment: the oldest stays, ours goes.
-    const now = await markedComments(client, mine);
-    const oldest = now[0];
-    if (!oldest || oldest.id === created.data.id) {
-      return {
-        action: "created",
-        commentId: created.data.id,
-        url: created.data.html_url,
-        deleted: [],
-        truncated,
-        reason: "no comment with the marker yet",
-      };
-    }
-    log(
-      `another run created the comment at the same time: keeping ${oldest.id}, removing ${created.data.id}`,
-    );
-    await client.rest.issues.deleteComment({ owner, repo, comment_id: created.data.id });
-    return update(
-      client,
-      settings,
-      now.filter((c) => c.id !== created.data.id),
-      body,
-      truncated,
-      [created.data.id],
-    );
+  const { data: created } = await client.rest.issues.createComment({ owner, repo, issue_number: pr, body });
+  // Another run may have created one at the same moment: the oldest stays, ours goes.
+  const now = await markedComments(upsert);
+  const oldest = now[0];
+  if (!oldest || oldest.id === created.id) {
+    return outcome(upsert, "created", created, [], "no comment with the marker yet");
   }
-  return update(client, settings, ours, body, truncated, []);
+  log(`another run created the comment at the same time: keeping ${oldest.id}, removing ${created.id}`);
+  await client.rest.issues.deleteComment({ owner, repo, comment_id: created.id });
+  return update(
+    upsert,
+    now.filter((c) => c.id !== created.id),
+    [created.id],
+  );
+}
+
+/** What one upsert works with: the client, the settings (author known), the body written. */
+interface Upsert {
+  client: GitHubClient;
+  settings: StickyCommentSettings & { author: string };
+  log: (line: string) => void;
+  body: string;
+  truncated: boolean;
+}
+
+function outcome(
+  upsert: Upsert,
+  action: StickyCommentOutcome["action"],
+  comment: { id: number; html_url: string },
+  deleted: number[],
+  reason: string,
+): StickyCommentOutcome {
+  return {
+    action,
+    commentId: comment.id,
+    url: comment.html_url,
+    deleted,
+    truncated: upsert.truncated,
+    reason,
+  };
 }
 
 /** Our comments on the pull request (our marker, our author), every page read, oldest first. */
-async function markedComments(
-  client: GitHubClient,
-  settings: StickyCommentSettings & { author: string },
-): Promise<IssueComment[]> {
-  const all = (await client.paginate(client.rest.issues.listComments, {
-    owner: settings.owner,
-    repo: settings.repo,
-    issue_number: settings.pr,
+async function markedComments({ client, settings }: Upsert): Promise<IssueComment[]> {
+  const { owner, repo, pr, id, author } = settings;
+  const all = await client.paginate(client.rest.issues.listComments, {
+    owner,
+    repo,
+    issue_number: pr,
     per_page: 100,
-  })) as IssueComment[];
+  });
   return all
-    .filter((c) => isMarked(c.body, settings.id) && isOwnComment(c.user, settings.author))
+    .filter((c) => isMarked(c.body, id) && isOwnComment(c.user, author))
     .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
 }
 
 /** Updates the oldest of `ours` (unless one is for a newer head) and deletes the others. */
 async function update(
-  client: GitHubClient,
-  settings: StickyCommentSettings,
+  upsert: Upsert,
   ours: IssueComment[],
-  body: string,
-  truncated: boolean,
   alreadyDeleted: number[],
 ): Promise<StickyCommentOutcome> {
-  const log = settings.log ?? (() => undefined);
+  const { client, settings, log } = upsert;
   const { owner, repo } = settings;
-  const prHead = await pullRequestHead(client, owner, repo, settings.pr, log);
-  for (const comment of ours) {
-    const verdict = decide(settings.head, parseHead(comment.body, settings.id), prHead);
-    if (verdict.action === "skip") {
-      return {
-        action: "skipped",
-        commentId: comment.id,
-        url: comment.html_url,
-        deleted: alreadyDeleted,
-        truncated,
-        reason: verdict.reason,
-      };
-    }
-  }
+  const prHead = await pullRequestHead(upsert);
+  const verdicts = ours.map((c) => decide(settings.head, parseHead(c.body, settings.id), prHead));
+  const skip = verdicts.findIndex((v) => v.action === "skip");
+  if (skip >= 0) return outcome(upsert, "skipped", ours[skip]!, alreadyDeleted, verdicts[skip]!.reason);
 
   const [keep, ...duplicates] = ours as [IssueComment, ...IssueComment[]];
   const deleted: number[] = [...alreadyDeleted];
@@ -184,25 +174,18 @@ async function update(
   }
   if (duplicates.length > 0)
     log(`removed ${duplicates.length} duplicate comment(s): ${duplicates.map((d) => d.id).join(", ")}`);
-  const updated = await client.rest.issues.updateComment({ owner, repo, comment_id: keep.id, body });
-  return {
-    action: "updated",
-    commentId: updated.data.id,
-    url: updated.data.html_url,
-    deleted,
-    truncated,
-    reason: decide(settings.head, parseHead(keep.body, settings.id), prHead).reason,
-  };
+  const { data } = await client.rest.issues.updateComment({
+    owner,
+    repo,
+    comment_id: keep.id,
+    body: upsert.body,
+  });
+  return outcome(upsert, "updated", data, deleted, verdicts[0]!.reason);
 }
 
 /** The pull request's current head sha; undefined (and a note) when it cannot be read. */
-async function pullRequestHead(
-  client: GitHubClient,
-  owner: string,
-  repo: string,
-  pr: number,
-  log: (line: string) => void,
-): Promise<string | undefined> {
+async function pullRequestHead({ client, settings, log }: Upsert): Promise<string | undefined> {
+  const { owner, repo, pr } = settings;
   try {
     const { data } = await client.rest.pulls.get({ owner, repo, pull_number: pr });
     return data.head.sha;

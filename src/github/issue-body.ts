@@ -14,15 +14,13 @@ export const ISSUE_LABEL = "proxybench-regression";
 /** GitHub's longest issue title. */
 const TITLE_LIMIT = 256;
 
-const encode = (text: string) => encodeURIComponent(text);
-
 /** The key's marker: what finds its issue again. */
 export function issueMarker(key: readonly string[]): string {
-  return `<!-- proxybench-change: ${key.map(encode).join("/")} -->`;
+  return `<!-- proxybench-change: ${key.map(encodeURIComponent).join("/")} -->`;
 }
 
 function filedMarker(ids: Iterable<string>): string {
-  return `<!-- proxybench-change-filed: ${[...ids].map(encode).join(" ")} -->`;
+  return `<!-- proxybench-change-filed: ${[...ids].map(encodeURIComponent).join(" ")} -->`;
 }
 
 /** The key an issue body is about (its marker) and the ids it has filed; undefined: not ours. */

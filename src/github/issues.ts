@@ -1,3 +1,4 @@
+import type { RestEndpointMethodTypes } from "@octokit/rest";
 import type { GitHubClient } from "./client.js";
 import { isOwnComment, tokenLogin } from "./comment.js";
 import { buildIssueBody, ISSUE_LABEL, issueMarker, parseIssueBody } from "./issue-body.js";
@@ -39,15 +40,10 @@ export interface IssueOutcome {
   filed: string[];
 }
 
-interface ListedIssue {
-  number: number;
-  state?: string;
-  body?: string | null;
-  html_url: string;
-  created_at: string;
-  user?: { login?: string; type?: string } | null;
-  pull_request?: unknown;
-}
+type ListedIssue = RestEndpointMethodTypes["issues"]["listForRepo"]["response"]["data"][number];
+
+/** The repository the issues are filed in, and their label. */
+type Target = Pick<IssueSettings, "owner" | "repo"> & { label: string };
 
 /** What is filed already under a marker: its open issue (the oldest) and every id filed. */
 interface Filed {
@@ -56,14 +52,14 @@ interface Filed {
 }
 
 /** Our issues with the label, open and closed, every page read, by marker. */
-async function filedIssues(client: GitHubClient, settings: IssueSettings, author: string) {
-  const all = (await client.paginate(client.rest.issues.listForRepo, {
-    owner: settings.owner,
-    repo: settings.repo,
-    labels: settings.label ?? ISSUE_LABEL,
+async function filedIssues(client: GitHubClient, { owner, repo, label }: Target, author: string) {
+  const all = await client.paginate(client.rest.issues.listForRepo, {
+    owner,
+    repo,
+    labels: label,
     state: "all",
     per_page: 100,
-  })) as ListedIssue[];
+  });
   const byMarker = new Map<string, Filed>();
   const oldestFirst = all
     .filter((issue) => issue.pull_request === undefined && isOwnComment(issue.user, author))
@@ -83,13 +79,14 @@ async function filedIssues(client: GitHubClient, settings: IssueSettings, author
 export async function fileIssues(client: GitHubClient, settings: IssueSettings): Promise<IssueOutcome[]> {
   const log = settings.log ?? (() => undefined);
   const author = settings.author ?? (await tokenLogin(client));
-  const filed = await filedIssues(client, settings, author);
+  const target: Target = { ...settings, label: settings.label ?? ISSUE_LABEL };
+  const filed = await filedIssues(client, target, author);
   const outcomes: IssueOutcome[] = [];
   for (const item of settings.items) {
     const known = filed.get(issueMarker(item.key)) ?? { ids: new Set<string>() };
     const fresh = [...new Set(item.candidates)].filter((id) => !known.ids.has(id));
     if (fresh.length === 0) continue;
-    const outcome = await fileOne(client, settings, item, known, fresh);
+    const outcome = await fileOne(client, target, item, known, fresh);
     log(`${outcome.action} issue #${outcome.number} for ${item.name} (${fresh.length} new)`);
     outcomes.push(outcome);
   }
@@ -98,12 +95,11 @@ export async function fileIssues(client: GitHubClient, settings: IssueSettings):
 
 async function fileOne(
   client: GitHubClient,
-  settings: IssueSettings,
+  { owner, repo, label }: Target,
   item: IssueItem,
   known: Filed,
   fresh: string[],
 ): Promise<IssueOutcome> {
-  const { owner, repo } = settings;
   // An open issue keeps what it filed before; a new one lists only what is new.
   const listed = known.open ? [...(parseIssueBody(known.open.body)?.filed ?? []), ...fresh] : fresh;
   const body = buildIssueBody(item.key, new Set(listed), item.markdown);
@@ -112,7 +108,6 @@ async function fileOne(
     const { data } = await client.rest.issues.update({ owner, repo, issue_number: known.open.number, body });
     return { ...said, action: "updated", number: data.number, url: data.html_url };
   }
-  const label = settings.label ?? ISSUE_LABEL;
   await ensureLabel(client, owner, repo, label);
   const { data } = await client.rest.issues.create({ owner, repo, title: item.title, body, labels: [label] });
   // GitHub drops a label it does not let the token set, silently: the issue would never be found

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formatSchemaError, UserError } from "../util/errors.js";
-import type { SeriesChanges } from "./change-points.js";
+import { SeriesChanges } from "./change-points.js";
 
 /**
  * `changes.js`, written next to data.js on gh-pages: `window.BENCHMARK_CHANGES = ` and the JSON of
@@ -10,31 +10,6 @@ import type { SeriesChanges } from "./change-points.js";
 export const CHANGES_JS_FILE = "changes.js";
 
 const CHANGES_JS_PREFIX = "window.BENCHMARK_CHANGES = ";
-
-const HistoryCommit = z.object({ id: z.string(), url: z.string().optional(), date: z.number() });
-
-const ChangePoint = z.object({
-  index: z.number().int().nonnegative(),
-  before: HistoryCommit,
-  after: HistoryCommit,
-  meanBefore: z.number(),
-  meanAfter: z.number(),
-  changePct: z.number(),
-  pValue: z.number(),
-  regression: z.boolean(),
-});
-
-const SeriesChangesSchema = z.object({
-  suite: z.string(),
-  bench: z.string(),
-  unit: z.string(),
-  biggerIsBetter: z.boolean(),
-  points: z.number().int().nonnegative(),
-  changes: z.array(ChangePoint),
-});
-
-// The schema is held to the contract in types.ts: a field that differs stops compilation here.
-const ChangesList: z.ZodType<SeriesChanges[]> = z.array(SeriesChangesSchema);
 
 export function serializeChangesJs(series: readonly SeriesChanges[]): string {
   return `${CHANGES_JS_PREFIX}${JSON.stringify(series, null, 2)}\n`;
@@ -51,7 +26,7 @@ export function parseChanges(text: string, file: string): SeriesChanges[] {
   } catch (err) {
     throw new UserError(`${file}: not the JSON of change points (${(err as Error).message})`);
   }
-  const parsed = ChangesList.safeParse(data);
+  const parsed = z.array(SeriesChanges).safeParse(data);
   if (!parsed.success) {
     throw new UserError(
       `${formatSchemaError(file, parsed.error)}\n${file}: not a list of series' change points`,

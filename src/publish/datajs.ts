@@ -49,11 +49,6 @@ export const BenchmarkData = z.looseObject({
 });
 export type BenchmarkData = z.infer<typeof BenchmarkData>;
 
-/** An empty history, for a branch or folder that has none yet. */
-export function emptyBenchmarkData(repoUrl: string, now: number): BenchmarkData {
-  return { lastUpdate: now, repoUrl, entries: {} };
-}
-
 /**
  * Parses a data.js. Anything that is not exactly the prefix and a valid object stops here with
  * an error naming `file` and the field (publish adds that it leaves the file alone: we never start

@@ -1,5 +1,6 @@
 import { median, sampleStandardDeviation } from "simple-statistics";
 import type { Cell, Results } from "../results/schema.js";
+import { withoutUndefined } from "../util/objects.js";
 import type { Bench, BenchCommit, BenchEntry } from "./datajs.js";
 
 /**
@@ -29,11 +30,7 @@ export interface CommitContext {
   committerUsername?: string;
 }
 
-export function suiteName(
-  scenario: string,
-  loadLabel: string,
-  direction: "throughput" | "latency" | "proxy cost",
-): string {
+export function suiteName(scenario: string, loadLabel: string, direction: Direction): string {
   return loadLabel === "default" ? `${scenario} ${direction}` : `${scenario} (${loadLabel}) ${direction}`;
 }
 
@@ -41,17 +38,16 @@ export function suiteName(
 export function commitInfo(results: Results, context: CommitContext = {}): BenchCommit {
   const git = results.environment.git;
   const id = git.commit ?? context.sha ?? "unknown";
-  const person = {
-    ...((git.author?.email ?? context.authorEmail)
-      ? { email: git.author?.email ?? context.authorEmail }
-      : {}),
-    ...((git.author?.name ?? context.authorName) ? { name: git.author?.name ?? context.authorName } : {}),
-  };
-  const author = context.authorUsername ?? context.username;
-  const committer = context.committerUsername ?? context.username;
+  // An empty name is no name: `|| undefined` leaves it out.
+  const person = (username: string | undefined) =>
+    withoutUndefined({
+      email: (git.author?.email ?? context.authorEmail) || undefined,
+      name: (git.author?.name ?? context.authorName) || undefined,
+      username: username || undefined,
+    });
   const commit: BenchCommit = {
-    author: { ...person, ...(author ? { username: author } : {}) },
-    committer: { ...person, ...(committer ? { username: committer } : {}) },
+    author: person(context.authorUsername ?? context.username),
+    committer: person(context.committerUsername ?? context.username),
     id,
     message: git.message ?? context.message ?? "",
     timestamp: git.timestamp ?? context.timestamp ?? results.startedAt,
@@ -61,11 +57,6 @@ export function commitInfo(results: Results, context: CommitContext = {}): Bench
 }
 
 const round = (x: number, digits = 3): number => Number(x.toFixed(digits));
-
-function spread(values: number[]): string | undefined {
-  if (values.length < 2) return undefined;
-  return `± ${round(sampleStandardDeviation(values))}`;
-}
 
 function extraOf(cell: Cell): string {
   const lines = [
@@ -88,6 +79,57 @@ function loadText(cell: Cell): string {
   return parts.join(", ");
 }
 
+const COST_BENCHES = [
+  { figure: "cpuPerRequestUs", name: "CPU/request", unit: "µs" },
+  { figure: "peakMemoryMiB", name: "peak memory", unit: "MiB" },
+] as const;
+
+/**
+ * A cell's benches by suite direction: its req/s, its latencies, and the proxy's cost figures
+ * that every repetition measured. Each is the median of the repetitions, with their standard
+ * deviation as its range when there are two or more.
+ */
+function cellBenches(cell: Cell, label: string): Record<Direction, Bench[]> {
+  const extra = extraOf(cell);
+  const reps = cell.repetitions;
+  const bench = (name: string, values: number[], unit: string, digits = 3): Bench => {
+    const figures = { name: `${label} ${name}`, value: round(median(values), digits), unit };
+    if (values.length < 2) return { ...figures, extra };
+    return { ...figures, range: `± ${round(sampleStandardDeviation(values))}`, extra };
+  };
+  const latency = (["p50", "p99", "mean"] as const).map((m) =>
+    bench(
+      m,
+      reps.map((r) => r.latencyMs[m]),
+      "ms",
+    ),
+  );
+  const cost = COST_BENCHES.flatMap(({ figure, name, unit }) => {
+    const values = reps.map((r) => r.proxyCost?.[figure]);
+    return values.every((v): v is number => v !== undefined) ? [bench(name, values, unit)] : [];
+  });
+  return {
+    throughput: [
+      bench(
+        "req/s",
+        reps.map((r) => r.rps),
+        "req/s",
+        2,
+      ),
+    ],
+    latency,
+    "proxy cost": cost,
+  };
+}
+
+/** The suites of each direction, their tool (github-action-benchmark's), in the order written. */
+const DIRECTIONS = [
+  ["throughput", TOOL_BIGGER],
+  ["latency", TOOL_SMALLER],
+  ["proxy cost", TOOL_SMALLER],
+] as const;
+type Direction = (typeof DIRECTIONS)[number][0];
+
 /**
  * The entries of one results set, keyed by suite name, in a stable order. When one scenario and
  * load ran a proxy with several engines, the bench names carry the engine (`nginx [wrk] req/s`).
@@ -109,65 +151,13 @@ export function buildSuites(
     const engines = new Map<string, Set<string>>();
     for (const c of group.cells) engines.set(c.proxy, (engines.get(c.proxy) ?? new Set()).add(c.engine));
     const label = (c: Cell) => ((engines.get(c.proxy)?.size ?? 0) > 1 ? `${c.proxy} [${c.engine}]` : c.proxy);
-
-    const throughput: Bench[] = [];
-    const latency: Bench[] = [];
-    const cost: Bench[] = [];
-    for (const cell of group.cells) {
-      const reps = cell.repetitions;
-      const rps = reps.map((r) => r.rps);
-      const extra = extraOf(cell);
-      throughput.push(
-        withRange(
-          { name: `${label(cell)} req/s`, value: round(median(rps), 2), unit: "req/s" },
-          spread(rps),
-          extra,
-        ),
-      );
-      for (const metric of ["p50", "p99", "mean"] as const) {
-        const values = reps.map((r) => r.latencyMs[metric]);
-        latency.push(
-          withRange(
-            { name: `${label(cell)} ${metric}`, value: round(median(values)), unit: "ms" },
-            spread(values),
-            extra,
-          ),
-        );
-      }
-      cost.push(...costBenches(cell, label(cell), extra));
+    const benches = group.cells.map((cell) => cellBenches(cell, label(cell)));
+    for (const [direction, tool] of DIRECTIONS) {
+      const all = benches.flatMap((b) => b[direction]);
+      if (all.length === 0) continue;
+      const entry = { commit: options.commit, date: options.date, tool, benches: all };
+      suites.set(suiteName(group.scenario, group.load, direction), entry);
     }
-    const entry = (tool: string, benches: Bench[]): BenchEntry => ({
-      commit: options.commit,
-      date: options.date,
-      tool,
-      benches,
-    });
-    suites.set(suiteName(group.scenario, group.load, "throughput"), entry(TOOL_BIGGER, throughput));
-    suites.set(suiteName(group.scenario, group.load, "latency"), entry(TOOL_SMALLER, latency));
-    if (cost.length > 0)
-      suites.set(suiteName(group.scenario, group.load, "proxy cost"), entry(TOOL_SMALLER, cost));
   }
   return suites;
-}
-
-const COST_BENCHES = [
-  { figure: "cpuPerRequestUs", name: "CPU/request", unit: "µs" },
-  { figure: "peakMemoryMiB", name: "peak memory", unit: "MiB" },
-] as const;
-
-/** The proxy's cost figures that every repetition of the cell measured, as benches. */
-function costBenches(cell: Cell, label: string, extra: string): Bench[] {
-  const benches: Bench[] = [];
-  for (const { figure, name, unit } of COST_BENCHES) {
-    const values = cell.repetitions.map((r) => r.proxyCost?.[figure]);
-    if (!values.every((v): v is number => v !== undefined)) continue;
-    benches.push(
-      withRange({ name: `${label} ${name}`, value: round(median(values)), unit }, spread(values), extra),
-    );
-  }
-  return benches;
-}
-
-function withRange(bench: Bench, range: string | undefined, extra: string): Bench {
-  return range === undefined ? { ...bench, extra } : { ...bench, range, extra };
 }

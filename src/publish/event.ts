@@ -16,24 +16,22 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-function field(object: unknown, ...keys: string[]): unknown {
-  let node = object;
-  for (const key of keys) {
-    if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
+/** What we read of a payload; any of it may be missing or of another type (optional chaining copes). */
+type EventPayload = {
+  head_commit?: { author?: { username?: unknown }; committer?: { username?: unknown } };
+  pull_request?: { head?: { user?: { login?: unknown } } };
+} | null;
 
 /** Pure: the usernames a push or pull_request payload gives; none for other events. */
 export function usernamesFromEvent(payload: unknown): EventUsernames {
-  const head = field(payload, "head_commit");
+  const event = payload as EventPayload;
+  const head = event?.head_commit;
   if (head) {
-    const author = text(field(head, "author", "username"));
-    const committer = text(field(head, "committer", "username"));
+    const author = text(head.author?.username);
+    const committer = text(head.committer?.username);
     return withoutUndefined({ author, committer }); // text() gives no empty name
   }
-  const login = text(field(payload, "pull_request", "head", "user", "login"));
+  const login = text(event?.pull_request?.head?.user?.login);
   return login ? { author: login, committer: login } : {};
 }
 

@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFile, type ExecFileException } from "node:child_process";
 import path from "node:path";
+import { promisify } from "node:util";
 
 /**
  * The few git operations publishing needs, through the real `git` CLI. A token reaches git as an
@@ -8,38 +9,31 @@ import path from "node:path";
  * printed (errors are redacted).
  */
 
-export interface GitResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
+/** A git command that failed: its subcommand, exit code and (redacted) message. */
 export class GitError extends Error {
-  constructor(
-    message: string,
-    readonly result: GitResult,
-  ) {
-    super(message);
-    this.name = "GitError";
-  }
+  override name = "GitError";
 }
 
 export interface GitOptions {
   cwd: string;
   /** Sent as an HTTP Authorization header to https remotes only. */
   token?: string;
-  timeoutMs?: number;
 }
+
+/** What a git command may take before it is killed. */
+const GIT_TIMEOUT_MS = 300_000;
+
+/** The token as HTTP basic credentials, base64. */
+const basicCredentials = (token: string) => Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
 
 /** Environment variables that give git the token as an extra header (pure). */
 export function authEnv(token: string | undefined, base: NodeJS.ProcessEnv = {}): Record<string, string> {
   if (!token) return {};
   const count = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-  const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
   return {
     GIT_CONFIG_COUNT: String(count + 1),
     [`GIT_CONFIG_KEY_${count}`]: "http.extraheader",
-    [`GIT_CONFIG_VALUE_${count}`]: `AUTHORIZATION: basic ${basic}`,
+    [`GIT_CONFIG_VALUE_${count}`]: `AUTHORIZATION: basic ${basicCredentials(token)}`,
   };
 }
 
@@ -59,46 +53,50 @@ export function isHttpRemote(remote: string): boolean {
 
 function redact(text: string, token: string | undefined): string {
   if (!token) return text;
-  const basic = Buffer.from(`x-access-token:${token}`, "utf8").toString("base64");
-  return text.split(token).join("***").split(basic).join("***");
+  return text.split(token).join("***").split(basicCredentials(token)).join("***");
 }
 
-async function git(args: string[], options: GitOptions): Promise<GitResult> {
+const execGit = promisify(execFile);
+
+/** Runs git to its end (stdin closed, killed after the timeout); a failed exit is a result, not an error. */
+async function git(args: string[], options: GitOptions) {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     GIT_TERMINAL_PROMPT: "0",
     LC_ALL: "C",
     ...authEnv(options.token, process.env),
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 300_000);
-    child.once("error", (e) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run git: ${e.message}`));
-    });
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({
-        code: code ?? 1,
-        stdout: redact(Buffer.concat(out).toString("utf8"), options.token),
-        stderr: redact(Buffer.concat(err).toString("utf8"), options.token),
-      });
-    });
+  const run = execGit("git", args, {
+    cwd: options.cwd,
+    env,
+    timeout: GIT_TIMEOUT_MS,
+    killSignal: "SIGKILL",
+    maxBuffer: Infinity,
   });
+  run.child.stdin?.end();
+  const { code, stdout, stderr } = await run.then(
+    (output) => ({ code: 0, ...output }),
+    (err: ExecFileException & { stdout?: string; stderr?: string }) => {
+      if (typeof err.code === "string") throw new Error(`cannot run git: ${err.message}`);
+      return { code: err.code ?? 1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
+    },
+  );
+  return { code, stdout: redact(stdout, options.token), stderr: redact(stderr, options.token) };
+}
+
+/** A command's output; a GitError naming the subcommand, its exit code and `said` when it failed. */
+function okOutput(
+  args: string[],
+  result: Awaited<ReturnType<typeof git>>,
+  said = result.stderr.trim(),
+): string {
+  if (result.code !== 0) throw new GitError(`git ${args[0] ?? ""} failed (exit ${result.code}): ${said}`);
+  return result.stdout;
 }
 
 /** Runs git and throws a GitError naming the subcommand when it fails. */
 async function gitOk(args: string[], options: GitOptions): Promise<string> {
-  const result = await git(args, options);
-  if (result.code !== 0) {
-    throw new GitError(`git ${args[0] ?? ""} failed (exit ${result.code}): ${result.stderr.trim()}`, result);
-  }
-  return result.stdout;
+  return okOutput(args, await git(args, options));
 }
 
 /** An empty work tree with `origin` pointing at the remote. */
@@ -112,42 +110,31 @@ export async function initWorkTree(dir: string, remote: string, options: GitOpti
  * remote), or onto a fresh orphan branch when the remote has none. Returns the tip, if any.
  */
 export async function checkoutTip(branch: string, options: GitOptions): Promise<string | undefined> {
-  const fetched = await git(
-    [
-      "fetch",
-      "--quiet",
-      "--no-tags",
-      "--depth=1",
-      "origin",
-      `+refs/heads/${branch}:refs/remotes/origin/${branch}`,
-    ],
-    options,
-  );
-  if (fetched.code !== 0) {
-    if (/couldn't find remote ref|could not find remote ref/i.test(fetched.stderr)) {
-      // An orphan branch: unborn HEAD, empty index and work tree (an earlier attempt's commit dropped).
-      await gitOk(["symbolic-ref", "HEAD", `refs/heads/${branch}`], options);
-      await git(["update-ref", "-d", `refs/heads/${branch}`], options);
-      await git(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "."], options);
-      await gitOk(["clean", "-fdxq"], options);
-      return undefined;
-    }
-    throw new GitError(`git fetch failed (exit ${fetched.code}): ${fetched.stderr.trim()}`, fetched);
+  const refspec = `+refs/heads/${branch}:refs/remotes/origin/${branch}`;
+  const fetch = ["fetch", "--quiet", "--no-tags", "--depth=1", "origin", refspec];
+  const fetched = await git(fetch, options);
+  if (fetched.code !== 0 && /couldn't find remote ref|could not find remote ref/i.test(fetched.stderr)) {
+    // An orphan branch: unborn HEAD, empty index and work tree (an earlier attempt's commit dropped).
+    await gitOk(["symbolic-ref", "HEAD", `refs/heads/${branch}`], options);
+    await git(["update-ref", "-d", `refs/heads/${branch}`], options);
+    await git(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "."], options);
+    await gitOk(["clean", "-fdxq"], options);
+    return undefined;
   }
+  okOutput(fetch, fetched);
   const tip = (await gitOk(["rev-parse", `refs/remotes/origin/${branch}`], options)).trim();
   await gitOk(["checkout", "--quiet", "--force", "-B", branch, tip], options);
   await gitOk(["clean", "-fdxq"], options);
   return tip;
 }
 
-/** Stages `paths` and commits; returns false when there was nothing to commit. */
-export async function commitPaths(paths: string[], message: string, options: GitOptions): Promise<boolean> {
+/** Stages `paths` and commits them, if they changed. */
+export async function commitPaths(paths: string[], message: string, options: GitOptions): Promise<void> {
   await gitOk(["add", "--", ...paths], options);
   const status = await gitOk(["status", "--porcelain", "--", ...paths], options);
-  if (status.trim() === "") return false;
+  if (status.trim() === "") return;
   const identity = await identityEnvArgs(options);
   await gitOk([...identity, "commit", "--quiet", "--no-verify", "-m", message], options);
-  return true;
 }
 
 /** Falls back to a proxybench identity when git has none configured. */
@@ -170,14 +157,11 @@ export type PushOutcome = "pushed" | "rejected";
  * failure (authentication, permissions, a missing remote) throws.
  */
 export async function pushHead(branch: string, options: GitOptions): Promise<PushOutcome> {
-  const result = await git(["push", "--porcelain", "origin", `HEAD:refs/heads/${branch}`], options);
-  if (result.code === 0) return "pushed";
-  const text = `${result.stdout}\n${result.stderr}`;
-  if (isRaceRejection(text)) return "rejected";
-  throw new GitError(
-    `git push failed (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}`,
-    result,
-  );
+  const push = ["push", "--porcelain", "origin", `HEAD:refs/heads/${branch}`];
+  const result = await git(push, options);
+  if (result.code !== 0 && isRaceRejection(`${result.stdout}\n${result.stderr}`)) return "rejected";
+  okOutput(push, result, result.stderr.trim() || result.stdout.trim());
+  return "pushed";
 }
 
 /** Messages git prints when another push got there first (pure, table-tested). */

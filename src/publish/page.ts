@@ -21,17 +21,17 @@ export function isOurPage(html: string): boolean {
 export function renderIndexHtml(): string {
   return `<!doctype html>
 <html lang="en">
-${pageHead()}
+${PAGE_HEAD}
 <body>
-${pageMarkup()}
+${PAGE_MARKUP}
 <script>
 (function () {
   "use strict";
-${scriptData()}
-${scriptSeries()}
-${scriptChanges()}
-${scriptCharts()}
-${scriptFilter()}
+${SCRIPT_DATA}
+${SCRIPT_SERIES}
+${SCRIPT_CHANGES}
+${SCRIPT_CHARTS}
+${SCRIPT_FILTER}
   window.proxybenchCharts = charts;
 })();
 </script>
@@ -41,8 +41,7 @@ ${scriptFilter()}
 }
 
 /** The page's head: its marker, title and styles. */
-function pageHead(): string {
-  return `<head>
+const PAGE_HEAD = `<head>
 <meta charset="utf-8">
 ${PAGE_MARKER}
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -60,11 +59,9 @@ ${PAGE_MARKER}
   .changes .improvement { color: #1a7f37; }
 </style>
 </head>`;
-}
 
 /** The page's markup: the header the script fills in, where the charts go, the scripts it loads. */
-function pageMarkup(): string {
-  return `<header>
+const PAGE_MARKUP = `<header>
   <h1>Benchmark history</h1>
   <p class="muted"><a id="repo" rel="noopener"></a> <span id="updated"></span></p>
   <div id="filter" aria-label="Proxies shown"></div>
@@ -74,14 +71,12 @@ function pageMarkup(): string {
 <script src="${CHART_JS_FILE}"></script>
 <script src="data.js"></script>
 <script src="${CHANGES_JS_FILE}"></script>`;
-}
 
 /**
  * The script's start: the data from data.js (or a message when there is none), the repository
  * and the date of the last update.
  */
-function scriptData(): string {
-  return `  var data = window.BENCHMARK_DATA;
+const SCRIPT_DATA = `  var data = window.BENCHMARK_DATA;
   var main = document.getElementById("charts");
   function el(tag, text) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; return e; }
   if (!data || typeof data !== "object" || !data.entries || typeof window.Chart !== "function") {
@@ -95,11 +90,9 @@ function scriptData(): string {
   if (typeof data.lastUpdate === "number") {
     document.getElementById("updated").textContent = "updated " + new Date(data.lastUpdate).toISOString();
   }`;
-}
 
 /** The charts drawn, one color per series (proxy) in all of them, a bench name as series and metric. */
-function scriptSeries(): string {
-  return `  var palette = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24", "#6e7781",
+const SCRIPT_SERIES = `  var palette = ["#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24", "#6e7781",
                  "#a40e26", "#0550ae", "#116329", "#953800"];
   var seriesNames = [];
   var charts = [];
@@ -112,7 +105,31 @@ function scriptSeries(): string {
     var cut = String(name).lastIndexOf(" ");
     return cut > 0 ? [name.slice(0, cut), name.slice(cut + 1)] : [String(name), String(name)];
   }`;
-}
+
+/**
+ * The chart plugin that draws a chart's marks: a dashed line through each change point of a shown
+ * series, in its colour, labelled with the change (red for a regression, green for an improvement).
+ */
+const SCRIPT_CHANGE_LINES = `  function changeLines(marks) {
+    return { id: "proxybenchChanges", afterDatasetsDraw: function (chart) {
+      var ctx = chart.ctx, area = chart.chartArea, x = chart.scales.x;
+      marks.forEach(function (k) {
+        var i = chart.data.datasets.findIndex(function (d) { return d.label === k.series; });
+        if (i < 0 || !chart.isDatasetVisible(i)) return;
+        var px = x.getPixelForValue(k.index);
+        ctx.save();
+        ctx.strokeStyle = chart.data.datasets[i].borderColor;
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash([5, 4]);
+        ctx.beginPath(); ctx.moveTo(px, area.top); ctx.lineTo(px, area.bottom); ctx.stroke();
+        ctx.fillStyle = k.change.regression ? "#cf222e" : "#1a7f37";
+        ctx.font = "bold 12px system-ui, sans-serif";
+        ctx.textAlign = px > area.right - 60 ? "right" : "left";
+        ctx.fillText(pctText(k.change), px + (ctx.textAlign === "left" ? 4 : -4), area.top + 12);
+        ctx.restore();
+      });
+    } };
+  }`;
 
 /**
  * The change points of changes.js (none when it is absent) that fall on a chart: each found by
@@ -120,8 +137,7 @@ function scriptSeries(): string {
  * commit range links to GitHub only when data.js's repoUrl is a repository's https address and
  * both ends are commit shas (github/identifiers.ts, `compareUrl`, checks the same way).
  */
-function scriptChanges(): string {
-  return `  var changes = Array.isArray(window.BENCHMARK_CHANGES) ? window.BENCHMARK_CHANGES : [];
+const SCRIPT_CHANGES = `  var changes = Array.isArray(window.BENCHMARK_CHANGES) ? window.BENCHMARK_CHANGES : [];
   var repoBase = (function (u) {
     var t = String(u || "").replace(/\\/+$/, "").replace(/\\.git$/, "");
     return /^https:\\/\\/[A-Za-z0-9.-]+(:\\d+)?\\/[A-Za-z0-9_.-]+\\/[A-Za-z0-9_.-]+$/.test(t) ? t : undefined;
@@ -154,39 +170,10 @@ function scriptChanges(): string {
   function markAt(marks, series, index) {
     return marks.find(function (k) { return k.series === series && k.index === index; });
   }
-${scriptChangeLines()}`;
-}
-
-/**
- * The chart plugin that draws a chart's marks: a dashed line through each change point of a shown
- * series, in its colour, labelled with the change (red for a regression, green for an improvement).
- */
-function scriptChangeLines(): string {
-  return `  function changeLines(marks) {
-    return { id: "proxybenchChanges", afterDatasetsDraw: function (chart) {
-      var ctx = chart.ctx, area = chart.chartArea, x = chart.scales.x;
-      marks.forEach(function (k) {
-        var i = chart.data.datasets.findIndex(function (d) { return d.label === k.series; });
-        if (i < 0 || !chart.isDatasetVisible(i)) return;
-        var px = x.getPixelForValue(k.index);
-        ctx.save();
-        ctx.strokeStyle = chart.data.datasets[i].borderColor;
-        ctx.lineWidth = 1.5;
-        ctx.setLineDash([5, 4]);
-        ctx.beginPath(); ctx.moveTo(px, area.top); ctx.lineTo(px, area.bottom); ctx.stroke();
-        ctx.fillStyle = k.change.regression ? "#cf222e" : "#1a7f37";
-        ctx.font = "bold 12px system-ui, sans-serif";
-        ctx.textAlign = px > area.right - 60 ? "right" : "left";
-        ctx.fillText(pctText(k.change), px + (ctx.textAlign === "left" ? 4 : -4), area.top + 12);
-        ctx.restore();
-      });
-    } };
-  }`;
-}
+${SCRIPT_CHANGE_LINES}`;
 
 /** Under a chart, its change points: the series, the change, and its commit range as a link. */
-function scriptChangeList(): string {
-  return `      if (marks.length) {
+const SCRIPT_CHANGE_LIST = `      if (marks.length) {
         var list = el("ul");
         list.className = "changes";
         marks.forEach(function (k) {
@@ -204,28 +191,12 @@ function scriptChangeList(): string {
         });
         section.appendChild(list);
       }`;
-}
-
-/** A section per suite and metric, each a line chart of the metric's series over the commits. */
-function scriptCharts(): string {
-  return `  Object.keys(data.entries).forEach(function (suite) {
-${scriptSeriesByMetric()}
-    metrics.forEach(function (metric) {
-${scriptChartSection()}
-      var marks = marksFor(suite, metric, entries).filter(function (k) { return m.order.indexOf(k.series) >= 0; });
-      var chart = new window.Chart(canvas, ${scriptChartConfig()});
-      charts.push(chart);
-${scriptChangeList()}
-    });
-  });`;
-}
 
 /**
  * A suite's entries as series per metric: each metric's unit and each series' value per entry
  * (null where the entry has none).
  */
-function scriptSeriesByMetric(): string {
-  return `    var entries = Array.isArray(data.entries[suite]) ? data.entries[suite] : [];
+const SCRIPT_SERIES_BY_METRIC = `    var entries = Array.isArray(data.entries[suite]) ? data.entries[suite] : [];
     var metrics = [];
     var byMetric = {};
     entries.forEach(function (entry, index) {
@@ -244,11 +215,9 @@ function scriptSeriesByMetric(): string {
         m.series[parts[0]][index] = typeof bench.value === "number" ? bench.value : null;
       });
     });`;
-}
 
 /** A metric's section: its heading and the canvas its chart draws on. */
-function scriptChartSection(): string {
-  return `      var m = byMetric[metric];
+const SCRIPT_CHART_SECTION = `      var m = byMetric[metric];
       var section = el("section");
       section.className = "chart";
       section.appendChild(el("h2", suite + " \\u2014 " + metric + (m.unit ? " (" + m.unit + ")" : "")));
@@ -260,11 +229,9 @@ function scriptChartSection(): string {
       plot.appendChild(canvas);
       section.appendChild(plot);
       main.appendChild(section);`;
-}
 
 /** A metric's chart: the series per commit, a tooltip naming the commit, a click opening it. */
-function scriptChartConfig(): string {
-  return `{
+const SCRIPT_CHART_CONFIG = `{
         type: "line",
         data: {
           labels: entries.map(function (e) { return String((e.commit && e.commit.id) || "").slice(0, 7); }),
@@ -316,11 +283,21 @@ function scriptChartConfig(): string {
         },
         plugins: [changeLines(marks)]
       }`;
-}
+
+/** A section per suite and metric, each a line chart of the metric's series over the commits. */
+const SCRIPT_CHARTS = `  Object.keys(data.entries).forEach(function (suite) {
+${SCRIPT_SERIES_BY_METRIC}
+    metrics.forEach(function (metric) {
+${SCRIPT_CHART_SECTION}
+      var marks = marksFor(suite, metric, entries).filter(function (k) { return m.order.indexOf(k.series) >= 0; });
+      var chart = new window.Chart(canvas, ${SCRIPT_CHART_CONFIG});
+      charts.push(chart);
+${SCRIPT_CHANGE_LIST}
+    });
+  });`;
 
 /** A checkbox per series that shows or hides it in every chart. */
-function scriptFilter(): string {
-  return `  var filter = document.getElementById("filter");
+const SCRIPT_FILTER = `  var filter = document.getElementById("filter");
   seriesNames.slice().sort().forEach(function (name) {
     var label = el("label");
     var box = el("input");
@@ -339,4 +316,3 @@ function scriptFilter(): string {
     label.appendChild(document.createTextNode(" " + name));
     filter.appendChild(label);
   });`;
-}

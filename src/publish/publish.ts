@@ -2,13 +2,14 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promi
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { readResults } from "../results/io.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { expandResultPaths, readMergedResults } from "../results/merge.js";
+import type { Results } from "../results/schema.js";
 import { selectVariant } from "../results/select.js";
 import { CHANGES_JS_FILE, serializeChangesJs } from "./changesjs.js";
 import type { SeriesChanges } from "./change-points.js";
 import { UserError } from "../util/errors.js";
-import { appendEntries, emptyBenchmarkData, parseDataJs, serializeDataJs } from "./datajs.js";
+import { appendEntries, parseDataJs, serializeDataJs } from "./datajs.js";
 import type { BenchCommit, BenchEntry } from "./datajs.js";
 import { buildSuites, commitInfo, type CommitContext } from "./entries.js";
 import {
@@ -44,12 +45,12 @@ export interface PublishSettings {
   log?: (line: string) => void;
   /** Backoff base in ms (doubled per attempt, with jitter). */
   backoffMs?: number;
-  /** Finds the change points of the data.js just written, for changes.js; none: no changes.js. */
-  findChanges?: ChangeFinder;
+  /**
+   * Finds the change points of every series of the data.js just written (`proxybench changes`),
+   * for changes.js; none: no changes.js.
+   */
+  findChanges?: (dataJsFile: string) => Promise<SeriesChanges[]>;
 }
-
-/** The change points of every series of a data.js file (`proxybench changes`). */
-type ChangeFinder = (dataJsFile: string) => Promise<SeriesChanges[]>;
 
 export interface PublishOutcome {
   pushed: boolean;
@@ -73,20 +74,23 @@ function describeChanges(series: readonly SeriesChanges[]): string {
 }
 
 /**
- * changes.js beside data.js, from the change points of the data.js just written. A finder that
- * fails (Otava missing, a crash) costs the marks, never the history: the error is returned and
- * the branch's changes.js, if any, stays as it was (its marks are placed by commit, so they stay
- * true of the points they name).
+ * changes.js beside data.js, from the change points of the data.js just written, and a line
+ * saying what was found. A finder that fails (Otava missing, a crash) costs the marks, never the
+ * history: the error is returned and the branch's changes.js, if any, stays as it was (its marks
+ * are placed by commit, so they stay true of the points they name).
  */
-async function writeChanges(folder: string, find: ChangeFinder | undefined): Promise<ChangesOutcome> {
-  if (!find) return {};
+async function writeChanges(folder: string, { settings, log }: Job): Promise<ChangesOutcome> {
+  if (!settings.findChanges) return {};
   let changes: SeriesChanges[];
   try {
-    changes = await find(path.join(folder, "data.js"));
+    changes = await settings.findChanges(path.join(folder, "data.js"));
   } catch (err) {
-    return { changesError: (err as Error).message };
+    const changesError = (err as Error).message;
+    log(`change points not found (${changesError}): ${CHANGES_JS_FILE} left as it was`);
+    return { changesError };
   }
   await writeFile(path.join(folder, CHANGES_JS_FILE), serializeChangesJs(changes));
+  log(`${CHANGES_JS_FILE}: ${describeChanges(changes)}`);
   return { changes };
 }
 
@@ -109,63 +113,62 @@ function chartJsSource(): string {
   return path.join(path.dirname(require.resolve("chart.js")), CHART_JS_FILE);
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+/** A file's text; undefined when there is no such file. */
+const readIfExists = (file: string): Promise<string | undefined> =>
+  readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return undefined;
     throw err;
-  }
-}
+  });
 
-/** The branch's data.js; one that does not parse is left as it is, never started over. */
-function parseHistory(text: string, label: string) {
+/** The branch's data.js, or an empty one; one that does not parse is left as it is, never started over. */
+async function readHistory(dataFile: string, label: string, repoUrl: string | undefined, now: number) {
+  const existing = await readIfExists(dataFile);
+  if (existing === undefined) return { lastUpdate: now, repoUrl: repoUrl ?? "", entries: {} };
   try {
-    return parseDataJs(text, label);
+    return parseDataJs(existing, label);
   } catch (err) {
     if (err instanceof UserError) throw new UserError(`${err.message}; refusing to overwrite it`);
     throw err;
   }
 }
 
-/** Writes the new entries (and our page) into a checked-out branch; throws on a bad data.js. */
+/**
+ * Writes the new entries (and our page) into a checked-out branch, saying what it did; throws on
+ * a bad data.js.
+ */
 async function applyToWorkTree(
-  work: string,
-  settings: Pick<PublishSettings, "branch" | "dir" | "maxItems" | "context" | "findChanges">,
+  job: Job,
   suites: ReadonlyMap<string, BenchEntry>,
   now: number,
 ): Promise<{ keptForeignPage: boolean } & ChangesOutcome> {
-  const folder = path.join(work, settings.dir);
+  const { settings, dir, log } = job;
+  const folder = path.join(job.options.cwd, dir);
   await mkdir(folder, { recursive: true });
   const dataFile = path.join(folder, "data.js");
-  const label = `${settings.branch}:${path.posix.join(settings.dir, "data.js")}`;
-  const existing = await readIfExists(dataFile);
-  const history =
-    existing === undefined
-      ? emptyBenchmarkData(settings.context.repoUrl ?? "", now)
-      : parseHistory(existing, label);
+  const label = `${settings.branch}:${path.posix.join(dir, "data.js")}`;
+  const history = await readHistory(dataFile, label, settings.context.repoUrl, now);
   const updated = appendEntries(history, suites, {
     now,
     maxItems: settings.maxItems,
     repoUrl: settings.context.repoUrl,
   });
   await writeFile(dataFile, serializeDataJs(updated));
-  const changes = await writeChanges(folder, settings.findChanges);
 
   const pageFile = path.join(folder, "index.html");
   const page = await readIfExists(pageFile);
-  if (page !== undefined && !isOurPage(page)) return { keptForeignPage: true, ...changes };
-  await writeFile(pageFile, renderIndexHtml());
-  await copyFile(chartJsSource(), path.join(folder, CHART_JS_FILE));
-  return { keptForeignPage: false, ...changes };
+  const keptForeignPage = page !== undefined && !isOurPage(page);
+  if (keptForeignPage) log(`${dir}/index.html is not ours: left as it is (data.js is updated)`);
+  else {
+    await writeFile(pageFile, renderIndexHtml());
+    await copyFile(chartJsSource(), path.join(folder, CHART_JS_FILE));
+  }
+  return { keptForeignPage, ...(await writeChanges(folder, job)) };
 }
 
 /** A remote for messages: any user:password part of a URL left out. */
 export function displayRemote(remote: string): string {
   return remote.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1");
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Appends the results to the branch's data.js and pushes, never forced. A push that lost a race
@@ -184,15 +187,13 @@ export async function publish(settings: PublishSettings): Promise<PublishOutcome
   if (probe.size === 0) {
     throw new UserError(`${dirs.join(", ")}: nothing to publish: no cell has status ok`, 1);
   }
-  const suiteNames = [...probe.keys()];
   const remote = resolveRemote(settings.remote);
   const work = await mkdtemp(path.join(tmpdir(), "proxybench-publish-"));
-  const options: GitOptions = {
-    cwd: work,
-    token: isHttpRemote(remote) ? settings.token : undefined,
-  };
+  const options: GitOptions = { cwd: work, token: isHttpRemote(remote) ? settings.token : undefined };
+  const job: Job = { settings, results, commit, suiteNames: [...probe.keys()], dir, options, now, log };
   try {
-    return await publishIn(work, remote, options, settings, { results, commit, suiteNames, dir, now, log });
+    await initWorkTree(work, remote, options);
+    return await pushWithRetries(job);
   } catch (err) {
     // Git's own message (token already redacted) is what the user needs; no stack.
     if (err instanceof GitError) throw new UserError(`${displayRemote(remote)}: ${err.message}`, 1);
@@ -202,45 +203,33 @@ export async function publish(settings: PublishSettings): Promise<PublishOutcome
   }
 }
 
-async function publishIn(
-  work: string,
-  remote: string,
-  options: GitOptions,
-  settings: PublishSettings,
-  run: {
-    results: Awaited<ReturnType<typeof readResults>>;
-    commit: BenchCommit;
-    suiteNames: string[];
-    dir: string;
-    now: () => number;
-    log: (line: string) => void;
-  },
-): Promise<PublishOutcome> {
-  const { results, commit, suiteNames, dir, now, log } = run;
-  await initWorkTree(work, remote, options);
+/** What every attempt of one publish works with. */
+interface Job {
+  settings: PublishSettings;
+  results: Results;
+  commit: BenchCommit;
+  suiteNames: string[];
+  /** The folder inside the branch, normalised. */
+  dir: string;
+  /** git's options in the work tree (its `cwd`). */
+  options: GitOptions;
+  now: () => number;
+  log: (line: string) => void;
+}
+
+/** Applies the entries on the branch's tip and pushes, again on a fresh tip after a lost race. */
+async function pushWithRetries(job: Job): Promise<PublishOutcome> {
+  const { settings, results, commit, suiteNames, dir, options, log } = job;
   const base = settings.backoffMs ?? 200;
   for (let attempt = 1; attempt <= settings.retries + 1; attempt++) {
     const tip = await checkoutTip(settings.branch, options);
     log(`${settings.branch}: ${tip ? `tip ${tip.slice(0, 12)}` : "does not exist yet, creating it"}`);
-    const date = now();
-    const suites = buildSuites(results, { commit, date });
-    const { keptForeignPage, ...changes } = await applyToWorkTree(work, { ...settings, dir }, suites, date);
-    if (keptForeignPage) log(`${dir}/index.html is not ours: left as it is (data.js is updated)`);
-    if (changes.changesError)
-      log(`change points not found (${changes.changesError}): ${CHANGES_JS_FILE} left as it was`);
-    if (changes.changes) log(`${CHANGES_JS_FILE}: ${describeChanges(changes.changes)}`);
+    const date = job.now();
+    const applied = await applyToWorkTree(job, buildSuites(results, { commit, date }), date);
     await commitPaths([dir], settings.message ?? defaultMessage(commit, suiteNames), options);
-    const outcome = await pushHead(settings.branch, options);
-    if (outcome === "pushed") {
+    if ((await pushHead(settings.branch, options)) === "pushed") {
       log(`pushed ${suiteNames.length} suites to ${settings.branch} (attempt ${attempt})`);
-      return {
-        pushed: true,
-        attempts: attempt,
-        suites: suiteNames,
-        commitId: commit.id,
-        keptForeignPage,
-        ...changes,
-      };
+      return { pushed: true, attempts: attempt, suites: suiteNames, commitId: commit.id, ...applied };
     }
     if (attempt > settings.retries) break;
     const delay = Math.min(5000, base * 2 ** (attempt - 1)) * (0.5 + Math.random());

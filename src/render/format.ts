@@ -1,7 +1,10 @@
 /** Number formatting shared by every report, comparison and comment (en-US digits, fixed decimals). */
 
-const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-const twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** en-US digits with exactly `decimals` decimals. */
+const fixed = (decimals: number) =>
+  new Intl.NumberFormat("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+const integer = fixed(0);
+const twoDecimals = fixed(2);
 
 /** Requests per second: whole numbers from 100 up (crank's `322,349`), two decimals below. */
 export function formatRps(value: number): string {
@@ -24,12 +27,7 @@ export function formatCount(value: number): string {
 }
 
 /** Fixed-decimal formats by their decimals (2 to 4: decimalsFor), made once. */
-const fixedDecimals = new Map(
-  [2, 3, 4].map((d) => [
-    d,
-    new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }),
-  ]),
-);
+const fixedDecimals = new Map([2, 3, 4].map((d) => [d, fixed(d)]));
 
 /** A signed value at `decimals` (2 to 4) decimals: `+1.10`, `-0.004`; one that rounds to 0 is `+0.00`. */
 export function signed(value: number, decimals = 2): string {
