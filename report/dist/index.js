@@ -53314,8 +53314,9 @@ function skippedColumns(skipped, measured, scenario) {
 }
 
 // src/render/format.ts
-var integer2 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-var twoDecimals = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+var fixed = (decimals) => new Intl.NumberFormat("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+var integer2 = fixed(0);
+var twoDecimals = fixed(2);
 function formatRps(value) {
   return Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
 }
@@ -53325,12 +53326,7 @@ function formatMs(value) {
 function formatCount(value) {
   return Number.isInteger(value) || Math.abs(value) >= 100 ? integer2.format(value) : twoDecimals.format(value);
 }
-var fixedDecimals = new Map(
-  [2, 3, 4].map((d) => [
-    d,
-    new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d })
-  ])
-);
+var fixedDecimals = new Map([2, 3, 4].map((d) => [d, fixed(d)]));
 function signed(value, decimals = 2) {
   const rounded = Number(value.toFixed(decimals));
   const sign = rounded < 0 ? "-" : "+";
@@ -53484,7 +53480,7 @@ function valuesOf(cell, spec) {
 }
 function shownOf(base, head, tested, paired) {
   const { model, rate } = head.load;
-  const fixed = `fixed by the load (${model}${rate !== void 0 ? ` at ${rate}/s` : ""}): shown, not tested`;
+  const fixed2 = `fixed by the load (${model}${rate !== void 0 ? ` at ${rate}/s` : ""}): shown, not tested`;
   const untested = `not tested (--test-metrics ${[...tested, "..."].join(",")} tests it too)`;
   const runningMax = "a running maximum (the container's peak since its start, one process for every round): shown, never tested";
   const cells = [base, head];
@@ -53492,7 +53488,7 @@ function shownOf(base, head, tested, paired) {
     (spec) => fixedByLoad(spec, head.load) || measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))
   ).map((spec) => {
     const shown = withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {});
-    if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
+    if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed2 };
     if (runningMaximum(spec, cells)) return { ...shown, why: runningMax };
     return { ...shown, why: untested, ...paired ? aloneFigures(base, head, spec, paired) : {} };
   });
@@ -60081,7 +60077,7 @@ async function tokenLogin(client) {
 }
 async function upsertStickyComment(client, settings) {
   const log = settings.log ?? (() => void 0);
-  const { owner, repo } = settings;
+  const { owner, repo, pr } = settings;
   const { body, truncated } = buildCommentBody(settings.markdown, {
     id: settings.id,
     head: settings.head,
@@ -60089,62 +60085,50 @@ async function upsertStickyComment(client, settings) {
   });
   if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
   const mine = { ...settings, author: settings.author ?? await tokenLogin(client) };
-  const ours = await markedComments(client, mine);
-  if (ours.length === 0) {
-    const created = await client.rest.issues.createComment({ owner, repo, issue_number: settings.pr, body });
-    const now = await markedComments(client, mine);
-    const oldest = now[0];
-    if (!oldest || oldest.id === created.data.id) {
-      return {
-        action: "created",
-        commentId: created.data.id,
-        url: created.data.html_url,
-        deleted: [],
-        truncated,
-        reason: "no comment with the marker yet"
-      };
-    }
-    log(
-      `another run created the comment at the same time: keeping ${oldest.id}, removing ${created.data.id}`
-    );
-    await client.rest.issues.deleteComment({ owner, repo, comment_id: created.data.id });
-    return update(
-      client,
-      settings,
-      now.filter((c) => c.id !== created.data.id),
-      body,
-      truncated,
-      [created.data.id]
-    );
+  const upsert = { client, settings: mine, log, body, truncated };
+  const ours = await markedComments(upsert);
+  if (ours.length > 0) return update(upsert, ours, []);
+  const { data: created } = await client.rest.issues.createComment({ owner, repo, issue_number: pr, body });
+  const now = await markedComments(upsert);
+  const oldest = now[0];
+  if (!oldest || oldest.id === created.id) {
+    return outcome(upsert, "created", created, [], "no comment with the marker yet");
   }
-  return update(client, settings, ours, body, truncated, []);
+  log(`another run created the comment at the same time: keeping ${oldest.id}, removing ${created.id}`);
+  await client.rest.issues.deleteComment({ owner, repo, comment_id: created.id });
+  return update(
+    upsert,
+    now.filter((c) => c.id !== created.id),
+    [created.id]
+  );
 }
-async function markedComments(client, settings) {
+function outcome(upsert, action, comment2, deleted, reason) {
+  return {
+    action,
+    commentId: comment2.id,
+    url: comment2.html_url,
+    deleted,
+    truncated: upsert.truncated,
+    reason
+  };
+}
+async function markedComments({ client, settings }) {
+  const { owner, repo, pr, id, author } = settings;
   const all = await client.paginate(client.rest.issues.listComments, {
-    owner: settings.owner,
-    repo: settings.repo,
-    issue_number: settings.pr,
+    owner,
+    repo,
+    issue_number: pr,
     per_page: 100
   });
-  return all.filter((c) => isMarked(c.body, settings.id) && isOwnComment(c.user, settings.author)).sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
+  return all.filter((c) => isMarked(c.body, id) && isOwnComment(c.user, author)).sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at) || a.id - b.id);
 }
-async function update(client, settings, ours, body, truncated, alreadyDeleted) {
-  const log = settings.log ?? (() => void 0);
+async function update(upsert, ours, alreadyDeleted) {
+  const { client, settings, log } = upsert;
   const { owner, repo } = settings;
-  const prHead = await pullRequestHead(client, owner, repo, settings.pr, log);
-  for (const comment2 of ours) {
-    const verdict = decide(settings.head, parseHead(comment2.body, settings.id), prHead);
-    if (verdict.action === "skip") {
-      return {
-        action: "skipped",
-        commentId: comment2.id,
-        url: comment2.html_url,
-        deleted: alreadyDeleted,
-        truncated,
-        reason: verdict.reason
-      };
-    }
-  }
+  const prHead = await pullRequestHead(upsert);
+  const verdicts = ours.map((c) => decide(settings.head, parseHead(c.body, settings.id), prHead));
+  const skip = verdicts.findIndex((v) => v.action === "skip");
+  if (skip >= 0) return outcome(upsert, "skipped", ours[skip], alreadyDeleted, verdicts[skip].reason);
   const [keep, ...duplicates] = ours;
   const deleted = [...alreadyDeleted];
   for (const dup of duplicates) {
@@ -60153,17 +60137,16 @@ async function update(client, settings, ours, body, truncated, alreadyDeleted) {
   }
   if (duplicates.length > 0)
     log(`removed ${duplicates.length} duplicate comment(s): ${duplicates.map((d) => d.id).join(", ")}`);
-  const updated = await client.rest.issues.updateComment({ owner, repo, comment_id: keep.id, body });
-  return {
-    action: "updated",
-    commentId: updated.data.id,
-    url: updated.data.html_url,
-    deleted,
-    truncated,
-    reason: decide(settings.head, parseHead(keep.body, settings.id), prHead).reason
-  };
+  const { data } = await client.rest.issues.updateComment({
+    owner,
+    repo,
+    comment_id: keep.id,
+    body: upsert.body
+  });
+  return outcome(upsert, "updated", data, deleted, verdicts[0].reason);
 }
-async function pullRequestHead(client, owner, repo, pr, log) {
+async function pullRequestHead({ client, settings, log }) {
+  const { owner, repo, pr } = settings;
   try {
     const { data } = await client.rest.pulls.get({ owner, repo, pull_number: pr });
     return data.head.sha;
@@ -60299,7 +60282,7 @@ async function comment(settings, markdown, head, deps) {
       return { url: "" };
     }
     pr = found.pr;
-    const outcome = await upsertStickyComment(client, {
+    const outcome2 = await upsertStickyComment(client, {
       owner: settings.owner,
       repo: settings.repo,
       pr,
@@ -60309,8 +60292,8 @@ async function comment(settings, markdown, head, deps) {
       ...settings.detailsUrl !== void 0 ? { detailsUrl: settings.detailsUrl } : {},
       log: deps.log
     });
-    deps.log(`comment ${outcome.action} on #${pr}: ${outcome.reason}`);
-    return { url: outcome.url ?? "" };
+    deps.log(`comment ${outcome2.action} on #${pr}: ${outcome2.reason}`);
+    return { url: outcome2.url ?? "" };
   } catch (err) {
     const result = refused(err, pr, deps);
     if (result === void 0) throw err;
@@ -60363,14 +60346,14 @@ async function deliver(settings, report2, deps) {
 async function run() {
   try {
     const settings = getSettings();
-    const outcome = await report(settings, {
+    const outcome2 = await report(settings, {
       log: (line) => info(line),
       warn: (line) => warning(line)
     });
-    setOutput("verdict", outcome.verdict);
-    setOutput("regressions", String(outcome.regressions));
-    setOutput("comment-url", outcome.commentUrl);
-    if (outcome.failure !== void 0) setFailed(outcome.failure);
+    setOutput("verdict", outcome2.verdict);
+    setOutput("regressions", String(outcome2.regressions));
+    setOutput("comment-url", outcome2.commentUrl);
+    if (outcome2.failure !== void 0) setFailed(outcome2.failure);
   } catch (error63) {
     setFailed(error63 instanceof Error ? error63.message : String(error63));
   }
