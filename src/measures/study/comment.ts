@@ -1,18 +1,10 @@
-import type { Results } from "../../results/schema.js";
 import { escapeMarkdown } from "../../render/escape.js";
+import type { StudyRun } from "./read-run.js";
 
 /** A study's PR comment: its headline, what a study shows and does not, its own table. Pure. */
 
 /** A study run: its own table (rendered by the study, escaped), compared within the run only. */
-export interface StudyRuns {
-  name: string;
-  title: string;
-  /** What the study's table sets side by side. */
-  compares: string;
-  markdown: string;
-  /** The results of its first test: the run's commit. */
-  head: Results;
-}
+export type StudyRuns = Omit<StudyRun, "dirs">;
 
 const STUDY_SCOPE =
   "measured side by side in one run, on the same machine and cores: the table shows how they " +

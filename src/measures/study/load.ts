@@ -97,6 +97,14 @@ export function studyScenario(
   return study.ownScenarios.get(name) ?? manifests.scenarios.get(name);
 }
 
+/** The load labels of the study's scenarios, each once, in order. */
+export function studyLoadLabels(study: LoadedStudy, manifests: ManifestSet): string[] {
+  const loads = study.manifest.scenarios.flatMap(
+    (name) => studyScenario(study, manifests, name)?.manifest.loads ?? [],
+  );
+  return [...new Set(loads.map((l) => l.label))];
+}
+
 /**
  * Checks what a study names against what exists: its proxies, its scenarios, and its load
  * labels (each must exist in at least one of its scenarios). One line per problem.
@@ -119,14 +127,11 @@ export function checkStudyReferences(study: LoadedStudy, manifests: ManifestSet)
     if (found) scenarios.push(found);
     else problems.push(`${at(["scenarios", i])}: unknown scenario '${s}' (known: ${knownScenarios})`);
   });
+  const labels = studyLoadLabels(study, manifests);
   (m.loads ?? []).forEach((label, i) => {
-    if (
-      scenarios.length === m.scenarios.length &&
-      !scenarios.some((s) => s.manifest.loads.some((l) => l.label === label))
-    ) {
-      const labels = [...new Set(scenarios.flatMap((s) => s.manifest.loads.map((l) => l.label)))].join(", ");
+    if (scenarios.length === m.scenarios.length && !labels.includes(label)) {
       problems.push(
-        `${at(["loads", i])}: no scenario of the study has a load '${label}' (they have: ${labels})`,
+        `${at(["loads", i])}: no scenario of the study has a load '${label}' (they have: ${labels.join(", ")})`,
       );
     }
   });

@@ -1,7 +1,7 @@
 import { markdownTable } from "markdown-table";
 import { escapeMarkdown } from "../../render/escape.js";
 import { heading } from "../../render/markdown.js";
-import type { Results } from "../../results/schema.js";
+import type { Cell, Results } from "../../results/schema.js";
 
 /**
  * Config parity (pure): the tuning each proxy ran with (`cell.tuning`, from its manifest), side
@@ -10,12 +10,10 @@ import type { Results } from "../../results/schema.js";
  * access log on for one, a connection limit below the load's concurrency.
  */
 
-export type TuningValue = string | number | boolean;
+type TuningValue = Cell["tuning"][string];
 
-export interface ProxyTuning {
-  proxy: string;
-  tuning: Record<string, TuningValue>;
-}
+/** A proxy and the tuning it ran with. */
+export type ProxyTuning = Pick<Cell, "proxy" | "tuning">;
 
 export interface ParityContext {
   /** Cores each proxy was pinned to (the worker count `cores` stands for). */
@@ -44,10 +42,6 @@ export function workerCount(value: TuningValue | undefined, cores: number): numb
   return Number.isInteger(n) && n > 0 ? n : "auto";
 }
 
-function list(names: string[]): string {
-  return names.join(", ");
-}
-
 export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): string[] {
   const warnings: string[] = [];
   if (proxies.length === 0) return warnings;
@@ -55,7 +49,7 @@ export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): stri
     const missing = proxies.filter((p) => p.tuning[key] === undefined).map((p) => p.proxy);
     if (missing.length > 0 && missing.length < proxies.length) {
       warnings.push(
-        `${list(missing)} ${missing.length === 1 ? "does" : "do"} not record ${key}: parity unknown`,
+        `${missing.join(", ")} ${missing.length === 1 ? "does" : "do"} not record ${key}: parity unknown`,
       );
     }
   }
@@ -74,13 +68,13 @@ export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): stri
   const on = proxies.filter((p) => isOn(p.tuning.upstreamKeepalive) === true).map((p) => p.proxy);
   const off = proxies.filter((p) => isOn(p.tuning.upstreamKeepalive) === false).map((p) => p.proxy);
   if (on.length > 0 && off.length > 0) {
-    warnings.push(`upstream keep-alive is on for ${list(on)} and off for ${list(off)}`);
+    warnings.push(`upstream keep-alive is on for ${on.join(", ")} and off for ${off.join(", ")}`);
   }
   // Access log: a write per request.
   const logging = proxies.filter((p) => isOn(p.tuning.accessLog) === true).map((p) => p.proxy);
   if (logging.length > 0 && logging.length < proxies.length) {
     warnings.push(
-      `the access log is on for ${list(logging)} only: a write per request the others do not make`,
+      `the access log is on for ${logging.join(", ")} only: a write per request the others do not make`,
     );
   } else if (logging.length > 0) {
     warnings.push(`the access log is on for every proxy: it measures logging as much as proxying`);
@@ -122,11 +116,6 @@ export function parityContext(results: Results): ParityContext {
   };
 }
 
-function valueText(value: TuningValue | undefined): string {
-  if (value === undefined) return "—";
-  return escapeMarkdown(String(value));
-}
-
 /** The parity table and its warnings; undefined when no proxy recorded any tuning. */
 export function renderParitySection(results: Results, level: number): string | undefined {
   const proxies = proxyTunings(results);
@@ -136,7 +125,10 @@ export function renderParitySection(results: Results, level: number): string | u
   for (const key of PARITY_KEYS) if (proxies.some((p) => p.tuning[key] !== undefined)) keys.push(key);
   for (const p of proxies) for (const key of Object.keys(p.tuning)) if (!keys.includes(key)) keys.push(key);
   const header = ["setting", ...proxies.map((p) => escapeMarkdown(p.proxy))];
-  const rows = keys.map((key) => [escapeMarkdown(key), ...proxies.map((p) => valueText(p.tuning[key]))]);
+  const rows = keys.map((key) => [
+    escapeMarkdown(key),
+    ...proxies.map((p) => (p.tuning[key] === undefined ? "—" : escapeMarkdown(String(p.tuning[key])))),
+  ]);
   const parts = [
     heading(level, "Config parity"),
     `Each proxy's tuning as it ran (\`workers: cores\` = one per pinned core; ${ctx.proxyCores} here).`,

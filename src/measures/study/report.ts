@@ -135,10 +135,6 @@ export function formatK6Data(bytes: number, durationS: number): string {
   return durationS > 0 ? `${unit(bytes)} ${unit(bytes / durationS)}/s` : unit(bytes);
 }
 
-function statusText(column: StudyColumn): string | undefined {
-  return column.values === undefined ? column.status : undefined;
-}
-
 function columnHeader(column: StudyColumn, withLoad: boolean): string {
   return withLoad && column.load
     ? `${escapeMarkdown(column.proxy)} · ${escapeMarkdown(column.load)}`
@@ -209,7 +205,7 @@ function renderRowsTable(group: StudyGroup, corner: string, rows: StudyRow[]) {
   const header = [corner, ...group.columns.map((c) => columnHeader(c, withLoad))];
   const body = rows.map(([label, format]) => [
     label,
-    ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a")),
+    ...group.columns.map((c) => (c.values ? format(c.values) : c.status)),
   ]);
   return markdownTable([header, ...body], { align: ["l", ...group.columns.map(() => "r" as const)] });
 }
@@ -302,27 +298,21 @@ function renderCrankCompareTable(
   // No % columns at all when the baseline was measured at no load level (e.g. image only here).
   const withPercent = ordered.some((c) => c.proxy === baseline && c.values !== undefined);
   const header = ["load"];
-  const align: Array<"l" | "r"> = ["l"];
   for (const c of ordered) {
     header.push(columnHeader(c, withLoad));
-    align.push("r");
-    if (withPercent && c.proxy !== baseline) {
-      header.push("");
-      align.push("r");
-    }
+    if (withPercent && c.proxy !== baseline) header.push("");
   }
   const body = CRANK_ROWS.map((row, r) => {
     const out = [row.label];
     ordered.forEach((c, i) => {
-      const status = statusText(c);
-      out.push(status ?? (c.values ? row.format(row.get(c.values)) : "n/a"));
+      out.push(c.values ? row.format(row.get(c.values)) : c.status);
       if (!withPercent || c.proxy === baseline) return;
       const change = changes.get(`${r}/${i}`);
       out.push(change === undefined ? "" : changeText(change));
     });
     return out;
   });
-  return markdownTable([header, ...body], { align });
+  return markdownTable([header, ...body], { align: header.map((_, i) => (i === 0 ? "l" : "r")) });
 }
 
 /** ab's figures of the Ocelot study: req/s, time per request, the percentile ladder. */

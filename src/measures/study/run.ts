@@ -15,6 +15,7 @@ import {
   BUILTIN_STUDIES_DIR,
   checkStudyReferences,
   findStudy,
+  studyLoadLabels,
   studyScenario,
   type LoadedStudy,
 } from "./load.js";
@@ -109,13 +110,7 @@ export function studyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: 
 
 /** Each `--load` label is a load of one of the study's scenarios (pure; the error lists them). */
 function checkStudyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: readonly string[]): void {
-  const known = [
-    ...new Set(
-      study.manifest.scenarios.flatMap(
-        (name) => studyScenario(study, manifests, name)?.manifest.loads.map((l) => l.label) ?? [],
-      ),
-    ),
-  ];
+  const known = studyLoadLabels(study, manifests);
   const unknown = (labels ?? []).filter((label) => !known.includes(label));
   if (unknown.length === 0) return;
   throw new UserError(
