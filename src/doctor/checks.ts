@@ -24,75 +24,62 @@ const EVERY_RUN = "every run";
 
 const RECOMMENDED_NOFILE = 65535;
 
+/** An ok check with its detail, or a warning with the problem's detail and fix. */
+function okOrWarn(
+  name: string,
+  ok: boolean,
+  detail: string,
+  problem: { detail: string; fix: string },
+): Check {
+  return ok ? { name, level: "ok", detail } : { name, level: "warn", ...problem };
+}
+
 export function checkCores(cores: number): Check {
-  return cores >= 2
-    ? { name: "cores", level: "ok", detail: `${cores}` }
-    : {
-        name: "cores",
-        level: "warn",
-        detail: `${cores}: the load generator, proxy and upstream share it`,
-        fix: "use a machine with 2 or more cores (4+ gives each role its own)",
-      };
+  return okOrWarn("cores", cores >= 2, `${cores}`, {
+    detail: `${cores}: the load generator, proxy and upstream share it`,
+    fix: "use a machine with 2 or more cores (4+ gives each role its own)",
+  });
 }
 
 export function checkGovernor(governor: string | undefined): Check {
   if (governor === undefined) {
     return { name: "governor", level: "ok", detail: "not exposed (usually a VM: the host decides)" };
   }
-  return governor === "performance"
-    ? { name: "governor", level: "ok", detail: governor }
-    : {
-        name: "governor",
-        level: "warn",
-        detail: `${governor}: clock speed changes with load, which adds noise`,
-        fix: "sudo cpupower frequency-set -g performance  (or: echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor)",
-      };
+  return okOrWarn("governor", governor === "performance", governor, {
+    detail: `${governor}: clock speed changes with load, which adds noise`,
+    fix: "sudo cpupower frequency-set -g performance  (or: echo performance | sudo tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor)",
+  });
 }
 
 /** irqbalance moves interrupts onto the pinned cores mid-run; SMT shares a core's units. */
 export function checkTuning(tuning: Tuning): Check[] {
+  const irqbalanceDetail = tuning.irqbalance === false ? "not running" : "unknown";
   return [
-    tuning.irqbalance
-      ? {
-          name: "irqbalance",
-          level: "warn",
-          detail: "running: it moves interrupts onto the pinned cores during a run, which adds noise",
-          fix: "sudo systemctl stop irqbalance for the benchmark (and pin the NIC's IRQs away from the proxy's cores)",
-        }
-      : { name: "irqbalance", level: "ok", detail: tuning.irqbalance === false ? "not running" : "unknown" },
-    tuning.smt === "on"
-      ? {
-          name: "SMT",
-          level: "warn",
-          detail: "on: two pinned cores may be siblings of one physical core and measure each other",
-          fix: "pin to cores of different physical cores (lscpu -e), or echo off | sudo tee /sys/devices/system/cpu/smt/control",
-        }
-      : { name: "SMT", level: "ok", detail: tuning.smt ?? "unknown" },
+    okOrWarn("irqbalance", !tuning.irqbalance, irqbalanceDetail, {
+      detail: "running: it moves interrupts onto the pinned cores during a run, which adds noise",
+      fix: "sudo systemctl stop irqbalance for the benchmark (and pin the NIC's IRQs away from the proxy's cores)",
+    }),
+    okOrWarn("SMT", tuning.smt !== "on", tuning.smt ?? "unknown", {
+      detail: "on: two pinned cores may be siblings of one physical core and measure each other",
+      fix: "pin to cores of different physical cores (lscpu -e), or echo off | sudo tee /sys/devices/system/cpu/smt/control",
+    }),
   ];
 }
 
 export function checkNofile(soft: number | undefined): Check {
   if (soft === undefined) return { name: "ulimit -n", level: "warn", detail: "unknown" };
-  return soft >= RECOMMENDED_NOFILE
-    ? { name: "ulimit -n", level: "ok", detail: `${soft}` }
-    : {
-        name: "ulimit -n",
-        level: "warn",
-        detail: `${soft}: below ${RECOMMENDED_NOFILE}, 1000 VUs through a proxy need about 2 descriptors each`,
-        fix: `ulimit -n ${RECOMMENDED_NOFILE} in the shell that runs proxybench (permanently: 'nofile' in /etc/security/limits.conf)`,
-      };
+  return okOrWarn("ulimit -n", soft >= RECOMMENDED_NOFILE, `${soft}`, {
+    detail: `${soft}: below ${RECOMMENDED_NOFILE}, 1000 VUs through a proxy need about 2 descriptors each`,
+    fix: `ulimit -n ${RECOMMENDED_NOFILE} in the shell that runs proxybench (permanently: 'nofile' in /etc/security/limits.conf)`,
+  });
 }
 
 export function checkLoad(load1: number, cores: number): Check {
   const detail = `${load1.toFixed(2)} (1 min)`;
-  return load1 <= Math.max(0.5, cores * 0.25)
-    ? { name: "load average", level: "ok", detail }
-    : {
-        name: "load average",
-        level: "warn",
-        detail: `${detail} on ${cores} core(s): other work will disturb the figures`,
-        fix: "stop other programs (builds, browsers, other benchmarks) and wait for the load to settle",
-      };
+  return okOrWarn("load average", load1 <= Math.max(0.5, cores * 0.25), detail, {
+    detail: `${detail} on ${cores} core(s): other work will disturb the figures`,
+    fix: "stop other programs (builds, browsers, other benchmarks) and wait for the load to settle",
+  });
 }
 
 /** Soft "Max open files" of /proc/self/limits. */
@@ -104,19 +91,18 @@ export function parseNofile(limits: string): number | undefined {
 
 export interface DoctorDeps {
   manifests: ManifestSet;
-  getEngine(name: Engine): EngineAdapter;
+  getEngine: (name: Engine) => EngineAdapter;
 }
 
 /** Every check, in the order shown. `needed` checks make doctor exit 1 when they fail. */
 export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
-  const getEngine = (name: Engine) => deps.getEngine(name);
   // Every engine proxybench knows; k6 runs the default benchmark, the others only when asked.
   const checks: Check[] = [];
   for (const engine of Engine.options) {
     checks.push(
       engine === "k6"
-        ? await engineCheck(engine, getEngine, DEFAULT_BENCHMARK, "npm run setup")
-        : await engineCheck(engine, getEngine, undefined),
+        ? await engineCheck(engine, deps.getEngine, DEFAULT_BENCHMARK, "npm run setup")
+        : await engineCheck(engine, deps.getEngine, undefined),
     );
   }
   for (const proxy of [...deps.manifests.proxies.values()].sort((a, b) =>
