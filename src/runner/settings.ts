@@ -69,19 +69,13 @@ export function withRoundsPlan(settings: Settings, plan: NonNullable<Settings["s
 /** The settings of a new run: flags, else defaults (the default CPU layout from the core count). */
 export function resolveSettings(req: RunRequest, cores: number): ResolvedSettings {
   checkRounds(req);
-  const warnings: string[] = [];
-  let cpus: Settings["cpus"];
-  let layoutNote: string;
-  if (req.cpus !== undefined) {
-    cpus = parseCpuLayout(req.cpus, cores);
-    layoutNote = "from --cpus";
-    warnings.push(...layoutWarnings(cpus));
-  } else {
-    const d = defaultCpuLayout(cores);
-    cpus = d.layout;
-    warnings.push(...d.warnings);
-    layoutNote = `default for ${cores} core${cores === 1 ? "" : "s"}; change with --cpus`;
-  }
+  const asked = req.cpus === undefined ? undefined : parseCpuLayout(req.cpus, cores);
+  const { layout: cpus, warnings } = asked
+    ? { layout: asked, warnings: layoutWarnings(asked) }
+    : defaultCpuLayout(cores);
+  const layoutNote = asked
+    ? "from --cpus"
+    : `default for ${cores} core${cores === 1 ? "" : "s"}; change with --cpus`;
   const settings: Settings = {
     proxies: req.proxies ?? DEFAULT_PROXIES,
     scenarios: req.scenarios ?? DEFAULT_SCENARIOS,
