@@ -35,29 +35,34 @@ function filesOf(folder: string, version: 1 | 2): Files {
     : { peak: `${folder}/memory.max_usage_in_bytes`, current: `${folder}/memory.usage_in_bytes` };
 }
 
-function parseBytes(text: string): number | undefined {
+/** A file holding one whole number (cpuacct.usage, memory.peak) (pure). */
+export function parseCount(text: string): number | undefined {
   const trimmed = text.trim();
   return /^\d+$/.test(trimmed) ? Number(trimmed) : undefined;
 }
 
 const readBytes = (file: string): Promise<number | undefined> =>
-  readFile(file, "utf8").then(parseBytes, () => undefined);
+  readFile(file, "utf8").then(parseCount, () => undefined);
+
+/** Whether a write (or the like) went through. */
+const succeeded = (done: Promise<unknown>): Promise<boolean> =>
+  done.then(
+    () => true,
+    () => false,
+  );
 
 async function readThrough(handle: FileHandle): Promise<number | undefined> {
   const buffer = Buffer.alloc(64);
   const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-  return parseBytes(buffer.toString("utf8", 0, bytesRead));
+  return parseCount(buffer.toString("utf8", 0, bytesRead));
 }
 
 /** v2: memory.peak opened for writing and reset through that file; undefined where refused. */
 async function kernelResetV2(file: string): Promise<FileHandle | undefined> {
   const handle = await open(file, "r+").catch(() => undefined);
   if (handle === undefined) return undefined;
-  const written = await handle.write("reset\n", 0).then(
-    () => true,
-    () => false,
-  );
-  if (written && (await readThrough(handle)) !== undefined) return handle;
+  if ((await succeeded(handle.write("reset\n", 0))) && (await readThrough(handle)) !== undefined)
+    return handle;
   await handle.close().catch(() => undefined);
   return undefined;
 }
@@ -93,7 +98,7 @@ class Sampler {
   /** A reading that cannot be parsed is skipped; a counter that is gone (the container) stops it. */
   private async sample(): Promise<void> {
     const text = await readFile(this.file, "utf8").catch(() => undefined);
-    const now = text === undefined ? undefined : parseBytes(text);
+    const now = text === undefined ? undefined : parseCount(text);
     if (text === undefined) this.stop();
     else if (now !== undefined) this.max = Math.max(this.max, now);
   }
@@ -105,19 +110,12 @@ export function windowPeak(folder: string, version: 1 | 2, sampleMs = SAMPLE_MS)
   let handle: FileHandle | undefined;
   const sampler = new Sampler(files.current, sampleMs);
   const kernelReset = async (): Promise<boolean> => {
-    if (version === 1)
-      return writeFile(files.peak, "0").then(
-        () => true,
-        () => false,
-      );
+    if (version === 1) return succeeded(writeFile(files.peak, "0"));
     if (handle === undefined) {
       handle = await kernelResetV2(files.peak); // opening it resets it once
       return handle !== undefined;
     }
-    return handle.write("reset\n", 0).then(
-      () => true,
-      () => false,
-    );
+    return succeeded(handle.write("reset\n", 0));
   };
   return {
     async read() {

@@ -48,17 +48,14 @@ export function groupUsageReader(pgid: number): (resetPeak: boolean) => Promise<
 async function readGroupUsage(pgid: number): Promise<GroupUsage | undefined> {
   const pids = (await readProcesses()).filter((p) => p.pgrp === pgid).map((p) => p.pid);
   if (pids.length === 0) return undefined;
-  const readings = await Promise.all(pids.map((pid) => readProcessUsage(pid)));
-  let cpuNs = 0;
-  let peakRssBytes = 0;
-  const found: number[] = [];
-  readings.forEach((r, i) => {
-    if (r === undefined) return;
-    cpuNs += r.cpuNs;
-    peakRssBytes += r.peakRssBytes;
-    found.push(pids[i]!);
-  });
-  return found.length === 0 ? undefined : { cpuNs, peakRssBytes, pids: found };
+  const readings = await Promise.all(pids.map(async (pid) => ({ pid, ...(await readProcessUsage(pid)) })));
+  const found = readings.filter((r) => r.cpuNs !== undefined);
+  if (found.length === 0) return undefined;
+  return {
+    cpuNs: found.reduce((sum, r) => sum + r.cpuNs!, 0),
+    peakRssBytes: found.reduce((sum, r) => sum + r.peakRssBytes!, 0),
+    pids: found.map((r) => r.pid),
+  };
 }
 
 /**

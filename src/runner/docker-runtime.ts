@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, readFile } from "node:fs/promises";
 import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type ProcessSpec, type RunningProcess, type Runtime } from "./runtime.js";
 import { cgroupUsageReader } from "./cgroup-usage.js";
 import { UserError } from "../util/errors.js";
@@ -162,8 +163,6 @@ export function firstChildPid(children: string): number | undefined {
 export function cgroupOfContainer(cgroup: string, containerId: string): boolean {
   return /^[0-9a-f]{12,64}$/.test(containerId) && cgroup.includes(containerId);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The host pid of the container's main process, for the runner's CPU accounting: with --init

@@ -119,14 +119,11 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     assertEngineSpeaks(name, engine, scenario.manifest.protocol);
     const loads = selectLoads(name, scenario, engine, labels, notes);
     const resolved = loads.map((raw) => resolveLoad(raw, settings));
-    blocks.push(
-      ...scenarioBlocks(scenario, undefined, resolved, engine, frontingProxies(proxies, scenario, skipped)),
-    );
     const tlsCopy = settings.tls === true ? tlsScenario(scenario) : undefined;
-    if (tlsCopy) {
-      assertEngineSpeaks(name, engine, tlsCopy.tls);
-      const fronting = frontingProxies(proxies, tlsCopy.scenario, skipped);
-      blocks.push(...scenarioBlocks(tlsCopy.scenario, tlsCopy.tls, resolved, engine, fronting));
+    for (const copy of [{ scenario, tls: undefined }, ...(tlsCopy ? [tlsCopy] : [])]) {
+      assertEngineSpeaks(name, engine, copy.scenario.manifest.protocol);
+      const fronting = frontingProxies(proxies, copy.scenario, skipped);
+      blocks.push(...scenarioBlocks(copy.scenario, copy.tls, resolved, engine, fronting));
     }
   }
   return { blocks, skipped, notes };

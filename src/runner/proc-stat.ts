@@ -47,7 +47,7 @@ export function readProcessesSync(): ProcStat[] {
     .filter(isPid)
     .flatMap((pid) => {
       try {
-        return [parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"))].filter((s) => s !== undefined);
+        return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8")) ?? [];
       } catch {
         return []; // ended meanwhile
       }

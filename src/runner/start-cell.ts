@@ -226,17 +226,12 @@ async function certificatesFor(
   if (section === "native") return tls;
   const dir = path.join(workdir, "tls");
   await mkdir(dir, { recursive: true });
-  const copy = async (file: string) => {
-    const to = path.join(dir, path.basename(file));
-    await copyFile(file, to);
-    return to;
-  };
-  return {
-    ca: await copy(tls.ca),
-    cert: await copy(tls.cert),
-    key: await copy(tls.key),
-    certKey: await copy(tls.certKey),
-  };
+  const copies: Partial<TlsFiles> = {};
+  for (const key of ["ca", "cert", "key", "certKey"] as const) {
+    copies[key] = path.join(dir, path.basename(tls[key]));
+    await copyFile(tls[key], copies[key]);
+  }
+  return copies as TlsFiles;
 }
 
 /** The upstream's own listener for a protocol: HTTP/1.1 or gRPC (h2c), each also over TLS. */

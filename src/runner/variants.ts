@@ -131,19 +131,13 @@ export async function planRun(
   settings: Settings,
   builtinDirs: Pick<ManifestDirs, "builtinProxiesDir" | "builtinScenariosDir"> = {},
 ): Promise<Plan> {
+  const planOf = async (v?: Variant) =>
+    buildPlan(settings, await loadManifests({ ...builtinDirs, ...(await variantDirs(v, settings)) }));
   const variants = settings.variants ?? [];
-  if (variants.length === 0) {
-    return buildPlan(
-      settings,
-      await loadManifests({ ...builtinDirs, ...(await variantDirs(undefined, settings)) }),
-    );
-  }
+  if (variants.length === 0) return planOf();
   await checkVariants(variants);
   const plans: Array<{ variant: string; plan: Plan }> = [];
-  for (const v of variants) {
-    const manifests = await loadManifests({ ...builtinDirs, ...(await variantDirs(v, settings)) });
-    plans.push({ variant: v.name, plan: buildPlan(settings, manifests) });
-  }
+  for (const v of variants) plans.push({ variant: v.name, plan: await planOf(v) });
   return mergeVariantPlans(plans);
 }
 
