@@ -11,23 +11,21 @@ import { checkBaselineProxy } from "../report/model.js";
 import { UserError } from "../util/errors.js";
 import { judging, option, withDefault, type FlagValues, type Judging } from "./options.js";
 
-/** What the flags give as they are and the settings keep. */
-interface CommentOptions {
+interface CommentFlags extends Pick<FlagValues, "threshold" | "alpha" | "floor" | "baselineProxy"> {
   pr: number;
   headSha?: string;
   headTime?: string;
   detailsUrl?: string;
   marker: string;
-  baselineProxy?: string;
   runnerName?: string;
   baseResults?: string;
-}
-
-interface CommentFlags extends CommentOptions, Pick<FlagValues, "threshold" | "alpha" | "floor"> {
   markdown?: string;
   /** OWNER/NAME. */
   repo: string;
 }
+
+/** The flags that the settings keep as they are given. */
+type CommentOptions = Omit<CommentFlags, "markdown" | "repo" | "threshold" | "alpha" | "floor">;
 
 interface CommentSettings extends CommentOptions, Judging {
   source: { results: string[] } | { markdownFile: string };
@@ -72,18 +70,13 @@ function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.Pro
   const token = env.GITHUB_TOKEN;
   if (!token)
     throw new UserError("GITHUB_TOKEN is not set: the comment needs a token with pull-requests: write");
+  const { markdown, repo: _repo, threshold: _t, alpha: _a, floor: _f, ...given } = flags;
   return {
-    source: results.length > 0 ? { results } : { markdownFile: flags.markdown! },
+    ...given,
+    source: results.length > 0 ? { results } : { markdownFile: markdown! },
     owner: repo.owner,
     repo: repo.repo,
-    pr: flags.pr,
-    headSha: flags.headSha,
-    headTime: flags.headTime,
-    detailsUrl: flags.detailsUrl,
     marker,
-    baselineProxy: flags.baselineProxy,
-    runnerName: flags.runnerName,
-    baseResults: flags.baseResults,
     ...judged,
     token,
     apiUrl: env.GITHUB_API_URL || undefined,

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { renderInstructionsMarkdown } from "../measures/counted/report.js";
 import { dryRunInstructions, runInstructions } from "../measures/counted/run.js";
-import { addFlags, toRequest, type MeasureFlags } from "./options.js";
+import { addFlags, toRequest, type FlagValues } from "./options.js";
 
 export function register(program: Command): void {
   const command = program
@@ -25,7 +25,7 @@ export function register(program: Command): void {
     "dryRun",
   ]);
   // The counted run, then its report on stdout; exit code 1 when a cell is not ok.
-  command.action(async (flags: MeasureFlags) => {
+  command.action(async (flags: FlagValues) => {
     if (flags.dryRun) return dryRunInstructions(toRequest(flags));
     const { exitCode, results } = await runInstructions(toRequest(flags));
     process.stdout.write(renderInstructionsMarkdown(results));

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { dryRunMaxRate, findMaxRates, type MaxRateRequest } from "../measures/max-rate/run.js";
-import { addFlags, ownFlag, toRequest, type MeasureFlags } from "./options.js";
+import { addFlags, ownFlag, toRequest, type FlagValues } from "./options.js";
 
 export function register(program: Command): void {
   const command = program
@@ -20,7 +20,7 @@ export function register(program: Command): void {
     "dryRun",
     "out",
   ]);
-  command.action(async (flags: MeasureFlags) => {
+  command.action(async (flags: FlagValues) => {
     const request: MaxRateRequest = {
       ...toRequest(flags),
       scenarios: flags.scenarios ?? ["passthrough"],

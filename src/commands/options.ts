@@ -367,9 +367,6 @@ type FlagName = keyof typeof FLAGS;
 /** Each flag's value as commander gives it (absent when not given and without a default). */
 export type FlagValues = { [K in FlagName]?: ReturnType<(typeof FLAGS)[K]>[typeof VALUE] };
 
-/** The flags of the measuring commands (run, count, study, max-rate), typed by `FLAGS`. */
-export type MeasureFlags = FlagValues;
-
 /** A flag of `FLAGS`, with this command's own default where it differs, or an option built from one. */
 export type FlagChoice = FlagName | [FlagName, string] | Option;
 
@@ -433,7 +430,7 @@ export function repetitionsOrAuto(defaultText: string): Option {
  * `proxybench run`'s request: a new variant run that names no repetitions takes `-r auto` within
  * bench.yml's budget, so that it can reach a verdict.
  */
-export function runRequest(flags: MeasureFlags): RunRequest {
+export function runRequest(flags: FlagValues): RunRequest {
   const request = toRequest(flags);
   const byDefault = flags.repetitions === undefined && !!flags.variant?.length && flags.resume === undefined;
   if (!byDefault) return request;
@@ -441,7 +438,7 @@ export function runRequest(flags: MeasureFlags): RunRequest {
 }
 
 /** The flags as a RunRequest (absent where not given, so that --resume can tell). */
-export function toRequest(flags: MeasureFlags): RunRequest {
+export function toRequest(flags: FlagValues): RunRequest {
   return withoutUndefined({
     proxies: flags.proxies,
     scenarios: flags.scenarios,
@@ -474,7 +471,7 @@ export function toRequest(flags: MeasureFlags): RunRequest {
 }
 
 /** `--variant` with `--variant-proxies-dir`/`--variant-scenarios-dir` applied to each; none: undefined. */
-function variantsOf(flags: MeasureFlags): RunRequest["variants"] {
+function variantsOf(flags: FlagValues): RunRequest["variants"] {
   const variants = withLayout(
     (flags.variant ?? []).map((v) => parseVariant(v)),
     {

@@ -4,7 +4,7 @@ import { renderMarkdownReport } from "../report/markdown.js";
 import { DEFAULT_REPETITIONS } from "../runner/plan.js";
 import { DEFAULT_BUDGET_MINUTES } from "../stats/tested-metrics.js";
 import { dryRunBenchmark, runBenchmark } from "../measures/wall-clock/run.js";
-import { addFlags, option, repetitionsOrAuto, runRequest, type MeasureFlags } from "./options.js";
+import { addFlags, option, repetitionsOrAuto, runRequest, type FlagValues } from "./options.js";
 
 /**
  * The modes `run` once had, each its own command now: given to `run`, an unknown option that
@@ -71,7 +71,7 @@ export function register(program: Command): void {
   command.action(runCommand);
 }
 
-async function runCommand(flags: MeasureFlags, command: Command): Promise<void> {
+async function runCommand(flags: FlagValues, command: Command): Promise<void> {
   const moved = MOVED.find((m) => command.getOptionValue(m.option.attributeName()) !== undefined);
   if (moved) {
     command.error(`error: unknown option '${moved.option.long}': ${moved.hint}`, {

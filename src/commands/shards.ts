@@ -4,9 +4,9 @@ import { checkSplit, splitRefusal } from "../runner/shard.js";
 import { findStudy } from "../measures/study/load.js";
 import { UserError } from "../util/errors.js";
 import { withoutUndefined } from "../util/objects.js";
-import { addFlags, ownFlag, parsePositiveInt, toRequest, type MeasureFlags } from "./options.js";
+import { addFlags, ownFlag, parsePositiveInt, toRequest, type FlagValues } from "./options.js";
 
-interface ShardsFlags extends MeasureFlags {
+interface ShardsFlags extends FlagValues {
   runners: number;
   study?: string;
 }

@@ -4,7 +4,7 @@ import { dryRunStudy } from "../measures/study/dry-run.js";
 import type { StudyOverrides } from "../measures/study/run.js";
 import { runStudy } from "../measures/study/study.js";
 import { pickDefined } from "../util/objects.js";
-import { addFlags, toRequest, type MeasureFlags } from "./options.js";
+import { addFlags, toRequest, type FlagValues } from "./options.js";
 
 export function register(program: Command): void {
   const command = program
@@ -28,7 +28,7 @@ export function register(program: Command): void {
     "dryRun",
     ["out", "results/<YYYYMMDD-HHMMSS>; extensibility: results/extensibility-<YYYYMMDD-HHMMSS>"],
   ]);
-  command.action(async (name: string, flags: MeasureFlags) => {
+  command.action(async (name: string, flags: FlagValues) => {
     if (flags.dryRun) return dryRunStudy(name, studyOverrides(flags));
     const outcome = await runStudy(name, studyOverrides(flags), { engines });
     process.exitCode = outcome.exitCode;
@@ -36,7 +36,7 @@ export function register(program: Command): void {
 }
 
 /** What the flags change of the study's own settings. */
-export function studyOverrides(flags: MeasureFlags): StudyOverrides {
+export function studyOverrides(flags: FlagValues): StudyOverrides {
   return pickDefined(toRequest(flags), [
     "proxies",
     "repetitions",

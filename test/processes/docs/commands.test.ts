@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../../src/cli.js";
 import { runCli } from "../../support/commands/cli.js";
-import { runRequest, toRequest, type MeasureFlags } from "../../../src/commands/options.js";
+import { runRequest, toRequest, type FlagValues } from "../../../src/commands/options.js";
 import { studyOverrides } from "../../../src/commands/study.js";
 import { loadManifests } from "../../../src/manifests/load.js";
 import { buildPlan } from "../../../src/runner/plan.js";
@@ -81,7 +81,7 @@ async function parse(c: DocCommand): Promise<{ name: string; args: unknown[] }> 
 }
 
 /** What `proxybench run` or `proxybench study NAME` would plan for these flags, without running anything. */
-async function planRun(flags: MeasureFlags, study?: string) {
+async function planRun(flags: FlagValues, study?: string) {
   if (flags.resume !== undefined) return;
   let request: RunRequest = study === undefined ? runRequest(flags) : toRequest(flags);
   if (study !== undefined) {
@@ -125,8 +125,8 @@ describe("the commands README.md and docs/ show", () => {
     async (_, c) => {
       expect(synopsisProblems(c)).toEqual([]);
       const { name, args } = await parse(c);
-      if (name === "run") await planRun(args[0] as MeasureFlags);
-      if (name === "study") await planRun(args[1] as MeasureFlags, args[0] as string);
+      if (name === "run") await planRun(args[0] as FlagValues);
+      if (name === "study") await planRun(args[1] as FlagValues, args[0] as string);
     },
   );
 });

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../../src/cli.js";
-import { runRequest, toRequest, type MeasureFlags } from "../../../src/commands/options.js";
+import { runRequest, toRequest, type FlagValues } from "../../../src/commands/options.js";
 
 /** The long flags a command shows (its hidden ones are the modes that moved out of it). */
 function flagsOf(name: string): string[] {
@@ -11,12 +11,12 @@ function flagsOf(name: string): string[] {
 }
 
 /** The flags commander hands the command's action for these words. */
-async function parsedFlags(words: string[]): Promise<MeasureFlags> {
+async function parsedFlags(words: string[]): Promise<FlagValues> {
   const program = buildProgram();
-  let flags: MeasureFlags | undefined;
+  let flags: FlagValues | undefined;
   for (const sub of program.commands) {
     sub.action((...args: unknown[]) => {
-      flags = args.find((a): a is MeasureFlags => typeof a === "object" && !(a as Command).name) ?? {};
+      flags = args.find((a): a is FlagValues => typeof a === "object" && !(a as Command).name) ?? {};
     });
   }
   await program.parseAsync(["node", "proxybench", ...words]);
