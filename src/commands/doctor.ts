@@ -1,18 +1,14 @@
 import type { Command } from "commander";
 import { getEngine } from "../engines/index.js";
 import { loadManifests } from "../manifests/load.js";
-import type { Engine } from "../results/schema.js";
 import type { Check } from "../doctor/check.js";
 import { doctorExitCode, renderChecks, runChecks } from "../doctor/checks.js";
 import { engineCheck, studyChecks } from "../doctor/needs.js";
 import { findStudy } from "../measures/study/load.js";
-import { addFlags, ownFlag, textOrJson } from "./options.js";
+import { addFlags, ownFlag, textOrJson, type FlagValues } from "./options.js";
 
-interface DoctorFlags {
+interface DoctorFlags extends Pick<FlagValues, "proxiesDir" | "study" | "engine"> {
   format: "text" | "json";
-  proxiesDir?: string[];
-  study?: string;
-  engine?: Engine;
 }
 
 /** The machine's checks, then what the named study or engine needs (replacing its general check). */

@@ -4,12 +4,10 @@ import type { Command } from "commander";
 import { imageContexts } from "../manifests/image-contexts.js";
 import { coprocessorImageContexts } from "../measures/study/extensibility/coprocessors.js";
 import { UserError } from "../util/errors.js";
-import { addFlags, option, ownFlag } from "./options.js";
+import { addFlags, option, ownFlag, type FlagValues } from "./options.js";
 
-interface ImagesFlags {
+interface ImagesFlags extends Pick<FlagValues, "proxiesDir" | "study"> {
   proxies: string[];
-  proxiesDir?: string[];
-  study?: string;
   githubOutput?: string;
 }
 
