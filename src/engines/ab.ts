@@ -7,7 +7,7 @@ import { emptyMeasurement } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
 import { freshRunFiles, runEngineProcess, runFields } from "./process.js";
-import type { ExpandedRequest } from "./requests.js";
+import { requestsPerIteration, type ExpandedRequest } from "./requests.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types.js";
 
 /**
@@ -34,10 +34,7 @@ export type AbTarget = Omit<ExpandedRequest, "name">;
 /** The single request ab sends for a scenario; ab has no notion of a sequence of requests. */
 export function abTarget(scenario: ScenarioManifest): AbTarget {
   const first = scenario.requests[0];
-  const count = scenario.requests.reduce(
-    (n, r) => n + Object.values(r.vars).reduce((m, values) => m * values.length, 1),
-    0,
-  );
+  const count = requestsPerIteration(scenario);
   if (!first || count !== 1) {
     throw new UserError(
       `scenario '${scenario.name}': the ab engine sends a single URL, but the scenario has ${count} requests ` +
