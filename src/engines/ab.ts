@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { ENGINE_LOAD_MODELS, engineRunsLoad, wholeSeconds } from "./load.js";
+import { refuseForeignLoad, wholeSeconds } from "./load.js";
 import { emptyMeasurement } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
@@ -62,11 +62,7 @@ export function buildAbArgs(input: {
   bodyFile?: string;
 }): string[] {
   const { load, target } = input;
-  if (!engineRunsLoad("ab", load)) {
-    throw new UserError(
-      `load '${load.label}': ab runs closed-model loads only (${ENGINE_LOAD_MODELS.ab.join(", ")}), not ${load.model}; use --engine k6`,
-    );
-  }
+  refuseForeignLoad("ab", load, "closed-model loads only", "k6");
   const concurrency = load.connections ?? load.vus ?? 1;
   const args = ["-q", "-r", "-c", String(concurrency)];
   if (load.model === "fixed-count") {
