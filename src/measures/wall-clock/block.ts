@@ -63,23 +63,20 @@ async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
   await stopCell(a);
 }
 
-/** A block of a wall-clock run, its cells those left to run, as the block lifecycle runs it. */
+/**
+ * A block of a wall-clock run, its cells those left to run, as the block lifecycle runs it: each
+ * proxy up and probed, a warm-up, engine runs in rounds.
+ */
 export function wallClockBlock(
   block: Block,
   cells: PlannedCell[],
   ctx: BlockContext,
   rounds?: RoundsControl,
 ): BlockRun<ActiveCell> {
-  return { lifecycle: { cells, logStem: block.key, ctx }, step: wallClockStep(block, ctx, rounds) };
-}
-
-/** The wall-clock measurement: each proxy up and probed, a warm-up, engine runs in rounds. */
-function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl): MeasurementStep<ActiveCell> {
-  const reps = ctx.settings.repetitions;
-  const perCellS = plannedSeconds(block, reps, 1, ctx.settings.proxyLifetime);
+  const perCellS = plannedSeconds(block, ctx.settings.repetitions, 1, ctx.settings.proxyLifetime);
   let active: ActiveCell[] = [];
   let stopWhenDecided: ((done: Slot<ActiveCell>, next?: Slot<ActiveCell>) => boolean) | undefined;
-  return {
+  const step: MeasurementStep<ActiveCell> = {
     proxies: { block, ctx, per: "block", renew: ctx.settings.proxyLifetime === "round" },
     startCell: (_planned, _upstream, a) => recordAndProbe(a!, block, ctx, perCellS),
     skips: (a) => a.stopped,
@@ -95,6 +92,7 @@ function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl):
     },
     stopCell,
   };
+  return { lifecycle: { cells, logStem: block.key, ctx }, step };
 }
 
 /** A cell started, recorded in results.json and probed; one that is not up is finished at once. */
@@ -111,11 +109,16 @@ async function recordAndProbe(
     await probeCell(a, ctx);
   }
   if (a.stopped) {
-    finishCell(a);
     progress.drop(perCellS);
-    progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
+    finishStopped(a, ctx);
   }
   return a;
+}
+
+/** A cell stopped before it measured all its rounds: finished, and why said on stderr. */
+function finishStopped(a: ActiveCell, ctx: BlockContext): void {
+  finishCell(a);
+  ctx.progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
 }
 
 /**
@@ -255,11 +258,7 @@ async function measureSlot(
 ): Promise<void> {
   const { progress } = ctx;
   const reps = ctx.settings.repetitions;
-  if (!(await freshProcess(a, block, round, ctx))) {
-    finishCell(a);
-    progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
-    return;
-  }
+  if (!(await freshProcess(a, block, round, ctx))) return finishStopped(a, ctx);
   progress.step(`${block.key} ${cellName(a)}`, round + 1, reps);
   const repetition = await measureRepetition(a, block, round, ctx);
   a.servedByProcess += 1;
