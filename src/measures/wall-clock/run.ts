@@ -177,20 +177,19 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
   const fullPlan = await planRun(resolved.settings, deps.builtinDirs);
   const plan = shardPlan(fullPlan, resolved.settings.shard);
   if (req.autoRounds && !previous) {
-    const variants = resolved.settings.variants ?? [];
-    const shards = resolved.settings.shard?.count ?? 1;
+    const { settings } = resolved;
     const rounds = planVariantRounds(
       fullPlan,
-      variants,
+      settings.variants ?? [],
       {
         budgetMinutes: req.budgetMinutes,
         targetPct: req.targetPct,
-        shards,
-        lifetime: resolved.settings.proxyLifetime,
+        shards: settings.shard?.count ?? 1,
+        lifetime: settings.proxyLifetime,
       },
-      testedSet(resolved.settings),
+      testedSet(settings),
     );
-    resolved.settings = withRoundsPlan(resolved.settings, rounds);
+    resolved.settings = withRoundsPlan(settings, rounds);
   }
   const { keep, todo } = previous
     ? splitForResume(previous.cells, plan)
