@@ -2,12 +2,12 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import { ENGINE_LOAD_MODELS, engineRunsLoad, wholeSeconds } from "./load.js";
+import { refuseForeignLoad, wholeSeconds } from "./load.js";
 import { emptyMeasurement } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
 import { freshRunFiles, runEngineProcess, runFields } from "./process.js";
-import type { ExpandedRequest } from "./requests.js";
+import { requestsPerIteration, type ExpandedRequest } from "./requests.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types.js";
 
 /**
@@ -34,10 +34,7 @@ export type AbTarget = Omit<ExpandedRequest, "name">;
 /** The single request ab sends for a scenario; ab has no notion of a sequence of requests. */
 export function abTarget(scenario: ScenarioManifest): AbTarget {
   const first = scenario.requests[0];
-  const count = scenario.requests.reduce(
-    (n, r) => n + Object.values(r.vars).reduce((m, values) => m * values.length, 1),
-    0,
-  );
+  const count = requestsPerIteration(scenario);
   if (!first || count !== 1) {
     throw new UserError(
       `scenario '${scenario.name}': the ab engine sends a single URL, but the scenario has ${count} requests ` +
@@ -65,11 +62,7 @@ export function buildAbArgs(input: {
   bodyFile?: string;
 }): string[] {
   const { load, target } = input;
-  if (!engineRunsLoad("ab", load)) {
-    throw new UserError(
-      `load '${load.label}': ab runs closed-model loads only (${ENGINE_LOAD_MODELS.ab.join(", ")}), not ${load.model}; use --engine k6`,
-    );
-  }
+  refuseForeignLoad("ab", load, "closed-model loads only", "k6");
   const concurrency = load.connections ?? load.vus ?? 1;
   const args = ["-q", "-r", "-c", String(concurrency)];
   if (load.model === "fixed-count") {

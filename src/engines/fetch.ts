@@ -31,13 +31,13 @@ export function fetchOverTls(url: string, req: TlsRequest, ca: string): Promise<
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("error", reject);
-        res.on("end", () => {
-          const headers: Record<string, string> = {};
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-          }
-          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
-        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: joinedHeaders(res.headers),
+            body: Buffer.concat(chunks),
+          }),
+        );
       },
     );
     request.on("timeout", () =>
@@ -68,13 +68,10 @@ export function fetchOverH2c(url: string, req: TlsRequest): Promise<FetchedRespo
     );
     const chunks: Buffer[] = [];
     let status = 0;
-    const headers: Record<string, string> = {};
+    let headers: Record<string, string> = {};
     stream.on("response", (h) => {
       status = Number(h[":status"] ?? 0);
-      for (const [name, value] of Object.entries(h)) {
-        if (!name.startsWith(":") && value !== undefined)
-          headers[name] = Array.isArray(value) ? value.join(", ") : String(value);
-      }
+      headers = joinedHeaders(h);
     });
     stream.on("data", (c: Buffer) => chunks.push(c));
     stream.on("error", fail);
@@ -84,6 +81,18 @@ export function fetchOverH2c(url: string, req: TlsRequest): Promise<FetchedRespo
     });
     stream.end(req.body);
   });
+}
+
+/** A response's headers, repeated ones joined with ", ", HTTP/2's pseudo-headers (`:status`) left out. */
+function joinedHeaders(
+  headers: Record<string, string | string[] | number | undefined>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!name.startsWith(":") && value !== undefined)
+      out[name] = Array.isArray(value) ? value.join(", ") : String(value);
+  }
+  return out;
 }
 
 /** Whether a transport error is about the certificate or the handshake (no use retrying). */

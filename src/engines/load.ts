@@ -14,6 +14,14 @@ export function engineRunsLoad(engine: Engine, load: Pick<Load, "model">): boole
   return ENGINE_LOAD_MODELS[engine].includes(load.model);
 }
 
+/** Refuses, before anything starts, a load the engine cannot run: `runs` its models in words, `instead` the engines to use. */
+export function refuseForeignLoad(engine: Engine, load: Load, runs: string, instead: string): void {
+  if (engineRunsLoad(engine, load)) return;
+  throw new UserError(
+    `load '${load.label}': ${engine} runs ${runs} (${ENGINE_LOAD_MODELS[engine].join(", ")}), not ${load.model}; use --engine ${instead}`,
+  );
+}
+
 /** The protocols each engine speaks to its target (k6: scenarios/lib/proxybench{,-grpc}.js). */
 export const ENGINE_PROTOCOLS: Record<Engine, readonly Protocol[]> = {
   // over TLS, k6 negotiates HTTP/2 when the proxy offers it (ALPN): h2 is HTTP/2 over TLS
@@ -94,15 +102,11 @@ export function littleLawVus(load: Load, p99Ms: number, requestsPerIteration: nu
  * core, at least one connection per thread. Open-model loads are refused, pointing to k6.
  */
 export function closedShape(
-  engine: string,
+  engine: "wrk" | "h2load",
   load: Load,
   loadgenCores: number,
 ): { threads: number; connections: number } {
-  if (load.model === "constant-arrival-rate" || load.model === "fixed-count") {
-    throw new UserError(
-      `load '${load.label}': ${engine} runs closed-model loads only (constant-vus, max-throughput), not ${load.model}; use --engine k6`,
-    );
-  }
+  refuseForeignLoad(engine, load, "closed-model loads only", "k6");
   const threads = Math.max(1, loadgenCores);
   return { threads, connections: Math.max(threads, load.connections ?? concurrency(load)) };
 }

@@ -1,7 +1,7 @@
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { expandRequests, type ExpandedRequest } from "./requests.js";
 import { checksEffects, effectProblems, lowerCaseHeaders, type ResponseHeaders } from "./response-effects.js";
-import { fetchOverH2c, fetchOverTls } from "./fetch.js";
+import { fetchOverH2c, fetchOverTls, type FetchedResponse } from "./fetch.js";
 import type { ProbeResult } from "./types.js";
 
 /** Times each request is sent by the probe. */
@@ -68,24 +68,17 @@ async function send(
 ): Promise<ProbeResponse | { error: string }> {
   const url = baseUrl.replace(/\/+$/, "") + r.path;
   const request = { method: r.method, headers: r.headers, ...(r.body === undefined ? {} : { body: r.body }) };
+  const timed = { ...request, timeoutMs: PROBE_TIMEOUT_MS };
   try {
-    if (via.ca !== undefined || via.h2c === true) {
-      // fetch can neither trust the run's CA alone nor speak h2c
-      const req = { ...request, timeoutMs: PROBE_TIMEOUT_MS };
-      const res = via.ca !== undefined ? await fetchOverTls(url, req, via.ca) : await fetchOverH2c(url, req);
-      const headers = lowerCaseHeaders(res.headers);
-      return { status: res.status, contentType: res.headers["content-type"] ?? "", body: res.body, headers };
-    }
-    const res = await fetch(url, {
-      ...request,
-      redirect: "manual",
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-    });
-    const body = Buffer.from(await res.arrayBuffer());
-    const seen: Record<string, string> = {};
-    res.headers.forEach((value, name) => (seen[name] = value));
-    const headers = lowerCaseHeaders(seen);
-    return { status: res.status, contentType: res.headers.get("content-type") ?? "", body, headers };
+    // fetch can neither trust the run's CA alone nor speak h2c
+    const res =
+      via.ca !== undefined
+        ? await fetchOverTls(url, timed, via.ca)
+        : via.h2c === true
+          ? await fetchOverH2c(url, timed)
+          : await fetchPlain(url, request);
+    const headers = lowerCaseHeaders(res.headers);
+    return { status: res.status, contentType: res.headers["content-type"] ?? "", body: res.body, headers };
   } catch (err) {
     // fetch's own error says "fetch failed": the reason is its cause
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
@@ -93,6 +86,18 @@ async function send(
       error: cause?.code ?? cause?.message ?? (err as NodeJS.ErrnoException).code ?? (err as Error).message,
     };
   }
+}
+
+/** One request with Node's fetch, redirects not followed. */
+async function fetchPlain(url: string, request: RequestInit): Promise<FetchedResponse> {
+  const res = await fetch(url, {
+    ...request,
+    redirect: "manual",
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  });
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => (headers[name] = value));
+  return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()) };
 }
 
 /**

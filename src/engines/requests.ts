@@ -32,3 +32,11 @@ export function expandRequests(scenario: Pick<ScenarioManifest, "requests">): Ex
     }));
   });
 }
+
+/** Requests of one iteration: each request once per combination of its vars' values. Pure. */
+export function requestsPerIteration(scenario: Pick<ScenarioManifest, "requests">): number {
+  return scenario.requests.reduce(
+    (n, r) => n + Object.values(r.vars).reduce((m, values) => m * values.length, 1),
+    0,
+  );
+}

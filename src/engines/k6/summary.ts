@@ -258,8 +258,7 @@ function httpStatusCodes(metrics: Record<string, Record<string, number>>): Recor
   const statusCodes: Record<string, number> = {};
   for (const [name, values] of Object.entries(metrics)) {
     const code = (STATUS_METRIC.exec(name) ?? ACCEPTED_METRIC.exec(name))?.[1];
-    const n = values.count ?? 0;
-    if (code !== undefined && n > 0) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+    if (code !== undefined) tally(statusCodes, code, values.count ?? 0);
   }
   return statusCodes;
 }
@@ -270,17 +269,20 @@ function httpStatusCodes(metrics: Record<string, Record<string, number>>): Recor
  */
 function grpcStatusCodes(metrics: Record<string, Record<string, number>>): Record<string, number> {
   const statusCodes: Record<string, number> = {};
-  const add = (key: string, n: number) => {
-    if (n > 0) statusCodes[key] = (statusCodes[key] ?? 0) + n;
-  };
-  add("OK", metrics[GRPC_OK_METRIC]?.count ?? 0);
-  add("0", count(metrics, "proxybench_status_0"));
+  tally(statusCodes, "OK", count(metrics, GRPC_OK_METRIC));
+  tally(statusCodes, "0", count(metrics, "proxybench_status_0"));
   for (const [name, values] of Object.entries(metrics)) {
     const code = GRPC_STATUS_METRIC.exec(name)?.[1];
     if (code === undefined) continue;
-    add(code === "other" ? "OTHER" : (GRPC_STATUS_NAMES[Number(code)] ?? code), values.count ?? 0);
+    const key = code === "other" ? "OTHER" : (GRPC_STATUS_NAMES[Number(code)] ?? code);
+    tally(statusCodes, key, values.count ?? 0);
   }
   return statusCodes;
+}
+
+/** Adds n responses under a status key (none: no key). */
+function tally(statusCodes: Record<string, number>, key: string, n: number): void {
+  if (n > 0) statusCodes[key] = (statusCodes[key] ?? 0) + n;
 }
 
 /** What the k6 exit codes other than 0 that proxybench names mean (ANCHORS.md). */

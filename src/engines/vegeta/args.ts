@@ -1,5 +1,4 @@
-import { UserError } from "../../util/errors.js";
-import { arrivalVus, ENGINE_LOAD_MODELS, engineRunsLoad, requireRate } from "../load.js";
+import { arrivalVus, refuseForeignLoad, requireRate } from "../load.js";
 import { expandRequests } from "../requests.js";
 import type { EngineInvocation } from "../types.js";
 
@@ -33,12 +32,7 @@ export function buildVegetaTargets(inv: Pick<EngineInvocation, "scenario" | "bas
 
 /** Requests per second vegeta is asked for: the load's iterations per second times the requests of one. */
 export function vegetaRate(inv: Pick<EngineInvocation, "scenario" | "load">): number {
-  if (!engineRunsLoad("vegeta", inv.load)) {
-    throw new UserError(
-      `load '${inv.load.label}': vegeta runs the open model only (${ENGINE_LOAD_MODELS.vegeta.join(", ")}), ` +
-        `not ${inv.load.model}; use --engine k6 or wrk`,
-    );
-  }
+  refuseForeignLoad("vegeta", inv.load, "the open model only", "k6 or wrk");
   return requireRate(inv.load) * Math.max(1, expandRequests(inv.scenario).length);
 }
 

@@ -1,5 +1,5 @@
-import type { EngineAdapter, EngineMeasurement } from "../../engines/types.js";
-import type { ScenarioManifest } from "../../manifests/schema.js";
+import { requestsPerIteration } from "../../engines/requests.js";
+import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../../engines/types.js";
 import type { Load } from "../../results/schema.js";
 import { withoutUndefined } from "../../util/objects.js";
 
@@ -217,33 +217,27 @@ function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
 
-export interface FindMaxRateSettings {
+export interface FindMaxRateSettings extends Pick<
+  EngineInvocation,
+  "scenario" | "scenarioDir" | "baseUrl" | "cpus" | "outDir" | "signal"
+> {
   engine: EngineAdapter;
-  scenario: ScenarioManifest;
-  scenarioDir: string;
-  baseUrl: string;
-  /** Cores the load generator is pinned to. */
-  cpus: number[];
-  outDir: string;
   /** Length of each step, seconds (a short warm-up at the same rate precedes each when > 0). */
   stepDurationS: number;
   warmupS?: number;
   limits?: Partial<RateLimits>;
   search?: Partial<MaxRateOptions>;
-  /** VUs k6 pre-allocates per step; default: one per iteration per second (iterations of up to 1 s). */
-  vus?: number;
   onStep?: (step: MaxRateStep) => void;
-  signal?: AbortSignal;
 }
 
-/** The open-model load of one step (pure). */
-export function rateStepLoad(rate: number, durationS: number, vus?: number): Load {
+/** The open-model load of one step (pure): k6 pre-allocates a VU per iteration per second (iterations of up to 1 s). */
+export function rateStepLoad(rate: number, durationS: number): Load {
   return {
     label: `rate-${rate}`,
     model: "constant-arrival-rate",
     rate,
     durationS,
-    vus: vus ?? Math.min(5000, Math.max(10, Math.ceil(rate))),
+    vus: Math.min(5000, Math.max(10, Math.ceil(rate))),
   };
 }
 
@@ -253,43 +247,29 @@ export function rateStepLoad(rate: number, durationS: number, vus?: number): Loa
  * `outDir` as rate-<N>.*.
  */
 export async function findMaxRate(s: FindMaxRateSettings): Promise<MaxRateResult> {
-  const limits = { ...DEFAULT_RATE_LIMITS, ...s.limits };
-  const requestsPerIteration = s.scenario.requests.reduce(
-    (n, r) => n + Object.values(r.vars).reduce((k, values) => k * values.length, 1),
-    0,
-  );
-  const run = (rate: number, durationS: number, stem: string) =>
-    s.engine.run({
-      scenario: s.scenario,
-      scenarioDir: s.scenarioDir,
-      load: rateStepLoad(rate, durationS, s.vus),
-      durationS,
-      baseUrl: s.baseUrl,
-      cpus: s.cpus,
-      outDir: s.outDir,
-      fileStem: stem,
-      ...(s.signal ? { signal: s.signal } : {}),
-    });
+  const { engine, stepDurationS, warmupS = 0, limits, search, onStep, ...target } = s;
+  const ctx = {
+    limits: { ...DEFAULT_RATE_LIMITS, ...limits },
+    loadgenCores: Math.max(1, s.cpus.length),
+    requestsPerIteration: requestsPerIteration(s.scenario),
+  };
+  const run = (rate: number, durationS: number, fileStem: string) =>
+    engine.run({ ...target, load: rateStepLoad(rate, durationS), durationS, fileStem });
   let stepIndex = 0;
   return searchMaxRate(
     async (rate) => {
-      const index = stepIndex++;
-      if ((s.warmupS ?? 0) > 0) await run(rate, s.warmupS ?? 0, `rate-step${index}-${rate}-warmup`);
-      const ctx = { limits, loadgenCores: Math.max(1, s.cpus.length), requestsPerIteration };
-      let verdict = judgeRateStep(rate, await run(rate, s.stepDurationS, `rate-step${index}-${rate}`), ctx);
+      const stem = `rate-step${stepIndex++}-${rate}`;
+      if (warmupS > 0) await run(rate, warmupS, `${stem}-warmup`);
+      let verdict = judgeRateStep(rate, await run(rate, stepDurationS, stem), ctx);
       // A step that failed only because of the load generator, or while other work held its
       // cores, may say nothing about the target: it is measured once more.
       if (verdict.loadgenBound === true || verdict.noisy === true) {
-        verdict = judgeRateStep(
-          rate,
-          await run(rate, s.stepDurationS, `rate-step${index}-${rate}-again`),
-          ctx,
-        );
+        verdict = judgeRateStep(rate, await run(rate, stepDurationS, `${stem}-again`), ctx);
       }
       return verdict;
     },
-    s.search,
-    s.onStep,
+    search,
+    onStep,
   );
 }
 

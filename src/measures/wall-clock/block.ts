@@ -10,7 +10,7 @@ import {
   type CompareMetric,
 } from "../../stats/tested-metrics.js";
 import { cellKey, type Cell } from "../../results/schema.js";
-import { lookAt, stopAtLook, type MetricSoFar, type SequentialPlan } from "../../stats/sequential.js";
+import { lookAt, stopAtLook, type SequentialPlan } from "../../stats/sequential.js";
 import type { StealRule } from "../../stats/steal.js";
 import { logTail } from "../../util/logs.js";
 import {
@@ -63,23 +63,20 @@ async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
   await stopCell(a);
 }
 
-/** A block of a wall-clock run, its cells those left to run, as the block lifecycle runs it. */
+/**
+ * A block of a wall-clock run, its cells those left to run, as the block lifecycle runs it: each
+ * proxy up and probed, a warm-up, engine runs in rounds.
+ */
 export function wallClockBlock(
   block: Block,
   cells: PlannedCell[],
   ctx: BlockContext,
   rounds?: RoundsControl,
 ): BlockRun<ActiveCell> {
-  return { lifecycle: { cells, logStem: block.key, ctx }, step: wallClockStep(block, ctx, rounds) };
-}
-
-/** The wall-clock measurement: each proxy up and probed, a warm-up, engine runs in rounds. */
-function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl): MeasurementStep<ActiveCell> {
-  const reps = ctx.settings.repetitions;
-  const perCellS = plannedSeconds(block, reps, 1, ctx.settings.proxyLifetime);
+  const perCellS = plannedSeconds(block, ctx.settings.repetitions, 1, ctx.settings.proxyLifetime);
   let active: ActiveCell[] = [];
   let stopWhenDecided: ((done: Slot<ActiveCell>, next?: Slot<ActiveCell>) => boolean) | undefined;
-  return {
+  const step: MeasurementStep<ActiveCell> = {
     proxies: { block, ctx, per: "block", renew: ctx.settings.proxyLifetime === "round" },
     startCell: (_planned, _upstream, a) => recordAndProbe(a!, block, ctx, perCellS),
     skips: (a) => a.stopped,
@@ -95,6 +92,7 @@ function wallClockStep(block: Block, ctx: BlockContext, rounds?: RoundsControl):
     },
     stopCell,
   };
+  return { lifecycle: { cells, logStem: block.key, ctx }, step };
 }
 
 /** A cell started, recorded in results.json and probed; one that is not up is finished at once. */
@@ -111,11 +109,16 @@ async function recordAndProbe(
     await probeCell(a, ctx);
   }
   if (a.stopped) {
-    finishCell(a);
     progress.drop(perCellS);
-    progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
+    finishStopped(a, ctx);
   }
   return a;
+}
+
+/** A cell stopped before it measured all its rounds: finished, and why said on stderr. */
+function finishStopped(a: ActiveCell, ctx: BlockContext): void {
+  finishCell(a);
+  ctx.progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
 }
 
 /**
@@ -204,7 +207,9 @@ export interface RoundsControl {
 
 /**
  * --repetitions auto: after the last slot of a round at a planned look, whether the block
- * stops there (every compared metric decided, or the budget's share spent), said on stderr.
+ * stops there, said on stderr: every metric of its compared cells decided (or, with --target,
+ * every ROUNDS_METRIC decided or precise enough), or the next look would end past the block's
+ * share of the budget.
  */
 function stopWhenDecidedRule(
   active: ActiveCell[],
@@ -215,14 +220,28 @@ function stopWhenDecidedRule(
   const reps = ctx.settings.repetitions;
   const decided = new Set<string>();
   const startedMs = Date.now();
+  const why = (done: number): string | undefined => {
+    const running = active.filter((a) => !a.stopped).map((a) => a.cell);
+    const look = decideAtLook(running, rounds, done, decided);
+    if (look === undefined) return undefined;
+    if (look.stop && look.decided === look.metrics) return `every metric of its ${look.metrics} decided`;
+    if (look.stop)
+      return `${look.decided} of its ${look.metrics} metrics decided; every ${ROUNDS_METRIC} decided or precise enough to show ${rounds.targetPct}% at 80% power (--target)`;
+    const next = rounds.plan.looks[look.index + 1];
+    if (next === undefined || rounds.deadlineMs === undefined) return undefined;
+    const now = Date.now();
+    const perRound = (now - startedMs) / done;
+    if (now + perRound * (next.rounds - done) <= rounds.deadlineMs) return undefined;
+    return `the next look (${next.rounds} rounds) would end past the block's share of the budget; ${look.metrics - look.decided} metrics undecided`;
+  };
   return ({ round }, next) => {
     if (next?.round === round || round + 1 >= reps) return false;
-    const why = stopAfterRound(active, rounds, round + 1, decided, startedMs);
-    if (why === undefined) return false;
+    const stopped = why(round + 1);
+    if (stopped === undefined) return false;
     const left = active.filter((c) => !c.stopped).length * (reps - round - 1) * block.load.durationS;
     ctx.progress.drop(left);
     ctx.progress.line(
-      `${block.key}: stopped after ${round + 1} rounds (look ${lookAt(rounds.plan, round + 1)! + 1} of ${rounds.plan.looks.length}): ${why}`,
+      `${block.key}: stopped after ${round + 1} rounds (look ${lookAt(rounds.plan, round + 1)! + 1} of ${rounds.plan.looks.length}): ${stopped}`,
     );
     return true;
   };
@@ -239,11 +258,7 @@ async function measureSlot(
 ): Promise<void> {
   const { progress } = ctx;
   const reps = ctx.settings.repetitions;
-  if (!(await freshProcess(a, block, round, ctx))) {
-    finishCell(a);
-    progress.line(`${a.cell.id}: ${a.cell.status}: ${a.cell.reasons.join("; ")}`);
-    return;
-  }
+  if (!(await freshProcess(a, block, round, ctx))) return finishStopped(a, ctx);
   progress.step(`${block.key} ${cellName(a)}`, round + 1, reps);
   const repetition = await measureRepetition(a, block, round, ctx);
   a.servedByProcess += 1;
@@ -273,34 +288,10 @@ async function measureSlot(
 }
 
 /**
- * At a planned look: why the block stops (every metric of its compared cells decided; or the
- * next look would end past the block's share of the budget), else undefined.
- */
-function stopAfterRound(
-  active: readonly ActiveCell[],
-  rounds: RoundsControl,
-  done: number,
-  decided: Set<string>,
-  startedMs: number,
-): string | undefined {
-  const running = active.filter((a) => !a.stopped).map((a) => a.cell);
-  const look = decideAtLook(running, rounds, done, decided);
-  if (look === undefined) return undefined;
-  if (look.stop && look.decided === look.metrics) return `every metric of its ${look.metrics} decided`;
-  if (look.stop)
-    return `${look.decided} of its ${look.metrics} metrics decided; every ${ROUNDS_METRIC} decided or precise enough to show ${rounds.targetPct}% at 80% power (--target)`;
-  const next = rounds.plan.looks[look.index + 1];
-  if (next === undefined || rounds.deadlineMs === undefined) return undefined;
-  const now = Date.now();
-  const perRound = (now - startedMs) / done;
-  if (now + perRound * (next.rounds - done) <= rounds.deadlineMs) return undefined;
-  return `the next look (${next.rounds} rounds) would end past the block's share of the budget; ${look.metrics - look.decided} metrics undecided`;
-}
-
-/**
  * The stopping rule of a block's cells after `done` rounds: undefined when no look is planned
- * there; else the look, how many compared metrics there are and are decided, and whether all
- * are (src/stats/sequential.ts). `decided` keeps what earlier looks decided and is updated.
+ * there; else the look, how many compared metrics (of the base cells with a head twin) there
+ * are and are decided, and whether all are (src/stats/sequential.ts). `decided` keeps what
+ * earlier looks decided and is updated.
  */
 export function decideAtLook(
   cells: readonly Cell[],
@@ -310,7 +301,22 @@ export function decideAtLook(
 ): { index: number; metrics: number; decided: number; precise: number; stop: boolean } | undefined {
   const index = lookAt(rounds.plan, done);
   if (index === undefined) return undefined;
-  const metrics = blockMetrics(cells, rounds, decided);
+  const [base, head] = rounds.variants;
+  const heads = new Map(cells.filter((c) => c.variant === head).map((c) => [cellKey(c), c]));
+  const metrics = cells
+    .filter((c) => c.variant === base && heads.has(cellKey(c)))
+    .flatMap((c) =>
+      pairedLogRatios(c, heads.get(cellKey(c))!, rounds.tested ?? ALL_METRICS, rounds.steal).map((m) => {
+        const key = `${cellKey(c)} ${m.metric}`;
+        const soFar = {
+          logRatios: m.logRatios,
+          biggerIsBetter: m.biggerIsBetter,
+          decided: decided.has(key) || !m.usable,
+          holdsRounds: m.metric === ROUNDS_METRIC,
+        };
+        return { key, soFar };
+      }),
+    );
   const decision = stopAtLook(
     rounds.plan,
     index,
@@ -328,33 +334,6 @@ export function decideAtLook(
     precise: decision.precise.filter(Boolean).length,
     stop: decision.stop,
   };
-}
-
-/** The block's compared metrics so far: base cells with a head twin. */
-function blockMetrics(
-  cells: readonly Cell[],
-  {
-    variants: [base, head],
-    tested = ALL_METRICS,
-    steal,
-  }: Pick<RoundsControl, "variants" | "tested" | "steal">,
-  decided: ReadonlySet<string>,
-): Array<{ key: string; soFar: MetricSoFar }> {
-  const heads = new Map(cells.filter((c) => c.variant === head).map((c) => [cellKey(c), c]));
-  return cells
-    .filter((c) => c.variant === base && heads.has(cellKey(c)))
-    .flatMap((c) =>
-      pairedLogRatios(c, heads.get(cellKey(c))!, tested, steal).map((m) => {
-        const key = `${cellKey(c)} ${m.metric}`;
-        const soFar = {
-          logRatios: m.logRatios,
-          biggerIsBetter: m.biggerIsBetter,
-          decided: decided.has(key) || !m.usable,
-          holdsRounds: m.metric === ROUNDS_METRIC,
-        };
-        return { key, soFar };
-      }),
-    );
 }
 
 /** A sidecar that died makes the repetition invalid (its responses were not the proxy's work) and stops the cell. */

@@ -1,7 +1,6 @@
-import type { Classification, EngineAdapter, EngineMeasurement, ProbeResult } from "../../engines/types.js";
+import type * as engines from "../../engines/index.js";
 import type { ManifestDirs } from "../../manifests/load.js";
-import type { ScenarioManifest } from "../../manifests/schema.js";
-import type { Engine, Results } from "../../results/schema.js";
+import type { Results } from "../../results/schema.js";
 import type { CellContext } from "../../runner/context.js";
 import type { Runtime } from "../../runner/runtime.js";
 import type { noiseSnapshot } from "./noise.js";
@@ -13,12 +12,7 @@ import type { Progress, ProgressStream } from "./progress.js";
  */
 
 /** What the runner needs from the engines (src/engines); tests may pass their own. */
-export interface EngineApi {
-  getEngine(name: Engine): EngineAdapter;
-  classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: number }): Classification;
-  /** `ca`: the run's CA (PEM) for a target over TLS. */
-  probe(baseUrl: string, scenario: ScenarioManifest, ca?: string): Promise<ProbeResult>;
-}
+export type EngineApi = Pick<typeof engines, "getEngine" | "classifyRepetition" | "probe">;
 
 export interface RunDeps {
   engines: EngineApi;

@@ -116,16 +116,6 @@ export function noiseBetween(before: NoiseSnapshot, after: NoiseSnapshot, cores:
   return { otherCpu: Math.max(0, perSecond(busy - own)), steal: Math.max(0, perSecond(steal)) };
 }
 
-/** Interference since `before`, read by `snapshot` (the after-snapshot); undefined when either is missing. */
-export async function measureNoise(
-  before: NoiseSnapshot | undefined,
-  cores: readonly number[],
-  snapshot: () => Promise<NoiseSnapshot | undefined>,
-): Promise<Noise | undefined> {
-  const after = before && (await snapshot());
-  return before && after ? noiseBetween(before, after, cores) : undefined;
-}
-
 /**
  * Why a repetition is noisy, or undefined when other processes' CPU on its cores stayed under the
  * limit (cores). Steal is named beside it but never makes a repetition noisy: measuring again does

@@ -7,7 +7,7 @@ import { cellStem, Interrupted } from "../../runner/cell.js";
 import type { ActiveCell } from "../../runner/context.js";
 import type { BlockContext } from "./context.js";
 import { layoutCores } from "../../runner/cpus.js";
-import { measureNoise, noiseReason, noiseSnapshot } from "./noise.js";
+import { noiseBetween, noiseReason, noiseSnapshot } from "./noise.js";
 import type { Block } from "../../runner/plan.js";
 import { finishCostSpan, startCostSpan } from "./proxy-cost.js";
 import { DEFAULT_NOISE_LIMIT } from "../../stats/steal.js";
@@ -47,7 +47,8 @@ export async function measureRepetition(
     const { m, wallS, proxyCpu } = await measure(a, block, stem, ctx);
     ctx.deps.onMeasure?.({ ...event, phase: "end" });
     if (ctx.isInterrupted()) throw new Interrupted();
-    const noise = await measureNoise(before, cores, () => snapshot(outside));
+    const after = before && (await snapshot(outside));
+    const noise = before && after ? noiseBetween(before, after, cores) : undefined;
     const classified = ctx.deps.engines.classifyRepetition(m, { loadgenCores: settings.cpus.loadgen.length });
     const rep = toRepetition(round, startedAt, m, classified, wallS, proxyCpu);
     rep.round = round;

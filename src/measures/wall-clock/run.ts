@@ -18,7 +18,7 @@ import {
   type Plan,
   type PlannedCell,
 } from "../../runner/plan.js";
-import { Progress, type ProgressStream } from "./progress.js";
+import { Progress } from "./progress.js";
 import {
   checkScripts,
   refuseEmptyPlan,
@@ -89,18 +89,12 @@ function wallClock(deps: RunDeps): MeasurementKind<RunRequest, ResolvedRun, Read
       getEngine: (e) => deps.engines.getEngine(e),
     }),
     prepare: (run, _req, found) => prepareRun(run, found, deps),
-    finish: ({ results, file }) =>
-      finishRun(results, file, {
-        stdout: deps.stdout ?? process.stdout,
-        stderr: deps.stderr ?? process.stderr,
-        ...(deps.renderReport ? { renderReport: deps.renderReport } : {}),
-      }),
+    finish: ({ results, file }) => finishRun(results, file, deps),
   };
 }
 
-/** A run ready to measure: its results document and file, and its blocks' context but the session's. */
+/** A run ready to measure: its results document and file. */
 interface ReadyRun extends ReadyMeasurement {
-  run: ResolvedRun;
   results: Results;
   file: ResultsFile;
 }
@@ -140,7 +134,6 @@ async function prepareRun(run: ResolvedRun, found: PreflightResult, deps: RunDep
     progress,
   };
   return {
-    run,
     results,
     file,
     session: {
@@ -184,20 +177,19 @@ async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> 
   const fullPlan = await planRun(resolved.settings, deps.builtinDirs);
   const plan = shardPlan(fullPlan, resolved.settings.shard);
   if (req.autoRounds && !previous) {
-    const variants = resolved.settings.variants ?? [];
-    const shards = resolved.settings.shard?.count ?? 1;
+    const { settings } = resolved;
     const rounds = planVariantRounds(
       fullPlan,
-      variants,
+      settings.variants ?? [],
       {
         budgetMinutes: req.budgetMinutes,
         targetPct: req.targetPct,
-        shards,
-        lifetime: resolved.settings.proxyLifetime,
+        shards: settings.shard?.count ?? 1,
+        lifetime: settings.proxyLifetime,
       },
-      testedSet(resolved.settings),
+      testedSet(settings),
     );
-    resolved.settings = withRoundsPlan(resolved.settings, rounds);
+    resolved.settings = withRoundsPlan(settings, rounds);
   }
   const { keep, todo } = previous
     ? splitForResume(previous.cells, plan)
@@ -354,16 +346,15 @@ function settleResults(run: ResolvedRun, results: Results): void {
 }
 
 /** The table, what is not ok, where results.json is (saved by then). */
-function finishRun(
-  results: Results,
-  file: ResultsFile,
-  out: { stdout: ProgressStream; stderr: ProgressStream; renderReport?: (results: Results) => string },
-): Promise<RunOutcome> {
-  if (out.renderReport) out.stdout.write(`${out.renderReport(results)}\n`);
+function finishRun(results: Results, file: ResultsFile, deps: RunDeps): Promise<RunOutcome> {
+  const stdout = deps.stdout ?? process.stdout;
+  if (deps.renderReport) stdout.write(`${deps.renderReport(results)}\n`);
   const notOk = results.cells.filter((c) => c.status !== "ok");
   for (const c of notOk) {
-    out.stderr.write(`not ok: ${c.id}: ${c.status}${c.reasons.length ? ` (${c.reasons.join("; ")})` : ""}\n`);
+    (deps.stderr ?? process.stderr).write(
+      `not ok: ${c.id}: ${c.status}${c.reasons.length ? ` (${c.reasons.join("; ")})` : ""}\n`,
+    );
   }
-  out.stdout.write(`results: ${file.file}\n`);
+  stdout.write(`results: ${file.file}\n`);
   return Promise.resolve({ dir: file.dir, results, exitCode: notOk.length > 0 ? 1 : 0 });
 }
