@@ -1,5 +1,5 @@
 import type { CellStatus } from "../results/schema.js";
-import { columnFigure, comparesFigure, type Figure } from "./changes.js";
+import { columnFigure, comparesFigure, type Figure } from "./model.js";
 import { LATENCY_STATS, type LatencyStat, type ReportColumn, type ReportGroup } from "./model.js";
 
 /**
@@ -40,7 +40,7 @@ export interface TableCell {
   /** Delta against the baseline in the value's unit (latency table: ms). */
   delta?: number;
   /**
-   * The change's interval, paired by round (src/report/changes.ts): in % beside changePct, in
+   * The change's interval, paired by round (src/report/model.ts): in % beside changePct, in
    * the value's unit beside delta (the interval of the ratio times the baseline's median).
    */
   interval?: [number, number];
