@@ -45,15 +45,20 @@ interface ColumnValues {
   ranges?: Partial<Record<Figure, [number, number]>>;
 }
 
-const COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"] as const;
+/** The proxy's cost figures (src/measures/wall-clock/proxy-cost.ts): each repetition's proxyCost field. */
+const COST_FIGURE = {
+  cpuPerRequest: "cpuPerRequestUs",
+  requestsPerCpuS: "requestsPerCpuS",
+  peakMemory: "peakMemoryMiB",
+} as const satisfies Partial<Record<Figure, string>>;
 
 /** Medians of a cell's repetitions' proxyCost figures; a figure absent was not measured. */
-type ProxyCostValues = Partial<Record<(typeof COST_FIGURES)[number], number>>;
+type ProxyCostValues = Partial<Record<(typeof COST_FIGURE)[keyof typeof COST_FIGURE], number>>;
 
 /** Medians of the proxy's cost figures that every repetition of the cell has. */
 function costValues(reps: Cell["repetitions"]): ProxyCostValues {
   const out: ProxyCostValues = {};
-  for (const figure of COST_FIGURES) {
+  for (const figure of Object.values(COST_FIGURE)) {
     const values = reps.map((r) => r.proxyCost?.[figure]);
     if (values.length > 0 && values.every((v) => v !== undefined)) out[figure] = medianOf(values);
   }
@@ -379,13 +384,8 @@ const FIGURES: readonly Figure[] = [
   "peakMemory",
 ];
 
-const COST_FIGURE = {
-  cpuPerRequest: "cpuPerRequestUs",
-  requestsPerCpuS: "requestsPerCpuS",
-  peakMemory: "peakMemoryMiB",
-} as const satisfies Partial<Record<Figure, keyof ProxyCostValues>>;
-
-function isCost(figure: Figure): figure is keyof typeof COST_FIGURE {
+/** Whether a figure is one of the proxy's cost. */
+export function isCost(figure: Figure): figure is keyof typeof COST_FIGURE {
   return figure in COST_FIGURE;
 }
 
