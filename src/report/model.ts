@@ -55,12 +55,16 @@ const COST_FIGURE = {
 /** Medians of a cell's repetitions' proxyCost figures; a figure absent was not measured. */
 type ProxyCostValues = Partial<Record<(typeof COST_FIGURE)[keyof typeof COST_FIGURE], number>>;
 
-/** Medians of the proxy's cost figures that every repetition of the cell has. */
-function costValues(reps: Cell["repetitions"]): ProxyCostValues {
-  const out: ProxyCostValues = {};
-  for (const figure of Object.values(COST_FIGURE)) {
-    const values = reps.map((r) => r.proxyCost?.[figure]);
-    if (values.length > 0 && values.every((v) => v !== undefined)) out[figure] = medianOf(values);
+/** The median of each of `keys` that every repetition has (`valueOf`). */
+function mediansOfEvery<K extends string>(
+  reps: readonly Repetition[],
+  keys: Iterable<K>,
+  valueOf: (r: Repetition, key: K) => number | undefined,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const key of keys) {
+    const values = reps.map((r) => valueOf(r, key));
+    if (values.length > 0 && values.every((v) => v !== undefined)) out[key] = medianOf(values);
   }
   return out;
 }
@@ -133,18 +137,13 @@ function cellValues(cell: Cell): ColumnValues {
   const latencyMs: Partial<Record<LatencyStat, number>> = {};
   for (const stat of LATENCY_STATS) latencyMs[stat] = medianOf(reps.map((r) => r.latencyMs[stat]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
-  const percentilesMs: Record<string, number> = {};
-  for (const key of keys) {
-    const values = reps.map((r) => r.latencyPercentilesMs?.[key]);
-    if (values.every((v) => v !== undefined)) percentilesMs[key] = medianOf(values);
-  }
   return {
     rps: medianOf(reps.map((r) => r.rps)),
     latencyMs,
     errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
-    percentilesMs,
-    cost: costValues(reps),
+    percentilesMs: mediansOfEvery(reps, keys, (r, key) => r.latencyPercentilesMs?.[key]),
+    cost: mediansOfEvery(reps, Object.values(COST_FIGURE), (r, figure) => r.proxyCost?.[figure]),
     ranges: rangesOf(reps),
   };
 }
