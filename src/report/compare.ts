@@ -485,10 +485,7 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
     counts: countVerdicts(cells),
     notes: [
       ...unpairedNotes(base, head, matched, members, level, options.history),
-      ...stealNotes(
-        matched.pairs.flatMap((p) => [p.base, p.head]),
-        stealRuleOf(head),
-      ),
+      ...stealNotes(matched.pairs, stealRuleOf(head)),
     ],
   };
 }
@@ -680,7 +677,6 @@ export function compareVariants(
     };
   });
   const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
-  const compared = matched.pairs.flatMap(({ base, head }) => [base, head]);
   return {
     mode: "paired",
     label: pairedLabel(rounds),
@@ -699,7 +695,7 @@ export function compareVariants(
     counts: countVerdicts(cells),
     notes: [
       ...pairedNotes(cells, members, plan.looks, level, results.settings.study),
-      ...stealNotes(compared, steal),
+      ...stealNotes(matched.pairs, steal),
       ...stolenRoundNotes(all, steal),
       ...noisyRoundNotes(all, cells),
     ],
@@ -718,9 +714,9 @@ function noisyRoundNotes(members: readonly PairedMember[], cells: readonly CellC
   ];
 }
 
-/** The steal of these cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
-function stealNotes(cells: readonly Cell[], steal: StealRule): string[] {
-  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
+/** The steal of the compared cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
+function stealNotes(pairs: Matched["pairs"], steal: StealRule): string[] {
+  const steals = pairs.flatMap((p) => [p.base, p.head]).flatMap((c) => c.repetitions.map(stealOf));
   if (!stealToName(steals, steal)) return [];
   return [
     `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`,
