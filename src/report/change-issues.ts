@@ -4,18 +4,13 @@ import { compareUrl } from "../github/identifiers.js";
 import { plainTitle } from "../github/issue-body.js";
 import type { IssueItem } from "../github/issues.js";
 import { escapeMarkdown } from "../render/escape.js";
-import { formatPercent } from "../render/format.js";
+import { formatAlpha, formatPercent } from "../render/format.js";
 
 /**
  * The issue of a series' regressions (pure): its title and a table of every change point of the
  * series (the regressions, and the improvements beside them for context), newest first, each
  * commit range linked to GitHub's comparison. github/issues.ts files it once per regression.
  */
-
-/** p with two significant digits, as the chart page writes it: `0.0004`, `0.012`. */
-function formatP(p: number): string {
-  return String(Number(p.toPrecision(2)));
-}
 
 function formatValue(value: number, unit: string): string {
   return `${String(Number(value.toPrecision(4)))} ${escapeMarkdown(unit)}`.trim();
@@ -36,7 +31,7 @@ function changeRow(change: ChangePoint, unit: string, repoUrl: string | undefine
     formatValue(change.meanBefore, unit),
     formatValue(change.meanAfter, unit),
     formatPercent(change.changePct),
-    formatP(change.pValue),
+    formatAlpha(change.pValue), // two significant digits, as the chart page writes p
     change.regression ? "regression" : "improvement",
   ];
 }

@@ -86,12 +86,9 @@ interface MetricShown extends MetricSpec {
  * interval too, each at the family's alpha for that metric alone (no family-wise control: a
  * guide to the size, never a verdict), and the change it would find at 80% power.
  */
-export interface ShownMetric extends MetricShown {
+export interface ShownMetric
+  extends MetricShown, Pick<MetricComparison, "hlChangePct" | "ci" | "ciConfidence" | "detectablePct"> {
   why: string;
-  hlChangePct?: number;
-  ci?: [number, number];
-  ciConfidence?: number;
-  detectablePct?: number;
 }
 
 export interface MetricComparison extends MetricShown {
@@ -205,9 +202,10 @@ function withMedians<T extends object>(spec: MetricSpec, base: number[], head: n
   return { ...spec, base: b, head: h, ...rest, ...(changePct !== undefined ? { changePct } : {}) };
 }
 
-/** A cell's values of a metric, one per repetition. */
-function valuesOf(cell: Cell, spec: MetricSpec): number[] {
-  return cell.repetitions.map((r) => metricValue(r, spec.metric));
+/** A metric's medians over every repetition of both cells, to be shown. */
+function shownMedians(spec: MetricSpec, base: Cell, head: Cell) {
+  const values = (cell: Cell) => cell.repetitions.map((r) => metricValue(r, spec.metric));
+  return withMedians(spec, values(base), values(head), {});
 }
 
 /** The metrics shown, not tested; `paired`: the family's level and the run's steal rule, for each one's interval alone. */
@@ -228,7 +226,7 @@ function shownOf(
       fixedByLoad(spec, head.load) ||
       (measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))),
   ).map((spec) => {
-    const shown = withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {});
+    const shown = shownMedians(spec, base, head);
     if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
     if (runningMaximum(spec, cells)) return { ...shown, why: runningMax };
     return { ...shown, why: untested, ...(paired ? aloneFigures(base, head, spec, paired) : {}) };
@@ -487,10 +485,7 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
     counts: countVerdicts(cells),
     notes: [
       ...unpairedNotes(base, head, matched, members, level, options.history),
-      ...stealNotes(
-        matched.pairs.flatMap((p) => [p.base, p.head]),
-        stealRuleOf(head),
-      ),
+      ...stealNotes(matched.pairs, stealRuleOf(head)),
     ],
   };
 }
@@ -606,10 +601,8 @@ function pairedMetric(
     rejected: judged.rejected,
     verdict: j.verdict,
     why: j.why,
+    ...withoutUndefined({ hlChangePct: j.estimatePct, ci: j.ci, ciConfidence: j.confidence }),
   });
-  if (j.estimatePct !== undefined) out.hlChangePct = j.estimatePct;
-  if (j.ci !== undefined) out.ci = j.ci;
-  if (j.confidence !== undefined) out.ciConfidence = j.confidence;
   if (m.stolen.length > 0) {
     out.why += `; ${stolenWords(m, steal.limit)}`;
     out.stolenRounds = m.stolen.length;
@@ -632,9 +625,8 @@ function stolenWords(m: PairedMember, limit: number): string {
 
 /** A tested metric whose every round had steal above the limit: shown with its medians, not tested. */
 function stolenShown(m: PairedMember, base: Cell, head: Cell, steal: StealRule): ShownMetric {
-  const shown = withMedians(m.spec, valuesOf(base, m.spec), valuesOf(head, m.spec), {});
   return {
-    ...shown,
+    ...shownMedians(m.spec, base, head),
     why: `not tested: steal above ${steal.limit} core on every round (${describeStealRange(m.stolen.map((s) => s.steal))}), and this figure holds the time the hypervisor stole`,
   };
 }
@@ -685,7 +677,6 @@ export function compareVariants(
     };
   });
   const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
-  const compared = matched.pairs.flatMap(({ base, head }) => [base, head]);
   return {
     mode: "paired",
     label: pairedLabel(rounds),
@@ -704,7 +695,7 @@ export function compareVariants(
     counts: countVerdicts(cells),
     notes: [
       ...pairedNotes(cells, members, plan.looks, level, results.settings.study),
-      ...stealNotes(compared, steal),
+      ...stealNotes(matched.pairs, steal),
       ...stolenRoundNotes(all, steal),
       ...noisyRoundNotes(all, cells),
     ],
@@ -723,9 +714,9 @@ function noisyRoundNotes(members: readonly PairedMember[], cells: readonly CellC
   ];
 }
 
-/** The steal of these cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
-function stealNotes(cells: readonly Cell[], steal: StealRule): string[] {
-  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
+/** The steal of the compared cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
+function stealNotes(pairs: Matched["pairs"], steal: StealRule): string[] {
+  const steals = pairs.flatMap((p) => [p.base, p.head]).flatMap((c) => c.repetitions.map(stealOf));
   if (!stealToName(steals, steal)) return [];
   return [
     `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`,

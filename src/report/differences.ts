@@ -5,6 +5,7 @@ import { stealOf } from "../stats/steal.js";
 import { fewestRounds } from "../stats/sequential.js";
 import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import { withoutUndefined } from "../util/objects.js";
 
 /**
  * What the noise allows of the differences a cross-proxy table shows, pure. A run measures its
@@ -146,11 +147,11 @@ export function judgeDifferences(
     if (!p.usable) return { ...counts, differs: false };
     const at = { level: levels[i]!, rejected: rejected[i]!, biggerIsBetter: false, thresholdPct };
     const j = judgePaired(p.logRatios, at);
-    const out: Difference = { ...counts, differs: j.verdict === "regressed" || j.verdict === "improved" };
-    if (j.estimatePct !== undefined) out.estimatePct = j.estimatePct;
-    if (j.ci !== undefined) out.ci = j.ci;
-    if (j.confidence !== undefined) out.confidence = j.confidence;
-    return out;
+    return {
+      ...counts,
+      differs: j.verdict === "regressed" || j.verdict === "improved",
+      ...withoutUndefined({ estimatePct: j.estimatePct, ci: j.ci, confidence: j.confidence }),
+    };
   });
   const tests = members.length;
   return {

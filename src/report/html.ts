@@ -38,10 +38,10 @@ function percentilePoints(group: ReportGroup["columns"][number]): Array<{ label:
   if (values === undefined) return [];
   const points = new Map<number, number>();
   const lat = values.latencyMs;
-  if (lat.p50 !== undefined) points.set(50, lat.p50);
-  if (lat.p90 !== undefined) points.set(90, lat.p90);
-  if (lat.p95 !== undefined) points.set(95, lat.p95);
-  if (lat.p99 !== undefined) points.set(99, lat.p99);
+  for (const p of [50, 90, 95, 99] as const) {
+    const value = lat[`p${p}`];
+    if (value !== undefined) points.set(p, value);
+  }
   for (const [key, value] of Object.entries(values.percentilesMs)) {
     const p = Number(key);
     if (Number.isFinite(p) && p > 0 && p < 100) points.set(p, value);

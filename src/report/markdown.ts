@@ -121,7 +121,7 @@ function showsChanges(group: ReportGroup): boolean {
   return group.columns.some((c) => c.proxy !== group.baseline && c.values !== undefined);
 }
 
-/** Why the tables show no change of the extremes (src/report/changes.ts: EXTREMES). */
+/** Why the tables show no change of the extremes (src/report/model.ts: EXTREMES). */
 const EXTREMES_NOTE =
   "Min and Max latency are one request each (the fastest and the slowest): shown, never compared.";
 

@@ -1,18 +1,22 @@
 import type { CellStatus } from "../results/schema.js";
-import { columnFigure, comparesFigure, type Figure } from "./changes.js";
-import { LATENCY_STATS, type LatencyStat, type ReportColumn, type ReportGroup } from "./model.js";
+import {
+  columnFigure,
+  comparesFigure,
+  isCost,
+  LATENCY_STATS,
+  type Figure,
+  type LatencyStat,
+  type ReportColumn,
+  type ReportGroup,
+} from "./model.js";
 
 /**
  * The two tables of a report group, as data. A cell of a column that is not ok carries its
  * status and no value, so no renderer can show a number for it.
  */
 
-export type ComparisonMetric = "rps" | "mean" | "p50" | "p99" | "max" | "errors" | CostMetric;
-
-/** The proxy's own cost (src/measures/wall-clock/proxy-cost.ts): rows shown when a column of the group has it. */
-type CostMetric = "cpuPerRequest" | "requestsPerCpuS" | "peakMemory";
-
-const COST_METRICS: readonly ComparisonMetric[] = ["cpuPerRequest", "requestsPerCpuS", "peakMemory"];
+/** The figures the comparison table has a row for; the proxy's cost only where a column of the group has it. */
+export type ComparisonMetric = Exclude<Figure, "min" | "p90" | "p95">;
 
 const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }> = [
   { metric: "rps", label: "Requests/sec" },
@@ -26,10 +30,6 @@ const COMPARISON_ROWS: ReadonlyArray<{ metric: ComparisonMetric; label: string }
   { metric: "peakMemory", label: "Proxy peak memory (MiB)" },
 ];
 
-function isCostMetric(metric: ComparisonMetric): metric is CostMetric {
-  return COST_METRICS.includes(metric);
-}
-
 export interface TableCell {
   /** Set when the column is ok and the value was measured. */
   value?: number;
@@ -40,7 +40,7 @@ export interface TableCell {
   /** Delta against the baseline in the value's unit (latency table: ms). */
   delta?: number;
   /**
-   * The change's interval, paired by round (src/report/changes.ts): in % beside changePct, in
+   * The change's interval, paired by round (src/report/model.ts): in % beside changePct, in
    * the value's unit beside delta (the interval of the ratio times the baseline's median).
    */
   interval?: [number, number];
@@ -82,13 +82,13 @@ export const COST_NOTE =
 
 /** Whether the group shows any of the proxy's cost rows. */
 export function showsCost(group: ReportGroup): boolean {
-  return comparisonRows(group).some(({ metric }) => isCostMetric(metric));
+  return comparisonRows(group).some(({ metric }) => isCost(metric));
 }
 
 /** The rows of a group: the cost rows only where some column measured that figure. */
 function comparisonRows(group: ReportGroup): typeof COMPARISON_ROWS {
   return COMPARISON_ROWS.filter(
-    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => columnFigure(c, metric) !== undefined),
+    ({ metric }) => !isCost(metric) || group.columns.some((c) => columnFigure(c, metric) !== undefined),
   );
 }
 
@@ -104,8 +104,7 @@ export function percentChange(value: number | undefined, base: number | undefine
 /** Where a loadgen-bound column's figure sits: req/s at least, latency at most. */
 function boundOf(column: ReportColumn, metric: ComparisonMetric | "latency"): TableCell["bound"] {
   // the proxy's cost is what it spent on the requests it got, whatever the load generator's limit
-  if (!column.bound || metric === "errors" || (metric !== "latency" && isCostMetric(metric)))
-    return undefined;
+  if (!column.bound || metric === "errors" || (metric !== "latency" && isCost(metric))) return undefined;
   return metric === "rps" ? "lower" : "upper";
 }
 
