@@ -25,13 +25,12 @@ export async function readTuning(root = ""): Promise<Tuning> {
     text("/proc/irq/default_smp_affinity"),
     processRuns("irqbalance", root),
   ]);
-  const boostState = parseBoost(noTurbo, boost);
-  const irqCores = affinity === undefined ? undefined : coresOfMask(affinity);
-  return {
-    ...(smt ? { smt } : {}),
-    ...withoutUndefined({ boost: boostState, irqbalance }),
-    ...(irqCores ? { irqDefaultCores: irqCores } : {}),
-  };
+  return withoutUndefined({
+    smt: smt || undefined,
+    boost: parseBoost(noTurbo, boost),
+    irqbalance,
+    irqDefaultCores: (affinity === undefined ? undefined : coresOfMask(affinity)) || undefined,
+  });
 }
 
 /** Boost from intel_pstate's no_turbo ("1" = off) or cpufreq's boost ("1" = on). Pure. */

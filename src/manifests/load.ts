@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
-import { formatSchemaError, UserError } from "../util/errors.js";
+import { formatSchemaError, issuePath, UserError } from "../util/errors.js";
 import { isDirectory, PROJECT_ROOT } from "../util/paths.js";
 import { ProxyManifest, ScenarioManifest } from "./schema.js";
 import { unknownPlaceholders } from "./template.js";
@@ -13,9 +13,6 @@ import { unknownPlaceholders } from "./template.js";
  * in the built-in folders, then in user folders (`--proxies-dir`, `--scenarios-dir`), which
  * override built-ins of the same name. Every problem names the file, the line and the field.
  */
-
-const BUILTIN_PROXIES_DIR = path.join(PROJECT_ROOT, "proxies");
-const BUILTIN_SCENARIOS_DIR = path.join(PROJECT_ROOT, "scenarios");
 
 interface Loaded<T> {
   manifest: T;
@@ -43,41 +40,33 @@ export interface ManifestDirs {
 
 export async function loadManifests(dirs: ManifestDirs = {}): Promise<ManifestSet> {
   const [proxies, scenarios] = await Promise.all([
-    loadKind("proxy", dirs.builtinProxiesDir ?? BUILTIN_PROXIES_DIR, dirs.proxiesDirs ?? []),
-    loadKind("scenario", dirs.builtinScenariosDir ?? BUILTIN_SCENARIOS_DIR, dirs.scenariosDirs ?? []),
+    loadKind("proxies", "proxy.yml", loadProxyFile, dirs.builtinProxiesDir, dirs.proxiesDirs),
+    loadKind("scenarios", "scenario.yml", loadScenarioFile, dirs.builtinScenariosDir, dirs.scenariosDirs),
   ]);
-  return {
-    proxies: proxies as Map<string, LoadedProxy>,
-    scenarios: scenarios as Map<string, LoadedScenario>,
-  };
+  return { proxies, scenarios };
 }
 
-type Kind = "proxy" | "scenario";
-const FILE_NAME: Record<Kind, string> = { proxy: "proxy.yml", scenario: "scenario.yml" };
-
-async function loadKind(
-  kind: Kind,
-  builtin: string,
-  userDirs: string[],
-): Promise<Map<string, LoadedProxy | LoadedScenario>> {
-  const out = new Map<string, LoadedProxy | LoadedScenario>();
+/**
+ * The manifests of one kind, named as its folder in the project and its `--<kind>-dir` option
+ * name it, from the built-in folder and then the user's.
+ */
+async function loadKind<T extends { manifest: { name: string } }>(
+  kind: "proxies" | "scenarios",
+  fileName: string,
+  load: (file: string, builtIn: boolean) => Promise<T>,
+  builtin = path.join(PROJECT_ROOT, kind),
+  userDirs: string[] = [],
+): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
   const roots: Array<{ root: string; builtIn: boolean }> = [{ root: builtin, builtIn: true }];
   for (const dir of userDirs) {
     const root = path.resolve(dir);
-    if (!(await isDirectory(root))) {
-      throw new UserError(`--${kind === "proxy" ? "proxies" : "scenarios"}-dir ${dir}: not a directory`);
-    }
+    if (!(await isDirectory(root))) throw new UserError(`--${kind}-dir ${dir}: not a directory`);
     roots.push({ root, builtIn: false });
   }
   const problems: string[] = [];
   for (const { root, builtIn } of roots) {
-    await loadEachFolder(
-      root,
-      FILE_NAME[kind],
-      (file) => (kind === "proxy" ? loadProxyFile(file, builtIn) : loadScenarioFile(file, builtIn)),
-      out,
-      problems,
-    );
+    await loadEachFolder(root, fileName, (file) => load(file, builtIn), out, problems);
   }
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return out;
@@ -131,25 +120,18 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
     ...protocolConfigProblems(manifest, (field) => at(field)),
   ];
   const templates = [
-    ...RUN_SECTIONS.flatMap((section) => configTemplates(section, manifest[section]?.configs)),
+    ...RUN_SECTIONS.flatMap((section) => configTemplates([section], manifest[section]?.configs)),
     ...Object.entries(manifest.protocols).flatMap(([protocol, support]) =>
-      configTemplates(`protocols.${protocol}`, support?.configs),
+      configTemplates(["protocols", protocol], support?.configs),
     ),
     ...extensionTemplates(manifest),
   ];
   // A template shared by the native and image sections is checked (and reported) once.
   const checked = new Set<string>();
-  for (const { field, t } of templates) {
+  for (const { fieldPath, t } of templates) {
     const templateFile = path.resolve(dir, t);
     if (!existsSync(templateFile)) {
-      problems.push(
-        `${at(
-          field
-            .split(/[.[\]]+/)
-            .filter(Boolean)
-            .map(pathKey),
-        )}: ${field}: template ${t} not found in ${dir}`,
-      );
+      problems.push(`${at(fieldPath)}: ${issuePath(fieldPath)}: template ${t} not found in ${dir}`);
       continue;
     }
     if (checked.has(templateFile)) continue;
@@ -160,22 +142,28 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
   return { manifest, dir, file, builtIn };
 }
 
-/** The templates of a section's configs, with the field that names each (`<section>.configs[i].template`). */
+interface TemplateRef {
+  /** The field that names the template (`<section>, "configs", i, "template"`). */
+  fieldPath: PropertyKey[];
+  t: string;
+}
+
+/** The templates of a section's configs, with the field that names each. */
 function configTemplates(
-  section: string,
+  section: PropertyKey[],
   configs: ReadonlyArray<{ template: string }> = [],
-): Array<{ field: string; t: string }> {
-  return configs.map((c, i) => ({ field: `${section}.configs[${i}].template`, t: c.template }));
+): TemplateRef[] {
+  return configs.map((c, i) => ({ fieldPath: [...section, "configs", i, "template"], t: c.template }));
 }
 
 /** The templates of the extensibility study's extension points, with the field that names each. */
-function extensionTemplates(manifest: ProxyManifest): Array<{ field: string; t: string }> {
+function extensionTemplates(manifest: ProxyManifest): TemplateRef[] {
   return Object.entries(manifest.extensions ?? {}).flatMap(([kind, ext]) =>
     ext
       ? [
-          ...configTemplates(`extensions.${kind}`, ext.configs),
+          ...configTemplates(["extensions", kind], ext.configs),
           ...Object.entries(ext.tests).flatMap(([test, point]) =>
-            "configs" in point ? configTemplates(`extensions.${kind}.tests.${test}`, point.configs) : [],
+            "configs" in point ? configTemplates(["extensions", kind, "tests", test], point.configs) : [],
           ),
         ]
       : [],
@@ -273,10 +261,6 @@ function fieldLines(text: string, file: string): (fieldPath: readonly PropertyKe
     const line = lineOfPath(doc, lineCounter, fieldPath);
     return line === undefined ? file : `${file}:${line}`;
   };
-}
-
-function pathKey(part: string): PropertyKey {
-  return /^\d+$/.test(part) ? Number(part) : part;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { UserError } from "../util/errors.js";
 import { cellKey, type Results } from "./schema.js";
+import { variantNames } from "./variants.js";
 
 /**
  * One variant of a variant run as a run of one set: its cells, ids without the `@variant`
@@ -7,12 +8,7 @@ import { cellKey, type Results } from "./schema.js";
  * as it is. The errors name `flag`. Pure.
  */
 export function selectVariant(results: Results, name: string | undefined, flag = "--variant"): Results {
-  const names = [
-    ...new Set([
-      ...(results.settings.variants ?? []).map((v) => v.name),
-      ...results.cells.flatMap((c) => (c.variant === undefined ? [] : [c.variant])),
-    ]),
-  ];
+  const names = variantNames(results);
   if (names.length === 0) return results;
   if (name === undefined) {
     throw new UserError(`${flag}: this run holds the variants ${names.join(", ")}: name the one to use`);

@@ -5,12 +5,7 @@
 
 /** `object` without its undefined fields. */
 export function withoutUndefined<T extends object>(object: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  const out: { [K in keyof T]?: Exclude<T[K], undefined> } = {};
-  for (const key of Object.keys(object) as Array<keyof T>) {
-    const value = object[key];
-    if (value !== undefined) out[key] = value as Exclude<T[keyof T], undefined>;
-  }
-  return out;
+  return pickDefined(object, Object.keys(object) as Array<keyof T>);
 }
 
 /** The fields of `object` named in `keys` (in that order) that are set. */
