@@ -1,7 +1,7 @@
 import os from "node:os";
 import path from "node:path";
-import type { Engine, Settings } from "../results/schema.js";
-import { PRIMARY_METRICS, type CompareMetric } from "../stats/tested-metrics.js";
+import type { Settings } from "../results/schema.js";
+import { PRIMARY_METRICS } from "../stats/tested-metrics.js";
 import { UserError } from "../util/errors.js";
 import { pickDefined } from "../util/objects.js";
 import { defaultCpuLayout, formatCpuLayout, layoutWarnings, parseCpuLayout } from "./cpus.js";
@@ -12,44 +12,24 @@ import {
   DEFAULT_SCENARIOS,
   type ResumeFlags,
 } from "./plan.js";
-import type { RuntimeKind } from "./runtime-factory.js";
 
-/** What `proxybench run` was asked, flags already split and typed; undefined: not given. */
-export interface RunRequest {
-  proxies?: string[];
-  scenarios?: string[];
-  engine?: Engine;
-  repetitions?: number;
+/**
+ * What `proxybench run` was asked, flags already split and typed (`--variant` and `--shard`
+ * parsed); undefined: not given. The settings a flag gives as they are recorded are those
+ * `--resume` checks (ResumeFlags).
+ */
+export type RunRequest = Omit<ResumeFlags, "cpus"> & {
   /** `--repetitions auto` (variant runs): rounds planned to reach a verdict (src/stats/sequential.ts). */
   autoRounds?: boolean;
   /** `--budget MINUTES` with `--repetitions auto`: more rounds, at planned looks, while a metric is undecided. */
   budgetMinutes?: number;
   /** `--target PCT` with `--repetitions auto`: the change at 80% power the rounds aim for. */
   targetPct?: number;
-  durationS?: number;
-  warmupS?: number;
-  loads?: string[];
   /** The `--cpus` text. */
   cpus?: string;
-  runtime?: RuntimeKind;
-  imageTag?: string;
-  proxiesDirs?: string[];
-  scenariosDirs?: string[];
   out?: string;
   resume?: string;
-  /** `--variant NAME=DIR`, parsed. */
-  variants?: NonNullable<Settings["variants"]>;
-  noiseLimit?: number;
-  retries?: number;
-  roundOrder?: "abba" | "random";
-  seed?: number;
-  proxyLifetime?: "round" | "block";
-  testedMetrics?: CompareMetric[];
-  /** `--shard I/N`, parsed. */
-  shard?: NonNullable<Settings["shard"]>;
-  /** `--tls`: every scenario also over TLS on the client side of the proxies. */
-  tls?: boolean;
-}
+};
 
 /** Rounds of a variant run by default: enough for a verdict over a default matrix at alpha 0.05. */
 const DEFAULT_VARIANT_ROUNDS = 10;
