@@ -35,18 +35,19 @@ function filesOf(folder: string, version: 1 | 2): Files {
     : { peak: `${folder}/memory.max_usage_in_bytes`, current: `${folder}/memory.usage_in_bytes` };
 }
 
-function parseBytes(text: string): number | undefined {
+/** A file holding one whole number (memory.peak, cpuacct.usage) (pure). */
+export function parseCount(text: string): number | undefined {
   const trimmed = text.trim();
   return /^\d+$/.test(trimmed) ? Number(trimmed) : undefined;
 }
 
 const readBytes = (file: string): Promise<number | undefined> =>
-  readFile(file, "utf8").then(parseBytes, () => undefined);
+  readFile(file, "utf8").then(parseCount, () => undefined);
 
 async function readThrough(handle: FileHandle): Promise<number | undefined> {
   const buffer = Buffer.alloc(64);
   const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-  return parseBytes(buffer.toString("utf8", 0, bytesRead));
+  return parseCount(buffer.toString("utf8", 0, bytesRead));
 }
 
 /** v2: memory.peak opened for writing and reset through that file; undefined where refused. */
@@ -93,7 +94,7 @@ class Sampler {
   /** A reading that cannot be parsed is skipped; a counter that is gone (the container) stops it. */
   private async sample(): Promise<void> {
     const text = await readFile(this.file, "utf8").catch(() => undefined);
-    const now = text === undefined ? undefined : parseBytes(text);
+    const now = text === undefined ? undefined : parseCount(text);
     if (text === undefined) this.stop();
     else if (now !== undefined) this.max = Math.max(this.max, now);
   }

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { windowPeak, type WindowPeak } from "./cgroup-peak.js";
+import { parseCount, windowPeak, type WindowPeak } from "./cgroup-peak.js";
 import type { ResourceUsage } from "./runtime.js";
 
 /**
@@ -95,16 +95,12 @@ export function cgroupFolders(
   return folder === undefined ? undefined : { version: 2, cpu: folder, memory: folder };
 }
 
+export { parseCount };
+
 /** `usage_usec` of a cgroup v2 cpu.stat, in ns (pure). */
 export function parseCpuStatNs(text: string): number | undefined {
   const usec = /^usage_usec (\d+)$/m.exec(text)?.[1];
   return usec === undefined ? undefined : Number(usec) * 1000;
-}
-
-/** A file holding one whole number (cpuacct.usage, memory.peak) (pure). */
-export function parseCount(text: string): number | undefined {
-  const trimmed = text.trim();
-  return /^\d+$/.test(trimmed) ? Number(trimmed) : undefined;
 }
 
 /** The docker runtime's `usage()` of a container, and `close()` to stop what its peak keeps open. */

@@ -1,5 +1,5 @@
 import { startProcess } from "../util/processes.js";
-import { usageReader, type ProcessSpec, type RunningProcess, type Runtime } from "./runtime.js";
+import type { ProcessSpec, RunningProcess, Runtime } from "./runtime.js";
 import { groupUsageReader } from "./cpu-usage.js";
 
 /**
@@ -31,14 +31,13 @@ export class NativeRuntime implements Runtime {
       ...(spec.env ? { env: spec.env } : {}),
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
     });
-    const usage = usageReader(proc.pid, groupUsageReader);
     return {
       name: proc.name,
       ...(proc.pid === undefined ? {} : { pid: proc.pid }),
       exited: proc.exited,
       alive: () => proc.alive(),
       stop: async () => void (await proc.stop()),
-      usage,
+      usage: proc.pid === undefined ? () => Promise.resolve(undefined) : groupUsageReader(proc.pid),
     };
   }
 }

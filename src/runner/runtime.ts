@@ -74,11 +74,3 @@ export interface Runtime {
    */
   outsideCpuNs?(): Promise<ReadonlyMap<string, number> | undefined>;
 }
-
-/** How a process's usage() is read: by the reader made for its pid; undefined without one. */
-export function usageReader(
-  pid: number | undefined,
-  reader: (pid: number) => RunningProcess["usage"],
-): RunningProcess["usage"] {
-  return pid === undefined ? () => Promise.resolve(undefined) : reader(pid);
-}
