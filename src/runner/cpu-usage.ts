@@ -48,17 +48,11 @@ export function groupUsageReader(pgid: number): (resetPeak: boolean) => Promise<
 async function readGroupUsage(pgid: number): Promise<GroupUsage | undefined> {
   const pids = (await readProcesses()).filter((p) => p.pgrp === pgid).map((p) => p.pid);
   if (pids.length === 0) return undefined;
-  const readings = await Promise.all(pids.map((pid) => readProcessUsage(pid)));
-  let cpuNs = 0;
-  let peakRssBytes = 0;
-  const found: number[] = [];
-  readings.forEach((r, i) => {
-    if (r === undefined) return;
-    cpuNs += r.cpuNs;
-    peakRssBytes += r.peakRssBytes;
-    found.push(pids[i]!);
-  });
-  return found.length === 0 ? undefined : { cpuNs, peakRssBytes, pids: found };
+  const readings = await Promise.all(pids.map(async (pid) => ({ pid, ...(await readProcessUsage(pid)) })));
+  const found = readings.filter((r) => r.cpuNs !== undefined);
+  if (found.length === 0) return undefined;
+  const sum = (figure: "cpuNs" | "peakRssBytes") => found.reduce((total, r) => total + r[figure]!, 0);
+  return { cpuNs: sum("cpuNs"), peakRssBytes: sum("peakRssBytes"), pids: found.map((r) => r.pid) };
 }
 
 /**

@@ -119,14 +119,11 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     assertEngineSpeaks(name, engine, scenario.manifest.protocol);
     const loads = selectLoads(name, scenario, engine, labels, notes);
     const resolved = loads.map((raw) => resolveLoad(raw, settings));
-    blocks.push(
-      ...scenarioBlocks(scenario, undefined, resolved, engine, frontingProxies(proxies, scenario, skipped)),
-    );
     const tlsCopy = settings.tls === true ? tlsScenario(scenario) : undefined;
-    if (tlsCopy) {
-      assertEngineSpeaks(name, engine, tlsCopy.tls);
-      const fronting = frontingProxies(proxies, tlsCopy.scenario, skipped);
-      blocks.push(...scenarioBlocks(tlsCopy.scenario, tlsCopy.tls, resolved, engine, fronting));
+    for (const copy of [{ scenario, tls: undefined }, ...(tlsCopy ? [tlsCopy] : [])]) {
+      assertEngineSpeaks(name, engine, copy.scenario.manifest.protocol);
+      const fronting = frontingProxies(proxies, copy.scenario, skipped);
+      blocks.push(...scenarioBlocks(copy.scenario, copy.tls, resolved, engine, fronting));
     }
   }
   return { blocks, skipped, notes };
@@ -254,18 +251,14 @@ function frontingProxies(
   skipped: Plan["skipped"],
 ): LoadedProxy[] {
   const { name, protocol } = scenario.manifest;
-  const fronting = proxies.filter((p) => frontsProtocol(p, protocol));
+  // The protocols a proxy fronts are those its proxy.yml declares (`protocols:`).
+  const fronting = proxies.filter((p) => p.manifest.protocols[protocol] !== undefined);
   for (const p of proxies) {
     if (!fronting.includes(p)) {
       skipped.push({ proxy: p.manifest.name, scenario: name, reason: protocolSkipReason(p, protocol) });
     }
   }
   return fronting;
-}
-
-/** Whether a proxy declares the protocol (`protocols:` in proxy.yml). */
-function frontsProtocol(proxy: LoadedProxy, protocol: Protocol): boolean {
-  return proxy.manifest.protocols[protocol] !== undefined;
 }
 
 /** Why a proxy is not run on a scenario of this protocol. */

@@ -132,18 +132,12 @@ export async function planRun(
   builtinDirs: Pick<ManifestDirs, "builtinProxiesDir" | "builtinScenariosDir"> = {},
 ): Promise<Plan> {
   const variants = settings.variants ?? [];
-  if (variants.length === 0) {
-    return buildPlan(
-      settings,
-      await loadManifests({ ...builtinDirs, ...(await variantDirs(undefined, settings)) }),
-    );
-  }
+  const plan = async (v: Variant | undefined) =>
+    buildPlan(settings, await loadManifests({ ...builtinDirs, ...(await variantDirs(v, settings)) }));
+  if (variants.length === 0) return plan(undefined);
   await checkVariants(variants);
   const plans: Array<{ variant: string; plan: Plan }> = [];
-  for (const v of variants) {
-    const manifests = await loadManifests({ ...builtinDirs, ...(await variantDirs(v, settings)) });
-    plans.push({ variant: v.name, plan: buildPlan(settings, manifests) });
-  }
+  for (const v of variants) plans.push({ variant: v.name, plan: await plan(v) });
   return mergeVariantPlans(plans);
 }
 
