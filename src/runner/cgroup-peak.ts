@@ -50,15 +50,20 @@ async function readThrough(handle: FileHandle): Promise<number | undefined> {
   return parseCount(buffer.toString("utf8", 0, bytesRead));
 }
 
+/** Whether a write (a reset, a /proc control file) went through. */
+export function succeeds(write: Promise<unknown>): Promise<boolean> {
+  return write.then(
+    () => true,
+    () => false,
+  );
+}
+
 /** v2: memory.peak opened for writing and reset through that file; undefined where refused. */
 async function kernelResetV2(file: string): Promise<FileHandle | undefined> {
   const handle = await open(file, "r+").catch(() => undefined);
   if (handle === undefined) return undefined;
-  const written = await handle.write("reset\n", 0).then(
-    () => true,
-    () => false,
-  );
-  if (written && (await readThrough(handle)) !== undefined) return handle;
+  if ((await succeeds(handle.write("reset\n", 0))) && (await readThrough(handle)) !== undefined)
+    return handle;
   await handle.close().catch(() => undefined);
   return undefined;
 }
@@ -106,19 +111,12 @@ export function windowPeak(folder: string, version: 1 | 2, sampleMs = SAMPLE_MS)
   let handle: FileHandle | undefined;
   const sampler = new Sampler(files.current, sampleMs);
   const kernelReset = async (): Promise<boolean> => {
-    if (version === 1)
-      return writeFile(files.peak, "0").then(
-        () => true,
-        () => false,
-      );
+    if (version === 1) return succeeds(writeFile(files.peak, "0"));
     if (handle === undefined) {
       handle = await kernelResetV2(files.peak); // opening it resets it once
       return handle !== undefined;
     }
-    return handle.write("reset\n", 0).then(
-      () => true,
-      () => false,
-    );
+    return succeeds(handle.write("reset\n", 0));
   };
   return {
     async read() {

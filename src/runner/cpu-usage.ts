@@ -1,4 +1,5 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
+import { succeeds } from "./cgroup-peak.js";
 import { parseStat, readProcesses, TICKS_PER_SECOND } from "./proc-stat.js";
 import type { ResourceUsage } from "./runtime.js";
 
@@ -60,14 +61,7 @@ async function readGroupUsage(pgid: number): Promise<GroupUsage | undefined> {
  * so that the next VmHWM is the peak from now on. False when a process refused it.
  */
 async function resetPeakRss(pids: readonly number[]): Promise<boolean> {
-  const done = await Promise.all(
-    pids.map((pid) =>
-      writeFile(`/proc/${pid}/clear_refs`, "5").then(
-        () => true,
-        () => false,
-      ),
-    ),
-  );
+  const done = await Promise.all(pids.map((pid) => succeeds(writeFile(`/proc/${pid}/clear_refs`, "5"))));
   return done.every(Boolean);
 }
 

@@ -75,13 +75,12 @@ function listDir(dir: string): string[] {
   }
 }
 
+/** A JSON file's value; undefined when it is missing or cut short by the kill (nothing to go on). */
 function readJson<T>(file: string): T | undefined {
-  const text = readText(file);
-  if (text === undefined) return undefined;
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(readFileSync(file, "utf8")) as T;
   } catch {
-    return undefined; // a file cut short by the kill: nothing to go on
+    return undefined;
   }
 }
 

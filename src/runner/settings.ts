@@ -69,19 +69,13 @@ export function withRoundsPlan(settings: Settings, plan: NonNullable<Settings["s
 /** The settings of a new run: flags, else defaults (the default CPU layout from the core count). */
 export function resolveSettings(req: RunRequest, cores: number): ResolvedSettings {
   checkRounds(req);
-  const warnings: string[] = [];
-  let cpus: Settings["cpus"];
-  let layoutNote: string;
-  if (req.cpus !== undefined) {
-    cpus = parseCpuLayout(req.cpus, cores);
-    layoutNote = "from --cpus";
-    warnings.push(...layoutWarnings(cpus));
-  } else {
-    const d = defaultCpuLayout(cores);
-    cpus = d.layout;
-    warnings.push(...d.warnings);
-    layoutNote = `default for ${cores} core${cores === 1 ? "" : "s"}; change with --cpus`;
-  }
+  const given = req.cpus === undefined ? undefined : parseCpuLayout(req.cpus, cores);
+  const { layout: cpus, warnings } = given
+    ? { layout: given, warnings: layoutWarnings(given) }
+    : defaultCpuLayout(cores);
+  const layoutNote = given
+    ? "from --cpus"
+    : `default for ${cores} core${cores === 1 ? "" : "s"}; change with --cpus`;
   const settings: Settings = {
     proxies: req.proxies ?? DEFAULT_PROXIES,
     scenarios: req.scenarios ?? DEFAULT_SCENARIOS,
@@ -104,11 +98,10 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
 export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores: number): ResolvedSettings {
   if (req.out !== undefined)
     throw new UserError("--resume: --out cannot be combined with --resume (it writes into DIR)");
-  if (req.autoRounds || req.budgetMinutes !== undefined) {
-    if (recorded.sequential === undefined)
-      throw new UserError(
-        "--resume: this run has fixed repetitions; --repetitions auto and --budget cannot be added",
-      );
+  if ((req.autoRounds || req.budgetMinutes !== undefined) && recorded.sequential === undefined) {
+    throw new UserError(
+      "--resume: this run has fixed repetitions; --repetitions auto and --budget cannot be added",
+    );
   }
   const flags: ResumeFlags = {
     ...pickDefined(req, ["proxies", "scenarios", "repetitions", "runtime"]),
