@@ -81,14 +81,6 @@ function selectNames(flag: string, asked: readonly string[], known: ReadonlyMap<
   return asked.filter((n) => !seen.has(n) && seen.add(n));
 }
 
-function resolveLoad(load: Load, settings: Pick<Settings, "durationS" | "warmupS">): PlannedCell["load"] {
-  return {
-    ...load,
-    durationS: settings.durationS ?? load.durationS ?? DEFAULT_DURATION_S,
-    warmupS: settings.warmupS ?? load.warmupS ?? DEFAULT_WARMUP_S,
-  };
-}
-
 export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
   const proxyNames = selectNames("--proxies", settings.proxies, manifests.proxies);
   const scenarioNames = selectNames("--scenarios", settings.scenarios, manifests.scenarios);
@@ -118,7 +110,11 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     const engine = settings.engine ?? scenario.manifest.engine;
     assertEngineSpeaks(name, engine, scenario.manifest.protocol);
     const loads = selectLoads(name, scenario, engine, labels, notes);
-    const resolved = loads.map((raw) => resolveLoad(raw, settings));
+    const resolved = loads.map((load) => ({
+      ...load,
+      durationS: settings.durationS ?? load.durationS ?? DEFAULT_DURATION_S,
+      warmupS: settings.warmupS ?? load.warmupS ?? DEFAULT_WARMUP_S,
+    }));
     const tlsCopy = settings.tls === true ? tlsScenario(scenario) : undefined;
     for (const copy of [{ scenario, tls: undefined }, ...(tlsCopy ? [tlsCopy] : [])]) {
       assertEngineSpeaks(name, engine, copy.scenario.manifest.protocol);
