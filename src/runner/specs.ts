@@ -122,7 +122,7 @@ export function buildProxySpec(
     cwd: ctx.workdir,
     cpus: ctx.cpus,
     logFile: ctx.logFile,
-    ...memoryLimit(proxy),
+    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
   };
 }
 
@@ -138,10 +138,6 @@ function renderedCommand(
     args: renderArgs(section.args, vars, `${proxy.file}: ${key}.args`),
     env: renderEnv(section.env, vars, `${proxy.file}: ${key}.env`),
   };
-}
-
-function memoryLimit(proxy: LoadedProxy): { memoryBytes?: number } {
-  return withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes });
 }
 
 /**
@@ -166,7 +162,7 @@ export function buildSidecarSpec(
     ...(inContainer ? {} : { cwd: ctx.workdir }),
     cpus: sidecar.cpus,
     logFile,
-    ...memoryLimit(proxy),
+    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
   };
 }
 
