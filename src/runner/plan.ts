@@ -249,18 +249,12 @@ function frontingProxies(
   const { name, protocol } = scenario.manifest;
   // The protocols a proxy fronts are those its proxy.yml declares (`protocols:`).
   const fronting = proxies.filter((p) => p.manifest.protocols[protocol] !== undefined);
-  for (const p of proxies) {
-    if (!fronting.includes(p)) {
-      skipped.push({ proxy: p.manifest.name, scenario: name, reason: protocolSkipReason(p, protocol) });
-    }
+  for (const p of proxies.filter((q) => !fronting.includes(q))) {
+    const declared = Object.keys(p.manifest.protocols).join(", ") || "none";
+    const reason = `does not front ${protocol} (its proxy.yml declares protocols: ${declared})`;
+    skipped.push({ proxy: p.manifest.name, scenario: name, reason });
   }
   return fronting;
-}
-
-/** Why a proxy is not run on a scenario of this protocol. */
-function protocolSkipReason(proxy: LoadedProxy, protocol: Protocol): string {
-  const declared = Object.keys(proxy.manifest.protocols).join(", ") || "none";
-  return `does not front ${protocol} (its proxy.yml declares protocols: ${declared})`;
 }
 
 /** Why a proxy is skipped under --runtime native when its proxy.yml has no native section. */
