@@ -35,7 +35,7 @@ function filesOf(folder: string, version: 1 | 2): Files {
     : { peak: `${folder}/memory.max_usage_in_bytes`, current: `${folder}/memory.usage_in_bytes` };
 }
 
-/** A file holding one whole number (cpuacct.usage, memory.peak) (pure). */
+/** A file holding one whole number (memory.peak, cpuacct.usage) (pure). */
 export function parseCount(text: string): number | undefined {
   const trimmed = text.trim();
   return /^\d+$/.test(trimmed) ? Number(trimmed) : undefined;
@@ -44,24 +44,25 @@ export function parseCount(text: string): number | undefined {
 const readBytes = (file: string): Promise<number | undefined> =>
   readFile(file, "utf8").then(parseCount, () => undefined);
 
-/** Whether a write (or the like) went through. */
-const succeeded = (done: Promise<unknown>): Promise<boolean> =>
-  done.then(
-    () => true,
-    () => false,
-  );
-
 async function readThrough(handle: FileHandle): Promise<number | undefined> {
   const buffer = Buffer.alloc(64);
   const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
   return parseCount(buffer.toString("utf8", 0, bytesRead));
 }
 
+/** Whether a write (a reset, a /proc control file) went through. */
+export function succeeds(write: Promise<unknown>): Promise<boolean> {
+  return write.then(
+    () => true,
+    () => false,
+  );
+}
+
 /** v2: memory.peak opened for writing and reset through that file; undefined where refused. */
 async function kernelResetV2(file: string): Promise<FileHandle | undefined> {
   const handle = await open(file, "r+").catch(() => undefined);
   if (handle === undefined) return undefined;
-  if ((await succeeded(handle.write("reset\n", 0))) && (await readThrough(handle)) !== undefined)
+  if ((await succeeds(handle.write("reset\n", 0))) && (await readThrough(handle)) !== undefined)
     return handle;
   await handle.close().catch(() => undefined);
   return undefined;
@@ -110,12 +111,12 @@ export function windowPeak(folder: string, version: 1 | 2, sampleMs = SAMPLE_MS)
   let handle: FileHandle | undefined;
   const sampler = new Sampler(files.current, sampleMs);
   const kernelReset = async (): Promise<boolean> => {
-    if (version === 1) return succeeded(writeFile(files.peak, "0"));
+    if (version === 1) return succeeds(writeFile(files.peak, "0"));
     if (handle === undefined) {
       handle = await kernelResetV2(files.peak); // opening it resets it once
       return handle !== undefined;
     }
-    return succeeded(handle.write("reset\n", 0));
+    return succeeds(handle.write("reset\n", 0));
   };
   return {
     async read() {

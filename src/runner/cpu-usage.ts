@@ -1,4 +1,5 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
+import { succeeds } from "./cgroup-peak.js";
 import { parseStat, readProcesses, TICKS_PER_SECOND } from "./proc-stat.js";
 import type { ResourceUsage } from "./runtime.js";
 
@@ -51,11 +52,8 @@ async function readGroupUsage(pgid: number): Promise<GroupUsage | undefined> {
   const readings = await Promise.all(pids.map(async (pid) => ({ pid, ...(await readProcessUsage(pid)) })));
   const found = readings.filter((r) => r.cpuNs !== undefined);
   if (found.length === 0) return undefined;
-  return {
-    cpuNs: found.reduce((sum, r) => sum + r.cpuNs!, 0),
-    peakRssBytes: found.reduce((sum, r) => sum + r.peakRssBytes!, 0),
-    pids: found.map((r) => r.pid),
-  };
+  const sum = (figure: "cpuNs" | "peakRssBytes") => found.reduce((total, r) => total + r[figure]!, 0);
+  return { cpuNs: sum("cpuNs"), peakRssBytes: sum("peakRssBytes"), pids: found.map((r) => r.pid) };
 }
 
 /**
@@ -63,14 +61,7 @@ async function readGroupUsage(pgid: number): Promise<GroupUsage | undefined> {
  * so that the next VmHWM is the peak from now on. False when a process refused it.
  */
 async function resetPeakRss(pids: readonly number[]): Promise<boolean> {
-  const done = await Promise.all(
-    pids.map((pid) =>
-      writeFile(`/proc/${pid}/clear_refs`, "5").then(
-        () => true,
-        () => false,
-      ),
-    ),
-  );
+  const done = await Promise.all(pids.map((pid) => succeeds(writeFile(`/proc/${pid}/clear_refs`, "5"))));
   return done.every(Boolean);
 }
 

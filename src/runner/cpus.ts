@@ -54,8 +54,8 @@ function parseCoreList(text: string, role: string, coreCount: number): number[] 
 
 /**
  * The default layout for a machine with `coreCount` cores: 1 core: everything on core 0 (with a
- * warning); 2: loadgen=0, proxy=1, upstream=1; 3: one core each; 4 and more: the load generator
- * gets the first half, the proxy half of the rest (rounded up), the upstream what remains.
+ * warning); 2: loadgen=0, proxy=1, upstream=1; 3 and more: the load generator gets the first
+ * half, the proxy half of the rest (rounded up), the upstream what remains (3: one core each).
  */
 export function defaultCpuLayout(coreCount: number): { layout: CpuLayout; warnings: string[] } {
   if (coreCount < 1) throw new Error(`invalid core count ${coreCount}`);
@@ -68,7 +68,6 @@ export function defaultCpuLayout(coreCount: number): { layout: CpuLayout; warnin
     };
   }
   if (coreCount === 2) return { layout: { loadgen: [0], proxy: [1], upstream: [1] }, warnings: [] };
-  if (coreCount === 3) return { layout: { loadgen: [0], proxy: [1], upstream: [2] }, warnings: [] };
   const half = Math.floor(coreCount / 2);
   const proxyCount = Math.ceil((coreCount - half) / 2);
   return {

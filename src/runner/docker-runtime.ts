@@ -57,48 +57,37 @@ export function buildDockerRunArgs(spec: ProcessSpec, options: DockerRunOptions)
     throw new Error(`${spec.name}: containers never run as root (user ${options.user})`);
   }
   const nofile = options.nofile ?? 65535;
-  const args = [
-    "run",
-    "--detach",
-    "--name",
-    options.name,
-    ...(spec.container?.init === false ? [] : ["--init"]),
-    "--pull",
-    "never",
-    "--network",
-    "host",
-    "--user",
-    options.user,
-    "--ulimit",
-    `nofile=${nofile}:${nofile}`,
-    "--cap-drop",
-    "ALL",
-    "--security-opt",
-    "no-new-privileges",
-    "--tmpfs",
-    "/tmp",
-  ];
-  for (const [key, value] of Object.entries(options.labels ?? {})) args.push("--label", `${key}=${value}`);
-  if (spec.cpus.length > 0) args.push("--cpuset-cpus", spec.cpus.join(","));
-  if (spec.memoryBytes !== undefined) {
-    if (!Number.isInteger(spec.memoryBytes) || spec.memoryBytes <= 0) {
-      throw new Error(
-        `${spec.name}: memory limit must be a positive number of bytes, not ${spec.memoryBytes}`,
-      );
-    }
-    // Same value for memory and memory+swap: no swap, so a proxy that runs out is killed, not slowed.
-    args.push("--memory", String(spec.memoryBytes), "--memory-swap", String(spec.memoryBytes));
-  }
-  if (spec.cwd !== undefined) {
+  const flags: string[][] = [
+    ["--detach"],
+    ["--name", options.name],
+    spec.container?.init === false ? [] : ["--init"],
+    ["--pull", "never"],
+    ["--network", "host"],
+    ["--user", options.user],
+    ["--ulimit", `nofile=${nofile}:${nofile}`],
+    ["--cap-drop", "ALL"],
+    ["--security-opt", "no-new-privileges"],
+    ["--tmpfs", "/tmp"],
+    ...Object.entries(options.labels ?? {}).map(([key, value]) => ["--label", `${key}=${value}`]),
+    spec.cpus.length > 0 ? ["--cpuset-cpus", spec.cpus.join(",")] : [],
+    memoryFlags(spec),
     // The instance's private folder (pid and temp files): writable, at the same path.
-    args.push("--mount", bindMount(spec.cwd, spec.cwd, false), "--workdir", spec.cwd);
+    spec.cwd === undefined ? [] : ["--mount", bindMount(spec.cwd, spec.cwd, false), "--workdir", spec.cwd],
+    ...(spec.files ?? []).map((file) => ["--mount", bindMount(file, file, true)]),
+    ...(spec.mounts ?? []).map((m) => ["--mount", bindMount(m.host, m.container, true)]),
+    ...Object.entries(spec.env ?? {}).map(([key, value]) => ["--env", `${key}=${value}`]),
+    spec.container?.entrypoint === undefined ? [] : ["--entrypoint", spec.container.entrypoint],
+  ];
+  return ["run", ...flags.flat(), spec.command, ...spec.args];
+}
+
+/** Same value for memory and memory+swap: no swap, so a proxy that runs out is killed, not slowed. */
+function memoryFlags({ name, memoryBytes: bytes }: ProcessSpec): string[] {
+  if (bytes === undefined) return [];
+  if (!Number.isInteger(bytes) || bytes <= 0) {
+    throw new Error(`${name}: memory limit must be a positive number of bytes, not ${bytes}`);
   }
-  for (const file of spec.files ?? []) args.push("--mount", bindMount(file, file, true));
-  for (const mount of spec.mounts ?? []) args.push("--mount", bindMount(mount.host, mount.container, true));
-  for (const [key, value] of Object.entries(spec.env ?? {})) args.push("--env", `${key}=${value}`);
-  if (spec.container?.entrypoint !== undefined) args.push("--entrypoint", spec.container.entrypoint);
-  args.push(spec.command, ...spec.args);
-  return args;
+  return ["--memory", String(bytes), "--memory-swap", String(bytes)];
 }
 
 function bindMount(source: string, target: string, readOnly: boolean): string {
@@ -402,7 +391,7 @@ export class DockerRuntime implements Runtime {
       logFile: spec.logFile,
     });
     const pid = await mainProcessPid(this.docker, containerId, spec.container?.init !== false);
-    const proc = new ContainerProcess(spec.name, name, this.docker, follower, pid);
+    const proc = containerProcess(spec.name, name, this.docker, follower, pid);
     this.live.add(proc);
     void proc.exited.then(() => this.live.delete(proc));
     return proc;
@@ -424,54 +413,48 @@ export class DockerRuntime implements Runtime {
   }
 }
 
-class ContainerProcess implements RunningProcess {
-  readonly exited: Promise<{ code: number | null; signal: string | null }>;
-  /** From the container's cgroup (src/runner/cgroup-usage.ts), found through its main process. */
-  readonly usage: RunningProcess["usage"];
-  private done = false;
+type ContainerProcess = RunningProcess & { readonly container: string };
 
-  constructor(
-    readonly name: string,
-    readonly container: string,
-    private readonly docker: string,
-    follower: ManagedProcess,
-    /** Host pid of the container's main process (see mainProcessPid). */
-    readonly pid?: number,
-  ) {
-    const reader = pid === undefined ? undefined : cgroupUsageReader(pid);
-    this.usage = reader ?? (() => Promise.resolve(undefined));
-    // The follower ends when the container stops (its logs are then complete), or when it is
-    // itself stopped (Ctrl-C): either way the container goes, after its exit code is read.
-    this.exited = follower.exited.then(async () => {
-      const inspect = await runCommand(this.docker, [
-        "inspect",
-        "--format",
-        "{{.State.ExitCode}}",
-        this.container,
-      ]).catch(() => ({ code: 1, output: "" }));
-      await runCommand(this.docker, removeContainersArgs([this.container])).catch(() => undefined);
-      containers.delete(this.container);
-      this.done = true;
-      await reader?.close();
-      const code = inspect.code === 0 ? Number.parseInt(inspect.output.trim(), 10) : Number.NaN;
-      return { code: Number.isNaN(code) ? null : code, signal: null };
-    });
-  }
-
-  alive(): boolean {
-    return !this.done;
-  }
-
-  /** `docker exec` in the container, as its user. */
-  exec(command: string, args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
-    return runCommand(this.docker, ["exec", this.container, command, ...args], { timeoutMs });
-  }
-
-  async stop(): Promise<void> {
-    if (this.done) return;
-    await runCommand(this.docker, ["stop", "--time", String(STOP_GRACE_S), this.container]).catch(
-      () => undefined,
+/**
+ * A started container as a process. `pid`: the host pid of its main process (see
+ * mainProcessPid), through which its usage is read from its cgroup (src/runner/cgroup-usage.ts).
+ */
+function containerProcess(
+  name: string,
+  container: string,
+  docker: string,
+  follower: ManagedProcess,
+  pid?: number,
+): ContainerProcess {
+  const reader = pid === undefined ? undefined : cgroupUsageReader(pid);
+  let done = false;
+  // The follower ends when the container stops (its logs are then complete), or when it is
+  // itself stopped (Ctrl-C): either way the container goes, after its exit code is read.
+  const exited = follower.exited.then(async () => {
+    const inspect = await runCommand(docker, ["inspect", "--format", "{{.State.ExitCode}}", container]).catch(
+      () => ({ code: 1, output: "" }),
     );
-    await this.exited;
-  }
+    await runCommand(docker, removeContainersArgs([container])).catch(() => undefined);
+    containers.delete(container);
+    done = true;
+    await reader?.close();
+    const code = inspect.code === 0 ? Number.parseInt(inspect.output.trim(), 10) : Number.NaN;
+    return { code: Number.isNaN(code) ? null : code, signal: null };
+  });
+  return {
+    name,
+    container,
+    pid,
+    exited,
+    usage: reader ?? (() => Promise.resolve(undefined)),
+    alive: () => !done,
+    /** `docker exec` in the container, as its user. */
+    exec: (command, args, timeoutMs) =>
+      runCommand(docker, ["exec", container, command, ...args], { timeoutMs }),
+    async stop() {
+      if (done) return;
+      await runCommand(docker, ["stop", "--time", String(STOP_GRACE_S), container]).catch(() => undefined);
+      await exited;
+    },
+  };
 }

@@ -75,6 +75,7 @@ function listDir(dir: string): string[] {
   }
 }
 
+/** A JSON file's value; undefined when it is missing or cut short by the kill (nothing to go on). */
 function readJson<T>(file: string): T | undefined {
   try {
     return JSON.parse(readFileSync(file, "utf8")) as T;
@@ -257,7 +258,13 @@ function keepLedger(dir: string): RunLedger {
   const pidFile = (pgid: number) => path.join(folder, `${pgid}.json`);
   watchProcesses({
     // Best effort: a pid file that cannot be written (a full disk) leaves the guard to stop it.
-    started: (r: ProcessRecord) => tryWrite(pidFile(r.pgid), pidRecord(r)),
+    started: (r: ProcessRecord) => {
+      try {
+        writeFileSync(pidFile(r.pgid), pidRecord(r));
+      } catch {
+        // not written: the guard stops the group
+      }
+    },
     ended: (pgid) => rmSync(pidFile(pgid), { force: true }),
   });
   return {
@@ -279,12 +286,4 @@ function pidRecord(r: ProcessRecord): string {
     ...(r.startTicks === undefined ? {} : { startTicks: r.startTicks }),
   };
   return `${JSON.stringify(record)}\n`;
-}
-
-function tryWrite(file: string, text: string): void {
-  try {
-    writeFileSync(file, text);
-  } catch {
-    // see keepLedger
-  }
 }

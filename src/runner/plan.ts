@@ -81,14 +81,6 @@ function selectNames(flag: string, asked: readonly string[], known: ReadonlyMap<
   return asked.filter((n) => !seen.has(n) && seen.add(n));
 }
 
-function resolveLoad(load: Load, settings: Pick<Settings, "durationS" | "warmupS">): PlannedCell["load"] {
-  return {
-    ...load,
-    durationS: settings.durationS ?? load.durationS ?? DEFAULT_DURATION_S,
-    warmupS: settings.warmupS ?? load.warmupS ?? DEFAULT_WARMUP_S,
-  };
-}
-
 export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
   const proxyNames = selectNames("--proxies", settings.proxies, manifests.proxies);
   const scenarioNames = selectNames("--scenarios", settings.scenarios, manifests.scenarios);
@@ -118,7 +110,11 @@ export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
     const engine = settings.engine ?? scenario.manifest.engine;
     assertEngineSpeaks(name, engine, scenario.manifest.protocol);
     const loads = selectLoads(name, scenario, engine, labels, notes);
-    const resolved = loads.map((raw) => resolveLoad(raw, settings));
+    const resolved = loads.map((load) => ({
+      ...load,
+      durationS: settings.durationS ?? load.durationS ?? DEFAULT_DURATION_S,
+      warmupS: settings.warmupS ?? load.warmupS ?? DEFAULT_WARMUP_S,
+    }));
     const tlsCopy = settings.tls === true ? tlsScenario(scenario) : undefined;
     for (const copy of [{ scenario, tls: undefined }, ...(tlsCopy ? [tlsCopy] : [])]) {
       assertEngineSpeaks(name, engine, copy.scenario.manifest.protocol);
@@ -251,24 +247,14 @@ function frontingProxies(
   skipped: Plan["skipped"],
 ): LoadedProxy[] {
   const { name, protocol } = scenario.manifest;
-  const fronting = proxies.filter((p) => frontsProtocol(p, protocol));
-  for (const p of proxies) {
-    if (!fronting.includes(p)) {
-      skipped.push({ proxy: p.manifest.name, scenario: name, reason: protocolSkipReason(p, protocol) });
-    }
+  // The protocols a proxy fronts are those its proxy.yml declares (`protocols:`).
+  const fronting = proxies.filter((p) => p.manifest.protocols[protocol] !== undefined);
+  for (const p of proxies.filter((q) => !fronting.includes(q))) {
+    const declared = Object.keys(p.manifest.protocols).join(", ") || "none";
+    const reason = `does not front ${protocol} (its proxy.yml declares protocols: ${declared})`;
+    skipped.push({ proxy: p.manifest.name, scenario: name, reason });
   }
   return fronting;
-}
-
-/** Whether a proxy declares the protocol (`protocols:` in proxy.yml). */
-function frontsProtocol(proxy: LoadedProxy, protocol: Protocol): boolean {
-  return proxy.manifest.protocols[protocol] !== undefined;
-}
-
-/** Why a proxy is not run on a scenario of this protocol. */
-function protocolSkipReason(proxy: LoadedProxy, protocol: Protocol): string {
-  const declared = Object.keys(proxy.manifest.protocols).join(", ") || "none";
-  return `does not front ${protocol} (its proxy.yml declares protocols: ${declared})`;
 }
 
 /** Why a proxy is skipped under --runtime native when its proxy.yml has no native section. */

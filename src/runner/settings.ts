@@ -98,11 +98,10 @@ export function resolveSettings(req: RunRequest, cores: number): ResolvedSetting
 export function resolveResumeSettings(recorded: Settings, req: RunRequest, cores: number): ResolvedSettings {
   if (req.out !== undefined)
     throw new UserError("--resume: --out cannot be combined with --resume (it writes into DIR)");
-  if (req.autoRounds || req.budgetMinutes !== undefined) {
-    if (recorded.sequential === undefined)
-      throw new UserError(
-        "--resume: this run has fixed repetitions; --repetitions auto and --budget cannot be added",
-      );
+  if ((req.autoRounds || req.budgetMinutes !== undefined) && recorded.sequential === undefined) {
+    throw new UserError(
+      "--resume: this run has fixed repetitions; --repetitions auto and --budget cannot be added",
+    );
   }
   const flags: ResumeFlags = {
     ...pickDefined(req, ["proxies", "scenarios", "repetitions", "runtime"]),

@@ -104,11 +104,12 @@ export function renderConfigs(
 }
 
 /**
- * A proxy's process from one section of its manifest (`native` or `image`): `command` with the
- * section's args and env rendered, pinned to its cores. Its private folder is the working
- * folder (a container has it mounted at the same path): pid and temp files go there.
+ * A proxy's process from one section of its manifest (`native`: `command` is its binary;
+ * `image`: the image, see buildDockerProxySpec): the section's args and env rendered, pinned to
+ * its cores. Its private folder is the working folder (a container has it mounted at the same
+ * path): pid and temp files go there.
  */
-function proxyProcess(
+export function buildProxySpec(
   proxy: LoadedProxy,
   ctx: ProxyContext,
   command: string,
@@ -121,7 +122,7 @@ function proxyProcess(
     cwd: ctx.workdir,
     cpus: ctx.cpus,
     logFile: ctx.logFile,
-    ...memoryLimit(proxy),
+    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
   };
 }
 
@@ -137,10 +138,6 @@ function renderedCommand(
     args: renderArgs(section.args, vars, `${proxy.file}: ${key}.args`),
     env: renderEnv(section.env, vars, `${proxy.file}: ${key}.env`),
   };
-}
-
-function memoryLimit(proxy: LoadedProxy): { memoryBytes?: number } {
-  return withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes });
 }
 
 /**
@@ -165,7 +162,7 @@ export function buildSidecarSpec(
     ...(inContainer ? {} : { cwd: ctx.workdir }),
     cpus: sidecar.cpus,
     logFile,
-    ...memoryLimit(proxy),
+    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
   };
 }
 
@@ -177,11 +174,6 @@ export function requiredSection<K extends "native" | "image" | "sidecar">(
   const section = proxy.manifest[key];
   if (!section) throw new Error(`${proxy.file}: no '${key}' section`);
   return section;
-}
-
-/** The native process of a proxy: its binary with rendered args and env, pinned to its cores. */
-export function buildNativeProxySpec(proxy: LoadedProxy, ctx: ProxyContext, binaryPath: string): ProcessSpec {
-  return proxyProcess(proxy, ctx, binaryPath, "native");
 }
 
 const DEFAULT_IMAGE_TAG = "local";
@@ -219,7 +211,7 @@ export function buildDockerProxySpec(
   image: string,
 ): ProcessSpec {
   return {
-    ...proxyProcess(proxy, ctx, image, "image"),
+    ...buildProxySpec(proxy, ctx, image, "image"),
     files: configs.map((c) => c.output),
     mounts: configs.flatMap((c) => (c.mount === undefined ? [] : [{ host: c.output, container: c.mount }])),
   };

@@ -13,7 +13,7 @@ import { waitReady } from "./ready.js";
 import { startSidecar } from "./sidecar.js";
 import {
   buildDockerProxySpec,
-  buildNativeProxySpec,
+  buildProxySpec,
   imageRef,
   proxyImageTag,
   renderConfigs,
@@ -191,7 +191,7 @@ async function writeConfigs(
     return buildDockerProxySpec(proxy, pctx, configs, imageRef(name, proxyImageTag(ctx.settings, variant)));
   }
   const binary = ctx.binaries.get(name);
-  return buildNativeProxySpec(proxy, pctx, binary?.path ?? proxy.manifest.native?.binary ?? name);
+  return buildProxySpec(proxy, pctx, binary?.path ?? proxy.manifest.native?.binary ?? name, "native");
 }
 
 /**

@@ -3,7 +3,7 @@ import type { LoadedProxy } from "../../../src/manifests/load.js";
 import { ProxyManifest, ScenarioManifest } from "../../../src/manifests/schema.js";
 import {
   buildDockerProxySpec,
-  buildNativeProxySpec,
+  buildProxySpec,
   buildSidecarSpec,
   buildUpstreamSpec,
   imageRef,
@@ -50,7 +50,7 @@ const ctx: ProxyContext = {
 
 describe("process specs", () => {
   it("native: rendered args and env, pinned to the proxy cores, cwd in the workdir", () => {
-    expect(buildNativeProxySpec(proxy, ctx, "/usr/sbin/nginx")).toEqual({
+    expect(buildProxySpec(proxy, ctx, "/usr/sbin/nginx", "native")).toEqual({
       name: "proxy:nginx",
       command: "/usr/sbin/nginx",
       args: ["-p", "/r/work/p-nginx", "-c", "/r/work/p-nginx/nginx.conf"],
@@ -192,8 +192,8 @@ describe("sidecar and memory cap (the extensibility study)", () => {
       logFile: "/r/logs/cp.log",
       memoryBytes: 1073741824,
     });
-    expect(buildNativeProxySpec(withSidecar, ctx, "/usr/sbin/nginx").memoryBytes).toBe(1073741824);
-    expect(buildNativeProxySpec(proxy, ctx, "/usr/sbin/nginx").memoryBytes).toBeUndefined();
+    expect(buildProxySpec(withSidecar, ctx, "/usr/sbin/nginx", "native").memoryBytes).toBe(1073741824);
+    expect(buildProxySpec(proxy, ctx, "/usr/sbin/nginx", "native").memoryBytes).toBeUndefined();
   });
 
   it("natively the cap is prlimit's data segment limit around the command", () => {
