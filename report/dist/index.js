@@ -1842,14 +1842,14 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers, resume, statusText2) {
+      onHeaders(statusCode, headers, resume, statusText) {
         assert2(!this.aborted);
         assert2(!this.completed);
         if (channels.headers.hasSubscribers) {
-          channels.headers.publish({ request: this, response: { statusCode, headers, statusText: statusText2 } });
+          channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         }
         try {
-          return this[kHandler].onHeaders(statusCode, headers, resume, statusText2);
+          return this[kHandler].onHeaders(statusCode, headers, resume, statusText);
         } catch (err) {
           this.abort(err);
         }
@@ -1870,12 +1870,12 @@ var require_request = __commonJS({
        * @param {import('node:stream').Duplex} socket
        * @param {string} [statusText]
        */
-      onUpgrade(statusCode, headers, socket, statusText2 = "") {
+      onUpgrade(statusCode, headers, socket, statusText = "") {
         this.onFinally();
         assert2(!this.aborted);
         assert2(!this.completed);
         if (statusCode !== null) {
-          this.#publishUpgradeHeaders(statusCode, headers, statusText2);
+          this.#publishUpgradeHeaders(statusCode, headers, statusText);
         }
         const result = this[kHandler].onUpgrade(statusCode, headers, socket);
         if (!this.aborted) {
@@ -1892,11 +1892,11 @@ var require_request = __commonJS({
        * @param {(headers: import('node:http2').IncomingHttpHeaders) => Buffer[]} parseHeaders
        * @param {string} [statusText]
        */
-      onUpgradeResponse(statusCode, headers, parseHeaders, statusText2 = "") {
+      onUpgradeResponse(statusCode, headers, parseHeaders, statusText = "") {
         assert2(!this.aborted);
         assert2(this.completed);
         if (channels.headers.hasSubscribers) {
-          this.#publishUpgradeHeaders(statusCode, parseHeaders(headers), statusText2);
+          this.#publishUpgradeHeaders(statusCode, parseHeaders(headers), statusText);
         }
         this.#publishUpgradeTrailers();
       }
@@ -1915,9 +1915,9 @@ var require_request = __commonJS({
        * @param {Buffer[]} headers
        * @param {string} statusText
        */
-      #publishUpgradeHeaders(statusCode, headers, statusText2) {
+      #publishUpgradeHeaders(statusCode, headers, statusText) {
         if (channels.headers.hasSubscribers) {
-          channels.headers.publish({ request: this, response: { statusCode, headers, statusText: statusText2 } });
+          channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         }
       }
       #publishUpgradeTrailers() {
@@ -4145,9 +4145,9 @@ var require_util2 = __commonJS({
     function isErrorLike(object2) {
       return object2 instanceof Error || (object2?.constructor?.name === "Error" || object2?.constructor?.name === "DOMException");
     }
-    function isValidReasonPhrase(statusText2) {
-      for (let i = 0; i < statusText2.length; ++i) {
-        const c = statusText2.charCodeAt(i);
+    function isValidReasonPhrase(statusText) {
+      for (let i = 0; i < statusText.length; ++i) {
+        const c = statusText.charCodeAt(i);
         if (!(c === 9 || // HTAB
         c >= 32 && c <= 126 || // SP / VCHAR
         c >= 128 && c <= 255)) {
@@ -4859,8 +4859,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name3, list2) {
-      const value = list2.get(name3, true);
+    function getDecodeSplit(name3, list) {
+      const value = list.get(name3, true);
       if (value === null) {
         return null;
       }
@@ -6074,7 +6074,7 @@ var require_client_h1 = __commonJS({
         }
       }
       onUpgrade(head) {
-        const { upgrade, client, socket, headers, statusCode, statusText: statusText2 } = this;
+        const { upgrade, client, socket, headers, statusCode, statusText } = this;
         assert2(upgrade);
         assert2(client[kSocket] === socket);
         assert2(!socket.destroyed);
@@ -6099,7 +6099,7 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onUpgrade(statusCode, headers, socket, statusText2);
+          request2.onUpgrade(statusCode, headers, socket, statusText);
         } catch (error63) {
           util.errorRequest(client, request2, error63);
           util.destroy(socket, error63);
@@ -6107,7 +6107,7 @@ var require_client_h1 = __commonJS({
         client[kResume]();
       }
       onHeadersComplete(statusCode, upgrade, shouldKeepAlive) {
-        const { client, socket, headers, statusText: statusText2 } = this;
+        const { client, socket, headers, statusText } = this;
         if (socket.destroyed) {
           return -1;
         }
@@ -6172,7 +6172,7 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText2) === false;
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
         if (request2.aborted) {
           return -1;
         }
@@ -7503,7 +7503,7 @@ var require_redirect_handler = __commonJS({
       onError(error63) {
         this.handler.onError(error63);
       }
-      onHeaders(statusCode, headers, resume, statusText2) {
+      onHeaders(statusCode, headers, resume, statusText) {
         this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) ? null : parseLocation(statusCode, headers);
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           if (this.request) {
@@ -7517,7 +7517,7 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          return this.handler.onHeaders(statusCode, headers, resume, statusText2);
+          return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
         const path9 = search ? `${pathname}${search}` : pathname;
@@ -12272,9 +12272,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list2 = this.#headersList.cookies;
-        if (list2) {
-          return [...list2];
+        const list = this.#headersList.cookies;
+        if (list) {
+          return [...list];
         }
         return [];
       }
@@ -12314,8 +12314,8 @@ var require_headers = __commonJS({
       static getHeadersList(o) {
         return o.#headersList;
       }
-      static setHeadersList(o, list2) {
-        o.#headersList = list2;
+      static setHeadersList(o, list) {
+        o.#headersList = list;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers2;
@@ -13283,13 +13283,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list2 = dependentControllerMap.get(this.signal);
-          if (list2 === void 0) {
-            list2 = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list2);
+          let list = dependentControllerMap.get(this.signal);
+          if (list === void 0) {
+            list = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list);
           }
           const acRef = new WeakRef(ac);
-          list2.add(acRef);
+          list.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -14331,13 +14331,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status, statusText: statusText2, headersList, socket } = await dispatch({ body: requestBody });
+        const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status, statusText: statusText2, headersList, socket });
+          response = makeResponse({ status, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status, statusText: statusText2, headersList });
+          response = makeResponse({ status, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -14461,7 +14461,7 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText2) {
+            onHeaders(status, rawHeaders, resume, statusText) {
               if (status < 200) {
                 return;
               }
@@ -14512,7 +14512,7 @@ var require_fetch = __commonJS({
               const onError = this.onError.bind(this);
               resolve({
                 status,
-                statusText: statusText2,
+                statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
                   if (err) {
@@ -25467,15 +25467,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list2, type) {
-      for (let i = 0; i < list2.length; ++i)
-        if (list2[i].type === type)
+    function includesToken(list, type) {
+      for (let i = 0; i < list.length; ++i)
+        if (list[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list2) {
-      for (let i = 0; i < list2.length; ++i) {
-        switch (list2[i].type) {
+    function findNonEmptyIndex(list) {
+      for (let i = 0; i < list.length; ++i) {
+        switch (list[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -26726,16 +26726,16 @@ var require_light = __commonJS({
           }
         }
         shiftAll(fn) {
-          return this._lists.forEach(function(list2) {
-            return list2.forEachShift(fn);
+          return this._lists.forEach(function(list) {
+            return list.forEachShift(fn);
           });
         }
         getFirst(arr = this._lists) {
-          var j, len, list2;
+          var j, len, list;
           for (j = 0, len = arr.length; j < len; j++) {
-            list2 = arr[j];
-            if (list2.length > 0) {
-              return list2;
+            list = arr[j];
+            if (list.length > 0) {
+              return list;
             }
           }
           return [];
@@ -28099,16 +28099,16 @@ var require_Queues = __commonJS({
         }
       }
       shiftAll(fn) {
-        return this._lists.forEach(function(list2) {
-          return list2.forEachShift(fn);
+        return this._lists.forEach(function(list) {
+          return list.forEachShift(fn);
         });
       }
       getFirst(arr = this._lists) {
-        var j, len, list2;
+        var j, len, list;
         for (j = 0, len = arr.length; j < len; j++) {
-          list2 = arr[j];
-          if (list2.length > 0) {
-            return list2;
+          list = arr[j];
+          if (list.length > 0) {
+            return list;
           }
         }
         return [];
@@ -31542,12 +31542,7 @@ function numberInput(name3, text, rule) {
 
 // src/util/objects.ts
 function withoutUndefined(object2) {
-  const out = {};
-  for (const key of Object.keys(object2)) {
-    const value = object2[key];
-    if (value !== void 0) out[key] = value;
-  }
-  return out;
+  return pickDefined(object2, Object.keys(object2));
 }
 function pickDefined(object2, keys) {
   const out = {};
@@ -48051,8 +48046,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list2)
+  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -52632,6 +52627,11 @@ function toAlignment(value) {
   return code === 67 || code === 99 ? 99 : code === 76 || code === 108 ? 108 : code === 82 || code === 114 ? 114 : 0;
 }
 
+// src/results/protocols.ts
+function usesTls(protocol) {
+  return overTls(protocol) !== void 0;
+}
+
 // src/stats/steal.ts
 var DEFAULT_NOISE_LIMIT = 0.05;
 function stealRuleOf(results) {
@@ -53000,11 +53000,11 @@ function judgeDifferences(members2, {
     if (!p.usable) return { ...counts, differs: false };
     const at = { level: levels[i], rejected: rejected[i], biggerIsBetter: false, thresholdPct };
     const j = judgePaired(p.logRatios, at);
-    const out = { ...counts, differs: j.verdict === "regressed" || j.verdict === "improved" };
-    if (j.estimatePct !== void 0) out.estimatePct = j.estimatePct;
-    if (j.ci !== void 0) out.ci = j.ci;
-    if (j.confidence !== void 0) out.confidence = j.confidence;
-    return out;
+    return {
+      ...counts,
+      differs: j.verdict === "regressed" || j.verdict === "improved",
+      ...withoutUndefined({ estimatePct: j.estimatePct, ci: j.ci, confidence: j.confidence })
+    };
   });
   const tests = members2.length;
   return {
@@ -53019,7 +53019,176 @@ function judgeDifferences(members2, {
   };
 }
 
-// src/report/changes.ts
+// src/report/model.ts
+var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
+var COST_FIGURE = {
+  cpuPerRequest: "cpuPerRequestUs",
+  requestsPerCpuS: "requestsPerCpuS",
+  peakMemory: "peakMemoryMiB"
+};
+function mediansOfEvery(reps, keys, valueOf) {
+  const out = {};
+  for (const key of keys) {
+    const values = reps.map((r) => valueOf(r, key));
+    if (values.length > 0 && values.every((v) => v !== void 0)) out[key] = medianOf(values);
+  }
+  return out;
+}
+var DEFAULT_BASELINE = "direct";
+function medianOf(values) {
+  return values.length === 0 ? NaN : median(values);
+}
+function cellValues(cell) {
+  const reps = cell.repetitions;
+  const latencyMs = {};
+  for (const stat5 of LATENCY_STATS) latencyMs[stat5] = medianOf(reps.map((r) => r.latencyMs[stat5]));
+  const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
+  return {
+    rps: medianOf(reps.map((r) => r.rps)),
+    latencyMs,
+    errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
+    perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
+    percentilesMs: mediansOfEvery(reps, keys, (r, key) => r.latencyPercentilesMs?.[key]),
+    cost: mediansOfEvery(reps, Object.values(COST_FIGURE), (r, figure) => r.proxyCost?.[figure]),
+    ranges: rangesOf(reps)
+  };
+}
+function rangesOf(reps) {
+  const ranges = {};
+  for (const figure of FIGURES) {
+    const values = reps.map((r) => repetitionFigure(r, figure));
+    if (values.length > 0 && values.every((v) => v !== void 0 && Number.isFinite(v)))
+      ranges[figure] = [Math.min(...values), Math.max(...values)];
+  }
+  return ranges;
+}
+var MAX_REASONS = 3;
+function displayReasons(reasons) {
+  const unique = [...new Set(reasons)];
+  if (unique.length <= MAX_REASONS) return unique;
+  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
+}
+function columnName(cell) {
+  return usesTls(cell.protocol) ? `${cell.proxy} (${cell.protocol})` : cell.proxy;
+}
+function cellColumn(cell, proxyVersion) {
+  const column = {
+    proxy: columnName(cell),
+    cellId: cell.id,
+    status: cell.status,
+    reasons: displayReasons(cell.reasons),
+    repetitions: cell.repetitions.length
+  };
+  const version2 = cell.proxyVersion ?? proxyVersion;
+  if (version2 !== void 0) column.proxyVersion = version2;
+  if (cell.status === "ok" && cell.repetitions.length === 0) {
+    column.status = "invalid";
+    column.reasons.push("no measured repetitions");
+  }
+  const bound = column.status === "loadgen-bound" && cell.repetitions.length > 0;
+  if (column.status === "ok" || bound) column.values = cellValues(cell);
+  if (bound) column.bound = true;
+  return column;
+}
+function chooseBaseline(columns, requested) {
+  const name3 = requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
+  if (name3 === void 0) return { baselineProblem: "no proxy ran" };
+  const column = columns.find((c) => c.proxy === name3);
+  if (column === void 0) return { baselineProblem: `baseline ${name3} did not run in this scenario` };
+  if (column.status !== "ok" && !column.bound) {
+    return { baseline: name3, baselineProblem: `baseline ${name3} is ${column.status}: no changes computed` };
+  }
+  return { baseline: name3 };
+}
+function orderColumns(columns, baseline) {
+  const first = columns.filter((c) => c.proxy === baseline);
+  return [...first, ...columns.filter((c) => c.proxy !== baseline)];
+}
+function groupKey(cell) {
+  return `${cell.scenario}\0${cell.load.label}\0${cell.engine}\0${cell.variant ?? ""}`;
+}
+function describeLayout(cpus, list = (xs) => xs.length ? xs.join(",") : "any") {
+  return `load generator ${list(cpus.loadgen)}, proxy ${list(cpus.proxy)}, upstream ${list(cpus.upstream)}`;
+}
+function buildHeader(results) {
+  const env = results.environment;
+  const facts = [];
+  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
+  const git = env.git;
+  if (git.commit !== void 0) {
+    let commit = git.commit.slice(0, 12);
+    if (git.branch !== void 0) commit += ` on ${git.branch}`;
+    if (git.dirty === true) commit += " (uncommitted changes)";
+    facts.push(["Commit", commit]);
+    if (git.message !== void 0) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
+  }
+  facts.push([
+    "CPU",
+    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`
+  ]);
+  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
+  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
+  facts.push(["Repetitions", String(results.settings.repetitions)]);
+  facts.push(["Runtime", results.settings.runtime]);
+  const proxies = new Map(Object.entries(env.proxies));
+  for (const cell of results.cells) {
+    if (cell.proxyVersion !== void 0 && !proxies.has(cell.proxy))
+      proxies.set(cell.proxy, cell.proxyVersion);
+  }
+  const versions = (named) => named.map(([name3, v]) => `${name3} ${v}`).join(", ");
+  if (proxies.size > 0) facts.push(["Proxies", versions([...proxies])]);
+  const tools = Object.entries(env.tools);
+  if (tools.length > 0) facts.push(["Tools", versions(tools)]);
+  facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
+  const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (stealToName(steals, stealRuleOf(results))) {
+    const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
+    facts.push([
+      "Steal",
+      `${describeStealRange(steals)} of the pinned cores, median over ${steals.length} repetitions (the hypervisor ran something else; not noise by itself): ${cpu}; latency holds it`
+    ]);
+  }
+  if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
+  return {
+    title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",
+    facts,
+    skipped: [...results.skipped]
+  };
+}
+function buildReport(results, options2 = {}) {
+  const groups2 = /* @__PURE__ */ new Map();
+  for (const cell of results.cells) {
+    const key = groupKey(cell);
+    const list = groups2.get(key);
+    if (list) list.push(cell);
+    else groups2.set(key, [cell]);
+  }
+  const order = results.settings.proxies;
+  const rank = (column) => {
+    const proxy = column.split(" ")[0] ?? column;
+    const i = order.indexOf(proxy) + (proxy === column ? 0 : 0.5);
+    return i < 0 ? order.length : i;
+  };
+  const byRank = (a, b) => rank(a.proxy) - rank(b.proxy);
+  const out = [...groups2.values()].map((cells) => {
+    const first = cells[0];
+    const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
+    const chosen = chooseBaseline([...measured].sort(byRank), options2.baselineProxy);
+    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
+    return {
+      scenario: first.scenario,
+      load: first.load,
+      engine: first.engine,
+      columns: orderColumns(columns, chosen.baseline),
+      ...first.variant !== void 0 ? { variant: first.variant } : {},
+      ...chosen
+    };
+  });
+  return { header: buildHeader(results), groups: withChanges(out, results.cells, stealRuleOf(results)) };
+}
+function skippedColumns(skipped, measured, scenario) {
+  return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
+}
 var EXTREMES = /* @__PURE__ */ new Set(["min", "max"]);
 function comparesFigure(figure) {
   return !EXTREMES.has(figure);
@@ -53038,11 +53207,6 @@ var FIGURES = [
   "requestsPerCpuS",
   "peakMemory"
 ];
-var COST_FIGURE = {
-  cpuPerRequest: "cpuPerRequestUs",
-  requestsPerCpuS: "requestsPerCpuS",
-  peakMemory: "peakMemoryMiB"
-};
 function isCost(figure) {
   return figure in COST_FIGURE;
 }
@@ -53136,183 +53300,6 @@ function runsNeededFor(level) {
   return Math.max(1, Math.ceil(1 / level - 1 - 1e-9));
 }
 
-// src/results/protocols.ts
-function usesTls(protocol) {
-  return overTls(protocol) !== void 0;
-}
-
-// src/report/model.ts
-var LATENCY_STATS = ["min", "mean", "p50", "p90", "p95", "p99", "max"];
-var COST_FIGURES = ["cpuPerRequestUs", "requestsPerCpuS", "peakMemoryMiB"];
-function costValues(reps) {
-  const out = {};
-  for (const figure of COST_FIGURES) {
-    const values = reps.map((r) => r.proxyCost?.[figure]);
-    if (values.length > 0 && values.every((v) => v !== void 0)) out[figure] = medianOf(values);
-  }
-  return out;
-}
-var DEFAULT_BASELINE = "direct";
-function medianOf(values) {
-  return values.length === 0 ? NaN : median(values);
-}
-function cellValues(cell) {
-  const reps = cell.repetitions;
-  const latencyMs = {};
-  for (const stat5 of LATENCY_STATS) latencyMs[stat5] = medianOf(reps.map((r) => r.latencyMs[stat5]));
-  const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
-  const percentilesMs = {};
-  for (const key of keys) {
-    const values = reps.map((r) => r.latencyPercentilesMs?.[key]);
-    if (values.every((v) => v !== void 0)) percentilesMs[key] = medianOf(values);
-  }
-  return {
-    rps: medianOf(reps.map((r) => r.rps)),
-    latencyMs,
-    errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
-    perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
-    percentilesMs,
-    cost: costValues(reps),
-    ranges: rangesOf(reps)
-  };
-}
-function rangesOf(reps) {
-  const ranges = {};
-  for (const figure of FIGURES) {
-    const values = reps.map((r) => repetitionFigure(r, figure));
-    if (values.length > 0 && values.every((v) => v !== void 0 && Number.isFinite(v)))
-      ranges[figure] = [Math.min(...values), Math.max(...values)];
-  }
-  return ranges;
-}
-var MAX_REASONS = 3;
-function displayReasons(reasons) {
-  const unique = [...new Set(reasons)];
-  if (unique.length <= MAX_REASONS) return unique;
-  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
-}
-function columnName(cell) {
-  return usesTls(cell.protocol) ? `${cell.proxy} (${cell.protocol})` : cell.proxy;
-}
-function cellColumn(cell, proxyVersion) {
-  const column = {
-    proxy: columnName(cell),
-    cellId: cell.id,
-    status: cell.status,
-    reasons: displayReasons(cell.reasons),
-    repetitions: cell.repetitions.length
-  };
-  const version2 = cell.proxyVersion ?? proxyVersion;
-  if (version2 !== void 0) column.proxyVersion = version2;
-  if (cell.status === "ok" && cell.repetitions.length === 0) {
-    column.status = "invalid";
-    column.reasons.push("no measured repetitions");
-  }
-  const bound = column.status === "loadgen-bound" && cell.repetitions.length > 0;
-  if (column.status === "ok" || bound) column.values = cellValues(cell);
-  if (bound) column.bound = true;
-  return column;
-}
-function chooseBaseline(columns, requested) {
-  const name3 = requested ?? (columns.some((c) => c.proxy === DEFAULT_BASELINE) ? DEFAULT_BASELINE : columns[0]?.proxy);
-  if (name3 === void 0) return { baselineProblem: "no proxy ran" };
-  const column = columns.find((c) => c.proxy === name3);
-  if (column === void 0) return { baselineProblem: `baseline ${name3} did not run in this scenario` };
-  if (column.status !== "ok" && !column.bound) {
-    return { baseline: name3, baselineProblem: `baseline ${name3} is ${column.status}: no changes computed` };
-  }
-  return { baseline: name3 };
-}
-function orderColumns(columns, baseline) {
-  const first = columns.filter((c) => c.proxy === baseline);
-  return [...first, ...columns.filter((c) => c.proxy !== baseline)];
-}
-function groupKey(cell) {
-  return `${cell.scenario}\0${cell.load.label}\0${cell.engine}\0${cell.variant ?? ""}`;
-}
-function describeLayout(cpus, list2 = (xs) => xs.length ? xs.join(",") : "any") {
-  return `load generator ${list2(cpus.loadgen)}, proxy ${list2(cpus.proxy)}, upstream ${list2(cpus.upstream)}`;
-}
-function buildHeader(results) {
-  const env = results.environment;
-  const facts = [];
-  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
-  const git = env.git;
-  if (git.commit !== void 0) {
-    let commit = git.commit.slice(0, 12);
-    if (git.branch !== void 0) commit += ` on ${git.branch}`;
-    if (git.dirty === true) commit += " (uncommitted changes)";
-    facts.push(["Commit", commit]);
-    if (git.message !== void 0) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
-  }
-  facts.push([
-    "CPU",
-    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`
-  ]);
-  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
-  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
-  facts.push(["Repetitions", String(results.settings.repetitions)]);
-  facts.push(["Runtime", results.settings.runtime]);
-  const proxies = new Map(Object.entries(env.proxies));
-  for (const cell of results.cells) {
-    if (cell.proxyVersion !== void 0 && !proxies.has(cell.proxy))
-      proxies.set(cell.proxy, cell.proxyVersion);
-  }
-  const versions = (named) => named.map(([name3, v]) => `${name3} ${v}`).join(", ");
-  if (proxies.size > 0) facts.push(["Proxies", versions([...proxies])]);
-  const tools = Object.entries(env.tools);
-  if (tools.length > 0) facts.push(["Tools", versions(tools)]);
-  facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
-  const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (stealToName(steals, stealRuleOf(results))) {
-    const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
-    facts.push([
-      "Steal",
-      `${describeStealRange(steals)} of the pinned cores, median over ${steals.length} repetitions (the hypervisor ran something else; not noise by itself): ${cpu}; latency holds it`
-    ]);
-  }
-  if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
-  return {
-    title: results.settings.study ? `proxybench: ${results.settings.study}` : "proxybench results",
-    facts,
-    skipped: [...results.skipped]
-  };
-}
-function buildReport(results, options2 = {}) {
-  const groups2 = /* @__PURE__ */ new Map();
-  for (const cell of results.cells) {
-    const key = groupKey(cell);
-    const list2 = groups2.get(key);
-    if (list2) list2.push(cell);
-    else groups2.set(key, [cell]);
-  }
-  const order = results.settings.proxies;
-  const rank = (column) => {
-    const proxy = column.split(" ")[0] ?? column;
-    const i = order.indexOf(proxy) + (proxy === column ? 0 : 0.5);
-    return i < 0 ? order.length : i;
-  };
-  const byRank = (a, b) => rank(a.proxy) - rank(b.proxy);
-  const out = [...groups2.values()].map((cells) => {
-    const first = cells[0];
-    const measured = cells.map((c) => cellColumn(c, results.environment.proxies[c.proxy]));
-    const chosen = chooseBaseline([...measured].sort(byRank), options2.baselineProxy);
-    const columns = [...measured, ...skippedColumns(results.skipped, measured, first.scenario)].sort(byRank);
-    return {
-      scenario: first.scenario,
-      load: first.load,
-      engine: first.engine,
-      columns: orderColumns(columns, chosen.baseline),
-      ...first.variant !== void 0 ? { variant: first.variant } : {},
-      ...chosen
-    };
-  });
-  return { header: buildHeader(results), groups: withChanges(out, results.cells, stealRuleOf(results)) };
-}
-function skippedColumns(skipped, measured, scenario) {
-  return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
-}
-
 // src/render/format.ts
 var fixed = (decimals) => new Intl.NumberFormat("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 var integer2 = fixed(0);
@@ -53355,7 +53342,6 @@ function plural2(n, one, many = `${one}s`) {
 }
 
 // src/report/tables.ts
-var COST_METRICS = ["cpuPerRequest", "requestsPerCpuS", "peakMemory"];
 var COMPARISON_ROWS = [
   { metric: "rps", label: "Requests/sec" },
   { metric: "mean", label: "Mean latency (ms)" },
@@ -53367,9 +53353,6 @@ var COMPARISON_ROWS = [
   { metric: "requestsPerCpuS", label: "Requests/CPU-second" },
   { metric: "peakMemory", label: "Proxy peak memory (MiB)" }
 ];
-function isCostMetric(metric) {
-  return COST_METRICS.includes(metric);
-}
 var LATENCY_LABELS = {
   min: "Min (ms)",
   mean: "Mean (ms)",
@@ -53381,11 +53364,11 @@ var LATENCY_LABELS = {
 };
 var COST_NOTE = "Proxy CPU/request: CPU time (user + system) of all the proxy's processes and threads over the measured window (its idle rate taken off the engine's start-up and exit), per request; Requests/CPU-second is its inverse. Proxy peak memory: natively the sum of the proxy's processes' peak resident sets during the repetition; in docker the container's peak memory charge during the repetition (sampled where the kernel cannot reset it).";
 function showsCost(group) {
-  return comparisonRows(group).some(({ metric }) => isCostMetric(metric));
+  return comparisonRows(group).some(({ metric }) => isCost(metric));
 }
 function comparisonRows(group) {
   return COMPARISON_ROWS.filter(
-    ({ metric }) => !isCostMetric(metric) || group.columns.some((c) => columnFigure(c, metric) !== void 0)
+    ({ metric }) => !isCost(metric) || group.columns.some((c) => columnFigure(c, metric) !== void 0)
   );
 }
 function percentChange(value, base) {
@@ -53396,8 +53379,7 @@ function percentChange(value, base) {
   return (value - base) / base * 100;
 }
 function boundOf(column, metric) {
-  if (!column.bound || metric === "errors" || metric !== "latency" && isCostMetric(metric))
-    return void 0;
+  if (!column.bound || metric === "errors" || metric !== "latency" && isCost(metric)) return void 0;
   return metric === "rps" ? "lower" : "upper";
 }
 function valueCell(column, figure, metric) {
@@ -53475,8 +53457,9 @@ function withMedians(spec, base, head, rest) {
   const changePct = percentChange(h.median, b.median);
   return { ...spec, base: b, head: h, ...rest, ...changePct !== void 0 ? { changePct } : {} };
 }
-function valuesOf(cell, spec) {
-  return cell.repetitions.map((r) => metricValue(r, spec.metric));
+function shownMedians(spec, base, head) {
+  const values = (cell) => cell.repetitions.map((r) => metricValue(r, spec.metric));
+  return withMedians(spec, values(base), values(head), {});
 }
 function shownOf(base, head, tested, paired) {
   const { model, rate } = head.load;
@@ -53487,7 +53470,7 @@ function shownOf(base, head, tested, paired) {
   return COMPARE_METRICS.filter(
     (spec) => fixedByLoad(spec, head.load) || measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))
   ).map((spec) => {
-    const shown = withMedians(spec, valuesOf(base, spec), valuesOf(head, spec), {});
+    const shown = shownMedians(spec, base, head);
     if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed2 };
     if (runningMaximum(spec, cells)) return { ...shown, why: runningMax };
     return { ...shown, why: untested, ...paired ? aloneFigures(base, head, spec, paired) : {} };
@@ -53670,10 +53653,7 @@ function compareResults(base, head, options2 = {}) {
     counts: countVerdicts(cells),
     notes: [
       ...unpairedNotes(base, head, matched, members2, level, options2.history),
-      ...stealNotes(
-        matched.pairs.flatMap((p) => [p.base, p.head]),
-        stealRuleOf(head)
-      )
+      ...stealNotes(matched.pairs, stealRuleOf(head))
     ]
   };
 }
@@ -53748,11 +53728,9 @@ function pairedMetric(m, judged, { planned, steal }) {
     level: judged.level,
     rejected: judged.rejected,
     verdict: j.verdict,
-    why: j.why
+    why: j.why,
+    ...withoutUndefined({ hlChangePct: j.estimatePct, ci: j.ci, ciConfidence: j.confidence })
   });
-  if (j.estimatePct !== void 0) out.hlChangePct = j.estimatePct;
-  if (j.ci !== void 0) out.ci = j.ci;
-  if (j.confidence !== void 0) out.ciConfidence = j.confidence;
   if (m.stolen.length > 0) {
     out.why += `; ${stolenWords(m, steal.limit)}`;
     out.stolenRounds = m.stolen.length;
@@ -53771,9 +53749,8 @@ function stolenWords(m, limit) {
   return `${m.stolen.length} of ${plural2(rounds, "round")} left out: steal above ${limit} core (${describeStealRange(m.stolen.map((s) => s.steal))})`;
 }
 function stolenShown(m, base, head, steal) {
-  const shown = withMedians(m.spec, valuesOf(base, m.spec), valuesOf(head, m.spec), {});
   return {
-    ...shown,
+    ...shownMedians(m.spec, base, head),
     why: `not tested: steal above ${steal.limit} core on every round (${describeStealRange(m.stolen.map((s) => s.steal))}), and this figure holds the time the hypervisor stole`
   };
 }
@@ -53816,7 +53793,6 @@ function compareVariants(results, options2 = {}) {
     };
   });
   const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
-  const compared = matched.pairs.flatMap(({ base, head }) => [base, head]);
   return {
     mode: "paired",
     label: pairedLabel(rounds),
@@ -53835,7 +53811,7 @@ function compareVariants(results, options2 = {}) {
     counts: countVerdicts(cells),
     notes: [
       ...pairedNotes(cells, members2, plan.looks, level, results.settings.study),
-      ...stealNotes(compared, steal),
+      ...stealNotes(matched.pairs, steal),
       ...stolenRoundNotes(all, steal),
       ...noisyRoundNotes(all, cells)
     ]
@@ -53851,8 +53827,8 @@ function noisyRoundNotes(members2, cells) {
     `Rounds where a side's repetition stayed noisy after its tries (other processes' CPU on the benchmark's cores) were left out of every test of their cell, its other rounds compared: ${hit.join(", ")}.`
   ];
 }
-function stealNotes(cells, steal) {
-  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
+function stealNotes(pairs, steal) {
+  const steals = pairs.flatMap((p) => [p.base, p.head]).flatMap((c) => c.repetitions.map(stealOf));
   if (!stealToName(steals, steal)) return [];
   return [
     `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural2(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`
@@ -54262,8 +54238,6 @@ var import_yaml = __toESM(require_dist(), 1);
 import { existsSync as existsSync2 } from "node:fs";
 import { readdir as readdir2, readFile as readFile4 } from "node:fs/promises";
 import path5 from "node:path";
-var BUILTIN_PROXIES_DIR = path5.join(PROJECT_ROOT, "proxies");
-var BUILTIN_SCENARIOS_DIR = path5.join(PROJECT_ROOT, "scenarios");
 async function loadEachFolder(root, fileName, load, out, problems) {
   const entries = await readdir2(root, { withFileTypes: true }).catch(() => []);
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
@@ -54604,9 +54578,6 @@ function workerCount(value, cores) {
   const n = Number(value);
   return Number.isInteger(n) && n > 0 ? n : "auto";
 }
-function list(names) {
-  return names.join(", ");
-}
 function parityWarnings(proxies, ctx) {
   const warnings = [];
   if (proxies.length === 0) return warnings;
@@ -54614,7 +54585,7 @@ function parityWarnings(proxies, ctx) {
     const missing = proxies.filter((p) => p.tuning[key] === void 0).map((p) => p.proxy);
     if (missing.length > 0 && missing.length < proxies.length) {
       warnings.push(
-        `${list(missing)} ${missing.length === 1 ? "does" : "do"} not record ${key}: parity unknown`
+        `${missing.join(", ")} ${missing.length === 1 ? "does" : "do"} not record ${key}: parity unknown`
       );
     }
   }
@@ -54631,12 +54602,12 @@ function parityWarnings(proxies, ctx) {
   const on = proxies.filter((p) => isOn(p.tuning.upstreamKeepalive) === true).map((p) => p.proxy);
   const off = proxies.filter((p) => isOn(p.tuning.upstreamKeepalive) === false).map((p) => p.proxy);
   if (on.length > 0 && off.length > 0) {
-    warnings.push(`upstream keep-alive is on for ${list(on)} and off for ${list(off)}`);
+    warnings.push(`upstream keep-alive is on for ${on.join(", ")} and off for ${off.join(", ")}`);
   }
   const logging = proxies.filter((p) => isOn(p.tuning.accessLog) === true).map((p) => p.proxy);
   if (logging.length > 0 && logging.length < proxies.length) {
     warnings.push(
-      `the access log is on for ${list(logging)} only: a write per request the others do not make`
+      `the access log is on for ${logging.join(", ")} only: a write per request the others do not make`
     );
   } else if (logging.length > 0) {
     warnings.push(`the access log is on for every proxy: it measures logging as much as proxying`);
@@ -54673,10 +54644,6 @@ function parityContext(results) {
     ...concurrencies.length > 0 ? { concurrency: Math.max(...concurrencies) } : {}
   };
 }
-function valueText(value) {
-  if (value === void 0) return "—";
-  return escapeMarkdown(String(value));
-}
 function renderParitySection(results, level) {
   const proxies = proxyTunings(results);
   if (proxies.length === 0) return void 0;
@@ -54685,7 +54652,10 @@ function renderParitySection(results, level) {
   for (const key of PARITY_KEYS) if (proxies.some((p) => p.tuning[key] !== void 0)) keys.push(key);
   for (const p of proxies) for (const key of Object.keys(p.tuning)) if (!keys.includes(key)) keys.push(key);
   const header2 = ["setting", ...proxies.map((p) => escapeMarkdown(p.proxy))];
-  const rows = keys.map((key) => [escapeMarkdown(key), ...proxies.map((p) => valueText(p.tuning[key]))]);
+  const rows = keys.map((key) => [
+    escapeMarkdown(key),
+    ...proxies.map((p) => p.tuning[key] === void 0 ? "—" : escapeMarkdown(String(p.tuning[key])))
+  ]);
   const parts = [
     heading(level, "Config parity"),
     `Each proxy's tuning as it ran (\`workers: cores\` = one per pinned core; ${ctx.proxyCores} here).`,
@@ -54708,7 +54678,7 @@ function mergeSkipped(a, b) {
   for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
   return out;
 }
-function valuesOf2(cell, column) {
+function valuesOf(cell, column) {
   if (column.status !== "ok" || column.values === void 0) return void 0;
   const reps = cell.repetitions;
   const bytes = reps.flatMap((r) => r.bytesReceived === void 0 ? [] : [r.bytesReceived]);
@@ -54743,7 +54713,7 @@ function studyGroups(study, results, skipped) {
         if (found.length === 0) columns.push(skippedColumn(proxy, load.label, scenario, skipped));
         for (const cell of found) {
           const column = cellColumn(cell);
-          const values = valuesOf2(cell, column);
+          const values = valuesOf(cell, column);
           columns.push({
             proxy: column.proxy,
             cellId: cell.id,
@@ -54780,9 +54750,6 @@ function formatK6Data(bytes, durationS) {
     return `${mb.format(b)} B`;
   };
   return durationS > 0 ? `${unit(bytes)} ${unit(bytes / durationS)}/s` : unit(bytes);
-}
-function statusText(column) {
-  return column.values === void 0 ? column.status : void 0;
 }
 function columnHeader(column, withLoad) {
   return withLoad && column.load ? `${escapeMarkdown(column.proxy)} · ${escapeMarkdown(column.load)}` : escapeMarkdown(column.proxy);
@@ -54836,7 +54803,7 @@ function renderRowsTable(group, corner, rows) {
   const header2 = [corner, ...group.columns.map((c) => columnHeader(c, withLoad))];
   const body = rows.map(([label, format]) => [
     label,
-    ...group.columns.map((c) => statusText(c) ?? (c.values ? format(c.values) : "n/a"))
+    ...group.columns.map((c) => c.values ? format(c.values) : c.status)
   ]);
   return markdownTable([header2, ...body], { align: ["l", ...group.columns.map(() => "r")] });
 }
@@ -54899,27 +54866,21 @@ function renderCrankCompareTable(group, baseline, changes) {
   const withLoad = group.loads.length > 1;
   const withPercent = ordered.some((c) => c.proxy === baseline && c.values !== void 0);
   const header2 = ["load"];
-  const align = ["l"];
   for (const c of ordered) {
     header2.push(columnHeader(c, withLoad));
-    align.push("r");
-    if (withPercent && c.proxy !== baseline) {
-      header2.push("");
-      align.push("r");
-    }
+    if (withPercent && c.proxy !== baseline) header2.push("");
   }
   const body = CRANK_ROWS.map((row2, r) => {
     const out = [row2.label];
     ordered.forEach((c, i) => {
-      const status = statusText(c);
-      out.push(status ?? (c.values ? row2.format(row2.get(c.values)) : "n/a"));
+      out.push(c.values ? row2.format(row2.get(c.values)) : c.status);
       if (!withPercent || c.proxy === baseline) return;
       const change = changes.get(`${r}/${i}`);
       out.push(change === void 0 ? "" : changeText(change));
     });
     return out;
   });
-  return markdownTable([header2, ...body], { align });
+  return markdownTable([header2, ...body], { align: header2.map((_, i) => i === 0 ? "l" : "r") });
 }
 function renderAbTable(group) {
   const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
@@ -55412,8 +55373,8 @@ function wallClockShortfall(comparison, head) {
     (c) => (variant === void 0 || c.variant === variant) && (c.status === "failed" || c.status === "invalid")
   );
   if (broken.length === 0) return void 0;
-  const list2 = broken.map((c) => `${c.id}: ${c.status}`).join(", ");
-  return `the head has ${plural2(broken.length, "cell")} failed or invalid (${list2})`;
+  const list = broken.map((c) => `${c.id}: ${c.status}`).join(", ");
+  return `the head has ${plural2(broken.length, "cell")} failed or invalid (${list})`;
 }
 function machineLine(head, runnerName) {
   const env = head.environment;
@@ -55427,8 +55388,8 @@ function pairingLine(comparison, head, runnerName) {
   if (comparison.mode !== "paired") return `Base and head: ${label}.`;
   const runners = cellRunners(head);
   if (runners.size > 1) {
-    const list2 = [...runners].map(([name3, cells]) => `**${escapeMarkdown(name3)}** (${cells} cells)`).join(", ");
-    return `Base and head ${label} on ${runners.size} runners, each cell's pairs on one machine: ${list2}.`;
+    const list = [...runners].map(([name3, cells]) => `**${escapeMarkdown(name3)}** (${cells} cells)`).join(", ");
+    return `Base and head ${label} on ${runners.size} runners, each cell's pairs on one machine: ${list}.`;
   }
   const where2 = escapeMarkdown(runnerName ?? [...runners.keys()][0] ?? head.environment.hostname ?? "");
   return `Base and head ${label}${where2 ? ` on **${where2}**` : ""}, interleaved on the same cores.`;
