@@ -24,7 +24,7 @@ export const DEFAULT_SCENARIOS = ["passthrough", "json-lookup"];
 /**
  * Repetitions (rounds) of a run by default. 10 give the default benchmark's tables an interval
  * for each change against direct at all (20 changes judged together at alpha 0.05:
- * 2 / 2^n <= 0.05 / 20, src/report/changes.ts); 21 find what they are for. nginx's p50 over
+ * 2 / 2^n <= 0.05 / 20, src/report/model.ts); 21 find what they are for. nginx's p50 over
  * direct in passthrough is about +15-30% with rounds spread by 25-30%: at 11 rounds in random
  * order its interval included 0 in 3 runs of 3, at 21 it excluded 0 every time
  * (`npm run bench:table-noise`, docs/reports.md). The default loads' repetitions are 1 s, so

@@ -1,6 +1,6 @@
 import { markdownTable } from "markdown-table";
 import type { CpuLayout, Results } from "../../../results/schema.js";
-import { withChanges } from "../../../report/changes.js";
+import { withChanges } from "../../../report/model.js";
 import { stealRuleOf } from "../../../stats/steal.js";
 import { compareVariants, type MetricComparison } from "../../../report/compare.js";
 import { escapeMarkdown } from "../../../render/escape.js";

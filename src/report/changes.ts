@@ -1,2 +1,0 @@
-/** The changes of a report's groups are judged with its model (src/report/model.ts). */
-export { withChanges } from "./model.js";
