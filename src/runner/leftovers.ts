@@ -52,36 +52,30 @@ function processTable(): ProcStat[] {
   return readProcessesSync().filter((p) => p.state !== "Z");
 }
 
-let cachedBootId: string | undefined;
-function bootId(): string {
-  cachedBootId ??= readText("/proc/sys/kernel/random/boot_id")?.trim() ?? "unknown";
-  return cachedBootId;
-}
-
-function readText(file: string): string | undefined {
+/** What `read` returns, or undefined when it throws (a file missing, or cut short by the kill: nothing to go on). */
+function attempt<T>(read: () => T): T | undefined {
   try {
-    return readFileSync(file, "utf8");
+    return read();
   } catch {
     return undefined;
   }
 }
 
-/** The names in a folder; none when it cannot be read (it does not exist yet). */
-function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
+let cachedBootId: string | undefined;
+function bootId(): string {
+  cachedBootId ??=
+    attempt(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8"))?.trim() ?? "unknown";
+  return cachedBootId;
 }
 
-/** A JSON file's value; undefined when it is missing or cut short by the kill (nothing to go on). */
+/** The names in a folder; none when it cannot be read (it does not exist yet). */
+function listDir(dir: string): string[] {
+  return attempt(() => readdirSync(dir)) ?? [];
+}
+
+/** A JSON file's value; undefined when it is missing or cut short by the kill. */
 function readJson<T>(file: string): T | undefined {
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as T;
-  } catch {
-    return undefined; // none, or a file cut short by the kill: nothing to go on
-  }
+  return attempt(() => JSON.parse(readFileSync(file, "utf8")) as T);
 }
 
 /** Pure: the live processes of a recorded group, or [] when its number now names another group. */
@@ -134,7 +128,7 @@ function registryEntry(dir: string): string {
 
 function registeredDirs(): string[] {
   return listDir(registryDir())
-    .map((n) => readText(path.join(registryDir(), n)))
+    .map((n) => attempt(() => readFileSync(path.join(registryDir(), n), "utf8")))
     .filter((d): d is string => d !== undefined && d.length > 0);
 }
 
@@ -167,13 +161,7 @@ export function stopCommand(leftovers: readonly Leftover[]): string {
 
 /** Kills the groups and waits (up to `waitMs`) until none of their processes runs. */
 async function killGroups(leftovers: readonly Leftover[], waitMs = 5000): Promise<void> {
-  for (const l of leftovers) {
-    try {
-      process.kill(-l.pgid, "SIGKILL");
-    } catch {
-      // gone already
-    }
-  }
+  for (const l of leftovers) attempt(() => process.kill(-l.pgid, "SIGKILL")); // throws: gone already
   const pids = new Set(leftovers.flatMap((l) => l.pids));
   const deadline = Date.now() + waitMs;
   while (processTable().some((p) => pids.has(p.pid)) && Date.now() < deadline) {
@@ -258,13 +246,7 @@ function keepLedger(dir: string): RunLedger {
   const pidFile = (pgid: number) => path.join(folder, `${pgid}.json`);
   watchProcesses({
     // Best effort: a pid file that cannot be written (a full disk) leaves the guard to stop it.
-    started: (r: ProcessRecord) => {
-      try {
-        writeFileSync(pidFile(r.pgid), pidRecord(r));
-      } catch {
-        // not written: the guard stops the group
-      }
-    },
+    started: (r: ProcessRecord) => attempt(() => writeFileSync(pidFile(r.pgid), pidRecord(r))),
     ended: (pgid) => rmSync(pidFile(pgid), { force: true }),
   });
   return {
