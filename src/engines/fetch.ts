@@ -99,3 +99,9 @@ function joinedHeaders(
 export function isTlsError(code: string): boolean {
   return /CERT|SELF_SIGNED|UNABLE_TO_|HOSTNAME|ALTNAME|DEPTH_ZERO|SSL|TLS|wrong version/i.test(code);
 }
+
+/** A failed request's reason: fetch's own error says "fetch failed", so its cause's code or message first. */
+export function fetchErrorReason(err: unknown): string {
+  const e = err as { code?: string; cause?: { code?: string; message?: string }; message: string };
+  return e.cause?.code ?? e.cause?.message ?? e.code ?? e.message;
+}

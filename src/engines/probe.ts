@@ -1,7 +1,7 @@
 import type { ScenarioManifest } from "../manifests/schema.js";
 import { expandRequests, type ExpandedRequest } from "./requests.js";
 import { checksEffects, effectProblems, lowerCaseHeaders, type ResponseHeaders } from "./response-effects.js";
-import { fetchOverH2c, fetchOverTls, type FetchedResponse } from "./fetch.js";
+import { fetchErrorReason, fetchOverH2c, fetchOverTls, type FetchedResponse } from "./fetch.js";
 import type { ProbeResult } from "./types.js";
 
 /** Times each request is sent by the probe. */
@@ -80,11 +80,7 @@ async function send(
     const headers = lowerCaseHeaders(res.headers);
     return { status: res.status, contentType: res.headers["content-type"] ?? "", body: res.body, headers };
   } catch (err) {
-    // fetch's own error says "fetch failed": the reason is its cause
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    return {
-      error: cause?.code ?? cause?.message ?? (err as NodeJS.ErrnoException).code ?? (err as Error).message,
-    };
+    return { error: fetchErrorReason(err) };
   }
 }
 

@@ -1,22 +1,19 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { logTail } from "../util/logs.js";
-import { startProcess } from "../util/processes.js";
+import { startProcess, type StartOptions } from "../util/processes.js";
 import { CpuSampler } from "./cpu.js";
 import type { EngineFigures, EngineInvocation, EngineMeasurement } from "./types.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 import { UserError } from "../util/errors.js";
 
-interface EngineProcessOptions {
-  command: string;
-  args: string[];
+type EngineProcessOptions = Pick<StartOptions, "command" | "args" | "cwd"> & {
   env: Record<string, string>;
-  cwd?: string;
   /** stdout and stderr of the engine (kept as a raw output). */
   logFile: string;
   /** Seconds it may take in all before it is stopped: a hung engine must not hang the run. */
   limitS: number;
-}
+};
 
 export type EngineProcessResult = Pick<EngineMeasurement, "exitCode" | "loadgenCpu" | "loadgenCoresBusy"> & {
   aborted: boolean;
@@ -33,15 +30,7 @@ export async function runEngineProcess(
   options: EngineProcessOptions,
 ): Promise<EngineProcessResult> {
   if (inv.signal?.aborted) return { exitCode: null, aborted: true, timedOut: false };
-  const proc = await startProcess({
-    name: `${tool} ${inv.scenario.name}`,
-    command: options.command,
-    args: options.args,
-    env: options.env,
-    cwd: options.cwd,
-    cpus: inv.cpus,
-    logFile: options.logFile,
-  });
+  const proc = await startProcess({ ...options, name: `${tool} ${inv.scenario.name}`, cpus: inv.cpus });
   const sampler = proc.pid === undefined ? undefined : new CpuSampler(proc.pid, inv.cpus);
   let aborted = false;
   let timedOut = false;

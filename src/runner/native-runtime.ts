@@ -22,15 +22,7 @@ export class NativeRuntime implements Runtime {
 
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     const [command, args] = limitedCommand(spec.command, spec.args, spec.memoryBytes);
-    const proc = await startProcess({
-      name: spec.name,
-      command,
-      args,
-      cpus: spec.cpus,
-      logFile: spec.logFile,
-      ...(spec.env ? { env: spec.env } : {}),
-      ...(spec.cwd ? { cwd: spec.cwd } : {}),
-    });
+    const proc = await startProcess({ ...spec, command, args });
     return {
       name: proc.name,
       ...(proc.pid === undefined ? {} : { pid: proc.pid }),

@@ -1,6 +1,6 @@
 import { grpcAnswerProblem } from "../engines/grpc-health.js";
 import { isGrpc } from "../results/protocols.js";
-import { fetchOverH2c, fetchOverTls, isTlsError } from "../engines/fetch.js";
+import { fetchErrorReason, fetchOverH2c, fetchOverTls, isTlsError } from "../engines/fetch.js";
 import type { Protocol } from "../results/schema.js";
 import type { RunningProcess } from "./runtime.js";
 
@@ -53,11 +53,6 @@ async function httpProblem(url: string, ca?: string, h2c = false): Promise<strin
     if (status >= 200 && status < 300) return undefined;
     return `HTTP ${status}`;
   } catch (err) {
-    return describeFetchError(err);
+    return fetchErrorReason(err);
   }
-}
-
-function describeFetchError(err: unknown): string {
-  const e = err as { code?: string; cause?: { code?: string; message?: string }; message: string };
-  return e.cause?.code ?? e.cause?.message ?? e.code ?? e.message;
 }
