@@ -106,11 +106,9 @@ function bindMount(source: string, target: string, readOnly: boolean): string {
  * What is wrong with the docker setup, from `docker version`'s outcome (pure), or undefined when
  * the engine answered. `missing`: the docker executable could not be started at all.
  */
-export function dockerProblem(result: {
-  missing: boolean;
-  code: number | null;
-  output: string;
-}): string | undefined {
+export function dockerProblem(
+  result: Awaited<ReturnType<typeof runCommand>> & { missing: boolean },
+): string | undefined {
   const alternative = "or run natively with --runtime native";
   if (result.missing) {
     return `docker is not installed (no 'docker' executable found): install Docker Engine (https://docs.docker.com/engine/install/), ${alternative}`;

@@ -78,26 +78,24 @@ function readJson<T>(file: string): T | undefined {
   return attempt(() => JSON.parse(readFileSync(file, "utf8")) as T);
 }
 
-/** Pure: the live processes of a recorded group, or [] when its number now names another group. */
-function groupMembers(
-  record: Pick<PidFile, "pgid" | "startTicks" | "bootId">,
-  table: readonly ProcStat[],
-  currentBoot: string,
-): number[] {
-  if (record.bootId !== currentBoot) return [];
+/** Whether a recorded process's number now names another: another boot's, or started at another time. */
+function numberReused(record: Pick<PidFile, "startTicks" | "bootId">, now: ProcStat | undefined): boolean {
+  if (record.bootId !== bootId()) return true;
+  return now !== undefined && record.startTicks !== undefined && now.startTicks !== record.startTicks;
+}
+
+/** The live processes of a recorded group, or [] when its number now names another group. */
+function groupMembers(record: PidFile, table: readonly ProcStat[]): number[] {
   const leader = table.find((p) => p.pid === record.pgid);
-  if (leader && record.startTicks !== undefined && leader.startTicks !== record.startTicks) return [];
+  if (numberReused(record, leader)) return [];
   return table.filter((p) => p.pgrp === record.pgid).map((p) => p.pid);
 }
 
 /** The pid of the live run that owns `dir` (this process, possibly), if one does. */
 function liveOwner(dir: string, table: readonly ProcStat[]): number | undefined {
   const owner = readJson<OwnerFile>(path.join(dir, PIDS, OWNER));
-  if (!owner || owner.bootId !== bootId()) return undefined;
-  const proc = table.find((p) => p.pid === owner.pid);
-  return proc && (owner.startTicks === undefined || proc.startTicks === owner.startTicks)
-    ? owner.pid
-    : undefined;
+  const proc = owner && table.find((p) => p.pid === owner.pid);
+  return proc && !numberReused(owner, proc) ? proc.pid : undefined;
 }
 
 /** The groups `dir`'s earlier runs left running; pid files of groups that ended are removed. */
@@ -107,7 +105,7 @@ function leftoversIn(dir: string, table: readonly ProcStat[]): Leftover[] {
   const found: Leftover[] = [];
   for (const name of names) {
     const record = readJson<PidFile>(path.join(folder, name));
-    const pids = record ? groupMembers(record, table, bootId()) : [];
+    const pids = record ? groupMembers(record, table) : [];
     if (record && pids.length > 0) {
       found.push({ dir, name: record.name, pgid: record.pgid, pids, cpus: record.cpus });
     } else {

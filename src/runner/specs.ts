@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { LoadedProxy } from "../manifests/load.js";
 import type { ScenarioManifest } from "../manifests/schema.js";
-import type { Protocol } from "../results/schema.js";
+import type { Protocol, Settings } from "../results/schema.js";
 import { renderArgs, renderEnv, renderTemplate, type TemplateVars } from "../manifests/template.js";
 import type { ProcessSpec } from "./runtime.js";
 import type { TlsFiles } from "./tls.js";
@@ -189,10 +189,7 @@ export function imageRef(proxy: string, tag?: string, env: NodeJS.ProcessEnv = p
  * `--image-tag`; undefined leaves the choice to imageRef.
  */
 export function proxyImageTag(
-  settings: {
-    imageTag?: string | undefined;
-    variants?: ReadonlyArray<{ name: string; imageTag?: string | undefined }> | undefined;
-  },
+  settings: Pick<Settings, "imageTag" | "variants">,
   variant: string | undefined,
 ): string | undefined {
   const own =

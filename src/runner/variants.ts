@@ -12,6 +12,7 @@ import {
 import { planLooks } from "../stats/sequential.js";
 import { buildPlan, mergeVariantPlans, type Block, type Plan, type PlannedCell } from "./plan.js";
 import { isDirectory } from "../util/paths.js";
+import type { RunRequest } from "./settings.js";
 
 /**
  * Variants (`--variant NAME=DIR`): the same matrix measured for several sets of manifests in
@@ -205,9 +206,7 @@ export function planVariantRounds(
     targetPct = DEFAULT_TARGET_PCT,
     shards = 1,
     lifetime,
-  }: {
-    budgetMinutes?: number | undefined;
-    targetPct?: number | undefined;
+  }: Pick<RunRequest, "budgetMinutes" | "targetPct"> & {
     shards?: number;
     lifetime?: Settings["proxyLifetime"];
   } = {},
