@@ -3,7 +3,7 @@ import type { ScenarioManifest } from "../manifests/schema.js";
 import type { Load } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { refuseForeignLoad, wholeSeconds } from "./load.js";
-import { emptyMeasurement } from "./measurement.js";
+import { emptyMeasurement, latencyMsOf } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
 import { freshRunFiles, runEngineProcess, runFields } from "./process.js";
@@ -211,15 +211,12 @@ export function normaliseAb(
     statusCodes,
     droppedIterations: 0,
     bytesReceived: report.totalTransferred,
-    latencyMs: {
-      min: fromCsv ? at("0") : (report.totalMs?.min ?? 0),
-      mean: report.timePerRequestMs,
-      p50: at("50"),
-      p90: at("90"),
-      p95: at("95"),
-      p99: at("99"),
-      max: at("100"),
-    },
+    latencyMs: latencyMsOf(
+      fromCsv ? at("0") : (report.totalMs?.min ?? 0),
+      report.timePerRequestMs,
+      at("100"),
+      at,
+    ),
     latencyPercentilesMs: Object.fromEntries(AB_LADDER.map((p) => [p, at(p)])),
     raw,
     exitCode,

@@ -1,4 +1,5 @@
 import { quantileSorted } from "simple-statistics";
+import type { LatencyMs } from "../results/schema.js";
 import type { EngineFigures, EngineMeasurement } from "./types.js";
 
 /** A measurement with nothing measured (the engine failed before producing figures). */
@@ -41,6 +42,16 @@ export function statusTotals(statusCodes: Record<string, number>): {
   return { requests, errors: statusCodes["0"] ?? 0, non2xx };
 }
 
+/** LatencyMs from its extremes, its mean and a reader of its percentiles (by percent). Pure. */
+export function latencyMsOf(
+  min: number,
+  mean: number,
+  max: number,
+  at: (percent: string) => number,
+): LatencyMs {
+  return { min, mean, p50: at("50"), p90: at("90"), p95: at("95"), p99: at("99"), max };
+}
+
 /** Percentiles beyond LatencyMs that engines judging each response report (keyed by percent). */
 const EXTRA_PERCENTILES = ["75", "99.9"] as const;
 
@@ -49,17 +60,9 @@ export function latencyOfSorted(
   sorted: readonly number[],
 ): Pick<EngineFigures, "latencyMs" | "latencyPercentilesMs"> {
   if (sorted.length === 0) return { latencyMs: emptyMeasurement(0).latencyMs, latencyPercentilesMs: {} };
-  const q = (p: number) => quantileSorted(sorted, p);
+  const q = (percent: string) => quantileSorted(sorted, Number(percent) / 100);
   return {
-    latencyMs: {
-      min: sorted[0]!,
-      mean: sorted.reduce((s, x) => s + x, 0) / sorted.length,
-      p50: q(0.5),
-      p90: q(0.9),
-      p95: q(0.95),
-      p99: q(0.99),
-      max: sorted.at(-1)!,
-    },
-    latencyPercentilesMs: Object.fromEntries(EXTRA_PERCENTILES.map((p) => [p, q(Number(p) / 100)])),
+    latencyMs: latencyMsOf(sorted[0]!, sorted.reduce((s, x) => s + x, 0) / sorted.length, sorted.at(-1)!, q),
+    latencyPercentilesMs: Object.fromEntries(EXTRA_PERCENTILES.map((p) => [p, q(p)])),
   };
 }

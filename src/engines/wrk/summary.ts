@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { formatSchemaError, UserError } from "../../util/errors.js";
+import { latencyMsOf } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
 /** The JSON scenarios/lib/wrk.lua writes from wrk's done() hook (times in microseconds). */
@@ -59,15 +60,9 @@ export function normaliseWrkSummary(json: unknown, file: string): WrkFigures {
     statusCodes: transport > 0 ? { "0": transport } : {},
     droppedIterations: 0,
     bytesReceived: s.bytes,
-    latencyMs: {
-      min: ms(s.latency_us.min),
-      mean: ms(s.latency_us.mean),
-      p50: ms(percentile(s, "50", file)),
-      p90: ms(percentile(s, "90", file)),
-      p95: ms(percentile(s, "95", file)),
-      p99: ms(percentile(s, "99", file)),
-      max: ms(s.latency_us.max),
-    },
+    latencyMs: latencyMsOf(ms(s.latency_us.min), ms(s.latency_us.mean), ms(s.latency_us.max), (p) =>
+      ms(percentile(s, p, file)),
+    ),
     latencyPercentilesMs: Object.fromEntries(percentiles.map(([p, us]) => [p, us / 1000])),
   };
 }
