@@ -53,7 +53,7 @@ export interface CountingRun {
   tools?: ValgrindTools;
 }
 
-/** One repetition of a job: the run's, the job's block's upstream, and its index. */
+/** One repetition of a job: what the run shares, the upstream of the job's block, and its index. */
 export interface MeasureJob extends CountedJob, CountingRun {
   upstream: Pick<StartedUpstream, "host" | "port" | "grpcPort">;
   index: number;

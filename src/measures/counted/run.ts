@@ -343,8 +343,8 @@ function newJob(
  * A block's counted cells in the block lifecycle (runner/lifecycle.ts: the upstream(s), every
  * cell once per round, the order reversed every other round (ABBA) so a drift weighs alike on
  * base and head, instructions.json saved after each slot); each slot starts the proxy under
- * callgrind, counts, and stops it. A cell of the block holds its job and what each of its
- * repetitions needs but its index.
+ * callgrind, counts, and stops it. A cell of the block holds its job and its block's
+ * upstream; each repetition adds what the run shares (ready) and its index.
  */
 function countedBlock(
   ready: ReadyCount,
