@@ -89,12 +89,11 @@ const COMPRESSED: Record<string, string> = Object.fromEntries(
   ),
 );
 
-function headerLine(state: ParseState, key: string, value: string): boolean {
-  if (key === "events") state.events = value.trim().split(/\s+/);
-  else if (key === "positions") state.positions = value.trim().split(/\s+/).length;
-  else if (key === "totals") state.totals = value.trim().split(/\s+/).map(Number);
-  else return false;
-  return true;
+function headerLine(state: ParseState, key: string, value: string): void {
+  const fields = value.trim().split(/\s+/);
+  if (key === "events") state.events = fields;
+  else if (key === "positions") state.positions = fields.length;
+  else if (key === "totals") state.totals = fields.map(Number);
 }
 
 function specLine(state: ParseState, key: string, value: string): void {

@@ -44,8 +44,7 @@ function countedWhere(head: InstructionsResults): string {
 
 export function countedSection(runs: CountedRuns): CommentSection {
   const c = runs.comparison;
-  const body =
-    c === undefined ? renderInstructionsMarkdown(runs.head) : renderCountedComparison(c, { headingLevel: 4 });
+  const body = c === undefined ? renderInstructionsMarkdown(runs.head) : renderCountedComparison(c, 4);
   const scope = `${COUNTED_SCOPE} ${countedWhere(runs.head)}`;
   const markdown = ["### Counted: instructions per request", "", scope, "", body.trimEnd()].join("\n");
   if (c === undefined) return { markdown };

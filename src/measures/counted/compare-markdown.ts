@@ -83,15 +83,11 @@ export function variantsText(c: CountedComparison, escape: (text: string) => str
   return c.variants && `Variants of one run: ${escape(c.variants.head)} against ${escape(c.variants.base)}.`;
 }
 
-/** Level of the title heading (2 = `##`): a PR comment nests it under its own section. */
-export interface CountedMarkdownOptions {
-  headingLevel?: number;
-}
-
-export function renderCountedComparison(c: CountedComparison, options: CountedMarkdownOptions = {}): string {
+/** `headingLevel`: of the title heading (2 = `##`); a PR comment nests it under its own section. */
+export function renderCountedComparison(c: CountedComparison, headingLevel = 2): string {
   const variants = variantsText(c, escapeMarkdown);
   const lines = [
-    heading(options.headingLevel ?? 2, headline(c)),
+    heading(headingLevel, headline(c)),
     "",
     ...(variants === undefined ? [] : [variants, ""]),
     verdictRule(c),

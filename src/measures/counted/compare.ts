@@ -35,9 +35,7 @@ export interface CountedCellComparison {
   where?: WhereItWent;
 }
 
-export interface CountedComparison {
-  floorPct: number;
-  spreadFactor: number;
+export interface CountedComparison extends Required<VerdictOptions> {
   cells: CountedCellComparison[];
   notCompared: Array<{ id: string; why: string }>;
   /** The variants compared, for one run holding variants. */

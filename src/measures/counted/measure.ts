@@ -35,24 +35,28 @@ export type CountedTarget = { kind: "native"; binaryPath: string } | { kind: "do
 
 /** One cell to count: where its proxy runs, its results entry, and the stem of its files. */
 export interface CountedJob {
+  planned: PlannedCell;
   target: CountedTarget;
   cell: CountedCell & { log: string };
   /** `<scenario>-<proxy>[@<variant>]`: its folder in work/ and its dumps in raw/. */
   stem: string;
 }
 
-/** One repetition of a job: the cell's proxy and scenario, and what the run gives it. */
-export interface MeasureJob extends CountedJob {
-  planned: PlannedCell;
+/** What every repetition of a counted run shares. */
+export interface CountingRun {
   runtime: Runtime;
-  upstream: Pick<StartedUpstream, "host" | "port" | "grpcPort">;
   /** The run's cores (the proxy's first) and what each repetition sends. */
   settings: Pick<InstructionsResults["settings"], "cpus" | "requests" | "warmupRequests" | "connections">;
   /** The results directory. */
   dir: string;
-  index: number;
   /** Valgrind on this machine: needed for a native target. */
   tools?: ValgrindTools;
+}
+
+/** One repetition of a job: what the run shares, the upstream of the job's block, and its index. */
+export interface MeasureJob extends CountedJob, CountingRun {
+  upstream: Pick<StartedUpstream, "host" | "port" | "grpcPort">;
+  index: number;
 }
 
 type Outcome = Omit<CountedRepetition, "index" | "startedAt">;

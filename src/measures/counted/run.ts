@@ -6,9 +6,7 @@ import type { Settings } from "../../results/schema.js";
 import { Interrupted, updateCell } from "../../runner/cell.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
 import { DockerRuntime } from "../../runner/docker-runtime.js";
-import type { Runtime } from "../../runner/runtime.js";
 import { createRuntime, dockerClient, type RuntimeKind } from "../../runner/runtime-factory.js";
-import type { MeasurementStep } from "../../runner/lifecycle.js";
 import {
   PLAN_IMAGE_ONLY_REASON,
   proxyStem,
@@ -32,7 +30,13 @@ import { coreCount, defaultOutDir, resolveSettings, type RunRequest } from "../.
 import { imageRef, proxyImageTag } from "../../runner/specs.js";
 import { planRun } from "../../runner/variants.js";
 import { UserError } from "../../util/errors.js";
-import { measureOnce, type CountedJob, type CountedTarget, type MeasureJob } from "./measure.js";
+import {
+  measureOnce,
+  type CountedJob,
+  type CountedTarget,
+  type CountingRun,
+  type MeasureJob,
+} from "./measure.js";
 import { renderInstructionsMarkdown } from "./report.js";
 import {
   countedCellId,
@@ -47,7 +51,6 @@ import {
   IMAGE_ONLY_REASON,
   instructionsSkipReason,
   valgrindInImage,
-  type ValgrindTools,
 } from "./valgrind.js";
 
 /** `proxybench count`: the fixed sequence and its defaults. */
@@ -57,35 +60,11 @@ const DEFAULT_CONNECTIONS = 2;
 const DEFAULT_COUNTED_REPETITIONS = 5;
 
 /** What `proxybench count` was asked (the flags it shares with `run`), and the sequence's sizes. */
-export type InstructionsRequest = Pick<
-  RunRequest,
-  | "proxies"
-  | "scenarios"
-  | "repetitions"
-  | "cpus"
-  | "out"
-  | "proxiesDirs"
-  | "scenariosDirs"
-  | "variants"
-  | "runtime"
-  | "imageTag"
-> &
+export type InstructionsRequest = RunRequest &
   Partial<PlannedCount["requests"]> & {
     /** Progress lines (default: stderr). */
     log?: (line: string) => void;
   };
-
-interface Ready {
-  results: InstructionsResults;
-  dir: string;
-  runtime: Runtime;
-  tools?: ValgrindTools;
-  plan: Plan;
-  jobs: Map<PlannedCell, CountedJob>;
-  log: (line: string) => void;
-  file: AtomicJsonFile<InstructionsResults>;
-  markdown: AtomicFile<InstructionsResults>;
-}
 
 type CountedOutcome = { exitCode: number; results: InstructionsResults; dir: string };
 
@@ -102,32 +81,20 @@ export function dryRunInstructions(request: InstructionsRequest, out: Out = proc
 const counted: MeasurementKind<InstructionsRequest, PlannedCount, ReadyCount, CountedOutcome> = {
   plan: planCount,
   describe: (planned) => Promise.resolve(describeCount(planned)),
-  prepare: async (planned) => {
-    const ready = await prepare(planned);
-    const { results, file } = ready;
-    return {
-      ready,
-      session: {
-        documents: [savedDocument(file, results), savedDocument(ready.markdown, results)],
-        interrupted: () => keepCounted(results, file.file),
-        say: ready.log,
-      },
-      blocks: ready.plan.blocks,
-      blockRun: (block, session) => countedBlock(ready, block, session),
-      settle: () => {
-        results.finishedAt = new Date().toISOString();
-      },
-    };
-  },
-  finish: ({ ready: { results, file, log, dir } }) => {
+  prepare,
+  finish: ({ results, file, log, dir }) => {
     log(`results: ${file.file}`);
     const allOk = results.cells.every((c) => c.status === "ok");
     return Promise.resolve({ exitCode: allOk ? 0 : 1, results, dir });
   },
 };
 
-interface ReadyCount extends ReadyMeasurement {
-  ready: Ready;
+/** A counted run made ready: its results document, and what each of its repetitions shares. */
+interface ReadyCount extends ReadyMeasurement, CountingRun {
+  results: InstructionsResults;
+  jobs: Map<PlannedCell, CountedJob>;
+  log: (line: string) => void;
+  file: AtomicJsonFile<InstructionsResults>;
 }
 
 /** The counted run's settings, folder and plan, before anything is looked for. */
@@ -177,15 +144,16 @@ function describeCount({ settings, plan, requests }: PlannedCount): string {
   const reason = (c: PlannedCell) => instructionsSkipReason(c.proxy, settings.runtime);
   const stem = (c: PlannedCell) => proxyStem(c.proxy.manifest.name, c.variant);
   const blocks = plan.blocks.map((b) => ({ b, cells: b.cells.filter((c) => reason(c) === undefined) }));
-  const skipped = dedupe([
-    ...planSkipped(plan, settings.runtime),
-    ...plan.blocks
+  const skipped = skippedOf(
+    plan,
+    settings.runtime,
+    plan.blocks
       .flatMap((b) => b.cells)
       .flatMap((c) => {
         const why = reason(c);
         return why === undefined ? [] : [{ proxy: stem(c), reason: why }];
       }),
-  ]);
+  );
   const where = settings.runtime === "docker" ? "each proxy in its image" : "natively";
   const cells = blocks.reduce((n, { cells }) => n + cells.length, 0);
   return [
@@ -198,22 +166,23 @@ function describeCount({ settings, plan, requests }: PlannedCount): string {
   ].join("\n");
 }
 
-/** The plan's skipped proxies, named as a counted run names them. */
-function planSkipped(plan: Plan, runtime: RuntimeKind): Skipped[] {
-  return plan.skipped.map((s) => ({
+/** The plan's skipped proxies, named as a counted run names them, then the cells', each proxy and reason once. */
+function skippedOf(plan: Plan, runtime: RuntimeKind, cells: Skipped[]): Skipped[] {
+  const all = plan.skipped.map((s) => ({
     ...s,
     reason: runtime === "native" && s.reason === PLAN_IMAGE_ONLY_REASON ? IMAGE_ONLY_REASON : s.reason,
   }));
+  return [...new Map([...all, ...cells].map((s) => [`${s.proxy}\n${s.reason}`, s])).values()];
 }
 
 /** Each cell's binary or image found under Valgrind, the skipped ones said, the results document. */
-async function prepare({ settings, dir, plan, log, requests }: PlannedCount): Promise<Ready> {
+async function prepare({ settings, dir, plan, log, requests }: PlannedCount): Promise<ReadyCount> {
   const kind = settings.runtime;
   const tools = kind === "native" ? await findValgrind() : undefined;
   const runtime = createRuntime(kind);
   if (runtime instanceof DockerRuntime) await runtime.check();
   const found = await findTargets(plan, settings);
-  const skipped = dedupe([...planSkipped(plan, kind), ...found.skipped]);
+  const skipped = skippedOf(plan, kind, found.skipped);
   for (const s of skipped) log(`skipped ${s.proxy}: ${s.reason}`);
   const { variants, imageTag } = settings;
   if (variants) log(`variants: ${variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ABBA rounds`);
@@ -242,7 +211,27 @@ async function prepare({ settings, dir, plan, log, requests }: PlannedCount): Pr
     return r;
   });
   const markdown = new AtomicFile(dir, "instructions.md", renderInstructionsMarkdown);
-  return { results, dir, runtime, ...(tools ? { tools } : {}), plan, jobs: found.jobs, log, file, markdown };
+  const ready: ReadyCount = {
+    results,
+    settings: results.settings,
+    dir,
+    runtime,
+    ...(tools ? { tools } : {}),
+    jobs: found.jobs,
+    log,
+    file,
+    blocks: plan.blocks,
+    session: {
+      documents: [savedDocument(file, results), savedDocument(markdown, results)],
+      interrupted: () => keepCounted(results, file.file),
+      say: log,
+    },
+    blockRun: (block, session) => countedBlock(ready, block, session),
+    settle: () => {
+      results.finishedAt = new Date().toISOString();
+    },
+  };
+  return ready;
 }
 
 /**
@@ -278,11 +267,6 @@ function positive(flag: string, n: number): number {
 
 type Skipped = InstructionsResults["skipped"][number];
 
-function dedupe(skipped: Skipped[]): Skipped[] {
-  const seen = new Map(skipped.map((s) => [`${s.proxy}\n${s.reason}`, s]));
-  return [...seen.values()];
-}
-
 type Found = { target: CountedTarget; version: string; valgrind?: string } | { reason: string };
 
 /** The cells that can be counted, why the others cannot, and the versions found. */
@@ -299,11 +283,15 @@ async function findTargets(plan: Plan, settings: Settings): Promise<Targets> {
   const looked = new Map<string, Found>();
   const out: Targets = { jobs: new Map(), skipped: [], versions: {}, valgrind: new Map() };
   for (const planned of plan.blocks.flatMap((b) => b.cells)) {
-    const image = settings.runtime === "docker" ? countedImage(planned, settings) : undefined;
+    const { name } = planned.proxy.manifest;
+    const image =
+      settings.runtime === "docker"
+        ? countedImageRef(imageRef(name, proxyImageTag(settings, planned.variant)))
+        : undefined;
     const key = image ?? planned.proxy.file;
     const found = looked.get(key) ?? (await lookFor(planned.proxy, settings.runtime, image));
     looked.set(key, found);
-    const shown = proxyStem(planned.proxy.manifest.name, planned.variant);
+    const shown = proxyStem(name, planned.variant);
     if ("reason" in found) out.skipped.push({ proxy: shown, reason: found.reason });
     else {
       out.versions[shown] = found.version;
@@ -312,11 +300,6 @@ async function findTargets(plan: Plan, settings: Settings): Promise<Targets> {
     }
   }
   return out;
-}
-
-/** The counted image of a cell's proxy: its image (with the variant's tag) with Valgrind. */
-function countedImage(planned: PlannedCell, settings: Settings): string {
-  return countedImageRef(imageRef(planned.proxy.manifest.name, proxyImageTag(settings, planned.variant)));
 }
 
 async function lookFor(proxy: LoadedProxy, kind: RuntimeKind, image: string | undefined): Promise<Found> {
@@ -353,53 +336,42 @@ function newJob(
     repetitions: [],
     log: `logs/${stem}.log`,
   };
-  return { target, cell, stem };
+  return { planned, target, cell, stem };
 }
 
 /**
  * A block's counted cells in the block lifecycle (runner/lifecycle.ts: the upstream(s), every
  * cell once per round, the order reversed every other round (ABBA) so a drift weighs alike on
  * base and head, instructions.json saved after each slot); each slot starts the proxy under
- * callgrind, counts, and stops it.
+ * callgrind, counts, and stops it. A cell of the block holds its job and its block's
+ * upstream; each repetition adds what the run shares (ready) and its index.
  */
-function countedBlock(ready: Ready, block: Block, session: RunSession): BlockRun<CountedCellRun> {
+function countedBlock(
+  ready: ReadyCount,
+  block: Block,
+  session: RunSession,
+): BlockRun<CountedJob & Pick<MeasureJob, "upstream">> {
+  const { results, dir } = ready;
   return {
     lifecycle: {
       cells: block.cells.filter((planned) => ready.jobs.has(planned)),
       logStem: block.scenario.manifest.name,
-      ctx: { settings: ready.results.settings, dir: ready.dir, ...session },
+      ctx: { settings: results.settings, dir, ...session },
     },
-    step: countedStep(ready, session),
-  };
-}
-
-/** A counted cell of a block: its job, with what each of its repetitions needs but its index. */
-type CountedCellRun = Omit<MeasureJob, "index">;
-
-function countedStep(ready: Ready, session: RunSession): MeasurementStep<CountedCellRun> {
-  const { results, dir, runtime, tools } = ready;
-  return {
-    startCell: (planned, upstream) => {
-      const job = ready.jobs.get(planned)!;
-      results.cells.push(job.cell);
-      const { settings } = results;
-      return Promise.resolve({
-        ...job,
-        planned,
-        runtime,
-        upstream: upstream.started,
-        settings,
-        dir,
-        ...(tools ? { tools } : {}),
-      });
-    },
-    skips: ({ cell }) => cell.status === "failed",
-    measure: async (run, round) => {
-      const rep = await measureOnce({ ...run, index: run.cell.repetitions.length });
-      // A repetition whose processes a signal stopped is not kept.
-      if (session.isInterrupted()) throw new Interrupted();
-      const { variant } = run.planned;
-      addRepetition(run.cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
+    step: {
+      startCell: (planned, upstream) => {
+        const job = ready.jobs.get(planned)!;
+        results.cells.push(job.cell);
+        return Promise.resolve({ ...job, upstream: upstream.started });
+      },
+      skips: ({ cell }) => cell.status === "failed",
+      measure: async (run, round) => {
+        const rep = await measureOnce({ ...ready, ...run, index: run.cell.repetitions.length });
+        // A repetition whose processes a signal stopped is not kept.
+        if (session.isInterrupted()) throw new Interrupted();
+        const { variant } = run.planned;
+        addRepetition(run.cell, variant === undefined ? rep : { ...rep, round, variant }, ready.log);
+      },
     },
   };
 }
