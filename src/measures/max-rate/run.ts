@@ -28,12 +28,12 @@ import {
 } from "../../runner/measurement.js";
 import { planRun } from "../../runner/variants.js";
 import { UserError } from "../../util/errors.js";
-import { pickDefined } from "../../util/objects.js";
 import {
   DEFAULT_MAX_P99_MS,
   DEFAULT_MAX_RATE_OPTIONS,
-  findMaxRate,
   formatMaxRate,
+  rateSteps,
+  searchMaxRate,
   type MaxRateOptions,
   type MaxRateResult,
 } from "./search.js";
@@ -222,23 +222,23 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
   const file = path.join(s.ctx.dir, searchFile(proxy, block));
   const dir = path.dirname(file);
   const maxP99Ms = s.req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
-  const result = await findMaxRate({
-    engine: getEngine("k6"),
+  const target = {
     scenario: block.scenario.manifest,
     scenarioDir: block.scenario.dir,
     baseUrl: a.baseUrl,
     cpus: s.ctx.settings.cpus.loadgen,
     outDir: path.join(dir, "raw"),
-    stepDurationS: block.load.durationS,
-    warmupS: block.load.warmupS,
-    limits: { maxP99Ms },
     signal: s.ctx.signal,
-    ...pickDefined(s.req, ["search"]),
-    onStep: (st) =>
+  };
+  const { durationS, warmupS } = block.load;
+  const result = await searchMaxRate(
+    rateSteps(getEngine("k6"), target, { durationS, warmupS, maxP99Ms }),
+    s.req.search,
+    (st) =>
       s.stderr.write(
         `  ${st.phase} ${st.rate}/s: ${st.ok ? "held" : "did not hold"}${st.p99Ms !== undefined ? `, p99 ${st.p99Ms.toFixed(1)} ms` : ""}\n`,
       ),
-  });
+  );
   // A search that a signal stopped has no outcome.
   if (s.ctx.isInterrupted()) throw new Interrupted();
   const version = s.ctx.binaries.get(proxy)?.version;
