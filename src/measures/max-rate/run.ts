@@ -1,6 +1,5 @@
 import path from "node:path";
 import { getEngine } from "../../engines/index.js";
-import type { Settings } from "../../results/schema.js";
 import { Interrupted } from "../../runner/cell.js";
 import type { ActiveCell, CellContext } from "../../runner/context.js";
 import { formatWallTime } from "../../render/format.js";
@@ -12,7 +11,6 @@ import {
   unspokenText,
   UnspokenProtocol,
   type Block,
-  type Plan,
   type PlannedCell,
 } from "../../runner/plan.js";
 import { nativeBinaries, refuseUsedOut, type PreflightResult } from "../../runner/preflight.js";
@@ -74,10 +72,7 @@ const DEFAULT_STEP_DURATION_S = 5;
  * The searches as the runner plans a run (a block's load: one step's duration and warm-up), each
  * proxy refused before anything starts when it cannot run natively here.
  */
-async function planSearches(
-  req: MaxRateRequest,
-  cores: number,
-): Promise<{ settings: Settings; plan: Plan; dir: string }> {
+async function planSearches(req: MaxRateRequest, cores: number) {
   const { settings } = resolveSettings(
     {
       ...req,
