@@ -180,9 +180,8 @@ export function toRepetition(
     droppedIterations: m.droppedIterations,
     ...pickDefined(m, ["bytesReceived"]),
     latencyMs: m.latencyMs,
+    ...pickDefined(m, ["latencyPercentilesMs", "loadgenCpu"]),
     ...withoutUndefined({
-      latencyPercentilesMs: m.latencyPercentilesMs,
-      loadgenCpu: m.loadgenCpu,
       proxyCpu: proxyCost && proxyCost.windowS > 0 ? proxyCost.cpuS / proxyCost.windowS : undefined,
       proxyCost,
     }),

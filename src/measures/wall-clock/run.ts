@@ -236,13 +236,10 @@ function announce(run: ResolvedRun, say: (line: string) => void): void {
       `variants: ${settings.variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ${roundsText(settings)}`,
     );
   }
-  say(`round order: ${orderText(settings)}`);
-}
-
-/** "random (seed 7; --seed 7 repeats it)", or "abba". */
-function orderText(settings: ResolvedSettings["settings"]): string {
-  if (settings.roundOrder !== "random") return "abba";
-  return `random (seed ${settings.seed}; --seed ${settings.seed} repeats it)`;
+  const { roundOrder, seed } = settings;
+  say(
+    `round order: ${roundOrder === "random" ? `random (seed ${seed}; --seed ${seed} repeats it)` : "abba"}`,
+  );
 }
 
 /** "10 rounds", or the looks of --repetitions auto. */
