@@ -1,29 +1,24 @@
 import type { CommentSection, SectionOptions } from "../report/section.js";
-import { countedSection, type CountedRuns } from "./counted/comment.js";
-import { wallClockSection, type WallClockRuns } from "./wall-clock/comment.js";
+import { countedSection } from "./counted/comment.js";
+import { wallClockSection } from "./wall-clock/comment.js";
 
 /**
  * The kinds of measurement whose runs a pull request's comment compares, in the comment's order,
- * a line a kind: its runs, the name its headline gives it and its section (each kind's
- * comment.ts). A study's comment is its own (measures/study/comment.ts): a study is reported alone.
+ * a line a kind: the name its headline gives it and its section (each kind's comment.ts), whose
+ * runs are the kind's. A study's comment is its own (measures/study/comment.ts): a study is
+ * reported alone.
  */
-export interface KindRuns {
-  counted?: CountedRuns;
-  wallClock?: WallClockRuns;
-}
-
-export const COMMENT_KINDS: CommentKinds = {
+export const COMMENT_KINDS = {
   counted: { label: "counted", section: countedSection },
   wallClock: { label: "wall clock", section: wallClockSection },
 };
 
-export type CommentKey = keyof KindRuns;
+export type CommentKey = keyof typeof COMMENT_KINDS;
 
-type RunsOf = { [K in CommentKey]-?: NonNullable<KindRuns[K]> };
+type RunsOf = { [K in CommentKey]: Parameters<(typeof COMMENT_KINDS)[K]["section"]>[0] };
 
-type CommentKinds = {
-  [K in CommentKey]: { label: string; section: (runs: RunsOf[K], options: SectionOptions) => CommentSection };
-};
+/** The runs of each kind, as its section reads them. */
+export type KindRuns = Partial<RunsOf>;
 
 /** The kinds' keys in the comment's order. */
 export const COMMENT_ORDER = Object.keys(COMMENT_KINDS) as CommentKey[];
@@ -34,6 +29,8 @@ export function kindSection<K extends CommentKey>(
   runs: RunsOf[K],
   options: SectionOptions,
 ): CommentSection {
-  const section: (runs: RunsOf[K], options: SectionOptions) => CommentSection = COMMENT_KINDS[key].section;
-  return section(runs, options);
+  const kinds: {
+    [P in CommentKey]: { section: (runs: RunsOf[P], options: SectionOptions) => CommentSection };
+  } = COMMENT_KINDS;
+  return kinds[key].section(runs, options);
 }

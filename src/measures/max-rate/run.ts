@@ -1,6 +1,5 @@
 import path from "node:path";
 import { getEngine } from "../../engines/index.js";
-import type { Settings } from "../../results/schema.js";
 import { Interrupted } from "../../runner/cell.js";
 import type { ActiveCell, CellContext } from "../../runner/context.js";
 import { formatWallTime } from "../../render/format.js";
@@ -12,7 +11,6 @@ import {
   unspokenText,
   UnspokenProtocol,
   type Block,
-  type Plan,
   type PlannedCell,
 } from "../../runner/plan.js";
 import { nativeBinaries, refuseUsedOut, type PreflightResult } from "../../runner/preflight.js";
@@ -28,12 +26,12 @@ import {
 } from "../../runner/measurement.js";
 import { planRun } from "../../runner/variants.js";
 import { UserError } from "../../util/errors.js";
-import { pickDefined } from "../../util/objects.js";
 import {
   DEFAULT_MAX_P99_MS,
   DEFAULT_MAX_RATE_OPTIONS,
-  findMaxRate,
   formatMaxRate,
+  rateSteps,
+  searchMaxRate,
   type MaxRateOptions,
   type MaxRateResult,
 } from "./search.js";
@@ -74,10 +72,7 @@ const DEFAULT_STEP_DURATION_S = 5;
  * The searches as the runner plans a run (a block's load: one step's duration and warm-up), each
  * proxy refused before anything starts when it cannot run natively here.
  */
-async function planSearches(
-  req: MaxRateRequest,
-  cores: number,
-): Promise<{ settings: Settings; plan: Plan; dir: string }> {
+async function planSearches(req: MaxRateRequest, cores: number) {
   const { settings } = resolveSettings(
     {
       ...req,
@@ -222,23 +217,23 @@ async function searchCell(a: ActiveCell, block: Block, s: Searches): Promise<Pro
   const file = path.join(s.ctx.dir, searchFile(proxy, block));
   const dir = path.dirname(file);
   const maxP99Ms = s.req.maxP99Ms ?? DEFAULT_MAX_P99_MS;
-  const result = await findMaxRate({
-    engine: getEngine("k6"),
+  const target = {
     scenario: block.scenario.manifest,
     scenarioDir: block.scenario.dir,
     baseUrl: a.baseUrl,
     cpus: s.ctx.settings.cpus.loadgen,
     outDir: path.join(dir, "raw"),
-    stepDurationS: block.load.durationS,
-    warmupS: block.load.warmupS,
-    limits: { maxP99Ms },
     signal: s.ctx.signal,
-    ...pickDefined(s.req, ["search"]),
-    onStep: (st) =>
+  };
+  const { durationS, warmupS } = block.load;
+  const result = await searchMaxRate(
+    rateSteps(getEngine("k6"), target, { durationS, warmupS, maxP99Ms }),
+    s.req.search,
+    (st) =>
       s.stderr.write(
         `  ${st.phase} ${st.rate}/s: ${st.ok ? "held" : "did not hold"}${st.p99Ms !== undefined ? `, p99 ${st.p99Ms.toFixed(1)} ms` : ""}\n`,
       ),
-  });
+  );
   // A search that a signal stopped has no outcome.
   if (s.ctx.isInterrupted()) throw new Interrupted();
   const version = s.ctx.binaries.get(proxy)?.version;

@@ -35,29 +35,22 @@ export interface RateVerdict {
   noisy?: boolean;
 }
 
-export interface MaxRateOptions {
+export const DEFAULT_MAX_RATE_OPTIONS = {
   /** First rate tried (iterations per second). */
-  startRate: number;
-  /** Rate multiplier of the ramp. */
-  growth: number;
-  /** Stop when (bad - good) / good is at most this. */
-  precision: number;
-  /** Measured steps at most (ramp and bisection together). */
-  maxSteps: number;
-  /** Never ask for more than this. */
-  maxRate: number;
-  /** Below this, give up: the target holds no rate worth the name. */
-  minRate: number;
-}
-
-export const DEFAULT_MAX_RATE_OPTIONS: MaxRateOptions = {
   startRate: 100,
+  /** Rate multiplier of the ramp. */
   growth: 2,
+  /** Stop when (bad - good) / good is at most this. */
   precision: 0.05,
+  /** Measured steps at most (ramp and bisection together). */
   maxSteps: 14,
+  /** Never ask for more than this. */
   maxRate: 1_000_000,
+  /** Below this, give up: the target holds no rate worth the name. */
   minRate: 1,
 };
+
+export type MaxRateOptions = typeof DEFAULT_MAX_RATE_OPTIONS;
 
 export interface MaxRateStep extends RateVerdict {
   index: number;
@@ -114,20 +107,14 @@ export async function searchMaxRate(
 
   // Ramp: up while the target holds, down while it does not (a start above its limit).
   let rate = Math.max(o.minRate, Math.min(o.maxRate, Math.round(o.startRate)));
-  const firstOk = await step(rate, "ramp");
-  while (steps.length < o.maxSteps) {
-    if (firstOk) {
-      if (bad !== undefined) break;
-      if (rate >= o.maxRate) return result(true, `the maximum rate asked for (${o.maxRate}/s) held`);
-      rate = Math.min(o.maxRate, Math.round(rate * o.growth));
-      await step(rate, "ramp");
-    } else {
-      if (good !== undefined) break;
-      const lower = Math.floor(rate / o.growth);
-      if (lower < o.minRate || lower >= rate) return result(false, `no rate down to ${o.minRate}/s held`);
-      rate = lower;
-      await step(rate, "ramp");
-    }
+  const up = await step(rate, "ramp");
+  while (steps.length < o.maxSteps && (up ? bad : good) === undefined) {
+    const next = up ? Math.min(o.maxRate, Math.round(rate * o.growth)) : Math.floor(rate / o.growth);
+    if (up && rate >= o.maxRate) return result(true, `the maximum rate asked for (${o.maxRate}/s) held`);
+    if (!up && (next < o.minRate || next >= rate))
+      return result(false, `no rate down to ${o.minRate}/s held`);
+    rate = next;
+    await step(rate, "ramp");
   }
   // Bisect between the last rate that held and the first that did not.
   while (good !== undefined && bad !== undefined && (bad - good) / good > o.precision) {
@@ -144,21 +131,17 @@ export async function searchMaxRate(
   return result(true, `within ${Math.round(o.precision * 100)}%: ${good}/s held, ${bad}/s did not`);
 }
 
-export interface RateLimits {
-  /** p99 latency of successful responses must stay at or under this. */
-  maxP99Ms: number;
-  /** Successful throughput must reach this share of the rate asked for. */
-  minThroughputShare: number;
-  /** Load-generator CPU (cores) at or above this share of its cores means it was the limit. */
-  loadgenSaturation: number;
-}
-
 export const DEFAULT_MAX_P99_MS = 50;
-export const DEFAULT_RATE_LIMITS: RateLimits = {
+export const DEFAULT_RATE_LIMITS = {
+  /** p99 latency of successful responses must stay at or under this. */
   maxP99Ms: DEFAULT_MAX_P99_MS,
+  /** Successful throughput must reach this share of the rate asked for. */
   minThroughputShare: 0.95,
+  /** Load-generator CPU (cores) at or above this share of its cores means it was the limit. */
   loadgenSaturation: 0.9,
 };
+
+type RateLimits = typeof DEFAULT_RATE_LIMITS;
 
 /**
  * Whether one step held (pure). `requestsPerIteration` turns iterations per second (what k6's
@@ -217,19 +200,6 @@ function round(n: number): number {
   return Math.round(n * 10) / 10;
 }
 
-export interface FindMaxRateSettings extends Pick<
-  EngineInvocation,
-  "scenario" | "scenarioDir" | "baseUrl" | "cpus" | "outDir" | "signal"
-> {
-  engine: EngineAdapter;
-  /** Length of each step, seconds (a short warm-up at the same rate precedes each when > 0). */
-  stepDurationS: number;
-  warmupS?: number;
-  limits?: Partial<RateLimits>;
-  search?: Partial<MaxRateOptions>;
-  onStep?: (step: MaxRateStep) => void;
-}
-
 /** The open-model load of one step (pure): k6 pre-allocates a VU per iteration per second (iterations of up to 1 s). */
 export function rateStepLoad(rate: number, durationS: number): Load {
   return {
@@ -242,35 +212,34 @@ export function rateStepLoad(rate: number, durationS: number): Load {
 }
 
 /**
- * Searches the maximum rate of a running target (the proxy in front of the upstream, already
- * up) with short constant-arrival-rate runs of `engine` (k6). Raw outputs of every step go to
- * `outDir` as rate-<N>.*.
+ * The steps of a search on a running target (the proxy in front of the upstream, already up):
+ * each a short constant-arrival-rate run of `engine` (k6), after a warm-up at the same rate when
+ * `warmupS` > 0, judged against the limits. Raw outputs of every step go to `outDir` as rate-<N>.*.
  */
-export async function findMaxRate(s: FindMaxRateSettings): Promise<MaxRateResult> {
-  const { engine, stepDurationS, warmupS = 0, limits, search, onStep, ...target } = s;
+export function rateSteps(
+  engine: EngineAdapter,
+  target: Omit<EngineInvocation, "load" | "durationS" | "fileStem">,
+  step: { durationS: number; warmupS: number; maxP99Ms: number },
+): (rate: number) => Promise<RateVerdict> {
   const ctx = {
-    limits: { ...DEFAULT_RATE_LIMITS, ...limits },
-    loadgenCores: Math.max(1, s.cpus.length),
-    requestsPerIteration: requestsPerIteration(s.scenario),
+    limits: { ...DEFAULT_RATE_LIMITS, maxP99Ms: step.maxP99Ms },
+    loadgenCores: Math.max(1, target.cpus.length),
+    requestsPerIteration: requestsPerIteration(target.scenario),
   };
   const run = (rate: number, durationS: number, fileStem: string) =>
     engine.run({ ...target, load: rateStepLoad(rate, durationS), durationS, fileStem });
   let stepIndex = 0;
-  return searchMaxRate(
-    async (rate) => {
-      const stem = `rate-step${stepIndex++}-${rate}`;
-      if (warmupS > 0) await run(rate, warmupS, `${stem}-warmup`);
-      let verdict = judgeRateStep(rate, await run(rate, stepDurationS, stem), ctx);
-      // A step that failed only because of the load generator, or while other work held its
-      // cores, may say nothing about the target: it is measured once more.
-      if (verdict.loadgenBound === true || verdict.noisy === true) {
-        verdict = judgeRateStep(rate, await run(rate, stepDurationS, `${stem}-again`), ctx);
-      }
-      return verdict;
-    },
-    search,
-    onStep,
-  );
+  return async (rate) => {
+    const stem = `rate-step${stepIndex++}-${rate}`;
+    if (step.warmupS > 0) await run(rate, step.warmupS, `${stem}-warmup`);
+    let verdict = judgeRateStep(rate, await run(rate, step.durationS, stem), ctx);
+    // A step that failed only because of the load generator, or while other work held its
+    // cores, may say nothing about the target: it is measured once more.
+    if (verdict.loadgenBound === true || verdict.noisy === true) {
+      verdict = judgeRateStep(rate, await run(rate, step.durationS, `${stem}-again`), ctx);
+    }
+    return verdict;
+  };
 }
 
 /** The search as a short markdown-free text block (for the terminal and the docs). */

@@ -247,7 +247,11 @@ function stopWhenDecidedRule(
   };
 }
 
-/** One repetition of one cell and its checks (the lifecycle saves results.json after it). */
+/**
+ * One repetition of one cell and its checks (the lifecycle saves results.json after it): a proxy
+ * or an upstream that died fails it; a sidecar that died makes it invalid (its responses were not
+ * the proxy's work) and stops the cell; an upstream that died stops every cell of the block.
+ */
 async function measureSlot(
   a: ActiveCell,
   round: number,
@@ -263,24 +267,25 @@ async function measureSlot(
   const repetition = await measureRepetition(a, block, round, ctx);
   a.servedByProcess += 1;
   progress.advance(block.load.durationS);
-  const died = await checkAlive(a, `repetition ${round + 1}`, ctx, (reps - round - 1) * block.load.durationS);
-  if (died) {
-    repetition.status = "failed";
-    repetition.reasons.push(died);
+  const during = `repetition ${round + 1}`;
+  const leftS = (reps - round - 1) * block.load.durationS;
+  const died = await checkAlive(a, during, ctx, leftS);
+  const sidecar = a.stopped ? undefined : await sidecarGone(a, during);
+  if (sidecar) {
+    await stopCell(a);
+    progress.drop(leftS);
   }
-  await checkSidecar(a, repetition, round, ctx, (reps - round - 1) * block.load.durationS);
   const gone = upstreams.find((u) => !u.started.proc.alive());
-  if (gone) {
-    const reason = `the upstream server exited during repetition ${round + 1} (log: ${gone.logRel})`;
-    repetition.status = "failed";
-    repetition.reasons.push(reason);
-    for (const other of active) {
-      if (!other.stopped) {
-        other.problems.push({ status: "failed", reason });
-        await stopCell(other);
-      }
+  const upstream = gone && `the upstream server exited during ${during} (log: ${gone.logRel})`;
+  if (upstream) {
+    for (const other of active.filter((c) => !c.stopped)) {
+      other.problems.push({ status: "failed", reason: upstream });
+      await stopCell(other);
     }
   }
+  if (died || upstream) repetition.status = "failed";
+  else if (sidecar && repetition.status !== "failed") repetition.status = "invalid";
+  repetition.reasons.push(...[died, sidecar, upstream].filter((r) => r !== undefined));
   a.cell.repetitions.push(repetition);
   updateCell(a.cell, a.problems);
   if (round + 1 === reps || a.stopped) finishCell(a);
@@ -334,23 +339,6 @@ export function decideAtLook(
     precise: decision.precise.filter(Boolean).length,
     stop: decision.stop,
   };
-}
-
-/** A sidecar that died makes the repetition invalid (its responses were not the proxy's work) and stops the cell. */
-async function checkSidecar(
-  a: ActiveCell,
-  repetition: { status: Cell["status"]; reasons: string[] },
-  round: number,
-  ctx: BlockContext,
-  remainingS: number,
-): Promise<void> {
-  if (a.stopped) return;
-  const gone = await sidecarGone(a, `repetition ${round + 1}`);
-  if (!gone) return;
-  if (repetition.status !== "failed") repetition.status = "invalid";
-  repetition.reasons.push(gone);
-  await stopCell(a);
-  ctx.progress.drop(remainingS);
 }
 
 /** When the cell's proxy died: stops the cell and returns why; undefined while it is alive. */

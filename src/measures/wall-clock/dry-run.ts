@@ -18,21 +18,14 @@ export function shardEstimates(
   settings: Pick<Settings, "repetitions" | "proxyLifetime">,
   upTo = 4,
 ): Array<[number, number]> {
-  const cells = shardOfKeys(plan, 1).size;
-  const out: Array<[number, number]> = [];
-  for (let count = 2; count <= Math.min(upTo, cells); count++) {
-    const longest = Math.max(
-      ...Array.from({ length: count }, (_, i) =>
-        estimateSeconds(
-          shardPlan(plan, { index: i + 1, count }),
-          settings.repetitions,
-          settings.proxyLifetime,
-        ),
-      ),
-    );
-    out.push([count, longest]);
-  }
-  return out;
+  const counts = Array.from({ length: Math.min(upTo, shardOfKeys(plan, 1).size) - 1 }, (_, i) => i + 2);
+  return counts.map((count) => {
+    const shards = Array.from({ length: count }, (_, i) => shardPlan(plan, { index: i + 1, count }));
+    return [
+      count,
+      Math.max(...shards.map((s) => estimateSeconds(s, settings.repetitions, settings.proxyLifetime))),
+    ];
+  });
 }
 
 /** The text of a dry run (pure). */

@@ -65,14 +65,9 @@ export function treeTicks(
 ): number {
   const children = new Map<number, number[]>();
   for (const [pid, p] of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
-  let total = 0;
-  const stack = [root];
-  while (stack.length > 0) {
-    const pid = stack.pop()!;
-    total += procs.get(pid)?.ticks ?? 0;
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return total;
+  const ticks = (pid: number): number =>
+    (procs.get(pid)?.ticks ?? 0) + (children.get(pid) ?? []).reduce((sum, child) => sum + ticks(child), 0);
+  return ticks(root);
 }
 
 /**

@@ -57,11 +57,12 @@ export async function measureRepetition(
     // Other work on the cores also starves the load generator: noise explains a loadgen-bound.
     const noisy =
       rep.status === "ok" || rep.status === "loadgen-bound" ? noiseReason(noise, limit) : undefined;
-    const dropped = onlyDroppedIterations(m, classified);
+    // Only loadgen-bound, with dropped iterations: worth measuring again alone.
+    const dropped = classified.status === "loadgen-bound" && m.droppedIterations > 0;
     const crash = loadgenCrash(m, a);
     if ((crash || noisy || dropped) && attempt <= retries) {
       if (crash) crashes.push(`try ${attempt}: ${crash}`);
-      else countRedone(a, noisy ? "noisy" : "dropped");
+      else (a.cell.redone ??= { noisy: 0, dropped: 0 })[noisy ? "noisy" : "dropped"] += 1;
       const why = crash
         ? `the load generator crashed (${crash})`
         : noisy
@@ -78,11 +79,6 @@ export async function measureRepetition(
     }
     return rep;
   }
-}
-
-function countRedone(a: ActiveCell, why: "noisy" | "dropped"): void {
-  const redone = (a.cell.redone ??= { noisy: 0, dropped: 0 });
-  redone[why] += 1;
 }
 
 /**
@@ -107,11 +103,6 @@ export function loadgenCrash(
   );
 }
 
-/** The repetition is only loadgen-bound, with dropped iterations: worth measuring again alone. */
-function onlyDroppedIterations(m: EngineMeasurement, c: Classification): boolean {
-  return c.status === "loadgen-bound" && m.droppedIterations > 0;
-}
-
 /**
  * One engine run against a cell, with the proxy's own cost over the engine's measured window
  * (src/measures/wall-clock/proxy-cost.ts): `proxyCpu` holds it (CPU, per request, peak memory).
@@ -121,14 +112,14 @@ async function measure(
   block: Block,
   fileStem: string,
   ctx: BlockContext,
-): Promise<{ m: EngineMeasurement; wallS: number; proxyCpu?: ProxyCost }> {
+): Promise<{ m: EngineMeasurement; wallS: number; proxyCpu: ProxyCost | undefined }> {
   const span = await startCostSpan(a.proc);
-  const { m, wallS } = await runEngine(a, block, block.load.durationS, fileStem, ctx);
-  const proxyCpu = await finishCostSpan(a.proc, span, m);
+  const run = await runEngine(a, block, block.load.durationS, fileStem, ctx);
+  const proxyCpu = await finishCostSpan(a.proc, span, run.m);
   // A peak that cannot be reset (a container's) is this round's process's own when each round starts one.
   if (proxyCpu?.peakSince === "start" && ctx.settings.proxyLifetime === "round")
     proxyCpu.peakSince = "process";
-  return { m, wallS, ...(proxyCpu !== undefined ? { proxyCpu } : {}) };
+  return { ...run, proxyCpu };
 }
 
 /**
@@ -189,9 +180,8 @@ export function toRepetition(
     droppedIterations: m.droppedIterations,
     ...pickDefined(m, ["bytesReceived"]),
     latencyMs: m.latencyMs,
+    ...pickDefined(m, ["latencyPercentilesMs", "loadgenCpu"]),
     ...withoutUndefined({
-      latencyPercentilesMs: m.latencyPercentilesMs,
-      loadgenCpu: m.loadgenCpu,
       proxyCpu: proxyCost && proxyCost.windowS > 0 ? proxyCost.cpuS / proxyCost.windowS : undefined,
       proxyCost,
     }),

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { SCHEMA_ID } from "../../results/json-schema.js";
 import { readResults } from "../../results/io.js";
-import { SCHEMA_VERSION, type Cell, type Results } from "../../results/schema.js";
+import { SCHEMA_VERSION, type Results } from "../../results/schema.js";
 import { VERSION } from "../../version.js";
 import { captureEnvironment } from "../../environment/capture.js";
 import { stealRuleOf } from "../../stats/steal.js";
@@ -11,13 +11,7 @@ import type { BlockContext, RunDeps } from "./context.js";
 import { runCertificates, type TlsFiles } from "../../runner/tls.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
 import { NativeRuntime } from "../../runner/native-runtime.js";
-import {
-  plannedSeconds,
-  skippedName,
-  splitForResume,
-  type Plan,
-  type PlannedCell,
-} from "../../runner/plan.js";
+import { plannedSeconds, skippedName, splitForResume } from "../../runner/plan.js";
 import { Progress } from "./progress.js";
 import {
   checkScripts,
@@ -52,6 +46,7 @@ import { ensureUpstream } from "../../runner/upstream.js";
 import { shardPlan } from "../../runner/shard.js";
 import { comparedVariants, planRun, planVariantRounds } from "../../runner/variants.js";
 import { testedSet } from "../../stats/tested-metrics.js";
+import { pickDefined } from "../../util/objects.js";
 
 /**
  * `proxybench run`: for each scenario and load level, start the upstream and every proxy
@@ -94,16 +89,13 @@ function wallClock(deps: RunDeps): MeasurementKind<RunRequest, ResolvedRun, Read
 }
 
 /** A run ready to measure: its results document and file. */
-interface ReadyRun extends ReadyMeasurement {
-  results: Results;
-  file: ResultsFile;
-}
+type ReadyRun = Awaited<ReturnType<typeof prepareRun>>;
 
 /**
  * Everything needed is here (else exit 1 before anything is created): engines, proxy binaries,
  * the upstream; then the results folder, the environment and the first results.json.
  */
-async function prepareRun(run: ResolvedRun, found: PreflightResult, deps: RunDeps): Promise<ReadyRun> {
+async function prepareRun(run: ResolvedRun, found: PreflightResult, deps: RunDeps) {
   const stderr = deps.stderr ?? process.stderr;
   const { settings } = run.resolved;
   const { tools, binaries } = found;
@@ -153,18 +145,9 @@ async function prepareRun(run: ResolvedRun, found: PreflightResult, deps: RunDep
 }
 
 /** What a run is about to do: its settings (new or recorded), folder, plan and the cells left. */
-interface ResolvedRun {
-  resolved: ResolvedSettings;
-  previous?: Results;
-  dir: string;
-  now: Date;
-  plan: Plan;
-  plannedCells: PlannedCell[];
-  keep: Cell[];
-  todo: Set<string>;
-}
+type ResolvedRun = Awaited<ReturnType<typeof resolveRun>>;
 
-async function resolveRun(req: RunRequest, deps: RunDeps): Promise<ResolvedRun> {
+async function resolveRun(req: RunRequest, deps: RunDeps) {
   const cores = deps.cores ?? coreCount();
   const previous = req.resume === undefined ? undefined : await readResults(req.resume);
   const resolved = previous
@@ -253,13 +236,10 @@ function announce(run: ResolvedRun, say: (line: string) => void): void {
       `variants: ${settings.variants.map((v) => `${v.name}=${v.dir}`).join(", ")}; ${roundsText(settings)}`,
     );
   }
-  say(`round order: ${orderText(settings)}`);
-}
-
-/** "random (seed 7; --seed 7 repeats it)", or "abba". */
-function orderText(settings: ResolvedSettings["settings"]): string {
-  if (settings.roundOrder !== "random") return "abba";
-  return `random (seed ${settings.seed}; --seed ${settings.seed} repeats it)`;
+  const { roundOrder, seed } = settings;
+  say(
+    `round order: ${roundOrder === "random" ? `random (seed ${seed}; --seed ${seed} repeats it)` : "abba"}`,
+  );
 }
 
 /** "10 rounds", or the looks of --repetitions auto. */
@@ -328,9 +308,7 @@ function blockRunner(
             variants: pair,
             tested: testedSet(settings),
             steal: stealRuleOf({ settings, environment: ctx.results.environment }),
-            ...(settings.sequential.targetPct !== undefined
-              ? { targetPct: settings.sequential.targetPct }
-              : {}),
+            ...pickDefined(settings.sequential, ["targetPct"]),
             ...(budgetMs > 0 ? { deadlineMs: run.now.getTime() + budgetMs * share } : {}),
           }
         : undefined;
