@@ -333,14 +333,10 @@ const FLAGS = {
 } satisfies Record<string, () => Flag<unknown>>;
 
 /** What a comparison is judged by: compare's and comment's flags, the report action's inputs. */
-export interface Judging {
-  thresholdPct: number;
-  alpha: number;
-  floorPct: number;
-}
+export type Judging = ReturnType<typeof judging>;
 
 /** The judging flags read and checked (errors name the flag), their defaults those `FLAGS` shows. */
-export function judging(flags: Pick<FlagValues, "threshold" | "alpha" | "floor">): Judging {
+export function judging(flags: Pick<FlagValues, "threshold" | "alpha" | "floor">) {
   return {
     thresholdPct: optionalNumberInput("--threshold", flags.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
     alpha: optionalNumberInput("--alpha", flags.alpha, DEFAULT_ALPHA, PROBABILITY),
@@ -372,8 +368,7 @@ export function addFlags(command: Command, flags: readonly FlagChoice[]): Comman
 /** One flag of `FLAGS`, with this command's default if given (what --help shows; null: none). */
 export function option(name: FlagName, defaultText?: string | null): Option {
   const built = FLAGS[name]();
-  if (defaultText === null) built.defaultValueDescription = undefined;
-  return defaultText ? withDefault(built, defaultText) : built;
+  return defaultText === undefined ? built : withDefault(built, defaultText ?? undefined);
 }
 
 /**
