@@ -1,4 +1,4 @@
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import {
   DEFAULT_MAX_P,
   DEFAULT_MIN_CHANGE_PCT,
@@ -9,7 +9,7 @@ import { changeCounts, renderChangesMarkdown } from "../report/change-points-mar
 import { writeOutput } from "../report/output.js";
 import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { withoutUndefined } from "../util/objects.js";
-import { option, withDefault, type FlagValues } from "./options.js";
+import { option, textFlag, type FlagValues } from "./options.js";
 
 const CHANGES_FORMATS = ["markdown", "json"] as const;
 
@@ -60,14 +60,12 @@ export function register(program: Command): void {
     )
     .argument("<data.js>", "the history: data.js of a gh-pages branch")
     .addOption(
-      withDefault(
-        new Option("--max-p <p>", "largest p-value of a change point (Otava's threshold)"),
-        `${DEFAULT_MAX_P}`,
-      ),
+      textFlag("--max-p <p>", "largest p-value of a change point (Otava's threshold)", `${DEFAULT_MAX_P}`),
     )
     .addOption(
-      withDefault(
-        new Option("--min-change <pct>", "smallest change of a segment's mean that counts, in %"),
+      textFlag(
+        "--min-change <pct>",
+        "smallest change of a segment's mean that counts, in %",
         `${DEFAULT_MIN_CHANGE_PCT}`,
       ),
     )

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { checkMarkerId, safeLink, type HeadInfo } from "../github/body.js";
 import { createClient } from "../github/client.js";
 import { apiError } from "./api-error.js";
@@ -9,7 +9,7 @@ import { writeJobSummary } from "../github/summary.js";
 import { commentFromPaths } from "../comment/comment-runs.js";
 import { checkBaselineProxy } from "../report/model.js";
 import { UserError } from "../util/errors.js";
-import { judging, option, withDefault, type FlagValues, type Judging } from "./options.js";
+import { judging, option, textFlag, type FlagValues, type Judging } from "./options.js";
 
 interface CommentFlags extends Pick<FlagValues, "threshold" | "alpha" | "floor" | "baselineProxy"> {
   pr: number;
@@ -123,15 +123,8 @@ export function register(program: Command): void {
     .option("--markdown <file>", "post this markdown instead of a report of RESULTS_DIR")
     .requiredOption("--repo <owner/name>", "repository of the pull request")
     .requiredOption("--pr <number>", "pull request number", prNumber)
-    .addOption(
-      withDefault(new Option("--head-sha <sha>", "head commit the report is for"), "the results' commit"),
-    )
-    .addOption(
-      withDefault(
-        new Option("--head-time <iso>", "time of that commit"),
-        "the results' commit time, else now",
-      ),
-    )
+    .addOption(textFlag("--head-sha <sha>", "head commit the report is for", "the results' commit"))
+    .addOption(textFlag("--head-time <iso>", "time of that commit", "the results' commit time, else now"))
     .option("--details-url <url>", "link to the full report (e.g. the run URL), used when the body is cut")
     .option("--marker <id>", "marker id: one sticky comment per id", "proxybench")
     .addOption(option("baselineProxy"))

@@ -1,6 +1,5 @@
 import { Option, type Command } from "commander";
-import { readResults } from "../results/io.js";
-import { mergeResults, type Source } from "../results/merge.js";
+import { mergeResults, readSources, type Source } from "../results/merge.js";
 import { variantNames } from "../results/variants.js";
 import { compareResults, compareVariants, type Comparison, hasRegression } from "../report/compare.js";
 import { findChanges, lastSegmentStarts, readDataJs } from "../changes/find.js";
@@ -19,15 +18,7 @@ import { renderCountedComparisonHtml } from "../measures/counted/compare-html.js
 import { renderCountedComparison } from "../measures/counted/compare-markdown.js";
 import { DEFAULT_SPREAD_FACTOR } from "../measures/counted/verdict.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
-import {
-  addFlags,
-  judging,
-  outAlias,
-  ownFlag,
-  withDefault,
-  withOutFile,
-  type FlagValues,
-} from "./options.js";
+import { addFlags, judging, outAlias, ownFlag, textFlag, withOutFile, type FlagValues } from "./options.js";
 
 const COMPARE_FORMATS = ["markdown", "json"] as const;
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
@@ -145,8 +136,7 @@ async function readHistory(file: string): Promise<RunHistory> {
 
 /** Returns the exit code: 1 when asked to fail on a regression and there is one. */
 export async function runCompare(settings: CompareSettings): Promise<number> {
-  const sources: Source[] = [];
-  for (const from of settings.dirs) sources.push({ results: await readResults(from), from });
+  const sources = await readSources(settings.dirs);
   const history = settings.history === undefined ? undefined : await readHistory(settings.history);
   const comparison = compareRuns(sources, settings, history);
   const text =
@@ -206,14 +196,8 @@ export function register(program: Command): void {
       "RUN_DIR of a variant run (or one per shard), or BASE_DIR HEAD_DIR (results directories or results.json)",
     );
   addFlags(command, [
-    withDefault(
-      new Option("--base <variant>", "of a variant run: the baseline variant"),
-      "base, else the first",
-    ),
-    withDefault(
-      new Option("--head <variant>", "of a variant run: the candidate variant"),
-      "head, else the second",
-    ),
+    textFlag("--base <variant>", "of a variant run: the baseline variant", "base, else the first"),
+    textFlag("--head <variant>", "of a variant run: the candidate variant", "head, else the second"),
     "threshold",
     "alpha",
     "failOnRegression",
@@ -227,8 +211,9 @@ export function register(program: Command): void {
     "outFile",
     outAlias(),
     "floor",
-    withDefault(
-      new Option("--spread-factor <k>", "counted runs: a change must exceed k x the repetitions' spread"),
+    textFlag(
+      "--spread-factor <k>",
+      "counted runs: a change must exceed k x the repetitions' spread",
       `${DEFAULT_SPREAD_FACTOR}`,
     ),
   ]);

@@ -1,4 +1,4 @@
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import {
   listContainersArgs,
   parseContainerList,
@@ -8,7 +8,7 @@ import {
 import { UserError } from "../util/errors.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
-import { withDefault } from "./options.js";
+import { textFlag } from "./options.js";
 
 interface ContainersFlags {
   run?: string;
@@ -25,9 +25,7 @@ export function register(program: Command): void {
   program
     .command("containers")
     .description("List the containers of docker runs, or remove one run's (--remove)")
-    .addOption(
-      withDefault(new Option("--run <id>", "the run's id (label org.proxybench.run)"), "$PROXYBENCH_RUN_ID"),
-    )
+    .addOption(textFlag("--run <id>", "the run's id (label org.proxybench.run)", "$PROXYBENCH_RUN_ID"))
     .option("--remove", "remove every container of that run, running or not")
     .option("--docker <path>", "the docker executable", "docker")
     .action(async (flags: ContainersFlags, command: Command) => {

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { parseChanges } from "../publish/changesjs.js";
 import { createClient } from "../github/client.js";
 import { ISSUE_LABEL } from "../github/issue-body.js";
@@ -8,7 +8,7 @@ import { changeIssueItem } from "../report/change-issues.js";
 import { apiError } from "./api-error.js";
 import { parseRepository, repositoryWebUrl } from "../github/identifiers.js";
 import { UserError } from "../util/errors.js";
-import { withDefault } from "./options.js";
+import { textFlag } from "./options.js";
 
 interface IssuesFlags {
   /** OWNER/NAME. */
@@ -76,8 +76,9 @@ export function register(program: Command): void {
     )
     .requiredOption("--repo <owner/name>", "repository the issues are filed in")
     .addOption(
-      withDefault(
-        new Option("--repo-url <url>", "https://github.com/OWNER/NAME for commit links"),
+      textFlag(
+        "--repo-url <url>",
+        "https://github.com/OWNER/NAME for commit links",
         "GITHUB_SERVER_URL/--repo",
       ),
     )

@@ -95,19 +95,32 @@ function parseShardFlag(text: string): Shard {
 declare const VALUE: unique symbol;
 type Flag<T> = Option & { readonly [VALUE]: T };
 
-/** A flag (its spelling, e.g. `-p, --proxies <names>`, and what it does) whose value its parser returns. */
-function parsed<T>(flags: string, description: string, parser: (value: string, previous: T) => T): Flag<T> {
-  return new Option(flags, description).argParser(parser) as Flag<T>;
+/**
+ * A flag (its spelling, e.g. `-p, --proxies <names>`, and what it does) whose value its parser
+ * returns; `shown` is the default --help shows (`withDefault`).
+ */
+function parsed<T>(
+  flags: string,
+  description: string,
+  parser: (value: string, previous: T) => T,
+  shown?: string,
+): Flag<T> {
+  return withDefault(new Option(flags, description), shown).argParser(parser) as Flag<T>;
 }
 
 /** A flag whose value is one of these words. */
-function oneOf<const C extends readonly string[]>(flags: string, description: string, choices: C) {
-  return new Option(flags, description).choices(choices) as Flag<C[number]>;
+function oneOf<const C extends readonly string[]>(
+  flags: string,
+  description: string,
+  choices: C,
+  shown?: string,
+) {
+  return withDefault(new Option(flags, description), shown).choices(choices) as Flag<C[number]>;
 }
 
-/** A flag whose value is its text as given. */
-function textFlag(flags: string, description: string): Flag<string> {
-  return new Option(flags, description) as Flag<string>;
+/** A flag whose value is its text as given; `shown`: its default in --help (`withDefault`). */
+export function textFlag(flags: string, description: string, shown?: string): Flag<string> {
+  return withDefault(new Option(flags, description), shown) as Flag<string>;
 }
 
 /** A flag without a value (no `<value>` in its spelling): true when present. */
@@ -116,7 +129,7 @@ function toggle(flags: string, description: string): Flag<boolean> {
 }
 
 /** What --help shows as a flag's default when it has no value commander fills in: `(default: TEXT)`. */
-export function withDefault<O extends Option>(option: O, text: string): O {
+function withDefault<O extends Option>(option: O, text: string | undefined): O {
   option.defaultValueDescription = text;
   return option;
 }
@@ -156,49 +169,45 @@ function parseImageTag(value: string): string {
  */
 const FLAGS = {
   proxies: () =>
-    withDefault(
-      parsed("-p, --proxies <names>", "comma-separated proxies", parseCsv),
-      DEFAULT_PROXIES.join(","),
-    ),
+    parsed("-p, --proxies <names>", "comma-separated proxies", parseCsv, DEFAULT_PROXIES.join(",")),
   scenarios: () =>
-    withDefault(
-      parsed("-s, --scenarios <names>", "comma-separated scenarios", parseCsv),
-      DEFAULT_SCENARIOS.join(","),
-    ),
+    parsed("-s, --scenarios <names>", "comma-separated scenarios", parseCsv, DEFAULT_SCENARIOS.join(",")),
   engine: () =>
-    withDefault(
-      oneOf("-e, --engine <engine>", "load generator for every scenario", Engine.options),
+    oneOf(
+      "-e, --engine <engine>",
+      "load generator for every scenario",
+      Engine.options,
       "each scenario's own",
     ),
   repetitions: () =>
-    withDefault(
-      parsed<number | "auto">("-r, --repetitions <n>", "repetitions per cell", parsePositiveInt),
+    parsed<number | "auto">(
+      "-r, --repetitions <n>",
+      "repetitions per cell",
+      parsePositiveInt,
       `${DEFAULT_REPETITIONS}`,
     ),
   duration: () =>
-    withDefault(
-      parsed("-d, --duration <seconds>", "length of each repetition", parseSeconds(false)),
-      "the scenario's",
-    ),
+    parsed("-d, --duration <seconds>", "length of each repetition", parseSeconds(false), "the scenario's"),
   warmup: () =>
-    withDefault(
-      parsed("-w, --warmup <seconds>", "length of the discarded warm-up, 0 for none", parseSeconds(true)),
+    parsed(
+      "-w, --warmup <seconds>",
+      "length of the discarded warm-up, 0 for none",
+      parseSeconds(true),
       "the scenario's",
     ),
-  load: () =>
-    withDefault(
-      parsed("-l, --load <labels>", "comma-separated load levels", parseCsv),
-      "each scenario's first",
-    ),
+  load: () => parsed("-l, --load <labels>", "comma-separated load levels", parseCsv, "each scenario's first"),
   cpus: () =>
-    withDefault(
-      textFlag("--cpus <layout>", "cores per role, e.g. loadgen=0,proxy=1,upstream=1; ranges 2-3, lists 0+2"),
+    textFlag(
+      "--cpus <layout>",
+      "cores per role, e.g. loadgen=0,proxy=1,upstream=1; ranges 2-3, lists 0+2",
       "from this machine's core count",
     ),
-  runtime: () => withDefault(textFlag("--runtime <runtime>", "native or docker"), "native"),
+  runtime: () => textFlag("--runtime <runtime>", "native or docker", "native"),
   imageTag: () =>
-    withDefault(
-      parsed("--image-tag <tag>", "image tag of the proxies under --runtime docker", parseImageTag),
+    parsed(
+      "--image-tag <tag>",
+      "image tag of the proxies under --runtime docker",
+      parseImageTag,
       "$PROXYBENCH_IMAGE_TAG, else local",
     ),
   proxiesDir: () =>
@@ -220,56 +229,39 @@ const FLAGS = {
       collect,
     ),
   variantProxiesDir: () =>
-    withDefault(
-      textFlag(
-        "--variant-proxies-dir <dir>",
-        "where each variant's DIR holds its proxies, e.g. bench/proxies",
-      ),
+    textFlag(
+      "--variant-proxies-dir <dir>",
+      "where each variant's DIR holds its proxies, e.g. bench/proxies",
       "proxies",
     ),
   variantScenariosDir: () =>
-    withDefault(
-      textFlag(
-        "--variant-scenarios-dir <dir>",
-        "where each variant's DIR holds its scenarios, e.g. bench/scenarios",
-      ),
+    textFlag(
+      "--variant-scenarios-dir <dir>",
+      "where each variant's DIR holds its scenarios, e.g. bench/scenarios",
       "scenarios",
     ),
   roundOrder: () =>
-    withDefault(
-      oneOf("--round-order <order>", "order of the cells in each round", ["abba", "random"]),
-      "random, seeded",
-    ),
-  seed: () =>
-    withDefault(
-      parsed("--seed <n>", "seed of --round-order random", parseNonNegativeInt),
-      "drawn and recorded",
-    ),
+    oneOf("--round-order <order>", "order of the cells in each round", ["abba", "random"], "random, seeded"),
+  seed: () => parsed("--seed <n>", "seed of --round-order random", parseNonNegativeInt, "drawn and recorded"),
   testMetrics: () =>
-    withDefault(
-      parsed(
-        "--test-metrics <list>",
-        `the metrics a comparison of the variants tests, the others shown with their estimate and interval: of ${ALL_METRICS.join(", ")}, or all`,
-        parseTestedMetrics,
-      ),
+    parsed(
+      "--test-metrics <list>",
+      `the metrics a comparison of the variants tests, the others shown with their estimate and interval: of ${ALL_METRICS.join(", ")}, or all`,
+      parseTestedMetrics,
       PRIMARY_METRICS.join(","),
     ),
   target: () =>
-    withDefault(
-      parsed(
-        "--target <pct>",
-        "with --repetitions auto: a block also stops at a look once every undecided tested metric would show a change of this % at 80% power",
-        parsePositiveNumber,
-      ),
+    parsed(
+      "--target <pct>",
+      "with --repetitions auto: a block also stops at a look once every undecided tested metric would show a change of this % at 80% power",
+      parsePositiveNumber,
       String(DEFAULT_TARGET_PCT),
     ),
   proxyLifetime: () =>
-    withDefault(
-      oneOf(
-        "--proxy-lifetime <when>",
-        "round: each round starts every proxy anew, with its warm-up, so that the rounds sample its processes; block: one process for every round (faster, but what differs between two processes then reads as a change)",
-        ["round", "block"],
-      ),
+    oneOf(
+      "--proxy-lifetime <when>",
+      "round: each round starts every proxy anew, with its warm-up, so that the rounds sample its processes; block: one process for every round (faster, but what differs between two processes then reads as a change)",
+      ["round", "block"],
       "round",
     ),
   budget: () =>
@@ -279,21 +271,17 @@ const FLAGS = {
       parsePositiveNumber,
     ),
   noiseLimit: () =>
-    withDefault(
-      parsed(
-        "--noise-limit <cores>",
-        "other processes' CPU on the pinned cores above which a repetition is noisy and measured again; the hypervisor's steal above it leaves that round out of the tests of latency (and of CPU per request where the kernel counts steal as the proxy's)",
-        parseNonNegativeNumber,
-      ),
+    parsed(
+      "--noise-limit <cores>",
+      "other processes' CPU on the pinned cores above which a repetition is noisy and measured again; the hypervisor's steal above it leaves that round out of the tests of latency (and of CPU per request where the kernel counts steal as the proxy's)",
+      parseNonNegativeNumber,
       "0.05",
     ),
   retries: () =>
-    withDefault(
-      parsed(
-        "--retries <n>",
-        "times a noisy repetition, or one that dropped iterations, is measured again",
-        parseNonNegativeInt,
-      ),
+    parsed(
+      "--retries <n>",
+      "times a noisy repetition, or one that dropped iterations, is measured again",
+      parseNonNegativeInt,
       "2",
     ),
   shard: () =>
@@ -308,52 +296,47 @@ const FLAGS = {
       "also measure every scenario over TLS (HTTP/1.1 as https, gRPC as grpcs) on the client side of the proxies that declare it: their own rows, certificates made for the run",
     ),
   maxP99: () =>
-    withDefault(
-      parsed("--max-p99 <ms>", "the p99 latency a held rate stays under", parsePositiveNumber),
+    parsed(
+      "--max-p99 <ms>",
+      "the p99 latency a held rate stays under",
+      parsePositiveNumber,
       `${DEFAULT_MAX_P99_MS}`,
     ),
   dryRun: () => toggle("--dry-run", "print the plan and its estimated wall time, run nothing"),
-  out: () => withDefault(textFlag("-o, --out <dir>", "results folder"), "results/<YYYYMMDD-HHMMSS>"),
+  out: () => textFlag("-o, --out <dir>", "results folder", "results/<YYYYMMDD-HHMMSS>"),
   resume: () =>
     textFlag("--resume <dir>", "finish the matrix of an interrupted run, with its recorded settings"),
   study: () => textFlag("--study <name>", "a study of studies/<name>/study.yml (proxybench list shows them)"),
   format: () => textFlag("--format <format>", "output format"),
   outFile: () => textFlag("--out-file <file>", "write to this file instead of stdout"),
   baselineProxy: () =>
-    withDefault(
-      textFlag("--baseline-proxy <name>", "proxy every % change is computed against"),
-      "direct, else the first",
-    ),
+    textFlag("--baseline-proxy <name>", "proxy every % change is computed against", "direct, else the first"),
   threshold: () =>
-    withDefault(
-      textFlag("--threshold <pct>", "smallest % change in wall-clock time that counts"),
+    textFlag(
+      "--threshold <pct>",
+      "smallest % change in wall-clock time that counts",
       `${DEFAULT_THRESHOLD_PCT}`,
     ),
   alpha: () =>
-    withDefault(
-      textFlag(
-        "--alpha <p>",
-        "chance of any false verdict in the whole wall-clock comparison, split over its tests",
-      ),
+    textFlag(
+      "--alpha <p>",
+      "chance of any false verdict in the whole wall-clock comparison, split over its tests",
       `${DEFAULT_ALPHA}`,
     ),
   floor: () =>
-    withDefault(
-      textFlag("--floor <pct>", "smallest % change in counted work (proxybench count) that counts"),
+    textFlag(
+      "--floor <pct>",
+      "smallest % change in counted work (proxybench count) that counts",
       `${DEFAULT_FLOOR_PCT}`,
     ),
   failOnRegression: () => toggle("--fail-on-regression", "exit 1 when any metric regressed"),
 } satisfies Record<string, () => Flag<unknown>>;
 
 /** What a comparison is judged by: compare's and comment's flags, the report action's inputs. */
-export interface Judging {
-  thresholdPct: number;
-  alpha: number;
-  floorPct: number;
-}
+export type Judging = ReturnType<typeof judging>;
 
 /** The judging flags read and checked (errors name the flag), their defaults those `FLAGS` shows. */
-export function judging(flags: Pick<FlagValues, "threshold" | "alpha" | "floor">): Judging {
+export function judging(flags: Pick<FlagValues, "threshold" | "alpha" | "floor">) {
   return {
     thresholdPct: optionalNumberInput("--threshold", flags.threshold, DEFAULT_THRESHOLD_PCT, PERCENTAGE),
     alpha: optionalNumberInput("--alpha", flags.alpha, DEFAULT_ALPHA, PROBABILITY),
@@ -385,8 +368,7 @@ export function addFlags(command: Command, flags: readonly FlagChoice[]): Comman
 /** One flag of `FLAGS`, with this command's default if given (what --help shows; null: none). */
 export function option(name: FlagName, defaultText?: string | null): Option {
   const built = FLAGS[name]();
-  if (defaultText === null) built.defaultValueDescription = undefined;
-  return defaultText ? withDefault(built, defaultText) : built;
+  return defaultText === undefined ? built : withDefault(built, defaultText ?? undefined);
 }
 
 /**

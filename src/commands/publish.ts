@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { findChangesInFile } from "../changes/find.js";
 import type { CommitContext } from "../publish/entries.js";
 import { usernamesFromEventFile } from "../publish/event.js";
@@ -8,7 +8,7 @@ import { normaliseDir, publish, type PublishOutcome, type PublishSettings } from
 import { resolveRemote } from "../publish/git.js";
 import { UserError } from "../util/errors.js";
 import { fileSize, isDirectory } from "../util/paths.js";
-import { parseNonNegativeInt, parsePositiveInt, withDefault } from "./options.js";
+import { parseNonNegativeInt, parsePositiveInt, textFlag } from "./options.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 
 interface PublishFlags {
@@ -127,8 +127,9 @@ export function register(program: Command): void {
     )
     .option("--push-retries <n>", "fetch-and-reapply rounds after a rejected push", parseNonNegativeInt, 10)
     .addOption(
-      withDefault(
-        new Option("--repo-url <url>", "https://github.com/OWNER/NAME for commit links"),
+      textFlag(
+        "--repo-url <url>",
+        "https://github.com/OWNER/NAME for commit links",
         "from GITHUB_REPOSITORY",
       ),
     )

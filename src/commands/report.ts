@@ -9,7 +9,7 @@ import { writeOutput } from "../report/output.js";
 import { readStudyRun, type StudyRun } from "../measures/study/read-run.js";
 import { UserError } from "../util/errors.js";
 import { choiceInput } from "../util/inputs.js";
-import { collect, option, outAlias, withOutFile } from "./options.js";
+import { collect, option, outAlias, withOutFile, type FlagValues } from "./options.js";
 import { pickDefined } from "../util/objects.js";
 
 const REPORT_FORMATS = ["markdown", "html", "json"] as const;
@@ -25,10 +25,8 @@ export interface ReportSettings {
   spread?: boolean;
 }
 
-interface RawOptions {
-  baselineProxy?: string;
+interface RawOptions extends Pick<FlagValues, "baselineProxy" | "format"> {
   spread?: boolean;
-  format?: string;
   /** --out-file (or its old spelling --out). */
   out?: string;
   k6Summary?: string[];

@@ -106,11 +106,8 @@ export async function upsertStickyComment(
   }
   log(`another run created the comment at the same time: keeping ${oldest.id}, removing ${created.id}`);
   await client.rest.issues.deleteComment({ owner, repo, comment_id: created.id });
-  return update(
-    upsert,
-    now.filter((c) => c.id !== created.id),
-    [created.id],
-  );
+  const others = now.filter((c) => c.id !== created.id);
+  return update(upsert, others, [created.id]);
 }
 
 /** What one upsert works with: the client, the settings (author known), the body written. */

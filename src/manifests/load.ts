@@ -117,7 +117,7 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
         Object.values(manifest[section]?.env ?? {}),
       ),
     ]),
-    ...protocolConfigProblems(manifest, (field) => at(field)),
+    ...protocolConfigProblems(manifest, at),
   ];
   const templates = [
     ...RUN_SECTIONS.flatMap((section) => configTemplates([section], manifest[section]?.configs)),

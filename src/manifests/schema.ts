@@ -59,6 +59,12 @@ const Tuning = z
     }
   });
 
+/** A process's arguments and environment: none unless given. */
+const processArgs = {
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+};
+
 const ConfigRef = z.object({ template: z.string(), output: z.string() }).strict();
 
 /** How a proxy does one test of the extensibility study with one kind of extension point, or why it cannot. */
@@ -75,7 +81,6 @@ const ExtensionPoint = z.union([
     .strict(),
   z.object({ unsupported: z.string().min(1) }).strict(),
 ]);
-type ExtensionPoint = z.infer<typeof ExtensionPoint>;
 
 /** One kind of extension point (config, script, coprocessor) and how each test is done with it. */
 const ExtensionKind = z
@@ -89,13 +94,11 @@ const ExtensionKind = z
     /** Configs added for every test of this kind (a module loaded, a script imported). */
     configs: z.array(ConfigRef).default([]),
     /** Arguments appended to the native command and environment added (a second config file). */
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
+    ...processArgs,
     /** By test (the study's scenario names); a test not listed is not possible with this kind. */
     tests: z.record(name, ExtensionPoint),
   })
   .strict();
-type ExtensionKind = z.infer<typeof ExtensionKind>;
 
 export const EXTENSION_KINDS = ["config", "script", "coprocessor"] as const;
 export type ExtensionKindName = (typeof EXTENSION_KINDS)[number];
@@ -111,8 +114,7 @@ const Sidecar = z
     name,
     binary: z.string().min(1).optional(),
     image: z.string().min(1).optional(),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
+    ...processArgs,
     /** Cores it is pinned to; empty: not pinned. */
     cpus: z.array(z.number().int().nonnegative()).default([]),
     /** Answers 2xx on GET of this path once it is up. */
@@ -123,7 +125,6 @@ const Sidecar = z
     message: "a sidecar needs a 'binary' or an 'image'",
     path: ["binary"],
   });
-type Sidecar = z.infer<typeof Sidecar>;
 
 /**
  * How a proxy fronts one protocol: config templates that replace the section's config of the
@@ -137,7 +138,6 @@ const ProtocolSupport = z
     note: z.string().min(1).optional(),
   })
   .strict();
-type ProtocolSupport = z.infer<typeof ProtocolSupport>;
 
 /** One optional entry per protocol; a protocol a proxy does not declare is skipped for it. */
 const ProtocolSupports = z
@@ -147,7 +147,6 @@ const ProtocolSupports = z
     },
   )
   .strict();
-type ProtocolSupports = z.infer<typeof ProtocolSupports>;
 
 export const ProxyManifest = z
   .strictObject({
@@ -160,8 +159,7 @@ export const ProxyManifest = z
       .strictObject({
         /** Executable looked up on PATH, then /usr/sbin, /usr/local/sbin, /sbin. */
         binary: z.string().min(1),
-        args: z.array(z.string()).default([]),
-        env: z.record(z.string(), z.string()).default({}),
+        ...processArgs,
         /** Templates rendered into {{workdir}} before start. */
         configs: z.array(ConfigRef).default([]),
         version: z.strictObject({
@@ -180,8 +178,7 @@ export const ProxyManifest = z
         dockerfile: z.string().default("Dockerfile"),
         context: z.string().default("."),
         buildArgs: z.record(z.string(), z.string()).default({}),
-        args: z.array(z.string()).default([]),
-        env: z.record(z.string(), z.string()).default({}),
+        ...processArgs,
         /** Rendered config files bind-mounted into the container: output path -> container path. */
         configs: z
           .array(z.strictObject({ template: z.string(), output: z.string(), mount: z.string() }))

@@ -97,29 +97,16 @@ function cellBenches(cell: Cell, label: string): Record<Direction, Bench[]> {
     if (values.length < 2) return { ...figures, extra };
     return { ...figures, range: `± ${round(sampleStandardDeviation(values))}`, extra };
   };
-  const latency = (["p50", "p99", "mean"] as const).map((m) =>
-    bench(
-      m,
-      reps.map((r) => r.latencyMs[m]),
-      "ms",
-    ),
-  );
+  const latency = (["p50", "p99", "mean"] as const).map((m) => {
+    const values = reps.map((r) => r.latencyMs[m]);
+    return bench(m, values, "ms");
+  });
   const cost = COST_BENCHES.flatMap(({ figure, name, unit }) => {
     const values = reps.map((r) => r.proxyCost?.[figure]);
     return values.every((v): v is number => v !== undefined) ? [bench(name, values, unit)] : [];
   });
-  return {
-    throughput: [
-      bench(
-        "req/s",
-        reps.map((r) => r.rps),
-        "req/s",
-        2,
-      ),
-    ],
-    latency,
-    "proxy cost": cost,
-  };
+  const rps = reps.map((r) => r.rps);
+  return { throughput: [bench("req/s", rps, "req/s", 2)], latency, "proxy cost": cost };
 }
 
 /** The suites of each direction, their tool (github-action-benchmark's), in the order written. */

@@ -18,12 +18,12 @@ const STATUS_SEVERITY: readonly CellStatus[] = ["failed", "invalid", "loadgen-bo
 export const Engine = z.enum(["k6", "wrk", "ab", "vegeta", "h2load"]);
 export type Engine = z.infer<typeof Engine>;
 
+/** The number types of the figures below: a count or index, a count of at least one, a measure. */
+const Whole = z.number().int().nonnegative();
+const Positive = z.number().int().positive();
+const NonNegative = z.number().nonnegative();
 /** A latency statistic in milliseconds. */
-const Ms = z.number().nonnegative();
-/**
- * What the load generator speaks to the proxy: HTTP/1.1 (`http1`), HTTP/2 without TLS (`h2c`)
- * or over TLS (`h2`), gRPC over h2c (`grpc`) or over TLS (`grpcs`).
- */
+const Ms = NonNegative;
 /** http1 and https: HTTP/1.1 in cleartext and over TLS; h2c and h2: HTTP/2 likewise; grpc and grpcs: gRPC likewise. */
 export const Protocol = z.enum(["http1", "https", "h2c", "h2", "grpc", "grpcs"]);
 export type Protocol = z.infer<typeof Protocol>;
@@ -38,24 +38,16 @@ export const ProxyCost = z
     source: z
       .enum(["proc", "cgroup"])
       .describe("Where it was read: proc, the proxy's process group in /proc (native); cgroup, its container's control group (docker)."),
-    cpuS: z
-      .number()
-      .nonnegative()
+    cpuS: NonNegative
       .describe("CPU time (user + system) of the proxy, all its processes and threads, over the engine's measured window, seconds (ns resolution): the span around the engine run less idleCpuS."),
-    idleCpuS: z
-      .number()
-      .nonnegative()
+    idleCpuS: NonNegative
       .describe("Taken off the span: the proxy's idle CPU rate times the span's time outside the window (the engine's start-up and exit), seconds."),
-    windowS: z.number().nonnegative().describe("The window cpuS covers, seconds."),
-    cpuPerRequestUs: z
-      .number()
-      .nonnegative()
+    windowS: NonNegative.describe("The window cpuS covers, seconds."),
+    cpuPerRequestUs: NonNegative
       .optional()
       .describe("cpuS per request completed (the repetition's requests), microseconds."),
-    requestsPerCpuS: z.number().nonnegative().optional().describe("Requests completed per CPU-second of the proxy."),
-    peakMemoryMiB: z
-      .number()
-      .nonnegative()
+    requestsPerCpuS: NonNegative.optional().describe("Requests completed per CPU-second of the proxy."),
+    peakMemoryMiB: NonNegative
       .optional()
       .describe("Peak memory of the proxy, MiB. proc: the sum of its processes' peak resident sets (VmHWM; pages shared between processes count once per process). cgroup: the container's peak charge (memory.peak, v1 memory.max_usage_in_bytes: anonymous memory, page cache and kernel memory)."),
     peakSince: z
@@ -69,17 +61,11 @@ export const ProxyCost = z
 export type ProxyCost = z.infer<typeof ProxyCost>;
 
 export const Repetition = z.object({
-  index: z.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
-  round: z
-    .number()
-    .int()
-    .nonnegative()
+  index: Whole.describe("0-based measured repetition (warm-up is not recorded)."),
+  round: Whole
     .optional()
     .describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
-  attempts: z
-    .number()
-    .int()
-    .positive()
+  attempts: Positive
     .optional()
     .describe("Measurements made for this repetition: more than 1 when a noisy one or one with dropped iterations was measured again."),
   noise: z
@@ -87,9 +73,7 @@ export const Repetition = z.object({
       otherCpu: z
         .number()
         .describe("CPU used on the run's pinned cores by processes other than the benchmark's own, in cores: above settings.noiseLimit the repetition is noisy."),
-      steal: z
-        .number()
-        .nonnegative()
+      steal: NonNegative
         .describe("Steal time on the pinned cores (the hypervisor ran something else), in cores: never noisy by itself; above settings.noiseLimit the round is left out of the tests of the metrics that hold it (latency and requests/sec; CPU per request too unless environment.stealAccounting is excluded)."),
     })
     .optional()
@@ -98,23 +82,21 @@ export const Repetition = z.object({
   durationS: z.number().positive().describe("Measured wall time of the load phase, seconds."),
   status: CellStatus,
   reasons: z.array(z.string()),
-  rps: z.number().nonnegative().describe("Successful (2xx and check-passing) responses per second."),
-  requests: z.number().int().nonnegative().describe("All requests completed, successful or not."),
-  errors: z.number().int().nonnegative().describe("Transport errors: refused, reset, timed out."),
-  non2xx: z.number().int().nonnegative(),
-  checkFailures: z.number().int().nonnegative().default(0).describe("2xx responses whose body failed the scenario's check."),
-  statusCodes: z.record(z.string(), z.number().int().nonnegative()).default({}).describe("Responses per HTTP status code; '0' for transport errors."),
-  droppedIterations: z.number().int().nonnegative().default(0).describe("Open-model iterations the load generator could not start."),
-  bytesReceived: z.number().nonnegative().optional(),
+  rps: NonNegative.describe("Successful (2xx and check-passing) responses per second."),
+  requests: Whole.describe("All requests completed, successful or not."),
+  errors: Whole.describe("Transport errors: refused, reset, timed out."),
+  non2xx: Whole,
+  checkFailures: Whole.default(0).describe("2xx responses whose body failed the scenario's check."),
+  statusCodes: z.record(z.string(), Whole).default({}).describe("Responses per HTTP status code; '0' for transport errors."),
+  droppedIterations: Whole.default(0).describe("Open-model iterations the load generator could not start."),
+  bytesReceived: NonNegative.optional(),
   latencyMs: LatencyMs,
   latencyPercentilesMs: z
-    .record(z.string(), z.number().nonnegative())
+    .record(z.string(), NonNegative)
     .optional()
     .describe("Extra percentiles keyed by percent, e.g. {'75': 1.2, '99.9': 4.1}."),
-  loadgenCpu: z.number().nonnegative().optional().describe("CPU used by the load generator, in cores (1 = one full core)."),
-  proxyCpu: z
-    .number()
-    .nonnegative()
+  loadgenCpu: NonNegative.optional().describe("CPU used by the load generator, in cores (1 = one full core)."),
+  proxyCpu: NonNegative
     .optional()
     .describe("CPU used by the proxy, in cores: proxyCost.cpuS over its window (files without proxyCost: over the whole engine run, rounded to 0.001)."),
   proxyCost: ProxyCost.optional(),
@@ -125,12 +107,12 @@ export type Repetition = z.infer<typeof Repetition>;
 export const Load = z.object({
   label: z.string().min(1).describe("Short name of the load level, unique within a scenario: 'default', '100vus'."),
   model: z.enum(["constant-vus", "constant-arrival-rate", "max-throughput", "fixed-count"]),
-  vus: z.number().int().positive().optional(),
-  connections: z.number().int().positive().optional(),
+  vus: Positive.optional(),
+  connections: Positive.optional(),
   rate: z.number().positive().optional().describe("Requests (k6: iterations) per second for an open model."),
-  requests: z.number().int().positive().optional().describe("Total request count for a fixed-count run (ab -n)."),
+  requests: Positive.optional().describe("Total request count for a fixed-count run (ab -n)."),
   durationS: z.number().positive().optional(),
-  warmupS: z.number().nonnegative().optional(),
+  warmupS: NonNegative.optional(),
   keepAlive: z
     .boolean()
     .optional()
@@ -148,19 +130,16 @@ export const Cell = z.object({
     .optional()
     .describe("Host name of the machine that measured this cell, in results merged from several runs (shards)."),
   upstream: z
-    .object({ latencyMs: z.number().nonnegative(), maxRps: z.number().nonnegative() })
+    .object({ latencyMs: NonNegative, maxRps: NonNegative })
     .optional()
     .describe("The built-in upstream's settings from the cell's scenario (a variant may bring its own)."),
-  loadgenVus: z
-    .number()
-    .int()
-    .positive()
+  loadgenVus: Positive
     .optional()
     .describe("VUs the load generator ran an arrival-rate load with, when the warm-up's latency called for more than the load's own (Little's law, doubled)."),
   redone: z
     .object({
-      noisy: z.number().int().nonnegative().default(0),
-      dropped: z.number().int().nonnegative().default(0),
+      noisy: Whole.default(0),
+      dropped: Whole.default(0),
     })
     .optional()
     .describe("Repetitions measured again: noisy ones and ones with dropped iterations."),
@@ -185,9 +164,9 @@ export const Cell = z.object({
 export type Cell = z.infer<typeof Cell>;
 
 export const CpuLayout = z.object({
-  loadgen: z.array(z.number().int().nonnegative()),
-  proxy: z.array(z.number().int().nonnegative()),
-  upstream: z.array(z.number().int().nonnegative()),
+  loadgen: z.array(Whole),
+  proxy: z.array(Whole),
+  upstream: z.array(Whole),
 });
 export type CpuLayout = z.infer<typeof CpuLayout>;
 
@@ -204,8 +183,8 @@ export const Environment = z.object({
   kernel: z.string(),
   arch: z.string(),
   cpuModel: z.string(),
-  cores: z.number().int().positive(),
-  memoryBytes: z.number().nonnegative().optional(),
+  cores: Positive,
+  memoryBytes: NonNegative.optional(),
   governor: z.string().optional().describe("CPU frequency governor, when the machine exposes one."),
   tuning: z
     .object({
@@ -240,8 +219,8 @@ export const Environment = z.object({
     .record(
       z.string(),
       z.object({
-        cores: z.array(z.number().int().nonnegative()),
-        memoryBytes: z.number().int().positive().optional(),
+        cores: z.array(Whole),
+        memoryBytes: Positive.optional(),
         how: z.string(),
       }),
     )
@@ -261,9 +240,9 @@ export const Settings = z.object({
   proxies: z.array(z.string()),
   scenarios: z.array(z.string()),
   engine: Engine.optional().describe("Engine forced on the command line; otherwise each scenario's own."),
-  repetitions: z.number().int().positive(),
+  repetitions: Positive,
   durationS: z.number().positive().optional(),
-  warmupS: z.number().nonnegative().optional(),
+  warmupS: NonNegative.optional(),
   cpus: CpuLayout,
   runtime: z.enum(["native", "docker"]).default("native"),
   study: z.string().optional(),
@@ -314,24 +293,22 @@ export const Settings = z.object({
     .describe(
       "How long one proxy process serves: a round (each round starts it anew, with its warm-up, so the rounds sample its processes) or the whole block; absent: block (runs before the setting).",
     ),
-  noiseLimit: z
-    .number()
-    .nonnegative()
+  noiseLimit: NonNegative
     .optional()
     .describe(
       "In cores: other processes' CPU on the pinned cores above which a repetition is noisy and measured again; steal above it leaves the round out of the tests of the metrics that hold stolen time. Absent: 0.05.",
     ),
-  retries: z.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
+  retries: Whole.optional().describe("Times a noisy repetition is measured again."),
   shard: z
-    .object({ index: z.number().int().positive(), count: z.number().int().positive() })
+    .object({ index: Positive, count: Positive })
     .optional()
     .describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
   sequential: z
     .object({
       alpha: z.number().positive().describe("The family's false-alarm rate the plan spends."),
-      tests: z.number().int().positive().describe("Tested metrics in the family the rounds were sized for."),
+      tests: Positive.describe("Tested metrics in the family the rounds were sized for."),
       looks: z
-        .array(z.object({ rounds: z.number().int().positive(), alpha: z.number().positive() }))
+        .array(z.object({ rounds: Positive, alpha: z.number().positive() }))
         .min(1)
         .describe("Round counts where compare looks, and the alpha spent at each (summing to at most alpha)."),
       budgetMinutes: z.number().positive().optional().describe("--budget: the run's time budget, minutes."),
