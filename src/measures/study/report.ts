@@ -87,16 +87,7 @@ export function studyGroups(study: StudyManifest, results: Results, skipped: Ski
         if (found.length === 0) columns.push(skippedColumn(proxy, load.label, scenario, skipped));
         for (const cell of found) {
           const column = cellColumn(cell);
-          const values = valuesOf(cell, column);
-          columns.push({
-            proxy: column.proxy,
-            cellId: cell.id,
-            load: load.label,
-            status: column.status,
-            reasons: column.reasons,
-            repetitions: column.repetitions,
-            ...(values ? { values } : {}),
-          });
+          columns.push({ ...column, load: load.label, values: valuesOf(cell, column) });
         }
       }
     }
@@ -403,15 +394,14 @@ export function renderStudyReport(input: StudyReportInput): string {
   const { study, results } = input;
   const level = input.headingLevel ?? 2;
   const { skipped } = results;
-  const header = buildHeader(results);
   const parts: string[] = [
     heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
-  ];
-  parts.push(
     `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}): ` +
       `${escapeMarkdown(study.source.compared.replace(/\.?\s*$/, "."))} Original load: ${escapeMarkdown(study.source.load)}.`,
-  );
-  parts.push(header.facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`).join("\n"));
+    buildHeader(results)
+      .facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`)
+      .join("\n"),
+  ];
   if (skipped.length > 0) {
     parts.push(
       [
