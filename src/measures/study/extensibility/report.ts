@@ -39,8 +39,8 @@ export interface ExtensibilityReportInput {
     memoryLimitBytes: number;
     coprocessorCores: number[];
     layout: CpuLayout;
-    /** How the cap is held; default natively's `prlimit --data`. */
-    how?: string;
+    /** How the cap is held (`prlimit --data` natively). */
+    how: string;
   };
   /** Heading level of the title (default 2). */
   headingLevel?: number;
@@ -74,7 +74,7 @@ function limitsText(input: ExtensibilityReportInput): string {
   const mib = Math.round(input.limits.memoryLimitBytes / 2 ** 20);
   return (
     `Cores: ${formatCpuLayout(input.limits.layout)}, coprocessor=${input.limits.coprocessorCores.join("+")}; ` +
-    `gateway and coprocessor each capped at ${mib} MiB of data memory (${input.limits.how ?? "prlimit --data"}).`
+    `gateway and coprocessor each capped at ${mib} MiB of data memory (${input.limits.how}).`
   );
 }
 
