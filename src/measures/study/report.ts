@@ -225,7 +225,10 @@ const CRANK_ROWS: readonly StudyRow[] = [
   ["Requests/sec", (v) => formatRps(v.rps), { get: (v) => v.rps, rep: (r) => r.rps }],
 ];
 
-/** The corner and rows of each layout's table but crank's (go-bench's scenario tables are k6's). */
+/**
+ * The corner and rows of each layout's table but crank's: go-bench's scenario tables are k6's; the
+ * extensibility study has its own report (extensibility/report.ts), ab's table stands in here.
+ */
 const LAYOUT_ROWS: Record<Exclude<StudyLayout, "crank-compare">, [string, readonly StudyRow[]]> = {
   "k6-summary": ["metric", K6_SUMMARY_ROWS],
   "go-bench": ["metric", K6_SUMMARY_ROWS],
