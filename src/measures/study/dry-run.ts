@@ -6,12 +6,14 @@ import { renderDryRun } from "../wall-clock/dry-run.js";
 import { checkRunInputs } from "../../runner/preflight.js";
 import { coreCount, resolveSettings } from "../../runner/settings.js";
 import { estimateSeconds } from "../../runner/shard.js";
+import type { Plan } from "../../runner/plan.js";
 import { planRun } from "../../runner/variants.js";
 import { pickDefined } from "../../util/objects.js";
 import { coprocessorChoices } from "./extensibility/coprocessors.js";
-import { renderExtensibilityDryRun } from "./extensibility/dry-run.js";
+import { extensibilityPlan } from "./extensibility/dry-run.js";
 import { refuseUsedStudyOut } from "./extensibility/run.js";
 import { announceStudy, prepareStudy, type StudyOverrides } from "./run.js";
+import type { StudyManifest } from "./schema.js";
 
 /**
  * `proxybench study NAME --dry-run`: what it would run and how long it takes, starting nothing
@@ -25,21 +27,21 @@ export async function dryRunStudy(name: string, overrides: StudyOverrides, out: 
   announceStudy(prepared, out, "  ");
   const { settings } = resolveSettings(request, coreCount());
   const plan = await planRun(settings, {});
-  const layout = formatCpuLayout(settings.cpus);
-  if (study.manifest.layout === "extensibility") {
-    // Its --out holds the study's report and a folder per test, not a results.json.
-    if (request.out !== undefined) await refuseUsedStudyOut(path.resolve(request.out));
-    await checkRunInputs(plan, undefined);
-    const where = pickDefined(overrides, ["runtime", "imageTag"]);
-    const coprocessors = await coprocessorChoices(study.manifest.extensibility?.coprocessors ?? [], where);
-    const ctx = { ...where, fileExists: existsSync, env: process.env };
-    out.write(renderExtensibilityDryRun(plan, settings, layout, coprocessors, ctx));
-    return;
-  }
-  await checkRunInputs(plan, request.out === undefined ? undefined : path.resolve(request.out));
-  out.write(
-    renderDryRun(plan, settings, layout, {
-      seconds: estimateSeconds(plan, settings.repetitions, settings.proxyLifetime),
-    }),
-  );
+  const dir = request.out === undefined ? undefined : path.resolve(request.out);
+  // The extensibility study's --out holds the study's report and a folder per test, not a results.json.
+  const extensibility = study.manifest.layout === "extensibility";
+  if (extensibility && dir !== undefined) await refuseUsedStudyOut(dir);
+  await checkRunInputs(plan, extensibility ? undefined : dir);
+  const { shown, timed, rows } = extensibility
+    ? await extensibilityDryRun(study.manifest, plan, overrides)
+    : { shown: plan, timed: plan, rows: "" };
+  const seconds = estimateSeconds(timed, settings.repetitions, settings.proxyLifetime);
+  out.write(renderDryRun(shown, settings, formatCpuLayout(settings.cpus), { seconds }) + rows);
+}
+
+/** The extensibility study's plan, its variants timed, and its rows. */
+async function extensibilityDryRun(study: StudyManifest, plan: Plan, overrides: StudyOverrides) {
+  const where = pickDefined(overrides, ["runtime", "imageTag"]);
+  const coprocessors = await coprocessorChoices(study.extensibility?.coprocessors ?? [], where);
+  return extensibilityPlan(plan, coprocessors, { ...where, fileExists: existsSync, env: process.env });
 }

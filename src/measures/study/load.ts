@@ -40,12 +40,9 @@ export function parseStudy(text: string, file: string): Pick<LoadedStudy, "manif
 }
 
 export async function loadStudyFile(file: string): Promise<LoadedStudy> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as Error).message})`);
-  }
+  const text = await readFile(file, "utf8").catch((err: Error) => {
+    throw new UserError(`${file}: cannot read (${err.message})`);
+  });
   const { manifest, lineOf } = parseStudy(text, file);
   const dir = path.dirname(file);
   const problems: string[] = [];

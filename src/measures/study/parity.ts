@@ -80,16 +80,14 @@ export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): stri
     warnings.push(`the access log is on for every proxy: it measures logging as much as proxying`);
   }
   // Connection limits below the load's concurrency queue or refuse connections.
-  if (ctx.concurrency !== undefined) {
-    for (const p of proxies) {
-      for (const [key, value] of Object.entries(p.tuning)) {
-        if (!/conn/i.test(key) || typeof value !== "number") continue;
-        if (value < ctx.concurrency) {
-          warnings.push(
-            `${p.proxy} ${key} is ${value}, below the ${ctx.concurrency} concurrent connections of the load`,
-          );
-        }
-      }
+  const { concurrency } = ctx;
+  for (const p of proxies) {
+    for (const [key, value] of Object.entries(p.tuning)) {
+      if (!/conn/i.test(key) || typeof value !== "number" || concurrency === undefined) continue;
+      if (value < concurrency)
+        warnings.push(
+          `${p.proxy} ${key} is ${value}, below the ${concurrency} concurrent connections of the load`,
+        );
     }
   }
   return warnings;

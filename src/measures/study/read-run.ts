@@ -78,15 +78,6 @@ function builtinStudiesDir(): string {
   return existsSync(BUILTIN_STUDIES_DIR) || !existsSync(beside) ? BUILTIN_STUDIES_DIR : beside;
 }
 
-/** The built-in study the results name; an unknown name is an error naming the file and field. */
-function builtinStudy(name: string, read: readonly ReadResults[]): Promise<LoadedStudy> {
-  return findStudy(
-    name,
-    builtinStudiesDir(),
-    (known) => `${fileList(read)}: settings.study: '${name}' is not a built-in study (known: ${known})`,
-  );
-}
-
 /** One test of the extensibility study, from its variant run's results. */
 function testRun({ dir, results }: ReadResults): TestRun {
   const gateway = results.settings.proxies[0] ?? "";
@@ -150,7 +141,12 @@ export async function readStudyRun(
   for (const d of await resultsDirs(dir)) read.push({ dir: d, results: await readResults(d) });
   const name = read.length > 0 ? studyOf(dir, read) : undefined;
   if (name === undefined) return undefined;
-  const study = await builtinStudy(name, read);
+  // The built-in study the results name; an unknown name is an error naming the file and field.
+  const study = await findStudy(
+    name,
+    builtinStudiesDir(),
+    (known) => `${fileList(read)}: settings.study: '${name}' is not a built-in study (known: ${known})`,
+  );
   return {
     name,
     title: study.manifest.title,

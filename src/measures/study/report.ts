@@ -31,8 +31,6 @@ import { studyBaseline, type StudyLayout, type StudyManifest } from "./schema.js
 export interface StudyReportInput {
   study: StudyManifest;
   results: Results;
-  /** Proxies of the study not run here, with why (merged with results.skipped). */
-  skipped?: Skipped[];
   /** Heading level of the title (default 2). */
   headingLevel?: number;
 }
@@ -89,16 +87,7 @@ export function studyGroups(study: StudyManifest, results: Results, skipped: Ski
         if (found.length === 0) columns.push(skippedColumn(proxy, load.label, scenario, skipped));
         for (const cell of found) {
           const column = cellColumn(cell);
-          const values = valuesOf(cell, column);
-          columns.push({
-            proxy: column.proxy,
-            cellId: cell.id,
-            load: load.label,
-            status: column.status,
-            reasons: column.reasons,
-            repetitions: column.repetitions,
-            ...(values ? { values } : {}),
-          });
+          columns.push({ ...column, load: load.label, values: valuesOf(cell, column) });
         }
       }
     }
@@ -176,97 +165,132 @@ function renderColumnNotes(columns: StudyColumn[]): string[] {
   return lines;
 }
 
-/** A row of a metric-per-row table: its label, and its figure of a column's values. */
-type StudyRow = [string, (v: StudyValues) => string];
-
-/** The k6 end-of-test summary of the YARP study, one column per load level and proxy. */
-function renderK6SummaryTable(group: StudyGroup): string {
-  const rows: StudyRow[] = [
-    ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
-    ["min", (v) => formatK6Duration(v.latencyMs.min)],
-    ["med", (v) => formatK6Duration(v.latencyMs.p50)],
-    ["max", (v) => formatK6Duration(v.latencyMs.max)],
-    ["p(90)", (v) => formatK6Duration(v.latencyMs.p90)],
-    ["p(95)", (v) => formatK6Duration(v.latencyMs.p95)],
-    ["p(99)", (v) => formatK6Duration(v.latencyMs.p99)],
-    ["http_req_failed", (v) => `${pct.format(v.failedPct)}%`],
-    ["http_reqs", (v) => `${formatRps(v.rps)}/s`],
-    [
-      "data_received",
-      (v) => (v.bytesReceived === undefined ? "n/a" : formatK6Data(v.bytesReceived, v.durationS)),
-    ],
-  ];
-  return renderRowsTable(group, "metric", rows);
-}
-
-/** A row per metric, a column per proxy and load: its value, or its status when it has none. */
-function renderRowsTable(group: StudyGroup, corner: string, rows: StudyRow[]) {
-  const withLoad = group.loads.length > 1;
-  const header = [corner, ...group.columns.map((c) => columnHeader(c, withLoad))];
-  const body = rows.map(([label, format]) => [
-    label,
-    ...group.columns.map((c) => (c.values ? format(c.values) : c.status)),
-  ]);
-  return markdownTable([header, ...body], { align: ["l", ...group.columns.map(() => "r" as const)] });
-}
-
-/** A row of crank compare's table: its figure of the medians, and of a repetition (for the changes). */
-interface CrankRow {
-  label: string;
-  get: (v: StudyValues) => number;
-  format: (n: number) => string;
-  /** Set for a row with a % change against the baseline. */
-  rep?: (r: Repetition) => number;
-}
-
-const CRANK_ROWS: readonly CrankRow[] = [
-  { label: "Requests", get: (v) => v.requests, format: formatCount, rep: (r) => r.requests },
-  { label: "Bad responses", get: (v) => v.badResponses, format: formatCount },
-  {
-    label: "Mean latency (us)",
-    get: (v) => v.latencyMs.mean * 1000,
-    format: (n) => us.format(n),
-    rep: (r) => r.latencyMs.mean,
-  },
-  {
-    label: "Max latency (us)",
-    get: (v) => v.latencyMs.max * 1000,
-    format: (n) => us.format(n),
-  },
-  { label: "Requests/sec", get: (v) => v.rps, format: formatRps, rep: (r) => r.rps },
+/**
+ * A row of a metric-per-row table: its label, its figure of a column's values and, for a row of
+ * crank's with a % change against the baseline, the figure compared (`get`) and the repetition's
+ * figure it is paired by (`rep`).
+ */
+type StudyRow = [
+  label: string,
+  text: (v: StudyValues) => string,
+  change?: { get: (v: StudyValues) => number; rep: (r: Repetition) => number },
 ];
 
-/** The columns in crank's order (the baseline's first), and each one's baseline at its load. */
-function crankColumns(group: StudyGroup, baseline: string) {
-  const ordered = [
-    ...group.columns.filter((c) => c.proxy === baseline),
-    ...group.columns.filter((c) => c.proxy !== baseline),
-  ];
-  const baseFor = (c: StudyColumn) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
-  return { ordered, baseFor };
-}
+/** The k6 end-of-test summary of the YARP study, one column per load level and proxy. */
+const K6_SUMMARY_ROWS: readonly StudyRow[] = [
+  ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
+  ["min", (v) => formatK6Duration(v.latencyMs.min)],
+  ["med", (v) => formatK6Duration(v.latencyMs.p50)],
+  ["max", (v) => formatK6Duration(v.latencyMs.max)],
+  ["p(90)", (v) => formatK6Duration(v.latencyMs.p90)],
+  ["p(95)", (v) => formatK6Duration(v.latencyMs.p95)],
+  ["p(99)", (v) => formatK6Duration(v.latencyMs.p99)],
+  ["http_req_failed", (v) => `${pct.format(v.failedPct)}%`],
+  ["http_reqs", (v) => `${formatRps(v.rps)}/s`],
+  [
+    "data_received",
+    (v) => (v.bytesReceived === undefined ? "n/a" : formatK6Data(v.bytesReceived, v.durationS)),
+  ],
+];
+
+/** ab's figures of the Ocelot study: req/s, time per request, the percentile ladder. */
+const AB_ROWS: readonly StudyRow[] = [
+  ["Requests per second", (v) => formatRps(v.rps)],
+  ["Time per request (ms, mean)", (v) => formatMs(v.latencyMs.mean)],
+  [
+    "Time per request (ms, mean, across all concurrent requests)",
+    (v) => (v.requests > 0 ? formatMs((v.durationS * 1000) / v.requests) : "n/a"),
+  ],
+  ["Complete requests", (v) => formatCount(v.requests)],
+  ["Failed or non-2xx requests", (v) => formatCount(v.badResponses)],
+  ...["50", "66", "75", "80", "90", "95", "98", "99", "100"].map((p): StudyRow => [
+    p === "100" ? "100% (longest request, ms)" : `${p}% (ms)`,
+    (v) => {
+      const value = v.percentilesMs[p] ?? (p === "100" ? v.latencyMs.max : undefined);
+      return value === undefined ? "n/a" : formatMs(value);
+    },
+  ]),
+];
+
+/** crank compare's rows of the LLRP study; latency in µs, as crank prints it. */
+const CRANK_ROWS: readonly StudyRow[] = [
+  ["Requests", (v) => formatCount(v.requests), { get: (v) => v.requests, rep: (r) => r.requests }],
+  ["Bad responses", (v) => formatCount(v.badResponses)],
+  [
+    "Mean latency (us)",
+    (v) => us.format(v.latencyMs.mean * 1000),
+    { get: (v) => v.latencyMs.mean * 1000, rep: (r) => r.latencyMs.mean },
+  ],
+  ["Max latency (us)", (v) => us.format(v.latencyMs.max * 1000)],
+  ["Requests/sec", (v) => formatRps(v.rps), { get: (v) => v.rps, rep: (r) => r.rps }],
+];
+
+/**
+ * The corner and rows of each layout's table but crank's: go-bench's scenario tables are k6's; the
+ * extensibility study has its own report (extensibility/report.ts), ab's table stands in here.
+ */
+const LAYOUT_ROWS: Record<Exclude<StudyLayout, "crank-compare">, [string, readonly StudyRow[]]> = {
+  "k6-summary": ["metric", K6_SUMMARY_ROWS],
+  "go-bench": ["metric", K6_SUMMARY_ROWS],
+  ab: ["", AB_ROWS],
+  extensibility: ["", AB_ROWS],
+};
 
 /** A % change of crank's table: the change of the medians, and what the noise allows of it. */
 type CrankChange = Pick<TableCell, "changePct" | "interval" | "withinNoise">;
 
+/** The % columns of crank's table: one after each column but the baseline's, keyed `row/column`. */
+interface ChangeColumns {
+  baseline: string;
+  changes: Map<string, CrankChange>;
+}
+
 /**
- * Every % change of crank's table against the baseline at its load, keyed `row/column`, judged
- * as one family (src/report/differences.ts): paired by round with the baseline's cell.
+ * A row per metric, a column per proxy and load: its value, or its status when it has none;
+ * with `against`, each column but the baseline's followed by its % change.
  */
-function crankChanges(group: StudyGroup, baseline: string, cells: readonly Cell[], steal: StealRule) {
-  const { ordered, baseFor } = crankColumns(group, baseline);
+function renderRowsTable(
+  group: StudyGroup,
+  [corner, rows]: [string, readonly StudyRow[]],
+  columns = group.columns,
+  against?: ChangeColumns,
+): string {
+  const withLoad = group.loads.length > 1;
+  const withChange = (c: StudyColumn) => against !== undefined && c.proxy !== against.baseline;
+  const header = [corner];
+  for (const c of columns) header.push(columnHeader(c, withLoad), ...(withChange(c) ? [""] : []));
+  const body = rows.map(([label, text], r) => {
+    const out = [label];
+    columns.forEach((c, i) => {
+      out.push(c.values ? text(c.values) : c.status);
+      if (!withChange(c)) return;
+      const change = against!.changes.get(`${r}/${i}`);
+      out.push(change === undefined ? "" : changeText(change));
+    });
+    return out;
+  });
+  return markdownTable([header, ...body], { align: header.map((_, i) => (i === 0 ? "l" : "r")) });
+}
+
+/**
+ * Every % change of crank's table (its columns in crank's order) against the baseline at its
+ * load, keyed `row/column`, judged as one family (src/report/differences.ts): paired by round
+ * with the baseline's cell.
+ */
+function crankChanges(ordered: readonly StudyColumn[], { baseline, cells, steal }: StudyTableInput) {
+  const baseFor = (c: StudyColumn) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
   const byId = new Map(cells.map((c) => [c.id, c]));
   const cellOf = (c: StudyColumn | undefined) => (c?.cellId === undefined ? undefined : byId.get(c.cellId));
   const shown: Array<{ key: string; changePct: number; member?: DifferenceMember }> = [];
-  for (const [r, row] of CRANK_ROWS.entries()) {
+  for (const [r, [, , compared]] of CRANK_ROWS.entries()) {
     ordered.forEach((c, i) => {
       const base = baseFor(c);
-      if (row.rep === undefined || c.proxy === baseline || !c.values || !base?.values) return;
-      const changePct = percentChange(row.get(c.values), row.get(base.values));
+      if (compared === undefined || c.proxy === baseline || !c.values || !base?.values) return;
+      const changePct = percentChange(compared.get(c.values), compared.get(base.values));
       if (changePct === undefined) return;
       const [b, o] = [cellOf(base), cellOf(c)];
       const paired = b !== undefined && o !== undefined && c.status === "ok" && measuredTogether(b, o);
-      const member = paired ? { base: b, other: o, value: row.rep, stealLimit: steal.limit } : undefined;
+      const member = paired ? { base: b, other: o, value: compared.rep, stealLimit: steal.limit } : undefined;
       shown.push({ key: `${r}/${i}`, changePct, ...(member ? { member } : {}) });
     });
   }
@@ -284,60 +308,6 @@ function crankChanges(group: StudyGroup, baseline: string, cells: readonly Cell[
   return { family: judged?.family, differences: judged?.differences ?? [], changes };
 }
 
-/**
- * crank compare's table of the LLRP study: the baseline first, every other proxy with its signed %
- * against it, and what the noise allows of it. Latency in µs, as crank prints it.
- */
-function renderCrankCompareTable(
-  group: StudyGroup,
-  baseline: string,
-  changes: Map<string, CrankChange>,
-): string {
-  const { ordered } = crankColumns(group, baseline);
-  const withLoad = group.loads.length > 1;
-  // No % columns at all when the baseline was measured at no load level (e.g. image only here).
-  const withPercent = ordered.some((c) => c.proxy === baseline && c.values !== undefined);
-  const header = ["load"];
-  for (const c of ordered) {
-    header.push(columnHeader(c, withLoad));
-    if (withPercent && c.proxy !== baseline) header.push("");
-  }
-  const body = CRANK_ROWS.map((row, r) => {
-    const out = [row.label];
-    ordered.forEach((c, i) => {
-      out.push(c.values ? row.format(row.get(c.values)) : c.status);
-      if (!withPercent || c.proxy === baseline) return;
-      const change = changes.get(`${r}/${i}`);
-      out.push(change === undefined ? "" : changeText(change));
-    });
-    return out;
-  });
-  return markdownTable([header, ...body], { align: header.map((_, i) => (i === 0 ? "l" : "r")) });
-}
-
-/** ab's figures of the Ocelot study: req/s, time per request, the percentile ladder. */
-function renderAbTable(group: StudyGroup): string {
-  const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
-  const rows: StudyRow[] = [
-    ["Requests per second", (v) => formatRps(v.rps)],
-    ["Time per request (ms, mean)", (v) => formatMs(v.latencyMs.mean)],
-    [
-      "Time per request (ms, mean, across all concurrent requests)",
-      (v) => (v.requests > 0 ? formatMs((v.durationS * 1000) / v.requests) : "n/a"),
-    ],
-    ["Complete requests", (v) => formatCount(v.requests)],
-    ["Failed or non-2xx requests", (v) => formatCount(v.badResponses)],
-    ...ladder.map((p): StudyRow => [
-      p === "100" ? "100% (longest request, ms)" : `${p}% (ms)`,
-      (v) => {
-        const value = v.percentilesMs[p] ?? (p === "100" ? v.latencyMs.max : undefined);
-        return value === undefined ? "n/a" : formatMs(value);
-      },
-    ]),
-  ];
-  return renderRowsTable(group, "", rows);
-}
-
 /** A load in words; a fixed-count load runs until its requests are done, so no duration. */
 export function describeStudyLoad(load: Load): string {
   if (load.model !== "fixed-count") return describeLoad(load);
@@ -353,15 +323,27 @@ interface StudyTableInput {
   steal: StealRule;
 }
 
-/** A scenario's table in the study's layout; crank compare's with the line on its changes' noise. */
+/**
+ * A scenario's table in the study's layout; crank compare's (the baseline first, every other proxy
+ * with its signed % against it) with the line on its changes' noise.
+ */
 function studyTable(layout: StudyLayout, group: StudyGroup, where: StudyTableInput) {
-  // go-bench: the go test lines come first (renderGoBenchSection); each scenario's table is k6's.
-  if (layout === "k6-summary" || layout === "go-bench")
-    return { table: renderK6SummaryTable(group), notes: [] };
-  if (layout !== "crank-compare") return { table: renderAbTable(group), notes: [] };
-  const { family, differences, changes } = crankChanges(group, where.baseline, where.cells, where.steal);
+  if (layout !== "crank-compare") return { table: renderRowsTable(group, LAYOUT_ROWS[layout]), notes: [] };
+  const { baseline } = where;
+  const ordered = [
+    ...group.columns.filter((c) => c.proxy === baseline),
+    ...group.columns.filter((c) => c.proxy !== baseline),
+  ];
+  const { family, differences, changes } = crankChanges(ordered, where);
+  // No % columns at all when the baseline was measured at no load level (e.g. image only here).
+  const measured = ordered.some((c) => c.proxy === baseline && c.values !== undefined);
   return {
-    table: renderCrankCompareTable(group, where.baseline, changes),
+    table: renderRowsTable(
+      group,
+      ["load", CRANK_ROWS],
+      ordered,
+      measured ? { baseline, changes } : undefined,
+    ),
     notes:
       changes.size > 0
         ? [
@@ -414,16 +396,15 @@ function renderGroup(
 export function renderStudyReport(input: StudyReportInput): string {
   const { study, results } = input;
   const level = input.headingLevel ?? 2;
-  const skipped = mergeSkipped(results.skipped, input.skipped ?? []);
-  const header = buildHeader(results);
+  const { skipped } = results;
   const parts: string[] = [
     heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
-  ];
-  parts.push(
     `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}): ` +
       `${escapeMarkdown(study.source.compared.replace(/\.?\s*$/, "."))} Original load: ${escapeMarkdown(study.source.load)}.`,
-  );
-  parts.push(header.facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`).join("\n"));
+    buildHeader(results)
+      .facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`)
+      .join("\n"),
+  ];
   if (skipped.length > 0) {
     parts.push(
       [

@@ -67,9 +67,10 @@ export function splitStudyProxies(
   return split;
 }
 
-/** User flags a study run accepts on top of the study's own settings. */
+/** User flags a study run takes over the study's own settings (`--proxies`: only these of its proxies). */
 export type StudyOverrides = Pick<
   RunRequest,
+  | "proxies"
   | "durationS"
   | "warmupS"
   | "repetitions"
@@ -81,10 +82,7 @@ export type StudyOverrides = Pick<
   | "out"
   | "noiseLimit"
   | "retries"
-> & {
-  /** `--proxies`: only these of the study's proxies. */
-  proxies?: string[];
-};
+>;
 
 /** The study's proxies, or the subset `--proxies` asks for (pure; an outsider is an error). */
 export function selectStudyProxies(study: LoadedStudy, asked?: string[]): string[] {

@@ -1,7 +1,4 @@
-import { renderDryRun } from "../../wall-clock/dry-run.js";
 import type { Plan, PlannedCell } from "../../../runner/plan.js";
-import type { Settings } from "../../../results/schema.js";
-import { estimateSeconds } from "../../../runner/shard.js";
 import { imageRef } from "../../../runner/specs.js";
 import { isGatewayTest, planOptions, type CoprocessorChoice } from "./options.js";
 
@@ -29,16 +26,14 @@ function cellOptions(cell: PlannedCell, coprocessors: readonly CoprocessorChoice
 }
 
 /**
- * The study's plan: each test on each gateway with every option side by side (a variant per
- * option, and the baseline), so a cell's time counts once per variant; then its rows (pure).
+ * The study's plan (pure): each test on each gateway with every option side by side (a variant per
+ * option, and the baseline), so a cell's time counts once per variant (`timed`); then its rows.
  */
-export function renderExtensibilityDryRun(
+export function extensibilityPlan(
   plan: Plan,
-  settings: Pick<Settings, "repetitions" | "proxyLifetime">,
-  layout: string,
   coprocessors: readonly CoprocessorChoice[],
   ctx: RowsContext,
-): string {
+): { shown: Plan; timed: Plan; rows: string } {
   const variantCount = (cell: PlannedCell) => {
     const rows = cellOptions(cell, coprocessors, ctx);
     return rows ? 1 + rows.options.length : 0;
@@ -46,17 +41,13 @@ export function renderExtensibilityDryRun(
   const perVariant = plan.blocks
     .map((b) => ({ ...b, cells: b.cells.flatMap((c) => Array<PlannedCell>(variantCount(c)).fill(c)) }))
     .filter((b) => b.cells.length > 0);
-  const blocks = perVariant.map((b) => ({ ...b, cells: [...new Set(b.cells)] }));
-  const seconds = estimateSeconds(
-    { ...plan, blocks: perVariant },
-    settings.repetitions,
-    settings.proxyLifetime,
-  );
-  return (
-    renderDryRun({ ...plan, blocks }, settings, layout, { seconds }) +
-    "each cell: its gateway without extension and with each of its options, side by side\n" +
-    renderExtensibilityRows(plan, coprocessors, ctx)
-  );
+  return {
+    shown: { ...plan, blocks: perVariant.map((b) => ({ ...b, cells: [...new Set(b.cells)] })) },
+    timed: { ...plan, blocks: perVariant },
+    rows:
+      "each cell: its gateway without extension and with each of its options, side by side\n" +
+      renderExtensibilityRows(plan, coprocessors, ctx),
+  };
 }
 
 /** The rows of every test on every gateway, and the images they need under docker (pure). */

@@ -30,13 +30,12 @@ export interface CoprocessorChoice {
   unavailable?: string;
 }
 
-export interface ExtensionOption {
+type ExtensionKind = NonNullable<NonNullable<ProxyManifest["extensions"]>[ExtensionKindName]>;
+
+export interface ExtensionOption extends Pick<ExtensionKind, "configs" | "args" | "env"> {
   /** `config`, `script`, or the coprocessor's name. */
   name: string;
   kind: ExtensionKindName;
-  configs: Array<{ template: string; output: string }>;
-  args: string[];
-  env: Record<string, string>;
   coprocessor?: CoprocessorChoice;
 }
 
@@ -106,11 +105,8 @@ export interface DerivedSettings {
 /** Where an image's new config file is mounted when no config of the same output names one. */
 const IMAGE_CONFIG_DIR = "/etc/proxybench";
 
-interface SectionConfig {
-  template: string;
-  output: string;
-  mount?: string;
-}
+type RunSection = NonNullable<ProxyManifest["native"] | ProxyManifest["image"]>;
+type SectionConfig = RunSection["configs"][number];
 
 /**
  * A section's configs with the option's (pure): an option's config replaces the section's of the
@@ -119,7 +115,7 @@ interface SectionConfig {
  */
 function withOptionConfigs(
   configs: readonly SectionConfig[],
-  added: ReadonlyArray<{ template: string; output: string }>,
+  added: ExtensionOption["configs"],
   mountOf?: (output: string) => string,
 ): SectionConfig[] {
   const out = [...configs];
@@ -131,8 +127,6 @@ function withOptionConfigs(
   }
   return out;
 }
-
-type RunSection = NonNullable<ProxyManifest["native"] | ProxyManifest["image"]>;
 
 /** The gateway's section for the runtime with the option's args, env and configs (pure). */
 function optionSection<S extends RunSection>(

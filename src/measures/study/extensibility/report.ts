@@ -1,5 +1,5 @@
 import { markdownTable } from "markdown-table";
-import type { CpuLayout, Results } from "../../../results/schema.js";
+import type { CellStatus, CpuLayout, Results } from "../../../results/schema.js";
 import { withChanges } from "../../../report/model.js";
 import { stealRuleOf } from "../../../stats/steal.js";
 import { compareVariants, type MetricComparison } from "../../../report/compare.js";
@@ -39,8 +39,8 @@ export interface ExtensibilityReportInput {
     memoryLimitBytes: number;
     coprocessorCores: number[];
     layout: CpuLayout;
-    /** How the cap is held; default natively's `prlimit --data`. */
-    how?: string;
+    /** How the cap is held (`prlimit --data` natively). */
+    how: string;
   };
   /** Heading level of the title (default 2). */
   headingLevel?: number;
@@ -49,20 +49,16 @@ export interface ExtensibilityReportInput {
 /** The report group of one run: a column per variant, named by its option (pure). */
 export function testGroup(run: TestRun): ReportGroup {
   const cells = run.results?.cells ?? [];
-  const columns: ReportColumn[] = [];
-  for (const option of [BASELINE, ...run.options]) {
-    const cell = cells.find((c) => c.variant === option);
-    if (cell) columns.push({ ...cellColumn(cell), proxy: option });
-    else
-      columns.push({
-        proxy: option,
-        status: "failed",
-        reasons: ["not measured (the run stopped before it)"],
-        repetitions: 0,
-      });
-  }
-  for (const s of run.skipped)
-    columns.push({ proxy: s.option, status: "skipped", reasons: [s.reason], repetitions: 0 });
+  const unmeasured = (proxy: string, status: CellStatus, reason: string) =>
+    ({ proxy, status, reasons: [reason], repetitions: 0 }) satisfies ReportColumn;
+  const columns: ReportColumn[] = [
+    ...[BASELINE, ...run.options].map((option) => {
+      const cell = cells.find((c) => c.variant === option);
+      if (cell) return { ...cellColumn(cell), proxy: option };
+      return unmeasured(option, "failed", "not measured (the run stopped before it)");
+    }),
+    ...run.skipped.map((s) => unmeasured(s.option, "skipped", s.reason)),
+  ];
   const base = columns[0];
   const group: ReportGroup = { scenario: run.test, baseline: BASELINE, columns };
   const first = cells[0];
@@ -78,7 +74,7 @@ function limitsText(input: ExtensibilityReportInput): string {
   const mib = Math.round(input.limits.memoryLimitBytes / 2 ** 20);
   return (
     `Cores: ${formatCpuLayout(input.limits.layout)}, coprocessor=${input.limits.coprocessorCores.join("+")}; ` +
-    `gateway and coprocessor each capped at ${mib} MiB of data memory (${input.limits.how ?? "prlimit --data"}).`
+    `gateway and coprocessor each capped at ${mib} MiB of data memory (${input.limits.how}).`
   );
 }
 
