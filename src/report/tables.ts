@@ -55,11 +55,6 @@ export interface TableCell {
   bound?: "lower" | "upper";
 }
 
-export interface ComparisonTable {
-  columns: Array<{ proxy: string; status: CellStatus; repetitions: number; baseline: boolean }>;
-  rows: Array<{ metric: ComparisonMetric; label: string; cells: TableCell[] }>;
-}
-
 /** The latency table's column headings. */
 export const LATENCY_LABELS: Record<LatencyStat, string> = {
   min: "Min (ms)",
@@ -70,11 +65,6 @@ export const LATENCY_LABELS: Record<LatencyStat, string> = {
   p99: "p99 (ms)",
   max: "Max (ms)",
 };
-
-export interface LatencyTable {
-  stats: readonly LatencyStat[];
-  rows: Array<{ proxy: string; status: CellStatus; baseline: boolean; cells: TableCell[] }>;
-}
 
 /** What the proxy's cost rows are, for the notes under a group that shows them. */
 export const COST_NOTE =
@@ -144,7 +134,9 @@ function baselineColumn(group: ReportGroup): ReportColumn | undefined {
   return group.columns.find((c) => c.proxy === group.baseline);
 }
 
-export function comparisonTable(group: ReportGroup): ComparisonTable {
+export type ComparisonTable = ReturnType<typeof comparisonTable>;
+
+export function comparisonTable(group: ReportGroup) {
   const base = baselineColumn(group);
   return {
     columns: group.columns.map((c) => ({
@@ -170,7 +162,9 @@ export function comparisonTable(group: ReportGroup): ComparisonTable {
   };
 }
 
-export function latencyTable(group: ReportGroup): LatencyTable {
+export type LatencyTable = ReturnType<typeof latencyTable>;
+
+export function latencyTable(group: ReportGroup) {
   const base = baselineColumn(group);
   return {
     stats: LATENCY_STATS,
