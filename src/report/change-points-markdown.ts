@@ -36,7 +36,8 @@ function commitText(commit: HistoryCommit): string {
   return commit.url !== undefined && SAFE_URL.test(commit.url) ? `[${short}](${commit.url})` : short;
 }
 
-function valueText(value: number, unit: string): string {
+/** A mean of a series: four significant digits, then its unit. */
+export function valueText(value: number, unit: string): string {
   return `${Number(value.toPrecision(4))} ${escapeMarkdown(unit)}`;
 }
 
