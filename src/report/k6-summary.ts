@@ -143,13 +143,8 @@ function k6Column(name: string, figures: K6Figures): ReportColumn {
   return column;
 }
 
-export interface K6SummaryInput {
-  name: string;
-  file: string;
-}
-
 /** Parses `NAME=FILE` as given to --k6-summary. */
-export function parseK6SummaryArg(arg: string): K6SummaryInput {
+export function parseK6SummaryArg(arg: string) {
   const at = arg.indexOf("=");
   if (at <= 0 || at === arg.length - 1) {
     throw new UserError(`--k6-summary: expected NAME=FILE, got '${arg}'`);
@@ -159,7 +154,7 @@ export function parseK6SummaryArg(arg: string): K6SummaryInput {
 
 /** A report model from summaries already read: the first is the baseline. */
 export function buildK6Report(
-  inputs: ReadonlyArray<K6SummaryInput & { figures: K6Figures }>,
+  inputs: ReadonlyArray<ReturnType<typeof parseK6SummaryArg> & { figures: K6Figures }>,
   options: { scenario?: string } = {},
 ): ReportModel {
   const twice = inputs.find((input, i) => inputs.findIndex((other) => other.name === input.name) < i);
