@@ -15,7 +15,8 @@ import { mergeResults, readSources, shardSet, type ShardSet } from "../results/m
 import { readStudyRun, type StudyRun } from "../measures/study/read-run.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../render/format.js";
-import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
+import type { SectionOptions } from "../report/section.js";
+import { buildPrComment, type CommentRuns, type PrComment } from "./pr-comment.js";
 import { pickDefined } from "../util/objects.js";
 
 /**
@@ -184,7 +185,7 @@ function withMissing(runs: CommentRuns, missing: string[]): CommentRuns {
 }
 
 /** What both the report action and `proxybench comment` are given: paths and their judging. */
-type CommentSettings = PrCommentOptions & Pick<CommentRunsOptions, "floorPct" | "baseResults" | "expected">;
+type CommentSettings = SectionOptions & Pick<CommentRunsOptions, "floorPct" | "baseResults" | "expected">;
 
 /** The PR comment of the runs behind these paths: read, `check`ed, compared and rendered. */
 export async function commentFromPaths(

@@ -86,8 +86,7 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   if (group.valuesNote !== undefined) {
     lines.push(escapeMarkdown(group.valuesNote));
   } else if (counts.size === 1) {
-    const [n] = [...counts];
-    lines.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+    lines.push(`Values are medians over ${plural([...counts][0]!, "repetition")}.`);
   } else if (counts.size > 1) {
     const each = group.columns
       .filter((c) => c.status === "ok")
