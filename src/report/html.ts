@@ -45,9 +45,7 @@ export function chartData(model: ReportModel) {
       const ok = group.columns.filter((c) => c.status === "ok" && c.values !== undefined);
       return {
         id: `g${i}`,
-        title:
-          (group.load ? `${group.scenario} · ${group.load.label}` : group.scenario) +
-          (group.variant !== undefined ? ` · ${group.variant}` : ""),
+        title: [group.scenario, group.load?.label, group.variant].filter((t) => t !== undefined).join(" · "),
         proxies: ok.map((c) => c.proxy),
         rps: ok.map((c) => c.values?.rps ?? 0),
         rpsRange: ok.map((c) => range(c.values?.perRepetition.rps ?? [0])),

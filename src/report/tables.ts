@@ -84,11 +84,8 @@ function comparisonRows(group: ReportGroup): typeof COMPARISON_ROWS {
 
 /** (v - base) / base * 100, or undefined when it has no meaning (no base, base 0). */
 export function percentChange(value: number | undefined, base: number | undefined): number | undefined {
-  if (value === undefined || base === undefined || !Number.isFinite(value) || !Number.isFinite(base)) {
-    return undefined;
-  }
-  if (base === 0) return undefined;
-  return ((value - base) / base) * 100;
+  const finite = value !== undefined && base !== undefined && Number.isFinite(value) && Number.isFinite(base);
+  return finite && base !== 0 ? ((value - base) / base) * 100 : undefined;
 }
 
 /** Where a loadgen-bound column's figure sits: req/s at least, latency at most. */
