@@ -63,11 +63,8 @@ function headline(verdict: Verdict | "", counts: PrComment["counts"]): string {
   const parts = COMMENT_ORDER.flatMap((key) => {
     const c = counts[key];
     if (c === undefined) return [];
-    const { label } = COMMENT_KINDS[key];
-    return [
-      `${label}: ${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged, ` +
-        `${c.inconclusive} inconclusive`,
-    ];
+    const tally = `${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged`;
+    return [`${COMMENT_KINDS[key].label}: ${tally}, ${c.inconclusive} inconclusive`];
   });
   const word = verdict === "" ? "results" : `**${verdict}**`;
   return `## proxybench: ${word}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
