@@ -19,10 +19,7 @@ export interface ChangesReport {
 }
 
 /** How many change points are regressions and how many improvements. */
-export function changeCounts(series: readonly SeriesChanges[]): {
-  regressions: number;
-  improvements: number;
-} {
+export function changeCounts(series: readonly SeriesChanges[]) {
   const all = series.flatMap((s) => s.changes);
   const regressions = all.filter((c) => c.regression).length;
   return { regressions, improvements: all.length - regressions };
