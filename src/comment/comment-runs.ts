@@ -15,7 +15,8 @@ import { mergeResults, readSources, shardSet, type ShardSet } from "../results/m
 import { readStudyRun, type StudyRun } from "../measures/study/read-run.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../render/format.js";
-import { buildPrComment, type CommentRuns, type PrComment, type PrCommentOptions } from "./pr-comment.js";
+import type { SectionOptions } from "../report/section.js";
+import { buildPrComment, type CommentRuns, type PrComment } from "./pr-comment.js";
 import { pickDefined } from "../util/objects.js";
 
 /**
@@ -77,10 +78,10 @@ async function sortPath(p: string, found: Found): Promise<void> {
     throw new UserError(`${p}: holds no ${RESULTS_FILE} or ${INSTRUCTIONS_FILE}, nor folders that do`);
 }
 
-/** A study run is reported alone: its table is no comparison with a base, nor one of two studies. */
-function checkStudyAlone(found: Found): void {
+/** The study run, reported alone: its table is no comparison with a base, nor one of two studies. */
+function studyAlone(found: Found, baseResults: string | undefined): StudyRun | undefined {
   const [study, ...others] = found.studies;
-  if (study === undefined) return;
+  if (study === undefined) return undefined;
   const where = (s: StudyRun) => `study ${s.name}: ${s.dirs.join(", ")}`;
   if (others.length > 0) {
     throw new UserError(`more than one study run (${found.studies.map(where).join("; ")}): give one`);
@@ -91,6 +92,12 @@ function checkStudyAlone(found: Found): void {
       `a study run (${where(study)}) mixed with other runs (${rest.join(", ")}): give the study run alone`,
     );
   }
+  if (baseResults !== undefined) {
+    throw new UserError(
+      `${study.dirs[0]}: a study run compares its options within the run: give no base results`,
+    );
+  }
+  return study;
 }
 
 /** The counted comparison: against a counted base run, else the run's own variants, else none. */
@@ -116,13 +123,12 @@ function failedJobs(jobs: Record<string, string> = {}): string[] {
  * What the results lack against what was expected (pure): jobs that failed, a wall-clock run
  * that is not there, shards of a split run that are not (`shards`: which ones the results hold).
  */
-function missingParts(expected: Expected, found: { wallClock: boolean; shards?: ShardSet }): string[] {
+function missingParts(expected: Expected, wallClock: boolean, shards?: ShardSet): string[] {
   const out = failedJobs(expected.jobs);
   const want = expected.shards;
-  const shards = found.shards;
-  if (want !== undefined && want > 0 && !found.wallClock)
+  if (want !== undefined && want > 0 && !wallClock)
     out.push(`no wall-clock results (${plural(want, "shard")} expected)`);
-  else if (want !== undefined && want > 1 && found.wallClock && shards === undefined)
+  else if (want !== undefined && want > 1 && wallClock && shards === undefined)
     out.push(`the wall-clock results are one run, not the ${want} shards expected`);
   else if (want !== undefined && shards !== undefined && shards.count !== want)
     out.push(`the wall-clock results are shards of ${shards.count}, not of the ${want} expected`);
@@ -148,13 +154,8 @@ export async function loadCommentRuns(
     if (!(err instanceof UserError) || failed.length === 0) throw err;
     throw new UserError(`${err.message} (${failed.join("; ")})`);
   }
-  checkStudyAlone(found);
-  const [study] = found.studies;
-  if (study !== undefined && options.baseResults !== undefined)
-    throw new UserError(
-      `${study.dirs[0]}: a study run compares its options within the run: give no base results`,
-    );
-  if (study !== undefined) return withMissing({ study }, missingParts(expected, { wallClock: true }));
+  const study = studyAlone(found, options.baseResults);
+  if (study !== undefined) return withMissing({ study }, missingParts(expected, true));
   if (found.counted.length > 1) {
     throw new UserError(
       `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`,
@@ -176,11 +177,7 @@ export async function loadCommentRuns(
     const comparison = await countedComparison(countedDir, baseIsCounted ? baseResults : undefined, counted);
     runs.counted = comparison === undefined ? { head } : { head, comparison };
   }
-  const wallClock = sources.length > 0;
-  return withMissing(
-    runs,
-    missingParts(expected, shards === undefined ? { wallClock } : { wallClock, shards }),
-  );
+  return withMissing(runs, missingParts(expected, sources.length > 0, shards));
 }
 
 function withMissing(runs: CommentRuns, missing: string[]): CommentRuns {
@@ -188,11 +185,7 @@ function withMissing(runs: CommentRuns, missing: string[]): CommentRuns {
 }
 
 /** What both the report action and `proxybench comment` are given: paths and their judging. */
-interface CommentSettings extends PrCommentOptions {
-  floorPct?: number;
-  baseResults?: string;
-  expected?: Expected;
-}
+type CommentSettings = SectionOptions & Pick<CommentRunsOptions, "floorPct" | "baseResults" | "expected">;
 
 /** The PR comment of the runs behind these paths: read, `check`ed, compared and rendered. */
 export async function commentFromPaths(

@@ -27,8 +27,6 @@ export interface CommentRuns extends KindRuns {
   missing?: string[];
 }
 
-export type PrCommentOptions = SectionOptions;
-
 export interface PrComment {
   markdown: string;
   /** Empty when nothing was compared (a run without base or variants). */
@@ -65,11 +63,8 @@ function headline(verdict: Verdict | "", counts: PrComment["counts"]): string {
   const parts = COMMENT_ORDER.flatMap((key) => {
     const c = counts[key];
     if (c === undefined) return [];
-    const { label } = COMMENT_KINDS[key];
-    return [
-      `${label}: ${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged, ` +
-        `${c.inconclusive} inconclusive`,
-    ];
+    const tally = `${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged`;
+    return [`${COMMENT_KINDS[key].label}: ${tally}, ${c.inconclusive} inconclusive`];
   });
   const word = verdict === "" ? "results" : `**${verdict}**`;
   return `## proxybench: ${word}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
@@ -83,7 +78,7 @@ function commentHead(runs: CommentRuns): PrComment["head"] {
 }
 
 /** The comment of a pull request's runs: each kind's section, in the registry's order. Pure. */
-export function buildPrComment(runs: CommentRuns, options: PrCommentOptions = {}): PrComment {
+export function buildPrComment(runs: CommentRuns, options: SectionOptions = {}): PrComment {
   const missing = runs.missing ?? [];
   const note = missing.length > 0 ? [incompleteNote(missing)] : [];
   if (runs.study !== undefined) {
@@ -99,19 +94,15 @@ export function buildPrComment(runs: CommentRuns, options: PrCommentOptions = {}
   if (sections.length === 0) throw new Error("buildPrComment: no runs to report");
   const counts: PrComment["counts"] = {};
   for (const s of sections) if (s.counts !== undefined) counts[s.key] = s.counts;
-  const shortfalls = [
-    ...missing,
-    ...sections.flatMap((s) => (s.shortfall !== undefined ? [s.shortfall] : [])),
-  ];
+  const shortfalls = [...missing, ...sections.flatMap((s) => s.shortfall ?? [])];
   const shortfall = shortfalls.length > 0 ? shortfalls.join("; ") : undefined;
   const compared = Object.values(counts);
   // Nothing compared and nothing missing: a run without a base, no verdict to give.
   const verdict = compared.length === 0 && missing.length === 0 ? "" : overallVerdict(compared, shortfall);
   const regressions = compared.reduce((s, c) => s + c.regressed, 0);
   const parts = [headline(verdict, counts), ...note, ...sections.map((s) => s.markdown)];
-  const markdown = `${parts.join("\n\n")}\n`;
   return {
-    markdown,
+    markdown: `${parts.join("\n\n")}\n`,
     verdict,
     regressions,
     counts,

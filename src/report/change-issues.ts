@@ -5,16 +5,13 @@ import { plainTitle } from "../github/issue-body.js";
 import type { IssueItem } from "../github/issues.js";
 import { escapeMarkdown } from "../render/escape.js";
 import { formatAlpha, formatPercent } from "../render/format.js";
+import { valueText } from "./change-points-markdown.js";
 
 /**
  * The issue of a series' regressions (pure): its title and a table of every change point of the
  * series (the regressions, and the improvements beside them for context), newest first, each
  * commit range linked to GitHub's comparison. github/issues.ts files it once per regression.
  */
-
-function formatValue(value: number, unit: string): string {
-  return `${String(Number(value.toPrecision(4)))} ${escapeMarkdown(unit)}`.trim();
-}
 
 /** A commit range: a link to GitHub's comparison when there is one, else the two ids as text. */
 function rangeCell(change: ChangePoint, repoUrl: string | undefined): string {
@@ -28,8 +25,8 @@ function changeRow(change: ChangePoint, unit: string, repoUrl: string | undefine
   return [
     rangeCell(change, repoUrl),
     new Date(change.after.date).toISOString().slice(0, 10),
-    formatValue(change.meanBefore, unit),
-    formatValue(change.meanAfter, unit),
+    valueText(change.meanBefore, unit).trim(),
+    valueText(change.meanAfter, unit).trim(),
     formatPercent(change.changePct),
     formatAlpha(change.pValue), // two significant digits, as the chart page writes p
     change.regression ? "regression" : "improvement",

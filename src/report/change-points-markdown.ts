@@ -19,10 +19,7 @@ export interface ChangesReport {
 }
 
 /** How many change points are regressions and how many improvements. */
-export function changeCounts(series: readonly SeriesChanges[]): {
-  regressions: number;
-  improvements: number;
-} {
+export function changeCounts(series: readonly SeriesChanges[]) {
   const all = series.flatMap((s) => s.changes);
   const regressions = all.filter((c) => c.regression).length;
   return { regressions, improvements: all.length - regressions };
@@ -36,7 +33,8 @@ function commitText(commit: HistoryCommit): string {
   return commit.url !== undefined && SAFE_URL.test(commit.url) ? `[${short}](${commit.url})` : short;
 }
 
-function valueText(value: number, unit: string): string {
+/** A mean of a series: four significant digits, then its unit. */
+export function valueText(value: number, unit: string): string {
   return `${Number(value.toPrecision(4))} ${escapeMarkdown(unit)}`;
 }
 

@@ -20,17 +20,13 @@ export interface ComparisonMarkdownOptions {
   showUnchanged?: boolean;
 }
 
+/** A run as the comparison names it: its variant in its run id, then its commit on its branch. */
 function describeRun(run: RunInfo): string {
-  let text =
-    run.variant === undefined
-      ? escapeMarkdown(run.runId)
-      : `**${escapeMarkdown(run.variant)}** in ${escapeMarkdown(run.runId)}`;
-  if (run.commit !== undefined) {
-    text += ` (${escapeMarkdown(run.commit.slice(0, 12))}`;
-    if (run.branch !== undefined) text += ` on ${escapeMarkdown(run.branch)}`;
-    text += ")";
-  }
-  return text;
+  const id = escapeMarkdown(run.runId);
+  const name = run.variant === undefined ? id : `**${escapeMarkdown(run.variant)}** in ${id}`;
+  if (run.commit === undefined) return name;
+  const on = run.branch === undefined ? "" : ` on ${escapeMarkdown(run.branch)}`;
+  return `${name} (${escapeMarkdown(run.commit.slice(0, 12))}${on})`;
 }
 
 function verdictText(m: MetricComparison, unit: string): string {

@@ -15,20 +15,6 @@ export interface HtmlReportOptions extends ReportOptions, TableOptions {
   chartJs?: string;
 }
 
-/** What the page's script draws, per group: only ok columns, each with its interval. */
-export interface ChartData {
-  groups: Array<{
-    id: string;
-    title: string;
-    proxies: string[];
-    rps: number[];
-    rpsRange: Array<[number, number]>;
-    p99: Array<number | null>;
-    p99Range: Array<[number, number] | null>;
-    percentiles: Array<{ proxy: string; points: Array<{ label: string; value: number }> }>;
-  }>;
-}
-
 function range(values: number[]): [number, number] {
   return [Math.min(...values), Math.max(...values)];
 }
@@ -52,15 +38,14 @@ function percentilePoints(group: ReportGroup["columns"][number]): Array<{ label:
     .map(([p, value]) => ({ label: p === 100 ? "max" : `p${p}`, value }));
 }
 
-export function chartData(model: ReportModel): ChartData {
+/** What the page's script draws, per group: only ok columns, each with its interval. */
+export function chartData(model: ReportModel) {
   return {
     groups: model.groups.map((group, i) => {
       const ok = group.columns.filter((c) => c.status === "ok" && c.values !== undefined);
       return {
         id: `g${i}`,
-        title:
-          (group.load ? `${group.scenario} · ${group.load.label}` : group.scenario) +
-          (group.variant !== undefined ? ` · ${group.variant}` : ""),
+        title: [group.scenario, group.load?.label, group.variant].filter((t) => t !== undefined).join(" · "),
         proxies: ok.map((c) => c.proxy),
         rps: ok.map((c) => c.values?.rps ?? 0),
         rpsRange: ok.map((c) => range(c.values?.perRepetition.rps ?? [0])),
@@ -161,7 +146,7 @@ ${notesHtml(group)}
 </section>`;
 }
 
-/** The page script's bar chart of one ChartData series (`key`, its range `${key}Range`), with whiskers. */
+/** The page script's bar chart of one chartData series (`key`, its range `${key}Range`), with whiskers. */
 function barChart(key: "rps" | "p99", label: string, title: string): string {
   return `    new Chart(document.getElementById(g.id + "-${key}"), {
       type: "bar",

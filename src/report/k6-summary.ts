@@ -71,14 +71,15 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
     format,
     testRunDurationMs,
     metrics: m,
-  } = readK6Metrics(data, ReportMetrics, {
-    file,
-    nameFormat: true,
-  });
+  } = readK6Metrics(data, ReportMetrics, { file, nameFormat: true });
   const requests = m.http_reqs.count;
   const failed = m.http_req_failed.passes;
   const expected = m[LATENCY_METRIC];
-  const checks = m.checks ?? checkCounter(m[CHECK_FAILURES]?.count, requests);
+  const failures = m[CHECK_FAILURES]?.count;
+  // proxybench's failed-check counter: one check per response
+  const checks =
+    m.checks ??
+    (failures === undefined ? undefined : { passes: Math.max(0, requests - failures), fails: failures });
   const dropped = m.dropped_iterations?.count ?? 0;
   const rate = m.http_reqs.rate;
   const durationS = rate > 0 ? requests / rate : (testRunDurationMs ?? 0) / 1000;
@@ -93,14 +94,6 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
     figures.latencyProblem = `${failed} of ${requests} requests failed and the summary has no ${LATENCY_METRIC}: latency would include failed requests`;
   }
   return figures;
-}
-
-/** proxybench's failed-check counter as check figures: one check per response. */
-function checkCounter(
-  failures: number | undefined,
-  requests: number,
-): { passes: number; fails: number } | undefined {
-  return failures === undefined ? undefined : { passes: Math.max(0, requests - failures), fails: failures };
 }
 
 export async function readK6Summary(file: string): Promise<K6Figures> {
@@ -150,13 +143,8 @@ function k6Column(name: string, figures: K6Figures): ReportColumn {
   return column;
 }
 
-export interface K6SummaryInput {
-  name: string;
-  file: string;
-}
-
 /** Parses `NAME=FILE` as given to --k6-summary. */
-export function parseK6SummaryArg(arg: string): K6SummaryInput {
+export function parseK6SummaryArg(arg: string) {
   const at = arg.indexOf("=");
   if (at <= 0 || at === arg.length - 1) {
     throw new UserError(`--k6-summary: expected NAME=FILE, got '${arg}'`);
@@ -166,14 +154,11 @@ export function parseK6SummaryArg(arg: string): K6SummaryInput {
 
 /** A report model from summaries already read: the first is the baseline. */
 export function buildK6Report(
-  inputs: ReadonlyArray<K6SummaryInput & { figures: K6Figures }>,
+  inputs: ReadonlyArray<ReturnType<typeof parseK6SummaryArg> & { figures: K6Figures }>,
   options: { scenario?: string } = {},
 ): ReportModel {
-  const names = new Set<string>();
-  for (const input of inputs) {
-    if (names.has(input.name)) throw new UserError(`--k6-summary: the name '${input.name}' is given twice`);
-    names.add(input.name);
-  }
+  const twice = inputs.find((input, i) => inputs.findIndex((other) => other.name === input.name) < i);
+  if (twice !== undefined) throw new UserError(`--k6-summary: the name '${twice.name}' is given twice`);
   const columns = inputs.map((i) => k6Column(i.name, i.figures));
   const chosen = chooseBaseline(columns, inputs[0]?.name);
   const group: ReportModel["groups"][number] = {

@@ -82,17 +82,14 @@ export function renderLatencyTableMarkdown(
 /** What the numbers are, and every column that is not ok with its reasons. */
 export function renderGroupNotes(group: ReportGroup): string[] {
   const lines: string[] = [];
-  const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
+  const ok = group.columns.filter((c) => c.status === "ok");
+  const counts = new Set(ok.map((c) => c.repetitions));
   if (group.valuesNote !== undefined) {
     lines.push(escapeMarkdown(group.valuesNote));
   } else if (counts.size === 1) {
-    const [n] = [...counts];
-    lines.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+    lines.push(`Values are medians over ${plural([...counts][0]!, "repetition")}.`);
   } else if (counts.size > 1) {
-    const each = group.columns
-      .filter((c) => c.status === "ok")
-      .map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`)
-      .join(", ");
+    const each = ok.map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`).join(", ");
     lines.push(`Values are medians over each proxy's repetitions (${each}).`);
   }
   if (group.baselineProblem !== undefined) {

@@ -55,11 +55,6 @@ export interface TableCell {
   bound?: "lower" | "upper";
 }
 
-export interface ComparisonTable {
-  columns: Array<{ proxy: string; status: CellStatus; repetitions: number; baseline: boolean }>;
-  rows: Array<{ metric: ComparisonMetric; label: string; cells: TableCell[] }>;
-}
-
 /** The latency table's column headings. */
 export const LATENCY_LABELS: Record<LatencyStat, string> = {
   min: "Min (ms)",
@@ -70,11 +65,6 @@ export const LATENCY_LABELS: Record<LatencyStat, string> = {
   p99: "p99 (ms)",
   max: "Max (ms)",
 };
-
-export interface LatencyTable {
-  stats: readonly LatencyStat[];
-  rows: Array<{ proxy: string; status: CellStatus; baseline: boolean; cells: TableCell[] }>;
-}
 
 /** What the proxy's cost rows are, for the notes under a group that shows them. */
 export const COST_NOTE =
@@ -94,11 +84,8 @@ function comparisonRows(group: ReportGroup): typeof COMPARISON_ROWS {
 
 /** (v - base) / base * 100, or undefined when it has no meaning (no base, base 0). */
 export function percentChange(value: number | undefined, base: number | undefined): number | undefined {
-  if (value === undefined || base === undefined || !Number.isFinite(value) || !Number.isFinite(base)) {
-    return undefined;
-  }
-  if (base === 0) return undefined;
-  return ((value - base) / base) * 100;
+  const finite = value !== undefined && base !== undefined && Number.isFinite(value) && Number.isFinite(base);
+  return finite && base !== 0 ? ((value - base) / base) * 100 : undefined;
 }
 
 /** Where a loadgen-bound column's figure sits: req/s at least, latency at most. */
@@ -144,7 +131,9 @@ function baselineColumn(group: ReportGroup): ReportColumn | undefined {
   return group.columns.find((c) => c.proxy === group.baseline);
 }
 
-export function comparisonTable(group: ReportGroup): ComparisonTable {
+export type ComparisonTable = ReturnType<typeof comparisonTable>;
+
+export function comparisonTable(group: ReportGroup) {
   const base = baselineColumn(group);
   return {
     columns: group.columns.map((c) => ({
@@ -170,7 +159,9 @@ export function comparisonTable(group: ReportGroup): ComparisonTable {
   };
 }
 
-export function latencyTable(group: ReportGroup): LatencyTable {
+export type LatencyTable = ReturnType<typeof latencyTable>;
+
+export function latencyTable(group: ReportGroup) {
   const base = baselineColumn(group);
   return {
     stats: LATENCY_STATS,
