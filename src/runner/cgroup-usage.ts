@@ -95,8 +95,6 @@ export function cgroupFolders(
   return folder === undefined ? undefined : { version: 2, cpu: folder, memory: folder };
 }
 
-export { parseCount };
-
 /** `usage_usec` of a cgroup v2 cpu.stat, in ns (pure). */
 export function parseCpuStatNs(text: string): number | undefined {
   const usec = /^usage_usec (\d+)$/m.exec(text)?.[1];

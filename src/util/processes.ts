@@ -4,6 +4,7 @@ import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { once } from "node:events";
 import { diesWithParent, guardGroup, releaseGroup } from "./child-guard.js";
+import { parseStat, TICKS_PER_SECOND } from "./proc-stat.js";
 
 /**
  * Every process proxybench starts goes through `startProcess`: it is pinned with taskset when
@@ -140,11 +141,6 @@ export class ManagedProcess {
     return this.released;
   }
   private released: Promise<void> | undefined;
-
-  /** CPU time (user + system) used so far, in seconds, from /proc; undefined once exited. */
-  async cpuSeconds(): Promise<number | undefined> {
-    return this.pid === undefined ? undefined : processCpuSeconds(this.pid);
-  }
 }
 
 const live = new Set<ManagedProcess>();
@@ -252,8 +248,7 @@ function hold(managed: ManagedProcess, pgid: number, options: StartOptions): voi
 /** When a process started, in clock ticks after boot (field 22 of /proc/PID/stat); undefined when gone. */
 export function processStartTicks(pid: number): number | undefined {
   try {
-    const ticks = Number(statFields(readFileSync(`/proc/${pid}/stat`, "utf8"))[19]);
-    return Number.isFinite(ticks) ? ticks : undefined;
+    return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"))?.startTicks;
   } catch {
     return undefined;
   }
@@ -315,19 +310,6 @@ export function onInterrupt(onSignal: (signal: NodeJS.Signals) => Promise<void> 
 
 /** utime + stime of a process and its reaped children, in seconds (Linux /proc). */
 export async function processCpuSeconds(pid: number): Promise<number | undefined> {
-  try {
-    const fields = statFields(await readFile(`/proc/${pid}/stat`, "utf8"));
-    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
-    return ticks / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").then(parseStat, () => undefined);
+  return stat === undefined ? undefined : stat.ticks / TICKS_PER_SECOND;
 }
-
-/** The fields of a /proc/PID/stat after the command name, which is in parentheses and may contain spaces. */
-function statFields(stat: string): string[] {
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-}
-
-/** sysconf(_SC_CLK_TCK): 100 on every Linux that Node supports. */
-const CLOCK_TICKS = 100;
