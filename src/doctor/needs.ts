@@ -5,7 +5,7 @@ import type { LoadedStudy } from "../measures/study/load.js";
 import { studySetupCommand } from "../measures/study/list.js";
 import { existsSync } from "node:fs";
 import { coprocessorBinary, loadCoprocessor } from "../measures/study/extensibility/coprocessors.js";
-import type { Check } from "./check.js";
+import { okOrWarn, type Check } from "./check.js";
 import { engineSetupCommand } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 
@@ -84,15 +84,9 @@ async function extensionChecks(study: LoadedStudy, manifests: ManifestSet): Prom
     for (const [kind, ext] of Object.entries(manifests.proxies.get(name)?.manifest.extensions ?? {})) {
       if (!ext?.requires) continue;
       const label = `${m.name}: ${name} ${kind}`;
+      const file = ext.requires.file;
       checks.push(
-        existsSync(ext.requires.file)
-          ? { name: label, level: "ok", detail: ext.requires.file }
-          : {
-              name: label,
-              level: "warn",
-              detail: `${ext.requires.file} not found: its rows are skipped`,
-              fix,
-            },
+        okOrWarn(label, existsSync(file), file, { detail: `${file} not found: its rows are skipped`, fix }),
       );
     }
   }
