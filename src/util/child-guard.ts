@@ -38,14 +38,13 @@ function pdeathsigWorks(): boolean {
   return pdeathsig;
 }
 
-/** The argv that makes `command` die with its parent (pure; `works` says whether setpriv can). */
-export function deathSignalCommand(command: string, args: string[], works: boolean): [string, string[]] {
+/** `command` wrapped so that the kernel kills it when this process's main thread exits (`works`: setpriv can). */
+export function diesWithParent(
+  command: string,
+  args: string[],
+  works = pdeathsigWorks(),
+): [string, string[]] {
   return works ? [SETPRIV, ["--pdeathsig", "KILL", "--", command, ...args]] : [command, args];
-}
-
-/** `command` wrapped so that the kernel kills it when this process's main thread exits. */
-export function diesWithParent(command: string, args: string[]): [string, string[]] {
-  return deathSignalCommand(command, args, pdeathsigWorks());
 }
 
 function startGuard(): ChildProcess {

@@ -74,7 +74,7 @@ export class ManagedProcess {
         this.exitInfo = { code, signal };
         live.delete(this);
         // Workers a leader left behind keep the group held until stop() kills them.
-        if (!groupRuns(child.pid)) void this.release();
+        if (child.pid === undefined || !processExists(-child.pid)) void this.release();
         resolve(this.exitInfo);
       });
       child.once("error", () => {
@@ -113,16 +113,13 @@ export class ManagedProcess {
    * workers) is killed.
    */
   async stop(graceMs = 3000): Promise<ExitInfo> {
-    if (!this.alive()) {
-      const info = this.exitInfo ?? (await this.exited);
-      signalGroup(this.child, "SIGKILL", false);
-      await this.release();
-      return info;
+    let timer: NodeJS.Timeout | undefined;
+    if (this.alive()) {
+      signalGroup(this.child, "SIGTERM");
+      timer = setTimeout(() => signalGroup(this.child, "SIGKILL"), graceMs);
     }
-    signalGroup(this.child, "SIGTERM");
-    const timer = setTimeout(() => signalGroup(this.child, "SIGKILL"), graceMs);
     try {
-      return await this.exited;
+      return this.exitInfo ?? (await this.exited);
     } finally {
       clearTimeout(timer);
       // What the leader leaves of its group (workers slow to follow it) goes with it.
@@ -146,11 +143,6 @@ export class ManagedProcess {
 const live = new Set<ManagedProcess>();
 /** Started groups not yet known to be empty: the live processes and what leaders left behind. */
 const held = new Set<ManagedProcess>();
-
-/** True while some process of group `pgid` exists. */
-function groupRuns(pgid: number | undefined): boolean {
-  return pgid !== undefined && processExists(-pgid);
-}
 
 /** True while process `pid` exists, this user's or another's (a negative pid: a process of group -pid). */
 export function processExists(pid: number): boolean {
