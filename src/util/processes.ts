@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, createWriteStream, readFileSync, statSync } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
 import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { once } from "node:events";
 import { diesWithParent, guardGroup, releaseGroup } from "./child-guard.js";
+import { firstExecutable } from "./paths.js";
 import { parseStat, TICKS_PER_SECOND } from "./proc-stat.js";
 
 /**
@@ -176,7 +177,14 @@ export function pinnedCommand(command: string, args: string[], cpus?: number[]):
 
 export async function startProcess(options: StartOptions): Promise<ManagedProcess> {
   // Behind taskset and setpriv a missing program would be their exit code 127: say so here.
-  if (!onPath(options.command, options.env?.PATH ?? process.env.PATH, options.cwd)) {
+  const searchPath = (options.env?.PATH ?? process.env.PATH ?? "").split(path.delimiter);
+  if (
+    !(await firstExecutable(
+      options.command,
+      searchPath.map((dir) => dir || "."),
+      options.cwd,
+    ))
+  ) {
     throw new Error(`cannot start ${options.name} (${options.command}): not found or not executable`);
   }
   const [command, args] = diesWithParent(...pinnedCommand(options.command, options.args, options.cpus));
@@ -205,21 +213,6 @@ export async function startProcess(options: StartOptions): Promise<ManagedProces
     );
   });
   return managed;
-}
-
-/** Whether `command` is an executable file, as given or in one of the folders of `searchPath`. */
-function onPath(command: string, searchPath = "", cwd = "."): boolean {
-  const candidates = command.includes("/")
-    ? [path.resolve(cwd, command)]
-    : searchPath.split(path.delimiter).map((dir) => path.join(dir || ".", command));
-  return candidates.some((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
 }
 
 /** The group is guarded and the watcher hears of it, until release(). */
