@@ -67,7 +67,7 @@ export async function studyChecks(
       checks.push({ name: label, level: "fail", detail: `'${a.binary}' not found`, fix, neededBy });
     }
   }
-  if (m.extensibility) checks.push(...(await extensionChecks(study, manifests)));
+  if (m.extensibility) checks.push(...(await extensionChecks(study, manifests, fix)));
   return checks;
 }
 
@@ -76,9 +76,8 @@ export async function studyChecks(
  * coprocessor. A missing one is a warning (its rows are skipped, with the reason), never a
  * failure: the rest of the study still runs.
  */
-async function extensionChecks(study: LoadedStudy, manifests: ManifestSet): Promise<Check[]> {
+async function extensionChecks(study: LoadedStudy, manifests: ManifestSet, fix: string): Promise<Check[]> {
   const m = study.manifest;
-  const fix = studySetupCommand(m.name);
   const checks: Check[] = [];
   for (const name of m.proxies) {
     for (const [kind, ext] of Object.entries(manifests.proxies.get(name)?.manifest.extensions ?? {})) {

@@ -16,12 +16,9 @@ import { parseStat, TICKS_PER_SECOND } from "./proc-stat.js";
  */
 
 /** A started process group, as a watcher hears of it. */
-export interface ProcessRecord {
-  name: string;
+export interface ProcessRecord extends Pick<StartOptions, "name" | "command" | "args"> {
   /** The leader's pid, which is the group's id. */
   pgid: number;
-  command: string;
-  args: string[];
   cpus: number[];
   /** The leader's start time (clock ticks after boot, /proc/PID/stat): tells a reused pid apart. */
   startTicks?: number;
