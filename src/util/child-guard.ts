@@ -31,10 +31,7 @@ let pdeathsig: boolean | undefined;
 
 /** True when `setpriv --pdeathsig` works here (Linux with util-linux 2.33 or later). */
 function pdeathsigWorks(): boolean {
-  if (pdeathsig === undefined) {
-    const probe = spawnSync(SETPRIV, ["--pdeathsig", "KILL", "--", "true"], { stdio: "ignore" });
-    pdeathsig = probe.status === 0;
-  }
+  pdeathsig ??= spawnSync(SETPRIV, ["--pdeathsig", "KILL", "--", "true"], { stdio: "ignore" }).status === 0;
   return pdeathsig;
 }
 
