@@ -34,8 +34,9 @@ import {
   readKernelConfig,
   readStealAccounting,
 } from "../src/environment/steal-accounting.js";
-import { parseCgroupMounts, parseCount, parseCpuStatNs } from "../src/runner/cgroup-usage.js";
-import { parseStat, TICKS_PER_SECOND } from "../src/runner/proc-stat.js";
+import { parseCount } from "../src/runner/cgroup-peak.js";
+import { parseCgroupMounts, parseCpuStatNs } from "../src/runner/cgroup-usage.js";
+import { parseStat, TICKS_PER_SECOND } from "../src/util/proc-stat.js";
 import { pinnedCommand } from "../src/util/processes.js";
 
 function option(name: string, fallback: string): string {

@@ -7,7 +7,7 @@ import { Engine } from "../results/schema.js";
 import { readGovernor } from "../environment/capture.js";
 import { readTuning, type Tuning } from "../environment/tuning.js";
 import { findExecutable } from "../util/paths.js";
-import type { Check } from "./check.js";
+import { okOrWarn, type Check } from "./check.js";
 import { engineCheck } from "./needs.js";
 import { DEFAULT_PROXIES } from "../runner/plan.js";
 import { describeLeftover, findLeftovers, stopCommand, type Leftover } from "../runner/leftovers.js";
@@ -23,16 +23,6 @@ const DEFAULT_BENCHMARK = "the default benchmark";
 const EVERY_RUN = "every run";
 
 const RECOMMENDED_NOFILE = 65535;
-
-/** An ok check with its detail, or a warning with the problem's detail and fix. */
-function okOrWarn(
-  name: string,
-  ok: boolean,
-  detail: string,
-  problem: { detail: string; fix: string },
-): Check {
-  return ok ? { name, level: "ok", detail } : { name, level: "warn", ...problem };
-}
 
 export function checkCores(cores: number): Check {
   return okOrWarn("cores", cores >= 2, `${cores}`, {
@@ -122,17 +112,11 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
       });
     }
   }
-  const taskset = await findExecutable("taskset");
   checks.push(
-    taskset
-      ? { name: "taskset", level: "ok", detail: taskset }
-      : {
-          name: "taskset",
-          level: "fail",
-          detail: "not found (pins each process to its cores)",
-          fix: "sudo apt-get install util-linux",
-          neededBy: EVERY_RUN,
-        },
+    everyRunNeeds("taskset", await findExecutable("taskset"), {
+      detail: "not found (pins each process to its cores)",
+      fix: "sudo apt-get install util-linux",
+    }),
   );
   checks.push(await upstreamCheck());
   const cores = Math.max(1, os.cpus().length);
@@ -161,13 +145,18 @@ async function upstreamCheck(): Promise<Check> {
   const go = (await findExecutable("go")) ?? (await findExecutable("/usr/local/go/bin/go"));
   if (go && existsSync(`${UPSTREAM_SRC}/go.mod`))
     return { name: "upstream", level: "ok", detail: "not built yet; the first run builds it with Go" };
-  return {
-    name: "upstream",
-    level: "fail",
-    detail: `${UPSTREAM_BIN} not found`,
-    fix: "npm run setup",
-    neededBy: EVERY_RUN,
-  };
+  return everyRunNeeds("upstream", undefined, { detail: `${UPSTREAM_BIN} not found`, fix: "npm run setup" });
+}
+
+/** What every run needs: ok where it is (the detail), else a failure with its fix. */
+function everyRunNeeds(
+  name: string,
+  found: string | undefined,
+  missing: { detail: string; fix: string },
+): Check {
+  return found
+    ? { name, level: "ok", detail: found }
+    : { name, level: "fail", ...missing, neededBy: EVERY_RUN };
 }
 
 /** Pure: one line per check, the fix indented below each problem. */

@@ -7,28 +7,8 @@ import { pickDefined } from "../util/objects.js";
  * building plain data, one renderer each; the studies' pair is src/measures/study/list.ts.
  */
 
-interface ProxyEntry {
-  name: string;
-  description: string;
-  kind: "proxy" | "direct";
-  native: string;
-  nativeAvailable: boolean;
-  version?: string;
-  image: boolean;
-  /** The protocols it fronts, each with its note: `grpc (grpc_pass over h2c)`. */
-  protocols: string[];
-  source: string;
-}
-
-interface ScenarioEntry {
-  name: string;
-  description: string;
-  engine: string;
-  protocol: string;
-  loads: Array<{ label: string; model: string; vus?: number; rate?: number; durationS?: number }>;
-  requests: string[];
-  source: string;
-}
+type ProxyEntry = ReturnType<typeof proxyEntry>;
+type ScenarioEntry = ReturnType<typeof scenarioEntry>;
 
 /** Every proxy's binary probed at once: each probe waits on a `--version` child process. */
 export async function listProxies(set: ManifestSet): Promise<ProxyEntry[]> {
@@ -36,7 +16,7 @@ export async function listProxies(set: ManifestSet): Promise<ProxyEntry[]> {
   return Promise.all(proxies.map(async (p) => proxyEntry(p, await nativeAvailability(p))));
 }
 
-function proxyEntry(p: LoadedProxy, a: NativeAvailability): ProxyEntry {
+function proxyEntry(p: LoadedProxy, a: NativeAvailability) {
   const binaryName = p.manifest.native?.binary ?? p.manifest.name;
   return {
     name: p.manifest.name,
@@ -46,6 +26,7 @@ function proxyEntry(p: LoadedProxy, a: NativeAvailability): ProxyEntry {
     nativeAvailable: a.kind === "found" || a.kind === "direct",
     ...(a.kind === "found" ? { version: a.version } : {}),
     image: p.manifest.image !== undefined,
+    /** The protocols it fronts, each with its note: `grpc (grpc_pass over h2c)`. */
     protocols: Object.entries(p.manifest.protocols).map(([name, s]) =>
       s?.note ? `${name} (${s.note})` : name,
     ),
@@ -57,7 +38,7 @@ export function listScenarios(set: ManifestSet): ScenarioEntry[] {
   return [...set.scenarios.values()].sort(byName).map(scenarioEntry);
 }
 
-function scenarioEntry(s: LoadedScenario): ScenarioEntry {
+function scenarioEntry(s: LoadedScenario) {
   const m = s.manifest;
   return {
     name: m.name,

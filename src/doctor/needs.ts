@@ -5,7 +5,7 @@ import type { LoadedStudy } from "../measures/study/load.js";
 import { studySetupCommand } from "../measures/study/list.js";
 import { existsSync } from "node:fs";
 import { coprocessorBinary, loadCoprocessor } from "../measures/study/extensibility/coprocessors.js";
-import type { Check } from "./check.js";
+import { okOrWarn, type Check } from "./check.js";
 import { engineSetupCommand } from "../runner/preflight.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
 
@@ -67,7 +67,7 @@ export async function studyChecks(
       checks.push({ name: label, level: "fail", detail: `'${a.binary}' not found`, fix, neededBy });
     }
   }
-  if (m.extensibility) checks.push(...(await extensionChecks(study, manifests)));
+  if (m.extensibility) checks.push(...(await extensionChecks(study, manifests, fix)));
   return checks;
 }
 
@@ -76,23 +76,16 @@ export async function studyChecks(
  * coprocessor. A missing one is a warning (its rows are skipped, with the reason), never a
  * failure: the rest of the study still runs.
  */
-async function extensionChecks(study: LoadedStudy, manifests: ManifestSet): Promise<Check[]> {
+async function extensionChecks(study: LoadedStudy, manifests: ManifestSet, fix: string): Promise<Check[]> {
   const m = study.manifest;
-  const fix = studySetupCommand(m.name);
   const checks: Check[] = [];
   for (const name of m.proxies) {
     for (const [kind, ext] of Object.entries(manifests.proxies.get(name)?.manifest.extensions ?? {})) {
       if (!ext?.requires) continue;
       const label = `${m.name}: ${name} ${kind}`;
+      const file = ext.requires.file;
       checks.push(
-        existsSync(ext.requires.file)
-          ? { name: label, level: "ok", detail: ext.requires.file }
-          : {
-              name: label,
-              level: "warn",
-              detail: `${ext.requires.file} not found: its rows are skipped`,
-              fix,
-            },
+        okOrWarn(label, existsSync(file), file, { detail: `${file} not found: its rows are skipped`, fix }),
       );
     }
   }

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
-import { promisify } from "node:util";
-import { gunzip } from "node:zlib";
+import { gunzipSync } from "node:zlib";
 import type { StealAccounting } from "../results/schema.js";
 
 /**
@@ -38,12 +37,10 @@ export function stealAccountingOf(config: string | undefined, cmdline: string | 
 
 /** The running kernel's config: /proc/config.gz, else /boot/config-RELEASE; undefined when neither reads. */
 export async function readKernelConfig(): Promise<string | undefined> {
-  const gz = await readFile("/proc/config.gz").catch(() => undefined);
-  if (gz !== undefined) {
-    const text = await promisify(gunzip)(gz).then(String, () => undefined);
-    if (text !== undefined) return text;
-  }
-  return readFile(`/boot/config-${os.release()}`, "utf8").catch(() => undefined);
+  const text = await readFile("/proc/config.gz")
+    .then((gz) => String(gunzipSync(gz)))
+    .catch(() => undefined);
+  return text ?? readFile(`/boot/config-${os.release()}`, "utf8").catch(() => undefined);
 }
 
 /** This machine's steal accounting (Linux); `unknown` where the kernel's config cannot be read. */

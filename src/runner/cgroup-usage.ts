@@ -10,13 +10,6 @@ import type { ResourceUsage } from "./runtime.js";
  * memory.max_usage_in_bytes, each started over for a repetition by src/runner/cgroup-peak.ts.
  */
 
-interface CgroupLine {
-  hierarchy: number;
-  /** Controllers of a v1 hierarchy (`cpu`, `cpuacct`, `name=systemd`); empty for v2. */
-  controllers: string[];
-  path: string;
-}
-
 interface CgroupMount {
   version: 1 | 2;
   /** Where the hierarchy is mounted. */
@@ -28,13 +21,14 @@ interface CgroupMount {
 }
 
 /** Lines of /proc/PID/cgroup: `ID:controllers:path` (pure). */
-export function parseProcCgroup(text: string): CgroupLine[] {
+export function parseProcCgroup(text: string) {
   return text
     .split("\n")
     .map((line) => /^(\d+):([^:]*):(.*)$/.exec(line.trim()))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({
       hierarchy: Number(m[1]),
+      /** Controllers of a v1 hierarchy (`cpu`, `cpuacct`, `name=systemd`); empty for v2. */
       controllers: m[2] === "" ? [] : m[2]!.split(","),
       path: m[3]!,
     }));
@@ -94,8 +88,6 @@ export function cgroupFolders(
   const folder = unified && mount ? folderUnder(mount, unified.path) : undefined;
   return folder === undefined ? undefined : { version: 2, cpu: folder, memory: folder };
 }
-
-export { parseCount };
 
 /** `usage_usec` of a cgroup v2 cpu.stat, in ns (pure). */
 export function parseCpuStatNs(text: string): number | undefined {

@@ -1,6 +1,6 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { succeeds } from "./cgroup-peak.js";
-import { parseStat, readProcesses, TICKS_PER_SECOND } from "./proc-stat.js";
+import { parseStat, readProcesses, TICKS_PER_SECOND } from "../util/proc-stat.js";
 import type { ResourceUsage } from "./runtime.js";
 
 /**

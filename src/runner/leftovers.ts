@@ -7,7 +7,7 @@ import type { CpuLayout } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 import { layoutCores } from "./cpus.js";
 import { processStartTicks, watchProcesses, type ProcessRecord } from "../util/processes.js";
-import { readProcessesSync, type ProcStat } from "./proc-stat.js";
+import { readProcessesSync, type ProcStat } from "../util/proc-stat.js";
 
 /**
  * What a run leaves behind when it is killed outright, and how the next one finds it. Each

@@ -31,21 +31,17 @@ let pdeathsig: boolean | undefined;
 
 /** True when `setpriv --pdeathsig` works here (Linux with util-linux 2.33 or later). */
 function pdeathsigWorks(): boolean {
-  if (pdeathsig === undefined) {
-    const probe = spawnSync(SETPRIV, ["--pdeathsig", "KILL", "--", "true"], { stdio: "ignore" });
-    pdeathsig = probe.status === 0;
-  }
+  pdeathsig ??= spawnSync(SETPRIV, ["--pdeathsig", "KILL", "--", "true"], { stdio: "ignore" }).status === 0;
   return pdeathsig;
 }
 
-/** The argv that makes `command` die with its parent (pure; `works` says whether setpriv can). */
-export function deathSignalCommand(command: string, args: string[], works: boolean): [string, string[]] {
+/** `command` wrapped so that the kernel kills it when this process's main thread exits (`works`: setpriv can). */
+export function diesWithParent(
+  command: string,
+  args: string[],
+  works = pdeathsigWorks(),
+): [string, string[]] {
   return works ? [SETPRIV, ["--pdeathsig", "KILL", "--", command, ...args]] : [command, args];
-}
-
-/** `command` wrapped so that the kernel kills it when this process's main thread exits. */
-export function diesWithParent(command: string, args: string[]): [string, string[]] {
-  return deathSignalCommand(command, args, pdeathsigWorks());
 }
 
 function startGuard(): ChildProcess {

@@ -29,20 +29,18 @@ const SYSTEM_SBIN = ["/usr/local/sbin", "/usr/sbin", "/sbin"];
  * folders (nginx and haproxy live there on Debian).
  */
 export async function findExecutable(name: string): Promise<string | undefined> {
-  if (name.includes("/")) return (await isExecutable(name)) ? path.resolve(name) : undefined;
   const dirs = [TOOLS_BIN, ...(process.env.PATH ?? "").split(path.delimiter).filter(Boolean), ...SYSTEM_SBIN];
-  for (const dir of dirs) {
-    const candidate = path.join(dir, name);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
+  return firstExecutable(name, dirs);
 }
 
-function isExecutable(file: string): Promise<boolean> {
-  return access(file, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
+/** `name` from `cwd` when it holds a slash, else the first executable file of that name in `dirs`. */
+export async function firstExecutable(name: string, dirs: string[], cwd = "."): Promise<string | undefined> {
+  const candidates = name.includes("/") ? [path.resolve(cwd, name)] : dirs.map((dir) => path.join(dir, name));
+  for (const file of candidates) {
+    const executable = access(file, constants.X_OK).then(async () => (await stat(file)).isFile());
+    if (await executable.catch(() => false)) return file;
+  }
+  return undefined;
 }
 
 /** The size of a file in bytes; 0 when it does not exist. */

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, createWriteStream, readFileSync, statSync } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
 import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { once } from "node:events";
 import { diesWithParent, guardGroup, releaseGroup } from "./child-guard.js";
+import { firstExecutable } from "./paths.js";
+import { parseStat, TICKS_PER_SECOND } from "./proc-stat.js";
 
 /**
  * Every process proxybench starts goes through `startProcess`: it is pinned with taskset when
@@ -14,12 +16,9 @@ import { diesWithParent, guardGroup, releaseGroup } from "./child-guard.js";
  */
 
 /** A started process group, as a watcher hears of it. */
-export interface ProcessRecord {
-  name: string;
+export interface ProcessRecord extends Pick<StartOptions, "name" | "command" | "args"> {
   /** The leader's pid, which is the group's id. */
   pgid: number;
-  command: string;
-  args: string[];
   cpus: number[];
   /** The leader's start time (clock ticks after boot, /proc/PID/stat): tells a reused pid apart. */
   startTicks?: number;
@@ -73,7 +72,7 @@ export class ManagedProcess {
         this.exitInfo = { code, signal };
         live.delete(this);
         // Workers a leader left behind keep the group held until stop() kills them.
-        if (!groupRuns(child.pid)) void this.release();
+        if (child.pid === undefined || !processExists(-child.pid)) void this.release();
         resolve(this.exitInfo);
       });
       child.once("error", () => {
@@ -112,16 +111,13 @@ export class ManagedProcess {
    * workers) is killed.
    */
   async stop(graceMs = 3000): Promise<ExitInfo> {
-    if (!this.alive()) {
-      const info = this.exitInfo ?? (await this.exited);
-      signalGroup(this.child, "SIGKILL", false);
-      await this.release();
-      return info;
+    let timer: NodeJS.Timeout | undefined;
+    if (this.alive()) {
+      signalGroup(this.child, "SIGTERM");
+      timer = setTimeout(() => signalGroup(this.child, "SIGKILL"), graceMs);
     }
-    signalGroup(this.child, "SIGTERM");
-    const timer = setTimeout(() => signalGroup(this.child, "SIGKILL"), graceMs);
     try {
-      return await this.exited;
+      return this.exitInfo ?? (await this.exited);
     } finally {
       clearTimeout(timer);
       // What the leader leaves of its group (workers slow to follow it) goes with it.
@@ -140,21 +136,11 @@ export class ManagedProcess {
     return this.released;
   }
   private released: Promise<void> | undefined;
-
-  /** CPU time (user + system) used so far, in seconds, from /proc; undefined once exited. */
-  async cpuSeconds(): Promise<number | undefined> {
-    return this.pid === undefined ? undefined : processCpuSeconds(this.pid);
-  }
 }
 
 const live = new Set<ManagedProcess>();
 /** Started groups not yet known to be empty: the live processes and what leaders left behind. */
 const held = new Set<ManagedProcess>();
-
-/** True while some process of group `pgid` exists. */
-function groupRuns(pgid: number | undefined): boolean {
-  return pgid !== undefined && processExists(-pgid);
-}
 
 /** True while process `pid` exists, this user's or another's (a negative pid: a process of group -pid). */
 export function processExists(pid: number): boolean {
@@ -188,7 +174,14 @@ export function pinnedCommand(command: string, args: string[], cpus?: number[]):
 
 export async function startProcess(options: StartOptions): Promise<ManagedProcess> {
   // Behind taskset and setpriv a missing program would be their exit code 127: say so here.
-  if (!onPath(options.command, options.env?.PATH ?? process.env.PATH, options.cwd)) {
+  const searchPath = (options.env?.PATH ?? process.env.PATH ?? "").split(path.delimiter);
+  if (
+    !(await firstExecutable(
+      options.command,
+      searchPath.map((dir) => dir || "."),
+      options.cwd,
+    ))
+  ) {
     throw new Error(`cannot start ${options.name} (${options.command}): not found or not executable`);
   }
   const [command, args] = diesWithParent(...pinnedCommand(options.command, options.args, options.cpus));
@@ -219,21 +212,6 @@ export async function startProcess(options: StartOptions): Promise<ManagedProces
   return managed;
 }
 
-/** Whether `command` is an executable file, as given or in one of the folders of `searchPath`. */
-function onPath(command: string, searchPath = "", cwd = "."): boolean {
-  const candidates = command.includes("/")
-    ? [path.resolve(cwd, command)]
-    : searchPath.split(path.delimiter).map((dir) => path.join(dir || ".", command));
-  return candidates.some((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
-
 /** The group is guarded and the watcher hears of it, until release(). */
 function hold(managed: ManagedProcess, pgid: number, options: StartOptions): void {
   held.add(managed);
@@ -252,8 +230,7 @@ function hold(managed: ManagedProcess, pgid: number, options: StartOptions): voi
 /** When a process started, in clock ticks after boot (field 22 of /proc/PID/stat); undefined when gone. */
 export function processStartTicks(pid: number): number | undefined {
   try {
-    const ticks = Number(statFields(readFileSync(`/proc/${pid}/stat`, "utf8"))[19]);
-    return Number.isFinite(ticks) ? ticks : undefined;
+    return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"))?.startTicks;
   } catch {
     return undefined;
   }
@@ -315,19 +292,6 @@ export function onInterrupt(onSignal: (signal: NodeJS.Signals) => Promise<void> 
 
 /** utime + stime of a process and its reaped children, in seconds (Linux /proc). */
 export async function processCpuSeconds(pid: number): Promise<number | undefined> {
-  try {
-    const fields = statFields(await readFile(`/proc/${pid}/stat`, "utf8"));
-    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
-    return ticks / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").then(parseStat, () => undefined);
+  return stat === undefined ? undefined : stat.ticks / TICKS_PER_SECOND;
 }
-
-/** The fields of a /proc/PID/stat after the command name, which is in parentheses and may contain spaces. */
-function statFields(stat: string): string[] {
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-}
-
-/** sysconf(_SC_CLK_TCK): 100 on every Linux that Node supports. */
-const CLOCK_TICKS = 100;

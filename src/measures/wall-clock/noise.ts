@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { readProcesses, TICKS_PER_SECOND, type ProcStat } from "../../runner/proc-stat.js";
+import { readProcesses, TICKS_PER_SECOND, type ProcStat } from "../../util/proc-stat.js";
 
 /**
  * Interference on the benchmark's pinned cores during one repetition (Linux /proc):

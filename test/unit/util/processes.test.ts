@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deathSignalCommand } from "../../../src/util/child-guard.js";
+import { diesWithParent } from "../../../src/util/child-guard.js";
 import { pinnedCommand } from "../../../src/util/processes.js";
 
 // Real child processes (groups, CPU counts, runCommand) are in test/processes/util/process-groups.test.ts.
@@ -18,12 +18,12 @@ describe("pinnedCommand", () => {
   });
 });
 
-describe("deathSignalCommand", () => {
+describe("diesWithParent", () => {
   it("starts the command through setpriv --pdeathsig KILL where it works, as is elsewhere", () => {
-    expect(deathSignalCommand("taskset", ["-c", "0", "k6"], true)).toEqual([
+    expect(diesWithParent("taskset", ["-c", "0", "k6"], true)).toEqual([
       "setpriv",
       ["--pdeathsig", "KILL", "--", "taskset", "-c", "0", "k6"],
     ]);
-    expect(deathSignalCommand("k6", ["run"], false)).toEqual(["k6", ["run"]]);
+    expect(diesWithParent("k6", ["run"], false)).toEqual(["k6", ["run"]]);
   });
 });

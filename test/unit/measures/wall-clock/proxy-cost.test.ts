@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { parseCount } from "../../../../src/runner/cgroup-peak.js";
 import {
   cgroupFolders,
   parseCgroupMounts,
-  parseCount,
   parseCpuStatNs,
   parseProcCgroup,
 } from "../../../../src/runner/cgroup-usage.js";

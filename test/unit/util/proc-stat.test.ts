@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseStat, readProcesses, readProcessesSync } from "../../../src/runner/proc-stat.js";
+import { parseStat, readProcesses, readProcessesSync } from "../../../src/util/proc-stat.js";
 
 describe("/proc/PID/stat", () => {
   it("reads ppid and CPU ticks of a process, even with spaces and parentheses in its name", () => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 
-/** The processes of the machine from /proc/PID/stat: CPU accounting (cpu-usage.ts, measures/wall-clock/noise.ts), leftovers. */
+/** The processes of the machine from /proc/PID/stat: started ones (processes.ts), CPU accounting, leftovers. */
 
 /** USER_HZ: the unit of /proc's CPU times, 100 on every Linux architecture. */
 export const TICKS_PER_SECOND = 100;
