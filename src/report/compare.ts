@@ -2,8 +2,15 @@ import { median } from "simple-statistics";
 import { cellKey, type Cell, type Results } from "../results/schema.js";
 import { historyP, runsNeededFor } from "../stats/history.js";
 import { holm } from "../stats/holm.js";
-import { judgePaired, type PairedJudgement } from "../stats/paired.js";
-import type { Look, SequentialPlan } from "../stats/sequential.js";
+import { judgePaired } from "../stats/paired.js";
+import {
+  everyRound,
+  judgeLooks,
+  type Judged,
+  type Look,
+  type LookPlan,
+  type SequentialPlan,
+} from "../stats/sequential.js";
 import {
   cpuStealWords,
   describeStealRange,
@@ -29,9 +36,8 @@ import {
   type CompareMetric,
   type MetricSpec,
   type PairedMember,
-  type RoundPair,
 } from "../stats/tested-metrics.js";
-import { pairsNeededFor, wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import { pairsNeededFor } from "../stats/wilcoxon.js";
 import { withoutUndefined } from "../util/objects.js";
 import type { HistoryCell, RunHistory } from "./compare-history.js";
 import { displayReasons } from "./model.js";
@@ -521,62 +527,6 @@ function unpairedNotes(
   return notes;
 }
 
-const upTo = (m: PairedMember, rounds: number) => m.pairs.filter((p) => p.round < rounds);
-
-/** A metric's figures at the look that decided it, or at the last look it reached. */
-interface Judged {
-  judgement: PairedJudgement;
-  pairs: RoundPair[];
-  look: number;
-  level: number;
-  rejected: boolean;
-}
-
-/**
- * Holm at every look (src/stats/sequential.ts says why the family's rate holds): a metric whose
- * rounds reached the look is tested on its rounds so far, one that did not counts as p = 1, one
- * found regressed or improved earlier as p = 0; a decided metric stays decided.
- */
-function judgeFamily(
-  members: readonly PairedMember[],
-  plan: { looks: readonly Look[]; planned: boolean },
-  thresholdPct: number,
-) {
-  const judged: Array<Judged | undefined> = members.map(() => undefined);
-  const decided = members.map(() => false);
-  const taken = plan.looks.map((look, k) => {
-    const reached = members.map((m) => m.usable && (!plan.planned || m.rounds >= look.rounds));
-    const ps = members.map((m, i) => {
-      const v = judged[i]?.judgement.verdict;
-      if (decided[i] && (v === "regressed" || v === "improved")) return 0;
-      return reached[i] ? wilcoxonSignedRank(logRatios(upTo(m, look.rounds))).p : 1;
-    });
-    const { rejected, levels } = holm(ps, look.alpha);
-    let decidedHere = 0;
-    members.forEach((m, i) => {
-      if (decided[i] || !reached[i]) return;
-      const pairs = upTo(m, look.rounds);
-      const at = {
-        level: levels[i]!,
-        rejected: rejected[i]!,
-        biggerIsBetter: m.spec.biggerIsBetter,
-        thresholdPct,
-      };
-      const judgement = judgePaired(logRatios(pairs), at);
-      judged[i] = { judgement, pairs, look: k, level: at.level, rejected: at.rejected };
-      if (judgement.verdict !== "inconclusive") {
-        decided[i] = true;
-        decidedHere += 1;
-      }
-    });
-    return {
-      cells: new Set(members.filter((_, i) => reached[i]).map((m) => m.cell)).size,
-      decided: decidedHere,
-    };
-  });
-  return { judged, taken };
-}
-
 function pairedMetric(
   m: PairedMember,
   judged: Judged | undefined,
@@ -632,9 +582,9 @@ function stolenShown(m: PairedMember, base: Cell, head: Cell, steal: StealRule):
 }
 
 /** The looks a comparison takes: the run's plan (scaled to this alpha), else one at every round. */
-function looksOf(results: Results, alpha: number): { looks: Look[]; planned: boolean } {
+function looksOf(results: Results, alpha: number): LookPlan {
   const plan: SequentialPlan | undefined = results.settings.sequential;
-  if (plan === undefined) return { looks: [{ rounds: Number.MAX_SAFE_INTEGER, alpha }], planned: false };
+  if (plan === undefined) return everyRound(alpha);
   return {
     looks: plan.looks.map((l) => ({ rounds: l.rounds, alpha: l.alpha * (alpha / plan.alpha) })),
     planned: true,
@@ -659,7 +609,7 @@ export function compareVariants(
   const everyRoundStolen = (m: PairedMember) => m.pairs.length === 0 && m.stolen.length > 0;
   const members = all.filter((m) => !everyRoundStolen(m));
   const plan = looksOf(results, level.alpha);
-  const { judged, taken } = judgeFamily(members, plan, level.thresholdPct);
+  const { judged, taken } = judgeLooks(members, plan, level.thresholdPct);
   const cells: CellComparison[] = matched.pairs.map(({ base, head }, c) => {
     const metrics = members.flatMap((m, i) =>
       m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : [],
@@ -684,7 +634,7 @@ export function compareVariants(
     looks: plan.looks.map((l, k) => ({
       rounds: plan.planned ? l.rounds : Math.max(0, ...members.map((m) => m.rounds)),
       alpha: l.alpha,
-      cells: taken[k]?.cells ?? 0,
+      cells: new Set(taken[k]?.reached.map((m) => m.cell)).size,
       decided: taken[k]?.decided ?? 0,
     })),
     planned: plan.planned,
