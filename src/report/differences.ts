@@ -1,7 +1,6 @@
 import type { Cell, Repetition } from "../results/schema.js";
-import { stealOf } from "../stats/steal.js";
 import { everyRound, fewestRounds, judgeLooks, type LookedMember } from "../stats/sequential.js";
-import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT, type RoundPair } from "../stats/tested-metrics.js";
+import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT, pairsByRound } from "../stats/tested-metrics.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /**
@@ -90,35 +89,13 @@ export function measuredTogether(a: Cell, b: Cell): boolean {
   return aFrom <= bTo && bFrom <= aTo;
 }
 
-/** A cell's repetitions by round (a run without rounds: by index). */
-function byRound(cell: Cell): Map<number, Repetition> {
-  return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
-}
-
-/** Whether a round's steal, on either side, is above the member's limit. */
-function stolenRound(member: DifferenceMember, b: Repetition, o: Repetition): boolean {
-  const limit = member.stealLimit;
-  return limit !== undefined && (stealOf(b) > limit || stealOf(o) > limit);
-}
-
 /** A member as the looks read it: per round both cells measured, in round order; rounds of steal left out. */
 function pairOf(member: DifferenceMember): LookedMember & { stolen: number } {
-  const others = byRound(member.other);
-  const pairs: RoundPair[] = [];
-  let stolen = 0;
-  for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
-    const o = others.get(round);
-    if (o !== undefined && stolenRound(member, b, o)) {
-      stolen++;
-      continue;
-    }
-    const base = member.value(b);
-    const head = o === undefined ? undefined : member.value(o);
-    if (base !== undefined && head !== undefined && Number.isFinite(base) && Number.isFinite(head))
-      pairs.push({ round, base, head });
-  }
-  const usable = pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0);
-  return { pairs, rounds: pairs.length, usable, stolen, spec: { biggerIsBetter: false } };
+  const { pairs, stolen, usable } = pairsByRound(member.base, member.other, member.value, {
+    stealLimit: member.stealLimit,
+    noisyOut: false,
+  });
+  return { pairs, rounds: pairs.length, usable, stolen: stolen.length, spec: { biggerIsBetter: false } };
 }
 
 /** Holm over the family, then each difference judged at its level: compare's judging at one look. */
