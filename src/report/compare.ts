@@ -12,7 +12,6 @@ import {
   type SequentialPlan,
 } from "../stats/sequential.js";
 import {
-  cpuStealWords,
   describeStealRange,
   holdsSteal,
   stealOf,
@@ -39,7 +38,7 @@ import {
 } from "../stats/tested-metrics.js";
 import { pairsNeededFor } from "../stats/wilcoxon.js";
 import { withoutUndefined } from "../util/objects.js";
-import type { HistoryCell, RunHistory } from "./compare-history.js";
+import type { RunHistory } from "./compare-history.js";
 import { displayReasons } from "./model.js";
 import { pickVariants } from "../results/variants.js";
 import { formatAlpha, formatConfidence, plural } from "../render/format.js";
@@ -73,15 +72,9 @@ export interface CompareOptions {
   testedMetrics?: readonly CompareMetric[];
 }
 
-interface SampleSummary {
-  median: number;
-  n: number;
-  values: number[];
-}
-
 interface MetricShown extends MetricSpec {
-  base: SampleSummary;
-  head: SampleSummary;
+  base: ReturnType<typeof summary>;
+  head: ReturnType<typeof summary>;
   /** (head - base) / base * 100 of the medians; undefined when the base median is 0. */
   changePct?: number;
 }
@@ -132,11 +125,7 @@ export interface MetricComparison extends MetricShown {
 }
 
 /** Which cell: its id and what the id is made of. */
-interface CellIdentity extends HistoryCell {
-  id: string;
-  /** The machine that measured both sides (results merged from shards). */
-  runner?: string;
-}
+type CellIdentity = ReturnType<typeof where>;
 
 export interface CellComparison extends CellIdentity {
   /** The tested metrics. */
@@ -151,14 +140,7 @@ interface NotCompared extends CellIdentity {
   reason: string;
 }
 
-export interface RunInfo {
-  runId: string;
-  variant?: string;
-  commit?: string;
-  branch?: string;
-  message?: string;
-  repetitions: number;
-}
+export type RunInfo = ReturnType<typeof runInfo>;
 
 /** A look of the run's plan as the comparison took it. */
 interface LookTaken {
@@ -171,16 +153,10 @@ interface LookTaken {
   decided: number;
 }
 
-export interface Comparison {
+export interface Comparison extends ReturnType<typeof familyFigures> {
   mode: "paired" | "unpaired";
   /** "paired over 10 rounds" or "unpaired: runs at different times": shown in every output. */
   label: string;
-  thresholdPct: number;
-  alpha: number;
-  /** Bonferroni's confidence, 1 - alpha / tests: the widest any interval is (Holm's first step). */
-  confidence: number;
-  /** Tested metrics over all compared cells (Holm's m). */
-  tests: number;
   /** Paired: the looks (one for a run with fixed repetitions); unpaired: none. */
   looks: LookTaken[];
   /** Paired: the run planned its rounds (--repetitions auto) and the looks are its plan's. */
@@ -196,7 +172,7 @@ export interface Comparison {
 
 const UNPAIRED_LABEL = "unpaired: runs at different times";
 
-function summary(xs: number[]): SampleSummary {
+function summary(xs: number[]) {
   return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
 }
 
@@ -261,7 +237,7 @@ function aloneFigures(
   });
 }
 
-function runInfo(results: Results, variant?: string): RunInfo {
+function runInfo(results: Results, variant?: string) {
   const { commit, branch, message } = results.environment.git;
   return {
     runId: results.runId,
@@ -274,6 +250,7 @@ function describeStatus(cell: Cell): string {
   return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
 }
 
+/** `runner`: the machine that measured both sides (results merged from shards). */
 function where(cell: Cell) {
   return {
     id: cellKey(cell),
@@ -342,7 +319,10 @@ function familyLevel({ alpha, thresholdPct }: CompareOptions): FamilyLevel {
   return { alpha: alpha ?? DEFAULT_ALPHA, thresholdPct: thresholdPct ?? DEFAULT_THRESHOLD_PCT };
 }
 
-/** The family's threshold and alpha, its tests, and Bonferroni's confidence: the widest interval Holm shows. */
+/**
+ * The family's threshold and alpha, its tests (tested metrics over all compared cells: Holm's m),
+ * and Bonferroni's confidence, 1 - alpha / tests: the widest any interval is (Holm's first step).
+ */
 function familyFigures({ thresholdPct, alpha }: FamilyLevel, tests: number) {
   return { thresholdPct, alpha, confidence: 1 - alpha / Math.max(1, tests), tests };
 }
@@ -666,10 +646,13 @@ function noisyRoundNotes(members: readonly PairedMember[], cells: readonly CellC
 
 /** The steal of the compared cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
 function stealNotes(pairs: Matched["pairs"], steal: StealRule): string[] {
-  const steals = pairs.flatMap((p) => [p.base, p.head]).flatMap((c) => c.repetitions.map(stealOf));
-  if (!stealToName(steals, steal)) return [];
+  const named = stealToName(
+    pairs.flatMap((p) => [p.base, p.head]),
+    steal,
+  );
+  if (named === undefined) return [];
   return [
-    `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`,
+    `Steal: the hypervisor took ${named.range} of the pinned cores (median over ${plural(named.repetitions, "repetition")}); steal alone does not make a repetition noisy. ${named.cpu}; latency and requests/sec hold it.`,
   ];
 }
 
