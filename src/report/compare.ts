@@ -170,8 +170,6 @@ export interface Comparison extends ReturnType<typeof familyFigures> {
   notes: string[];
 }
 
-const UNPAIRED_LABEL = "unpaired: runs at different times";
-
 function summary(xs: number[]) {
   return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
 }
@@ -203,10 +201,9 @@ function shownOf(
   const runningMax =
     "a running maximum (the container's peak since its start, one process for every round): shown, never tested";
   const cells = [base, head];
+  const testedHere = testedSpecs(head.load, tested, ...cells);
   return COMPARE_METRICS.filter(
-    (spec) =>
-      fixedByLoad(spec, head.load) ||
-      (measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))),
+    (spec) => fixedByLoad(spec, head.load) || (measuredIn(spec, cells) && !testedHere.includes(spec)),
   ).map((spec) => {
     const shown = shownMedians(spec, base, head);
     if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
@@ -313,9 +310,9 @@ function matchCells(baseCells: readonly Cell[], headCells: readonly Cell[], pair
   return out;
 }
 
-type FamilyLevel = Required<Pick<CompareOptions, "thresholdPct" | "alpha">>;
+type FamilyLevel = ReturnType<typeof familyLevel>;
 
-function familyLevel({ alpha, thresholdPct }: CompareOptions): FamilyLevel {
+function familyLevel({ alpha, thresholdPct }: CompareOptions) {
   return { alpha: alpha ?? DEFAULT_ALPHA, thresholdPct: thresholdPct ?? DEFAULT_THRESHOLD_PCT };
 }
 
@@ -460,7 +457,7 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
   }));
   return {
     mode: "unpaired",
-    label: UNPAIRED_LABEL,
+    label: "unpaired: runs at different times",
     ...familyFigures(level, withPast.length),
     looks: [],
     planned: false,

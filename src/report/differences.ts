@@ -62,12 +62,6 @@ export interface DifferenceFamily {
   roundsNeeded: number;
 }
 
-export interface JudgedDifferences {
-  family: DifferenceFamily;
-  /** One per member, in order. */
-  differences: Difference[];
-}
-
 /** When a cell was being measured: from its first repetition's start to its last one's end (ms). */
 function measuredSpan(cell: Cell): [number, number] {
   const starts = cell.repetitions.map((r) => Date.parse(r.startedAt));
@@ -98,14 +92,17 @@ function pairOf(member: DifferenceMember): LookedMember & { stolen: number } {
   return { pairs, rounds: pairs.length, usable, stolen: stolen.length, spec: { biggerIsBetter: false } };
 }
 
-/** Holm over the family, then each difference judged at its level: compare's judging at one look. */
+/**
+ * Holm over the family, then each difference judged at its level: compare's judging at one look.
+ * The family's figures, and the differences one per member, in order.
+ */
 export function judgeDifferences(
   members: readonly DifferenceMember[],
   {
     alpha = DEFAULT_ALPHA,
     thresholdPct = DEFAULT_THRESHOLD_PCT,
   }: { alpha?: number; thresholdPct?: number } = {},
-): JudgedDifferences {
+): { family: DifferenceFamily; differences: Difference[] } {
   const paired = members.map(pairOf);
   const { judged } = judgeLooks(paired, everyRound(alpha), thresholdPct);
   const differences = paired.map((p, i): Difference => {

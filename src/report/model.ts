@@ -289,9 +289,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
   const groups = new Map<string, Cell[]>();
   for (const cell of results.cells) {
     const key = groupKey(cell);
-    const list = groups.get(key);
-    if (list) list.push(cell);
-    else groups.set(key, [cell]);
+    groups.set(key, [...(groups.get(key) ?? []), cell]);
   }
   const order = results.settings.proxies;
   // by proxy, a proxy's TLS column (`nginx (https)`) right after its cleartext one
