@@ -426,16 +426,15 @@ function groupMembers(
   cellOf: (c: ReportColumn) => Cell | undefined,
   steal: StealRule | undefined,
 ): GroupMember[] {
+  // the cell of a column that is ok (not a bound)
+  const okCell = (c: ReportColumn | undefined) => (c?.status === "ok" && !c.bound ? cellOf(c) : undefined);
   const base = group.columns.find((c) => c.proxy === group.baseline);
-  if (group.baselineProblem !== undefined || base === undefined || base.status !== "ok" || base.bound)
-    return [];
-  const baseCell = cellOf(base);
+  const baseCell = group.baselineProblem === undefined ? okCell(base) : undefined;
+  if (baseCell === undefined) return [];
   const members: GroupMember[] = [];
-  if (baseCell === undefined) return members;
   for (const column of group.columns) {
-    const cell = cellOf(column);
-    if (column === base || column.status !== "ok" || column.bound || cell === undefined) continue;
-    if (!measuredTogether(baseCell, cell)) continue;
+    const cell = okCell(column);
+    if (column === base || cell === undefined || !measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
       if (INVERSE[figure] !== undefined || !comparesFigure(figure)) continue;
       if (untestedByCompare(figure, baseCell, cell)) continue;
