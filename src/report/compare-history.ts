@@ -11,7 +11,7 @@ import { suiteName } from "../publish/entries.js";
  * change would be the change's, not the runs'.
  */
 
-export interface HistoryCell {
+interface HistoryCell {
   scenario: string;
   loadLabel: string;
   proxy: string;

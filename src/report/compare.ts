@@ -2,10 +2,16 @@ import { median } from "simple-statistics";
 import { cellKey, type Cell, type Results } from "../results/schema.js";
 import { historyP, runsNeededFor } from "../stats/history.js";
 import { holm } from "../stats/holm.js";
-import { judgePaired, type PairedJudgement } from "../stats/paired.js";
-import type { Look, SequentialPlan } from "../stats/sequential.js";
+import { judgePaired } from "../stats/paired.js";
 import {
-  cpuStealWords,
+  everyRound,
+  judgeLooks,
+  type Judged,
+  type Look,
+  type LookPlan,
+  type SequentialPlan,
+} from "../stats/sequential.js";
+import {
   describeStealRange,
   holdsSteal,
   stealOf,
@@ -29,11 +35,10 @@ import {
   type CompareMetric,
   type MetricSpec,
   type PairedMember,
-  type RoundPair,
 } from "../stats/tested-metrics.js";
-import { pairsNeededFor, wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import { pairsNeededFor } from "../stats/wilcoxon.js";
 import { withoutUndefined } from "../util/objects.js";
-import type { HistoryCell, RunHistory } from "./compare-history.js";
+import type { RunHistory } from "./compare-history.js";
 import { displayReasons } from "./model.js";
 import { pickVariants } from "../results/variants.js";
 import { formatAlpha, formatConfidence, plural } from "../render/format.js";
@@ -67,15 +72,9 @@ export interface CompareOptions {
   testedMetrics?: readonly CompareMetric[];
 }
 
-interface SampleSummary {
-  median: number;
-  n: number;
-  values: number[];
-}
-
 interface MetricShown extends MetricSpec {
-  base: SampleSummary;
-  head: SampleSummary;
+  base: ReturnType<typeof summary>;
+  head: ReturnType<typeof summary>;
   /** (head - base) / base * 100 of the medians; undefined when the base median is 0. */
   changePct?: number;
 }
@@ -126,11 +125,7 @@ export interface MetricComparison extends MetricShown {
 }
 
 /** Which cell: its id and what the id is made of. */
-interface CellIdentity extends HistoryCell {
-  id: string;
-  /** The machine that measured both sides (results merged from shards). */
-  runner?: string;
-}
+type CellIdentity = ReturnType<typeof where>;
 
 export interface CellComparison extends CellIdentity {
   /** The tested metrics. */
@@ -145,14 +140,7 @@ interface NotCompared extends CellIdentity {
   reason: string;
 }
 
-export interface RunInfo {
-  runId: string;
-  variant?: string;
-  commit?: string;
-  branch?: string;
-  message?: string;
-  repetitions: number;
-}
+export type RunInfo = ReturnType<typeof runInfo>;
 
 /** A look of the run's plan as the comparison took it. */
 interface LookTaken {
@@ -165,16 +153,10 @@ interface LookTaken {
   decided: number;
 }
 
-export interface Comparison {
+export interface Comparison extends ReturnType<typeof familyFigures> {
   mode: "paired" | "unpaired";
   /** "paired over 10 rounds" or "unpaired: runs at different times": shown in every output. */
   label: string;
-  thresholdPct: number;
-  alpha: number;
-  /** Bonferroni's confidence, 1 - alpha / tests: the widest any interval is (Holm's first step). */
-  confidence: number;
-  /** Tested metrics over all compared cells (Holm's m). */
-  tests: number;
   /** Paired: the looks (one for a run with fixed repetitions); unpaired: none. */
   looks: LookTaken[];
   /** Paired: the run planned its rounds (--repetitions auto) and the looks are its plan's. */
@@ -188,9 +170,7 @@ export interface Comparison {
   notes: string[];
 }
 
-const UNPAIRED_LABEL = "unpaired: runs at different times";
-
-function summary(xs: number[]): SampleSummary {
+function summary(xs: number[]) {
   return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
 }
 
@@ -221,10 +201,9 @@ function shownOf(
   const runningMax =
     "a running maximum (the container's peak since its start, one process for every round): shown, never tested";
   const cells = [base, head];
+  const testedHere = testedSpecs(head.load, tested, ...cells);
   return COMPARE_METRICS.filter(
-    (spec) =>
-      fixedByLoad(spec, head.load) ||
-      (measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))),
+    (spec) => fixedByLoad(spec, head.load) || (measuredIn(spec, cells) && !testedHere.includes(spec)),
   ).map((spec) => {
     const shown = shownMedians(spec, base, head);
     if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed };
@@ -255,7 +234,7 @@ function aloneFigures(
   });
 }
 
-function runInfo(results: Results, variant?: string): RunInfo {
+function runInfo(results: Results, variant?: string) {
   const { commit, branch, message } = results.environment.git;
   return {
     runId: results.runId,
@@ -268,6 +247,7 @@ function describeStatus(cell: Cell): string {
   return cell.reasons.length ? `${cell.status} (${displayReasons(cell.reasons).join("; ")})` : cell.status;
 }
 
+/** `runner`: the machine that measured both sides (results merged from shards). */
 function where(cell: Cell) {
   return {
     id: cellKey(cell),
@@ -330,13 +310,16 @@ function matchCells(baseCells: readonly Cell[], headCells: readonly Cell[], pair
   return out;
 }
 
-type FamilyLevel = Required<Pick<CompareOptions, "thresholdPct" | "alpha">>;
+type FamilyLevel = ReturnType<typeof familyLevel>;
 
-function familyLevel({ alpha, thresholdPct }: CompareOptions): FamilyLevel {
+function familyLevel({ alpha, thresholdPct }: CompareOptions) {
   return { alpha: alpha ?? DEFAULT_ALPHA, thresholdPct: thresholdPct ?? DEFAULT_THRESHOLD_PCT };
 }
 
-/** The family's threshold and alpha, its tests, and Bonferroni's confidence: the widest interval Holm shows. */
+/**
+ * The family's threshold and alpha, its tests (tested metrics over all compared cells: Holm's m),
+ * and Bonferroni's confidence, 1 - alpha / tests: the widest any interval is (Holm's first step).
+ */
 function familyFigures({ thresholdPct, alpha }: FamilyLevel, tests: number) {
   return { thresholdPct, alpha, confidence: 1 - alpha / Math.max(1, tests), tests };
 }
@@ -474,7 +457,7 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
   }));
   return {
     mode: "unpaired",
-    label: UNPAIRED_LABEL,
+    label: "unpaired: runs at different times",
     ...familyFigures(level, withPast.length),
     looks: [],
     planned: false,
@@ -519,62 +502,6 @@ function unpairedNotes(
     }
   }
   return notes;
-}
-
-const upTo = (m: PairedMember, rounds: number) => m.pairs.filter((p) => p.round < rounds);
-
-/** A metric's figures at the look that decided it, or at the last look it reached. */
-interface Judged {
-  judgement: PairedJudgement;
-  pairs: RoundPair[];
-  look: number;
-  level: number;
-  rejected: boolean;
-}
-
-/**
- * Holm at every look (src/stats/sequential.ts says why the family's rate holds): a metric whose
- * rounds reached the look is tested on its rounds so far, one that did not counts as p = 1, one
- * found regressed or improved earlier as p = 0; a decided metric stays decided.
- */
-function judgeFamily(
-  members: readonly PairedMember[],
-  plan: { looks: readonly Look[]; planned: boolean },
-  thresholdPct: number,
-) {
-  const judged: Array<Judged | undefined> = members.map(() => undefined);
-  const decided = members.map(() => false);
-  const taken = plan.looks.map((look, k) => {
-    const reached = members.map((m) => m.usable && (!plan.planned || m.rounds >= look.rounds));
-    const ps = members.map((m, i) => {
-      const v = judged[i]?.judgement.verdict;
-      if (decided[i] && (v === "regressed" || v === "improved")) return 0;
-      return reached[i] ? wilcoxonSignedRank(logRatios(upTo(m, look.rounds))).p : 1;
-    });
-    const { rejected, levels } = holm(ps, look.alpha);
-    let decidedHere = 0;
-    members.forEach((m, i) => {
-      if (decided[i] || !reached[i]) return;
-      const pairs = upTo(m, look.rounds);
-      const at = {
-        level: levels[i]!,
-        rejected: rejected[i]!,
-        biggerIsBetter: m.spec.biggerIsBetter,
-        thresholdPct,
-      };
-      const judgement = judgePaired(logRatios(pairs), at);
-      judged[i] = { judgement, pairs, look: k, level: at.level, rejected: at.rejected };
-      if (judgement.verdict !== "inconclusive") {
-        decided[i] = true;
-        decidedHere += 1;
-      }
-    });
-    return {
-      cells: new Set(members.filter((_, i) => reached[i]).map((m) => m.cell)).size,
-      decided: decidedHere,
-    };
-  });
-  return { judged, taken };
 }
 
 function pairedMetric(
@@ -632,9 +559,9 @@ function stolenShown(m: PairedMember, base: Cell, head: Cell, steal: StealRule):
 }
 
 /** The looks a comparison takes: the run's plan (scaled to this alpha), else one at every round. */
-function looksOf(results: Results, alpha: number): { looks: Look[]; planned: boolean } {
+function looksOf(results: Results, alpha: number): LookPlan {
   const plan: SequentialPlan | undefined = results.settings.sequential;
-  if (plan === undefined) return { looks: [{ rounds: Number.MAX_SAFE_INTEGER, alpha }], planned: false };
+  if (plan === undefined) return everyRound(alpha);
   return {
     looks: plan.looks.map((l) => ({ rounds: l.rounds, alpha: l.alpha * (alpha / plan.alpha) })),
     planned: true,
@@ -659,7 +586,7 @@ export function compareVariants(
   const everyRoundStolen = (m: PairedMember) => m.pairs.length === 0 && m.stolen.length > 0;
   const members = all.filter((m) => !everyRoundStolen(m));
   const plan = looksOf(results, level.alpha);
-  const { judged, taken } = judgeFamily(members, plan, level.thresholdPct);
+  const { judged, taken } = judgeLooks(members, plan, level.thresholdPct);
   const cells: CellComparison[] = matched.pairs.map(({ base, head }, c) => {
     const metrics = members.flatMap((m, i) =>
       m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : [],
@@ -684,7 +611,7 @@ export function compareVariants(
     looks: plan.looks.map((l, k) => ({
       rounds: plan.planned ? l.rounds : Math.max(0, ...members.map((m) => m.rounds)),
       alpha: l.alpha,
-      cells: taken[k]?.cells ?? 0,
+      cells: new Set(taken[k]?.reached.map((m) => m.cell)).size,
       decided: taken[k]?.decided ?? 0,
     })),
     planned: plan.planned,
@@ -716,10 +643,13 @@ function noisyRoundNotes(members: readonly PairedMember[], cells: readonly CellC
 
 /** The steal of the compared cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
 function stealNotes(pairs: Matched["pairs"], steal: StealRule): string[] {
-  const steals = pairs.flatMap((p) => [p.base, p.head]).flatMap((c) => c.repetitions.map(stealOf));
-  if (!stealToName(steals, steal)) return [];
+  const named = stealToName(
+    pairs.flatMap((p) => [p.base, p.head]),
+    steal,
+  );
+  if (named === undefined) return [];
   return [
-    `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`,
+    `Steal: the hypervisor took ${named.range} of the pinned cores (median over ${plural(named.repetitions, "repetition")}); steal alone does not make a repetition noisy. ${named.cpu}; latency and requests/sec hold it.`,
   ];
 }
 

@@ -1,10 +1,6 @@
 import type { Cell, Repetition } from "../results/schema.js";
-import { holm } from "../stats/holm.js";
-import { judgePaired } from "../stats/paired.js";
-import { stealOf } from "../stats/steal.js";
-import { fewestRounds } from "../stats/sequential.js";
-import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT } from "../stats/tested-metrics.js";
-import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import { everyRound, fewestRounds, judgeLooks, type LookedMember } from "../stats/sequential.js";
+import { DEFAULT_ALPHA, DEFAULT_THRESHOLD_PCT, pairsByRound } from "../stats/tested-metrics.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /**
@@ -66,19 +62,6 @@ export interface DifferenceFamily {
   roundsNeeded: number;
 }
 
-export interface JudgedDifferences {
-  family: DifferenceFamily;
-  /** One per member, in order. */
-  differences: Difference[];
-}
-
-interface Paired {
-  logRatios: number[];
-  stolen: number;
-  /** Every paired value positive, so every round has a ratio. */
-  usable: boolean;
-}
-
 /** When a cell was being measured: from its first repetition's start to its last one's end (ms). */
 function measuredSpan(cell: Cell): [number, number] {
   const starts = cell.repetitions.map((r) => Date.parse(r.startedAt));
@@ -100,53 +83,32 @@ export function measuredTogether(a: Cell, b: Cell): boolean {
   return aFrom <= bTo && bFrom <= aTo;
 }
 
-/** A cell's repetitions by round (a run without rounds: by index). */
-function byRound(cell: Cell): Map<number, Repetition> {
-  return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
+/** A member as the looks read it: per round both cells measured, in round order; rounds of steal left out. */
+function pairOf(member: DifferenceMember): LookedMember & { stolen: number } {
+  const { pairs, stolen, usable } = pairsByRound(member.base, member.other, member.value, {
+    stealLimit: member.stealLimit,
+    noisyOut: false,
+  });
+  return { pairs, rounds: pairs.length, usable, stolen: stolen.length, spec: { biggerIsBetter: false } };
 }
 
-/** Whether a round's steal, on either side, is above the member's limit. */
-function stolenRound(member: DifferenceMember, b: Repetition, o: Repetition): boolean {
-  const limit = member.stealLimit;
-  return limit !== undefined && (stealOf(b) > limit || stealOf(o) > limit);
-}
-
-/** Per round both cells measured, log(other / base), in round order; rounds of steal left out. */
-function pairOf(member: DifferenceMember): Paired {
-  const others = byRound(member.other);
-  const pairs: Array<[number, number]> = [];
-  let stolen = 0;
-  for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
-    const o = others.get(round);
-    if (o !== undefined && stolenRound(member, b, o)) {
-      stolen++;
-      continue;
-    }
-    const base = member.value(b);
-    const other = o === undefined ? undefined : member.value(o);
-    if (base !== undefined && other !== undefined && Number.isFinite(base) && Number.isFinite(other))
-      pairs.push([base, other]);
-  }
-  const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
-  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], stolen, usable };
-}
-
-/** Holm over the family, then each difference judged at its level, as compare judges a metric. */
+/**
+ * Holm over the family, then each difference judged at its level: compare's judging at one look.
+ * The family's figures, and the differences one per member, in order.
+ */
 export function judgeDifferences(
   members: readonly DifferenceMember[],
   {
     alpha = DEFAULT_ALPHA,
     thresholdPct = DEFAULT_THRESHOLD_PCT,
   }: { alpha?: number; thresholdPct?: number } = {},
-): JudgedDifferences {
+): { family: DifferenceFamily; differences: Difference[] } {
   const paired = members.map(pairOf);
-  const ps = paired.map((p) => (p.usable ? wilcoxonSignedRank(p.logRatios).p : 1));
-  const { rejected, levels } = holm(ps, alpha);
+  const { judged } = judgeLooks(paired, everyRound(alpha), thresholdPct);
   const differences = paired.map((p, i): Difference => {
-    const counts = { rounds: p.logRatios.length, stolen: p.stolen };
-    if (!p.usable) return { ...counts, differs: false };
-    const at = { level: levels[i]!, rejected: rejected[i]!, biggerIsBetter: false, thresholdPct };
-    const j = judgePaired(p.logRatios, at);
+    const j = judged[i]?.judgement;
+    const counts = { rounds: p.usable ? p.pairs.length : 0, stolen: p.stolen };
+    if (j === undefined) return { ...counts, differs: false };
     return {
       ...counts,
       differs: j.verdict === "regressed" || j.verdict === "improved",
@@ -159,7 +121,7 @@ export function judgeDifferences(
       alpha,
       thresholdPct,
       tests,
-      rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
+      rounds: tests === 0 ? 0 : Math.min(...differences.map((d) => d.rounds)),
       roundsNeeded: fewestRounds(alpha, tests),
     },
     differences,

@@ -1,14 +1,10 @@
 import type { ReportModel } from "./model.js";
-import { comparisonTable, latencyTable, type ComparisonTable, type LatencyTable } from "./tables.js";
+import { comparisonTable, latencyTable } from "./tables.js";
 
 /** `proxybench report --format json`: the report model with each group's computed tables. */
-export interface ReportJson extends ReportModel {
-  groups: Array<
-    ReportModel["groups"][number] & { tables: { comparison: ComparisonTable; latency: LatencyTable } }
-  >;
-}
+export type ReportJson = ReturnType<typeof reportJson>;
 
-export function reportJson(model: ReportModel): ReportJson {
+export function reportJson(model: ReportModel) {
   return {
     header: model.header,
     groups: model.groups.map((group) => ({

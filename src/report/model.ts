@@ -2,15 +2,7 @@ import { median } from "simple-statistics";
 import { usesTls } from "../results/protocols.js";
 import type { Cell, CellStatus, Load, Repetition, Results } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
-import {
-  cpuStealWords,
-  describeStealRange,
-  holdsSteal,
-  stealOf,
-  stealRuleOf,
-  stealToName,
-  type StealRule,
-} from "../stats/steal.js";
+import { holdsSteal, stealRuleOf, stealToName, type StealRule } from "../stats/steal.js";
 import { COMPARE_METRICS, fixedByLoad, runningMaximum } from "../stats/tested-metrics.js";
 import {
   judgeDifferences,
@@ -277,12 +269,11 @@ export function buildHeader(results: Results): ReportHeader {
   const tools = Object.entries(env.tools);
   if (tools.length > 0) facts.push(["Tools", versions(tools)]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
-  const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (stealToName(steals, stealRuleOf(results))) {
-    const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
+  const steal = stealToName(results.cells, stealRuleOf(results));
+  if (steal !== undefined) {
     facts.push([
       "Steal",
-      `${describeStealRange(steals)} of the pinned cores, median over ${steals.length} repetitions (the hypervisor ran something else; not noise by itself): ${cpu}; latency holds it`,
+      `${steal.range} of the pinned cores, median over ${steal.repetitions} repetitions (the hypervisor ran something else; not noise by itself): ${steal.cpu}; latency holds it`,
     ]);
   }
   if (env.ci?.runUrl !== undefined) facts.push(["CI run", env.ci.runUrl]);
@@ -298,9 +289,7 @@ export function buildReport(results: Results, options: ReportOptions = {}): Repo
   const groups = new Map<string, Cell[]>();
   for (const cell of results.cells) {
     const key = groupKey(cell);
-    const list = groups.get(key);
-    if (list) list.push(cell);
-    else groups.set(key, [cell]);
+    groups.set(key, [...(groups.get(key) ?? []), cell]);
   }
   const order = results.settings.proxies;
   // by proxy, a proxy's TLS column (`nginx (https)`) right after its cleartext one
@@ -350,8 +339,17 @@ function skippedColumns(
  * fixed arrival rate and a peak memory that is a running maximum.
  */
 
-/** A figure a table can show of a proxy, and its change against the baseline. */
-export type Figure = "rps" | LatencyStat | "errors" | "cpuPerRequest" | "requestsPerCpuS" | "peakMemory";
+/** Every figure a table can show of a proxy (and its change against the baseline), in the tables' order. */
+const FIGURES = [
+  "rps",
+  ...LATENCY_STATS,
+  "errors",
+  "cpuPerRequest",
+  "requestsPerCpuS",
+  "peakMemory",
+] as const;
+
+export type Figure = (typeof FIGURES)[number];
 
 /**
  * The extremes of a repetition's latencies: the fastest request and the slowest, one request
@@ -366,22 +364,6 @@ const EXTREMES: ReadonlySet<Figure> = new Set<Figure>(["min", "max"]);
 export function comparesFigure(figure: Figure): boolean {
   return !EXTREMES.has(figure);
 }
-
-/** Every figure, in the tables' order. */
-const FIGURES: readonly Figure[] = [
-  "rps",
-  "min",
-  "mean",
-  "p50",
-  "p90",
-  "p95",
-  "p99",
-  "max",
-  "errors",
-  "cpuPerRequest",
-  "requestsPerCpuS",
-  "peakMemory",
-];
 
 /** Whether a figure is one of the proxy's cost. */
 export function isCost(figure: Figure): figure is keyof typeof COST_FIGURE {
@@ -444,16 +426,15 @@ function groupMembers(
   cellOf: (c: ReportColumn) => Cell | undefined,
   steal: StealRule | undefined,
 ): GroupMember[] {
+  // the cell of a column that is ok (not a bound)
+  const okCell = (c: ReportColumn | undefined) => (c?.status === "ok" && !c.bound ? cellOf(c) : undefined);
   const base = group.columns.find((c) => c.proxy === group.baseline);
-  if (group.baselineProblem !== undefined || base === undefined || base.status !== "ok" || base.bound)
-    return [];
-  const baseCell = cellOf(base);
+  const baseCell = group.baselineProblem === undefined ? okCell(base) : undefined;
+  if (baseCell === undefined) return [];
   const members: GroupMember[] = [];
-  if (baseCell === undefined) return members;
   for (const column of group.columns) {
-    const cell = cellOf(column);
-    if (column === base || column.status !== "ok" || column.bound || cell === undefined) continue;
-    if (!measuredTogether(baseCell, cell)) continue;
+    const cell = okCell(column);
+    if (column === base || cell === undefined || !measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
       if (INVERSE[figure] !== undefined || !comparesFigure(figure)) continue;
       if (untestedByCompare(figure, baseCell, cell)) continue;

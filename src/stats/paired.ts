@@ -48,10 +48,12 @@ export function judgePaired(logRatios: readonly number[], at: PairedLevel): Pair
   const test = wilcoxonSignedRank(logRatios);
   const n = logRatios.length;
   const hl = hodgesLehmannPaired(logRatios, 1 - at.level);
-  const ci: [number, number] | undefined =
-    hl?.low !== undefined && hl.high !== undefined ? [toPct(hl.low), toPct(hl.high)] : undefined;
+  const interval: [number, number] | undefined =
+    hl?.low !== undefined && hl.high !== undefined ? [hl.low, hl.high] : undefined;
+  const ci = interval?.map(toPct) as [number, number] | undefined;
+  const estimatePct = hl && toPct(hl.estimate);
   const decided = decideVerdict({
-    estimatePct: hl === undefined ? undefined : toPct(hl.estimate),
+    estimatePct,
     ci,
     biggerIsBetter: at.biggerIsBetter,
     thresholdPct: at.thresholdPct,
@@ -67,16 +69,11 @@ export function judgePaired(logRatios: readonly number[], at: PairedLevel): Pair
     verdict: decided.verdict,
     why: decided.why,
   };
-  if (hl !== undefined) out.estimatePct = toPct(hl.estimate);
-  if (ci !== undefined && hl?.low !== undefined && hl.high !== undefined) {
+  if (estimatePct !== undefined) out.estimatePct = estimatePct;
+  if (hl !== undefined && interval !== undefined && ci !== undefined) {
     out.ci = ci;
     if (hl.confidence !== undefined) out.confidence = hl.confidence;
-    out.detectablePct = detectableChange(
-      hl.estimate,
-      [hl.low, hl.high],
-      at.thresholdPct,
-      powerScale(at.level),
-    );
+    out.detectablePct = detectableChange(hl.estimate, interval, at.thresholdPct, powerScale(at.level));
   }
   if (decided.more !== undefined) out.more = decided.more;
   return out;

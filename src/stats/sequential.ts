@@ -1,5 +1,7 @@
-import { judgePaired } from "./paired.js";
-import { pairsNeededFor } from "./wilcoxon.js";
+import { holm } from "./holm.js";
+import { judgePaired, type PairedJudgement } from "./paired.js";
+import { logRatios, type MetricSpec, type PairedMember, type RoundPair } from "./tested-metrics.js";
+import { pairsNeededFor, wilcoxonSignedRank } from "./wilcoxon.js";
 
 /**
  * Rounds that reach a verdict (`--repetitions auto`), pure.
@@ -155,4 +157,73 @@ export function stopAtLook(
   // with a target, the metrics the rounds are sized for; without one, every metric
   const settled = (d: boolean, i: number) => d || precise[i] || (targetPct !== undefined && !holding[i]);
   return { decided, precise, stop: decided.every(settled) };
+}
+
+/** The looks a family is judged at: a run's plan, or (`planned` false) one look at every round. */
+export interface LookPlan {
+  looks: readonly Look[];
+  planned: boolean;
+}
+
+/** One look at every round a metric has, at alpha: a run that did not plan its rounds. */
+export function everyRound(alpha: number): LookPlan {
+  return { looks: [{ rounds: Number.MAX_SAFE_INTEGER, alpha }], planned: false };
+}
+
+/** A tested metric as the looks read it: its values paired by round, the rounds its cell measured. */
+export type LookedMember = Pick<PairedMember, "pairs" | "rounds" | "usable"> & {
+  spec: Pick<MetricSpec, "biggerIsBetter">;
+};
+
+/** A metric's figures at the look that decided it, or at the last look it reached. */
+export interface Judged {
+  judgement: PairedJudgement;
+  pairs: RoundPair[];
+  look: number;
+  level: number;
+  rejected: boolean;
+}
+
+/**
+ * Holm at every look (the top of this file says why the family's rate holds): a metric whose
+ * rounds reached the look is tested on its rounds so far, one that did not counts as p = 1, one
+ * found regressed or improved earlier as p = 0; a decided metric stays decided. Per look, the
+ * metrics its rounds reached and how many it decided.
+ */
+export function judgeLooks<M extends LookedMember>(
+  members: readonly M[],
+  plan: LookPlan,
+  thresholdPct: number,
+): { judged: Array<Judged | undefined>; taken: Array<{ reached: M[]; decided: number }> } {
+  const judged: Array<Judged | undefined> = members.map(() => undefined);
+  const decided = members.map(() => false);
+  const upTo = (m: M, rounds: number) => m.pairs.filter((p) => p.round < rounds);
+  const taken = plan.looks.map((look, k) => {
+    const reached = members.map((m) => m.usable && (!plan.planned || m.rounds >= look.rounds));
+    const ps = members.map((m, i) => {
+      const v = judged[i]?.judgement.verdict;
+      if (decided[i] && (v === "regressed" || v === "improved")) return 0;
+      return reached[i] ? wilcoxonSignedRank(logRatios(upTo(m, look.rounds))).p : 1;
+    });
+    const { rejected, levels } = holm(ps, look.alpha);
+    let decidedHere = 0;
+    members.forEach((m, i) => {
+      if (decided[i] || !reached[i]) return;
+      const pairs = upTo(m, look.rounds);
+      const at = {
+        level: levels[i]!,
+        rejected: rejected[i]!,
+        biggerIsBetter: m.spec.biggerIsBetter,
+        thresholdPct,
+      };
+      const judgement = judgePaired(logRatios(pairs), at);
+      judged[i] = { judgement, pairs, look: k, level: at.level, rejected: at.rejected };
+      if (judgement.verdict !== "inconclusive") {
+        decided[i] = true;
+        decidedHere += 1;
+      }
+    });
+    return { reached: members.filter((_, i) => reached[i]), decided: decidedHere };
+  });
+  return { judged, taken };
 }

@@ -45,9 +45,22 @@ export function stealOf(r: { noise?: { steal: number } | undefined }): number {
   return r.noise?.steal ?? 0;
 }
 
-/** Whether steal is worth naming in a report: some repetition had more than the limit (under it, it is as quiet as other CPU under it). */
-export function stealToName(steals: readonly number[], rule: StealRule): boolean {
-  return steals.some((s) => s > rule.limit);
+/**
+ * The steal of these cells' repetitions, to be named in a report: its median and range
+ * (`0.21 core (0.13-0.54)`), over how many repetitions, and what CPU per request makes of it.
+ * Undefined when no repetition had more than the limit (under it, steal is as quiet as other CPU).
+ */
+export function stealToName(
+  cells: ReadonlyArray<{ repetitions: ReadonlyArray<{ noise?: { steal: number } | undefined }> }>,
+  rule: StealRule,
+): { range: string; repetitions: number; cpu: string } | undefined {
+  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (!steals.some((s) => s > rule.limit)) return undefined;
+  return {
+    range: describeStealRange(steals),
+    repetitions: steals.length,
+    cpu: cpuStealWords(rule.accounting),
+  };
 }
 
 /** `0.21 core (0.13-0.54)`: the median of some steal figures, with their range when it has one. */
@@ -59,7 +72,7 @@ export function describeStealRange(steals: readonly number[]): string {
 }
 
 /** Why the proxy's CPU per request does or does not hold stolen time, in a few words. */
-export function cpuStealWords(accounting: StealAccounting): string {
+function cpuStealWords(accounting: StealAccounting): string {
   if (accounting === "excluded")
     return "CPU per request leaves it out (the kernel takes stolen time off the proxy's run time: CONFIG_PARAVIRT_TIME_ACCOUNTING)";
   if (accounting === "included")

@@ -138,19 +138,19 @@ interface StolenRound {
 }
 
 /**
- * Pairs of one metric by round, in round order; rounds measured on one side only are left out,
- * and so are rounds where either side's repetition stayed noisy after its tries (other
- * processes' CPU on the benchmark's cores: every figure holds it), and, under a steal rule,
- * rounds with steal above its limit when the metric holds it.
+ * Pairs of one figure by round, in round order; rounds measured on one side only are left out,
+ * and so are rounds where either side's figure is missing or not finite, rounds with steal above
+ * `stealLimit` (set when the figure holds stolen time), and, with `noisyOut`, rounds where either
+ * side's repetition stayed noisy after its tries (other processes' CPU on the benchmark's cores:
+ * every figure holds it).
  */
-function pairsByRound(
-  base: MeasuredCell,
-  head: MeasuredCell,
-  metric: CompareMetric,
-  steal?: StealRule,
-): { pairs: RoundPair[]; stolen: StolenRound[]; noisy: number[] } {
+export function pairsByRound<R extends MeasuredRepetition>(
+  base: { repetitions: readonly R[] },
+  head: { repetitions: readonly R[] },
+  value: (r: R) => number | undefined,
+  { stealLimit, noisyOut }: { stealLimit?: number | undefined; noisyOut: boolean },
+): Pick<PairedMember, "pairs" | "stolen" | "noisy" | "usable"> {
   const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
-  const holds = steal !== undefined && holdsSteal(metric, steal.accounting);
   const pairs: RoundPair[] = [];
   const stolen: StolenRound[] = [];
   const noisy: number[] = [];
@@ -159,11 +159,18 @@ function pairsByRound(
     const h = headByRound.get(round);
     if (h === undefined) continue;
     const most = Math.max(stealOf(b), stealOf(h));
-    if (b.status === "noisy" || h.status === "noisy") noisy.push(round);
-    else if (holds && most > steal.limit) stolen.push({ round, steal: most });
-    else pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
+    const [bv, hv] = [value(b), value(h)];
+    if (noisyOut && (b.status === "noisy" || h.status === "noisy")) noisy.push(round);
+    else if (stealLimit !== undefined && most > stealLimit) stolen.push({ round, steal: most });
+    else if (bv !== undefined && hv !== undefined && Number.isFinite(bv) && Number.isFinite(hv))
+      pairs.push({ round, base: bv, head: hv });
   }
-  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen, noisy: noisy.sort((x, y) => x - y) };
+  return {
+    pairs: pairs.sort((x, y) => x.round - y.round),
+    stolen,
+    noisy: noisy.sort((x, y) => x - y),
+    usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0),
+  };
 }
 
 /** One tested metric of one cell, paired by round. */
@@ -191,17 +198,14 @@ export function pairedMembers(
   steal?: StealRule,
 ): PairedMember[] {
   return specs.map((spec) => {
-    const { pairs, stolen, noisy } = pairsByRound(base, head, spec.metric, steal);
+    const holds = steal !== undefined && holdsSteal(spec.metric, steal.accounting);
+    const paired = pairsByRound(base, head, (r) => metricValue(r, spec.metric), {
+      stealLimit: holds ? steal.limit : undefined,
+      noisyOut: true,
+    });
+    const { pairs, stolen, noisy } = paired;
     const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round), ...noisy);
-    return {
-      cell,
-      spec,
-      pairs,
-      stolen,
-      noisy,
-      rounds: last + 1,
-      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0),
-    };
+    return { cell, spec, ...paired, rounds: last + 1 };
   });
 }
 
