@@ -51561,68 +51561,71 @@ function date4(params) {
 // src/results/schema.ts
 var CellStatus = external_exports.enum(["ok", "invalid", "failed", "loadgen-bound", "noisy", "skipped"]);
 var Engine = external_exports.enum(["k6", "wrk", "ab", "vegeta", "h2load"]);
-var Ms = external_exports.number().nonnegative();
+var Whole = external_exports.number().int().nonnegative();
+var Positive = external_exports.number().int().positive();
+var NonNegative = external_exports.number().nonnegative();
+var Ms = NonNegative;
 var Protocol = external_exports.enum(["http1", "https", "h2c", "h2", "grpc", "grpcs"]);
 var LatencyMs = external_exports.object({ min: Ms, mean: Ms, p50: Ms, p90: Ms, p95: Ms, p99: Ms, max: Ms }).describe("Latency of successful responses only, in milliseconds.");
 var ProxyCost = external_exports.object({
   source: external_exports.enum(["proc", "cgroup"]).describe("Where it was read: proc, the proxy's process group in /proc (native); cgroup, its container's control group (docker)."),
-  cpuS: external_exports.number().nonnegative().describe("CPU time (user + system) of the proxy, all its processes and threads, over the engine's measured window, seconds (ns resolution): the span around the engine run less idleCpuS."),
-  idleCpuS: external_exports.number().nonnegative().describe("Taken off the span: the proxy's idle CPU rate times the span's time outside the window (the engine's start-up and exit), seconds."),
-  windowS: external_exports.number().nonnegative().describe("The window cpuS covers, seconds."),
-  cpuPerRequestUs: external_exports.number().nonnegative().optional().describe("cpuS per request completed (the repetition's requests), microseconds."),
-  requestsPerCpuS: external_exports.number().nonnegative().optional().describe("Requests completed per CPU-second of the proxy."),
-  peakMemoryMiB: external_exports.number().nonnegative().optional().describe("Peak memory of the proxy, MiB. proc: the sum of its processes' peak resident sets (VmHWM; pages shared between processes count once per process). cgroup: the container's peak charge (memory.peak, v1 memory.max_usage_in_bytes: anonymous memory, page cache and kernel memory)."),
+  cpuS: NonNegative.describe("CPU time (user + system) of the proxy, all its processes and threads, over the engine's measured window, seconds (ns resolution): the span around the engine run less idleCpuS."),
+  idleCpuS: NonNegative.describe("Taken off the span: the proxy's idle CPU rate times the span's time outside the window (the engine's start-up and exit), seconds."),
+  windowS: NonNegative.describe("The window cpuS covers, seconds."),
+  cpuPerRequestUs: NonNegative.optional().describe("cpuS per request completed (the repetition's requests), microseconds."),
+  requestsPerCpuS: NonNegative.optional().describe("Requests completed per CPU-second of the proxy."),
+  peakMemoryMiB: NonNegative.optional().describe("Peak memory of the proxy, MiB. proc: the sum of its processes' peak resident sets (VmHWM; pages shared between processes count once per process). cgroup: the container's peak charge (memory.peak, v1 memory.max_usage_in_bytes: anonymous memory, page cache and kernel memory)."),
   peakSince: external_exports.enum(["repetition", "process", "start"]).optional().describe(
     "Where the peak starts: this repetition (reset before it); process, the start of this round's own process (--proxy-lifetime round: its warm-up and this repetition); or start, the proxy's start for every round of its block (a running maximum: shown, never tested)."
   )
 }).describe("The proxy's own cost over the repetition's measured window.");
 var Repetition = external_exports.object({
-  index: external_exports.number().int().nonnegative().describe("0-based measured repetition (warm-up is not recorded)."),
-  round: external_exports.number().int().nonnegative().optional().describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
-  attempts: external_exports.number().int().positive().optional().describe("Measurements made for this repetition: more than 1 when a noisy one or one with dropped iterations was measured again."),
+  index: Whole.describe("0-based measured repetition (warm-up is not recorded)."),
+  round: Whole.optional().describe("0-based round: in each round every cell of a block (every variant) gets one repetition; compare pairs variants by round."),
+  attempts: Positive.optional().describe("Measurements made for this repetition: more than 1 when a noisy one or one with dropped iterations was measured again."),
   noise: external_exports.object({
     otherCpu: external_exports.number().describe("CPU used on the run's pinned cores by processes other than the benchmark's own, in cores: above settings.noiseLimit the repetition is noisy."),
-    steal: external_exports.number().nonnegative().describe("Steal time on the pinned cores (the hypervisor ran something else), in cores: never noisy by itself; above settings.noiseLimit the round is left out of the tests of the metrics that hold it (latency and requests/sec; CPU per request too unless environment.stealAccounting is excluded).")
+    steal: NonNegative.describe("Steal time on the pinned cores (the hypervisor ran something else), in cores: never noisy by itself; above settings.noiseLimit the round is left out of the tests of the metrics that hold it (latency and requests/sec; CPU per request too unless environment.stealAccounting is excluded).")
   }).optional().describe("Interference measured during the repetition (Linux /proc/stat)."),
   startedAt: external_exports.iso.datetime(),
   durationS: external_exports.number().positive().describe("Measured wall time of the load phase, seconds."),
   status: CellStatus,
   reasons: external_exports.array(external_exports.string()),
-  rps: external_exports.number().nonnegative().describe("Successful (2xx and check-passing) responses per second."),
-  requests: external_exports.number().int().nonnegative().describe("All requests completed, successful or not."),
-  errors: external_exports.number().int().nonnegative().describe("Transport errors: refused, reset, timed out."),
-  non2xx: external_exports.number().int().nonnegative(),
-  checkFailures: external_exports.number().int().nonnegative().default(0).describe("2xx responses whose body failed the scenario's check."),
-  statusCodes: external_exports.record(external_exports.string(), external_exports.number().int().nonnegative()).default({}).describe("Responses per HTTP status code; '0' for transport errors."),
-  droppedIterations: external_exports.number().int().nonnegative().default(0).describe("Open-model iterations the load generator could not start."),
-  bytesReceived: external_exports.number().nonnegative().optional(),
+  rps: NonNegative.describe("Successful (2xx and check-passing) responses per second."),
+  requests: Whole.describe("All requests completed, successful or not."),
+  errors: Whole.describe("Transport errors: refused, reset, timed out."),
+  non2xx: Whole,
+  checkFailures: Whole.default(0).describe("2xx responses whose body failed the scenario's check."),
+  statusCodes: external_exports.record(external_exports.string(), Whole).default({}).describe("Responses per HTTP status code; '0' for transport errors."),
+  droppedIterations: Whole.default(0).describe("Open-model iterations the load generator could not start."),
+  bytesReceived: NonNegative.optional(),
   latencyMs: LatencyMs,
-  latencyPercentilesMs: external_exports.record(external_exports.string(), external_exports.number().nonnegative()).optional().describe("Extra percentiles keyed by percent, e.g. {'75': 1.2, '99.9': 4.1}."),
-  loadgenCpu: external_exports.number().nonnegative().optional().describe("CPU used by the load generator, in cores (1 = one full core)."),
-  proxyCpu: external_exports.number().nonnegative().optional().describe("CPU used by the proxy, in cores: proxyCost.cpuS over its window (files without proxyCost: over the whole engine run, rounded to 0.001)."),
+  latencyPercentilesMs: external_exports.record(external_exports.string(), NonNegative).optional().describe("Extra percentiles keyed by percent, e.g. {'75': 1.2, '99.9': 4.1}."),
+  loadgenCpu: NonNegative.optional().describe("CPU used by the load generator, in cores (1 = one full core)."),
+  proxyCpu: NonNegative.optional().describe("CPU used by the proxy, in cores: proxyCost.cpuS over its window (files without proxyCost: over the whole engine run, rounded to 0.001)."),
   proxyCost: ProxyCost.optional(),
   raw: external_exports.array(external_exports.string()).default([]).describe("Engine output files, relative to the results directory.")
 });
 var Load = external_exports.object({
   label: external_exports.string().min(1).describe("Short name of the load level, unique within a scenario: 'default', '100vus'."),
   model: external_exports.enum(["constant-vus", "constant-arrival-rate", "max-throughput", "fixed-count"]),
-  vus: external_exports.number().int().positive().optional(),
-  connections: external_exports.number().int().positive().optional(),
+  vus: Positive.optional(),
+  connections: Positive.optional(),
   rate: external_exports.number().positive().optional().describe("Requests (k6: iterations) per second for an open model."),
-  requests: external_exports.number().int().positive().optional().describe("Total request count for a fixed-count run (ab -n)."),
+  requests: Positive.optional().describe("Total request count for a fixed-count run (ab -n)."),
   durationS: external_exports.number().positive().optional(),
-  warmupS: external_exports.number().nonnegative().optional(),
+  warmupS: NonNegative.optional(),
   keepAlive: external_exports.boolean().optional().describe("Reuse client connections (ab -k). Absent: the engine's default (k6 and wrk reuse, ab does not).")
 });
 var Cell = external_exports.object({
   id: external_exports.string().describe("scenario/load/proxy/engine (and @variant in a variant run): stable across runs, the key compare and history join on."),
   variant: external_exports.string().optional().describe("The variant (--variant NAME=DIR) this cell measured."),
   runner: external_exports.string().optional().describe("Host name of the machine that measured this cell, in results merged from several runs (shards)."),
-  upstream: external_exports.object({ latencyMs: external_exports.number().nonnegative(), maxRps: external_exports.number().nonnegative() }).optional().describe("The built-in upstream's settings from the cell's scenario (a variant may bring its own)."),
-  loadgenVus: external_exports.number().int().positive().optional().describe("VUs the load generator ran an arrival-rate load with, when the warm-up's latency called for more than the load's own (Little's law, doubled)."),
+  upstream: external_exports.object({ latencyMs: NonNegative, maxRps: NonNegative }).optional().describe("The built-in upstream's settings from the cell's scenario (a variant may bring its own)."),
+  loadgenVus: Positive.optional().describe("VUs the load generator ran an arrival-rate load with, when the warm-up's latency called for more than the load's own (Little's law, doubled)."),
   redone: external_exports.object({
-    noisy: external_exports.number().int().nonnegative().default(0),
-    dropped: external_exports.number().int().nonnegative().default(0)
+    noisy: Whole.default(0),
+    dropped: Whole.default(0)
   }).optional().describe("Repetitions measured again: noisy ones and ones with dropped iterations."),
   proxy: external_exports.string(),
   scenario: external_exports.string(),
@@ -51640,9 +51643,9 @@ var Cell = external_exports.object({
   logs: external_exports.array(external_exports.string()).default([]).describe("Proxy and upstream logs, relative to the results directory.")
 });
 var CpuLayout = external_exports.object({
-  loadgen: external_exports.array(external_exports.number().int().nonnegative()),
-  proxy: external_exports.array(external_exports.number().int().nonnegative()),
-  upstream: external_exports.array(external_exports.number().int().nonnegative())
+  loadgen: external_exports.array(Whole),
+  proxy: external_exports.array(Whole),
+  upstream: external_exports.array(Whole)
 });
 var StealAccounting = external_exports.enum(["excluded", "included", "unknown"]).describe(
   "Whether the kernel takes the hypervisor's stolen time off a task's run time (CONFIG_PARAVIRT_TIME_ACCOUNTING=y without no-steal-acc: excluded), so the proxy's CPU time leaves it out; unknown where the kernel's config cannot be read."
@@ -51653,8 +51656,8 @@ var Environment = external_exports.object({
   kernel: external_exports.string(),
   arch: external_exports.string(),
   cpuModel: external_exports.string(),
-  cores: external_exports.number().int().positive(),
-  memoryBytes: external_exports.number().nonnegative().optional(),
+  cores: Positive,
+  memoryBytes: NonNegative.optional(),
   governor: external_exports.string().optional().describe("CPU frequency governor, when the machine exposes one."),
   tuning: external_exports.object({
     smt: external_exports.string().optional().describe("/sys/devices/system/cpu/smt/control: on, off, notsupported..."),
@@ -51681,8 +51684,8 @@ var Environment = external_exports.object({
   limits: external_exports.record(
     external_exports.string(),
     external_exports.object({
-      cores: external_exports.array(external_exports.number().int().nonnegative()),
-      memoryBytes: external_exports.number().int().positive().optional(),
+      cores: external_exports.array(Whole),
+      memoryBytes: Positive.optional(),
       how: external_exports.string()
     })
   ).optional().describe("Cores and memory caps of the run's processes by role (the extensibility study: gateway, coprocessor)."),
@@ -51695,9 +51698,9 @@ var Settings = external_exports.object({
   proxies: external_exports.array(external_exports.string()),
   scenarios: external_exports.array(external_exports.string()),
   engine: Engine.optional().describe("Engine forced on the command line; otherwise each scenario's own."),
-  repetitions: external_exports.number().int().positive(),
+  repetitions: Positive,
   durationS: external_exports.number().positive().optional(),
-  warmupS: external_exports.number().nonnegative().optional(),
+  warmupS: NonNegative.optional(),
   cpus: CpuLayout,
   runtime: external_exports.enum(["native", "docker"]).default("native"),
   study: external_exports.string().optional(),
@@ -51723,15 +51726,15 @@ var Settings = external_exports.object({
   proxyLifetime: external_exports.enum(["round", "block"]).optional().describe(
     "How long one proxy process serves: a round (each round starts it anew, with its warm-up, so the rounds sample its processes) or the whole block; absent: block (runs before the setting)."
   ),
-  noiseLimit: external_exports.number().nonnegative().optional().describe(
+  noiseLimit: NonNegative.optional().describe(
     "In cores: other processes' CPU on the pinned cores above which a repetition is noisy and measured again; steal above it leaves the round out of the tests of the metrics that hold stolen time. Absent: 0.05."
   ),
-  retries: external_exports.number().int().nonnegative().optional().describe("Times a noisy repetition is measured again."),
-  shard: external_exports.object({ index: external_exports.number().int().positive(), count: external_exports.number().int().positive() }).optional().describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
+  retries: Whole.optional().describe("Times a noisy repetition is measured again."),
+  shard: external_exports.object({ index: Positive, count: Positive }).optional().describe("The part of the matrix this run measured (--shard INDEX/COUNT); absent: all of it."),
   sequential: external_exports.object({
     alpha: external_exports.number().positive().describe("The family's false-alarm rate the plan spends."),
-    tests: external_exports.number().int().positive().describe("Tested metrics in the family the rounds were sized for."),
-    looks: external_exports.array(external_exports.object({ rounds: external_exports.number().int().positive(), alpha: external_exports.number().positive() })).min(1).describe("Round counts where compare looks, and the alpha spent at each (summing to at most alpha)."),
+    tests: Positive.describe("Tested metrics in the family the rounds were sized for."),
+    looks: external_exports.array(external_exports.object({ rounds: Positive, alpha: external_exports.number().positive() })).min(1).describe("Round counts where compare looks, and the alpha spent at each (summing to at most alpha)."),
     budgetMinutes: external_exports.number().positive().optional().describe("--budget: the run's time budget, minutes."),
     targetPct: external_exports.number().positive().optional().describe(
       "--target: a block also stops at a look once every undecided metric would show a change of this % at 80% power."
@@ -51931,11 +51934,10 @@ var COMPRESSED = Object.fromEntries(
   )
 );
 function headerLine(state, key, value) {
-  if (key === "events") state.events = value.trim().split(/\s+/);
-  else if (key === "positions") state.positions = value.trim().split(/\s+/).length;
-  else if (key === "totals") state.totals = value.trim().split(/\s+/).map(Number);
-  else return false;
-  return true;
+  const fields = value.trim().split(/\s+/);
+  if (key === "events") state.events = fields;
+  else if (key === "positions") state.positions = fields.length;
+  else if (key === "totals") state.totals = fields.map(Number);
 }
 function specLine(state, key, value) {
   const kind = COMPRESSED[key];
@@ -52291,6 +52293,10 @@ var Tuning = external_exports.record(external_exports.string(), external_exports
     });
   }
 });
+var processArgs = {
+  args: external_exports.array(external_exports.string()).default([]),
+  env: external_exports.record(external_exports.string(), external_exports.string()).default({})
+};
 var ConfigRef = external_exports.object({ template: external_exports.string(), output: external_exports.string() }).strict();
 var ExtensionPoint = external_exports.union([
   external_exports.object({
@@ -52307,8 +52313,7 @@ var ExtensionKind = external_exports.object({
   /** Configs added for every test of this kind (a module loaded, a script imported). */
   configs: external_exports.array(ConfigRef).default([]),
   /** Arguments appended to the native command and environment added (a second config file). */
-  args: external_exports.array(external_exports.string()).default([]),
-  env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  ...processArgs,
   /** By test (the study's scenario names); a test not listed is not possible with this kind. */
   tests: external_exports.record(name, ExtensionPoint)
 }).strict();
@@ -52317,8 +52322,7 @@ var Sidecar = external_exports.object({
   name,
   binary: external_exports.string().min(1).optional(),
   image: external_exports.string().min(1).optional(),
-  args: external_exports.array(external_exports.string()).default([]),
-  env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+  ...processArgs,
   /** Cores it is pinned to; empty: not pinned. */
   cpus: external_exports.array(external_exports.number().int().nonnegative()).default([]),
   /** Answers 2xx on GET of this path once it is up. */
@@ -52344,8 +52348,7 @@ var ProxyManifest = external_exports.strictObject({
   native: external_exports.strictObject({
     /** Executable looked up on PATH, then /usr/sbin, /usr/local/sbin, /sbin. */
     binary: external_exports.string().min(1),
-    args: external_exports.array(external_exports.string()).default([]),
-    env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+    ...processArgs,
     /** Templates rendered into {{workdir}} before start. */
     configs: external_exports.array(ConfigRef).default([]),
     version: external_exports.strictObject({
@@ -52362,8 +52365,7 @@ var ProxyManifest = external_exports.strictObject({
     dockerfile: external_exports.string().default("Dockerfile"),
     context: external_exports.string().default("."),
     buildArgs: external_exports.record(external_exports.string(), external_exports.string()).default({}),
-    args: external_exports.array(external_exports.string()).default([]),
-    env: external_exports.record(external_exports.string(), external_exports.string()).default({}),
+    ...processArgs,
     /** Rendered config files bind-mounted into the container: output path -> container path. */
     configs: external_exports.array(external_exports.strictObject({ template: external_exports.string(), output: external_exports.string(), mount: external_exports.string() })).default([])
   }).optional(),
@@ -52648,8 +52650,14 @@ function holdsSteal(metric, accounting) {
 function stealOf(r) {
   return r.noise?.steal ?? 0;
 }
-function stealToName(steals, rule) {
-  return steals.some((s) => s > rule.limit);
+function stealToName(cells, rule) {
+  const steals = cells.flatMap((c) => c.repetitions.map(stealOf));
+  if (!steals.some((s) => s > rule.limit)) return void 0;
+  return {
+    range: describeStealRange(steals),
+    repetitions: steals.length,
+    cpu: cpuStealWords(rule.accounting)
+  };
 }
 function describeStealRange(steals) {
   const low = Math.min(...steals);
@@ -52699,9 +52707,8 @@ function testedSpecs(load, tested, ...cells) {
     (spec) => tested.includes(spec.metric) && !fixedByLoad(spec, load) && measuredIn(spec, cells) && !runningMaximum(spec, cells)
   );
 }
-function pairsByRound(base, head, metric, steal) {
+function pairsByRound(base, head, value, { stealLimit, noisyOut }) {
   const headByRound = new Map(head.repetitions.map((r) => [r.round ?? r.index, r]));
-  const holds = steal !== void 0 && holdsSteal(metric, steal.accounting);
   const pairs = [];
   const stolen = [];
   const noisy = [];
@@ -52710,25 +52717,29 @@ function pairsByRound(base, head, metric, steal) {
     const h = headByRound.get(round);
     if (h === void 0) continue;
     const most = Math.max(stealOf(b), stealOf(h));
-    if (b.status === "noisy" || h.status === "noisy") noisy.push(round);
-    else if (holds && most > steal.limit) stolen.push({ round, steal: most });
-    else pairs.push({ round, base: metricValue(b, metric), head: metricValue(h, metric) });
+    const [bv, hv] = [value(b), value(h)];
+    if (noisyOut && (b.status === "noisy" || h.status === "noisy")) noisy.push(round);
+    else if (stealLimit !== void 0 && most > stealLimit) stolen.push({ round, steal: most });
+    else if (bv !== void 0 && hv !== void 0 && Number.isFinite(bv) && Number.isFinite(hv))
+      pairs.push({ round, base: bv, head: hv });
   }
-  return { pairs: pairs.sort((x, y) => x.round - y.round), stolen, noisy: noisy.sort((x, y) => x - y) };
+  return {
+    pairs: pairs.sort((x, y) => x.round - y.round),
+    stolen,
+    noisy: noisy.sort((x, y) => x - y),
+    usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0)
+  };
 }
 function pairedMembers(base, head, cell, specs, steal) {
   return specs.map((spec) => {
-    const { pairs, stolen, noisy } = pairsByRound(base, head, spec.metric, steal);
+    const holds = steal !== void 0 && holdsSteal(spec.metric, steal.accounting);
+    const paired = pairsByRound(base, head, (r) => metricValue(r, spec.metric), {
+      stealLimit: holds ? steal.limit : void 0,
+      noisyOut: true
+    });
+    const { pairs, stolen, noisy } = paired;
     const last = Math.max(-1, ...pairs.map((p) => p.round), ...stolen.map((s) => s.round), ...noisy);
-    return {
-      cell,
-      spec,
-      pairs,
-      stolen,
-      noisy,
-      rounds: last + 1,
-      usable: pairs.length > 0 && pairs.every((p) => p.base > 0 && p.head > 0)
-    };
+    return { cell, spec, ...paired, rounds: last + 1 };
   });
 }
 function logRatios(pairs) {
@@ -52903,9 +52914,11 @@ function judgePaired(logRatios2, at) {
   const test = wilcoxonSignedRank(logRatios2);
   const n = logRatios2.length;
   const hl = hodgesLehmannPaired(logRatios2, 1 - at.level);
-  const ci = hl?.low !== void 0 && hl.high !== void 0 ? [toPct(hl.low), toPct(hl.high)] : void 0;
+  const interval2 = hl?.low !== void 0 && hl.high !== void 0 ? [hl.low, hl.high] : void 0;
+  const ci = interval2?.map(toPct);
+  const estimatePct = hl && toPct(hl.estimate);
   const decided = decideVerdict({
-    estimatePct: hl === void 0 ? void 0 : toPct(hl.estimate),
+    estimatePct,
     ci,
     biggerIsBetter: at.biggerIsBetter,
     thresholdPct: at.thresholdPct,
@@ -52921,16 +52934,11 @@ function judgePaired(logRatios2, at) {
     verdict: decided.verdict,
     why: decided.why
   };
-  if (hl !== void 0) out.estimatePct = toPct(hl.estimate);
-  if (ci !== void 0 && hl?.low !== void 0 && hl.high !== void 0) {
+  if (estimatePct !== void 0) out.estimatePct = estimatePct;
+  if (hl !== void 0 && interval2 !== void 0 && ci !== void 0) {
     out.ci = ci;
     if (hl.confidence !== void 0) out.confidence = hl.confidence;
-    out.detectablePct = detectableChange(
-      hl.estimate,
-      [hl.low, hl.high],
-      at.thresholdPct,
-      powerScale(at.level)
-    );
+    out.detectablePct = detectableChange(hl.estimate, interval2, at.thresholdPct, powerScale(at.level));
   }
   if (decided.more !== void 0) out.more = decided.more;
   return out;
@@ -52949,6 +52957,42 @@ function detectableChange(estimate, interval2, thresholdPct, scale = 1) {
 function fewestRounds(alpha, tests) {
   return pairsNeededFor(alpha / Math.max(1, tests));
 }
+function everyRound(alpha) {
+  return { looks: [{ rounds: Number.MAX_SAFE_INTEGER, alpha }], planned: false };
+}
+function judgeLooks(members2, plan, thresholdPct) {
+  const judged = members2.map(() => void 0);
+  const decided = members2.map(() => false);
+  const upTo = (m, rounds) => m.pairs.filter((p) => p.round < rounds);
+  const taken = plan.looks.map((look, k) => {
+    const reached = members2.map((m) => m.usable && (!plan.planned || m.rounds >= look.rounds));
+    const ps = members2.map((m, i) => {
+      const v = judged[i]?.judgement.verdict;
+      if (decided[i] && (v === "regressed" || v === "improved")) return 0;
+      return reached[i] ? wilcoxonSignedRank(logRatios(upTo(m, look.rounds))).p : 1;
+    });
+    const { rejected, levels } = holm(ps, look.alpha);
+    let decidedHere = 0;
+    members2.forEach((m, i) => {
+      if (decided[i] || !reached[i]) return;
+      const pairs = upTo(m, look.rounds);
+      const at = {
+        level: levels[i],
+        rejected: rejected[i],
+        biggerIsBetter: m.spec.biggerIsBetter,
+        thresholdPct
+      };
+      const judgement = judgePaired(logRatios(pairs), at);
+      judged[i] = { judgement, pairs, look: k, level: at.level, rejected: at.rejected };
+      if (judgement.verdict !== "inconclusive") {
+        decided[i] = true;
+        decidedHere += 1;
+      }
+    });
+    return { reached: members2.filter((_, i) => reached[i]), decided: decidedHere };
+  });
+  return { judged, taken };
+}
 
 // src/report/differences.ts
 function measuredSpan(cell) {
@@ -52963,43 +53007,23 @@ function measuredTogether(a, b) {
   const [bFrom, bTo] = measuredSpan(b);
   return aFrom <= bTo && bFrom <= aTo;
 }
-function byRound(cell) {
-  return new Map(cell.repetitions.map((r) => [r.round ?? r.index, r]));
-}
-function stolenRound(member, b, o) {
-  const limit = member.stealLimit;
-  return limit !== void 0 && (stealOf(b) > limit || stealOf(o) > limit);
-}
 function pairOf(member) {
-  const others = byRound(member.other);
-  const pairs = [];
-  let stolen = 0;
-  for (const [round, b] of [...byRound(member.base)].sort((x, y) => x[0] - y[0])) {
-    const o = others.get(round);
-    if (o !== void 0 && stolenRound(member, b, o)) {
-      stolen++;
-      continue;
-    }
-    const base = member.value(b);
-    const other = o === void 0 ? void 0 : member.value(o);
-    if (base !== void 0 && other !== void 0 && Number.isFinite(base) && Number.isFinite(other))
-      pairs.push([base, other]);
-  }
-  const usable = pairs.length > 0 && pairs.every(([b, o]) => b > 0 && o > 0);
-  return { logRatios: usable ? pairs.map(([b, o]) => Math.log(o / b)) : [], stolen, usable };
+  const { pairs, stolen, usable } = pairsByRound(member.base, member.other, member.value, {
+    stealLimit: member.stealLimit,
+    noisyOut: false
+  });
+  return { pairs, rounds: pairs.length, usable, stolen: stolen.length, spec: { biggerIsBetter: false } };
 }
 function judgeDifferences(members2, {
   alpha = DEFAULT_ALPHA,
   thresholdPct = DEFAULT_THRESHOLD_PCT
 } = {}) {
   const paired = members2.map(pairOf);
-  const ps = paired.map((p) => p.usable ? wilcoxonSignedRank(p.logRatios).p : 1);
-  const { rejected, levels } = holm(ps, alpha);
+  const { judged } = judgeLooks(paired, everyRound(alpha), thresholdPct);
   const differences = paired.map((p, i) => {
-    const counts = { rounds: p.logRatios.length, stolen: p.stolen };
-    if (!p.usable) return { ...counts, differs: false };
-    const at = { level: levels[i], rejected: rejected[i], biggerIsBetter: false, thresholdPct };
-    const j = judgePaired(p.logRatios, at);
+    const j = judged[i]?.judgement;
+    const counts = { rounds: p.usable ? p.pairs.length : 0, stolen: p.stolen };
+    if (j === void 0) return { ...counts, differs: false };
     return {
       ...counts,
       differs: j.verdict === "regressed" || j.verdict === "improved",
@@ -53012,7 +53036,7 @@ function judgeDifferences(members2, {
       alpha,
       thresholdPct,
       tests,
-      rounds: tests === 0 ? 0 : Math.min(...paired.map((p) => p.logRatios.length)),
+      rounds: tests === 0 ? 0 : Math.min(...differences.map((d) => d.rounds)),
       roundsNeeded: fewestRounds(alpha, tests)
     },
     differences
@@ -53140,12 +53164,11 @@ function buildHeader(results) {
   const tools = Object.entries(env.tools);
   if (tools.length > 0) facts.push(["Tools", versions(tools)]);
   facts.push(["Load average", env.loadAverage.map((x) => x.toFixed(2)).join(" ")]);
-  const steals = results.cells.flatMap((c) => c.repetitions.map(stealOf));
-  if (stealToName(steals, stealRuleOf(results))) {
-    const cpu = cpuStealWords(env.stealAccounting ?? "unknown");
+  const steal = stealToName(results.cells, stealRuleOf(results));
+  if (steal !== void 0) {
     facts.push([
       "Steal",
-      `${describeStealRange(steals)} of the pinned cores, median over ${steals.length} repetitions (the hypervisor ran something else; not noise by itself): ${cpu}; latency holds it`
+      `${steal.range} of the pinned cores, median over ${steal.repetitions} repetitions (the hypervisor ran something else; not noise by itself): ${steal.cpu}; latency holds it`
     ]);
   }
   if (env.ci?.runUrl !== void 0) facts.push(["CI run", env.ci.runUrl]);
@@ -53159,9 +53182,7 @@ function buildReport(results, options2 = {}) {
   const groups2 = /* @__PURE__ */ new Map();
   for (const cell of results.cells) {
     const key = groupKey(cell);
-    const list = groups2.get(key);
-    if (list) list.push(cell);
-    else groups2.set(key, [cell]);
+    groups2.set(key, [...groups2.get(key) ?? [], cell]);
   }
   const order = results.settings.proxies;
   const rank = (column) => {
@@ -53189,24 +53210,18 @@ function buildReport(results, options2 = {}) {
 function skippedColumns(skipped, measured, scenario) {
   return skipped.filter((s) => s.scenario === void 0 || scenario === void 0 || s.scenario === scenario).filter((s) => !measured.some((c) => c.proxy === s.proxy)).map((s) => ({ proxy: s.proxy, status: "skipped", reasons: [s.reason], repetitions: 0 }));
 }
-var EXTREMES = /* @__PURE__ */ new Set(["min", "max"]);
-function comparesFigure(figure) {
-  return !EXTREMES.has(figure);
-}
 var FIGURES = [
   "rps",
-  "min",
-  "mean",
-  "p50",
-  "p90",
-  "p95",
-  "p99",
-  "max",
+  ...LATENCY_STATS,
   "errors",
   "cpuPerRequest",
   "requestsPerCpuS",
   "peakMemory"
 ];
+var EXTREMES = /* @__PURE__ */ new Set(["min", "max"]);
+function comparesFigure(figure) {
+  return !EXTREMES.has(figure);
+}
 function isCost(figure) {
   return figure in COST_FIGURE;
 }
@@ -53240,16 +53255,14 @@ function untestedByCompare(figure, base, other) {
   return spec !== void 0 && (fixedByLoad(spec, other.load) || runningMaximum(spec, [base, other]));
 }
 function groupMembers(group, cellOf, steal) {
+  const okCell = (c) => c?.status === "ok" && !c.bound ? cellOf(c) : void 0;
   const base = group.columns.find((c) => c.proxy === group.baseline);
-  if (group.baselineProblem !== void 0 || base === void 0 || base.status !== "ok" || base.bound)
-    return [];
-  const baseCell = cellOf(base);
+  const baseCell = group.baselineProblem === void 0 ? okCell(base) : void 0;
+  if (baseCell === void 0) return [];
   const members2 = [];
-  if (baseCell === void 0) return members2;
   for (const column of group.columns) {
-    const cell = cellOf(column);
-    if (column === base || column.status !== "ok" || column.bound || cell === void 0) continue;
-    if (!measuredTogether(baseCell, cell)) continue;
+    const cell = okCell(column);
+    if (column === base || cell === void 0 || !measuredTogether(baseCell, cell)) continue;
     for (const figure of FIGURES) {
       if (INVERSE[figure] !== void 0 || !comparesFigure(figure)) continue;
       if (untestedByCompare(figure, baseCell, cell)) continue;
@@ -53372,11 +53385,8 @@ function comparisonRows(group) {
   );
 }
 function percentChange(value, base) {
-  if (value === void 0 || base === void 0 || !Number.isFinite(value) || !Number.isFinite(base)) {
-    return void 0;
-  }
-  if (base === 0) return void 0;
-  return (value - base) / base * 100;
+  const finite = value !== void 0 && base !== void 0 && Number.isFinite(value) && Number.isFinite(base);
+  return finite && base !== 0 ? (value - base) / base * 100 : void 0;
 }
 function boundOf(column, metric) {
   if (!column.bound || metric === "errors" || metric !== "latency" && isCost(metric)) return void 0;
@@ -53447,7 +53457,6 @@ function latencyTable(group) {
 }
 
 // src/report/compare.ts
-var UNPAIRED_LABEL = "unpaired: runs at different times";
 function summary2(xs) {
   return { median: xs.length ? median(xs) : 0, n: xs.length, values: xs };
 }
@@ -53467,8 +53476,9 @@ function shownOf(base, head, tested, paired) {
   const untested = `not tested (--test-metrics ${[...tested, "..."].join(",")} tests it too)`;
   const runningMax = "a running maximum (the container's peak since its start, one process for every round): shown, never tested";
   const cells = [base, head];
+  const testedHere = testedSpecs(head.load, tested, ...cells);
   return COMPARE_METRICS.filter(
-    (spec) => fixedByLoad(spec, head.load) || measuredIn(spec, cells) && (!tested.includes(spec.metric) || runningMaximum(spec, cells))
+    (spec) => fixedByLoad(spec, head.load) || measuredIn(spec, cells) && !testedHere.includes(spec)
   ).map((spec) => {
     const shown = shownMedians(spec, base, head);
     if (fixedByLoad(spec, head.load)) return { ...shown, why: fixed2 };
@@ -53642,7 +53652,7 @@ function compareResults(base, head, options2 = {}) {
   }));
   return {
     mode: "unpaired",
-    label: UNPAIRED_LABEL,
+    label: "unpaired: runs at different times",
     ...familyFigures(level, withPast.length),
     looks: [],
     planned: false,
@@ -53674,42 +53684,6 @@ function unpairedNotes(base, head, matched, members2, level, history) {
     }
   }
   return notes;
-}
-var upTo = (m, rounds) => m.pairs.filter((p) => p.round < rounds);
-function judgeFamily(members2, plan, thresholdPct) {
-  const judged = members2.map(() => void 0);
-  const decided = members2.map(() => false);
-  const taken = plan.looks.map((look, k) => {
-    const reached = members2.map((m) => m.usable && (!plan.planned || m.rounds >= look.rounds));
-    const ps = members2.map((m, i) => {
-      const v = judged[i]?.judgement.verdict;
-      if (decided[i] && (v === "regressed" || v === "improved")) return 0;
-      return reached[i] ? wilcoxonSignedRank(logRatios(upTo(m, look.rounds))).p : 1;
-    });
-    const { rejected, levels } = holm(ps, look.alpha);
-    let decidedHere = 0;
-    members2.forEach((m, i) => {
-      if (decided[i] || !reached[i]) return;
-      const pairs = upTo(m, look.rounds);
-      const at = {
-        level: levels[i],
-        rejected: rejected[i],
-        biggerIsBetter: m.spec.biggerIsBetter,
-        thresholdPct
-      };
-      const judgement = judgePaired(logRatios(pairs), at);
-      judged[i] = { judgement, pairs, look: k, level: at.level, rejected: at.rejected };
-      if (judgement.verdict !== "inconclusive") {
-        decided[i] = true;
-        decidedHere += 1;
-      }
-    });
-    return {
-      cells: new Set(members2.filter((_, i) => reached[i]).map((m) => m.cell)).size,
-      decided: decidedHere
-    };
-  });
-  return { judged, taken };
 }
 function pairedMetric(m, judged, { planned, steal }) {
   const pairs = judged?.pairs ?? m.pairs;
@@ -53756,7 +53730,7 @@ function stolenShown(m, base, head, steal) {
 }
 function looksOf(results, alpha) {
   const plan = results.settings.sequential;
-  if (plan === void 0) return { looks: [{ rounds: Number.MAX_SAFE_INTEGER, alpha }], planned: false };
+  if (plan === void 0) return everyRound(alpha);
   return {
     looks: plan.looks.map((l) => ({ rounds: l.rounds, alpha: l.alpha * (alpha / plan.alpha) })),
     planned: true
@@ -53775,7 +53749,7 @@ function compareVariants(results, options2 = {}) {
   const everyRoundStolen = (m) => m.pairs.length === 0 && m.stolen.length > 0;
   const members2 = all.filter((m) => !everyRoundStolen(m));
   const plan = looksOf(results, level.alpha);
-  const { judged, taken } = judgeFamily(members2, plan, level.thresholdPct);
+  const { judged, taken } = judgeLooks(members2, plan, level.thresholdPct);
   const cells = matched.pairs.map(({ base, head }, c) => {
     const metrics = members2.flatMap(
       (m, i) => m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : []
@@ -53800,7 +53774,7 @@ function compareVariants(results, options2 = {}) {
     looks: plan.looks.map((l, k) => ({
       rounds: plan.planned ? l.rounds : Math.max(0, ...members2.map((m) => m.rounds)),
       alpha: l.alpha,
-      cells: taken[k]?.cells ?? 0,
+      cells: new Set(taken[k]?.reached.map((m) => m.cell)).size,
       decided: taken[k]?.decided ?? 0
     })),
     planned: plan.planned,
@@ -53828,10 +53802,13 @@ function noisyRoundNotes(members2, cells) {
   ];
 }
 function stealNotes(pairs, steal) {
-  const steals = pairs.flatMap((p) => [p.base, p.head]).flatMap((c) => c.repetitions.map(stealOf));
-  if (!stealToName(steals, steal)) return [];
+  const named = stealToName(
+    pairs.flatMap((p) => [p.base, p.head]),
+    steal
+  );
+  if (named === void 0) return [];
   return [
-    `Steal: the hypervisor took ${describeStealRange(steals)} of the pinned cores (median over ${plural2(steals.length, "repetition")}); steal alone does not make a repetition noisy. ${cpuStealWords(steal.accounting)}; latency and requests/sec hold it.`
+    `Steal: the hypervisor took ${named.range} of the pinned cores (median over ${plural2(named.repetitions, "repetition")}); steal alone does not make a repetition noisy. ${named.cpu}; latency and requests/sec hold it.`
   ];
 }
 function stolenRoundNotes(members2, steal) {
@@ -54016,14 +53993,14 @@ function renderLatencyTableMarkdown(group, rowLabel = "Proxy", { spread } = {}) 
 }
 function renderGroupNotes(group) {
   const lines = [];
-  const counts = new Set(group.columns.filter((c) => c.status === "ok").map((c) => c.repetitions));
+  const ok = group.columns.filter((c) => c.status === "ok");
+  const counts = new Set(ok.map((c) => c.repetitions));
   if (group.valuesNote !== void 0) {
     lines.push(escapeMarkdown(group.valuesNote));
   } else if (counts.size === 1) {
-    const [n] = [...counts];
-    lines.push(`Values are medians over ${n} repetition${n === 1 ? "" : "s"}.`);
+    lines.push(`Values are medians over ${plural2([...counts][0], "repetition")}.`);
   } else if (counts.size > 1) {
-    const each = group.columns.filter((c) => c.status === "ok").map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`).join(", ");
+    const each = ok.map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`).join(", ");
     lines.push(`Values are medians over each proxy's repetitions (${each}).`);
   }
   if (group.baselineProblem !== void 0) {
@@ -54134,20 +54111,15 @@ function formatCores(cores) {
 // src/measures/study/extensibility/report.ts
 function testGroup(run2) {
   const cells = run2.results?.cells ?? [];
-  const columns = [];
-  for (const option of [BASELINE, ...run2.options]) {
-    const cell = cells.find((c) => c.variant === option);
-    if (cell) columns.push({ ...cellColumn(cell), proxy: option });
-    else
-      columns.push({
-        proxy: option,
-        status: "failed",
-        reasons: ["not measured (the run stopped before it)"],
-        repetitions: 0
-      });
-  }
-  for (const s of run2.skipped)
-    columns.push({ proxy: s.option, status: "skipped", reasons: [s.reason], repetitions: 0 });
+  const unmeasured = (proxy, status, reason) => ({ proxy, status, reasons: [reason], repetitions: 0 });
+  const columns = [
+    ...[BASELINE, ...run2.options].map((option) => {
+      const cell = cells.find((c) => c.variant === option);
+      if (cell) return { ...cellColumn(cell), proxy: option };
+      return unmeasured(option, "failed", "not measured (the run stopped before it)");
+    }),
+    ...run2.skipped.map((s) => unmeasured(s.option, "skipped", s.reason))
+  ];
   const base = columns[0];
   const group = { scenario: run2.test, baseline: BASELINE, columns };
   const first = cells[0];
@@ -54160,7 +54132,7 @@ function testGroup(run2) {
 }
 function limitsText(input2) {
   const mib = Math.round(input2.limits.memoryLimitBytes / 2 ** 20);
-  return `Cores: ${formatCpuLayout(input2.limits.layout)}, coprocessor=${input2.limits.coprocessorCores.join("+")}; gateway and coprocessor each capped at ${mib} MiB of data memory (${input2.limits.how ?? "prlimit --data"}).`;
+  return `Cores: ${formatCpuLayout(input2.limits.layout)}, coprocessor=${input2.limits.coprocessorCores.join("+")}; gateway and coprocessor each capped at ${mib} MiB of data memory (${input2.limits.how}).`;
 }
 function renderExtensibilityReport(input2) {
   const { study } = input2;
@@ -54450,12 +54422,9 @@ function parseStudy(text, file2) {
   return { manifest, lineOf: (field) => lineOfPath(doc, lineCounter, field) };
 }
 async function loadStudyFile(file2) {
-  let text;
-  try {
-    text = await readFile5(file2, "utf8");
-  } catch (err) {
+  const text = await readFile5(file2, "utf8").catch((err) => {
     throw new UserError(`${file2}: cannot read (${err.message})`);
-  }
+  });
   const { manifest, lineOf } = parseStudy(text, file2);
   const dir = path6.dirname(file2);
   const problems = [];
@@ -54612,16 +54581,14 @@ function parityWarnings(proxies, ctx) {
   } else if (logging.length > 0) {
     warnings.push(`the access log is on for every proxy: it measures logging as much as proxying`);
   }
-  if (ctx.concurrency !== void 0) {
-    for (const p of proxies) {
-      for (const [key, value] of Object.entries(p.tuning)) {
-        if (!/conn/i.test(key) || typeof value !== "number") continue;
-        if (value < ctx.concurrency) {
-          warnings.push(
-            `${p.proxy} ${key} is ${value}, below the ${ctx.concurrency} concurrent connections of the load`
-          );
-        }
-      }
+  const { concurrency } = ctx;
+  for (const p of proxies) {
+    for (const [key, value] of Object.entries(p.tuning)) {
+      if (!/conn/i.test(key) || typeof value !== "number" || concurrency === void 0) continue;
+      if (value < concurrency)
+        warnings.push(
+          `${p.proxy} ${key} is ${value}, below the ${concurrency} concurrent connections of the load`
+        );
     }
   }
   return warnings;
@@ -54673,11 +54640,6 @@ function renderParitySection(results, level) {
 }
 
 // src/measures/study/report.ts
-function mergeSkipped(a, b) {
-  const out = [...a];
-  for (const s of b) if (!out.some((x) => x.proxy === s.proxy && x.scenario === s.scenario)) out.push(s);
-  return out;
-}
 function valuesOf(cell, column) {
   if (column.status !== "ok" || column.values === void 0) return void 0;
   const reps = cell.repetitions;
@@ -54713,16 +54675,7 @@ function studyGroups(study, results, skipped) {
         if (found.length === 0) columns.push(skippedColumn(proxy, load.label, scenario, skipped));
         for (const cell of found) {
           const column = cellColumn(cell);
-          const values = valuesOf(cell, column);
-          columns.push({
-            proxy: column.proxy,
-            cellId: cell.id,
-            load: load.label,
-            status: column.status,
-            reasons: column.reasons,
-            repetitions: column.repetitions,
-            ...values ? { values } : {}
-          });
+          columns.push({ ...column, load: load.label, values: valuesOf(cell, column) });
         }
       }
     }
@@ -54780,71 +54733,86 @@ function renderColumnNotes(columns) {
   }
   return lines;
 }
-function renderK6SummaryTable(group) {
-  const rows = [
-    ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
-    ["min", (v) => formatK6Duration(v.latencyMs.min)],
-    ["med", (v) => formatK6Duration(v.latencyMs.p50)],
-    ["max", (v) => formatK6Duration(v.latencyMs.max)],
-    ["p(90)", (v) => formatK6Duration(v.latencyMs.p90)],
-    ["p(95)", (v) => formatK6Duration(v.latencyMs.p95)],
-    ["p(99)", (v) => formatK6Duration(v.latencyMs.p99)],
-    ["http_req_failed", (v) => `${pct.format(v.failedPct)}%`],
-    ["http_reqs", (v) => `${formatRps(v.rps)}/s`],
-    [
-      "data_received",
-      (v) => v.bytesReceived === void 0 ? "n/a" : formatK6Data(v.bytesReceived, v.durationS)
-    ]
-  ];
-  return renderRowsTable(group, "metric", rows);
-}
-function renderRowsTable(group, corner, rows) {
-  const withLoad = group.loads.length > 1;
-  const header2 = [corner, ...group.columns.map((c) => columnHeader(c, withLoad))];
-  const body = rows.map(([label, format]) => [
-    label,
-    ...group.columns.map((c) => c.values ? format(c.values) : c.status)
-  ]);
-  return markdownTable([header2, ...body], { align: ["l", ...group.columns.map(() => "r")] });
-}
-var CRANK_ROWS = [
-  { label: "Requests", get: (v) => v.requests, format: formatCount, rep: (r) => r.requests },
-  { label: "Bad responses", get: (v) => v.badResponses, format: formatCount },
-  {
-    label: "Mean latency (us)",
-    get: (v) => v.latencyMs.mean * 1e3,
-    format: (n) => us.format(n),
-    rep: (r) => r.latencyMs.mean
-  },
-  {
-    label: "Max latency (us)",
-    get: (v) => v.latencyMs.max * 1e3,
-    format: (n) => us.format(n)
-  },
-  { label: "Requests/sec", get: (v) => v.rps, format: formatRps, rep: (r) => r.rps }
+var K6_SUMMARY_ROWS = [
+  ["http_req_duration avg", (v) => formatK6Duration(v.latencyMs.mean)],
+  ["min", (v) => formatK6Duration(v.latencyMs.min)],
+  ["med", (v) => formatK6Duration(v.latencyMs.p50)],
+  ["max", (v) => formatK6Duration(v.latencyMs.max)],
+  ["p(90)", (v) => formatK6Duration(v.latencyMs.p90)],
+  ["p(95)", (v) => formatK6Duration(v.latencyMs.p95)],
+  ["p(99)", (v) => formatK6Duration(v.latencyMs.p99)],
+  ["http_req_failed", (v) => `${pct.format(v.failedPct)}%`],
+  ["http_reqs", (v) => `${formatRps(v.rps)}/s`],
+  [
+    "data_received",
+    (v) => v.bytesReceived === void 0 ? "n/a" : formatK6Data(v.bytesReceived, v.durationS)
+  ]
 ];
-function crankColumns(group, baseline) {
-  const ordered = [
-    ...group.columns.filter((c) => c.proxy === baseline),
-    ...group.columns.filter((c) => c.proxy !== baseline)
-  ];
-  const baseFor = (c) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
-  return { ordered, baseFor };
+var AB_ROWS = [
+  ["Requests per second", (v) => formatRps(v.rps)],
+  ["Time per request (ms, mean)", (v) => formatMs(v.latencyMs.mean)],
+  [
+    "Time per request (ms, mean, across all concurrent requests)",
+    (v) => v.requests > 0 ? formatMs(v.durationS * 1e3 / v.requests) : "n/a"
+  ],
+  ["Complete requests", (v) => formatCount(v.requests)],
+  ["Failed or non-2xx requests", (v) => formatCount(v.badResponses)],
+  ...["50", "66", "75", "80", "90", "95", "98", "99", "100"].map((p) => [
+    p === "100" ? "100% (longest request, ms)" : `${p}% (ms)`,
+    (v) => {
+      const value = v.percentilesMs[p] ?? (p === "100" ? v.latencyMs.max : void 0);
+      return value === void 0 ? "n/a" : formatMs(value);
+    }
+  ])
+];
+var CRANK_ROWS = [
+  ["Requests", (v) => formatCount(v.requests), { get: (v) => v.requests, rep: (r) => r.requests }],
+  ["Bad responses", (v) => formatCount(v.badResponses)],
+  [
+    "Mean latency (us)",
+    (v) => us.format(v.latencyMs.mean * 1e3),
+    { get: (v) => v.latencyMs.mean * 1e3, rep: (r) => r.latencyMs.mean }
+  ],
+  ["Max latency (us)", (v) => us.format(v.latencyMs.max * 1e3)],
+  ["Requests/sec", (v) => formatRps(v.rps), { get: (v) => v.rps, rep: (r) => r.rps }]
+];
+var LAYOUT_ROWS = {
+  "k6-summary": ["metric", K6_SUMMARY_ROWS],
+  "go-bench": ["metric", K6_SUMMARY_ROWS],
+  ab: ["", AB_ROWS],
+  extensibility: ["", AB_ROWS]
+};
+function renderRowsTable(group, [corner, rows], columns = group.columns, against) {
+  const withLoad = group.loads.length > 1;
+  const withChange = (c) => against !== void 0 && c.proxy !== against.baseline;
+  const header2 = [corner];
+  for (const c of columns) header2.push(columnHeader(c, withLoad), ...withChange(c) ? [""] : []);
+  const body = rows.map(([label, text], r) => {
+    const out = [label];
+    columns.forEach((c, i) => {
+      out.push(c.values ? text(c.values) : c.status);
+      if (!withChange(c)) return;
+      const change = against.changes.get(`${r}/${i}`);
+      out.push(change === void 0 ? "" : changeText(change));
+    });
+    return out;
+  });
+  return markdownTable([header2, ...body], { align: header2.map((_, i) => i === 0 ? "l" : "r") });
 }
-function crankChanges(group, baseline, cells, steal) {
-  const { ordered, baseFor } = crankColumns(group, baseline);
+function crankChanges(ordered, { baseline, cells, steal }) {
+  const baseFor = (c) => ordered.find((b) => b.proxy === baseline && b.load === c.load);
   const byId = new Map(cells.map((c) => [c.id, c]));
   const cellOf = (c) => c?.cellId === void 0 ? void 0 : byId.get(c.cellId);
   const shown = [];
-  for (const [r, row2] of CRANK_ROWS.entries()) {
+  for (const [r, [, , compared]] of CRANK_ROWS.entries()) {
     ordered.forEach((c, i) => {
       const base = baseFor(c);
-      if (row2.rep === void 0 || c.proxy === baseline || !c.values || !base?.values) return;
-      const changePct = percentChange(row2.get(c.values), row2.get(base.values));
+      if (compared === void 0 || c.proxy === baseline || !c.values || !base?.values) return;
+      const changePct = percentChange(compared.get(c.values), compared.get(base.values));
       if (changePct === void 0) return;
       const [b, o] = [cellOf(base), cellOf(c)];
       const paired = b !== void 0 && o !== void 0 && c.status === "ok" && measuredTogether(b, o);
-      const member = paired ? { base: b, other: o, value: row2.rep, stealLimit: steal.limit } : void 0;
+      const member = paired ? { base: b, other: o, value: compared.rep, stealLimit: steal.limit } : void 0;
       shown.push({ key: `${r}/${i}`, changePct, ...member ? { member } : {} });
     });
   }
@@ -54861,48 +54829,6 @@ function crankChanges(group, baseline, cells, steal) {
   }
   return { family: judged?.family, differences: judged?.differences ?? [], changes };
 }
-function renderCrankCompareTable(group, baseline, changes) {
-  const { ordered } = crankColumns(group, baseline);
-  const withLoad = group.loads.length > 1;
-  const withPercent = ordered.some((c) => c.proxy === baseline && c.values !== void 0);
-  const header2 = ["load"];
-  for (const c of ordered) {
-    header2.push(columnHeader(c, withLoad));
-    if (withPercent && c.proxy !== baseline) header2.push("");
-  }
-  const body = CRANK_ROWS.map((row2, r) => {
-    const out = [row2.label];
-    ordered.forEach((c, i) => {
-      out.push(c.values ? row2.format(row2.get(c.values)) : c.status);
-      if (!withPercent || c.proxy === baseline) return;
-      const change = changes.get(`${r}/${i}`);
-      out.push(change === void 0 ? "" : changeText(change));
-    });
-    return out;
-  });
-  return markdownTable([header2, ...body], { align: header2.map((_, i) => i === 0 ? "l" : "r") });
-}
-function renderAbTable(group) {
-  const ladder = ["50", "66", "75", "80", "90", "95", "98", "99", "100"];
-  const rows = [
-    ["Requests per second", (v) => formatRps(v.rps)],
-    ["Time per request (ms, mean)", (v) => formatMs(v.latencyMs.mean)],
-    [
-      "Time per request (ms, mean, across all concurrent requests)",
-      (v) => v.requests > 0 ? formatMs(v.durationS * 1e3 / v.requests) : "n/a"
-    ],
-    ["Complete requests", (v) => formatCount(v.requests)],
-    ["Failed or non-2xx requests", (v) => formatCount(v.badResponses)],
-    ...ladder.map((p) => [
-      p === "100" ? "100% (longest request, ms)" : `${p}% (ms)`,
-      (v) => {
-        const value = v.percentilesMs[p] ?? (p === "100" ? v.latencyMs.max : void 0);
-        return value === void 0 ? "n/a" : formatMs(value);
-      }
-    ])
-  ];
-  return renderRowsTable(group, "", rows);
-}
 function describeStudyLoad(load) {
   if (load.model !== "fixed-count") return describeLoad(load);
   const { durationS: _ignored, ...rest } = load;
@@ -54910,12 +54836,21 @@ function describeStudyLoad(load) {
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
 }
 function studyTable(layout, group, where2) {
-  if (layout === "k6-summary" || layout === "go-bench")
-    return { table: renderK6SummaryTable(group), notes: [] };
-  if (layout !== "crank-compare") return { table: renderAbTable(group), notes: [] };
-  const { family, differences, changes } = crankChanges(group, where2.baseline, where2.cells, where2.steal);
+  if (layout !== "crank-compare") return { table: renderRowsTable(group, LAYOUT_ROWS[layout]), notes: [] };
+  const { baseline } = where2;
+  const ordered = [
+    ...group.columns.filter((c) => c.proxy === baseline),
+    ...group.columns.filter((c) => c.proxy !== baseline)
+  ];
+  const { family, differences, changes } = crankChanges(ordered, where2);
+  const measured = ordered.some((c) => c.proxy === baseline && c.values !== void 0);
   return {
-    table: renderCrankCompareTable(group, where2.baseline, changes),
+    table: renderRowsTable(
+      group,
+      ["load", CRANK_ROWS],
+      ordered,
+      measured ? { baseline, changes } : void 0
+    ),
     notes: changes.size > 0 ? [
       noiseNote(family, differences, MARKDOWN, {
         judgedOver: "this table",
@@ -54956,15 +54891,12 @@ function renderGroup(study, group, where2, level) {
 function renderStudyReport(input2) {
   const { study, results } = input2;
   const level = input2.headingLevel ?? 2;
-  const skipped = mergeSkipped(results.skipped, input2.skipped ?? []);
-  const header2 = buildHeader(results);
+  const { skipped } = results;
   const parts = [
-    heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`)
+    heading(level, `${escapeMarkdown(study.title)} (study ${escapeMarkdown(study.name)})`),
+    `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}): ${escapeMarkdown(study.source.compared.replace(/\.?\s*$/, "."))} Original load: ${escapeMarkdown(study.source.load)}.`,
+    buildHeader(results).facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`).join("\n")
   ];
-  parts.push(
-    `Reproduces ${escapeMarkdown(study.source.title)} (seed ${escapeMarkdown(study.source.seed)}): ${escapeMarkdown(study.source.compared.replace(/\.?\s*$/, "."))} Original load: ${escapeMarkdown(study.source.load)}.`
-  );
-  parts.push(header2.facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`).join("\n"));
   if (skipped.length > 0) {
     parts.push(
       [
@@ -55009,13 +54941,6 @@ function studyOf(dir, read) {
 function builtinStudiesDir() {
   const beside = path7.join(PROJECT_ROOT, "..", "studies");
   return existsSync3(BUILTIN_STUDIES_DIR) || !existsSync3(beside) ? BUILTIN_STUDIES_DIR : beside;
-}
-function builtinStudy(name3, read) {
-  return findStudy(
-    name3,
-    builtinStudiesDir(),
-    (known) => `${fileList(read)}: settings.study: '${name3}' is not a built-in study (known: ${known})`
-  );
 }
 function testRun({ dir, results }) {
   const gateway = results.settings.proxies[0] ?? "";
@@ -55064,7 +54989,11 @@ async function readStudyRun(dir, options2 = {}) {
   for (const d of await resultsDirs(dir)) read.push({ dir: d, results: await readResults(d) });
   const name3 = read.length > 0 ? studyOf(dir, read) : void 0;
   if (name3 === void 0) return void 0;
-  const study = await builtinStudy(name3, read);
+  const study = await findStudy(
+    name3,
+    builtinStudiesDir(),
+    (known) => `${fileList(read)}: settings.study: '${name3}' is not a built-in study (known: ${known})`
+  );
   return {
     name: name3,
     title: study.manifest.title,
@@ -55183,10 +55112,10 @@ function headline(c) {
 function variantsText(c, escape) {
   return c.variants && `Variants of one run: ${escape(c.variants.head)} against ${escape(c.variants.base)}.`;
 }
-function renderCountedComparison(c, options2 = {}) {
+function renderCountedComparison(c, headingLevel = 2) {
   const variants = variantsText(c, escapeMarkdown);
   const lines = [
-    heading(options2.headingLevel ?? 2, headline(c)),
+    heading(headingLevel, headline(c)),
     "",
     ...variants === void 0 ? [] : [variants, ""],
     verdictRule(c),
@@ -55227,7 +55156,7 @@ function countedWhere(head) {
 }
 function countedSection(runs) {
   const c = runs.comparison;
-  const body = c === void 0 ? renderInstructionsMarkdown(runs.head) : renderCountedComparison(c, { headingLevel: 4 });
+  const body = c === void 0 ? renderInstructionsMarkdown(runs.head) : renderCountedComparison(c, 4);
   const scope = `${COUNTED_SCOPE} ${countedWhere(runs.head)}`;
   const markdown = ["### Counted: instructions per request", "", scope, "", body.trimEnd()].join("\n");
   if (c === void 0) return { markdown };
@@ -55237,13 +55166,11 @@ function countedSection(runs) {
 
 // src/report/compare-markdown.ts
 function describeRun(run2) {
-  let text = run2.variant === void 0 ? escapeMarkdown(run2.runId) : `**${escapeMarkdown(run2.variant)}** in ${escapeMarkdown(run2.runId)}`;
-  if (run2.commit !== void 0) {
-    text += ` (${escapeMarkdown(run2.commit.slice(0, 12))}`;
-    if (run2.branch !== void 0) text += ` on ${escapeMarkdown(run2.branch)}`;
-    text += ")";
-  }
-  return text;
+  const id = escapeMarkdown(run2.runId);
+  const name3 = run2.variant === void 0 ? id : `**${escapeMarkdown(run2.variant)}** in ${id}`;
+  if (run2.commit === void 0) return name3;
+  const on = run2.branch === void 0 ? "" : ` on ${escapeMarkdown(run2.branch)}`;
+  return `${name3} (${escapeMarkdown(run2.commit.slice(0, 12))}${on})`;
 }
 function verdictText(m, unit) {
   if (m.verdict === "regressed" || m.verdict === "improved") return `**${m.verdict}**`;
@@ -55428,8 +55355,8 @@ var COMMENT_KINDS = {
 };
 var COMMENT_ORDER = Object.keys(COMMENT_KINDS);
 function kindSection(key, runs, options2) {
-  const section = COMMENT_KINDS[key].section;
-  return section(runs, options2);
+  const kinds = COMMENT_KINDS;
+  return kinds[key].section(runs, options2);
 }
 
 // src/measures/study/comment.ts
@@ -55461,10 +55388,8 @@ function headline2(verdict, counts) {
   const parts = COMMENT_ORDER.flatMap((key) => {
     const c = counts[key];
     if (c === void 0) return [];
-    const { label } = COMMENT_KINDS[key];
-    return [
-      `${label}: ${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged, ${c.inconclusive} inconclusive`
-    ];
+    const tally = `${c.regressed} regressed, ${c.improved} improved, ${c.unchanged} unchanged`;
+    return [`${COMMENT_KINDS[key].label}: ${tally}, ${c.inconclusive} inconclusive`];
   });
   const word = verdict === "" ? "results" : `**${verdict}**`;
   return `## proxybench: ${word}${parts.length > 0 ? ` (${parts.join("; ")})` : ""}`;
@@ -55479,10 +55404,10 @@ function buildPrComment(runs, options2 = {}) {
   const note = missing.length > 0 ? [incompleteNote(missing)] : [];
   if (runs.study !== void 0) {
     const [title, ...rest] = studyComment(runs.study).split("\n\n");
-    const markdown2 = `${[title, ...note, ...rest].join("\n\n")}
+    const markdown = `${[title, ...note, ...rest].join("\n\n")}
 `;
     const shortfall2 = missing.length > 0 ? { shortfall: missing.join("; ") } : {};
-    return { markdown: markdown2, verdict: "", regressions: 0, counts: {}, head: commentHead(runs), ...shortfall2 };
+    return { markdown, verdict: "", regressions: 0, counts: {}, head: commentHead(runs), ...shortfall2 };
   }
   const sections = COMMENT_ORDER.flatMap((key) => {
     const kindRuns = runs[key];
@@ -55491,19 +55416,15 @@ function buildPrComment(runs, options2 = {}) {
   if (sections.length === 0) throw new Error("buildPrComment: no runs to report");
   const counts = {};
   for (const s of sections) if (s.counts !== void 0) counts[s.key] = s.counts;
-  const shortfalls = [
-    ...missing,
-    ...sections.flatMap((s) => s.shortfall !== void 0 ? [s.shortfall] : [])
-  ];
+  const shortfalls = [...missing, ...sections.flatMap((s) => s.shortfall ?? [])];
   const shortfall = shortfalls.length > 0 ? shortfalls.join("; ") : void 0;
   const compared = Object.values(counts);
   const verdict = compared.length === 0 && missing.length === 0 ? "" : overallVerdict(compared, shortfall);
   const regressions = compared.reduce((s, c) => s + c.regressed, 0);
   const parts = [headline2(verdict, counts), ...note, ...sections.map((s) => s.markdown)];
-  const markdown = `${parts.join("\n\n")}
-`;
   return {
-    markdown,
+    markdown: `${parts.join("\n\n")}
+`,
     verdict,
     regressions,
     counts,
@@ -55535,9 +55456,9 @@ async function sortPath(p, found) {
   if (!any2)
     throw new UserError(`${p}: holds no ${RESULTS_FILE} or ${INSTRUCTIONS_FILE}, nor folders that do`);
 }
-function checkStudyAlone(found) {
+function studyAlone(found, baseResults) {
   const [study, ...others] = found.studies;
-  if (study === void 0) return;
+  if (study === void 0) return void 0;
   const where2 = (s) => `study ${s.name}: ${s.dirs.join(", ")}`;
   if (others.length > 0) {
     throw new UserError(`more than one study run (${found.studies.map(where2).join("; ")}): give one`);
@@ -55548,6 +55469,12 @@ function checkStudyAlone(found) {
       `a study run (${where2(study)}) mixed with other runs (${rest.join(", ")}): give the study run alone`
     );
   }
+  if (baseResults !== void 0) {
+    throw new UserError(
+      `${study.dirs[0]}: a study run compares its options within the run: give no base results`
+    );
+  }
+  return study;
 }
 async function countedComparison(dir, baseDir, options2) {
   if (baseDir !== void 0) return compareCountedRuns(baseDir, dir, options2);
@@ -55558,13 +55485,12 @@ async function countedComparison(dir, baseDir, options2) {
 function failedJobs(jobs = {}) {
   return Object.entries(jobs).filter(([, result]) => result !== "success" && result !== "skipped").map(([job, result]) => `the job ${job} ${result === "failure" ? "failed" : `was ${result}`}`);
 }
-function missingParts(expected, found) {
+function missingParts(expected, wallClock, shards) {
   const out = failedJobs(expected.jobs);
   const want = expected.shards;
-  const shards = found.shards;
-  if (want !== void 0 && want > 0 && !found.wallClock)
+  if (want !== void 0 && want > 0 && !wallClock)
     out.push(`no wall-clock results (${plural2(want, "shard")} expected)`);
-  else if (want !== void 0 && want > 1 && found.wallClock && shards === void 0)
+  else if (want !== void 0 && want > 1 && wallClock && shards === void 0)
     out.push(`the wall-clock results are one run, not the ${want} shards expected`);
   else if (want !== void 0 && shards !== void 0 && shards.count !== want)
     out.push(`the wall-clock results are shards of ${shards.count}, not of the ${want} expected`);
@@ -55584,13 +55510,8 @@ async function loadCommentRuns(paths, options2 = {}) {
     if (!(err instanceof UserError) || failed.length === 0) throw err;
     throw new UserError(`${err.message} (${failed.join("; ")})`);
   }
-  checkStudyAlone(found);
-  const [study] = found.studies;
-  if (study !== void 0 && options2.baseResults !== void 0)
-    throw new UserError(
-      `${study.dirs[0]}: a study run compares its options within the run: give no base results`
-    );
-  if (study !== void 0) return withMissing({ study }, missingParts(expected, { wallClock: true }));
+  const study = studyAlone(found, options2.baseResults);
+  if (study !== void 0) return withMissing({ study }, missingParts(expected, true));
   if (found.counted.length > 1) {
     throw new UserError(
       `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`
@@ -55612,11 +55533,7 @@ async function loadCommentRuns(paths, options2 = {}) {
     const comparison = await countedComparison(countedDir, baseIsCounted ? baseResults : void 0, counted);
     runs.counted = comparison === void 0 ? { head } : { head, comparison };
   }
-  const wallClock = sources.length > 0;
-  return withMissing(
-    runs,
-    missingParts(expected, shards === void 0 ? { wallClock } : { wallClock, shards })
-  );
+  return withMissing(runs, missingParts(expected, sources.length > 0, shards));
 }
 function withMissing(runs, missing) {
   return missing.length > 0 ? { ...runs, missing } : runs;
@@ -60057,11 +59974,8 @@ async function upsertStickyComment(client, settings) {
   }
   log(`another run created the comment at the same time: keeping ${oldest.id}, removing ${created.id}`);
   await client.rest.issues.deleteComment({ owner, repo, comment_id: created.id });
-  return update(
-    upsert,
-    now.filter((c) => c.id !== created.id),
-    [created.id]
-  );
+  const others = now.filter((c) => c.id !== created.id);
+  return update(upsert, others, [created.id]);
 }
 function outcome(upsert, action, comment2, deleted, reason) {
   return {

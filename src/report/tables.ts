@@ -131,8 +131,6 @@ function baselineColumn(group: ReportGroup): ReportColumn | undefined {
   return group.columns.find((c) => c.proxy === group.baseline);
 }
 
-export type ComparisonTable = ReturnType<typeof comparisonTable>;
-
 export function comparisonTable(group: ReportGroup) {
   const base = baselineColumn(group);
   return {
@@ -158,8 +156,6 @@ export function comparisonTable(group: ReportGroup) {
     })),
   };
 }
-
-export type LatencyTable = ReturnType<typeof latencyTable>;
 
 export function latencyTable(group: ReportGroup) {
   const base = baselineColumn(group);
