@@ -34,14 +34,15 @@ export function cellText(cell: TableCell, format: (v: number) => string, spread 
 /** What marks a change within noise (its interval includes 0, or it has none). */
 export const WITHIN_NOISE = "~";
 
-/** A change's mark: `~ ` within noise, else nothing. */
-function noiseMark(cell: TableCell): string {
-  return cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
-}
-
-/** An interval as the tables write it: `+20.10 to +30.20`. */
-function intervalText([low, high]: readonly [number, number], decimals: number): string {
-  return `${signed(low, decimals)} to ${signed(high, decimals)}`;
+/**
+ * A change after its mark (`~ ` within noise), at the decimals that write it and its interval as
+ * other than 0, with its `unit`; its interval, if any, as `around` writes `+20.10 to +30.20`.
+ */
+function markedChange(cell: TableCell, change: number, unit: string, around: (interval: string) => string) {
+  const decimals = decimalsFor([change, ...(cell.interval ?? [])]);
+  const interval = cell.interval?.map((bound) => signed(bound, decimals)).join(" to ");
+  const mark = cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
+  return `${mark}${signed(change, decimals)}${unit}${interval === undefined ? "" : around(interval)}`;
 }
 
 /**
@@ -49,18 +50,12 @@ function intervalText([low, high]: readonly [number, number], decimals: number):
  * `~ +6.63% (-3.10 to +15.20)` within noise, `~ +6.63%` without an interval; empty without a change.
  */
 export function changeText(cell: TableCell): string {
-  if (cell.changePct === undefined) return "";
-  const decimals = decimalsFor([cell.changePct, ...(cell.interval ?? [])]);
-  const interval = cell.interval === undefined ? "" : ` (${intervalText(cell.interval, decimals)})`;
-  return `${noiseMark(cell)}${signed(cell.changePct, decimals)}%${interval}`;
+  return cell.changePct === undefined ? "" : markedChange(cell, cell.changePct, "%", (i) => ` (${i})`);
 }
 
 /** A latency table's delta, plain text: `(+1.10; +0.90 to +1.30)`, `(~ +0.01)`; empty without one. */
 export function deltaText(cell: TableCell): string {
-  if (cell.delta === undefined) return "";
-  const decimals = decimalsFor([cell.delta, ...(cell.interval ?? [])]);
-  const interval = cell.interval === undefined ? "" : `; ${intervalText(cell.interval, decimals)}`;
-  return `(${noiseMark(cell)}${signed(cell.delta, decimals)}${interval})`;
+  return cell.delta === undefined ? "" : `(${markedChange(cell, cell.delta, "", (i) => `; ${i}`)})`;
 }
 
 /**

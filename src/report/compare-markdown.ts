@@ -10,7 +10,7 @@ import {
   type RunInfo,
   type ShownMetric,
 } from "./compare.js";
-import { heading } from "../render/markdown.js";
+import { heading, titledList } from "../render/markdown.js";
 import { DETECTION_POWER } from "../stats/paired.js";
 
 export interface ComparisonMarkdownOptions {
@@ -42,10 +42,6 @@ function verdictText(m: MetricComparison, unit: string): string {
 /** The detectable change, labelled with its power (src/stats/paired.ts powerScale). */
 function detectsText(pct: number): string {
   return `detects ±${pct.toFixed(1)}% at ${DETECTION_POWER * 100}% power`;
-}
-
-function changeText(change: number | undefined): string {
-  return change === undefined ? "n/a" : formatPercent(change);
 }
 
 function interval(m: Pick<MetricComparison, "ci" | "ciConfidence">, mark = ""): string {
@@ -123,12 +119,13 @@ function stolenText(m: MetricComparison): string {
  */
 function metricRow(name: string, m: CellComparison["metrics" | "shown"][number], paired: boolean): string[] {
   const tested = "verdict" in m ? m : undefined;
+  const change = m.hlChangePct ?? m.changePct;
   return [
     name,
     m.label,
     formatMetric(m.metric, m.base.median),
     formatMetric(m.metric, m.head.median),
-    changeText(m.hlChangePct ?? m.changePct),
+    change === undefined ? "n/a" : formatPercent(change),
     tested === undefined ? interval(m, " alone") : interval(tested),
     tested?.p === undefined ? "n/a" : formatPValue(tested.p),
     paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
@@ -157,11 +154,6 @@ function metricTable(comparison: Comparison, rows: string[][]): string {
   return markdownTable([header, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
 }
 
-function notComparedList(comparison: Comparison): string {
-  const lines = comparison.notCompared.map((n) => `- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
-  return ["Not compared:", "", ...lines].join("\n");
-}
-
 /** The comparison as markdown: the headline first, then one row per cell and metric. */
 export function renderComparisonMarkdown(
   comparison: Comparison,
@@ -172,6 +164,7 @@ export function renderComparisonMarkdown(
   if (rows.length > 0) parts.push(metricTable(comparison, rows));
   else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
   if (hidden > 0) parts.push(`${plural(hidden, "unchanged metric")} not shown.`);
-  if (comparison.notCompared.length > 0) parts.push(notComparedList(comparison));
+  const excluded = comparison.notCompared.map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
+  if (excluded.length > 0) parts.push(titledList("Not compared:", excluded));
   return `${parts.join("\n\n")}\n`;
 }

@@ -72,12 +72,8 @@ export interface CompareOptions {
   testedMetrics?: readonly CompareMetric[];
 }
 
-interface MetricShown extends MetricSpec {
-  base: ReturnType<typeof summary>;
-  head: ReturnType<typeof summary>;
-  /** (head - base) / base * 100 of the medians; undefined when the base median is 0. */
-  changePct?: number;
-}
+/** A metric's medians on both sides, and their % change (absent when the base median is 0). */
+type MetricShown = ReturnType<typeof shownMedians>;
 
 /**
  * A metric shown, not tested: one the load fixes (requests/sec under a fixed arrival rate), or
@@ -136,9 +132,7 @@ export interface CellComparison extends CellIdentity {
   scenarioDiffers?: string;
 }
 
-interface NotCompared extends CellIdentity {
-  reason: string;
-}
+type NotCompared = CellIdentity & { reason: string };
 
 export type RunInfo = ReturnType<typeof runInfo>;
 
@@ -277,13 +271,12 @@ function comparable(cell: Cell, paired: boolean): boolean {
 
 /** Why a pair of cells cannot be compared; undefined when it can. */
 function cannotCompare(base: Cell, head: Cell, paired: boolean): string | undefined {
-  const problems: string[] = [];
-  if (!comparable(base, paired)) problems.push(`base is ${describeStatus(base)}`);
-  if (!comparable(head, paired)) problems.push(`head is ${describeStatus(head)}`);
-  if (problems.length === 0 && (base.repetitions.length === 0 || head.repetitions.length === 0)) {
-    problems.push("no measured repetitions");
-  }
-  return problems.length > 0 ? problems.join("; ") : undefined;
+  const problems = Object.entries({ base, head }).flatMap(([side, cell]) =>
+    comparable(cell, paired) ? [] : [`${side} is ${describeStatus(cell)}`],
+  );
+  if (problems.length > 0) return problems.join("; ");
+  if (base.repetitions.length === 0 || head.repetitions.length === 0) return "no measured repetitions";
+  return undefined;
 }
 
 interface Matched {
@@ -406,10 +399,7 @@ function unpairedMetric(
   const changePct = out.changePct;
   const observed = changePct === undefined ? "no % change" : `observed change ${signedPct(changePct)}`;
   const steal = unpairedStealWords(member);
-  if (member.everyStolen !== undefined) {
-    out.why = `${observed}${steal}`;
-    return out;
-  }
+  if (member.everyStolen !== undefined) return { ...out, why: `${observed}${steal}` };
   if (test.p === undefined || member.past === undefined) {
     out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift${steal}`;
     return out;
@@ -515,10 +505,10 @@ function pairedMetric(
   const figures = { n: pairs.length, verdict: "inconclusive" as const, why: "" };
   const out: MetricComparison = withMedians(m.spec, base, head, figures);
   if (judged === undefined) {
-    out.why = m.usable
+    const why = m.usable
       ? `${m.rounds} rounds: fewer than the plan's first look`
       : "no % change: a value is zero";
-    return out;
+    return { ...out, why };
   }
   const j = judged.judgement;
   Object.assign(out, {
@@ -592,7 +582,6 @@ export function compareVariants(
       m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : [],
     );
     const stolen = all.filter((m) => m.cell === c && everyRoundStolen(m));
-    const differs = scenarioDifference(base, head);
     return {
       ...where(head),
       metrics,
@@ -600,7 +589,7 @@ export function compareVariants(
         ...shownOf(base, head, tested, { ...level, steal }),
         ...stolen.map((m) => stolenShown(m, base, head, steal)),
       ],
-      ...(differs ? { scenarioDiffers: differs } : {}),
+      ...withoutUndefined({ scenarioDiffers: scenarioDifference(base, head) }),
     };
   });
   const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
@@ -643,10 +632,8 @@ function noisyRoundNotes(members: readonly PairedMember[], cells: readonly CellC
 
 /** The steal of the compared cells' repetitions, named: what it is in the figures. Empty when none was above the limit. */
 function stealNotes(pairs: Matched["pairs"], steal: StealRule): string[] {
-  const named = stealToName(
-    pairs.flatMap((p) => [p.base, p.head]),
-    steal,
-  );
+  const cells = pairs.flatMap((p) => [p.base, p.head]);
+  const named = stealToName(cells, steal);
   if (named === undefined) return [];
   return [
     `Steal: the hypervisor took ${named.range} of the pinned cores (median over ${plural(named.repetitions, "repetition")}); steal alone does not make a repetition noisy. ${named.cpu}; latency and requests/sec hold it.`,

@@ -5,18 +5,14 @@ import type { Results } from "../results/schema.js";
 import { escapeHtml, HTML, inlineScript, jsonForScript } from "../render/escape.js";
 import { formatMs } from "../render/format.js";
 import { cellText, changeText, comparisonGrid, deltaText, formatMetric } from "./cells.js";
-import { groupIntro, groupTitle, noiseNotes, skippedText, type TableOptions } from "./markdown.js";
+import { changeAndCostNotes, groupIntro, groupTitle, skippedText, type TableOptions } from "./markdown.js";
 import { BASE_STYLE, htmlPage } from "../render/page.js";
-import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
-import { COST_NOTE, LATENCY_LABELS, latencyTable, showsCost, type TableCell } from "./tables.js";
+import { buildReport, spanOf, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
+import { LATENCY_LABELS, latencyTable, type TableCell } from "./tables.js";
 
 export interface HtmlReportOptions extends ReportOptions, TableOptions {
   /** Chart.js UMD source to inline; read from the installed chart.js package when absent. */
   chartJs?: string;
-}
-
-function range(values: number[]): [number, number] {
-  return [Math.min(...values), Math.max(...values)];
 }
 
 function percentilePoints(group: ReportGroup["columns"][number]): Array<{ label: string; value: number }> {
@@ -48,11 +44,11 @@ export function chartData(model: ReportModel) {
         title: [group.scenario, group.load?.label, group.variant].filter((t) => t !== undefined).join(" · "),
         proxies: ok.map((c) => c.proxy),
         rps: ok.map((c) => c.values?.rps ?? 0),
-        rpsRange: ok.map((c) => range(c.values?.perRepetition.rps ?? [0])),
+        rpsRange: ok.map((c) => spanOf(c.values?.perRepetition.rps ?? [0])),
         p99: ok.map((c) => c.values?.latencyMs.p99 ?? null),
         p99Range: ok.map((c) => {
           const xs = c.values?.perRepetition.p99Ms ?? [];
-          return xs.length ? range(xs) : null;
+          return xs.length ? spanOf(xs) : null;
         }),
         percentiles: ok.map((c) => ({ proxy: c.proxy, points: percentilePoints(c) })),
       };
@@ -85,12 +81,9 @@ function latencyTableHtml(group: ReportGroup, { spread }: TableOptions): string 
   const head = ["<th>Proxy</th>", ...table.stats.map((s) => `<th>${LATENCY_LABELS[s]}</th>`)].join("");
   const rows = table.rows.map((row) => {
     const cells = row.cells.map((cell) => {
-      const text = cellHtml(cell, formatMs, spread);
-      const delta =
-        cell.delta === undefined
-          ? ""
-          : `<br><span class="${changeClass(cell, "delta")}">${escapeHtml(deltaText(cell))}</span>`;
-      return `<td>${text}${delta}</td>`;
+      const delta = deltaText(cell);
+      const span = delta && `<br><span class="${changeClass(cell, "delta")}">${escapeHtml(delta)}</span>`;
+      return `<td>${cellHtml(cell, formatMs, spread)}${span}</td>`;
     });
     return `<tr><th scope="row">${escapeHtml(row.proxy)}</th>${cells.join("")}</tr>`;
   });
@@ -99,20 +92,12 @@ function latencyTableHtml(group: ReportGroup, { spread }: TableOptions): string 
 
 function notesHtml(group: ReportGroup): string {
   const items: string[] = [];
+  const ok = group.columns.filter((c) => c.status === "ok");
+  const each = ok.map((c) => `${escapeHtml(c.proxy)}: ${c.repetitions}`).join(", ");
+  const medians = `Values are medians over the repetitions (${each}); whiskers show the range across repetitions.`;
   if (group.valuesNote !== undefined) items.push(escapeHtml(group.valuesNote));
-  else {
-    const ok = group.columns.filter((c) => c.status === "ok");
-    if (ok.length > 0) {
-      items.push(
-        `Values are medians over the repetitions (${ok.map((c) => `${escapeHtml(c.proxy)}: ${c.repetitions}`).join(", ")}); whiskers show the range across repetitions.`,
-      );
-    }
-  }
-  if (group.baselineProblem !== undefined) {
-    items.push(`No changes against a baseline: ${escapeHtml(group.baselineProblem)}.`);
-  }
-  items.push(...noiseNotes(group, HTML));
-  if (showsCost(group)) items.push(escapeHtml(COST_NOTE));
+  else if (ok.length > 0) items.push(medians);
+  items.push(...changeAndCostNotes(group, HTML));
   for (const c of group.columns) {
     if (c.status === "ok") continue;
     const reasons = c.reasons.length ? c.reasons.map(escapeHtml).join("; ") : "no reason given";

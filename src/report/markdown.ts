@@ -2,7 +2,7 @@ import { markdownTable } from "markdown-table";
 import type { Load, Results } from "../results/schema.js";
 import { escapeMarkdown, MARKDOWN, type Markup } from "../render/escape.js";
 import { formatAlpha, formatMs, plural } from "../render/format.js";
-import { heading } from "../render/markdown.js";
+import { heading, titledList } from "../render/markdown.js";
 import { cellText, changeText, comparisonGrid, deltaText, formatMetric, WITHIN_NOISE } from "./cells.js";
 import { buildReport, type ReportGroup, type ReportModel, type ReportOptions } from "./model.js";
 import type { Difference, DifferenceFamily } from "./differences.js";
@@ -92,11 +92,7 @@ export function renderGroupNotes(group: ReportGroup): string[] {
     const each = ok.map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`).join(", ");
     lines.push(`Values are medians over each proxy's repetitions (${each}).`);
   }
-  if (group.baselineProblem !== undefined) {
-    lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
-  }
-  lines.push(...noiseNotes(group, MARKDOWN));
-  if (showsCost(group)) lines.push(COST_NOTE);
+  lines.push(...changeAndCostNotes(group, MARKDOWN));
   const bounded = group.columns.filter((c) => c.bound).map((c) => `**${escapeMarkdown(c.proxy)}**`);
   if (bounded.length > 0) {
     lines.push(
@@ -112,30 +108,31 @@ export function renderGroupNotes(group: ReportGroup): string[] {
   return lines;
 }
 
-/** Whether the group shows a change against its baseline. */
-function showsChanges(group: ReportGroup): boolean {
-  if (group.baselineProblem !== undefined) return false;
-  return group.columns.some((c) => c.proxy !== group.baseline && c.values !== undefined);
-}
-
 /** Why the tables show no change of the extremes (src/report/model.ts: EXTREMES). */
 const EXTREMES_NOTE =
   "Min and Max latency are one request each (the fastest and the slowest): shown, never compared.";
 
 /**
- * What the noise allows of the group's changes, said once under its tables: the legend of `~`
- * and the family of the intervals, or that no change has an interval and how many repetitions
- * would give one.
+ * What the group's changes need said once under its tables: why it has none against a baseline;
+ * what the noise allows of them (the legend of `~` and the family of the intervals, or that no
+ * change has an interval and how many repetitions would give one); what the proxy's cost rows are.
  */
-export function noiseNotes(group: ReportGroup, markup: Markup): string[] {
-  if (!showsChanges(group)) return [];
-  if (group.columns.find((c) => c.proxy === group.baseline)?.bound === true) {
-    return [
+export function changeAndCostNotes(group: ReportGroup, markup: Markup): string[] {
+  const notes: string[] = [];
+  const { baseline, columns } = group;
+  const changed = columns.some((c) => c.proxy !== baseline && c.values !== undefined);
+  if (group.baselineProblem !== undefined) {
+    notes.push(`No changes against a baseline: ${markup.escape(group.baselineProblem)}.`);
+  } else if (changed && columns.find((c) => c.proxy === baseline)?.bound === true) {
+    notes.push(
       `No change here has an interval: the baseline's figures are bounds, so every change is marked ${markup.code(WITHIN_NOISE)}.`,
-    ];
+    );
+  } else if (changed) {
+    const changes = columns.flatMap((c) => Object.values(c.changes ?? {}));
+    notes.push(noiseNote(group.noise, changes, markup));
   }
-  const changes = group.columns.flatMap((c) => Object.values(c.changes ?? {}));
-  return [noiseNote(group.noise, changes, markup)];
+  if (showsCost(group)) notes.push(markup.escape(COST_NOTE));
+  return notes;
 }
 
 /**
@@ -189,23 +186,22 @@ function familyNote(
 }
 
 function renderGroupMarkdown(group: ReportGroup, options: TableOptions): string {
-  const parts: string[] = [heading(3, groupTitle(group, MARKDOWN))];
-  const intro = groupIntro(group, MARKDOWN);
-  if (intro.length) parts.push(intro.join(" "));
-  parts.push(renderComparisonTableMarkdown(group, options));
-  parts.push(renderLatencyTableMarkdown(group, "Proxy", options));
-  const notes = renderGroupNotes(group);
-  if (notes.length) parts.push(notes.join("\n"));
-  return parts.join("\n\n");
+  return [
+    heading(3, groupTitle(group, MARKDOWN)),
+    groupIntro(group, MARKDOWN).join(" "),
+    renderComparisonTableMarkdown(group, options),
+    renderLatencyTableMarkdown(group, "Proxy", options),
+    renderGroupNotes(group).join("\n"),
+  ]
+    .filter((part) => part !== "")
+    .join("\n\n");
 }
 
 function renderHeaderMarkdown(model: ReportModel): string {
   const lines = [heading(2, escapeMarkdown(model.header.title)), ""];
   for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
-  if (model.header.skipped.length > 0) {
-    lines.push("", "Skipped:", "");
-    for (const s of model.header.skipped) lines.push(`- ${skippedText(s, MARKDOWN)}`);
-  }
+  const skipped = model.header.skipped.map((s) => skippedText(s, MARKDOWN));
+  if (skipped.length > 0) lines.push("", titledList("Skipped:", skipped));
   return lines.join("\n");
 }
 

@@ -47,18 +47,24 @@ const COST_FIGURE = {
 /** Medians of a cell's repetitions' proxyCost figures; a figure absent was not measured. */
 type ProxyCostValues = Partial<Record<(typeof COST_FIGURE)[keyof typeof COST_FIGURE], number>>;
 
-/** The median of each of `keys` that every repetition has (`valueOf`). */
-function mediansOfEvery<K extends string>(
+/** `combine` of the values (`valueOf`) of each of `keys` that every repetition has. */
+function ofEvery<K extends string, T>(
   reps: readonly Repetition[],
   keys: Iterable<K>,
   valueOf: (r: Repetition, key: K) => number | undefined,
-): Record<string, number> {
-  const out: Record<string, number> = {};
+  combine: (values: number[]) => T,
+): Record<string, T> {
+  const out: Record<string, T> = {};
   for (const key of keys) {
     const values = reps.map((r) => valueOf(r, key));
-    if (values.length > 0 && values.every((v) => v !== undefined)) out[key] = medianOf(values);
+    if (values.length > 0 && values.every((v) => v !== undefined)) out[key] = combine(values);
   }
   return out;
+}
+
+/** The lowest and the highest of `values`. */
+export function spanOf(values: readonly number[]): [number, number] {
+  return [Math.min(...values), Math.max(...values)];
 }
 
 export interface ReportColumn {
@@ -126,29 +132,17 @@ export function medianOf(values: number[]): number {
 /** Median values of an ok cell's repetitions. */
 function cellValues(cell: Cell): ColumnValues {
   const reps = cell.repetitions;
-  const latencyMs: Partial<Record<LatencyStat, number>> = {};
-  for (const stat of LATENCY_STATS) latencyMs[stat] = medianOf(reps.map((r) => r.latencyMs[stat]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   return {
     rps: medianOf(reps.map((r) => r.rps)),
-    latencyMs,
+    latencyMs: ofEvery(reps, LATENCY_STATS, (r, stat) => r.latencyMs[stat], medianOf),
     errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
-    percentilesMs: mediansOfEvery(reps, keys, (r, key) => r.latencyPercentilesMs?.[key]),
-    cost: mediansOfEvery(reps, Object.values(COST_FIGURE), (r, figure) => r.proxyCost?.[figure]),
-    ranges: rangesOf(reps),
+    percentilesMs: ofEvery(reps, keys, (r, key) => r.latencyPercentilesMs?.[key], medianOf),
+    cost: ofEvery(reps, Object.values(COST_FIGURE), (r, figure) => r.proxyCost?.[figure], medianOf),
+    // each figure's spread over the repetitions that all have it, finite
+    ranges: ofEvery(reps, FIGURES, (r, figure) => finite(repetitionFigure(r, figure)), spanOf),
   };
-}
-
-/** Lowest and highest of each figure over the repetitions that all have it. */
-function rangesOf(reps: Cell["repetitions"]): ColumnValues["ranges"] {
-  const ranges: ColumnValues["ranges"] = {};
-  for (const figure of FIGURES) {
-    const values = reps.map((r) => repetitionFigure(r, figure));
-    if (values.length > 0 && values.every((v) => v !== undefined && Number.isFinite(v)))
-      ranges[figure] = [Math.min(...(values as number[])), Math.max(...(values as number[]))];
-  }
-  return ranges;
 }
 
 /** At most this many reasons per column are shown; the rest are counted. */
@@ -222,7 +216,7 @@ export function chooseBaseline(
 }
 
 /** Baseline first, the others in their given order. */
-export function orderColumns(columns: ReportColumn[], baseline: string | undefined): ReportColumn[] {
+export function orderColumns<C extends { proxy: string }>(columns: readonly C[], baseline?: string) {
   const first = columns.filter((c) => c.proxy === baseline);
   return [...first, ...columns.filter((c) => c.proxy !== baseline)];
 }
@@ -241,8 +235,7 @@ export function describeLayout(
 
 export function buildHeader(results: Results): ReportHeader {
   const env = results.environment;
-  const facts: Array<[string, string]> = [];
-  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
+  const facts: Array<[string, string]> = [["Run", `${results.runId} (${results.startedAt})`]];
   const git = env.git;
   if (git.commit !== undefined) {
     let commit = git.commit.slice(0, 12);
@@ -251,14 +244,13 @@ export function buildHeader(results: Results): ReportHeader {
     facts.push(["Commit", commit]);
     if (git.message !== undefined) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
   }
-  facts.push([
-    "CPU",
-    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`,
-  ]);
-  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
-  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
-  facts.push(["Repetitions", String(results.settings.repetitions)]);
-  facts.push(["Runtime", results.settings.runtime]);
+  facts.push(
+    ["CPU", `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`],
+    ["System", `${env.os} ${env.arch}, kernel ${env.kernel}`],
+    ["CPU layout", describeLayout(results.settings.cpus)],
+    ["Repetitions", String(results.settings.repetitions)],
+    ["Runtime", results.settings.runtime],
+  );
   const proxies = new Map<string, string>(Object.entries(env.proxies));
   for (const cell of results.cells) {
     if (cell.proxyVersion !== undefined && !proxies.has(cell.proxy))
@@ -287,10 +279,7 @@ export function buildHeader(results: Results): ReportHeader {
 /** Groups cells by scenario, load level and engine, in the order they first appear. */
 export function buildReport(results: Results, options: ReportOptions = {}): ReportModel {
   const groups = new Map<string, Cell[]>();
-  for (const cell of results.cells) {
-    const key = groupKey(cell);
-    groups.set(key, [...(groups.get(key) ?? []), cell]);
-  }
+  for (const cell of results.cells) groups.set(groupKey(cell), [...(groups.get(groupKey(cell)) ?? []), cell]);
   const order = results.settings.proxies;
   // by proxy, a proxy's TLS column (`nginx (https)`) right after its cleartext one
   const rank = (column: string) => {
@@ -401,6 +390,9 @@ function inverseDifference(d: Difference): Difference {
   if (d.ci !== undefined) out.ci = [inversePct(d.ci[1]), inversePct(d.ci[0])];
   return out;
 }
+
+/** `x` when it is a finite number, else undefined. */
+const finite = (x: number | undefined) => (Number.isFinite(x) ? x : undefined);
 
 const positive = (x: number | undefined): boolean => x !== undefined && Number.isFinite(x) && x > 0;
 

@@ -1,4 +1,5 @@
 import type { CellStatus } from "../results/schema.js";
+import type { Difference } from "./differences.js";
 import {
   columnFigure,
   comparesFigure,
@@ -112,15 +113,10 @@ function valueCell(column: ReportColumn, figure: Figure, metric: ComparisonMetri
 }
 
 /**
- * What the noise allows of a column's change of a figure: its interval (in % times `scale`) and
- * whether it is within noise.
+ * What the noise allows of a change (paired by round; undefined: none could be): its interval (in %
+ * times `scale`) and whether it is within noise.
  */
-function noiseOf(
-  column: ReportColumn,
-  figure: Figure,
-  scale = 1,
-): Pick<TableCell, "interval" | "withinNoise"> {
-  const change = column.changes?.[figure];
+export function noiseOf(change: Difference | undefined, scale = 1) {
   const out: Pick<TableCell, "interval" | "withinNoise"> = { withinNoise: change?.differs !== true };
   if (change?.ci !== undefined) out.interval = [change.ci[0] * scale, change.ci[1] * scale];
   return out;
@@ -150,7 +146,7 @@ export function comparisonTable(group: ReportGroup) {
             ? undefined
             : percentChange(cell.value, columnFigure(base, metric));
         if (cell.status === undefined && change !== undefined)
-          Object.assign(cell, { changePct: change }, noiseOf(column, metric));
+          Object.assign(cell, { changePct: change }, noiseOf(column.changes?.[metric]));
         return cell;
       }),
     })),
@@ -170,7 +166,8 @@ export function latencyTable(group: ReportGroup) {
         const baseValue = base?.values?.latencyMs[stat];
         const compared = base !== undefined && column !== base && comparesFigure(stat);
         if (compared && cell.value !== undefined && baseValue !== undefined) {
-          Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat, baseValue / 100));
+          const noise = noiseOf(column.changes?.[stat], baseValue / 100);
+          Object.assign(cell, { delta: cell.value - baseValue }, noise);
         }
         return cell;
       }),

@@ -43,10 +43,8 @@ export function icicleLayout(changes: readonly FunctionChange[]): IcicleNode[] {
   const all = size(changes);
   if (all === 0) return [];
   const byObject = new Map<string, FunctionChange[]>();
-  for (const c of changes) {
-    const key = c.object ?? UNKNOWN_OBJECT;
-    byObject.set(key, [...(byObject.get(key) ?? []), c]);
-  }
+  const objectOf = (c: FunctionChange) => c.object ?? UNKNOWN_OBJECT;
+  for (const c of changes) byObject.set(objectOf(c), [...(byObject.get(objectOf(c)) ?? []), c]);
   const objects = [...byObject.entries()].sort((a, b) => size(b[1]) - size(a[1]) || a[0].localeCompare(b[0]));
   const nodes: IcicleNode[] = [{ ...total("all changed functions", 0, changes), x0: 0, x1: 1 }];
   let x = 0;

@@ -1,5 +1,5 @@
 import { escapeMarkdown } from "../../render/escape.js";
-import { heading } from "../../render/markdown.js";
+import { heading, titledList } from "../../render/markdown.js";
 import { verdictCounts, type CountedCellComparison, type CountedComparison } from "./compare.js";
 import { formatCount, signed } from "./report.js";
 import type { FunctionChange } from "./where.js";
@@ -98,9 +98,7 @@ export function renderCountedComparison(c: CountedComparison, headingLevel = 2):
     "",
   ];
   for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");
-  if (c.notCompared.length > 0) {
-    lines.push("Not compared:", "");
-    for (const n of c.notCompared) lines.push(`- ${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
-  }
+  const notCompared = c.notCompared.map((n) => `${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
+  if (notCompared.length > 0) lines.push(titledList("Not compared:", notCompared));
   return `${lines.join("\n").trimEnd()}\n`;
 }

@@ -4,17 +4,18 @@ import { judgeDifferences, measuredTogether, type DifferenceMember } from "../..
 import { formatCount, formatMs, formatRps, plural } from "../../render/format.js";
 import { changeText } from "../../report/cells.js";
 import { stealRuleOf, type StealRule } from "../../stats/steal.js";
-import { heading } from "../../render/markdown.js";
+import { heading, titledList } from "../../render/markdown.js";
 import { describeLoad, noiseNote, skippedText } from "../../report/markdown.js";
 import {
   buildHeader,
   cellColumn,
   LATENCY_STATS,
   medianOf,
+  orderColumns,
   type LatencyStat,
   type ReportColumn,
 } from "../../report/model.js";
-import { percentChange, type TableCell } from "../../report/tables.js";
+import { noiseOf, percentChange, type TableCell } from "../../report/tables.js";
 import type { Cell, Load, Repetition, Results } from "../../results/schema.js";
 import type { StudyColumn, StudyGroup, StudyValues } from "./columns.js";
 import { renderGoBenchSection } from "./go-bench.js";
@@ -91,9 +92,8 @@ export function studyGroups(study: StudyManifest, results: Results, skipped: Ski
         }
       }
     }
-    if (loads.length === 0) {
-      for (const proxy of study.proxies) columns.push(skippedColumn(proxy, "", scenario, skipped));
-    }
+    if (loads.length === 0)
+      columns.push(...study.proxies.map((p) => skippedColumn(p, "", scenario, skipped)));
     groups.push({ scenario, loads, columns });
   }
   return groups;
@@ -256,19 +256,17 @@ function renderRowsTable(
   against?: ChangeColumns,
 ): string {
   const withLoad = group.loads.length > 1;
-  const withChange = (c: StudyColumn) => against !== undefined && c.proxy !== against.baseline;
-  const header = [corner];
-  for (const c of columns) header.push(columnHeader(c, withLoad), ...(withChange(c) ? [""] : []));
-  const body = rows.map(([label, text], r) => {
-    const out = [label];
-    columns.forEach((c, i) => {
-      out.push(c.values ? text(c.values) : c.status);
-      if (!withChange(c)) return;
-      const change = against!.changes.get(`${r}/${i}`);
-      out.push(change === undefined ? "" : changeText(change));
-    });
-    return out;
-  });
+  // a column's text, then its % change's after every column but the baseline's
+  const withChange = (c: StudyColumn, text: string, change: string) =>
+    against !== undefined && c.proxy !== against.baseline ? [text, change] : [text];
+  const header = [corner, ...columns.flatMap((c) => withChange(c, columnHeader(c, withLoad), ""))];
+  const body = rows.map(([label, text], r) => [
+    label,
+    ...columns.flatMap((c, i) => {
+      const change = changeText(against?.changes.get(`${r}/${i}`) ?? {});
+      return withChange(c, c.values ? text(c.values) : c.status, change);
+    }),
+  ]);
   return markdownTable([header, ...body], { align: header.map((_, i) => (i === 0 ? "l" : "r")) });
 }
 
@@ -296,15 +294,9 @@ function crankChanges(ordered: readonly StudyColumn[], { baseline, cells, steal 
   }
   const tested = shown.filter((s) => s.member !== undefined);
   const judged = tested.length > 0 ? judgeDifferences(tested.map((s) => s.member!)) : undefined;
-  const changes = new Map<string, CrankChange>();
-  for (const s of shown) {
-    const d = judged?.differences[tested.indexOf(s)];
-    changes.set(s.key, {
-      changePct: s.changePct,
-      withinNoise: d?.differs !== true,
-      ...(d?.ci !== undefined ? { interval: d.ci } : {}),
-    });
-  }
+  const changes = new Map<string, CrankChange>(
+    shown.map((s) => [s.key, { changePct: s.changePct, ...noiseOf(judged?.differences[tested.indexOf(s)]) }]),
+  );
   return { family: judged?.family, differences: judged?.differences ?? [], changes };
 }
 
@@ -324,16 +316,15 @@ interface StudyTableInput {
 }
 
 /**
- * A scenario's table in the study's layout; crank compare's (the baseline first, every other proxy
- * with its signed % against it) with the line on its changes' noise.
+ * A scenario's table in the study's layout (a line saying so when none of its cells was measured);
+ * crank compare's (the baseline first, every other proxy with its signed % against it) with the
+ * line on its changes' noise.
  */
 function studyTable(layout: StudyLayout, group: StudyGroup, where: StudyTableInput) {
+  if (group.loads.length === 0) return { table: "No cell of this scenario was measured.", notes: [] };
   if (layout !== "crank-compare") return { table: renderRowsTable(group, LAYOUT_ROWS[layout]), notes: [] };
   const { baseline } = where;
-  const ordered = [
-    ...group.columns.filter((c) => c.proxy === baseline),
-    ...group.columns.filter((c) => c.proxy !== baseline),
-  ];
+  const ordered = orderColumns(group.columns, baseline);
   const { family, differences, changes } = crankChanges(ordered, where);
   // No % columns at all when the baseline was measured at no load level (e.g. image only here).
   const measured = ordered.some((c) => c.proxy === baseline && c.values !== undefined);
@@ -366,24 +357,13 @@ function renderGroup(
   const parts = [heading(level, escapeMarkdown(group.scenario))];
   const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
   if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
-  const notes: string[] = [];
-  if (group.loads.length === 0) {
-    parts.push("No cell of this scenario was measured.");
-  } else {
-    const { table, notes: noise } = studyTable(study.layout, group, where);
-    parts.push(table);
-    notes.push(...noise);
-  }
+  const { table, notes } = studyTable(study.layout, group, where);
+  parts.push(table);
   const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
-  if (reps.size === 1) {
-    const [n] = [...reps];
-    notes.unshift(`Values are medians over ${plural(n!, "repetition")}.`);
-  }
-  if (study.layout === "crank-compare") {
-    const { baseline } = where;
-    if (group.columns.some((c) => c.proxy === baseline && c.values === undefined)) {
-      notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
-    }
+  if (reps.size === 1) notes.unshift(`Values are medians over ${plural([...reps][0]!, "repetition")}.`);
+  const { baseline } = where;
+  if (study.layout === "crank-compare" && group.columns.some((c) => c.proxy === baseline && !c.values)) {
+    notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
   }
   const columnNotes = renderColumnNotes(group.columns);
   if (notes.length > 0 && columnNotes.length > 0) notes.push("");
@@ -406,18 +386,12 @@ export function renderStudyReport(input: StudyReportInput): string {
       .join("\n"),
   ];
   if (skipped.length > 0) {
-    parts.push(
-      [
-        "Not measured here (never shown as numbers):",
-        "",
-        ...skipped.map((s) => `- ${skippedText(s, MARKDOWN)}`),
-      ].join("\n"),
-    );
+    const items = skipped.map((s) => skippedText(s, MARKDOWN));
+    parts.push(titledList("Not measured here (never shown as numbers):", items));
   }
-  const baseline = studyBaseline(study);
   const groups = studyGroups(study, results, skipped);
   parts.push(...renderGoBenchSection(study, groups));
-  const where = { baseline, cells: results.cells, steal: stealRuleOf(results) };
+  const where = { baseline: studyBaseline(study), cells: results.cells, steal: stealRuleOf(results) };
   for (const group of groups) parts.push(...renderGroup(study, group, where, level + 1));
   const parity = renderParitySection(results, level + 1);
   if (parity) parts.push(parity);
