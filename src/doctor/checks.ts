@@ -9,6 +9,7 @@ import { readTuning, type Tuning } from "../environment/tuning.js";
 import { findExecutable } from "../util/paths.js";
 import { okOrWarn, type Check } from "./check.js";
 import { engineCheck } from "./needs.js";
+import { byName } from "./listing.js";
 import { DEFAULT_PROXIES } from "../runner/plan.js";
 import { describeLeftover, findLeftovers, stopCommand, type Leftover } from "../runner/leftovers.js";
 import { nativeAvailability } from "../runner/proxy-binary.js";
@@ -95,9 +96,7 @@ export async function runChecks(deps: DoctorDeps): Promise<Check[]> {
         : await engineCheck(engine, deps.getEngine, undefined),
     );
   }
-  for (const proxy of [...deps.manifests.proxies.values()].sort((a, b) =>
-    a.manifest.name.localeCompare(b.manifest.name),
-  )) {
+  for (const proxy of [...deps.manifests.proxies.values()].sort(byName)) {
     const a = await nativeAvailability(proxy);
     const name = proxy.manifest.name;
     if (a.kind === "found") checks.push({ name, level: "ok", detail: `${a.version} (${a.path})` });

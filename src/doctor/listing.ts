@@ -86,6 +86,6 @@ export function renderScenarios(entries: ScenarioEntry[]): string {
   return lines.join("\n");
 }
 
-function byName(a: { manifest: { name: string } }, b: { manifest: { name: string } }): number {
+export function byName(a: { manifest: { name: string } }, b: { manifest: { name: string } }): number {
   return a.manifest.name.localeCompare(b.manifest.name);
 }

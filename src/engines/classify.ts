@@ -1,13 +1,10 @@
+import { plural } from "../render/format.js";
 import { worstStatus, type CellStatus } from "../results/schema.js";
 import { isNon2xx } from "./measurement.js";
 import type { Classification, EngineMeasurement } from "./types.js";
 
 /** Share of its cores above which a load generator is taken as saturated. */
 const LOADGEN_SATURATION = 0.9;
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 /** "404: 120, 502: 3" for the codes that are neither 2xx nor transport errors. */
 function non2xxCodes(statusCodes: Record<string, number>): string {

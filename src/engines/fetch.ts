@@ -21,6 +21,9 @@ export interface TlsRequest {
   timeoutMs: number;
 }
 
+/** The error a request that ran past its timeout rejects with, coded as a socket's would be. */
+const timedOut = () => Object.assign(new Error("timed out"), { code: "ETIMEDOUT" });
+
 /** Rejects with the transport or certificate error (its `code`, e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE). */
 export function fetchOverTls(url: string, req: TlsRequest, ca: string): Promise<FetchedResponse> {
   return new Promise((resolve, reject) => {
@@ -40,9 +43,7 @@ export function fetchOverTls(url: string, req: TlsRequest, ca: string): Promise<
         );
       },
     );
-    request.on("timeout", () =>
-      request.destroy(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })),
-    );
+    request.on("timeout", () => request.destroy(timedOut()));
     request.on("error", reject);
     request.end(req.body);
   });
@@ -63,9 +64,7 @@ export function fetchOverH2c(url: string, req: TlsRequest): Promise<FetchedRespo
       ":path": target.pathname + target.search,
       ...req.headers,
     });
-    stream.setTimeout(req.timeoutMs, () =>
-      fail(Object.assign(new Error("timed out"), { code: "ETIMEDOUT" })),
-    );
+    stream.setTimeout(req.timeoutMs, () => fail(timedOut()));
     const chunks: Buffer[] = [];
     let status = 0;
     let headers: Record<string, string> = {};

@@ -28,11 +28,9 @@ export function isNon2xx(code: string): boolean {
 }
 
 /** The requests, transport errors ("0") and non-2xx responses of counts per status key. Pure. */
-export function statusTotals(statusCodes: Record<string, number>): {
-  requests: number;
-  errors: number;
-  non2xx: number;
-} {
+export function statusTotals(
+  statusCodes: Record<string, number>,
+): Pick<EngineFigures, "requests" | "errors" | "non2xx"> {
   let requests = 0;
   let non2xx = 0;
   for (const [code, n] of Object.entries(statusCodes)) {

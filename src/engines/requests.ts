@@ -1,13 +1,10 @@
 import type { RequestSpec, ScenarioManifest } from "../manifests/schema.js";
 
 /** One concrete request of a scenario iteration, after `{var}` expansion. */
-export interface ExpandedRequest {
-  method: RequestSpec["method"];
+export interface ExpandedRequest extends Pick<RequestSpec, "method" | "headers" | "body"> {
   path: string;
   /** The path template, used as the k6 `name` tag so that metrics are not split per value. */
   name: string;
-  headers: Record<string, string>;
-  body?: string;
 }
 
 /**

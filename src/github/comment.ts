@@ -85,11 +85,7 @@ export async function upsertStickyComment(
 ): Promise<StickyCommentOutcome> {
   const log = settings.log ?? (() => undefined);
   const { owner, repo, pr } = settings;
-  const { body, truncated } = buildCommentBody(settings.markdown, {
-    id: settings.id,
-    head: settings.head,
-    detailsUrl: settings.detailsUrl,
-  });
+  const { body, truncated } = buildCommentBody(settings.markdown, settings);
   if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
 
   const mine = { ...settings, author: settings.author ?? (await tokenLogin(client)) };

@@ -24,12 +24,7 @@ export interface WindowPeak {
   close(): Promise<void>;
 }
 
-interface Files {
-  peak: string;
-  current: string;
-}
-
-function filesOf(folder: string, version: 1 | 2): Files {
+function filesOf(folder: string, version: 1 | 2) {
   return version === 2
     ? { peak: `${folder}/memory.peak`, current: `${folder}/memory.current` }
     : { peak: `${folder}/memory.max_usage_in_bytes`, current: `${folder}/memory.usage_in_bytes` };

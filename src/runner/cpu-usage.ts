@@ -21,7 +21,7 @@ interface GroupUsage {
   /** CPU time of the group's live threads plus that of the children its processes reaped, ns. */
   cpuNs: number;
   /** Sum of VmHWM (peak resident set) over the group's processes, bytes. */
-  peakRssBytes: number;
+  peakMemoryBytes: number;
   /** The group's processes, by pid. */
   pids: number[];
 }
@@ -35,13 +35,9 @@ export function groupUsageReader(pgid: number): (resetPeak: boolean) => Promise<
   return async (resetPeak) => {
     const usage = await readGroupUsage(pgid);
     if (usage === undefined) return undefined;
-    const reading: ResourceUsage = {
-      cpuNs: usage.cpuNs,
-      peakMemoryBytes: usage.peakRssBytes,
-      peakSinceReset,
-      source: "proc",
-    };
-    if (resetPeak) peakSinceReset = await resetPeakRss(usage.pids);
+    const { pids, ...figures } = usage;
+    const reading: ResourceUsage = { ...figures, peakSinceReset, source: "proc" };
+    if (resetPeak) peakSinceReset = await resetPeakRss(pids);
     return reading;
   };
 }
@@ -53,7 +49,7 @@ async function readGroupUsage(pgid: number): Promise<GroupUsage | undefined> {
   const found = readings.filter((r) => r.cpuNs !== undefined);
   if (found.length === 0) return undefined;
   const sum = (figure: "cpuNs" | "peakRssBytes") => found.reduce((total, r) => total + r[figure]!, 0);
-  return { cpuNs: sum("cpuNs"), peakRssBytes: sum("peakRssBytes"), pids: found.map((r) => r.pid) };
+  return { cpuNs: sum("cpuNs"), peakMemoryBytes: sum("peakRssBytes"), pids: found.map((r) => r.pid) };
 }
 
 /**

@@ -114,7 +114,7 @@ export function dockerProblem(
     return `docker is not installed (no 'docker' executable found): install Docker Engine (https://docs.docker.com/engine/install/), ${alternative}`;
   }
   if (result.code === 0 && result.output.trim() !== "") return undefined;
-  const last = lastLine(result.output) || `docker version exited with code ${String(result.code)}`;
+  const last = tailOf(result.output, 1).trim() || `docker version exited with code ${String(result.code)}`;
   // "...Is the docker daemon running?" then the fix, without a stray "?." in between.
   const said = last.replace(/[.!]$/, "");
   const stop = said.endsWith("?") ? "" : ".";
@@ -133,10 +133,6 @@ export function dockerRunProblem(spec: ProcessSpec, output: string): string {
   const folder = proxy ? `proxies/${proxy}` : coprocessor ? `coprocessors/${coprocessor}` : "upstream";
   const hint = missingImage ? `: build it first (docker build -t ${spec.command} ${folder})` : "";
   return `cannot start ${spec.name} in a container (image ${spec.command}): ${said || "docker run failed"}${hint}`;
-}
-
-function lastLine(text: string): string {
-  return tailOf(text, 1).trim();
 }
 
 /** The first pid of a /proc/PID/task/TID/children line (pure). */
@@ -274,11 +270,11 @@ export function leftoverVerdict(
 /** Removes every container of a run (`proxybench containers --remove`); the names removed. */
 export async function removeRunContainers(docker: string, runId: string): Promise<string[]> {
   const listed = await runCommand(docker, listContainersArgs(runId), { timeoutMs: 30_000 });
-  if (listed.code !== 0) throw new UserError(`docker ps failed: ${lastLine(listed.output)}`);
+  if (listed.code !== 0) throw new UserError(`docker ps failed: ${tailOf(listed.output, 1).trim()}`);
   const names = parseContainerList(listed.output).map((c) => c.name);
   if (names.length === 0) return [];
   const removed = await runCommand(docker, removeContainersArgs(names), { timeoutMs: 60_000 });
-  if (removed.code !== 0) throw new UserError(`docker rm failed: ${lastLine(removed.output)}`);
+  if (removed.code !== 0) throw new UserError(`docker rm failed: ${tailOf(removed.output, 1).trim()}`);
   return names;
 }
 
@@ -381,7 +377,7 @@ export class DockerRuntime implements Runtime {
       throw new UserError(dockerRunProblem(spec, started.output));
     }
     rememberContainer(this.docker, name);
-    const containerId = lastLine(started.output);
+    const containerId = tailOf(started.output, 1).trim();
     const follower = await startProcess({
       name: `${spec.name} (logs)`,
       command: this.docker,

@@ -24,14 +24,10 @@ import { readProcessesSync, type ProcStat } from "../util/proc-stat.js";
 const PIDS = path.join("work", "pids");
 const OWNER = "owner.json";
 
-interface PidFile {
-  name: string;
-  pgid: number;
-  startTicks?: number;
+type PidFile = Pick<ProcessRecord, "name" | "pgid" | "startTicks" | "cpus"> & {
   bootId: string;
   command: string;
-  cpus: number[];
-}
+};
 
 type OwnerFile = Pick<PidFile, "startTicks" | "bootId"> & { pid: number };
 
@@ -167,14 +163,6 @@ async function killGroups(leftovers: readonly Leftover[], waitMs = 5000): Promis
   }
 }
 
-/**
- * Pure: the leftovers pinned to any of `cores`. An unpinned one (a docker client, a version
- * check) holds no core of its own: doctor lists it, a run does not refuse for it.
- */
-function onCores(leftovers: readonly Leftover[], cores: readonly number[]): Leftover[] {
-  return leftovers.filter((l) => l.cpus.some((c) => cores.includes(c)));
-}
-
 /** The run's record of what it started, and how it stops keeping one. */
 export interface RunLedger {
   close(): void;
@@ -216,10 +204,9 @@ function removeTemporaries(dir: string): void {
 }
 
 function refuseUsedCores(dir: string, cores: number[]): void {
-  const busy = onCores(
-    findLeftovers().filter((l) => l.dir !== dir),
-    cores,
-  );
+  // Those pinned to the run's cores: an unpinned one (a docker client, a version check) holds no
+  // core of its own: doctor lists it, a run does not refuse for it.
+  const busy = findLeftovers().filter((l) => l.dir !== dir && l.cpus.some((c) => cores.includes(c)));
   if (busy.length === 0) return;
   throw new UserError(
     `cores ${cores.join(",")} are still used by processes that earlier proxybench runs left running: ` +

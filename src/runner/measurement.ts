@@ -110,7 +110,7 @@ interface SessionSpec {
 }
 
 /** The measurement in a session, after a first save; on a signal it never returns (the process exits). */
-async function withRunSession<R>(spec: SessionSpec, measure: (s: RunSession) => Promise<R>): Promise<R> {
+async function withRunSession(spec: SessionSpec, measure: (s: RunSession) => Promise<void>): Promise<void> {
   const abort = new AbortController();
   const save = async (final = false) => {
     for (const document of spec.documents ?? []) await document.save(final);
@@ -133,10 +133,9 @@ async function withRunSession<R>(spec: SessionSpec, measure: (s: RunSession) => 
     for (const signal of ["SIGINT", "SIGTERM"]) process.off(signal, flag);
     removeHandler();
   };
-  let outcome: R;
   try {
     await save();
-    outcome = await measure(session);
+    await measure(session);
   } catch (err) {
     if (!session.isInterrupted()) {
       await end();
@@ -146,5 +145,4 @@ async function withRunSession<R>(spec: SessionSpec, measure: (s: RunSession) => 
   }
   if (session.isInterrupted()) return new Promise<never>(() => undefined);
   await end();
-  return outcome!;
 }

@@ -53,12 +53,9 @@ export function proxyStem(proxy: string, variant: string | undefined): string {
   return variant === undefined ? proxy : `${proxy}@${variant}`;
 }
 
-export interface Block {
+export interface Block extends Pick<PlannedCell, "scenario" | "load" | "engine"> {
   /** `scenario-load`: names the block's logs and raw files. */
   key: string;
-  scenario: LoadedScenario;
-  load: PlannedCell["load"];
-  engine: Engine;
   cells: PlannedCell[];
 }
 

@@ -38,11 +38,9 @@ export function installHint(proxy: Pick<LoadedProxy, "manifest" | "file">): stri
 const versionOutputs = new Map<string, Promise<string>>();
 function versionOutput(binary: string, args: readonly string[]): Promise<string> {
   const key = [binary, ...args].join("\0");
-  let output = versionOutputs.get(key);
-  if (!output) {
-    output = execOutput(binary, [...args], { timeoutMs: 10_000 }).then((r) => r.output);
-    versionOutputs.set(key, output);
-  }
+  const output =
+    versionOutputs.get(key) ?? execOutput(binary, [...args], { timeoutMs: 10_000 }).then((r) => r.output);
+  versionOutputs.set(key, output);
   return output;
 }
 

@@ -1,15 +1,14 @@
+import type { StartOptions } from "../util/processes.js";
+
 /**
  * How the runner starts the processes of a cell (upstream, proxy), natively or in a
  * container. Both runtimes take the same spec so that a cell is described once.
  */
-export interface ProcessSpec {
+export interface ProcessSpec extends Pick<StartOptions, "args" | "env" | "cwd"> {
   /** Short role name used in logs and messages: "upstream", "proxy:nginx". */
   name: string;
   /** Native: the executable. Docker: the image reference. */
   command: string;
-  args: string[];
-  env?: Record<string, string>;
-  cwd?: string;
   /** Cores the process is pinned to (taskset -c / --cpuset-cpus). Empty: not pinned. */
   cpus: number[];
   /** Memory limit in bytes: docker's --memory; natively the data segment (prlimit --data). */

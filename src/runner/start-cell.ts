@@ -91,24 +91,12 @@ function newCell(planned: PlannedCell, upstreamLogRel: string, ctx: CellContext)
 }
 
 /** What starting a proxy needs, whatever its port: its folders, log, config templates. */
-interface Launch {
-  /** `<block>-<proxy>[@variant]`: the proxy instance's name in logs/ and work/. */
-  instance: string;
-  logRel: string;
-  logFile: string;
-  section: "native" | "image";
-  templates: Record<string, string>;
-  shared: Omit<ProxyContext, "listenPort" | "sidecarPort">;
-}
+type Launch = Awaited<ReturnType<typeof prepareLaunch>>;
 
-async function prepareLaunch(
-  a: ActiveCell,
-  block: Block,
-  upstream: StartedUpstream,
-  ctx: CellContext,
-): Promise<Launch> {
+async function prepareLaunch(a: ActiveCell, block: Block, upstream: StartedUpstream, ctx: CellContext) {
   const { planned } = a;
   const protocol = planned.scenario.manifest.protocol;
+  // The proxy instance's name in logs/ and work/: `<block>-<proxy>[@variant]`.
   const instance = `${block.key}-${cellStem(a)}`;
   const logRel = `logs/${instance}.log`;
   const workdir = path.join(ctx.dir, "work", instance);
@@ -116,7 +104,7 @@ async function prepareLaunch(
   a.cell.logs.unshift(logRel);
   const logFile = path.join(ctx.dir, logRel);
   a.logFile = logFile;
-  const section = ctx.runtime.kind === "docker" ? "image" : "native";
+  const section: "native" | "image" = ctx.runtime.kind === "docker" ? "image" : "native";
   const templates = await readTemplates(planned.proxy, section, protocol);
   const shared = {
     listenHost: "127.0.0.1",

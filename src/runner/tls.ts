@@ -5,7 +5,7 @@ import tls from "node:tls";
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { usesTls } from "../results/protocols.js";
-import type { Protocol } from "../results/schema.js";
+import type { Environment, Protocol } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 
 /**
@@ -31,10 +31,6 @@ const HANDSHAKE_TIMEOUT_MS = 5000;
 
 async function keyPair(): Promise<CryptoKeyPair> {
   return crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
-}
-
-async function privateKeyPem(key: CryptoKey): Promise<string> {
-  return x509.PemConverter.encode(await crypto.subtle.exportKey("pkcs8", key), "PRIVATE KEY");
 }
 
 /** The CA and the server certificate it signs, valid from a minute ago for a week. */
@@ -74,10 +70,11 @@ async function createCertificates(): Promise<{ ca: string; cert: string; key: st
       await x509.AuthorityKeyIdentifierExtension.create(ca),
     ],
   });
+  const serverKey = await crypto.subtle.exportKey("pkcs8", serverKeys.privateKey);
   return {
     ca: ca.toString("pem"),
     cert: server.toString("pem"),
-    key: await privateKeyPem(serverKeys.privateKey),
+    key: x509.PemConverter.encode(serverKey, "PRIVATE KEY"),
   };
 }
 
@@ -111,13 +108,6 @@ export async function runCertificates(
   return { ...files, caPem: await readFile(files.ca, "utf8") };
 }
 
-/** What a handshake settled on, recorded in the environment. */
-export interface TlsHandshake {
-  version: string;
-  cipher: string;
-  alpn?: string;
-}
-
 /**
  * One TLS handshake with `host:port`, trusting only the run's CA and checking the name
  * 127.0.0.1. Throws a UserError naming `who` (the proxy) and the certificate file when the
@@ -129,7 +119,7 @@ export async function probeHandshake(
   files: TlsFiles,
   who: string,
   alpn: readonly string[] = ["h2", "http/1.1"],
-): Promise<TlsHandshake> {
+): Promise<NonNullable<Environment["tls"]>[string]> {
   const ca = await readFile(files.ca, "utf8");
   return new Promise((resolve, reject) => {
     const fail = (why: string) =>

@@ -3,8 +3,8 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import type { ScenarioManifest } from "../../manifests/schema.js";
 import { formatSchemaError, UserError } from "../../util/errors.js";
-import { responseProblems } from "../probe.js";
-import { lowerCaseHeaders } from "../response-effects.js";
+import { responseProblems, type ProbeResponse } from "../probe.js";
+import { lowerCaseHeaders, type ResponseHeaders } from "../response-effects.js";
 import { latencyOfSorted, statusTotals } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
@@ -22,12 +22,9 @@ export const VegetaResult = z.object({
 export type VegetaResult = z.infer<typeof VegetaResult>;
 
 /** What is wrong with one 2xx response, as the scenario's check sees it (empty: correct). */
-type ResponseCheck = (response: {
-  status: number;
-  method: string;
-  headers: Record<string, string[]>;
-  body: Buffer;
-}) => string[];
+type ResponseCheck = (
+  response: Pick<ProbeResponse, "status" | "body"> & { method: string; headers: ResponseHeaders },
+) => string[];
 
 /** The scenario's check (status, content type, body, headers, what the upstream saw), as the probe applies it. */
 export function scenarioCheck(scenario: ScenarioManifest): ResponseCheck {

@@ -3,25 +3,16 @@ import { formatSchemaError, UserError } from "../../util/errors.js";
 import { latencyMsOf } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
+const Count = z.number().int().nonnegative();
+const Us = z.number().nonnegative();
+
 /** The JSON scenarios/lib/wrk.lua writes from wrk's done() hook (times in microseconds). */
 const WrkSummary = z.object({
-  requests: z.number().int().nonnegative(),
+  requests: Count,
   duration_us: z.number().int().positive(),
-  bytes: z.number().int().nonnegative(),
-  errors: z.object({
-    connect: z.number().int().nonnegative(),
-    read: z.number().int().nonnegative(),
-    write: z.number().int().nonnegative(),
-    status: z.number().int().nonnegative(),
-    timeout: z.number().int().nonnegative(),
-  }),
-  latency_us: z.object({
-    min: z.number().nonnegative(),
-    mean: z.number().nonnegative(),
-    max: z.number().nonnegative(),
-    stdev: z.number().nonnegative(),
-    percentiles: z.record(z.string(), z.number().nonnegative()),
-  }),
+  bytes: Count,
+  errors: z.object({ connect: Count, read: Count, write: Count, status: Count, timeout: Count }),
+  latency_us: z.object({ min: Us, mean: Us, max: Us, stdev: Us, percentiles: z.record(z.string(), Us) }),
 });
 type WrkSummary = z.infer<typeof WrkSummary>;
 
