@@ -1,6 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { parseDataJs, type BenchmarkData } from "../publish/datajs.js";
-import { UserError } from "../util/errors.js";
+import { readUserFile } from "../util/files.js";
 import { otavaChangePoints, type OtavaChange } from "./otava.js";
 import { historySeries, seriesId, type HistorySeries } from "./series.js";
 import type { ChangePoint, SeriesChanges } from "../publish/change-points.js";
@@ -87,10 +86,7 @@ export async function findChanges(
 
 /** A data.js read and parsed; errors name `label` (the flag or argument it came from). */
 export async function readDataJs(file: string, label: string): Promise<BenchmarkData> {
-  const text = await readFile(file, "utf8").catch((err: unknown) => {
-    throw new UserError(`${label}: cannot read it (${(err as Error).message})`);
-  });
-  return parseDataJs(text, label);
+  return parseDataJs(await readUserFile(file, `${label}: cannot read it`), label);
 }
 
 /** The change points of the data.js at `file`. */

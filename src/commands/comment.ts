@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { checkMarkerId, safeLink, type HeadInfo } from "../github/body.js";
 import { createClient } from "../github/client.js";
@@ -9,6 +8,7 @@ import { writeJobSummary } from "../github/summary.js";
 import { commentFromPaths } from "../comment/comment-runs.js";
 import { checkBaselineProxy } from "../report/model.js";
 import { UserError } from "../util/errors.js";
+import { readUserFile } from "../util/files.js";
 import { judging, option, textFlag, type FlagValues, type Judging } from "./options.js";
 
 interface CommentFlags extends Pick<FlagValues, "threshold" | "alpha" | "floor" | "baselineProxy"> {
@@ -100,12 +100,7 @@ async function loadReport(
     };
   }
   const file = settings.source.markdownFile;
-  let markdown: string;
-  try {
-    markdown = await readFile(file, "utf8");
-  } catch (err) {
-    throw new UserError(`--markdown ${file}: cannot read (${(err as Error).message})`);
-  }
+  const markdown = await readUserFile(file, `--markdown ${file}: cannot read`);
   return { markdown, head: { sha: settings.headSha, time: settings.headTime ?? now.toISOString() } };
 }
 

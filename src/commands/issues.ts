@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { parseChanges } from "../publish/changesjs.js";
 import { createClient } from "../github/client.js";
@@ -8,6 +7,7 @@ import { changeIssueItem } from "../report/change-issues.js";
 import { apiError } from "./api-error.js";
 import { parseRepository, repositoryWebUrl } from "../github/identifiers.js";
 import { UserError } from "../util/errors.js";
+import { readUserFile } from "../util/files.js";
 import { textFlag } from "./options.js";
 
 interface IssuesFlags {
@@ -18,7 +18,6 @@ interface IssuesFlags {
 }
 
 interface IssuesSettings {
-  file: string;
   owner: string;
   repo: string;
   repoUrl?: string;
@@ -28,7 +27,7 @@ interface IssuesSettings {
 }
 
 /** Reads and checks every input; errors name the flag or variable (pure apart from `env`). */
-function issuesSettings(file: string, flags: IssuesFlags, env: NodeJS.ProcessEnv): IssuesSettings {
+function issuesSettings(flags: IssuesFlags, env: NodeJS.ProcessEnv): IssuesSettings {
   const repo = parseRepository(flags.repo);
   if (!repo) throw new UserError(`--repo ${flags.repo}: expected OWNER/NAME`);
   const server = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
@@ -43,7 +42,6 @@ function issuesSettings(file: string, flags: IssuesFlags, env: NodeJS.ProcessEnv
   const token = env.GITHUB_TOKEN;
   if (!token) throw new UserError("GITHUB_TOKEN is not set: filing issues needs a token with issues: write");
   return {
-    file,
     owner: repo.owner,
     repo: repo.repo,
     ...(repoUrl ? { repoUrl } : {}),
@@ -51,16 +49,6 @@ function issuesSettings(file: string, flags: IssuesFlags, env: NodeJS.ProcessEnv
     token,
     ...(env.GITHUB_API_URL ? { apiUrl: env.GITHUB_API_URL } : {}),
   };
-}
-
-async function readChanges(file: string) {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as Error).message})`);
-  }
-  return parseChanges(text, file);
 }
 
 export function register(program: Command): void {
@@ -84,8 +72,8 @@ export function register(program: Command): void {
     )
     .option("--label <name>", "label of the issues: they are listed by it", ISSUE_LABEL)
     .action(async (file: string, flags: IssuesFlags) => {
-      const settings = issuesSettings(file, flags, process.env);
-      const series = await readChanges(settings.file);
+      const settings = issuesSettings(flags, process.env);
+      const series = parseChanges(await readUserFile(file), file);
       const log = (line: string) => process.stderr.write(`issues: ${line}\n`);
       const client = createClient({ token: settings.token, baseUrl: settings.apiUrl, log });
       const items = series.map((s) => changeIssueItem(s, settings.repoUrl));

@@ -1,5 +1,4 @@
-import { existsSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { existsSync, type Stats } from "node:fs";
 import path from "node:path";
 import {
   compareCountedRuns,
@@ -11,7 +10,7 @@ import {
 } from "../measures/counted/compare.js";
 import { INSTRUCTIONS_FILE } from "../measures/counted/schema.js";
 import { readResults, RESULTS_FILE } from "../results/io.js";
-import { mergeResults, readSources, shardSet, type ShardSet } from "../results/merge.js";
+import { mergeResults, readSources, runsIn, shardSet, type ShardSet } from "../results/merge.js";
 import { readStudyRun, type StudyRun } from "../measures/study/read-run.js";
 import { UserError } from "../util/errors.js";
 import { plural } from "../render/format.js";
@@ -53,29 +52,25 @@ interface Found {
 /** The study's table is rendered a level below the comment's sections. */
 const STUDY_HEADING_LEVEL = 4;
 
-/** Sorts one given path into wall-clock and counted runs, looking one level down in a folder of artifacts. */
+/**
+ * What a folder (or file) holds: a counted run, a study run or a wall-clock run. A given path is
+ * looked at for a counted run first; a folder inside it for a study run, results.json, then
+ * instructions.json.
+ */
+async function runKind(dir: string, given?: Stats): Promise<"counted" | "wallClock" | StudyRun | undefined> {
+  if (given && (await isInstructionsRun(dir))) return "counted";
+  const study = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
+  if (study !== undefined) return study;
+  if (given?.isDirectory() === false || existsSync(path.join(dir, RESULTS_FILE))) return "wallClock";
+  return !given && existsSync(path.join(dir, INSTRUCTIONS_FILE)) ? "counted" : undefined;
+}
+
+/** Sorts one given path into wall-clock, counted and study runs, looking one level down in a folder of artifacts. */
 async function sortPath(p: string, found: Found): Promise<void> {
-  const info = await stat(p).catch(() => undefined);
-  if (info === undefined) throw new UserError(`${p}: no such results directory or file`);
-  if (await isInstructionsRun(p)) return void found.counted.push(p);
-  const study = await readStudyRun(p, { headingLevel: STUDY_HEADING_LEVEL });
-  if (study !== undefined) return void found.studies.push(study);
-  if (!info.isDirectory() || existsSync(path.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
-  const inside = (await readdir(p, { withFileTypes: true }))
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name);
-  let any = false;
-  for (const name of inside.sort()) {
-    const dir = path.join(p, name);
-    const study = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
-    if (study !== undefined) found.studies.push(study);
-    else if (existsSync(path.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
-    else if (existsSync(path.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
-    else continue;
-    any = true;
+  for (const [dir, kind] of await runsIn(p, `${RESULTS_FILE} or ${INSTRUCTIONS_FILE}`, runKind)) {
+    if (typeof kind === "string") found[kind].push(dir);
+    else found.studies.push(kind);
   }
-  if (!any)
-    throw new UserError(`${p}: holds no ${RESULTS_FILE} or ${INSTRUCTIONS_FILE}, nor folders that do`);
 }
 
 /** The study run, reported alone: its table is no comparison with a base, nor one of two studies. */

@@ -4,6 +4,7 @@ import path from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { formatSchemaError, issuePath, UserError } from "../util/errors.js";
+import { readUserFile } from "../util/files.js";
 import { isDirectory, PROJECT_ROOT } from "../util/paths.js";
 import { ProxyManifest, ScenarioManifest } from "./schema.js";
 import { unknownPlaceholders } from "./template.js";
@@ -66,7 +67,7 @@ async function loadKind<T extends { manifest: { name: string } }>(
   }
   const problems: string[] = [];
   for (const { root, builtIn } of roots) {
-    await loadEachFolder(root, fileName, (file) => load(file, builtIn), out, problems);
+    problems.push(...(await loadEachFolder(root, fileName, (file) => load(file, builtIn), out)));
   }
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return out;
@@ -74,16 +75,16 @@ async function loadKind<T extends { manifest: { name: string } }>(
 
 /**
  * Loads `<root>/<folder>/<fileName>` of every folder of `root` that has one, in name order,
- * into `out` by manifest name (a later root overrides an earlier one). A file that does not
- * validate adds its message to `problems`, so that every broken file is reported at once.
+ * into `out` by manifest name (a later root overrides an earlier one). The messages of the files
+ * that do not validate come back, so that every broken file is reported at once.
  */
 export async function loadEachFolder<T extends { manifest: { name: string } }>(
   root: string,
   fileName: string,
   load: (file: string) => Promise<T>,
   out: Map<string, T>,
-  problems: string[],
-): Promise<void> {
+): Promise<string[]> {
+  const problems: string[] = [];
   const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (!entry.isDirectory()) continue;
@@ -97,25 +98,42 @@ export async function loadEachFolder<T extends { manifest: { name: string } }>(
       else throw err;
     }
   }
+  return problems;
 }
 
 /** The sections of a proxy manifest that say how to run it. */
 const RUN_SECTIONS = ["native", "image"] as const;
 
 export async function loadProxyFile(file: string, builtIn = false): Promise<LoadedProxy> {
-  const text = await readText(file);
-  const manifest = parseManifest(ProxyManifest, text, file);
+  const { manifest, dir } = await loadManifestFile(ProxyManifest, file, proxyProblems);
+  return { manifest, dir, file, builtIn };
+}
+
+/**
+ * Reads and validates a manifest file, whose name must be its folder's; `check` adds the
+ * problems of its kind. Every problem is reported at once, each naming the file and the line.
+ */
+export async function loadManifestFile<T extends { name: string }>(
+  schema: z.ZodType<T>,
+  file: string,
+  check: (manifest: T, at: FieldAt, dir: string) => string[] | Promise<string[]>,
+): Promise<ParsedManifest<T> & { dir: string }> {
+  const { manifest, at } = parseManifest(schema, await readUserFile(file), file);
   const dir = path.dirname(file);
-  const at = fieldLines(text, file);
   const problems = [
     ...checkFolderName(manifest.name, dir, at(["name"])),
+    ...(await check(manifest, at, dir)),
+  ];
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return { manifest, at, dir };
+}
+
+/** What a proxy manifest refers to that is not there: placeholders, templates, configs. */
+async function proxyProblems(manifest: ProxyManifest, at: FieldAt, dir: string): Promise<string[]> {
+  const problems = [
     ...RUN_SECTIONS.flatMap((section) => [
-      ...checkPlaceholdersInStrings(at([section, "args"]), `${section}.args`, manifest[section]?.args ?? []),
-      ...checkPlaceholdersInStrings(
-        at([section, "env"]),
-        `${section}.env`,
-        Object.values(manifest[section]?.env ?? {}),
-      ),
+      ...checkPlaceholdersInStrings(at, [section, "args"], manifest[section]?.args ?? []),
+      ...checkPlaceholdersInStrings(at, [section, "env"], Object.values(manifest[section]?.env ?? {})),
     ]),
     ...protocolConfigProblems(manifest, at),
   ];
@@ -138,8 +156,7 @@ export async function loadProxyFile(file: string, builtIn = false): Promise<Load
     checked.add(templateFile);
     problems.push(...templateProblems(templateFile, await readFile(templateFile, "utf8")));
   }
-  if (problems.length > 0) throw new UserError(problems.join("\n"));
-  return { manifest, dir, file, builtIn };
+  return problems;
 }
 
 interface TemplateRef {
@@ -171,11 +188,13 @@ function extensionTemplates(manifest: ProxyManifest): TemplateRef[] {
 }
 
 export async function loadScenarioFile(file: string, builtIn = false): Promise<LoadedScenario> {
-  const text = await readText(file);
-  const manifest = parseManifest(ScenarioManifest, text, file);
-  const dir = path.dirname(file);
-  const at = fieldLines(text, file);
-  const problems = checkFolderName(manifest.name, dir, at(["name"]));
+  const { manifest, dir } = await loadManifestFile(ScenarioManifest, file, scenarioProblems);
+  return { manifest, dir, file, builtIn };
+}
+
+/** What a scenario manifest refers to that is not there, and load labels used twice. */
+function scenarioProblems(manifest: ScenarioManifest, at: FieldAt, dir: string): string[] {
+  const problems: string[] = [];
   if (manifest.engine === "k6" && !existsSync(path.resolve(dir, manifest.script))) {
     problems.push(`${at(["script"])}: script: ${manifest.script} not found in ${dir}`);
   }
@@ -187,15 +206,27 @@ export async function loadScenarioFile(file: string, builtIn = false): Promise<L
   if (dup >= 0) {
     problems.push(`${at(["loads", dup, "label"])}: loads[${dup}].label: '${labels[dup]}' is used twice`);
   }
-  if (problems.length > 0) throw new UserError(problems.join("\n"));
-  return { manifest, dir, file, builtIn };
+  return problems;
+}
+
+/** `file:line` of a field of a manifest (the deepest part of its path present). */
+type FieldAt = (fieldPath: readonly PropertyKey[]) => string;
+
+/** A manifest's fields, and where a field is, for the errors found after parsing. */
+export interface ParsedManifest<T> {
+  manifest: T;
+  at: FieldAt;
 }
 
 /**
  * Parses YAML text and validates it against `schema`. Errors read `file:line: field: message`.
  * Pure (no file access): the loader's tests feed it text.
  */
-export function parseManifest<S extends z.ZodType>(schema: S, text: string, file: string): z.infer<S> {
+export function parseManifest<S extends z.ZodType>(
+  schema: S,
+  text: string,
+  file: string,
+): ParsedManifest<z.infer<S>> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -209,21 +240,24 @@ export function parseManifest<S extends z.ZodType>(schema: S, text: string, file
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new UserError(`${file}:1: (root): expected a mapping of fields`);
   }
+  const lineOf = (fieldPath: readonly PropertyKey[]) => lineOfPath(doc, lineCounter, fieldPath);
+  const at: FieldAt = (fieldPath) => {
+    const line = lineOf(fieldPath);
+    return line === undefined ? file : `${file}:${line}`;
+  };
   const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return { manifest: parsed.data, at };
   // One issue per unrecognized key, its path ending with the key, so the line is the key's.
   const issues = parsed.error.issues.flatMap((issue): z.core.$ZodIssue[] =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => ({ ...issue, keys: [key], path: [...issue.path, key] }))
       : [issue],
   );
-  throw new UserError(
-    formatSchemaError(file, new z.ZodError(issues), (p) => lineOfPath(doc, lineCounter, p)),
-  );
+  throw new UserError(formatSchemaError(file, new z.ZodError(issues), lineOf));
 }
 
 /** Line of the deepest node of `fieldPath` present in the document (a key's own line for maps). */
-export function lineOfPath(
+function lineOfPath(
   doc: Document,
   lineCounter: LineCounter,
   fieldPath: readonly PropertyKey[],
@@ -253,24 +287,11 @@ function rangeLine(node: unknown, lineCounter: LineCounter): number | undefined 
   return range ? lineCounter.linePos(range[0]).line : undefined;
 }
 
-/** `file:line` of a field of a manifest's text (the deepest part of the path present). */
-function fieldLines(text: string, file: string): (fieldPath: readonly PropertyKey[]) => string {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  return (fieldPath) => {
-    const line = lineOfPath(doc, lineCounter, fieldPath);
-    return line === undefined ? file : `${file}:${line}`;
-  };
-}
-
 /**
  * A protocol's config replaces a config of the native or image section with the same output:
  * one that replaces nothing would never be rendered. `at` gives `file:line` of a field. Pure.
  */
-function protocolConfigProblems(
-  manifest: ProxyManifest,
-  at: (fieldPath: readonly PropertyKey[]) => string,
-): string[] {
+function protocolConfigProblems(manifest: ProxyManifest, at: FieldAt): string[] {
   const outputs = new Set(
     [...(manifest.native?.configs ?? []), ...(manifest.image?.configs ?? [])].map((c) => c.output),
   );
@@ -292,11 +313,11 @@ function checkFolderName(name: string, dir: string, where: string): string[] {
   return folder === name ? [] : [`${where}: name: '${name}' must equal its folder name '${folder}'`];
 }
 
-function checkPlaceholdersInStrings(where: string, field: string, values: string[]): string[] {
+function checkPlaceholdersInStrings(at: FieldAt, field: PropertyKey[], values: string[]): string[] {
   const unknown = [...new Set(values.flatMap(unknownPlaceholders))];
   return unknown.length === 0
     ? []
-    : [`${where}: ${field}: unknown placeholder ${unknown.map((u) => `{{${u}}}`).join(", ")}`];
+    : [`${at(field)}: ${issuePath(field)}: unknown placeholder ${unknown.map((u) => `{{${u}}}`).join(", ")}`];
 }
 
 /** One line per unknown placeholder of a template: `file:line: unknown placeholder {{x}}`. Pure. */
@@ -306,12 +327,4 @@ function templateProblems(templateFile: string, text: string): string[] {
     const index = lines.findIndex((l) => unknownPlaceholders(l).includes(name));
     return `${templateFile}${index >= 0 ? `:${index + 1}` : ""}: unknown placeholder {{${name}}}`;
   });
-}
-
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (err) {
-    throw new UserError(`${file}: cannot read (${(err as Error).message})`);
-  }
 }

@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { LATENCY_METRIC, readK6Metrics, type K6SummaryFormat } from "../engines/k6/summary.js";
 import { UserError } from "../util/errors.js";
+import { readJsonFile } from "../util/files.js";
 import { withoutUndefined } from "../util/objects.js";
 import { chooseBaseline, orderColumns, type ReportColumn, type ReportModel } from "./model.js";
 
@@ -97,16 +97,7 @@ export function parseK6Summary(file: string, data: unknown): K6Figures {
 }
 
 export async function readK6Summary(file: string): Promise<K6Figures> {
-  const text = await readFile(file, "utf8").catch((err: unknown) => {
-    throw new UserError(`${file}: cannot read k6 summary (${(err as Error).message})`);
-  });
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-  return parseK6Summary(file, data);
+  return parseK6Summary(file, await readJsonFile(file, `${file}: cannot read k6 summary`));
 }
 
 /** One report column from one summary: invalid (with the reason) when its latency is unusable. */

@@ -1,7 +1,8 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { z } from "zod";
 import { formatSchemaError, UserError } from "../util/errors.js";
+import { failedRead, readJsonFile } from "../util/files.js";
 import { Results } from "./schema.js";
 
 export const RESULTS_FILE = "results.json";
@@ -26,21 +27,10 @@ export async function readResultsFile<T>(
   schema: z.ZodType<T>,
   check?: (file: string, data: unknown) => void,
 ): Promise<T> {
-  let text: string;
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) throw new UserError(`${file}: not a file`);
-    text = await readFile(file, "utf8");
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`${file}: cannot read ${what} (${(err as Error).message})`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
+  const cannotRead = `${file}: cannot read ${what}`;
+  const info = await stat(file).catch(failedRead(cannotRead));
+  if (!info.isFile()) throw new UserError(`${file}: not a file`);
+  const data = await readJsonFile(file, cannotRead);
   check?.(file, data);
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));

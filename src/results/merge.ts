@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, type Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../util/errors.js";
@@ -138,25 +138,35 @@ export function cellRunners(results: Results): Map<string, number> {
 }
 
 /**
- * The results a list of paths names: each path as it is when it holds results.json (or is a
- * file), else the folders right inside it that do (an artifact download of several shards),
- * sorted. The error names the path.
+ * The runs a given path names, each a folder (or file) with what `kindOf` says it holds: the path
+ * itself when it holds a run (`given`, its stat, is set for it), else the folders right inside it
+ * that do (an artifact download of several runs), sorted. Errors name the path; `runFiles`, what
+ * a run's folder holds.
  */
-export async function expandResultPaths(paths: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const p of paths) {
-    const info = await stat(p).catch(() => undefined);
-    if (info === undefined) throw new UserError(`${p}: no such results directory or file`);
-    if (!info.isDirectory() || existsSync(path.join(p, RESULTS_FILE))) {
-      out.push(p);
-      continue;
-    }
-    const inside = (await readdir(p, { withFileTypes: true }))
-      .filter((e) => e.isDirectory() && existsSync(path.join(p, e.name, RESULTS_FILE)))
-      .map((e) => path.join(p, e.name))
-      .sort();
-    if (inside.length === 0) throw new UserError(`${p}: holds no ${RESULTS_FILE}, nor folders that do`);
-    out.push(...inside);
+export async function runsIn<K>(
+  p: string,
+  runFiles: string,
+  kindOf: (dir: string, given?: Stats) => K | undefined | Promise<K | undefined>,
+): Promise<Array<[string, K]>> {
+  const info = await stat(p).catch(() => undefined);
+  if (info === undefined) throw new UserError(`${p}: no such results directory or file`);
+  const own = await kindOf(p, info);
+  if (own !== undefined) return [[p, own]];
+  const inside = (await readdir(p, { withFileTypes: true })).filter((e) => e.isDirectory());
+  const runs: Array<[string, K]> = [];
+  for (const dir of inside.map((e) => path.join(p, e.name)).sort()) {
+    const kind = await kindOf(dir);
+    if (kind !== undefined) runs.push([dir, kind]);
   }
+  if (runs.length === 0) throw new UserError(`${p}: holds no ${runFiles}, nor folders that do`);
+  return runs;
+}
+
+/** The results the paths name: a file, a folder holding results.json, or a folder of such folders. */
+export async function expandResultPaths(paths: readonly string[]): Promise<string[]> {
+  const holdsResults = (dir: string, given?: Stats) =>
+    given?.isDirectory() === false || existsSync(path.join(dir, RESULTS_FILE)) || undefined;
+  const out: string[] = [];
+  for (const p of paths) out.push(...(await runsIn(p, RESULTS_FILE, holdsResults)).map(([dir]) => dir));
   return out;
 }

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import type { Socket } from "node:net";
 
 /**
@@ -71,10 +72,7 @@ export async function releaseGroup(pgid: number): Promise<void> {
   const idle = guard;
   guard = undefined;
   if (idle.exitCode !== null || idle.signalCode !== null || idle.pid === undefined) return;
-  const ended = new Promise<void>((resolve) => {
-    idle.once("exit", () => resolve());
-    idle.once("error", () => resolve());
-  });
+  const ended = once(idle, "exit").catch(() => undefined);
   idle.stdin?.end();
   await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
 }

@@ -45,10 +45,7 @@ export async function firstExecutable(name: string, dirs: string[], cwd = "."): 
 
 /** The size of a file in bytes; 0 when it does not exist. */
 export async function fileSize(file: string): Promise<number> {
-  return stat(file).then(
-    (s) => s.size,
-    () => 0,
-  );
+  return (await stat(file).catch(() => undefined))?.size ?? 0;
 }
 
 /** Whether a path is a folder (false when it does not exist). */

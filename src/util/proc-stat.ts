@@ -41,15 +41,18 @@ export async function readProcesses(): Promise<ProcStat[]> {
   return stats.filter((s) => s !== undefined);
 }
 
+/** One process's /proc/PID/stat, undefined when it has ended, for a caller that cannot wait. */
+export function readStatSync(pid: number | string): ProcStat | undefined {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 /** readProcesses, for a caller that cannot wait. */
 export function readProcessesSync(): ProcStat[] {
   return readdirSync("/proc")
     .filter(isPid)
-    .flatMap((pid) => {
-      try {
-        return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8")) ?? [];
-      } catch {
-        return []; // ended meanwhile
-      }
-    });
+    .flatMap((pid) => readStatSync(pid) ?? []);
 }

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, readFileSync } from "node:fs";
+import { createWriteStream } from "node:fs";
 import path from "node:path";
 import { readFile } from "node:fs/promises";
 import { once } from "node:events";
 import { diesWithParent, guardGroup, releaseGroup } from "./child-guard.js";
 import { firstExecutable } from "./paths.js";
-import { parseStat, TICKS_PER_SECOND } from "./proc-stat.js";
+import { parseStat, readStatSync, TICKS_PER_SECOND } from "./proc-stat.js";
 
 /**
  * Every process proxybench starts goes through `startProcess`: it is pinned with taskset when
@@ -58,7 +58,7 @@ export class ManagedProcess {
   /** Resolves when the process exits (its children may still hold its output pipes). */
   readonly exited: Promise<ExitInfo>;
   /** Resolves once stdout and stderr are closed too: after it, output() is complete. */
-  readonly drained: Promise<void>;
+  readonly drained: Promise<unknown>;
   private exitInfo: ExitInfo | undefined;
   private captured: Buffer[] = [];
 
@@ -82,10 +82,7 @@ export class ManagedProcess {
         resolve(this.exitInfo);
       });
     });
-    this.drained = new Promise((resolve) => {
-      child.once("close", () => resolve());
-      child.once("error", () => resolve());
-    });
+    this.drained = once(child, "close").catch(() => undefined);
     if (!logFile) {
       child.stdout?.on("data", (chunk: Buffer) => this.captured.push(chunk));
       child.stderr?.on("data", (chunk: Buffer) => this.captured.push(chunk));
@@ -174,14 +171,10 @@ export function pinnedCommand(command: string, args: string[], cpus?: number[]):
 
 export async function startProcess(options: StartOptions): Promise<ManagedProcess> {
   // Behind taskset and setpriv a missing program would be their exit code 127: say so here.
-  const searchPath = (options.env?.PATH ?? process.env.PATH ?? "").split(path.delimiter);
-  if (
-    !(await firstExecutable(
-      options.command,
-      searchPath.map((dir) => dir || "."),
-      options.cwd,
-    ))
-  ) {
+  const searchPath = (options.env?.PATH ?? process.env.PATH ?? "")
+    .split(path.delimiter)
+    .map((dir) => dir || ".");
+  if (!(await firstExecutable(options.command, searchPath, options.cwd))) {
     throw new Error(`cannot start ${options.name} (${options.command}): not found or not executable`);
   }
   const [command, args] = diesWithParent(...pinnedCommand(options.command, options.args, options.cpus));
@@ -203,11 +196,8 @@ export async function startProcess(options: StartOptions): Promise<ManagedProces
   if (child.pid !== undefined) hold(managed, child.pid, options);
   installCleanup();
   // A spawn failure (ENOENT) is reported by the 'error' event; surface it as an exit.
-  await new Promise<void>((resolve, reject) => {
-    child.once("spawn", () => resolve());
-    child.once("error", (err) =>
-      reject(new Error(`cannot start ${options.name} (${options.command}): ${err.message}`)),
-    );
+  await once(child, "spawn").catch((err: Error) => {
+    throw new Error(`cannot start ${options.name} (${options.command}): ${err.message}`);
   });
   return managed;
 }
@@ -229,11 +219,7 @@ function hold(managed: ManagedProcess, pgid: number, options: StartOptions): voi
 
 /** When a process started, in clock ticks after boot (field 22 of /proc/PID/stat); undefined when gone. */
 export function processStartTicks(pid: number): number | undefined {
-  try {
-    return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"))?.startTicks;
-  } catch {
-    return undefined;
-  }
+  return readStatSync(pid)?.startTicks;
 }
 
 /** Runs a command to completion and returns its exit code and combined output. */

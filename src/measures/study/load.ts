@@ -1,13 +1,11 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
 import {
-  lineOfPath,
   loadEachFolder,
+  loadManifestFile,
   loadScenarioFile,
-  parseManifest,
   type LoadedScenario,
   type ManifestSet,
+  type ParsedManifest,
 } from "../../manifests/load.js";
 import { issuePath, UserError } from "../../util/errors.js";
 import { PROJECT_ROOT } from "../../util/paths.js";
@@ -21,54 +19,26 @@ import { StudyManifest } from "./schema.js";
 export const BUILTIN_STUDIES_DIR = path.join(PROJECT_ROOT, "studies");
 const STUDY_FILE = "study.yml";
 
-export interface LoadedStudy {
-  manifest: StudyManifest;
+export interface LoadedStudy extends ParsedManifest<StudyManifest> {
   file: string;
   dir: string;
   /** The study's own scenarios (its `scenarios/` folder), by name. */
   ownScenarios: Map<string, LoadedScenario>;
-  /** Line of a field of study.yml (for errors found after parsing). */
-  lineOf: (field: readonly PropertyKey[]) => number | undefined;
-}
-
-/** Parses and validates study.yml text (pure: the tests feed it text). */
-export function parseStudy(text: string, file: string): Pick<LoadedStudy, "manifest" | "lineOf"> {
-  const manifest = parseManifest(StudyManifest, text, file);
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter });
-  return { manifest, lineOf: (field) => lineOfPath(doc, lineCounter, field) };
 }
 
 export async function loadStudyFile(file: string): Promise<LoadedStudy> {
-  const text = await readFile(file, "utf8").catch((err: Error) => {
-    throw new UserError(`${file}: cannot read (${err.message})`);
-  });
-  const { manifest, lineOf } = parseStudy(text, file);
-  const dir = path.dirname(file);
-  const problems: string[] = [];
-  if (path.basename(dir) !== manifest.name) {
-    problems.push(
-      `${file}:${lineOf(["name"]) ?? 1}: name: '${manifest.name}' must equal its folder name '${path.basename(dir)}'`,
-    );
-  }
   const ownScenarios = new Map<string, LoadedScenario>();
-  const scenariosDir = path.join(dir, "scenarios");
-  await loadEachFolder(
-    scenariosDir,
-    "scenario.yml",
-    (f) => loadScenarioFile(f, true),
-    ownScenarios,
-    problems,
+  const scenariosDir = path.join(path.dirname(file), "scenarios");
+  const loaded = await loadManifestFile(StudyManifest, file, () =>
+    loadEachFolder(scenariosDir, "scenario.yml", (f) => loadScenarioFile(f, true), ownScenarios),
   );
-  if (problems.length > 0) throw new UserError(problems.join("\n"));
-  return { manifest, file, dir, ownScenarios, lineOf };
+  return { ...loaded, file, ownScenarios };
 }
 
 /** Every study in `dir` (default: the built-in `studies/`), by name. */
 export async function loadStudies(dir: string = BUILTIN_STUDIES_DIR): Promise<Map<string, LoadedStudy>> {
   const out = new Map<string, LoadedStudy>();
-  const problems: string[] = [];
-  await loadEachFolder(dir, STUDY_FILE, loadStudyFile, out, problems);
+  const problems = await loadEachFolder(dir, STUDY_FILE, loadStudyFile, out);
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return out;
 }
@@ -107,8 +77,8 @@ export function studyLoadLabels(study: LoadedStudy, manifests: ManifestSet): str
  * labels (each must exist in at least one of its scenarios). One line per problem.
  */
 export function checkStudyReferences(study: LoadedStudy, manifests: ManifestSet): string[] {
-  const { manifest: m, file } = study;
-  const at = (field: PropertyKey[]) => `${file}:${study.lineOf(field) ?? 1}: ${issuePath(field)}`;
+  const m = study.manifest;
+  const at = (field: PropertyKey[]) => `${study.at(field)}: ${issuePath(field)}`;
   const problems: string[] = [];
   const knownProxies = [...manifests.proxies.keys()].sort().join(", ");
   m.proxies.forEach((p, i) => {

@@ -67,7 +67,7 @@ describe("parseManifest errors name file:line: field", () => {
   });
 
   it("accepts a valid manifest and applies defaults", () => {
-    const m = parseManifest(ProxyManifest, "name: x\ndescription: d\nkind: direct\n", F);
+    const { manifest: m } = parseManifest(ProxyManifest, "name: x\ndescription: d\nkind: direct\n", F);
     expect(m.ready).toEqual({ path: "/health", timeoutS: 20 });
     expect(m.protocols).toEqual({ http1: { configs: [] } });
   });
@@ -79,7 +79,7 @@ describe("parseManifest errors name file:line: field", () => {
     const text =
       "name: x\ndescription: d\nprotocol: grpcc\nrequests:\n  - path: /a\nloads:\n  - label: l\n    model: constant-vus\n";
     expect(() => parseManifest(ScenarioManifest, text, F)).toThrow(`${F}:3: protocol: Invalid option`);
-    const grpc = parseManifest(ScenarioManifest, text.replace("grpcc", "grpc"), F);
+    const { manifest: grpc } = parseManifest(ScenarioManifest, text.replace("grpcc", "grpc"), F);
     expect(grpc.protocol).toBe("grpc");
   });
 });
@@ -176,7 +176,11 @@ describe("every manifest object refuses a key it does not read", () => {
   });
 
   it("a load's own model fields are accepted", () => {
-    const m = parseManifest(ScenarioManifest, scenario("    model: fixed-count\n    requests: 100\n"), S);
+    const { manifest: m } = parseManifest(
+      ScenarioManifest,
+      scenario("    model: fixed-count\n    requests: 100\n"),
+      S,
+    );
     expect(m.loads[0]).toEqual({ label: "l", model: "fixed-count", requests: 100 });
   });
 });

@@ -59,7 +59,7 @@ export async function loadCoprocessor(name: string, root = COPROCESSORS_DIR): Pr
   const text = await readFile(file, "utf8").catch(() => {
     throw new UserError(`coprocessor '${name}': ${file} not found`);
   });
-  const manifest = parseManifest(CoprocessorManifest, text, file);
+  const { manifest } = parseManifest(CoprocessorManifest, text, file);
   if (manifest.name !== name)
     throw new UserError(`${file}: name: '${manifest.name}' differs from its folder '${name}'`);
   return { manifest, dir };

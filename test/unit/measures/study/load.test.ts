@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   loadManifests,
   loadProxyFile,
+  parseManifest,
   type LoadedProxy,
   type ManifestSet,
 } from "../../../../src/manifests/load.js";
@@ -14,9 +15,8 @@ import {
   findStudy,
   loadStudies,
   loadStudyFile,
-  parseStudy,
 } from "../../../../src/measures/study/load.js";
-import { studyBaseline } from "../../../../src/measures/study/schema.js";
+import { StudyManifest, studyBaseline } from "../../../../src/measures/study/schema.js";
 import { ProxyManifest } from "../../../../src/manifests/schema.js";
 import { PROJECT_ROOT } from "../../../../src/util/paths.js";
 
@@ -36,9 +36,9 @@ engine: ab
 layout: ab
 `;
 
-describe("parseStudy", () => {
+describe("parsing study.yml", () => {
   it("accepts a valid study and fills defaults", () => {
-    const { manifest } = parseStudy(VALID, "study.yml");
+    const { manifest } = parseManifest(StudyManifest, VALID, "study.yml");
     expect(manifest).toMatchObject({ repetitions: 1, warmupS: 0, layout: "ab" });
     expect(studyBaseline(manifest)).toBe("direct");
   });
@@ -73,7 +73,7 @@ describe("parseStudy", () => {
   ];
   for (const c of broken) {
     it(`rejects ${c.name}`, () => {
-      expect(() => parseStudy(c.text, "s.yml")).toThrow(c.error);
+      expect(() => parseManifest(StudyManifest, c.text, "s.yml")).toThrow(c.error);
     });
   }
 });
