@@ -15,7 +15,7 @@ import {
   PRIMARY_METRICS,
   type CompareMetric,
 } from "../stats/tested-metrics.js";
-import { DEFAULT_FLOOR_PCT } from "../measures/counted/verdict.js";
+import { DEFAULT_FLOOR_PCT } from "../measures/counted/compare.js";
 import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { withoutUndefined } from "../util/objects.js";
 
