@@ -21,10 +21,14 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { median } from "simple-statistics";
-import { compareCountedCells } from "../src/measures/counted/compare.js";
 import { runInstructions } from "../src/measures/counted/run.js";
 import type { CountedCell, InstructionsResults } from "../src/measures/counted/schema.js";
-import { compareCounts, spreadPct, type InstructionsComparison } from "../src/measures/counted/verdict.js";
+import {
+  compareCountedCells,
+  compareCounts,
+  spreadPct,
+  type InstructionsComparison,
+} from "../src/measures/counted/compare.js";
 import { mulberry32, shuffle } from "../src/runner/rounds.js";
 import { PROJECT_ROOT } from "../src/util/paths.js";
 import { stopAll } from "../src/util/processes.js";

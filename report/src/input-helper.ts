@@ -9,7 +9,7 @@ import {
   parseRepository,
 } from "../../src/github/identifiers.js";
 import type { Expected } from "../../src/comment/comment-runs.js";
-import { DEFAULT_FLOOR_PCT } from "../../src/measures/counted/verdict.js";
+import { DEFAULT_FLOOR_PCT } from "../../src/measures/counted/compare.js";
 import { numberInput, PERCENTAGE, PROBABILITY, type NumberRule } from "../../src/util/inputs.js";
 
 /** A count of shards: a whole number, 0 for no wall-clock results expected. */

@@ -1,7 +1,7 @@
 import { Option, type Command } from "commander";
 import { mergeResults, readSources, type Source } from "../results/merge.js";
 import { variantNames } from "../results/variants.js";
-import { compareResults, compareVariants, type Comparison, hasRegression } from "../report/compare.js";
+import { compareResults, compareVariants, type Comparison } from "../report/compare.js";
 import { findChanges, lastSegmentStarts, readDataJs } from "../changes/find.js";
 import { historyFromData, type RunHistory } from "../report/compare-history.js";
 import { renderComparisonMarkdown } from "../report/compare-markdown.js";
@@ -11,33 +11,18 @@ import { choiceInput, NON_NEGATIVE, optionalNumberInput } from "../util/inputs.j
 import {
   compareCountedRuns,
   compareCountedVariants,
-  countedRegressions,
+  DEFAULT_SPREAD_FACTOR,
   isInstructionsRun,
+  verdictCounts,
 } from "../measures/counted/compare.js";
 import { renderCountedComparisonHtml } from "../measures/counted/compare-html.js";
 import { renderCountedComparison } from "../measures/counted/compare-markdown.js";
-import { DEFAULT_SPREAD_FACTOR } from "../measures/counted/verdict.js";
 import { pickDefined, withoutUndefined } from "../util/objects.js";
 import { addFlags, judging, outAlias, ownFlag, textFlag, withOutFile, type FlagValues } from "./options.js";
 
 const COMPARE_FORMATS = ["markdown", "json"] as const;
 /** Output formats of a counted comparison (html: every changed function as an icicle chart). */
 const COUNTED_FORMATS = ["markdown", "json", "html"] as const;
-type CompareFormat = (typeof COMPARE_FORMATS)[number];
-
-export interface CompareSettings {
-  /** Two runs (unpaired), or one run holding variants, or its shards (paired). */
-  dirs: string[];
-  baseVariant?: string;
-  headVariant?: string;
-  thresholdPct: number;
-  alpha: number;
-  failOnRegression: boolean;
-  format: CompareFormat;
-  out?: string;
-  /** Unpaired: a gh-pages data.js of past runs (--history). */
-  history?: string;
-}
 
 /** The shared flags as `FLAGS` types them; `floor` is a counted run's, refused for wall-clock runs. */
 interface RawOptions extends Pick<
@@ -54,8 +39,11 @@ interface RawOptions extends Pick<
   history?: string;
 }
 
+/** What a wall-clock comparison was asked: two runs (unpaired), or one run holding variants, or its shards (paired). */
+type CompareSettings = ReturnType<typeof compareSettings>;
+
 /** Reads and checks the command's arguments; errors name the flag. */
-export function compareSettings(dirs: string[], options: RawOptions): CompareSettings {
+export function compareSettings(dirs: string[], options: RawOptions) {
   if (dirs.length === 0) {
     throw new UserError(
       "compare: expected RUN_DIR... (a run with variants, or its shards) or BASE_DIR HEAD_DIR (two runs)",
@@ -144,7 +132,7 @@ export async function runCompare(settings: CompareSettings): Promise<number> {
       ? `${JSON.stringify(comparison, null, 2)}\n`
       : renderComparisonMarkdown(comparison);
   await writeOutput(text, settings.out);
-  return settings.failOnRegression && hasRegression(comparison) ? 1 : 0;
+  return settings.failOnRegression && comparison.counts.regressed > 0 ? 1 : 0;
 }
 
 /**
@@ -182,7 +170,7 @@ export async function runCountedCompare(
         ? renderCountedComparisonHtml(comparison)
         : renderCountedComparison(comparison);
   await writeOutput(text, options.out);
-  return options.failOnRegression && countedRegressions(comparison) > 0 ? 1 : 0;
+  return options.failOnRegression && verdictCounts(comparison)["more-work"] > 0 ? 1 : 0;
 }
 
 export function register(program: Command): void {

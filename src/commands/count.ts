@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { renderInstructionsMarkdown } from "../measures/counted/report.js";
 import { dryRunInstructions, runInstructions } from "../measures/counted/run.js";
-import { addFlags, toRequest, type FlagValues } from "./options.js";
+import { addFlags, MATRIX_FLAGS, toRequest, type FlagValues } from "./options.js";
 
 export function register(program: Command): void {
   const command = program
@@ -13,14 +13,7 @@ export function register(program: Command): void {
     ["proxies", "nginx,haproxy"],
     ["scenarios", "passthrough"],
     ["repetitions", "5"],
-    "cpus",
-    "runtime",
-    "imageTag",
-    "proxiesDir",
-    "scenariosDir",
-    "variant",
-    "variantProxiesDir",
-    "variantScenariosDir",
+    ...MATRIX_FLAGS,
     ["out", "results/<YYYYMMDD-HHMMSS>-instructions"],
     "dryRun",
   ]);

@@ -15,7 +15,7 @@ import {
   PRIMARY_METRICS,
   type CompareMetric,
 } from "../stats/tested-metrics.js";
-import { DEFAULT_FLOOR_PCT } from "../measures/counted/verdict.js";
+import { DEFAULT_FLOOR_PCT } from "../measures/counted/compare.js";
 import { optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
 import { withoutUndefined } from "../util/objects.js";
 
@@ -43,11 +43,14 @@ function parseTestedMetrics(value: string): CompareMetric[] {
   return [...new Set(names)] as CompareMetric[];
 }
 
-/** A parser of a number flag: digits only when `whole`, in range when `ok`; `what` names it in errors. */
-function numberFlag(what: string, ok: (n: number) => boolean, whole = false) {
+/**
+ * A parser of a number flag: digits only when `whole`, a trailing `s` allowed when `seconds`, in
+ * range when `ok`; `what` names it in errors.
+ */
+function numberFlag(what: string, ok: (n: number) => boolean, { whole = false, seconds = false } = {}) {
   return (value: string): number => {
     const text = value.trim();
-    const n = Number(text);
+    const n = Number(seconds ? text.replace(/s$/, "") : text);
     if (!(whole ? /^\d+$/.test(text) : text !== "" && Number.isFinite(n)) || !ok(n)) {
       throw new InvalidArgumentError(`'${value}' is not ${what}`);
     }
@@ -55,28 +58,15 @@ function numberFlag(what: string, ok: (n: number) => boolean, whole = false) {
   };
 }
 
-export const parsePositiveInt = numberFlag("a positive whole number", (n) => n >= 1, true);
-export const parseNonNegativeInt = numberFlag("a whole number >= 0", () => true, true);
+export const parsePositiveInt = numberFlag("a positive whole number", (n) => n >= 1, { whole: true });
+export const parseNonNegativeInt = numberFlag("a whole number >= 0", () => true, { whole: true });
 const parsePositiveNumber = numberFlag("a number above 0", (n) => n > 0);
 const parseNonNegativeNumber = numberFlag("a number >= 0", (n) => n >= 0);
-
-function parseSeconds(allowZero: boolean) {
-  return (value: string): number => {
-    const n = Number(value.trim().replace(/s$/, ""));
-    if (value.trim() === "" || !Number.isFinite(n) || n < 0 || (!allowZero && n === 0)) {
-      throw new InvalidArgumentError(`'${value}' is not a number of seconds${allowZero ? "" : " above 0"}`);
-    }
-    return n;
-  };
-}
+const parseSeconds = numberFlag("a number of seconds above 0", (n) => n > 0, { seconds: true });
+const parseSecondsOrZero = numberFlag("a number of seconds", (n) => n >= 0, { seconds: true });
 
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
-}
-
-/** `--repetitions N`, or `auto` where a command allows it. */
-function parseRepetitions(text: string): number | "auto" {
-  return text === "auto" ? "auto" : parsePositiveInt(text);
 }
 
 function parseShardFlag(text: string): Shard {
@@ -187,12 +177,12 @@ const FLAGS = {
       `${DEFAULT_REPETITIONS}`,
     ),
   duration: () =>
-    parsed("-d, --duration <seconds>", "length of each repetition", parseSeconds(false), "the scenario's"),
+    parsed("-d, --duration <seconds>", "length of each repetition", parseSeconds, "the scenario's"),
   warmup: () =>
     parsed(
       "-w, --warmup <seconds>",
       "length of the discarded warm-up, 0 for none",
-      parseSeconds(true),
+      parseSecondsOrZero,
       "the scenario's",
     ),
   load: () => parsed("-l, --load <labels>", "comma-separated load levels", parseCsv, "each scenario's first"),
@@ -347,6 +337,18 @@ export function judging(flags: Pick<FlagValues, "threshold" | "alpha" | "floor">
 /** The flags spelled in `FLAGS`: the measuring commands', and those other commands share. */
 type FlagName = keyof typeof FLAGS;
 
+/** Where a matrix runs and the manifests it reads, variants beside: the flags `run` and `count` share. */
+export const MATRIX_FLAGS: readonly FlagName[] = [
+  "cpus",
+  "runtime",
+  "imageTag",
+  "proxiesDir",
+  "scenariosDir",
+  "variant",
+  "variantProxiesDir",
+  "variantScenariosDir",
+];
+
 /** Each flag's value as commander gives it (absent when not given and without a default). */
 export type FlagValues = { [K in FlagName]?: ReturnType<(typeof FLAGS)[K]>[typeof VALUE] };
 
@@ -405,7 +407,7 @@ export function repetitionsOrAuto(defaultText: string): Option {
     "repetitions",
     "repetitions per cell, or auto with --variant: the rounds a verdict needs",
     defaultText,
-  ).argParser(parseRepetitions);
+  ).argParser((text): number | "auto" => (text === "auto" ? "auto" : parsePositiveInt(text)));
 }
 
 /**

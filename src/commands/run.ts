@@ -4,7 +4,7 @@ import { renderMarkdownReport } from "../report/markdown.js";
 import { DEFAULT_REPETITIONS } from "../runner/plan.js";
 import { DEFAULT_BUDGET_MINUTES } from "../stats/tested-metrics.js";
 import { dryRunBenchmark, runBenchmark } from "../measures/wall-clock/run.js";
-import { addFlags, option, repetitionsOrAuto, runRequest, type FlagValues } from "./options.js";
+import { addFlags, MATRIX_FLAGS, option, repetitionsOrAuto, runRequest, type FlagValues } from "./options.js";
 
 /**
  * The modes `run` once had, each its own command now: given to `run`, an unknown option that
@@ -45,14 +45,7 @@ export function register(program: Command): void {
     "duration",
     "warmup",
     "load",
-    "cpus",
-    "runtime",
-    "imageTag",
-    "proxiesDir",
-    "scenariosDir",
-    "variant",
-    "variantProxiesDir",
-    "variantScenariosDir",
+    ...MATRIX_FLAGS,
     "roundOrder",
     "seed",
     "proxyLifetime",

@@ -50,18 +50,21 @@ export function coresOfMask(mask: string): string | undefined {
     const bits = parseInt(digit, 16);
     for (let b = 0; b < 4; b++) if (bits & (1 << b)) cores.push(i * 4 + b);
   });
-  return rangesOf(cores);
+  return formatCores(cores, ",");
 }
 
-function rangesOf(cores: number[]): string {
-  const ranges: string[] = [];
-  for (let i = 0; i < cores.length; i++) {
-    const start = cores[i] ?? 0;
-    let end = start;
-    while (cores[i + 1] === end + 1) end = cores[++i] ?? end;
-    ranges.push(start === end ? `${start}` : `${start}-${end}`);
+/** `0-2+5`: consecutive cores as ranges, joined by `separator` (`--cpus` joins with `+`). Pure. */
+export function formatCores(cores: readonly number[], separator = "+"): string {
+  const sorted = [...cores].sort((a, b) => a - b);
+  const parts: string[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] ?? 0) + 1) j++;
+    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
   }
-  return ranges.join(",");
+  return parts.join(separator);
 }
 
 /** Whether a process of that name runs (/proc/PID/comm); undefined without /proc. */

@@ -708,7 +708,3 @@ export function comparisonHeadline(comparison: Comparison): string {
   if (comparison.notCompared.length > 0) parts.push(`${comparison.notCompared.length} not compared`);
   return parts.join(", ");
 }
-
-export function hasRegression(comparison: Comparison): boolean {
-  return comparison.counts.regressed > 0;
-}

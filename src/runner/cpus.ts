@@ -1,3 +1,4 @@
+import { formatCores } from "../environment/tuning.js";
 import type { CpuLayout } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
 
@@ -83,20 +84,6 @@ export function defaultCpuLayout(coreCount: number): { layout: CpuLayout; warnin
 /** `loadgen=0-1,proxy=2,upstream=3`: the same syntax `--cpus` accepts. */
 export function formatCpuLayout(layout: CpuLayout): string {
   return ROLES.map((r) => `${r}=${formatCores(layout[r])}`).join(",");
-}
-
-/** `0-2+5`: consecutive cores as ranges, joined by `+`. */
-export function formatCores(cores: readonly number[]): string {
-  const sorted = [...cores].sort((a, b) => a - b);
-  const parts: string[] = [];
-  let i = 0;
-  while (i < sorted.length) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] ?? 0) + 1) j++;
-    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
-    i = j + 1;
-  }
-  return parts.join("+");
 }
 
 /** The cores of a layout, each once, in order (pure). */

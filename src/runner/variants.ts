@@ -6,7 +6,7 @@ import {
   DEFAULT_ALPHA,
   DEFAULT_TARGET_PCT,
   PRIMARY_METRICS,
-  testedMetricCount,
+  testedSpecs,
   type CompareMetric,
 } from "../stats/tested-metrics.js";
 import { planLooks } from "../stats/sequential.js";
@@ -173,7 +173,7 @@ export function familyTests(
   const heads = new Set(cells.filter((c) => c.variant === pair[1]).map(key));
   return cells
     .filter((c) => c.variant === pair[0] && heads.has(key(c)))
-    .reduce((sum, c) => sum + testedMetricCount(c.load, tested), 0);
+    .reduce((sum, c) => sum + testedSpecs(c.load, tested).length, 0);
 }
 
 /**

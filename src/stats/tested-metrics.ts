@@ -105,7 +105,7 @@ export function runningMaximum(spec: MetricSpec, cells: readonly MeasuredCell[])
   );
 }
 
-/** The metrics compare tests for a cell under this load, of the tested set. */
+/** The metrics compare tests for a cell under this load, of the tested set (the runner sizes its rounds on their count). */
 export function testedSpecs(
   load: { model: string },
   tested: readonly CompareMetric[],
@@ -118,11 +118,6 @@ export function testedSpecs(
       measuredIn(spec, cells) &&
       !runningMaximum(spec, cells),
   );
-}
-
-/** How many metrics compare tests for a cell under this load (the runner sizes its rounds on it). */
-export function testedMetricCount(load: { model: string }, tested: readonly CompareMetric[]): number {
-  return testedSpecs(load, tested).length;
 }
 
 export interface RoundPair {
@@ -212,29 +207,4 @@ export function pairedMembers(
 /** Per pair, log(head / base). */
 export function logRatios(pairs: readonly RoundPair[]): number[] {
   return pairs.map((p) => Math.log(p.head / p.base));
-}
-
-/** One tested metric of a pair of cells so far, for the runner's stopping rule. */
-export interface MetricRatios {
-  metric: string;
-  biggerIsBetter: boolean;
-  /** Per round, log(head / base). */
-  logRatios: number[];
-  /** Every value positive (else no ratio, and more rounds will not give one). */
-  usable: boolean;
-}
-
-/** The tested metrics of a base cell and its head twin, paired by round, as compare pairs them. */
-export function pairedLogRatios(
-  base: MeasuredCell,
-  head: MeasuredCell,
-  tested: readonly CompareMetric[],
-  steal?: StealRule,
-): MetricRatios[] {
-  return pairedMembers(base, head, 0, testedSpecs(head.load, tested, base, head), steal).map((m) => ({
-    metric: m.spec.metric,
-    biggerIsBetter: m.spec.biggerIsBetter,
-    logRatios: m.usable ? logRatios(m.pairs) : [],
-    usable: m.usable,
-  }));
 }

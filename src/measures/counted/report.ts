@@ -1,6 +1,6 @@
 import { median } from "simple-statistics";
 import { escapeMarkdown } from "../../render/escape.js";
-import { spreadPct } from "./verdict.js";
+import { spreadPct } from "./compare.js";
 import { CYCLE_WEIGHTS } from "./callgrind.js";
 import { okValues, type CountedCell, type InstructionsResults } from "./schema.js";
 

@@ -5,8 +5,10 @@ import { usesTls } from "../../results/protocols.js";
 import {
   ALL_METRICS,
   DEFAULT_THRESHOLD_PCT,
-  pairedLogRatios,
+  logRatios,
+  pairedMembers,
   ROUNDS_METRIC,
+  testedSpecs,
   type CompareMetric,
 } from "../../stats/tested-metrics.js";
 import { cellKey, type Cell } from "../../results/schema.js";
@@ -308,20 +310,23 @@ export function decideAtLook(
   if (index === undefined) return undefined;
   const [base, head] = rounds.variants;
   const heads = new Map(cells.filter((c) => c.variant === head).map((c) => [cellKey(c), c]));
+  // The tested metrics of each base cell and its head twin, paired by round as compare pairs them.
   const metrics = cells
     .filter((c) => c.variant === base && heads.has(cellKey(c)))
-    .flatMap((c) =>
-      pairedLogRatios(c, heads.get(cellKey(c))!, rounds.tested ?? ALL_METRICS, rounds.steal).map((m) => {
-        const key = `${cellKey(c)} ${m.metric}`;
+    .flatMap((c) => {
+      const twin = heads.get(cellKey(c))!;
+      const specs = testedSpecs(twin.load, rounds.tested ?? ALL_METRICS, c, twin);
+      return pairedMembers(c, twin, 0, specs, rounds.steal).map(({ spec, pairs, usable }) => {
+        const key = `${cellKey(c)} ${spec.metric}`;
         const soFar = {
-          logRatios: m.logRatios,
-          biggerIsBetter: m.biggerIsBetter,
-          decided: decided.has(key) || !m.usable,
-          holdsRounds: m.metric === ROUNDS_METRIC,
+          logRatios: usable ? logRatios(pairs) : [],
+          biggerIsBetter: spec.biggerIsBetter,
+          decided: decided.has(key) || !usable,
+          holdsRounds: spec.metric === ROUNDS_METRIC,
         };
         return { key, soFar };
-      }),
-    );
+      });
+    });
   const decision = stopAtLook(
     rounds.plan,
     index,

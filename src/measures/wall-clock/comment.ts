@@ -1,7 +1,7 @@
 import { cellRunners } from "../../results/merge.js";
 import { variantNames } from "../../results/variants.js";
 import type { Results } from "../../results/schema.js";
-import { formatCores } from "../../runner/cpus.js";
+import { formatCores } from "../../environment/tuning.js";
 import {
   compareResults,
   compareVariants,

@@ -11,7 +11,7 @@ import type { BlockContext, RunDeps } from "./context.js";
 import { runCertificates, type TlsFiles } from "../../runner/tls.js";
 import { formatCpuLayout } from "../../runner/cpus.js";
 import { NativeRuntime } from "../../runner/native-runtime.js";
-import { plannedSeconds, skippedName, splitForResume } from "../../runner/plan.js";
+import { plannedSeconds, skippedName, splitForResume, type Block } from "../../runner/plan.js";
 import { Progress } from "./progress.js";
 import {
   checkScripts,
@@ -251,20 +251,12 @@ function roundsText(settings: ResolvedSettings["settings"]): string {
   return `rounds auto: ${plan.tests} tested metrics at alpha ${plan.alpha}, looks at ${looks} rounds${budget}; a block stops at a look once every metric is decided`;
 }
 
-/** Planned seconds of the cells still to run. */
-function remainingSeconds(run: ResolvedRun): number {
-  const reps = run.resolved.settings.repetitions;
-  return run.plan.blocks.reduce(
-    (sum, b) =>
-      sum +
-      plannedSeconds(
-        b,
-        reps,
-        b.cells.filter((c) => run.todo.has(c.id)).length,
-        run.resolved.settings.proxyLifetime,
-      ),
-    0,
-  );
+/** Planned seconds of the cells still to run, of a block or (no block) of the run. */
+function remainingSeconds(run: ResolvedRun, block?: Block): number {
+  if (block === undefined) return run.plan.blocks.reduce((sum, b) => sum + remainingSeconds(run, b), 0);
+  const { repetitions, proxyLifetime } = run.resolved.settings;
+  const left = block.cells.filter((c) => run.todo.has(c.id)).length;
+  return plannedSeconds(block, repetitions, left, proxyLifetime);
 }
 
 /**
@@ -291,7 +283,6 @@ function blockRunner(
   contextOf: (session: RunSession) => BlockContext,
 ): ReadyMeasurement["blockRun"] {
   const { settings } = run.resolved;
-  const reps = settings.repetitions;
   const total = remainingSeconds(run);
   const pair = comparedVariants(settings.variants ?? []);
   const budgetMs = (settings.sequential?.budgetMinutes ?? 0) * 60_000;
@@ -300,7 +291,7 @@ function blockRunner(
     const ctx = contextOf(session);
     const cells = block.cells.filter((c) => run.todo.has(c.id));
     if (cells.length === 0) return undefined;
-    share += total > 0 ? plannedSeconds(block, reps, cells.length, settings.proxyLifetime) / total : 0;
+    share += total > 0 ? remainingSeconds(run, block) / total : 0;
     const rounds =
       settings.sequential && pair
         ? {

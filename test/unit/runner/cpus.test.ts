@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { formatCores } from "../../../src/environment/tuning.js";
 import {
   defaultCpuLayout,
-  formatCores,
   formatCpuLayout,
   layoutWarnings,
   parseCpuLayout,

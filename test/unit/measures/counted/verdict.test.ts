@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareCounts, spreadPct } from "../../../../src/measures/counted/verdict.js";
+import { compareCounts, spreadPct } from "../../../../src/measures/counted/compare.js";
 
 describe("compareCounts", () => {
   const base = [27849.7, 27849.7, 27843.0];
