@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path9 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path10 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path9 && path9[0] !== "/") {
-          path9 = `/${path9}`;
+        if (path10 && path10[0] !== "/") {
+          path10 = `/${path10}`;
         }
-        return new URL(`${origin}${path9}`);
+        return new URL(`${origin}${path10}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path9, origin }
+          request: { method, path: path10, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path9);
+        debuglog("sending request to %s %s/%s", method, origin, path10);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path9, origin },
+          request: { method, path: path10, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path9,
+          path10,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path9, origin }
+          request: { method, path: path10, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path9);
+        debuglog("trailers received from %s %s/%s", method, origin, path10);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path9, origin },
+          request: { method, path: path10, origin },
           error: error63
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path9,
+          path10,
           error63.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path9, origin }
+            request: { method, path: path10, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path9);
+          debuglog("sending request to %s %s/%s", method, origin, path10);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path9,
+        path: path10,
         method,
         body,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path9 !== "string") {
+        if (typeof path10 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path9[0] !== "/" && !(path9.startsWith("http://") || path9.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path10[0] !== "/" && !(path10.startsWith("http://") || path10.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path9)) {
+        } else if (invalidPathRegex.test(path10)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path9, query) : path9;
+        this.path = query ? buildURL(path10, query) : path10;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client, request2) {
-      const { method, path: path9, host, upgrade, blocking, reset } = request2;
+      const { method, path: path10, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header2 = `${method} ${path9} HTTP/1.1\r
+      let header2 = `${method} ${path10} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header2 += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path9, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path10, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade) {
         util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path9;
+      headers[HTTP2_HEADER_PATH] = path10;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path9 = search ? `${pathname}${search}` : pathname;
+        const path10 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path9;
+        this.opts.path = path10;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path9 = "/",
+          path: path10 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path9;
+        opts.path = origin + path10;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path9) {
-      if (typeof path9 !== "string") {
-        return path9;
+    function safeUrl(path10) {
+      if (typeof path10 !== "string") {
+        return path10;
       }
-      const pathSegments = path9.split("?");
+      const pathSegments = path10.split("?");
       if (pathSegments.length !== 2) {
-        return path9;
+        return path10;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path9, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path9);
+    function matchKey(mockDispatch2, { path: path10, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path10);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path9 }) => matchValue(safeUrl(path9), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path10 }) => matchValue(safeUrl(path10), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path9, method, body, headers, query } = opts;
+      const { path: path10, method, body, headers, query } = opts;
       return {
-        path: path9,
+        path: path10,
         method,
         body,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path9, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path10, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path9,
+            Path: path10,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path9) {
-      for (let i = 0; i < path9.length; ++i) {
-        const code = path9.charCodeAt(i);
+    function validateCookiePath(path10) {
+      for (let i = 0; i < path10.length; ++i) {
+        const code = path10.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path9 = opts.path;
+          let path10 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path9 = `/${path9}`;
+            path10 = `/${path10}`;
           }
-          url2 = new URL(util.parseOrigin(url2).origin + path9);
+          url2 = new URL(util.parseOrigin(url2).origin + path10);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -19230,17 +19230,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path9) {
-      const ctrl = callVisitor(key, node2, visitor, path9);
+    function visit_(key, node2, visitor, path10) {
+      const ctrl = callVisitor(key, node2, visitor, path10);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path9, ctrl);
-        return visit_(key, ctrl, visitor, path9);
+        replaceNode(key, path10, ctrl);
+        return visit_(key, ctrl, visitor, path10);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path9 = Object.freeze(path9.concat(node2));
+          path10 = Object.freeze(path10.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path9);
+            const ci = visit_(i, node2.items[i], visitor, path10);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -19251,13 +19251,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path9 = Object.freeze(path9.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path9);
+          path10 = Object.freeze(path10.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path10);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path9);
+          const cv = visit_("value", node2.value, visitor, path10);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -19278,17 +19278,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path9) {
-      const ctrl = await callVisitor(key, node2, visitor, path9);
+    async function visitAsync_(key, node2, visitor, path10) {
+      const ctrl = await callVisitor(key, node2, visitor, path10);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path9, ctrl);
-        return visitAsync_(key, ctrl, visitor, path9);
+        replaceNode(key, path10, ctrl);
+        return visitAsync_(key, ctrl, visitor, path10);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path9 = Object.freeze(path9.concat(node2));
+          path10 = Object.freeze(path10.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path9);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path10);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -19299,13 +19299,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path9 = Object.freeze(path9.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path9);
+          path10 = Object.freeze(path10.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path10);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path9);
+          const cv = await visitAsync_("value", node2.value, visitor, path10);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -19332,23 +19332,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path9) {
+    function callVisitor(key, node2, visitor, path10) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path9);
+        return visitor(key, node2, path10);
       if (identity.isMap(node2))
-        return visitor.Map?.(key, node2, path9);
+        return visitor.Map?.(key, node2, path10);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key, node2, path9);
+        return visitor.Seq?.(key, node2, path10);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key, node2, path9);
+        return visitor.Pair?.(key, node2, path10);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path9);
+        return visitor.Scalar?.(key, node2, path10);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key, node2, path9);
+        return visitor.Alias?.(key, node2, path10);
       return void 0;
     }
-    function replaceNode(key, path9, node2) {
-      const parent = path9[path9.length - 1];
+    function replaceNode(key, path10, node2) {
+      const parent = path10[path10.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity.isPair(parent)) {
@@ -19960,10 +19960,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path9, value) {
+    function collectionFromPath(schema, path10, value) {
       let v = value;
-      for (let i = path9.length - 1; i >= 0; --i) {
-        const k = path9[i];
+      for (let i = path10.length - 1; i >= 0; --i) {
+        const k = path10[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -19982,7 +19982,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path9) => path9 == null || typeof path9 === "object" && !!path9[Symbol.iterator]().next().done;
+    var isEmptyPath = (path10) => path10 == null || typeof path10 === "object" && !!path10[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -20012,11 +20012,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path9, value) {
-        if (isEmptyPath(path9))
+      addIn(path10, value) {
+        if (isEmptyPath(path10))
           this.add(value);
         else {
-          const [key, ...rest] = path9;
+          const [key, ...rest] = path10;
           const node2 = this.get(key, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -20030,8 +20030,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path9) {
-        const [key, ...rest] = path9;
+      deleteIn(path10) {
+        const [key, ...rest] = path10;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -20045,8 +20045,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path9, keepScalar) {
-        const [key, ...rest] = path9;
+      getIn(path10, keepScalar) {
+        const [key, ...rest] = path10;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -20064,8 +20064,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path9) {
-        const [key, ...rest] = path9;
+      hasIn(path10) {
+        const [key, ...rest] = path10;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -20075,8 +20075,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path9, value) {
-        const [key, ...rest] = path9;
+      setIn(path10, value) {
+        const [key, ...rest] = path10;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -22591,9 +22591,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path9, value) {
+      addIn(path10, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path9, value);
+          this.contents.addIn(path10, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -22668,14 +22668,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path9) {
-        if (Collection2.isEmptyPath(path9)) {
+      deleteIn(path10) {
+        if (Collection2.isEmptyPath(path10)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path9) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path10) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -22690,10 +22690,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path9, keepScalar) {
-        if (Collection2.isEmptyPath(path9))
+      getIn(path10, keepScalar) {
+        if (Collection2.isEmptyPath(path10))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path9, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path10, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -22704,10 +22704,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path9) {
-        if (Collection2.isEmptyPath(path9))
+      hasIn(path10) {
+        if (Collection2.isEmptyPath(path10))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path9) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path10) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -22724,13 +22724,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path9, value) {
-        if (Collection2.isEmptyPath(path9)) {
+      setIn(path10, value) {
+        if (Collection2.isEmptyPath(path10)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path9), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path10), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path9, value);
+          this.contents.setIn(path10, value);
         }
       }
       /**
@@ -24691,9 +24691,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path9) => {
+    visit2.itemAtPath = (cst, path10) => {
       let item = cst;
-      for (const [field, index] of path9) {
+      for (const [field, index] of path10) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -24702,23 +24702,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path9) => {
-      const parent = visit2.itemAtPath(cst, path9.slice(0, -1));
-      const field = path9[path9.length - 1][0];
+    visit2.parentCollection = (cst, path10) => {
+      const parent = visit2.itemAtPath(cst, path10.slice(0, -1));
+      const field = path10[path10.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path9, item, visitor) {
-      let ctrl = visitor(item, path9);
+    function _visit(path10, item, visitor) {
+      let ctrl = visitor(item, path10);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path9.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path10.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -24729,10 +24729,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path9);
+            ctrl = ctrl(item, path10);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path9) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path10) : ctrl;
     }
     exports2.visit = visit2;
   }
@@ -25433,7 +25433,7 @@ var require_lexer = __commonJS({
 var require_line_counter = __commonJS({
   "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
-    var LineCounter3 = class {
+    var LineCounter2 = class {
       constructor() {
         this.lineStarts = [];
         this.addNewLine = (offset) => this.lineStarts.push(offset);
@@ -25456,7 +25456,7 @@ var require_line_counter = __commonJS({
         };
       }
     };
-    exports2.LineCounter = LineCounter3;
+    exports2.LineCounter = LineCounter2;
   }
 });
 
@@ -26364,7 +26364,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument3(source, options2 = {}) {
+    function parseDocument2(source, options2 = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions(options2);
       const parser$1 = new parser2.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options2);
@@ -26390,7 +26390,7 @@ var require_public_api = __commonJS({
       } else if (options2 === void 0 && reviver && typeof reviver === "object") {
         options2 = reviver;
       }
-      const doc = parseDocument3(src, options2);
+      const doc = parseDocument2(src, options2);
       if (!doc)
         return null;
       doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
@@ -26426,7 +26426,7 @@ var require_public_api = __commonJS({
     }
     exports2.parse = parse5;
     exports2.parseAllDocuments = parseAllDocuments;
-    exports2.parseDocument = parseDocument3;
+    exports2.parseDocument = parseDocument2;
     exports2.stringify = stringify;
   }
 });
@@ -31197,6 +31197,10 @@ function httpUrl(text) {
   }
 }
 
+// src/measures/counted/compare.ts
+import { readFile as readFile3 } from "node:fs/promises";
+import path3 from "node:path";
+
 // node_modules/simple-statistics/dist/simple-statistics.mjs
 function quantileSorted(x, p) {
   var idx = (x.length - 1) * p;
@@ -31470,38 +31474,9 @@ function probit(p) {
   return Math.sqrt(2) * inverseErrorFunction(2 * p - 1);
 }
 
-// src/measures/counted/verdict.ts
-var DEFAULT_FLOOR_PCT = 0.5;
-var DEFAULT_SPREAD_FACTOR = 3;
-var MIN_REPETITIONS = 2;
-function spreadPct(values) {
-  if (values.length === 0) throw new Error("spread of no values");
-  const m = median([...values]);
-  if (m === 0) return 0;
-  return (Math.max(...values) - Math.min(...values)) / m * 100;
-}
-function compareCounts(base, head, options2 = {}) {
-  const floor = options2.floorPct ?? DEFAULT_FLOOR_PCT;
-  const factor = options2.spreadFactor ?? DEFAULT_SPREAD_FACTOR;
-  if (base.length === 0 || head.length === 0) throw new Error("compareCounts: a side has no repetitions");
-  const baseMedian = median([...base]);
-  const headMedian = median([...head]);
-  if (baseMedian <= 0) throw new Error(`compareCounts: the base median is ${baseMedian}, not a count`);
-  const changePct = (headMedian - baseMedian) / baseMedian * 100;
-  const spread = Math.max(spreadPct(base), spreadPct(head));
-  const result = { baseMedian, headMedian, changePct, spreadPct: spread };
-  const size = Math.abs(changePct);
-  if (base.length < MIN_REPETITIONS || head.length < MIN_REPETITIONS) {
-    const why2 = `${base.length} vs ${head.length} repetitions: at least ${MIN_REPETITIONS} a side give a spread`;
-    return { ...result, verdict: "inconclusive", why: why2 };
-  }
-  if (size > floor && size > factor * spread) {
-    return { ...result, verdict: changePct > 0 ? "more-work" : "less-work" };
-  }
-  if (size <= floor && factor * spread <= floor) return { ...result, verdict: "unchanged" };
-  const why = size > floor ? `the change (${size.toFixed(2)}%) is within ${factor} x the spread (${spread.toFixed(2)}%)` : `${factor} x the spread (${(factor * spread).toFixed(2)}%) is larger than the floor (${floor.toFixed(2)}%)`;
-  return { ...result, verdict: "inconclusive", why };
-}
+// src/results/io.ts
+import { stat as stat2 } from "node:fs/promises";
+import path from "node:path";
 
 // src/util/errors.ts
 var UserError = class extends Error {
@@ -31512,9 +31487,9 @@ var UserError = class extends Error {
   }
   exitCode;
 };
-function issuePath(path9) {
+function issuePath(path10) {
   let out = "";
-  for (const key of path9) {
+  for (const key of path10) {
     if (typeof key === "number") out += `[${key}]`;
     else out += out ? `.${String(key)}` : String(key);
   }
@@ -31529,317 +31504,24 @@ function formatSchemaError(file2, error63, lineOf) {
   return lines.join("\n");
 }
 
-// src/util/inputs.ts
-var PERCENTAGE = { ok: (x) => x >= 0, what: "a percentage >= 0" };
-var PROBABILITY = { ok: (x) => x > 0 && x < 1, what: "a number between 0 and 1" };
-function numberInput(name3, text, rule) {
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || !rule.ok(value)) {
-    throw new UserError(`${name3}: expected ${rule.what}, got '${text}'`);
-  }
-  return value;
-}
-
-// src/util/objects.ts
-function withoutUndefined(object2) {
-  return pickDefined(object2, Object.keys(object2));
-}
-function pickDefined(object2, keys) {
-  const out = {};
-  for (const key of keys) {
-    const value = object2[key];
-    if (value !== void 0) out[key] = value;
-  }
-  return out;
-}
-
-// report/src/input-helper.ts
-var SHARD_COUNT = { ok: (x) => Number.isInteger(x) && x >= 0, what: "a whole number >= 0" };
-function number(read, name3, rule) {
-  return numberInput(`input '${name3}'`, read(name3), rule);
-}
-function booleanInput(read, name3) {
-  const text = read(name3);
-  if (["true", "True", "TRUE"].includes(text)) return true;
-  if (["false", "False", "FALSE"].includes(text)) return false;
-  throw new Error(`input '${name3}': expected true or false, got '${text}'`);
-}
-function readEvent(env) {
-  const file2 = env.GITHUB_EVENT_PATH;
-  if (!file2) return {};
-  try {
-    return JSON.parse(readFileSync(file2, "utf8"));
-  } catch (err) {
-    throw new Error(`GITHUB_EVENT_PATH ${file2}: cannot read the event payload (${err.message})`);
-  }
-}
-function urlInput(read, name3) {
-  const url2 = read(name3) || void 0;
-  if (url2 !== void 0 && httpUrl(url2) === void 0) {
-    throw new Error(`input '${name3}': expected an http(s) URL, got '${url2}'`);
-  }
-  return url2;
-}
-function pagesUrl(serverUrl, owner, repo, dir) {
-  const folder = dir.replace(/^\/+|\/+$/g, "");
-  const tail = folder === "" ? "" : `${folder}/`;
-  const server = serverUrl.replace(/\/+$/, "");
-  if (server === "https://github.com") {
-    const site = `https://${owner.toLowerCase()}.github.io`;
-    return repo.toLowerCase() === `${owner.toLowerCase()}.github.io` ? `${site}/${tail}` : `${site}/${repo}/${tail}`;
-  }
-  return `${server}/pages/${owner}/${repo}/${tail}`;
-}
-function linkSettings(read, env, owner, repo) {
-  const runnerName = read("runner-name") || void 0;
-  const artifactUrl = urlInput(read, "artifact-url");
-  const pagesDir = read("gh-pages-dir");
-  const chartUrl = urlInput(read, "chart-url") ?? (pagesDir !== "" ? pagesUrl(env.GITHUB_SERVER_URL || "https://github.com", owner, repo, pagesDir) : void 0);
-  return withoutUndefined({ runnerName, artifactUrl, chartUrl });
-}
-function runPullRequest(pulls, owner, repo) {
-  const here = `/repos/${owner}/${repo}`.toLowerCase();
-  const ours = (pulls ?? []).filter((p) => {
-    const url2 = p.base?.repo?.url;
-    return typeof url2 === "string" && url2.toLowerCase().endsWith(here);
-  });
-  return ours.length === 1 ? ours[0].number : void 0;
-}
-function eventHeadBranch(event) {
-  const run2 = event.workflow_run;
-  const head = run2 ? { repository: run2.head_repository?.full_name, name: run2.head_branch } : { repository: event.pull_request?.head?.repo?.full_name, name: event.pull_request?.head?.ref };
-  return head.repository && head.name ? { repository: head.repository, name: head.name } : void 0;
-}
-function pullRequestInputs(read, event, here) {
-  let pr;
-  const prText = read("pr-number");
-  if (prText !== "") {
-    pr = Number(prText);
-    if (!isPullRequestNumber(pr))
-      throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
-  } else {
-    pr = event.pull_request?.number ?? runPullRequest(event.workflow_run?.pull_requests, here.owner, here.repo);
-  }
-  const headSha = read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || void 0;
-  if (headSha !== void 0 && !isCommitSha(headSha)) {
-    throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
-  }
-  const checkPr = event.workflow_run !== void 0 ? true : void 0;
-  return withoutUndefined({ pr, headSha, headBranch: eventHeadBranch(event), checkPr });
-}
-function detailsUrlInput(read, env) {
-  const detailsUrl = urlInput(read, "details-url");
-  if (detailsUrl === void 0 && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
-    return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
-  }
-  return detailsUrl;
-}
-var JOB_RESULTS = ["success", "failure", "cancelled", "skipped"];
-function jobsInput(text) {
-  if (text === "") return void 0;
-  const shape = "expected the jobs' results as `${{ toJSON(needs) }}` gives them";
-  let parsed;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new Error(`input 'jobs': ${shape}, got '${text}'`);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    throw new Error(`input 'jobs': ${shape} (an object of jobs), got '${text}'`);
-  const jobs = {};
-  for (const [job, value] of Object.entries(parsed)) {
-    const result = value?.result;
-    if (typeof result !== "string" || !JOB_RESULTS.includes(result))
-      throw new Error(
-        `input 'jobs': job '${job}': expected a result of ${JOB_RESULTS.join(", ")}, got ${JSON.stringify(result) ?? "none"}`
-      );
-    jobs[job] = result;
-  }
-  return jobs;
-}
-function expectedInputs(read) {
-  const shardsText = read("expected-shards");
-  const shards = shardsText === "" ? void 0 : numberInput("input 'expected-shards'", shardsText, SHARD_COUNT);
-  const jobs = jobsInput(read("jobs"));
-  const expected = withoutUndefined({ shards, jobs });
-  return Object.keys(expected).length > 0 ? { expected } : {};
-}
-function getSettings(read = (name3) => getInput(name3).trim(), env = process.env) {
-  const results = read("results").split("\n").map((line) => line.trim()).filter((line) => line !== "");
-  if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
-  const repository = read("repository") || env.GITHUB_REPOSITORY || "";
-  const ownerRepo = parseRepository(repository);
-  if (!ownerRepo) {
-    throw new Error(
-      `input 'repository': expected owner/name, got '${repository}' (nor is GITHUB_REPOSITORY set)`
-    );
-  }
-  const marker = read("marker") || "proxybench";
-  if (!isMarkerId(marker)) {
-    throw new Error(`input 'marker': ${MARKER_RULE}, got '${marker}'`);
-  }
-  const pullRequest = pullRequestInputs(read, readEvent(env), ownerRepo);
-  const detailsUrl = detailsUrlInput(read, env);
-  const comment2 = booleanInput(read, "comment");
-  const token = read("token") || void 0;
-  if (comment2 && token === void 0) {
-    throw new Error(
-      "input 'token': required to comment (a token with pull-requests: write), or set comment: false"
-    );
-  }
-  return {
-    results,
-    baseResults: read("base-results") || void 0,
-    baselineProxy: read("baseline-proxy") || void 0,
-    thresholdPct: number(read, "threshold", PERCENTAGE),
-    floorPct: read("floor") === "" ? DEFAULT_FLOOR_PCT : number(read, "floor", PERCENTAGE),
-    alpha: number(read, "alpha", PROBABILITY),
-    failOnRegression: booleanInput(read, "fail-on-regression"),
-    comment: comment2,
-    summary: booleanInput(read, "summary"),
-    marker,
-    token,
-    apiUrl: env.GITHUB_API_URL || "https://api.github.com",
-    owner: ownerRepo.owner,
-    repo: ownerRepo.repo,
-    ...pullRequest,
-    ...withoutUndefined({ detailsUrl }),
-    ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo),
-    ...expectedInputs(read)
+// src/util/files.ts
+import { readFile } from "node:fs/promises";
+function failedRead(cannotRead) {
+  return (err) => {
+    throw new UserError(`${cannotRead} (${err.message})`);
   };
 }
-
-// src/github/summary.ts
-import { appendFile as appendFile2 } from "node:fs/promises";
-
-// src/github/body.ts
-var COMMENT_LIMIT = 65536;
-function commentMarker(id) {
-  return `<!-- proxybench:${id} -->`;
+async function readUserFile(file2, cannotRead = `${file2}: cannot read`) {
+  return readFile(file2, "utf8").catch(failedRead(cannotRead));
 }
-function headMarker(id, head) {
-  const sha = head.sha && isCommitSha(head.sha) ? head.sha.toLowerCase() : "";
-  const time3 = head.time && !Number.isNaN(Date.parse(head.time)) ? new Date(head.time).toISOString() : "";
-  return `<!-- proxybench:${id}:head sha=${sha} time=${time3} -->`;
-}
-function isMarked(body, id) {
-  return (body ?? "").trimStart().startsWith(commentMarker(id));
-}
-function parseHead(body, id) {
-  const escaped = id.replace(/[.]/g, "\\.");
-  const match = new RegExp(`<!-- proxybench:${escaped}:head sha=([0-9a-f]*) time=([^ ]*) -->`).exec(
-    body ?? ""
-  );
-  if (!match) return void 0;
-  return { sha: match[1] || void 0, time: match[2] || void 0 };
-}
-function safeLink(url2) {
-  const parsed = url2 ? httpUrl(url2) : void 0;
-  return parsed?.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-function truncationNote(limit, detailsUrl) {
-  const link = safeLink(detailsUrl);
-  const where2 = link ? `The full report: [${link}](${link})` : "The full report is in the job summary and the run's artifacts.";
-  return `
-
----
-> [!NOTE]
-> This report was cut to fit GitHub's ${limit.toLocaleString("en-US")}-character comment limit. ${where2}
-`;
-}
-function closeOpenBlocks(markdown) {
-  let inFence = false;
-  let openDetails = 0;
-  for (const line of markdown.split("\n")) {
-    if (line.trimStart().startsWith("```")) inFence = !inFence;
-    else if (!inFence) {
-      openDetails += (line.match(/<details[\s>]/gi) ?? []).length;
-      openDetails = Math.max(0, openDetails - (line.match(/<\/details>/gi) ?? []).length);
-    }
-  }
-  return `${inFence ? "\n```" : ""}${"\n\n</details>".repeat(openDetails)}`;
-}
-function cutToFit(markdown, room, measure = (text) => text.length) {
-  let budget = room;
-  for (; ; ) {
-    if (budget <= 0) return "";
-    let kept = markdown.slice(0, budget);
-    const lastNewline = kept.lastIndexOf("\n");
-    if (lastNewline > budget / 2) kept = kept.slice(0, lastNewline);
-    const closed = kept + closeOpenBlocks(kept);
-    const over = measure(closed) - room;
-    if (over <= 0) return closed;
-    budget -= over;
+async function readJsonFile(file2, cannotRead) {
+  const text = await readUserFile(file2, cannotRead);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file2}: not valid JSON (${err.message})`);
   }
 }
-function buildCommentBody(markdown, options2) {
-  const limit = options2.limit ?? COMMENT_LIMIT;
-  const header2 = `${commentMarker(options2.id)}
-${headMarker(options2.id, options2.head)}
-`;
-  const full = header2 + markdown;
-  if (full.length <= limit) return { body: full, truncated: false };
-  const note = truncationNote(limit, options2.detailsUrl);
-  const room = limit - header2.length - note.length;
-  if (room <= 0) throw new Error(`comment limit ${limit} leaves no room for the report`);
-  return { body: header2 + cutToFit(markdown, room) + note, truncated: true };
-}
-function decide(ours, existing, prHeadSha) {
-  if (!existing?.sha && !existing?.time)
-    return { action: "update", reason: "the existing comment records no head" };
-  const same = (a, b) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
-  if (same(ours.sha, existing.sha)) return { action: "update", reason: "same head commit" };
-  if (same(ours.sha, prHeadSha))
-    return { action: "update", reason: "ours is for the pull request's current head" };
-  if (same(existing.sha, prHeadSha)) {
-    return {
-      action: "skip",
-      reason: `the existing comment is for the pull request's current head ${short(existing.sha)}; ours is for ${short(ours.sha)}`
-    };
-  }
-  const oursTime = ours.time ? Date.parse(ours.time) : NaN;
-  const theirTime = existing.time ? Date.parse(existing.time) : NaN;
-  if (!Number.isNaN(oursTime) && !Number.isNaN(theirTime) && theirTime > oursTime) {
-    return {
-      action: "skip",
-      reason: `the existing comment is for a newer commit ${short(existing.sha)} (${existing.time}) than ours ${short(ours.sha)} (${ours.time})`
-    };
-  }
-  return { action: "update", reason: "ours is not older" };
-}
-function short(sha) {
-  return sha ? sha.slice(0, 12) : "(unknown)";
-}
-
-// src/github/summary.ts
-var SUMMARY_LIMIT_BYTES = 1024 * 1024;
-function summaryText(markdown, limitBytes = SUMMARY_LIMIT_BYTES) {
-  const text = markdown.endsWith("\n") ? markdown : `${markdown}
-`;
-  if (Buffer.byteLength(text, "utf8") <= limitBytes) return text;
-  const note = "\n> [!NOTE]\n> Cut to fit the job summary's size limit; the full report is in the run's artifacts.\n";
-  const room = limitBytes - Buffer.byteLength(note, "utf8");
-  return `${cutToFit(text, room, (t) => Buffer.byteLength(t, "utf8"))}${note}`;
-}
-async function writeJobSummary(markdown, env = process.env) {
-  const file2 = env.GITHUB_STEP_SUMMARY;
-  if (!file2) return false;
-  await appendFile2(file2, summaryText(markdown), "utf8");
-  return true;
-}
-
-// src/comment/comment-runs.ts
-import { existsSync as existsSync4 } from "node:fs";
-import { readdir as readdir4, stat as stat4 } from "node:fs/promises";
-import path8 from "node:path";
-
-// src/measures/counted/compare.ts
-import { readFile as readFile3 } from "node:fs/promises";
-import path3 from "node:path";
-
-// src/results/io.ts
-import { readFile, stat as stat2 } from "node:fs/promises";
-import path from "node:path";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -31950,7 +31632,7 @@ __export(external_exports, {
   coerce: () => coerce_exports,
   compile: () => compile,
   config: () => config,
-  core: () => core_exports3,
+  core: () => core_exports2,
   creditCard: () => creditCard2,
   cuid: () => cuid3,
   cuid2: () => cuid22,
@@ -32034,7 +31716,7 @@ __export(external_exports, {
   null: () => _null3,
   nullable: () => nullable,
   nullish: () => nullish2,
-  number: () => number3,
+  number: () => number2,
   object: () => object,
   optional: () => optional,
   output: () => output,
@@ -32105,8 +31787,8 @@ __export(external_exports, {
 });
 
 // node_modules/zod/v4/core/index.js
-var core_exports3 = {};
-__export(core_exports3, {
+var core_exports2 = {};
+__export(core_exports2, {
   $ZodAny: () => $ZodAny,
   $ZodArray: () => $ZodArray,
   $ZodAsyncError: () => $ZodAsyncError,
@@ -32658,10 +32340,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path9) {
-  if (!path9)
+function getElementAtPath(obj, path10) {
+  if (!path10)
     return obj;
-  return path9.reduce((acc, key) => acc?.[key], obj);
+  return path10.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -33001,11 +32683,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path9, issues) {
+function prefixIssues(path10, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path9);
+    iss.path.unshift(path10);
     return iss;
   });
 }
@@ -33467,16 +33149,16 @@ function flattenError(error63, mapper = (issue4) => issue4.message) {
 }
 function formatError(error63, mapper = (issue4) => issue4.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error64, path9 = []) => {
+  const processError = (error64, path10 = []) => {
     for (const issue4 of error64.issues) {
       if (issue4.code === "invalid_union" && issue4.errors.length) {
-        issue4.errors.map((issues) => processError({ issues }, [...path9, ...issue4.path]));
+        issue4.errors.map((issues) => processError({ issues }, [...path10, ...issue4.path]));
       } else if (issue4.code === "invalid_key") {
-        processError({ issues: issue4.issues }, [...path9, ...issue4.path]);
+        processError({ issues: issue4.issues }, [...path10, ...issue4.path]);
       } else if (issue4.code === "invalid_element") {
-        processError({ issues: issue4.issues }, [...path9, ...issue4.path]);
+        processError({ issues: issue4.issues }, [...path10, ...issue4.path]);
       } else {
-        const fullpath = [...path9, ...issue4.path];
+        const fullpath = [...path10, ...issue4.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue4));
         } else {
@@ -33515,17 +33197,17 @@ function formatError(error63, mapper = (issue4) => issue4.message) {
 }
 function treeifyError(error63, mapper = (issue4) => issue4.message) {
   const result = { errors: [] };
-  const processError = (error64, path9 = []) => {
+  const processError = (error64, path10 = []) => {
     var _a3;
     for (const issue4 of error64.issues) {
       if (issue4.code === "invalid_union" && issue4.errors.length) {
-        issue4.errors.map((issues) => processError({ issues }, [...path9, ...issue4.path]));
+        issue4.errors.map((issues) => processError({ issues }, [...path10, ...issue4.path]));
       } else if (issue4.code === "invalid_key") {
-        processError({ issues: issue4.issues }, [...path9, ...issue4.path]);
+        processError({ issues: issue4.issues }, [...path10, ...issue4.path]);
       } else if (issue4.code === "invalid_element") {
-        processError({ issues: issue4.issues }, [...path9, ...issue4.path]);
+        processError({ issues: issue4.issues }, [...path10, ...issue4.path]);
       } else {
-        const fullpath = [...path9, ...issue4.path];
+        const fullpath = [...path10, ...issue4.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue4));
           continue;
@@ -33564,8 +33246,8 @@ function treeifyError(error63, mapper = (issue4) => issue4.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path9 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path9) {
+  const path10 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path10) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -33793,7 +33475,7 @@ __export(regexes_exports, {
   nanoid: () => nanoid,
   nanoidOfLength: () => nanoidOfLength,
   null: () => _null,
-  number: () => number2,
+  number: () => number,
   rfc5322Email: () => rfc5322Email,
   sha1_base64: () => sha1_base64,
   sha1_base64url: () => sha1_base64url,
@@ -33894,7 +33576,7 @@ var string = (params) => {
 };
 var bigint = /^-?\d+n?$/;
 var integer = /^-?\d+$/;
-var number2 = /^-?\d+(?:\.\d+)?$/;
+var number = /^-?\d+(?:\.\d+)?$/;
 var boolean = /^(?:true|false)$/i;
 var _null = /^null$/i;
 var _undefined = /^undefined$/i;
@@ -35021,7 +34703,7 @@ var $ZodCustomStringFormat = /* @__PURE__ */ $constructor("$ZodCustomStringForma
 });
 var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
   $ZodType.init(inst, def);
-  inst._zod.pattern = number2;
+  inst._zod.pattern = number;
   inst._zod.parse = (payload, _ctx) => {
     if (def.coerce)
       try {
@@ -36124,7 +35806,7 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         if (keyResult instanceof Promise) {
           throw new Error("Async schemas not supported in object keys currently");
         }
-        const checkNumericKey = typeof key === "string" && number2.test(key) && keyResult.issues.length;
+        const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
         if (checkNumericKey) {
           const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
           if (retryResult instanceof Promise) {
@@ -36693,7 +36375,7 @@ function leafPattern(schema) {
   if (minimum !== void 0 || maximum !== void 0)
     return string({ minimum, maximum }).source;
   const own2 = schema._zod.pattern;
-  return (isInt && own2 === number2 ? integer : own2)?.source;
+  return (isInt && own2 === number ? integer : own2)?.source;
 }
 function partPattern(schema) {
   const def = schema._zod.def;
@@ -46173,7 +45855,7 @@ function generateRecordCheck(doc, ctx, schema, accessor) {
     if (keyFn.definite === false)
       ctx.definite = false;
     const keyFast = addConstant(ctx, keyFn);
-    const numericConst = addConstant(ctx, number2);
+    const numericConst = addConstant(ctx, number);
     const outKeyVar = newVar(ctx);
     emitOwnKeys(doc, ctx, accessor, kVar, (d) => {
       d.write(`let ${outKeyVar} = ${keyFast}(${kVar});`);
@@ -48483,7 +48165,7 @@ function stringifyKeyNames(bySchema, json2, visited) {
     return rest;
   rest.type = "string";
   if (!values)
-    rest.pattern = (types.includes("number") ? number2 : integer).source;
+    rest.pattern = (types.includes("number") ? number : integer).source;
   return rest;
 }
 var pendingRecords = /* @__PURE__ */ new WeakMap();
@@ -48954,7 +48636,7 @@ __export(schemas_exports2, {
   null: () => _null3,
   nullable: () => nullable,
   nullish: () => nullish2,
-  number: () => number3,
+  number: () => number2,
   object: () => object,
   optional: () => optional,
   partialRecord: () => partialRecord,
@@ -49700,7 +49382,7 @@ var ZodNumber = /* @__PURE__ */ $constructor(
     }
   })
 );
-function number3(params) {
+function number2(params) {
   return _number(ZodNumber, params);
 }
 var ZodNumberFormat = /* @__PURE__ */ $constructor("ZodNumberFormat", (inst, def) => {
@@ -50540,7 +50222,7 @@ var stringbool = (...args) => _stringbool({
 }, ...args);
 function json(params) {
   const jsonSchema = lazy(() => {
-    return union([string2(params), number3(), boolean2(), _null3(), array(jsonSchema), record(string2(), jsonSchema)]);
+    return union([string2(params), number2(), boolean2(), _null3(), array(jsonSchema), record(string2(), jsonSchema)]);
   });
   return jsonSchema;
 }
@@ -50703,13 +50385,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path9 = ref.slice(1).split("/").filter(Boolean);
-  if (path9.length === 0) {
+  const path10 = ref.slice(1).split("/").filter(Boolean);
+  if (path10.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path9[0] === defsKey) {
-    const key = path9[1] === void 0 ? void 0 : decodeJSONPointerSegment(path9[1]);
+  if (path10[0] === defsKey) {
+    const key = path10[1] === void 0 ? void 0 : decodeJSONPointerSegment(path10[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -51539,13 +51221,13 @@ __export(coerce_exports, {
   bigint: () => bigint3,
   boolean: () => boolean3,
   date: () => date4,
-  number: () => number4,
+  number: () => number3,
   string: () => string3
 });
 function string3(params) {
   return _coercedString(ZodString, params);
 }
-function number4(params) {
+function number3(params) {
   return _coercedNumber(ZodNumber, params);
 }
 function boolean3(params) {
@@ -51780,21 +51462,10 @@ async function readResults(dirOrFile) {
   return readResultsFile(resultsFilePath(dirOrFile), "results", Results, refuseUnknownVersion);
 }
 async function readResultsFile(file2, what, schema, check2) {
-  let text;
-  try {
-    const info2 = await stat2(file2);
-    if (!info2.isFile()) throw new UserError(`${file2}: not a file`);
-    text = await readFile(file2, "utf8");
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`${file2}: cannot read ${what} (${err.message})`);
-  }
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`${file2}: not valid JSON (${err.message})`);
-  }
+  const cannotRead = `${file2}: cannot read ${what}`;
+  const info2 = await stat2(file2).catch(failedRead(cannotRead));
+  if (!info2.isFile()) throw new UserError(`${file2}: not a file`);
+  const data = await readJsonFile(file2, cannotRead);
   check2?.(file2, data);
   const parsed = schema.safeParse(data);
   if (!parsed.success) throw new UserError(formatSchemaError(file2, parsed.error));
@@ -52071,6 +51742,37 @@ async function whereItWent(base, head, top = WHERE_TOP) {
 }
 
 // src/measures/counted/compare.ts
+var DEFAULT_FLOOR_PCT = 0.5;
+var DEFAULT_SPREAD_FACTOR = 3;
+var MIN_REPETITIONS = 2;
+function spreadPct(values) {
+  if (values.length === 0) throw new Error("spread of no values");
+  const m = median([...values]);
+  if (m === 0) return 0;
+  return (Math.max(...values) - Math.min(...values)) / m * 100;
+}
+function compareCounts(base, head, options2 = {}) {
+  const floor = options2.floorPct ?? DEFAULT_FLOOR_PCT;
+  const factor = options2.spreadFactor ?? DEFAULT_SPREAD_FACTOR;
+  if (base.length === 0 || head.length === 0) throw new Error("compareCounts: a side has no repetitions");
+  const baseMedian = median([...base]);
+  const headMedian = median([...head]);
+  if (baseMedian <= 0) throw new Error(`compareCounts: the base median is ${baseMedian}, not a count`);
+  const changePct = (headMedian - baseMedian) / baseMedian * 100;
+  const spread = Math.max(spreadPct(base), spreadPct(head));
+  const result = { baseMedian, headMedian, changePct, spreadPct: spread };
+  const size = Math.abs(changePct);
+  if (base.length < MIN_REPETITIONS || head.length < MIN_REPETITIONS) {
+    const why2 = `${base.length} vs ${head.length} repetitions: at least ${MIN_REPETITIONS} a side give a spread`;
+    return { ...result, verdict: "inconclusive", why: why2 };
+  }
+  if (size > floor && size > factor * spread) {
+    return { ...result, verdict: changePct > 0 ? "more-work" : "less-work" };
+  }
+  if (size <= floor && factor * spread <= floor) return { ...result, verdict: "unchanged" };
+  const why = size > floor ? `the change (${size.toFixed(2)}%) is within ${factor} x the spread (${spread.toFixed(2)}%)` : `${factor} x the spread (${(factor * spread).toFixed(2)}%) is larger than the floor (${floor.toFixed(2)}%)`;
+  return { ...result, verdict: "inconclusive", why };
+}
 var COUNTED_METRICS = [
   { key: "instructionsPerRequest", label: "Instructions/request" },
   { key: "cyclesPerRequest", label: "Est. cycles/request" }
@@ -52146,7 +51848,312 @@ function verdictCounts(c) {
   return counts;
 }
 
+// src/util/inputs.ts
+var PERCENTAGE = { ok: (x) => x >= 0, what: "a percentage >= 0" };
+var PROBABILITY = { ok: (x) => x > 0 && x < 1, what: "a number between 0 and 1" };
+function numberInput(name3, text, rule) {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || !rule.ok(value)) {
+    throw new UserError(`${name3}: expected ${rule.what}, got '${text}'`);
+  }
+  return value;
+}
+
+// src/util/objects.ts
+function withoutUndefined(object2) {
+  return pickDefined(object2, Object.keys(object2));
+}
+function pickDefined(object2, keys) {
+  const out = {};
+  for (const key of keys) {
+    const value = object2[key];
+    if (value !== void 0) out[key] = value;
+  }
+  return out;
+}
+
+// report/src/input-helper.ts
+var SHARD_COUNT = { ok: (x) => Number.isInteger(x) && x >= 0, what: "a whole number >= 0" };
+function number4(read, name3, rule) {
+  return numberInput(`input '${name3}'`, read(name3), rule);
+}
+function booleanInput(read, name3) {
+  const text = read(name3);
+  if (["true", "True", "TRUE"].includes(text)) return true;
+  if (["false", "False", "FALSE"].includes(text)) return false;
+  throw new Error(`input '${name3}': expected true or false, got '${text}'`);
+}
+function readEvent(env) {
+  const file2 = env.GITHUB_EVENT_PATH;
+  if (!file2) return {};
+  try {
+    return JSON.parse(readFileSync(file2, "utf8"));
+  } catch (err) {
+    throw new Error(`GITHUB_EVENT_PATH ${file2}: cannot read the event payload (${err.message})`);
+  }
+}
+function urlInput(read, name3) {
+  const url2 = read(name3) || void 0;
+  if (url2 !== void 0 && httpUrl(url2) === void 0) {
+    throw new Error(`input '${name3}': expected an http(s) URL, got '${url2}'`);
+  }
+  return url2;
+}
+function pagesUrl(serverUrl, owner, repo, dir) {
+  const folder = dir.replace(/^\/+|\/+$/g, "");
+  const tail = folder === "" ? "" : `${folder}/`;
+  const server = serverUrl.replace(/\/+$/, "");
+  if (server === "https://github.com") {
+    const site = `https://${owner.toLowerCase()}.github.io`;
+    return repo.toLowerCase() === `${owner.toLowerCase()}.github.io` ? `${site}/${tail}` : `${site}/${repo}/${tail}`;
+  }
+  return `${server}/pages/${owner}/${repo}/${tail}`;
+}
+function linkSettings(read, env, owner, repo) {
+  const runnerName = read("runner-name") || void 0;
+  const artifactUrl = urlInput(read, "artifact-url");
+  const pagesDir = read("gh-pages-dir");
+  const chartUrl = urlInput(read, "chart-url") ?? (pagesDir !== "" ? pagesUrl(env.GITHUB_SERVER_URL || "https://github.com", owner, repo, pagesDir) : void 0);
+  return withoutUndefined({ runnerName, artifactUrl, chartUrl });
+}
+function runPullRequest(pulls, owner, repo) {
+  const here = `/repos/${owner}/${repo}`.toLowerCase();
+  const ours = (pulls ?? []).filter((p) => {
+    const url2 = p.base?.repo?.url;
+    return typeof url2 === "string" && url2.toLowerCase().endsWith(here);
+  });
+  return ours.length === 1 ? ours[0].number : void 0;
+}
+function eventHeadBranch(event) {
+  const run2 = event.workflow_run;
+  const head = run2 ? { repository: run2.head_repository?.full_name, name: run2.head_branch } : { repository: event.pull_request?.head?.repo?.full_name, name: event.pull_request?.head?.ref };
+  return head.repository && head.name ? { repository: head.repository, name: head.name } : void 0;
+}
+function pullRequestInputs(read, event, here) {
+  let pr;
+  const prText = read("pr-number");
+  if (prText !== "") {
+    pr = Number(prText);
+    if (!isPullRequestNumber(pr))
+      throw new Error(`input 'pr-number': expected a pull request number, got '${prText}'`);
+  } else {
+    pr = event.pull_request?.number ?? runPullRequest(event.workflow_run?.pull_requests, here.owner, here.repo);
+  }
+  const headSha = read("head-sha") || event.pull_request?.head?.sha || event.workflow_run?.head_sha || void 0;
+  if (headSha !== void 0 && !isCommitSha(headSha)) {
+    throw new Error(`input 'head-sha': expected a hexadecimal commit sha, got '${headSha}'`);
+  }
+  const checkPr = event.workflow_run !== void 0 ? true : void 0;
+  return withoutUndefined({ pr, headSha, headBranch: eventHeadBranch(event), checkPr });
+}
+function detailsUrlInput(read, env) {
+  const detailsUrl = urlInput(read, "details-url");
+  if (detailsUrl === void 0 && env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
+    return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  }
+  return detailsUrl;
+}
+var JOB_RESULTS = ["success", "failure", "cancelled", "skipped"];
+function jobsInput(text) {
+  if (text === "") return void 0;
+  const shape = "expected the jobs' results as `${{ toJSON(needs) }}` gives them";
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`input 'jobs': ${shape}, got '${text}'`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error(`input 'jobs': ${shape} (an object of jobs), got '${text}'`);
+  const jobs = {};
+  for (const [job, value] of Object.entries(parsed)) {
+    const result = value?.result;
+    if (typeof result !== "string" || !JOB_RESULTS.includes(result))
+      throw new Error(
+        `input 'jobs': job '${job}': expected a result of ${JOB_RESULTS.join(", ")}, got ${JSON.stringify(result) ?? "none"}`
+      );
+    jobs[job] = result;
+  }
+  return jobs;
+}
+function expectedInputs(read) {
+  const shardsText = read("expected-shards");
+  const shards = shardsText === "" ? void 0 : numberInput("input 'expected-shards'", shardsText, SHARD_COUNT);
+  const jobs = jobsInput(read("jobs"));
+  const expected = withoutUndefined({ shards, jobs });
+  return Object.keys(expected).length > 0 ? { expected } : {};
+}
+function getSettings(read = (name3) => getInput(name3).trim(), env = process.env) {
+  const results = read("results").split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  if (results.length === 0) throw new Error("input 'results': required (the head's results directory)");
+  const repository = read("repository") || env.GITHUB_REPOSITORY || "";
+  const ownerRepo = parseRepository(repository);
+  if (!ownerRepo) {
+    throw new Error(
+      `input 'repository': expected owner/name, got '${repository}' (nor is GITHUB_REPOSITORY set)`
+    );
+  }
+  const marker = read("marker") || "proxybench";
+  if (!isMarkerId(marker)) {
+    throw new Error(`input 'marker': ${MARKER_RULE}, got '${marker}'`);
+  }
+  const pullRequest = pullRequestInputs(read, readEvent(env), ownerRepo);
+  const detailsUrl = detailsUrlInput(read, env);
+  const comment2 = booleanInput(read, "comment");
+  const token = read("token") || void 0;
+  if (comment2 && token === void 0) {
+    throw new Error(
+      "input 'token': required to comment (a token with pull-requests: write), or set comment: false"
+    );
+  }
+  return {
+    results,
+    baseResults: read("base-results") || void 0,
+    baselineProxy: read("baseline-proxy") || void 0,
+    thresholdPct: number4(read, "threshold", PERCENTAGE),
+    floorPct: read("floor") === "" ? DEFAULT_FLOOR_PCT : number4(read, "floor", PERCENTAGE),
+    alpha: number4(read, "alpha", PROBABILITY),
+    failOnRegression: booleanInput(read, "fail-on-regression"),
+    comment: comment2,
+    summary: booleanInput(read, "summary"),
+    marker,
+    token,
+    apiUrl: env.GITHUB_API_URL || "https://api.github.com",
+    owner: ownerRepo.owner,
+    repo: ownerRepo.repo,
+    ...pullRequest,
+    ...withoutUndefined({ detailsUrl }),
+    ...linkSettings(read, env, ownerRepo.owner, ownerRepo.repo),
+    ...expectedInputs(read)
+  };
+}
+
+// src/github/summary.ts
+import { appendFile as appendFile2 } from "node:fs/promises";
+
+// src/github/body.ts
+var COMMENT_LIMIT = 65536;
+function commentMarker(id) {
+  return `<!-- proxybench:${id} -->`;
+}
+function headMarker(id, head) {
+  const sha = head.sha && isCommitSha(head.sha) ? head.sha.toLowerCase() : "";
+  const time3 = head.time && !Number.isNaN(Date.parse(head.time)) ? new Date(head.time).toISOString() : "";
+  return `<!-- proxybench:${id}:head sha=${sha} time=${time3} -->`;
+}
+function isMarked(body, id) {
+  return (body ?? "").trimStart().startsWith(commentMarker(id));
+}
+function parseHead(body, id) {
+  const escaped = id.replace(/[.]/g, "\\.");
+  const match = new RegExp(`<!-- proxybench:${escaped}:head sha=([0-9a-f]*) time=([^ ]*) -->`).exec(
+    body ?? ""
+  );
+  if (!match) return void 0;
+  return { sha: match[1] || void 0, time: match[2] || void 0 };
+}
+function safeLink(url2) {
+  const parsed = url2 ? httpUrl(url2) : void 0;
+  return parsed?.href.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+function truncationNote(limit, detailsUrl) {
+  const link = safeLink(detailsUrl);
+  const where2 = link ? `The full report: [${link}](${link})` : "The full report is in the job summary and the run's artifacts.";
+  return `
+
+---
+> [!NOTE]
+> This report was cut to fit GitHub's ${limit.toLocaleString("en-US")}-character comment limit. ${where2}
+`;
+}
+function closeOpenBlocks(markdown) {
+  let inFence = false;
+  let openDetails = 0;
+  for (const line of markdown.split("\n")) {
+    if (line.trimStart().startsWith("```")) inFence = !inFence;
+    else if (!inFence) {
+      openDetails += (line.match(/<details[\s>]/gi) ?? []).length;
+      openDetails = Math.max(0, openDetails - (line.match(/<\/details>/gi) ?? []).length);
+    }
+  }
+  return `${inFence ? "\n```" : ""}${"\n\n</details>".repeat(openDetails)}`;
+}
+function cutToFit(markdown, room, measure = (text) => text.length) {
+  let budget = room;
+  for (; ; ) {
+    if (budget <= 0) return "";
+    let kept = markdown.slice(0, budget);
+    const lastNewline = kept.lastIndexOf("\n");
+    if (lastNewline > budget / 2) kept = kept.slice(0, lastNewline);
+    const closed = kept + closeOpenBlocks(kept);
+    const over = measure(closed) - room;
+    if (over <= 0) return closed;
+    budget -= over;
+  }
+}
+function buildCommentBody(markdown, options2) {
+  const limit = options2.limit ?? COMMENT_LIMIT;
+  const header2 = `${commentMarker(options2.id)}
+${headMarker(options2.id, options2.head)}
+`;
+  const full = header2 + markdown;
+  if (full.length <= limit) return { body: full, truncated: false };
+  const note = truncationNote(limit, options2.detailsUrl);
+  const room = limit - header2.length - note.length;
+  if (room <= 0) throw new Error(`comment limit ${limit} leaves no room for the report`);
+  return { body: header2 + cutToFit(markdown, room) + note, truncated: true };
+}
+function decide(ours, existing, prHeadSha) {
+  if (!existing?.sha && !existing?.time)
+    return { action: "update", reason: "the existing comment records no head" };
+  const same = (a, b) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
+  if (same(ours.sha, existing.sha)) return { action: "update", reason: "same head commit" };
+  if (same(ours.sha, prHeadSha))
+    return { action: "update", reason: "ours is for the pull request's current head" };
+  if (same(existing.sha, prHeadSha)) {
+    return {
+      action: "skip",
+      reason: `the existing comment is for the pull request's current head ${short(existing.sha)}; ours is for ${short(ours.sha)}`
+    };
+  }
+  const oursTime = ours.time ? Date.parse(ours.time) : NaN;
+  const theirTime = existing.time ? Date.parse(existing.time) : NaN;
+  if (!Number.isNaN(oursTime) && !Number.isNaN(theirTime) && theirTime > oursTime) {
+    return {
+      action: "skip",
+      reason: `the existing comment is for a newer commit ${short(existing.sha)} (${existing.time}) than ours ${short(ours.sha)} (${ours.time})`
+    };
+  }
+  return { action: "update", reason: "ours is not older" };
+}
+function short(sha) {
+  return sha ? sha.slice(0, 12) : "(unknown)";
+}
+
+// src/github/summary.ts
+var SUMMARY_LIMIT_BYTES = 1024 * 1024;
+function summaryText(markdown, limitBytes = SUMMARY_LIMIT_BYTES) {
+  const text = markdown.endsWith("\n") ? markdown : `${markdown}
+`;
+  if (Buffer.byteLength(text, "utf8") <= limitBytes) return text;
+  const note = "\n> [!NOTE]\n> Cut to fit the job summary's size limit; the full report is in the run's artifacts.\n";
+  const room = limitBytes - Buffer.byteLength(note, "utf8");
+  return `${cutToFit(text, room, (t) => Buffer.byteLength(t, "utf8"))}${note}`;
+}
+async function writeJobSummary(markdown, env = process.env) {
+  const file2 = env.GITHUB_STEP_SUMMARY;
+  if (!file2) return false;
+  await appendFile2(file2, summaryText(markdown), "utf8");
+  return true;
+}
+
+// src/comment/comment-runs.ts
+import { existsSync as existsSync4 } from "node:fs";
+import path9 from "node:path";
+
 // src/results/merge.ts
+import { readdir as readdir2, stat as stat3 } from "node:fs/promises";
+import path4 from "node:path";
 function sharedSettings(s) {
   return {
     proxies: s.proxies,
@@ -52240,30 +52247,44 @@ function cellRunners(results) {
   for (const c of results.cells) if (c.runner !== void 0) out.set(c.runner, (out.get(c.runner) ?? 0) + 1);
   return out;
 }
+async function runsIn(p, runFiles, kindOf) {
+  const info2 = await stat3(p).catch(() => void 0);
+  if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
+  const own2 = await kindOf(p, info2);
+  if (own2 !== void 0) return [[p, own2]];
+  const inside = (await readdir2(p, { withFileTypes: true })).filter((e) => e.isDirectory());
+  const runs = [];
+  for (const dir of inside.map((e) => path4.join(p, e.name)).sort()) {
+    const kind = await kindOf(dir);
+    if (kind !== void 0) runs.push([dir, kind]);
+  }
+  if (runs.length === 0) throw new UserError(`${p}: holds no ${runFiles}, nor folders that do`);
+  return runs;
+}
 
 // src/measures/study/read-run.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { readdir as readdir3 } from "node:fs/promises";
-import path7 from "node:path";
+import { readdir as readdir4 } from "node:fs/promises";
+import path8 from "node:path";
 
 // src/util/paths.ts
-import { access as access2, constants as constants3, stat as stat3 } from "node:fs/promises";
-import path4 from "node:path";
+import { access as access2, constants as constants3, stat as stat4 } from "node:fs/promises";
+import path5 from "node:path";
 import { fileURLToPath } from "node:url";
 var PROJECT_ROOT = (() => {
-  let dir = path4.dirname(fileURLToPath(import.meta.url));
+  let dir = path5.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    if (path4.basename(dir) === "src" || path4.basename(dir) === "dist") {
-      const parent = path4.dirname(dir);
-      if (path4.basename(parent) !== "dist") return parent;
+    if (path5.basename(dir) === "src" || path5.basename(dir) === "dist") {
+      const parent = path5.dirname(dir);
+      if (path5.basename(parent) !== "dist") return parent;
     }
-    dir = path4.dirname(dir);
+    dir = path5.dirname(dir);
   }
   throw new Error("cannot locate the proxybench package root");
 })();
-var TOOLS_BIN = path4.join(PROJECT_ROOT, ".tools", "bin");
+var TOOLS_BIN = path5.join(PROJECT_ROOT, ".tools", "bin");
 async function isDirectory2(p) {
-  return (await stat3(p).catch(() => void 0))?.isDirectory() ?? false;
+  return (await stat4(p).catch(() => void 0))?.isDirectory() ?? false;
 }
 
 // src/manifests/schema.ts
@@ -53050,13 +53071,16 @@ var COST_FIGURE = {
   requestsPerCpuS: "requestsPerCpuS",
   peakMemory: "peakMemoryMiB"
 };
-function mediansOfEvery(reps, keys, valueOf) {
+function ofEvery(reps, keys, valueOf, combine) {
   const out = {};
   for (const key of keys) {
     const values = reps.map((r) => valueOf(r, key));
-    if (values.length > 0 && values.every((v) => v !== void 0)) out[key] = medianOf(values);
+    if (values.length > 0 && values.every((v) => v !== void 0)) out[key] = combine(values);
   }
   return out;
+}
+function spanOf(values) {
+  return [Math.min(...values), Math.max(...values)];
 }
 var DEFAULT_BASELINE = "direct";
 function medianOf(values) {
@@ -53064,27 +53088,17 @@ function medianOf(values) {
 }
 function cellValues(cell) {
   const reps = cell.repetitions;
-  const latencyMs = {};
-  for (const stat5 of LATENCY_STATS) latencyMs[stat5] = medianOf(reps.map((r) => r.latencyMs[stat5]));
   const keys = new Set(reps.flatMap((r) => Object.keys(r.latencyPercentilesMs ?? {})));
   return {
     rps: medianOf(reps.map((r) => r.rps)),
-    latencyMs,
+    latencyMs: ofEvery(reps, LATENCY_STATS, (r, stat5) => r.latencyMs[stat5], medianOf),
     errors: medianOf(reps.map((r) => r.errors + r.non2xx + r.checkFailures)),
     perRepetition: { rps: reps.map((r) => r.rps), p99Ms: reps.map((r) => r.latencyMs.p99) },
-    percentilesMs: mediansOfEvery(reps, keys, (r, key) => r.latencyPercentilesMs?.[key]),
-    cost: mediansOfEvery(reps, Object.values(COST_FIGURE), (r, figure) => r.proxyCost?.[figure]),
-    ranges: rangesOf(reps)
+    percentilesMs: ofEvery(reps, keys, (r, key) => r.latencyPercentilesMs?.[key], medianOf),
+    cost: ofEvery(reps, Object.values(COST_FIGURE), (r, figure) => r.proxyCost?.[figure], medianOf),
+    // each figure's spread over the repetitions that all have it, finite
+    ranges: ofEvery(reps, FIGURES, (r, figure) => finite(repetitionFigure(r, figure)), spanOf)
   };
-}
-function rangesOf(reps) {
-  const ranges = {};
-  for (const figure of FIGURES) {
-    const values = reps.map((r) => repetitionFigure(r, figure));
-    if (values.length > 0 && values.every((v) => v !== void 0 && Number.isFinite(v)))
-      ranges[figure] = [Math.min(...values), Math.max(...values)];
-  }
-  return ranges;
 }
 var MAX_REASONS = 3;
 function displayReasons(reasons) {
@@ -53136,8 +53150,7 @@ function describeLayout(cpus, list = (xs) => xs.length ? xs.join(",") : "any") {
 }
 function buildHeader(results) {
   const env = results.environment;
-  const facts = [];
-  facts.push(["Run", `${results.runId} (${results.startedAt})`]);
+  const facts = [["Run", `${results.runId} (${results.startedAt})`]];
   const git = env.git;
   if (git.commit !== void 0) {
     let commit = git.commit.slice(0, 12);
@@ -53146,14 +53159,13 @@ function buildHeader(results) {
     facts.push(["Commit", commit]);
     if (git.message !== void 0) facts.push(["Message", git.message.split("\n")[0] ?? ""]);
   }
-  facts.push([
-    "CPU",
-    `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`
-  ]);
-  facts.push(["System", `${env.os} ${env.arch}, kernel ${env.kernel}`]);
-  facts.push(["CPU layout", describeLayout(results.settings.cpus)]);
-  facts.push(["Repetitions", String(results.settings.repetitions)]);
-  facts.push(["Runtime", results.settings.runtime]);
+  facts.push(
+    ["CPU", `${env.cpuModel}, ${env.cores} cores${env.governor ? `, governor ${env.governor}` : ""}`],
+    ["System", `${env.os} ${env.arch}, kernel ${env.kernel}`],
+    ["CPU layout", describeLayout(results.settings.cpus)],
+    ["Repetitions", String(results.settings.repetitions)],
+    ["Runtime", results.settings.runtime]
+  );
   const proxies = new Map(Object.entries(env.proxies));
   for (const cell of results.cells) {
     if (cell.proxyVersion !== void 0 && !proxies.has(cell.proxy))
@@ -53180,10 +53192,7 @@ function buildHeader(results) {
 }
 function buildReport(results, options2 = {}) {
   const groups2 = /* @__PURE__ */ new Map();
-  for (const cell of results.cells) {
-    const key = groupKey(cell);
-    groups2.set(key, [...groups2.get(key) ?? [], cell]);
-  }
+  for (const cell of results.cells) groups2.set(groupKey(cell), [...groups2.get(groupKey(cell)) ?? [], cell]);
   const order = results.settings.proxies;
   const rank = (column) => {
     const proxy = column.split(" ")[0] ?? column;
@@ -53249,6 +53258,7 @@ function inverseDifference(d) {
   if (d.ci !== void 0) out.ci = [inversePct(d.ci[1]), inversePct(d.ci[0])];
   return out;
 }
+var finite = (x) => Number.isFinite(x) ? x : void 0;
 var positive = (x) => x !== void 0 && Number.isFinite(x) && x > 0;
 function untestedByCompare(figure, base, other) {
   const spec = COMPARE_METRICS.find((s) => s.metric === figure);
@@ -53385,8 +53395,8 @@ function comparisonRows(group) {
   );
 }
 function percentChange(value, base) {
-  const finite = value !== void 0 && base !== void 0 && Number.isFinite(value) && Number.isFinite(base);
-  return finite && base !== 0 ? (value - base) / base * 100 : void 0;
+  const finite2 = value !== void 0 && base !== void 0 && Number.isFinite(value) && Number.isFinite(base);
+  return finite2 && base !== 0 ? (value - base) / base * 100 : void 0;
 }
 function boundOf(column, metric) {
   if (!column.bound || metric === "errors" || metric !== "latency" && isCost(metric)) return void 0;
@@ -53403,8 +53413,7 @@ function valueCell(column, figure, metric) {
   if (bound) cell.bound = bound;
   return cell;
 }
-function noiseOf(column, figure, scale = 1) {
-  const change = column.changes?.[figure];
+function noiseOf(change, scale = 1) {
   const out = { withinNoise: change?.differs !== true };
   if (change?.ci !== void 0) out.interval = [change.ci[0] * scale, change.ci[1] * scale];
   return out;
@@ -53429,7 +53438,7 @@ function comparisonTable(group) {
         const cell = valueCell(column, metric, metric);
         const change = column === base || !comparesFigure(metric) ? void 0 : percentChange(cell.value, columnFigure(base, metric));
         if (cell.status === void 0 && change !== void 0)
-          Object.assign(cell, { changePct: change }, noiseOf(column, metric));
+          Object.assign(cell, { changePct: change }, noiseOf(column.changes?.[metric]));
         return cell;
       })
     }))
@@ -53448,7 +53457,8 @@ function latencyTable(group) {
         const baseValue = base?.values?.latencyMs[stat5];
         const compared = base !== void 0 && column !== base && comparesFigure(stat5);
         if (compared && cell.value !== void 0 && baseValue !== void 0) {
-          Object.assign(cell, { delta: cell.value - baseValue }, noiseOf(column, stat5, baseValue / 100));
+          const noise = noiseOf(column.changes?.[stat5], baseValue / 100);
+          Object.assign(cell, { delta: cell.value - baseValue }, noise);
         }
         return cell;
       })
@@ -53533,13 +53543,12 @@ function comparable(cell, paired) {
   return paired && cell.status === "noisy" && cell.repetitions.some((r) => r.status === "ok");
 }
 function cannotCompare(base, head, paired) {
-  const problems = [];
-  if (!comparable(base, paired)) problems.push(`base is ${describeStatus(base)}`);
-  if (!comparable(head, paired)) problems.push(`head is ${describeStatus(head)}`);
-  if (problems.length === 0 && (base.repetitions.length === 0 || head.repetitions.length === 0)) {
-    problems.push("no measured repetitions");
-  }
-  return problems.length > 0 ? problems.join("; ") : void 0;
+  const problems = Object.entries({ base, head }).flatMap(
+    ([side, cell]) => comparable(cell, paired) ? [] : [`${side} is ${describeStatus(cell)}`]
+  );
+  if (problems.length > 0) return problems.join("; ");
+  if (base.repetitions.length === 0 || head.repetitions.length === 0) return "no measured repetitions";
+  return void 0;
 }
 function matchCells(baseCells, headCells, paired) {
   const byKey = new Map(baseCells.map((c) => [cellKey(c), c]));
@@ -53609,10 +53618,7 @@ function unpairedMetric(member, test, level) {
   const changePct = out.changePct;
   const observed = changePct === void 0 ? "no % change" : `observed change ${signedPct(changePct)}`;
   const steal = unpairedStealWords(member);
-  if (member.everyStolen !== void 0) {
-    out.why = `${observed}${steal}`;
-    return out;
-  }
+  if (member.everyStolen !== void 0) return { ...out, why: `${observed}${steal}` };
   if (test.p === void 0 || member.past === void 0) {
     out.why = `${observed}; runs at different times: the spread between runs is unknown (no past runs of this cell given with --history), so no change can be told from drift${steal}`;
     return out;
@@ -53692,8 +53698,8 @@ function pairedMetric(m, judged, { planned, steal }) {
   const figures = { n: pairs.length, verdict: "inconclusive", why: "" };
   const out = withMedians(m.spec, base, head, figures);
   if (judged === void 0) {
-    out.why = m.usable ? `${m.rounds} rounds: fewer than the plan's first look` : "no % change: a value is zero";
-    return out;
+    const why = m.usable ? `${m.rounds} rounds: fewer than the plan's first look` : "no % change: a value is zero";
+    return { ...out, why };
   }
   const j = judged.judgement;
   Object.assign(out, {
@@ -53755,7 +53761,6 @@ function compareVariants(results, options2 = {}) {
       (m, i) => m.cell === c ? [pairedMetric(m, judged[i], { planned: plan.planned, steal })] : []
     );
     const stolen = all.filter((m) => m.cell === c && everyRoundStolen(m));
-    const differs = scenarioDifference(base, head);
     return {
       ...where(head),
       metrics,
@@ -53763,7 +53768,7 @@ function compareVariants(results, options2 = {}) {
         ...shownOf(base, head, tested, { ...level, steal }),
         ...stolen.map((m) => stolenShown(m, base, head, steal))
       ],
-      ...differs ? { scenarioDiffers: differs } : {}
+      ...withoutUndefined({ scenarioDiffers: scenarioDifference(base, head) })
     };
   });
   const rounds = new Set(cells.flatMap((c) => c.metrics.map((m) => m.n)));
@@ -53802,10 +53807,8 @@ function noisyRoundNotes(members2, cells) {
   ];
 }
 function stealNotes(pairs, steal) {
-  const named = stealToName(
-    pairs.flatMap((p) => [p.base, p.head]),
-    steal
-  );
+  const cells = pairs.flatMap((p) => [p.base, p.head]);
+  const named = stealToName(cells, steal);
   if (named === void 0) return [];
   return [
     `Steal: the hypervisor took ${named.range} of the pinned cores (median over ${plural2(named.repetitions, "repetition")}); steal alone does not make a repetition noisy. ${named.cpu}; latency and requests/sec hold it.`
@@ -53888,6 +53891,9 @@ var MARKDOWN = {
 function heading(level, text) {
   return `${"#".repeat(Math.min(Math.max(level, 1), 6))} ${text}`;
 }
+function titledList(title, items) {
+  return [title, "", ...items.map((item) => `- ${item}`)].join("\n");
+}
 
 // src/report/cells.ts
 function formatMetric(metric, value) {
@@ -53907,23 +53913,17 @@ function cellText(cell, format, spread = false) {
   return `${boundPrefix(cell)}${format(cell.value)}${range}`;
 }
 var WITHIN_NOISE = "~";
-function noiseMark(cell) {
-  return cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
-}
-function intervalText([low, high], decimals) {
-  return `${signed(low, decimals)} to ${signed(high, decimals)}`;
+function markedChange(cell, change, unit, around) {
+  const decimals = decimalsFor([change, ...cell.interval ?? []]);
+  const interval2 = cell.interval?.map((bound) => signed(bound, decimals)).join(" to ");
+  const mark = cell.withinNoise === true ? `${WITHIN_NOISE} ` : "";
+  return `${mark}${signed(change, decimals)}${unit}${interval2 === void 0 ? "" : around(interval2)}`;
 }
 function changeText(cell) {
-  if (cell.changePct === void 0) return "";
-  const decimals = decimalsFor([cell.changePct, ...cell.interval ?? []]);
-  const interval2 = cell.interval === void 0 ? "" : ` (${intervalText(cell.interval, decimals)})`;
-  return `${noiseMark(cell)}${signed(cell.changePct, decimals)}%${interval2}`;
+  return cell.changePct === void 0 ? "" : markedChange(cell, cell.changePct, "%", (i) => ` (${i})`);
 }
 function deltaText(cell) {
-  if (cell.delta === void 0) return "";
-  const decimals = decimalsFor([cell.delta, ...cell.interval ?? []]);
-  const interval2 = cell.interval === void 0 ? "" : `; ${intervalText(cell.interval, decimals)}`;
-  return `(${noiseMark(cell)}${signed(cell.delta, decimals)}${interval2})`;
+  return cell.delta === void 0 ? "" : `(${markedChange(cell, cell.delta, "", (i) => `; ${i}`)})`;
 }
 function comparisonGrid(group, write) {
   const table = comparisonTable(group);
@@ -54003,11 +54003,7 @@ function renderGroupNotes(group) {
     const each = ok.map((c) => `${escapeMarkdown(c.proxy)} ${c.repetitions}`).join(", ");
     lines.push(`Values are medians over each proxy's repetitions (${each}).`);
   }
-  if (group.baselineProblem !== void 0) {
-    lines.push(`No changes against a baseline: ${escapeMarkdown(group.baselineProblem)}.`);
-  }
-  lines.push(...noiseNotes(group, MARKDOWN));
-  if (showsCost(group)) lines.push(COST_NOTE);
+  lines.push(...changeAndCostNotes(group, MARKDOWN));
   const bounded = group.columns.filter((c) => c.bound).map((c) => `**${escapeMarkdown(c.proxy)}**`);
   if (bounded.length > 0) {
     lines.push(
@@ -54022,20 +54018,23 @@ function renderGroupNotes(group) {
   }
   return lines;
 }
-function showsChanges(group) {
-  if (group.baselineProblem !== void 0) return false;
-  return group.columns.some((c) => c.proxy !== group.baseline && c.values !== void 0);
-}
 var EXTREMES_NOTE = "Min and Max latency are one request each (the fastest and the slowest): shown, never compared.";
-function noiseNotes(group, markup) {
-  if (!showsChanges(group)) return [];
-  if (group.columns.find((c) => c.proxy === group.baseline)?.bound === true) {
-    return [
+function changeAndCostNotes(group, markup) {
+  const notes = [];
+  const { baseline, columns } = group;
+  const changed = columns.some((c) => c.proxy !== baseline && c.values !== void 0);
+  if (group.baselineProblem !== void 0) {
+    notes.push(`No changes against a baseline: ${markup.escape(group.baselineProblem)}.`);
+  } else if (changed && columns.find((c) => c.proxy === baseline)?.bound === true) {
+    notes.push(
       `No change here has an interval: the baseline's figures are bounds, so every change is marked ${markup.code(WITHIN_NOISE)}.`
-    ];
+    );
+  } else if (changed) {
+    const changes = columns.flatMap((c) => Object.values(c.changes ?? {}));
+    notes.push(noiseNote(group.noise, changes, markup));
   }
-  const changes = group.columns.flatMap((c) => Object.values(c.changes ?? {}));
-  return [noiseNote(group.noise, changes, markup)];
+  if (showsCost(group)) notes.push(markup.escape(COST_NOTE));
+  return notes;
 }
 function noiseNote(family, changes, markup, { judgedOver = "the run's tables", extremes = EXTREMES_NOTE } = {}) {
   return [familyNote(family, changes, markup, judgedOver), stolenNote(changes), extremes].filter((text) => text !== "").join(" ");
@@ -54061,22 +54060,19 @@ function familyNote(family, changes, { code }, judgedOver) {
   return `Each change is paired by round with the baseline over ${plural2(family.rounds, "round")}, with its interval from low to high (Hodges-Lehmann; ${rule}: at most a ${formatAlpha(family.alpha * 100)}% chance that any change not marked ${mark} is noise). ${mark}: within noise, its interval includes 0 or it is under ${family.thresholdPct}%.` + (missing > 0 ? ` ${plural2(missing, "change")} without an interval (${needed} repetitions would give every one).` : "");
 }
 function renderGroupMarkdown(group, options2) {
-  const parts = [heading(3, groupTitle(group, MARKDOWN))];
-  const intro = groupIntro(group, MARKDOWN);
-  if (intro.length) parts.push(intro.join(" "));
-  parts.push(renderComparisonTableMarkdown(group, options2));
-  parts.push(renderLatencyTableMarkdown(group, "Proxy", options2));
-  const notes = renderGroupNotes(group);
-  if (notes.length) parts.push(notes.join("\n"));
-  return parts.join("\n\n");
+  return [
+    heading(3, groupTitle(group, MARKDOWN)),
+    groupIntro(group, MARKDOWN).join(" "),
+    renderComparisonTableMarkdown(group, options2),
+    renderLatencyTableMarkdown(group, "Proxy", options2),
+    renderGroupNotes(group).join("\n")
+  ].filter((part) => part !== "").join("\n\n");
 }
 function renderHeaderMarkdown(model) {
   const lines = [heading(2, escapeMarkdown(model.header.title)), ""];
   for (const [label, value] of model.header.facts) lines.push(`- **${label}**: ${escapeMarkdown(value)}`);
-  if (model.header.skipped.length > 0) {
-    lines.push("", "Skipped:", "");
-    for (const s of model.header.skipped) lines.push(`- ${skippedText(s, MARKDOWN)}`);
-  }
+  const skipped = model.header.skipped.map((s) => skippedText(s, MARKDOWN));
+  if (skipped.length > 0) lines.push("", titledList("Skipped:", skipped));
   return lines.join("\n");
 }
 function renderReportModelMarkdown(model, options2 = {}) {
@@ -54090,12 +54086,8 @@ function renderMarkdownReport(results, options2 = {}) {
   return renderReportModelMarkdown(buildReport(results, options2), options2);
 }
 
-// src/runner/cpus.ts
-var ROLES = ["loadgen", "proxy", "upstream"];
-function formatCpuLayout(layout) {
-  return ROLES.map((r) => `${r}=${formatCores(layout[r])}`).join(",");
-}
-function formatCores(cores) {
+// src/environment/tuning.ts
+function formatCores(cores, separator = "+") {
   const sorted = [...cores].sort((a, b) => a - b);
   const parts = [];
   let i = 0;
@@ -54105,7 +54097,13 @@ function formatCores(cores) {
     parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
     i = j + 1;
   }
-  return parts.join("+");
+  return parts.join(separator);
+}
+
+// src/runner/cpus.ts
+var ROLES = ["loadgen", "proxy", "upstream"];
+function formatCpuLayout(layout) {
+  return ROLES.map((r) => `${r}=${formatCores(layout[r])}`).join(",");
 }
 
 // src/measures/study/extensibility/report.ts
@@ -54201,20 +54199,19 @@ function verdictCell(m) {
 }
 
 // src/measures/study/load.ts
-var import_yaml2 = __toESM(require_dist(), 1);
-import { readFile as readFile5 } from "node:fs/promises";
-import path6 from "node:path";
+import path7 from "node:path";
 
 // src/manifests/load.ts
 var import_yaml = __toESM(require_dist(), 1);
 import { existsSync as existsSync2 } from "node:fs";
-import { readdir as readdir2, readFile as readFile4 } from "node:fs/promises";
-import path5 from "node:path";
-async function loadEachFolder(root, fileName, load, out, problems) {
-  const entries = await readdir2(root, { withFileTypes: true }).catch(() => []);
+import { readdir as readdir3, readFile as readFile4 } from "node:fs/promises";
+import path6 from "node:path";
+async function loadEachFolder(root, fileName, load, out) {
+  const problems = [];
+  const entries = await readdir3(root, { withFileTypes: true }).catch(() => []);
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (!entry.isDirectory()) continue;
-    const file2 = path5.join(root, entry.name, fileName);
+    const file2 = path6.join(root, entry.name, fileName);
     if (!existsSync2(file2)) continue;
     try {
       const loaded = await load(file2);
@@ -54224,17 +54221,28 @@ async function loadEachFolder(root, fileName, load, out, problems) {
       else throw err;
     }
   }
+  return problems;
+}
+async function loadManifestFile(schema, file2, check2) {
+  const { manifest, at } = parseManifest(schema, await readUserFile(file2), file2);
+  const dir = path6.dirname(file2);
+  const problems = [
+    ...checkFolderName(manifest.name, dir, at(["name"])),
+    ...await check2(manifest, at, dir)
+  ];
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return { manifest, at, dir };
 }
 async function loadScenarioFile(file2, builtIn = false) {
-  const text = await readText(file2);
-  const manifest = parseManifest(ScenarioManifest, text, file2);
-  const dir = path5.dirname(file2);
-  const at = fieldLines(text, file2);
-  const problems = checkFolderName(manifest.name, dir, at(["name"]));
-  if (manifest.engine === "k6" && !existsSync2(path5.resolve(dir, manifest.script))) {
+  const { manifest, dir } = await loadManifestFile(ScenarioManifest, file2, scenarioProblems);
+  return { manifest, dir, file: file2, builtIn };
+}
+function scenarioProblems(manifest, at, dir) {
+  const problems = [];
+  if (manifest.engine === "k6" && !existsSync2(path6.resolve(dir, manifest.script))) {
     problems.push(`${at(["script"])}: script: ${manifest.script} not found in ${dir}`);
   }
-  if (manifest.protoset !== void 0 && !existsSync2(path5.resolve(dir, manifest.protoset))) {
+  if (manifest.protoset !== void 0 && !existsSync2(path6.resolve(dir, manifest.protoset))) {
     problems.push(`${at(["protoset"])}: protoset: ${manifest.protoset} not found in ${dir}`);
   }
   const labels = manifest.loads.map((l) => l.label);
@@ -54242,8 +54250,7 @@ async function loadScenarioFile(file2, builtIn = false) {
   if (dup >= 0) {
     problems.push(`${at(["loads", dup, "label"])}: loads[${dup}].label: '${labels[dup]}' is used twice`);
   }
-  if (problems.length > 0) throw new UserError(problems.join("\n"));
-  return { manifest, dir, file: file2, builtIn };
+  return problems;
 }
 function parseManifest(schema, text, file2) {
   const lineCounter = new import_yaml.LineCounter();
@@ -54259,14 +54266,17 @@ function parseManifest(schema, text, file2) {
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new UserError(`${file2}:1: (root): expected a mapping of fields`);
   }
+  const lineOf = (fieldPath) => lineOfPath(doc, lineCounter, fieldPath);
+  const at = (fieldPath) => {
+    const line = lineOf(fieldPath);
+    return line === void 0 ? file2 : `${file2}:${line}`;
+  };
   const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return { manifest: parsed.data, at };
   const issues = parsed.error.issues.flatMap(
     (issue4) => issue4.code === "unrecognized_keys" ? issue4.keys.map((key) => ({ ...issue4, keys: [key], path: [...issue4.path, key] })) : [issue4]
   );
-  throw new UserError(
-    formatSchemaError(file2, new external_exports.ZodError(issues), (p) => lineOfPath(doc, lineCounter, p))
-  );
+  throw new UserError(formatSchemaError(file2, new external_exports.ZodError(issues), lineOf));
 }
 function lineOfPath(doc, lineCounter, fieldPath) {
   let node2 = doc.contents;
@@ -54292,24 +54302,9 @@ function rangeLine(node2, lineCounter) {
   const range = node2?.range;
   return range ? lineCounter.linePos(range[0]).line : void 0;
 }
-function fieldLines(text, file2) {
-  const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (fieldPath) => {
-    const line = lineOfPath(doc, lineCounter, fieldPath);
-    return line === void 0 ? file2 : `${file2}:${line}`;
-  };
-}
 function checkFolderName(name3, dir, where2) {
-  const folder = path5.basename(dir);
+  const folder = path6.basename(dir);
   return folder === name3 ? [] : [`${where2}: name: '${name3}' must equal its folder name '${folder}'`];
-}
-async function readText(file2) {
-  try {
-    return await readFile4(file2, "utf8");
-  } catch (err) {
-    throw new UserError(`${file2}: cannot read (${err.message})`);
-  }
 }
 
 // src/measures/study/schema.ts
@@ -54405,50 +54400,29 @@ function checkPaths(s, ctx) {
     }
   });
 }
-function issue3(ctx, path9, message) {
-  ctx.addIssue({ code: "custom", path: path9, message });
+function issue3(ctx, path10, message) {
+  ctx.addIssue({ code: "custom", path: path10, message });
 }
 function studyBaseline(study) {
   return study.baseline ?? study.proxies[0] ?? "";
 }
 
 // src/measures/study/load.ts
-var BUILTIN_STUDIES_DIR = path6.join(PROJECT_ROOT, "studies");
+var BUILTIN_STUDIES_DIR = path7.join(PROJECT_ROOT, "studies");
 var STUDY_FILE = "study.yml";
-function parseStudy(text, file2) {
-  const manifest = parseManifest(StudyManifest, text, file2);
-  const lineCounter = new import_yaml2.LineCounter();
-  const doc = (0, import_yaml2.parseDocument)(text, { lineCounter });
-  return { manifest, lineOf: (field) => lineOfPath(doc, lineCounter, field) };
-}
 async function loadStudyFile(file2) {
-  const text = await readFile5(file2, "utf8").catch((err) => {
-    throw new UserError(`${file2}: cannot read (${err.message})`);
-  });
-  const { manifest, lineOf } = parseStudy(text, file2);
-  const dir = path6.dirname(file2);
-  const problems = [];
-  if (path6.basename(dir) !== manifest.name) {
-    problems.push(
-      `${file2}:${lineOf(["name"]) ?? 1}: name: '${manifest.name}' must equal its folder name '${path6.basename(dir)}'`
-    );
-  }
   const ownScenarios = /* @__PURE__ */ new Map();
-  const scenariosDir = path6.join(dir, "scenarios");
-  await loadEachFolder(
-    scenariosDir,
-    "scenario.yml",
-    (f) => loadScenarioFile(f, true),
-    ownScenarios,
-    problems
+  const scenariosDir = path7.join(path7.dirname(file2), "scenarios");
+  const loaded = await loadManifestFile(
+    StudyManifest,
+    file2,
+    () => loadEachFolder(scenariosDir, "scenario.yml", (f) => loadScenarioFile(f, true), ownScenarios)
   );
-  if (problems.length > 0) throw new UserError(problems.join("\n"));
-  return { manifest, file: file2, dir, ownScenarios, lineOf };
+  return { ...loaded, file: file2, ownScenarios };
 }
 async function loadStudies(dir = BUILTIN_STUDIES_DIR) {
   const out = /* @__PURE__ */ new Map();
-  const problems = [];
-  await loadEachFolder(dir, STUDY_FILE, loadStudyFile, out, problems);
+  const problems = await loadEachFolder(dir, STUDY_FILE, loadStudyFile, out);
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return out;
 }
@@ -54460,9 +54434,9 @@ async function findStudy(name3, dir = BUILTIN_STUDIES_DIR, unknown2 = (known) =>
 }
 
 // src/measures/study/go-bench.ts
-function pathColumn(path9, groups2) {
-  const name3 = columnName(path9);
-  return groups2.find((g2) => g2.scenario === path9.scenario)?.columns.find((c) => c.proxy === name3);
+function pathColumn(path10, groups2) {
+  const name3 = columnName(path10);
+  return groups2.find((g2) => g2.scenario === path10.scenario)?.columns.find((c) => c.proxy === name3);
 }
 function nsPerOp(column) {
   return column?.values ? Math.round(column.values.latencyMs.mean * 1e6) : void 0;
@@ -54482,8 +54456,8 @@ function renderGoBenchLines(paths, groups2) {
 }
 function renderGoBenchTable(paths, references, groups2) {
   const refs = references.map((name3) => {
-    const path9 = paths.find((p) => p.name === name3);
-    return { name: name3, ns: nsPerOp(pathColumn(path9, groups2)) };
+    const path10 = paths.find((p) => p.name === name3);
+    return { name: name3, ns: nsPerOp(pathColumn(path10, groups2)) };
   });
   const header2 = [
     "path",
@@ -54679,9 +54653,8 @@ function studyGroups(study, results, skipped) {
         }
       }
     }
-    if (loads.length === 0) {
-      for (const proxy of study.proxies) columns.push(skippedColumn(proxy, "", scenario, skipped));
-    }
+    if (loads.length === 0)
+      columns.push(...study.proxies.map((p) => skippedColumn(p, "", scenario, skipped)));
     groups2.push({ scenario, loads, columns });
   }
   return groups2;
@@ -54784,19 +54757,15 @@ var LAYOUT_ROWS = {
 };
 function renderRowsTable(group, [corner, rows], columns = group.columns, against) {
   const withLoad = group.loads.length > 1;
-  const withChange = (c) => against !== void 0 && c.proxy !== against.baseline;
-  const header2 = [corner];
-  for (const c of columns) header2.push(columnHeader(c, withLoad), ...withChange(c) ? [""] : []);
-  const body = rows.map(([label, text], r) => {
-    const out = [label];
-    columns.forEach((c, i) => {
-      out.push(c.values ? text(c.values) : c.status);
-      if (!withChange(c)) return;
-      const change = against.changes.get(`${r}/${i}`);
-      out.push(change === void 0 ? "" : changeText(change));
-    });
-    return out;
-  });
+  const withChange = (c, text, change) => against !== void 0 && c.proxy !== against.baseline ? [text, change] : [text];
+  const header2 = [corner, ...columns.flatMap((c) => withChange(c, columnHeader(c, withLoad), ""))];
+  const body = rows.map(([label, text], r) => [
+    label,
+    ...columns.flatMap((c, i) => {
+      const change = changeText(against?.changes.get(`${r}/${i}`) ?? {});
+      return withChange(c, c.values ? text(c.values) : c.status, change);
+    })
+  ]);
   return markdownTable([header2, ...body], { align: header2.map((_, i) => i === 0 ? "l" : "r") });
 }
 function crankChanges(ordered, { baseline, cells, steal }) {
@@ -54818,15 +54787,9 @@ function crankChanges(ordered, { baseline, cells, steal }) {
   }
   const tested = shown.filter((s) => s.member !== void 0);
   const judged = tested.length > 0 ? judgeDifferences(tested.map((s) => s.member)) : void 0;
-  const changes = /* @__PURE__ */ new Map();
-  for (const s of shown) {
-    const d = judged?.differences[tested.indexOf(s)];
-    changes.set(s.key, {
-      changePct: s.changePct,
-      withinNoise: d?.differs !== true,
-      ...d?.ci !== void 0 ? { interval: d.ci } : {}
-    });
-  }
+  const changes = new Map(
+    shown.map((s) => [s.key, { changePct: s.changePct, ...noiseOf(judged?.differences[tested.indexOf(s)]) }])
+  );
   return { family: judged?.family, differences: judged?.differences ?? [], changes };
 }
 function describeStudyLoad(load) {
@@ -54836,12 +54799,10 @@ function describeStudyLoad(load) {
   return load.keepAlive === true ? `${text}, keep-alive` : `${text}, no keep-alive`;
 }
 function studyTable(layout, group, where2) {
+  if (group.loads.length === 0) return { table: "No cell of this scenario was measured.", notes: [] };
   if (layout !== "crank-compare") return { table: renderRowsTable(group, LAYOUT_ROWS[layout]), notes: [] };
   const { baseline } = where2;
-  const ordered = [
-    ...group.columns.filter((c) => c.proxy === baseline),
-    ...group.columns.filter((c) => c.proxy !== baseline)
-  ];
+  const ordered = orderColumns(group.columns, baseline);
   const { family, differences, changes } = crankChanges(ordered, where2);
   const measured = ordered.some((c) => c.proxy === baseline && c.values !== void 0);
   return {
@@ -54863,24 +54824,13 @@ function renderGroup(study, group, where2, level) {
   const parts = [heading(level, escapeMarkdown(group.scenario))];
   const loads = group.loads.map((l) => `${escapeMarkdown(l.label)}: ${escapeMarkdown(describeStudyLoad(l))}`);
   if (loads.length > 0) parts.push(`Load: ${loads.join("; ")}.`);
-  const notes = [];
-  if (group.loads.length === 0) {
-    parts.push("No cell of this scenario was measured.");
-  } else {
-    const { table, notes: noise } = studyTable(study.layout, group, where2);
-    parts.push(table);
-    notes.push(...noise);
-  }
+  const { table, notes } = studyTable(study.layout, group, where2);
+  parts.push(table);
   const reps = new Set(group.columns.filter((c) => c.values).map((c) => c.repetitions));
-  if (reps.size === 1) {
-    const [n] = [...reps];
-    notes.unshift(`Values are medians over ${plural2(n, "repetition")}.`);
-  }
-  if (study.layout === "crank-compare") {
-    const { baseline } = where2;
-    if (group.columns.some((c) => c.proxy === baseline && c.values === void 0)) {
-      notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
-    }
+  if (reps.size === 1) notes.unshift(`Values are medians over ${plural2([...reps][0], "repetition")}.`);
+  const { baseline } = where2;
+  if (study.layout === "crank-compare" && group.columns.some((c) => c.proxy === baseline && !c.values)) {
+    notes.push(`Baseline **${escapeMarkdown(baseline)}** was not measured: no % changes against it.`);
   }
   const columnNotes = renderColumnNotes(group.columns);
   if (notes.length > 0 && columnNotes.length > 0) notes.push("");
@@ -54898,18 +54848,12 @@ function renderStudyReport(input2) {
     buildHeader(results).facts.map(([label, value]) => `- **${label}**: ${escapeMarkdown(value)}`).join("\n")
   ];
   if (skipped.length > 0) {
-    parts.push(
-      [
-        "Not measured here (never shown as numbers):",
-        "",
-        ...skipped.map((s) => `- ${skippedText(s, MARKDOWN)}`)
-      ].join("\n")
-    );
+    const items = skipped.map((s) => skippedText(s, MARKDOWN));
+    parts.push(titledList("Not measured here (never shown as numbers):", items));
   }
-  const baseline = studyBaseline(study);
   const groups2 = studyGroups(study, results, skipped);
   parts.push(...renderGoBenchSection(study, groups2));
-  const where2 = { baseline, cells: results.cells, steal: stealRuleOf(results) };
+  const where2 = { baseline: studyBaseline(study), cells: results.cells, steal: stealRuleOf(results) };
   for (const group of groups2) parts.push(...renderGroup(study, group, where2, level + 1));
   const parity = renderParitySection(results, level + 1);
   if (parity) parts.push(parity);
@@ -54919,12 +54863,12 @@ function renderStudyReport(input2) {
 
 // src/measures/study/read-run.ts
 async function resultsDirs(dir) {
-  if (existsSync3(path7.join(dir, RESULTS_FILE))) return [dir];
-  const entries = await readdir3(dir, { withFileTypes: true });
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => path7.join(dir, e.name));
-  return dirs.filter((d) => existsSync3(path7.join(d, RESULTS_FILE))).sort();
+  if (existsSync3(path8.join(dir, RESULTS_FILE))) return [dir];
+  const entries = await readdir4(dir, { withFileTypes: true });
+  const dirs = entries.filter((e) => e.isDirectory()).map((e) => path8.join(dir, e.name));
+  return dirs.filter((d) => existsSync3(path8.join(d, RESULTS_FILE))).sort();
 }
-var fileList = (read) => read.map((r) => path7.join(r.dir, RESULTS_FILE)).join(", ");
+var fileList = (read) => read.map((r) => path8.join(r.dir, RESULTS_FILE)).join(", ");
 function studyOf(dir, read) {
   const names = [...new Set(read.map((r) => r.results.settings.study))];
   if (names.length === 1) return names[0];
@@ -54939,7 +54883,7 @@ function studyOf(dir, read) {
   throw new UserError(`${dir}: results of ${studies.length} different studies (${each}): give one study run`);
 }
 function builtinStudiesDir() {
-  const beside = path7.join(PROJECT_ROOT, "..", "studies");
+  const beside = path8.join(PROJECT_ROOT, "..", "studies");
   return existsSync3(BUILTIN_STUDIES_DIR) || !existsSync3(beside) ? BUILTIN_STUDIES_DIR : beside;
 }
 function testRun({ dir, results }) {
@@ -55126,10 +55070,8 @@ function renderCountedComparison(c, headingLevel = 2) {
     ""
   ];
   for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");
-  if (c.notCompared.length > 0) {
-    lines.push("Not compared:", "");
-    for (const n of c.notCompared) lines.push(`- ${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
-  }
+  const notCompared = c.notCompared.map((n) => `${cellName(n.id)}: ${escapeMarkdown(n.why)}`);
+  if (notCompared.length > 0) lines.push(titledList("Not compared:", notCompared));
   return `${lines.join("\n").trimEnd()}
 `;
 }
@@ -55183,9 +55125,6 @@ function verdictText(m, unit) {
 }
 function detectsText(pct2) {
   return `detects ±${pct2.toFixed(1)}% at ${DETECTION_POWER * 100}% power`;
-}
-function changeText2(change) {
-  return change === void 0 ? "n/a" : formatPercent(change);
 }
 function interval(m, mark = "") {
   if (m.ci === void 0) return "n/a";
@@ -55243,12 +55182,13 @@ function stolenText(m) {
 }
 function metricRow(name3, m, paired) {
   const tested = "verdict" in m ? m : void 0;
+  const change = m.hlChangePct ?? m.changePct;
   return [
     name3,
     m.label,
     formatMetric(m.metric, m.base.median),
     formatMetric(m.metric, m.head.median),
-    changeText2(m.hlChangePct ?? m.changePct),
+    change === void 0 ? "n/a" : formatPercent(change),
     tested === void 0 ? interval(m, " alone") : interval(tested),
     tested?.p === void 0 ? "n/a" : formatPValue(tested.p),
     paired ? String(m.base.n) : `${m.base.n} / ${m.head.n}`,
@@ -55271,17 +55211,14 @@ function metricTable(comparison, rows) {
   const header2 = ["Cell", "Metric", "Base", "Head", "Change", "Interval (level)", "p", count, "Verdict"];
   return markdownTable([header2, ...rows], { align: ["l", "l", "r", "r", "r", "r", "r", "r", "l"] });
 }
-function notComparedList(comparison) {
-  const lines = comparison.notCompared.map((n) => `- ${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
-  return ["Not compared:", "", ...lines].join("\n");
-}
 function renderComparisonMarkdown(comparison, options2 = {}) {
   const parts = introParts(comparison, options2.headingLevel ?? 2);
   const { rows, hidden } = metricRows2(comparison, options2.showUnchanged ?? true);
   if (rows.length > 0) parts.push(metricTable(comparison, rows));
   else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
   if (hidden > 0) parts.push(`${plural2(hidden, "unchanged metric")} not shown.`);
-  if (comparison.notCompared.length > 0) parts.push(notComparedList(comparison));
+  const excluded = comparison.notCompared.map((n) => `${escapeMarkdown(n.id)}: ${escapeMarkdown(n.reason)}`);
+  if (excluded.length > 0) parts.push(titledList("Not compared:", excluded));
   return `${parts.join("\n\n")}
 `;
 }
@@ -55435,26 +55372,18 @@ function buildPrComment(runs, options2 = {}) {
 
 // src/comment/comment-runs.ts
 var STUDY_HEADING_LEVEL = 4;
+async function runKind(dir, given) {
+  if (given && await isInstructionsRun(dir)) return "counted";
+  const study = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
+  if (study !== void 0) return study;
+  if (given?.isDirectory() === false || existsSync4(path9.join(dir, RESULTS_FILE))) return "wallClock";
+  return !given && existsSync4(path9.join(dir, INSTRUCTIONS_FILE)) ? "counted" : void 0;
+}
 async function sortPath(p, found) {
-  const info2 = await stat4(p).catch(() => void 0);
-  if (info2 === void 0) throw new UserError(`${p}: no such results directory or file`);
-  if (await isInstructionsRun(p)) return void found.counted.push(p);
-  const study = await readStudyRun(p, { headingLevel: STUDY_HEADING_LEVEL });
-  if (study !== void 0) return void found.studies.push(study);
-  if (!info2.isDirectory() || existsSync4(path8.join(p, RESULTS_FILE))) return void found.wallClock.push(p);
-  const inside = (await readdir4(p, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
-  let any2 = false;
-  for (const name3 of inside.sort()) {
-    const dir = path8.join(p, name3);
-    const study2 = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
-    if (study2 !== void 0) found.studies.push(study2);
-    else if (existsSync4(path8.join(dir, RESULTS_FILE))) found.wallClock.push(dir);
-    else if (existsSync4(path8.join(dir, INSTRUCTIONS_FILE))) found.counted.push(dir);
-    else continue;
-    any2 = true;
+  for (const [dir, kind] of await runsIn(p, `${RESULTS_FILE} or ${INSTRUCTIONS_FILE}`, runKind)) {
+    if (typeof kind === "string") found[kind].push(dir);
+    else found.studies.push(kind);
   }
-  if (!any2)
-    throw new UserError(`${p}: holds no ${RESULTS_FILE} or ${INSTRUCTIONS_FILE}, nor folders that do`);
 }
 function studyAlone(found, baseResults) {
   const [study, ...others] = found.studies;
@@ -55733,7 +55662,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher(paths) {
   const regexes = paths.map(
-    (path9) => path9.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+    (path10) => path10.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -57325,17 +57254,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options2);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options2);
-    const path9 = requestOptions.url.replace(options2.baseUrl, "");
+    const path10 = requestOptions.url.replace(options2.baseUrl, "");
     return request2(options2).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path9} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path10} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error63) => {
       const requestId = error63.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path9} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path10} - ${error63.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error63;
     });
@@ -59956,11 +59885,7 @@ async function tokenLogin(client) {
 async function upsertStickyComment(client, settings) {
   const log = settings.log ?? (() => void 0);
   const { owner, repo, pr } = settings;
-  const { body, truncated } = buildCommentBody(settings.markdown, {
-    id: settings.id,
-    head: settings.head,
-    detailsUrl: settings.detailsUrl
-  });
+  const { body, truncated } = buildCommentBody(settings.markdown, settings);
   if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
   const mine = { ...settings, author: settings.author ?? await tokenLogin(client) };
   const upsert = { client, settings: mine, log, body, truncated };

@@ -238,6 +238,26 @@ describe("decideAtLook: the runner's stopping rule on a block's cells", () => {
     expect(decideAtLook(twin(noisy, second), rounds, second, decided)?.stop).toBe(true);
   });
 
+  it("a metric with a zero value has no ratio: it counts as decided and holds nothing", () => {
+    const noisy = (i: number) => (i % 2 ? 1.15 : 0.88) * (1 + i * 0.002);
+    const [base, head] = twin(noisy, first);
+    const zeroed = {
+      ...base!,
+      repetitions: base!.repetitions.map((r) => ({ ...r, latencyMs: { ...r.latencyMs, p50: 0 } })),
+    };
+    const decided = new Set<string>();
+    // p50 counts as decided (more rounds cannot give it a ratio); mean and p99 still hold the block
+    expect(decideAtLook([zeroed, head!], rounds, first, decided)).toMatchObject({
+      metrics: 4,
+      decided: 2,
+      stop: false,
+    });
+    expect([...decided].sort()).toEqual(["small/default/nginx/k6 p50", "small/default/nginx/k6 rps"]);
+    decided.add("small/default/nginx/k6 mean");
+    decided.add("small/default/nginx/k6 p99");
+    expect(decideAtLook([zeroed, head!], rounds, first, decided)?.stop).toBe(true);
+  });
+
   it("a base cell without its head twin is not compared", () => {
     const [base] = twin(() => 1.3, first);
     expect(decideAtLook([base!], rounds, first, new Set())).toEqual({
