@@ -11,17 +11,16 @@ import type { SavedDocument } from "./results-file.js";
  * measures/counted/run.ts; max-rate: measures/max-rate/run.ts): the kind plans (its settings with
  * its defaults, the plan, the results folder refused when used), the preflight checks what its
  * engines and proxies need (preflight.ts), the kind makes ready (runtime, environment, the
- * results document), then its blocks run in one session, each the block lifecycle (lifecycle.ts)
- * with the kind's step, and the kind finishes.
+ * results document), then the plan's blocks run in one session, each the block lifecycle
+ * (lifecycle.ts) with the kind's step, and the kind finishes.
  */
 
 /** Where a measurement, or its dry run, writes its text (stdout; a test's buffer). */
 export type Out = { write(text: string): unknown };
 
-/** A measurement made ready to start: its session's saves and its blocks. */
+/** A measurement made ready to start: its session's saves, and what runs each block of its plan. */
 export interface ReadyMeasurement {
   session: SessionSpec;
-  blocks: readonly Block[];
   /** One block of the plan, in the session: its cells and context, and the kind's step; undefined: none to run. */
   blockRun(block: Block, session: RunSession): BlockRun | undefined;
   /** After the last block, the results' last touches (their order, when they finished), before their last save. */
@@ -34,9 +33,8 @@ export interface BlockRun<C = unknown> {
   step: MeasurementStep<C>;
 }
 
-/** The plan's engines and proxies, found before anything starts (else nothing is). */
+/** For a kind that runs engines and proxies: what the preflight finds its plan's engines and proxies with. */
 interface PreflightNeeds {
-  plan: Plan;
   settings: Pick<Settings, "runtime">;
   getEngine: (name: Engine) => EngineAdapter;
 }
@@ -44,15 +42,15 @@ interface PreflightNeeds {
 /** A kind of measurement: what the driver asks of it, in the order it asks. */
 export interface MeasurementKind<Request, Planned, Ready extends ReadyMeasurement, Outcome> {
   /** Settings with the kind's defaults, the plan, the results folder refused when used; nothing started. */
-  plan(request: Request): Promise<Planned>;
-  /** What the preflight checks, for a kind that runs engines and proxies (absent: the kind checks its own). */
+  plan(request: Request): Promise<Planned & { plan: Plan }>;
+  /** What the preflight checks the plan with, before anything starts (absent: the kind checks its own). */
   preflight?(planned: Planned): PreflightNeeds;
   /** Everything else measuring needs, checked before anything starts, and the results document. */
-  prepare(planned: Planned, request: Request, found: PreflightResult): Promise<Ready>;
+  prepare(planned: Planned, found: PreflightResult): Ready | Promise<Ready>;
   /** After the session: what is printed, the outcome. */
-  finish(ready: Ready): Promise<Outcome>;
+  finish(ready: Ready): Outcome | Promise<Outcome>;
   /** For --dry-run: the plan's text, once checked as the run checks it before starting anything. */
-  describe(planned: Planned): Promise<string>;
+  describe(planned: Planned): string | Promise<string>;
 }
 
 /** A kind's dry run: its plan, refused where the run would refuse it, described; nothing started or written. */
@@ -71,11 +69,11 @@ export async function runMeasurement<Request, Planned, Ready extends ReadyMeasur
   const planned = await kind.plan(request);
   const needs = kind.preflight?.(planned);
   const found: PreflightResult = needs
-    ? await preflight(needs.plan, needs.settings, needs.getEngine)
+    ? await preflight(planned.plan, needs.settings, needs.getEngine)
     : { tools: {}, binaries: new Map() };
-  const ready = await kind.prepare(planned, request, found);
+  const ready = await kind.prepare(planned, found);
   await withRunSession(ready.session, async (session) => {
-    for (const block of ready.blocks) {
+    for (const block of planned.plan.blocks) {
       const run = ready.blockRun(block, session);
       if (run) await runBlockLifecycle(run.lifecycle, run.step);
     }

@@ -61,7 +61,7 @@ const DEFAULT_COUNTED_REPETITIONS = 5;
 
 /** What `proxybench count` was asked (the flags it shares with `run`), and the sequence's sizes. */
 export type InstructionsRequest = RunRequest &
-  Partial<PlannedCount["requests"]> & {
+  Partial<Pick<InstructionsResults["settings"], "requests" | "warmupRequests" | "connections">> & {
     /** Progress lines (default: stderr). */
     log?: (line: string) => void;
   };
@@ -80,12 +80,11 @@ export function dryRunInstructions(request: InstructionsRequest, out: Out = proc
 /** The counted measurement: a block's step counts each cell under callgrind. */
 const counted: MeasurementKind<InstructionsRequest, PlannedCount, ReadyCount, CountedOutcome> = {
   plan: planCount,
-  describe: (planned) => Promise.resolve(describeCount(planned)),
+  describe: describeCount,
   prepare,
   finish: ({ results, file, log, dir }) => {
     log(`results: ${file.file}`);
-    const allOk = results.cells.every((c) => c.status === "ok");
-    return Promise.resolve({ exitCode: allOk ? 0 : 1, results, dir });
+    return { exitCode: results.cells.every((c) => c.status === "ok") ? 0 : 1, results, dir };
   },
 };
 
@@ -97,22 +96,15 @@ interface ReadyCount extends ReadyMeasurement, CountingRun {
   file: AtomicJsonFile<InstructionsResults>;
 }
 
-/** The counted run's settings, folder and plan, before anything is looked for. */
-interface PlannedCount {
-  settings: Settings;
-  dir: string;
-  plan: Plan;
-  log: (line: string) => void;
-  /** What each repetition sends. */
-  requests: Pick<InstructionsResults["settings"], "requests" | "warmupRequests" | "connections">;
-}
+/** The counted run's settings, folder, plan and what a repetition sends, before anything is looked for. */
+type PlannedCount = Awaited<ReturnType<typeof planCount>>;
 
 /**
  * The settings and plan as the wall-clock run makes them (resolveSettings with the counted
  * run's defaults; planRun: the variants checked, each variant's manifest folders, the plans
  * merged by scenario), the folder refused when it holds results.
  */
-async function planCount(request: InstructionsRequest): Promise<PlannedCount> {
+async function planCount(request: InstructionsRequest) {
   const log = request.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { settings } = resolveSettings(
     {
@@ -127,6 +119,7 @@ async function planCount(request: InstructionsRequest): Promise<PlannedCount> {
   const dir = path.resolve(request.out ?? `${defaultOutDir(new Date())}-instructions`);
   await refuseUsedOut(dir, [INSTRUCTIONS_FILE, RESULTS_FILE], "choose another folder");
   const plan = withoutUnsentScenarios(await planRun(settings));
+  // What each repetition sends.
   const requests = {
     requests: positive("requests", request.requests ?? DEFAULT_REQUESTS),
     warmupRequests: request.warmupRequests ?? DEFAULT_WARMUP_REQUESTS,
@@ -144,16 +137,13 @@ function describeCount({ settings, plan, requests }: PlannedCount): string {
   const reason = (c: PlannedCell) => instructionsSkipReason(c.proxy, settings.runtime);
   const stem = (c: PlannedCell) => proxyStem(c.proxy.manifest.name, c.variant);
   const blocks = plan.blocks.map((b) => ({ b, cells: b.cells.filter((c) => reason(c) === undefined) }));
-  const skipped = skippedOf(
-    plan,
-    settings.runtime,
-    plan.blocks
-      .flatMap((b) => b.cells)
-      .flatMap((c) => {
-        const why = reason(c);
-        return why === undefined ? [] : [{ proxy: stem(c), reason: why }];
-      }),
-  );
+  const skippedCells = plan.blocks
+    .flatMap((b) => b.cells)
+    .flatMap((c) => {
+      const why = reason(c);
+      return why === undefined ? [] : [{ proxy: stem(c), reason: why }];
+    });
+  const skipped = skippedOf(plan, settings.runtime, skippedCells);
   const where = settings.runtime === "docker" ? "each proxy in its image" : "natively";
   const cells = blocks.reduce((n, { cells }) => n + cells.length, 0);
   return [
@@ -220,7 +210,6 @@ async function prepare({ settings, dir, plan, log, requests }: PlannedCount): Pr
     jobs: found.jobs,
     log,
     file,
-    blocks: plan.blocks,
     session: {
       documents: [savedDocument(file, results), savedDocument(markdown, results)],
       interrupted: () => keepCounted(results, file.file),

@@ -70,7 +70,8 @@ const DEFAULT_STEP_DURATION_S = 5;
 
 /**
  * The searches as the runner plans a run (a block's load: one step's duration and warm-up), each
- * proxy refused before anything starts when it cannot run natively here.
+ * proxy refused before anything starts when it cannot run natively here; the request kept for
+ * the search's bound and settings.
  */
 async function planSearches(req: MaxRateRequest, cores: number) {
   const { settings } = resolveSettings(
@@ -104,7 +105,7 @@ async function planSearches(req: MaxRateRequest, cores: number) {
   const dir = path.resolve(req.out ?? defaultOutDir(new Date()));
   const files = plan.blocks.flatMap((b) => b.cells.map((c) => searchFile(c.proxy.manifest.name, b)));
   await refuseUsedOut(dir, files, "choose another --out");
-  return { settings, plan, dir };
+  return { settings, plan, dir, req };
 }
 
 const OUTCOME_FILE = "max-rate.json";
@@ -146,10 +147,10 @@ function maxRate(
 ): MeasurementKind<MaxRateRequest, PlannedSearches, ReadySearches, ProxyMaxRateOutcome[]> {
   return {
     plan: (req) => planSearches(req, deps.cores ?? coreCount()),
-    preflight: ({ settings, plan }) => ({ plan, settings, getEngine }),
-    describe: (planned) => Promise.resolve(describeSearches(planned)),
-    prepare: (planned, req, { binaries }) => Promise.resolve(prepareSearches(planned, binaries, req, deps)),
-    finish: ({ outcomes }) => Promise.resolve(outcomes),
+    preflight: ({ settings }) => ({ settings, getEngine }),
+    describe: describeSearches,
+    prepare: (planned, { binaries }) => prepareSearches(planned, binaries, deps),
+    finish: ({ outcomes }) => outcomes,
   };
 }
 
@@ -159,9 +160,8 @@ interface ReadySearches extends ReadyMeasurement {
 
 /** The searches' outcomes gathered, each cell run on the proxies' binaries found. */
 function prepareSearches(
-  { settings, plan, dir }: PlannedSearches,
+  { settings, dir, req }: PlannedSearches,
   binaries: PreflightResult["binaries"],
-  req: MaxRateRequest,
   deps: MaxRateDeps,
 ): ReadySearches {
   const runtime = new NativeRuntime();
@@ -189,7 +189,6 @@ function prepareSearches(
         `interrupted: ${outcomes.length} search(es) finished, each in its max-rate.json in ${dir}`,
       say: (line) => stderr.write(`${line}\n`),
     },
-    blocks: plan.blocks,
     blockRun: (block, session) => searchBlock(block, searchesIn(session)),
   };
 }

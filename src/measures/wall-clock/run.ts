@@ -78,12 +78,8 @@ function wallClock(deps: RunDeps): MeasurementKind<RunRequest, ResolvedRun, Read
       await checkScripts(run.plan);
       return renderDryRun(run.plan, run.resolved.settings, formatCpuLayout(run.resolved.settings.cpus));
     },
-    preflight: (run) => ({
-      plan: run.plan,
-      settings: run.resolved.settings,
-      getEngine: (e) => deps.engines.getEngine(e),
-    }),
-    prepare: (run, _req, found) => prepareRun(run, found, deps),
+    preflight: (run) => ({ settings: run.resolved.settings, getEngine: (e) => deps.engines.getEngine(e) }),
+    prepare: (run, found) => prepareRun(run, found, deps),
     finish: ({ results, file }) => finishRun(results, file, deps),
   };
 }
@@ -138,7 +134,6 @@ async function prepareRun(run: ResolvedRun, found: PreflightResult, deps: RunDep
       interrupted: () => keepFinishedCells(results, file, run.dir),
       say,
     },
-    blocks: run.plan.blocks,
     settle: () => settleResults(run, results),
     blockRun: blockRunner(run, (session) => ({ ...base, ...session, ...(tls === undefined ? {} : { tls }) })),
   };
@@ -174,10 +169,10 @@ async function resolveRun(req: RunRequest, deps: RunDeps) {
     );
     resolved.settings = withRoundsPlan(settings, rounds);
   }
+  const plannedCells = plan.blocks.flatMap((b) => b.cells);
   const { keep, todo } = previous
     ? splitForResume(previous.cells, plan)
-    : { keep: [], todo: new Set(plan.blocks.flatMap((b) => b.cells.map((c) => c.id))) };
-  const plannedCells = plan.blocks.flatMap((b) => b.cells);
+    : { keep: [], todo: new Set(plannedCells.map((c) => c.id)) };
   refuseEmptyPlan(plan);
   return { resolved, ...(previous ? { previous } : {}), dir, now, plan, plannedCells, keep, todo };
 }
@@ -315,7 +310,7 @@ function settleResults(run: ResolvedRun, results: Results): void {
 }
 
 /** The table, what is not ok, where results.json is (saved by then). */
-function finishRun(results: Results, file: ResultsFile, deps: RunDeps): Promise<RunOutcome> {
+function finishRun(results: Results, file: ResultsFile, deps: RunDeps): RunOutcome {
   const stdout = deps.stdout ?? process.stdout;
   if (deps.renderReport) stdout.write(`${deps.renderReport(results)}\n`);
   const notOk = results.cells.filter((c) => c.status !== "ok");
@@ -325,5 +320,5 @@ function finishRun(results: Results, file: ResultsFile, deps: RunDeps): Promise<
     );
   }
   stdout.write(`results: ${file.file}\n`);
-  return Promise.resolve({ dir: file.dir, results, exitCode: notOk.length > 0 ? 1 : 0 });
+  return { dir: file.dir, results, exitCode: notOk.length > 0 ? 1 : 0 };
 }
