@@ -56,12 +56,10 @@ export function changePointOf(series: HistorySeries, change: OtavaChange): Chang
 }
 
 function seriesChanges(series: HistorySeries, changes: readonly OtavaChange[]): SeriesChanges {
+  const { points, ...key } = series;
   return {
-    suite: series.suite,
-    bench: series.bench,
-    unit: series.unit,
-    biggerIsBetter: series.biggerIsBetter,
-    points: series.points.length,
+    ...key,
+    points: points.length,
     changes: [...changes].sort((a, b) => a.index - b.index).map((c) => changePointOf(series, c)),
   };
 }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { execWithInput } from "../environment/exec.js";
+import { ChangePoint } from "../publish/change-points.js";
 import { UserError } from "../util/errors.js";
 import { PROJECT_ROOT } from "../util/paths.js";
 
@@ -27,13 +28,8 @@ export interface OtavaOptions {
   windowLen?: number;
 }
 
-const OtavaChange = z.object({
-  /** The first point after the change. */
-  index: z.number().int().nonnegative(),
-  meanBefore: z.number(),
-  meanAfter: z.number(),
-  pValue: z.number(),
-});
+/** A change as Otava gives it: where it is and its size, the fields a change point shares with it. */
+const OtavaChange = ChangePoint.pick({ index: true, meanBefore: true, meanAfter: true, pValue: true });
 export type OtavaChange = z.infer<typeof OtavaChange>;
 
 const OtavaAnswer = z.object({

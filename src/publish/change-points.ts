@@ -19,7 +19,7 @@ const HistoryCommit = z.object({
 });
 export type HistoryCommit = z.infer<typeof HistoryCommit>;
 
-const ChangePoint = z.object({
+export const ChangePoint = z.object({
   /** Index of the first point after the change, in the series' points (oldest first). */
   index: z.number().int().nonnegative(),
   /** The last commit before the change and the first after it: the range that holds it. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { formatSchemaError, UserError } from "../util/errors.js";
+import { checkedBySchema } from "../util/errors.js";
+import { parseJsonOrRefuse } from "../util/files.js";
 import { SeriesChanges } from "./change-points.js";
 
 /**
@@ -20,17 +21,6 @@ export function parseChanges(text: string, file: string): SeriesChanges[] {
   let json = text.trim();
   if (json.startsWith(CHANGES_JS_PREFIX.trimEnd())) json = json.slice(CHANGES_JS_PREFIX.trimEnd().length);
   json = json.trim().replace(/;$/, "");
-  let data: unknown;
-  try {
-    data = JSON.parse(json);
-  } catch (err) {
-    throw new UserError(`${file}: not the JSON of change points (${(err as Error).message})`);
-  }
-  const parsed = z.array(SeriesChanges).safeParse(data);
-  if (!parsed.success) {
-    throw new UserError(
-      `${formatSchemaError(file, parsed.error)}\n${file}: not a list of series' change points`,
-    );
-  }
-  return parsed.data;
+  const data = parseJsonOrRefuse(json, (why) => `${file}: not the JSON of change points (${why})`);
+  return checkedBySchema(z.array(SeriesChanges), data, file, `${file}: not a list of series' change points`);
 }

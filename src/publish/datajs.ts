@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { formatSchemaError, UserError } from "../util/errors.js";
+import { checkedBySchema, UserError } from "../util/errors.js";
+import { parseJsonOrRefuse } from "../util/files.js";
 
 /**
  * github-action-benchmark's `data.js`: `window.BENCHMARK_DATA = ` followed by the JSON of
@@ -63,18 +64,11 @@ export function parseDataJs(text: string, file: string): BenchmarkData {
   }
   let json = trimmed.slice(DATA_JS_PREFIX.trimEnd().length).trim();
   if (json.endsWith(";")) json = json.slice(0, -1);
-  let data: unknown;
-  try {
-    data = JSON.parse(json);
-  } catch (err) {
-    throw new UserError(
-      `${file}: the JSON after '${DATA_JS_PREFIX.trim()}' does not parse (${(err as Error).message})`,
-    );
-  }
-  const parsed = BenchmarkData.safeParse(data);
-  if (!parsed.success) {
-    throw new UserError(`${formatSchemaError(file, parsed.error)}\n${file}: not a valid benchmark history`);
-  }
+  const data = parseJsonOrRefuse(
+    json,
+    (why) => `${file}: the JSON after '${DATA_JS_PREFIX.trim()}' does not parse (${why})`,
+  );
+  checkedBySchema(BenchmarkData, data, file, `${file}: not a valid benchmark history`);
   // The object as read, not zod's copy: zod reorders keys, and the layout must survive a round trip.
   return data as BenchmarkData;
 }

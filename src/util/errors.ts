@@ -40,3 +40,19 @@ export function formatSchemaError(
   });
   return lines.join("\n");
 }
+
+/**
+ * `value` as `schema` reads it; a mismatch is a UserError of formatSchemaError's lines naming
+ * `file`, then `summary` on a line of its own when given.
+ */
+export function checkedBySchema<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  file: string,
+  summary?: string,
+): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const lines = formatSchemaError(file, parsed.error);
+  throw new UserError(summary === undefined ? lines : `${lines}\n${summary}`);
+}

@@ -18,9 +18,14 @@ export async function readUserFile(file: string, cannotRead = `${file}: cannot r
 /** The parsed JSON of `file`; a failed read says `<cannotRead> (<why>)`, bad JSON names the file. */
 export async function readJsonFile(file: string, cannotRead: string): Promise<unknown> {
   const text = await readUserFile(file, cannotRead);
+  return parseJsonOrRefuse(text, (why) => `${file}: not valid JSON (${why})`);
+}
+
+/** The parsed JSON of `text`; text that is not JSON is a UserError saying `refusal(<why>)`. */
+export function parseJsonOrRefuse(text: string, refusal: (why: string) => string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file}: not valid JSON (${(err as Error).message})`);
+    throw new UserError(refusal((err as Error).message));
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { LatencyMs, Protocol } from "../../results/schema.js";
 import { isGrpc } from "../../results/protocols.js";
-import { formatSchemaError, issuePath, UserError } from "../../util/errors.js";
+import { checkedBySchema, issuePath, UserError } from "../../util/errors.js";
 import { statusTotals } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
@@ -66,14 +66,11 @@ export function readK6Metrics<T>(
   const renamed = new Set<string>();
   let testRunDurationMs: number | undefined;
   if (format === "handleSummary") {
-    const parsed = HandleSummaryShape.safeParse(json);
-    if (!parsed.success) throw new UserError(formatSchemaError(where, parsed.error));
-    testRunDurationMs = parsed.data.state?.testRunDurationMs;
-    for (const [name, m] of Object.entries(parsed.data.metrics)) metrics[name] = m.values;
+    const summary = checkedBySchema(HandleSummaryShape, json, where);
+    testRunDurationMs = summary.state?.testRunDurationMs;
+    for (const [name, m] of Object.entries(summary.metrics)) metrics[name] = m.values;
   } else {
-    const parsed = LegacyShape.safeParse(json);
-    if (!parsed.success) throw new UserError(formatSchemaError(where, parsed.error));
-    for (const [name, m] of Object.entries(parsed.data.metrics)) {
+    for (const [name, m] of Object.entries(checkedBySchema(LegacyShape, json, where).metrics)) {
       const values: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(m)) {
         if (key === "thresholds") continue;
@@ -109,12 +106,8 @@ export function readK6Metrics<T>(
   };
 }
 
-const NumericMetrics = z.record(z.string(), z.record(z.string(), z.number()));
-
 /** Every metric's values, all numbers: what the engine reads from proxybench's own summaries. */
-export function k6MetricValues(json: unknown, file: string) {
-  return readK6Metrics(json, NumericMetrics, { file });
-}
+export const NumericMetrics = z.record(z.string(), z.record(z.string(), z.number()));
 
 /** The latency submetric proxybench reads: successful responses only (see ANCHORS.md). */
 export const LATENCY_METRIC = "http_req_duration{expected_response:true}";
@@ -205,7 +198,7 @@ function count(metrics: Record<string, Record<string, number>>, name: string): n
  * from the library's counters.
  */
 export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): EngineFigures {
-  const { metrics, testRunDurationMs } = k6MetricValues(json, ctx.file);
+  const { metrics, testRunDurationMs } = readK6Metrics(json, NumericMetrics, { file: ctx.file });
   const grpc = isGrpc(ctx.protocol);
   const latencyMetric = grpc ? GRPC_OK_METRIC : LATENCY_METRIC;
   const latency = metrics[latencyMetric];

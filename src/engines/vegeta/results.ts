@@ -2,7 +2,8 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import type { ScenarioManifest } from "../../manifests/schema.js";
-import { formatSchemaError, UserError } from "../../util/errors.js";
+import { checkedBySchema } from "../../util/errors.js";
+import { parseJsonOrRefuse } from "../../util/files.js";
 import { responseProblems, type ProbeResponse } from "../probe.js";
 import { lowerCaseHeaders, type ResponseHeaders } from "../response-effects.js";
 import { latencyOfSorted, statusTotals } from "../measurement.js";
@@ -101,14 +102,7 @@ export async function tallyVegetaResults(file: string, tally: VegetaTally): Prom
   for await (const line of lines) {
     n++;
     if (line.trim() === "") continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch (err) {
-      throw new UserError(`${file}:${n}: not JSON (${(err as Error).message})`);
-    }
-    const parsed = VegetaResult.safeParse(json);
-    if (!parsed.success) throw new UserError(formatSchemaError(`${file}:${n}`, parsed.error));
-    tally.add(parsed.data);
+    const json = parseJsonOrRefuse(line, (why) => `${file}:${n}: not JSON (${why})`);
+    tally.add(checkedBySchema(VegetaResult, json, `${file}:${n}`));
   }
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatSchemaError, UserError } from "../../util/errors.js";
+import { checkedBySchema, UserError } from "../../util/errors.js";
 import { latencyMsOf } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
@@ -33,9 +33,7 @@ function percentile(s: WrkSummary, key: string, file: string): number {
  * no latency sample. wrk reports no per-code counts: statusCodes holds "0" (transport errors) only.
  */
 export function normaliseWrkSummary(json: unknown, file: string): WrkFigures {
-  const parsed = WrkSummary.safeParse(json);
-  if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
-  const s = parsed.data;
+  const s = checkedBySchema(WrkSummary, json, file);
   const durationS = s.duration_us / 1e6;
   const transport = s.errors.connect + s.errors.read + s.errors.write + s.errors.timeout;
   const ok = Math.max(0, s.requests - s.errors.status);

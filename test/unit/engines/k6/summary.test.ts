@@ -3,8 +3,9 @@ import {
   correctResponses,
   k6ExitMeaning,
   k6LogErrors,
-  k6MetricValues,
   normaliseK6Summary,
+  NumericMetrics,
+  readK6Metrics,
   GRPC_OK_METRIC,
   LATENCY_METRIC,
 } from "../../../../src/engines/k6/summary.js";
@@ -213,10 +214,14 @@ describe("correctResponses", () => {
   });
 });
 
-describe("k6MetricValues", () => {
+describe("readK6Metrics", () => {
   it("reads the legacy --summary-export shape like the handleSummary shape of the same run", async () => {
-    const legacy = k6MetricValues(await fixtureJson("k6/legacy-summary-export.json"), "legacy.json");
-    const modern = k6MetricValues(await fixtureJson("k6/legacy-handle-summary.json"), "modern.json");
+    const legacy = readK6Metrics(await fixtureJson("k6/legacy-summary-export.json"), NumericMetrics, {
+      file: "legacy.json",
+    });
+    const modern = readK6Metrics(await fixtureJson("k6/legacy-handle-summary.json"), NumericMetrics, {
+      file: "modern.json",
+    });
     expect(legacy.format).toBe("summary-export");
     expect(modern.format).toBe("handleSummary");
     expect(legacy.metrics[LATENCY_METRIC]).toEqual(modern.metrics[LATENCY_METRIC]);
