@@ -337,12 +337,12 @@ export function judging(flags: Pick<FlagValues, "threshold" | "alpha" | "floor">
 /** The flags spelled in `FLAGS`: the measuring commands', and those other commands share. */
 type FlagName = keyof typeof FLAGS;
 
+/** Where the proxies run and the folders of proxies read: the flags `run`, `count` and `study` share. */
+export const PLACE_FLAGS: readonly FlagName[] = ["cpus", "runtime", "imageTag", "proxiesDir"];
+
 /** Where a matrix runs and the manifests it reads, variants beside: the flags `run` and `count` share. */
 export const MATRIX_FLAGS: readonly FlagName[] = [
-  "cpus",
-  "runtime",
-  "imageTag",
-  "proxiesDir",
+  ...PLACE_FLAGS,
   "scenariosDir",
   "variant",
   "variantProxiesDir",
@@ -358,11 +358,8 @@ export type FlagChoice = FlagName | [FlagName, string] | Option;
 /** Adds these flags, each from `FLAGS`, to the command, in this order. */
 export function addFlags(command: Command, flags: readonly FlagChoice[]): Command {
   for (const flag of flags) {
-    if (flag instanceof Option) {
-      command.addOption(flag);
-      continue;
-    }
-    command.addOption(typeof flag === "string" ? option(flag) : option(...flag));
+    if (flag instanceof Option) command.addOption(flag);
+    else command.addOption(typeof flag === "string" ? option(flag) : option(...flag));
   }
   return command;
 }

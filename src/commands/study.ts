@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import * as engines from "../engines/index.js";
 import { dryRunStudy } from "../measures/study/dry-run.js";
-import type { StudyOverrides } from "../measures/study/run.js";
+import { STUDY_OVERRIDES, type StudyOverrides } from "../measures/study/run.js";
 import { runStudy } from "../measures/study/study.js";
 import { pickDefined } from "../util/objects.js";
-import { addFlags, toRequest, type FlagValues } from "./options.js";
+import { addFlags, PLACE_FLAGS, toRequest, type FlagValues } from "./options.js";
 
 export function register(program: Command): void {
   const command = program
@@ -19,10 +19,7 @@ export function register(program: Command): void {
     ["duration", "the study's"],
     ["warmup", "the study's"],
     ["load", "the study's"],
-    "cpus",
-    "runtime",
-    "imageTag",
-    "proxiesDir",
+    ...PLACE_FLAGS,
     "noiseLimit",
     "retries",
     "dryRun",
@@ -37,18 +34,5 @@ export function register(program: Command): void {
 
 /** What the flags change of the study's own settings. */
 export function studyOverrides(flags: FlagValues): StudyOverrides {
-  return pickDefined(toRequest(flags), [
-    "proxies",
-    "repetitions",
-    "durationS",
-    "warmupS",
-    "loads",
-    "cpus",
-    "runtime",
-    "imageTag",
-    "proxiesDirs",
-    "out",
-    "noiseLimit",
-    "retries",
-  ]);
+  return pickDefined(toRequest(flags), STUDY_OVERRIDES);
 }

@@ -141,11 +141,11 @@ export function cellRunners(results: Results): Map<string, number> {
  * The runs a given path names, each a folder (or file) with what `kindOf` says it holds: the path
  * itself when it holds a run (`given`, its stat, is set for it), else the folders right inside it
  * that do (an artifact download of several runs), sorted. Errors name the path; `runFiles`, what
- * a run's folder holds.
+ * a run's folder holds (undefined: a folder holding none has no runs, and is no error).
  */
 export async function runsIn<K>(
   p: string,
-  runFiles: string,
+  runFiles: string | undefined,
   kindOf: (dir: string, given?: Stats) => K | undefined | Promise<K | undefined>,
 ): Promise<Array<[string, K]>> {
   const info = await stat(p).catch(() => undefined);
@@ -158,14 +158,16 @@ export async function runsIn<K>(
     const kind = await kindOf(dir);
     if (kind !== undefined) runs.push([dir, kind]);
   }
-  if (runs.length === 0) throw new UserError(`${p}: holds no ${runFiles}, nor folders that do`);
+  if (runs.length === 0 && runFiles !== undefined) throw new UserError(`${p}: holds no ${runFiles}, nor folders that do`);
   return runs;
 }
 
+/** Whether a path (`given`: its stat) is a results file or a folder holding results.json; else undefined. */
+export const holdsResults = (dir: string, given?: Stats) =>
+  given?.isDirectory() === false || existsSync(path.join(dir, RESULTS_FILE)) || undefined;
+
 /** The results the paths name: a file, a folder holding results.json, or a folder of such folders. */
 export async function expandResultPaths(paths: readonly string[]): Promise<string[]> {
-  const holdsResults = (dir: string, given?: Stats) =>
-    given?.isDirectory() === false || existsSync(path.join(dir, RESULTS_FILE)) || undefined;
   const out: string[] = [];
   for (const p of paths) out.push(...(await runsIn(p, RESULTS_FILE, holdsResults)).map(([dir]) => dir));
   return out;

@@ -27,19 +27,16 @@ export function studySetupCommand(study: string): string {
   return `npm run setup -- --study ${study}`;
 }
 
+/** What the listing says of a proxy that is not found here, by its availability, and whether it runs. */
+const NOTES = {
+  direct: { here: true, note: "no proxy" },
+  "image-only": { here: false, note: "image only" },
+  missing: { here: false, note: "not installed" },
+} as const;
+
 function note(a: NativeAvailability | undefined): { here: boolean; note: string } {
-  switch (a?.kind) {
-    case "direct":
-      return { here: true, note: "no proxy" };
-    case "found":
-      return { here: true, note: `native ${a.version}` };
-    case "image-only":
-      return { here: false, note: "image only" };
-    case "missing":
-      return { here: false, note: "not installed" };
-    default:
-      return { here: false, note: "no manifest" };
-  }
+  if (a?.kind === "found") return { here: true, note: `native ${a.version}` };
+  return a === undefined ? { here: false, note: "no manifest" } : NOTES[a.kind];
 }
 
 /** Pure: the listing of studies given each proxy's availability. */
@@ -97,10 +94,9 @@ export async function listStudies(
   const studies = await loadStudies(studiesDir);
   const set = manifests ?? (await loadManifests(dirs));
   // Each proxy and engine probed once, all at once: every probe waits on a child process.
-  const proxies = [...new Set([...studies.values()].flatMap((s) => s.manifest.proxies))].flatMap((name) => {
-    const loaded = set.proxies.get(name);
-    return loaded ? [loaded] : [];
-  });
+  const proxies = [...new Set([...studies.values()].flatMap((s) => s.manifest.proxies))].flatMap(
+    (name) => set.proxies.get(name) ?? [],
+  );
   const engineNames = [...new Set([...studies.values()].map((s) => s.manifest.engine))];
   const [found, enginesFound] = await Promise.all([
     Promise.all(proxies.map(nativeAvailability)),

@@ -97,8 +97,7 @@ export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): stri
 export function proxyTunings(results: Results): ProxyTuning[] {
   const out: ProxyTuning[] = [];
   for (const cell of results.cells) {
-    if (out.some((p) => p.proxy === cell.proxy)) continue;
-    if (Object.keys(cell.tuning).length === 0) continue;
+    if (out.some((p) => p.proxy === cell.proxy) || Object.keys(cell.tuning).length === 0) continue;
     out.push({ proxy: cell.proxy, tuning: cell.tuning });
   }
   const order = results.settings.proxies;

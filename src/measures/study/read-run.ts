@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { readResults, RESULTS_FILE } from "../../results/io.js";
-import { mergeResults } from "../../results/merge.js";
+import { RESULTS_FILE } from "../../results/io.js";
+import { holdsResults, mergeResults, readSources, runsIn, type Source } from "../../results/merge.js";
 import type { Results } from "../../results/schema.js";
 import { UserError } from "../../util/errors.js";
 import { isDirectory, PROJECT_ROOT } from "../../util/paths.js";
@@ -37,23 +36,10 @@ export interface StudyRun {
   head: Results;
 }
 
-interface ReadResults {
-  dir: string;
-  results: Results;
-}
-
-/** The folders holding a results.json: the folder itself, else its subfolders that do. */
-async function resultsDirs(dir: string): Promise<string[]> {
-  if (existsSync(path.join(dir, RESULTS_FILE))) return [dir];
-  const entries = await readdir(dir, { withFileTypes: true });
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
-  return dirs.filter((d) => existsSync(path.join(d, RESULTS_FILE))).sort();
-}
-
-const fileList = (read: readonly ReadResults[]) => read.map((r) => path.join(r.dir, RESULTS_FILE)).join(", ");
+const fileList = (read: readonly Source[]) => read.map((r) => path.join(r.from, RESULTS_FILE)).join(", ");
 
 /** The one study the results name, or none; a mix of studies, or of a study and plain runs, is an error. */
-function studyOf(dir: string, read: readonly ReadResults[]): string | undefined {
+function studyOf(dir: string, read: readonly Source[]): string | undefined {
   const names = [...new Set(read.map((r) => r.results.settings.study))];
   if (names.length === 1) return names[0];
   const plain = read.filter((r) => r.results.settings.study === undefined);
@@ -79,18 +65,18 @@ function builtinStudiesDir(): string {
 }
 
 /** One test of the extensibility study, from its variant run's results. */
-function testRun({ dir, results }: ReadResults): TestRun {
+function testRun({ from, results }: Source): TestRun {
   const gateway = results.settings.proxies[0] ?? "";
   const test = results.settings.scenarios[0] ?? "";
   const options = (results.settings.variants ?? []).map((v) => v.name).filter((n) => n !== BASELINE);
   const skipped = results.skipped
     .filter((s) => s.scenario === test && s.proxy !== gateway)
     .map((s) => ({ option: s.proxy, reason: s.reason }));
-  return { test, gateway, options, skipped, dir, results };
+  return { test, gateway, options, skipped, dir: from, results };
 }
 
 /** The extensibility report's input from its tests' results: the study's test order, then gateway order. */
-function extensibilityInput(study: LoadedStudy, read: readonly ReadResults[]): ExtensibilityReportInput {
+function extensibilityInput(study: LoadedStudy, read: readonly Source[]): ExtensibilityReportInput {
   const m = study.manifest;
   const rank = (r: TestRun) => m.scenarios.indexOf(r.test) * 1000 + m.proxies.indexOf(r.gateway);
   const runs = read.map(testRun).sort((a, b) => rank(a) - rank(b));
@@ -114,12 +100,11 @@ function extensibilityInput(study: LoadedStudy, read: readonly ReadResults[]): E
 }
 
 /** The study's report from its results, in its own layout (pure). */
-function renderFromResults(study: LoadedStudy, read: readonly ReadResults[], headingLevel: number): string {
+function renderFromResults(study: LoadedStudy, read: readonly Source[], headingLevel: number): string {
   const m = study.manifest;
   if (m.layout === "extensibility")
     return renderExtensibilityReport({ ...extensibilityInput(study, read), headingLevel });
-  const results =
-    read.length === 1 ? read[0]!.results : mergeResults(read.map((r) => ({ ...r, from: r.dir })));
+  const results = mergeResults(read);
   const run = new Set([...results.settings.proxies, ...results.skipped.map((s) => s.proxy)]);
   return renderStudyReport({
     study: { ...m, proxies: m.proxies.filter((p) => run.has(p)) },
@@ -137,8 +122,7 @@ export async function readStudyRun(
   options: { headingLevel?: number } = {},
 ): Promise<StudyRun | undefined> {
   if (!(await isDirectory(dir))) return undefined;
-  const read: ReadResults[] = [];
-  for (const d of await resultsDirs(dir)) read.push({ dir: d, results: await readResults(d) });
+  const read = await readSources((await runsIn(dir, undefined, holdsResults)).map(([d]) => d));
   const name = read.length > 0 ? studyOf(dir, read) : undefined;
   if (name === undefined) return undefined;
   // The built-in study the results name; an unknown name is an error naming the file and field.
@@ -151,7 +135,7 @@ export async function readStudyRun(
     name,
     title: study.manifest.title,
     compares: study.manifest.layout === "extensibility" ? "options" : "proxies",
-    dirs: read.map((r) => r.dir),
+    dirs: read.map((r) => r.from),
     markdown: renderFromResults(study, read, options.headingLevel ?? 2),
     head: read[0]!.results,
   };

@@ -34,6 +34,22 @@ export interface StudyProxySplit {
   skipped: Array<{ proxy: string; reason: string }>;
 }
 
+/** Why a proxy cannot run with this runtime, or undefined when it can (pure). */
+function unrunnableReason(
+  m: LoadedProxy["manifest"] | undefined,
+  a: NativeAvailability | undefined,
+  runtime: "native" | "docker",
+): string | undefined {
+  if (!m) return "no manifest for it";
+  if (runtime === "docker")
+    return m.kind === "direct" || m.image ? undefined : "no image: runs natively only";
+  if (a?.kind === "direct" || a?.kind === "found") return undefined;
+  if (a?.kind === "image-only")
+    return "image only: measured on GitHub Actions or with --runtime docker, not here";
+  if (a?.kind === "missing") return `'${a.binary}' not found (fix: ${a.fix})`;
+  return "availability unknown";
+}
+
 /** Which of the study's proxies can run with this runtime, and why the others cannot (pure). */
 export function splitStudyProxies(
   proxies: readonly string[],
@@ -43,46 +59,30 @@ export function splitStudyProxies(
 ): StudyProxySplit {
   const split: StudyProxySplit = { runnable: [], skipped: [] };
   for (const proxy of proxies) {
-    const m = manifests.get(proxy)?.manifest;
-    if (!m) {
-      split.skipped.push({ proxy, reason: "no manifest for it" });
-      continue;
-    }
-    if (runtime === "docker") {
-      if (m.kind === "direct" || m.image) split.runnable.push(proxy);
-      else split.skipped.push({ proxy, reason: "no image: runs natively only" });
-      continue;
-    }
-    const a = availability.get(proxy);
-    if (a?.kind === "direct" || a?.kind === "found") split.runnable.push(proxy);
-    else if (a?.kind === "image-only") {
-      split.skipped.push({
-        proxy,
-        reason: "image only: measured on GitHub Actions or with --runtime docker, not here",
-      });
-    } else if (a?.kind === "missing") {
-      split.skipped.push({ proxy, reason: `'${a.binary}' not found (fix: ${a.fix})` });
-    } else split.skipped.push({ proxy, reason: "availability unknown" });
+    const reason = unrunnableReason(manifests.get(proxy)?.manifest, availability.get(proxy), runtime);
+    if (reason === undefined) split.runnable.push(proxy);
+    else split.skipped.push({ proxy, reason });
   }
   return split;
 }
 
 /** User flags a study run takes over the study's own settings (`--proxies`: only these of its proxies). */
-export type StudyOverrides = Pick<
-  RunRequest,
-  | "proxies"
-  | "durationS"
-  | "warmupS"
-  | "repetitions"
-  | "loads"
-  | "cpus"
-  | "runtime"
-  | "imageTag"
-  | "proxiesDirs"
-  | "out"
-  | "noiseLimit"
-  | "retries"
->;
+export const STUDY_OVERRIDES = [
+  "proxies",
+  "repetitions",
+  "durationS",
+  "warmupS",
+  "loads",
+  "cpus",
+  "runtime",
+  "imageTag",
+  "proxiesDirs",
+  "out",
+  "noiseLimit",
+  "retries",
+] as const satisfies ReadonlyArray<keyof RunRequest>;
+
+export type StudyOverrides = Pick<RunRequest, (typeof STUDY_OVERRIDES)[number]>;
 
 /** The study's proxies, or the subset `--proxies` asks for (pure; an outsider is an error). */
 export function selectStudyProxies(study: LoadedStudy, asked?: string[]): string[] {

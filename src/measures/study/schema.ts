@@ -38,7 +38,6 @@ const StudySource = z.strictObject({
   /** Where the original fell short and what proxybench does about it. */
   flaws: z.array(z.string().min(1)).default([]),
 });
-type StudySource = z.infer<typeof StudySource>;
 
 /** One measured path of a `go-bench` study: a proxy on a scenario, named as the original's benchmark. */
 const StudyPath = z
@@ -99,9 +98,7 @@ const StudyManifestShape = z
 
 export const StudyManifest = StudyManifestShape.superRefine((s, ctx) => {
   const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
-  if (dupProxy !== undefined) {
-    issue(ctx, ["proxies"], `'${dupProxy}' is listed twice`);
-  }
+  if (dupProxy !== undefined) issue(ctx, ["proxies"], `'${dupProxy}' is listed twice`);
   checkPaths(s, ctx);
   if ((s.layout === "extensibility") !== (s.extensibility !== undefined)) {
     issue(ctx, ["extensibility"], "the extensibility layout and the extensibility section go together");
