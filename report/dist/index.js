@@ -31516,10 +31516,13 @@ async function readUserFile(file2, cannotRead = `${file2}: cannot read`) {
 }
 async function readJsonFile(file2, cannotRead) {
   const text = await readUserFile(file2, cannotRead);
+  return parseJsonOrRefuse(text, (why) => `${file2}: not valid JSON (${why})`);
+}
+function parseJsonOrRefuse(text, refusal) {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file2}: not valid JSON (${err.message})`);
+    throw new UserError(refusal(err.message));
   }
 }
 
@@ -52148,10 +52151,11 @@ async function writeJobSummary(markdown, env = process.env) {
 }
 
 // src/comment/comment-runs.ts
-import { existsSync as existsSync4 } from "node:fs";
+import { existsSync as existsSync5 } from "node:fs";
 import path9 from "node:path";
 
 // src/results/merge.ts
+import { existsSync as existsSync2 } from "node:fs";
 import { readdir as readdir2, stat as stat3 } from "node:fs/promises";
 import path4 from "node:path";
 function sharedSettings(s) {
@@ -52258,13 +52262,13 @@ async function runsIn(p, runFiles, kindOf) {
     const kind = await kindOf(dir);
     if (kind !== void 0) runs.push([dir, kind]);
   }
-  if (runs.length === 0) throw new UserError(`${p}: holds no ${runFiles}, nor folders that do`);
+  if (runs.length === 0 && runFiles !== void 0) throw new UserError(`${p}: holds no ${runFiles}, nor folders that do`);
   return runs;
 }
+var holdsResults = (dir, given) => given?.isDirectory() === false || existsSync2(path4.join(dir, RESULTS_FILE)) || void 0;
 
 // src/measures/study/read-run.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { readdir as readdir4 } from "node:fs/promises";
+import { existsSync as existsSync4 } from "node:fs";
 import path8 from "node:path";
 
 // src/util/paths.ts
@@ -54203,7 +54207,7 @@ import path7 from "node:path";
 
 // src/manifests/load.ts
 var import_yaml = __toESM(require_dist(), 1);
-import { existsSync as existsSync2 } from "node:fs";
+import { existsSync as existsSync3 } from "node:fs";
 import { readdir as readdir3, readFile as readFile4 } from "node:fs/promises";
 import path6 from "node:path";
 async function loadEachFolder(root, fileName, load, out) {
@@ -54212,7 +54216,7 @@ async function loadEachFolder(root, fileName, load, out) {
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (!entry.isDirectory()) continue;
     const file2 = path6.join(root, entry.name, fileName);
-    if (!existsSync2(file2)) continue;
+    if (!existsSync3(file2)) continue;
     try {
       const loaded = await load(file2);
       out.set(loaded.manifest.name, loaded);
@@ -54239,10 +54243,10 @@ async function loadScenarioFile(file2, builtIn = false) {
 }
 function scenarioProblems(manifest, at, dir) {
   const problems = [];
-  if (manifest.engine === "k6" && !existsSync2(path6.resolve(dir, manifest.script))) {
+  if (manifest.engine === "k6" && !existsSync3(path6.resolve(dir, manifest.script))) {
     problems.push(`${at(["script"])}: script: ${manifest.script} not found in ${dir}`);
   }
-  if (manifest.protoset !== void 0 && !existsSync2(path6.resolve(dir, manifest.protoset))) {
+  if (manifest.protoset !== void 0 && !existsSync3(path6.resolve(dir, manifest.protoset))) {
     problems.push(`${at(["protoset"])}: protoset: ${manifest.protoset} not found in ${dir}`);
   }
   const labels = manifest.loads.map((l) => l.label);
@@ -54361,9 +54365,7 @@ var StudyManifestShape = external_exports.object({
 }).strict();
 var StudyManifest = StudyManifestShape.superRefine((s, ctx) => {
   const dupProxy = s.proxies.find((p, i) => s.proxies.indexOf(p) !== i);
-  if (dupProxy !== void 0) {
-    issue3(ctx, ["proxies"], `'${dupProxy}' is listed twice`);
-  }
+  if (dupProxy !== void 0) issue3(ctx, ["proxies"], `'${dupProxy}' is listed twice`);
   checkPaths(s, ctx);
   if (s.layout === "extensibility" !== (s.extensibility !== void 0)) {
     issue3(ctx, ["extensibility"], "the extensibility layout and the extensibility section go together");
@@ -54570,8 +54572,7 @@ function parityWarnings(proxies, ctx) {
 function proxyTunings(results) {
   const out = [];
   for (const cell of results.cells) {
-    if (out.some((p) => p.proxy === cell.proxy)) continue;
-    if (Object.keys(cell.tuning).length === 0) continue;
+    if (out.some((p) => p.proxy === cell.proxy) || Object.keys(cell.tuning).length === 0) continue;
     out.push({ proxy: cell.proxy, tuning: cell.tuning });
   }
   const order = results.settings.proxies;
@@ -54862,13 +54863,7 @@ function renderStudyReport(input2) {
 }
 
 // src/measures/study/read-run.ts
-async function resultsDirs(dir) {
-  if (existsSync3(path8.join(dir, RESULTS_FILE))) return [dir];
-  const entries = await readdir4(dir, { withFileTypes: true });
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => path8.join(dir, e.name));
-  return dirs.filter((d) => existsSync3(path8.join(d, RESULTS_FILE))).sort();
-}
-var fileList = (read) => read.map((r) => path8.join(r.dir, RESULTS_FILE)).join(", ");
+var fileList = (read) => read.map((r) => path8.join(r.from, RESULTS_FILE)).join(", ");
 function studyOf(dir, read) {
   const names = [...new Set(read.map((r) => r.results.settings.study))];
   if (names.length === 1) return names[0];
@@ -54884,14 +54879,14 @@ function studyOf(dir, read) {
 }
 function builtinStudiesDir() {
   const beside = path8.join(PROJECT_ROOT, "..", "studies");
-  return existsSync3(BUILTIN_STUDIES_DIR) || !existsSync3(beside) ? BUILTIN_STUDIES_DIR : beside;
+  return existsSync4(BUILTIN_STUDIES_DIR) || !existsSync4(beside) ? BUILTIN_STUDIES_DIR : beside;
 }
-function testRun({ dir, results }) {
+function testRun({ from, results }) {
   const gateway = results.settings.proxies[0] ?? "";
   const test = results.settings.scenarios[0] ?? "";
   const options2 = (results.settings.variants ?? []).map((v) => v.name).filter((n) => n !== BASELINE);
   const skipped = results.skipped.filter((s) => s.scenario === test && s.proxy !== gateway).map((s) => ({ option: s.proxy, reason: s.reason }));
-  return { test, gateway, options: options2, skipped, dir, results };
+  return { test, gateway, options: options2, skipped, dir: from, results };
 }
 function extensibilityInput(study, read) {
   const m = study.manifest;
@@ -54919,7 +54914,7 @@ function renderFromResults(study, read, headingLevel) {
   const m = study.manifest;
   if (m.layout === "extensibility")
     return renderExtensibilityReport({ ...extensibilityInput(study, read), headingLevel });
-  const results = read.length === 1 ? read[0].results : mergeResults(read.map((r) => ({ ...r, from: r.dir })));
+  const results = mergeResults(read);
   const run2 = /* @__PURE__ */ new Set([...results.settings.proxies, ...results.skipped.map((s) => s.proxy)]);
   return renderStudyReport({
     study: { ...m, proxies: m.proxies.filter((p) => run2.has(p)) },
@@ -54929,8 +54924,7 @@ function renderFromResults(study, read, headingLevel) {
 }
 async function readStudyRun(dir, options2 = {}) {
   if (!await isDirectory2(dir)) return void 0;
-  const read = [];
-  for (const d of await resultsDirs(dir)) read.push({ dir: d, results: await readResults(d) });
+  const read = await readSources((await runsIn(dir, void 0, holdsResults)).map(([d]) => d));
   const name3 = read.length > 0 ? studyOf(dir, read) : void 0;
   if (name3 === void 0) return void 0;
   const study = await findStudy(
@@ -54942,7 +54936,7 @@ async function readStudyRun(dir, options2 = {}) {
     name: name3,
     title: study.manifest.title,
     compares: study.manifest.layout === "extensibility" ? "options" : "proxies",
-    dirs: read.map((r) => r.dir),
+    dirs: read.map((r) => r.from),
     markdown: renderFromResults(study, read, options2.headingLevel ?? 2),
     head: read[0].results
   };
@@ -55376,8 +55370,8 @@ async function runKind(dir, given) {
   if (given && await isInstructionsRun(dir)) return "counted";
   const study = await readStudyRun(dir, { headingLevel: STUDY_HEADING_LEVEL });
   if (study !== void 0) return study;
-  if (given?.isDirectory() === false || existsSync4(path9.join(dir, RESULTS_FILE))) return "wallClock";
-  return !given && existsSync4(path9.join(dir, INSTRUCTIONS_FILE)) ? "counted" : void 0;
+  if (given?.isDirectory() === false || existsSync5(path9.join(dir, RESULTS_FILE))) return "wallClock";
+  return !given && existsSync5(path9.join(dir, INSTRUCTIONS_FILE)) ? "counted" : void 0;
 }
 async function sortPath(p, found) {
   for (const [dir, kind] of await runsIn(p, `${RESULTS_FILE} or ${INSTRUCTIONS_FILE}`, runKind)) {
