@@ -31503,6 +31503,13 @@ function formatSchemaError(file2, error63, lineOf) {
   });
   return lines.join("\n");
 }
+function checkedBySchema(schema, value, file2, summary3) {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const lines = formatSchemaError(file2, parsed.error);
+  throw new UserError(summary3 === void 0 ? lines : `${lines}
+${summary3}`);
+}
 
 // src/util/files.ts
 import { readFile } from "node:fs/promises";
@@ -51470,9 +51477,7 @@ async function readResultsFile(file2, what, schema, check2) {
   if (!info2.isFile()) throw new UserError(`${file2}: not a file`);
   const data = await readJsonFile(file2, cannotRead);
   check2?.(file2, data);
-  const parsed = schema.safeParse(data);
-  if (!parsed.success) throw new UserError(formatSchemaError(file2, parsed.error));
-  return parsed.data;
+  return checkedBySchema(schema, data, file2);
 }
 var READ_VERSIONS = Results.shape.schemaVersion.options.map((o) => o.value);
 function refuseUnknownVersion(file2, data) {

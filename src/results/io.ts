@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { z } from "zod";
-import { formatSchemaError, UserError } from "../util/errors.js";
+import { checkedBySchema, UserError } from "../util/errors.js";
 import { failedRead, readJsonFile } from "../util/files.js";
 import { Results } from "./schema.js";
 
@@ -32,9 +32,7 @@ export async function readResultsFile<T>(
   if (!info.isFile()) throw new UserError(`${file}: not a file`);
   const data = await readJsonFile(file, cannotRead);
   check?.(file, data);
-  const parsed = schema.safeParse(data);
-  if (!parsed.success) throw new UserError(formatSchemaError(file, parsed.error));
-  return parsed.data;
+  return checkedBySchema(schema, data, file);
 }
 
 /** The schemaVersions this reader accepts (from the schema itself). */
