@@ -136,32 +136,16 @@ type NotCompared = CellIdentity & { reason: string };
 
 export type RunInfo = ReturnType<typeof runInfo>;
 
-/** A look of the run's plan as the comparison took it. */
-interface LookTaken {
-  rounds: number;
-  /** Alpha spent at this look. */
-  alpha: number;
-  /** Compared cells whose rounds reached it. */
-  cells: number;
-  /** Metrics decided at this look. */
-  decided: number;
-}
-
-export interface Comparison extends ReturnType<typeof familyFigures> {
+export interface Comparison extends ReturnType<typeof familyFigures>, ReturnType<typeof outcome> {
   mode: "paired" | "unpaired";
   /** "paired over 10 rounds" or "unpaired: runs at different times": shown in every output. */
   label: string;
   /** Paired: the looks (one for a run with fixed repetitions); unpaired: none. */
-  looks: LookTaken[];
+  looks: ReturnType<typeof looksTaken>;
   /** Paired: the run planned its rounds (--repetitions auto) and the looks are its plan's. */
   planned: boolean;
   base: RunInfo;
   head: RunInfo;
-  cells: CellComparison[];
-  notCompared: NotCompared[];
-  counts: Record<Verdict, number>;
-  /** Warnings that apply to the whole comparison (too few repetitions, different machines). */
-  notes: string[];
 }
 
 function summary(xs: number[]) {
@@ -317,10 +301,14 @@ function familyFigures({ thresholdPct, alpha }: FamilyLevel, tests: number) {
   return { thresholdPct, alpha, confidence: 1 - alpha / Math.max(1, tests), tests };
 }
 
-function countVerdicts(cells: readonly CellComparison[]): Record<Verdict, number> {
+/**
+ * How a comparison ends, in either mode: the cells compared and not, their verdicts counted, and
+ * its notes (warnings that apply to the whole comparison: too few repetitions, different machines).
+ */
+function outcome(cells: CellComparison[], matched: Matched, notes: string[]) {
   const counts: Record<Verdict, number> = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
   for (const c of cells) for (const m of c.metrics) counts[m.verdict] += 1;
-  return counts;
+  return { cells, notCompared: matched.notCompared, counts, notes };
 }
 
 function loadNote(base: Cell, head: Cell): string | undefined {
@@ -328,18 +316,8 @@ function loadNote(base: Cell, head: Cell): string | undefined {
   return `${cellKey(head)}: the load differs between base (${JSON.stringify(base.load)}) and head (${JSON.stringify(head.load)}): the change may come from the load, not the proxy.`;
 }
 
-/** One tested metric of two runs: the medians, and the history's p when there is one. */
-interface UnpairedMember {
-  spec: MetricSpec;
-  base: number[];
-  head: number[];
-  /** Past runs beside the base run, when a history holds this cell and metric. */
-  past?: number[];
-  /** Repetitions left out of each run's median for steal above its run's limit (cores). */
-  stolen: Record<"base" | "head", { count: number; limit: number }>;
-  /** A run whose every repetition had that steal: its median is shown, not tested. */
-  everyStolen?: "base" | "head";
-}
+/** One tested metric of two runs: the values of each, and the history's past runs when there are some. */
+type UnpairedMember = ReturnType<typeof unpairedMembers>[number];
 
 /**
  * A run's values of a metric, the repetitions with steal above the limit left out where it holds
@@ -363,17 +341,22 @@ function unpairedMembers(
   history?: RunHistory,
 ) {
   const own = new Set([runs.base.environment.git.commit, runs.head.environment.git.commit]);
-  return testedSpecs(h.load, tested, b, h).map((spec): UnpairedMember => {
+  return testedSpecs(h.load, tested, b, h).map((spec) => {
     const base = unstolenValues(b, spec, stealRuleOf(runs.base));
     const head = unstolenValues(h, spec, stealRuleOf(runs.head));
-    const stolen = { base: base.stolen, head: head.stolen };
-    const member: UnpairedMember = { spec, base: base.values, head: head.values, stolen };
-    if (base.every) member.everyStolen = "base";
-    if (head.every) member.everyStolen = "head";
+    // A run whose every repetition had that steal: its median is shown, not tested.
+    const everyStolen = head.every ? ("head" as const) : base.every ? ("base" as const) : undefined;
+    // Past runs beside the base run, when a history holds this cell and metric.
     const past = history?.medians(where(h), spec.metric).filter((m) => !own.has(m.commit));
-    if (member.everyStolen === undefined && past !== undefined && past.length > 0)
-      member.past = past.map((m) => m.value);
-    return member;
+    return {
+      spec,
+      base: base.values,
+      head: head.values,
+      /** Repetitions left out of each run's median for steal above its run's limit (cores). */
+      stolen: { base: base.stolen, head: head.stolen },
+      ...(everyStolen !== undefined ? { everyStolen } : {}),
+      ...(everyStolen === undefined && past?.length ? { past: past.map((m) => m.value) } : {}),
+    };
   });
 }
 
@@ -453,13 +436,10 @@ export function compareResults(base: Results, head: Results, options: CompareOpt
     planned: false,
     base: runInfo(base),
     head: runInfo(head),
-    cells,
-    notCompared: matched.notCompared,
-    counts: countVerdicts(cells),
-    notes: [
+    ...outcome(cells, matched, [
       ...unpairedNotes(base, head, matched, members, level, options.history),
       ...stealNotes(matched.pairs, stealRuleOf(head)),
-    ],
+    ]),
   };
 }
 
@@ -558,6 +538,23 @@ function looksOf(results: Results, alpha: number): LookPlan {
   };
 }
 
+/** Each look of the run's plan as the comparison took it (`taken`: judgeLooks's). */
+function looksTaken(
+  plan: LookPlan,
+  members: readonly PairedMember[],
+  taken: ReturnType<typeof judgeLooks<PairedMember>>["taken"],
+) {
+  return plan.looks.map((l, k) => ({
+    rounds: plan.planned ? l.rounds : Math.max(0, ...members.map((m) => m.rounds)),
+    /** Alpha spent at this look. */
+    alpha: l.alpha,
+    /** Compared cells whose rounds reached it. */
+    cells: new Set(taken[k]?.reached.map((m) => m.cell)).size,
+    /** Metrics decided at this look. */
+    decided: taken[k]?.decided ?? 0,
+  }));
+}
+
 /** One run holding variants: repetitions paired by round. */
 export function compareVariants(
   results: Results,
@@ -597,24 +594,16 @@ export function compareVariants(
     mode: "paired",
     label: pairedLabel(rounds),
     ...familyFigures(level, members.length),
-    looks: plan.looks.map((l, k) => ({
-      rounds: plan.planned ? l.rounds : Math.max(0, ...members.map((m) => m.rounds)),
-      alpha: l.alpha,
-      cells: new Set(taken[k]?.reached.map((m) => m.cell)).size,
-      decided: taken[k]?.decided ?? 0,
-    })),
+    looks: looksTaken(plan, members, taken),
     planned: plan.planned,
     base: runInfo(results, baseName),
     head: runInfo(results, headName),
-    cells,
-    notCompared: matched.notCompared,
-    counts: countVerdicts(cells),
-    notes: [
+    ...outcome(cells, matched, [
       ...pairedNotes(cells, members, plan.looks, level, results.settings.study),
       ...stealNotes(matched.pairs, steal),
       ...stolenRoundNotes(all, steal),
       ...noisyRoundNotes(all, cells),
-    ],
+    ]),
   };
 }
 
