@@ -49,18 +49,8 @@ export interface Difference {
   differs: boolean;
 }
 
-export interface DifferenceFamily {
-  /** False-alarm rate of the whole table: the chance of any difference shown as real when none is. */
-  alpha: number;
-  /** Smallest |% change| shown as real (compare's threshold). */
-  thresholdPct: number;
-  /** Differences in the family (Holm's m). */
-  tests: number;
-  /** Fewest rounds paired among them. */
-  rounds: number;
-  /** Fewest rounds that give every difference of the family an interval (2 / 2^n <= alpha / m). */
-  roundsNeeded: number;
-}
+/** The family of the differences a table shows, as judged together. */
+export type DifferenceFamily = ReturnType<typeof judgeDifferences>["family"];
 
 /** When a cell was being measured: from its first repetition's start to its last one's end (ms). */
 function measuredSpan(cell: Cell): [number, number] {
@@ -102,7 +92,7 @@ export function judgeDifferences(
     alpha = DEFAULT_ALPHA,
     thresholdPct = DEFAULT_THRESHOLD_PCT,
   }: { alpha?: number; thresholdPct?: number } = {},
-): { family: DifferenceFamily; differences: Difference[] } {
+) {
   const paired = members.map(pairOf);
   const { judged } = judgeLooks(paired, everyRound(alpha), thresholdPct);
   const differences = paired.map((p, i): Difference => {
@@ -118,10 +108,15 @@ export function judgeDifferences(
   const tests = members.length;
   return {
     family: {
+      /** False-alarm rate of the whole table: the chance of any difference shown as real when none is. */
       alpha,
+      /** Smallest |% change| shown as real (compare's threshold). */
       thresholdPct,
+      /** Differences in the family (Holm's m). */
       tests,
+      /** Fewest rounds paired among them. */
       rounds: tests === 0 ? 0 : Math.min(...differences.map((d) => d.rounds)),
+      /** Fewest rounds that give every difference of the family an interval (2 / 2^n <= alpha / m). */
       roundsNeeded: fewestRounds(alpha, tests),
     },
     differences,

@@ -105,15 +105,8 @@ export interface ReportGroup {
   noise?: DifferenceFamily;
 }
 
-export interface ReportHeader {
-  title: string;
-  /** Label/value pairs, in order: environment, commit, CPU layout... */
-  facts: Array<[string, string]>;
-  skipped: Array<{ proxy: string; scenario?: string; reason: string }>;
-}
-
 export interface ReportModel {
-  header: ReportHeader;
+  header: ReturnType<typeof buildHeader>;
   groups: ReportGroup[];
 }
 
@@ -233,8 +226,9 @@ export function describeLayout(
   return `load generator ${list(cpus.loadgen)}, proxy ${list(cpus.proxy)}, upstream ${list(cpus.upstream)}`;
 }
 
-export function buildHeader(results: Results): ReportHeader {
+export function buildHeader(results: Results) {
   const env = results.environment;
+  // label/value pairs, in order: environment, commit, CPU layout...
   const facts: Array<[string, string]> = [["Run", `${results.runId} (${results.startedAt})`]];
   const git = env.git;
   if (git.commit !== undefined) {
