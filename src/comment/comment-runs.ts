@@ -5,7 +5,6 @@ import {
   compareCountedVariants,
   isInstructionsRun,
   readInstructions,
-  type CountedComparison,
   type CountedOptions,
 } from "../measures/counted/compare.js";
 import { INSTRUCTIONS_FILE } from "../measures/counted/schema.js";
@@ -42,12 +41,8 @@ export interface CommentRunsOptions extends CountedOptions {
   expected?: Expected;
 }
 
-interface Found {
-  wallClock: string[];
-  counted: string[];
-  /** Study runs, recognised by their results' settings.study (src/measures/study/read-run.ts). */
-  studies: StudyRun[];
-}
+/** The runs given, sorted: study runs are recognised by their results' settings.study (src/measures/study/read-run.ts). */
+type Found = Record<"wallClock" | "counted", string[]> & { studies: StudyRun[] };
 
 /** The study's table is rendered a level below the comment's sections. */
 const STUDY_HEADING_LEVEL = 4;
@@ -95,16 +90,16 @@ function studyAlone(found: Found, baseResults: string | undefined): StudyRun | u
   return study;
 }
 
-/** The counted comparison: against a counted base run, else the run's own variants, else none. */
-async function countedComparison(
+/** The counted run in `dir` and its comparison: against a counted base run, else its own variants, else none. */
+async function countedRuns(
   dir: string,
   baseDir: string | undefined,
   options: CountedOptions,
-): Promise<CountedComparison | undefined> {
-  if (baseDir !== undefined) return compareCountedRuns(baseDir, dir, options);
-  const { results } = await readInstructions(dir);
-  const variants = new Set(results.cells.flatMap((c) => (c.variant === undefined ? [] : [c.variant])));
-  return variants.size >= 2 ? compareCountedVariants(dir, options) : undefined;
+): Promise<NonNullable<CommentRuns["counted"]>> {
+  const { results: head } = await readInstructions(dir);
+  if (baseDir !== undefined) return { head, comparison: await compareCountedRuns(baseDir, dir, options) };
+  const variants = new Set(head.cells.flatMap((c) => (c.variant === undefined ? [] : [c.variant])));
+  return variants.size >= 2 ? { head, comparison: await compareCountedVariants(dir, options) } : { head };
 }
 
 /** The jobs that did not end well: every result but success and skipped (a job its `if:` left out). */
@@ -167,11 +162,8 @@ export async function loadCommentRuns(
     runs.wallClock = base === undefined ? { head } : { head, base };
   }
   const countedDir = found.counted[0];
-  if (countedDir !== undefined) {
-    const { results: head } = await readInstructions(countedDir);
-    const comparison = await countedComparison(countedDir, baseIsCounted ? baseResults : undefined, counted);
-    runs.counted = comparison === undefined ? { head } : { head, comparison };
-  }
+  if (countedDir !== undefined)
+    runs.counted = await countedRuns(countedDir, baseIsCounted ? baseResults : undefined, counted);
   return withMissing(runs, missingParts(expected, sources.length > 0, shards));
 }
 

@@ -11,24 +11,17 @@ import { suiteName } from "../publish/entries.js";
  * change would be the change's, not the runs'.
  */
 
-interface HistoryCell {
-  scenario: string;
-  loadLabel: string;
-  proxy: string;
-  engine: string;
-}
-
-interface PastMedian {
-  /** The commit the run measured. */
-  commit: string;
-  value: number;
-}
+/** A cell as the history names it: its scenario, load level, proxy and engine. */
+type HistoryCell = Record<"scenario" | "loadLabel" | "proxy" | "engine", string>;
 
 export interface RunHistory {
   /** Where it was read, for the notes. */
   source: string;
-  /** Past runs' medians of one cell and metric, oldest first; none: the metric is not recorded. */
-  medians(cell: HistoryCell, metric: string): PastMedian[];
+  /**
+   * Past runs' medians of one cell and metric, each with the commit its run measured, oldest
+   * first; none: the metric is not recorded.
+   */
+  medians(cell: HistoryCell, metric: string): Array<{ commit: string; value: number }>;
 }
 
 const BENCH_SUFFIX: Record<string, { direction: "throughput" | "latency"; suffix: string }> = {
