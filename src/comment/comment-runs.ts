@@ -110,10 +110,11 @@ function failedJobs(jobs: Record<string, string> = {}): string[] {
 }
 
 /**
- * What the results lack against what was expected (pure): jobs that failed, a wall-clock run
- * that is not there, shards of a split run that are not (`shards`: which ones the results hold).
+ * What the results lack against what was expected (pure), as the runs' `missing` when they lack
+ * any: jobs that failed, a wall-clock run that is not there, shards of a split run that are not
+ * (`shards`: which ones the results hold).
  */
-function missingParts(expected: Expected, wallClock: boolean, shards?: ShardSet): string[] {
+function missingParts(expected: Expected, wallClock: boolean, shards?: ShardSet) {
   const out = failedJobs(expected.jobs);
   const want = expected.shards;
   if (want !== undefined && want > 0 && !wallClock)
@@ -126,7 +127,7 @@ function missingParts(expected: Expected, wallClock: boolean, shards?: ShardSet)
     out.push(
       `wall-clock ${shards.missing.length === 1 ? "shard" : "shards"} ${shards.missing.join(", ")} of ${shards.count} missing`,
     );
-  return out;
+  return out.length > 0 ? { missing: out } : {};
 }
 
 /** Reads the runs behind a comment; errors name the path. */
@@ -145,7 +146,7 @@ export async function loadCommentRuns(
     throw new UserError(`${err.message} (${failed.join("; ")})`);
   }
   const study = studyAlone(found, options.baseResults);
-  if (study !== undefined) return withMissing({ study }, missingParts(expected, true));
+  if (study !== undefined) return { study, ...missingParts(expected, true) };
   if (found.counted.length > 1) {
     throw new UserError(
       `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`,
@@ -164,11 +165,7 @@ export async function loadCommentRuns(
   const countedDir = found.counted[0];
   if (countedDir !== undefined)
     runs.counted = await countedRuns(countedDir, baseIsCounted ? baseResults : undefined, counted);
-  return withMissing(runs, missingParts(expected, sources.length > 0, shards));
-}
-
-function withMissing(runs: CommentRuns, missing: string[]): CommentRuns {
-  return missing.length > 0 ? { ...runs, missing } : runs;
+  return { ...runs, ...missingParts(expected, sources.length > 0, shards) };
 }
 
 /** What both the report action and `proxybench comment` are given: paths and their judging. */

@@ -15,8 +15,8 @@ export interface HtmlReportOptions extends ReportOptions, TableOptions {
   chartJs?: string;
 }
 
-function percentilePoints(group: ReportGroup["columns"][number]): Array<{ label: string; value: number }> {
-  const values = group.values;
+function percentilePoints(column: ReportGroup["columns"][number]): Array<{ label: string; value: number }> {
+  const values = column.values;
   if (values === undefined) return [];
   const points = new Map<number, number>();
   const lat = values.latencyMs;
