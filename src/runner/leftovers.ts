@@ -31,16 +31,12 @@ type PidFile = Pick<ProcessRecord, "name" | "pgid" | "startTicks" | "cpus"> & {
 
 type OwnerFile = Pick<PidFile, "startTicks" | "bootId"> & { pid: number };
 
-/** A process group an earlier run left running. */
-export interface Leftover {
+/** A process group an earlier run left running (`cpus`: the cores it was pinned to; empty: any core). */
+export interface Leftover extends Pick<PidFile, "name" | "pgid" | "cpus"> {
   /** The results folder of the run that started it. */
   dir: string;
-  name: string;
-  pgid: number;
   /** Its processes that still run. */
   pids: number[];
-  /** Cores it was pinned to; empty: not pinned (any core). */
-  cpus: number[];
 }
 
 /** Every process on the machine, zombies left out. */
