@@ -5,6 +5,7 @@ import path from "node:path";
 import { RESULTS_FILE } from "../results/io.js";
 import type { CpuLayout } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 import { layoutCores } from "./cpus.js";
 import { processStartTicks, watchProcesses, type ProcessRecord } from "../util/processes.js";
 import { readProcessesSync, type ProcStat } from "../util/proc-stat.js";
@@ -215,11 +216,10 @@ function keepLedger(dir: string): RunLedger {
   const folder = path.join(dir, PIDS);
   mkdirSync(folder, { recursive: true });
   const ownerFile = path.join(folder, OWNER);
-  const startTicks = processStartTicks(process.pid);
   const owner: OwnerFile = {
     pid: process.pid,
     bootId: bootId(),
-    ...(startTicks === undefined ? {} : { startTicks }),
+    ...withoutUndefined({ startTicks: processStartTicks(process.pid) }),
   };
   writeFileSync(ownerFile, `${JSON.stringify(owner)}\n`);
   mkdirSync(registryDir(), { recursive: true, mode: 0o700 });
@@ -246,7 +246,7 @@ function pidRecord(r: ProcessRecord): string {
     bootId: bootId(),
     command: [r.command, ...r.args].join(" "),
     cpus: r.cpus,
-    ...(r.startTicks === undefined ? {} : { startTicks: r.startTicks }),
+    ...pickDefined(r, ["startTicks"]),
   };
   return `${JSON.stringify(record)}\n`;
 }
