@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseCount, windowPeak, type WindowPeak } from "./cgroup-peak.js";
 import type { ResourceUsage } from "./runtime.js";
+import { withoutUndefined } from "../util/objects.js";
 
 /**
  * What a container has used so far, from its control group: CPU time of every process it ever
@@ -79,10 +80,7 @@ export function cgroupFolders(
     return line && mount ? folderUnder(mount, line.path) : undefined;
   };
   const cpu = v1("cpuacct");
-  if (cpu !== undefined) {
-    const memory = v1("memory");
-    return { version: 1, cpu, ...(memory !== undefined ? { memory } : {}) };
-  }
+  if (cpu !== undefined) return { version: 1, cpu, ...withoutUndefined({ memory: v1("memory") }) };
   const unified = lines.find((l) => l.hierarchy === 0 && l.controllers.length === 0);
   const mount = mounts.find((m) => m.version === 2);
   const folder = unified && mount ? folderUnder(mount, unified.path) : undefined;
@@ -138,10 +136,9 @@ export function cgroupUsageReader(pid: number): CgroupUsageReader {
     if (at === undefined) return undefined;
     const cpuNs = await cpuNsOf(at.where);
     if (cpuNs === undefined) return undefined;
-    const peak = await at.peak?.read();
     const reading: ResourceUsage = {
       cpuNs,
-      ...(peak !== undefined ? { peakMemoryBytes: peak } : {}),
+      ...withoutUndefined({ peakMemoryBytes: await at.peak?.read() }),
       peakSinceReset,
       source: "cgroup",
     };

@@ -17,39 +17,29 @@ import type { ResourceUsage } from "./runtime.js";
  * Envoy, Go's runtime), so that loss is not expected; a group reaped from outside (never here:
  * the runner starts the group leader) would lose it too.
  */
-interface GroupUsage {
-  /** CPU time of the group's live threads plus that of the children its processes reaped, ns. */
-  cpuNs: number;
-  /** Sum of VmHWM (peak resident set) over the group's processes, bytes. */
-  peakMemoryBytes: number;
-  /** The group's processes, by pid. */
-  pids: number[];
-}
 
 /**
- * The native runtime's `usage()` of a process group: CPU time and the sum of the peak resident
- * sets, which a reset starts over (VmHWM back to VmRSS) for the next reading.
+ * The native runtime's `usage()` of a process group: CPU time (its live threads' plus that of the
+ * children its processes reaped) and the sum of its processes' peak resident sets (VmHWM), which
+ * a reset starts over (VmHWM back to VmRSS) for the next reading.
  */
 export function groupUsageReader(pgid: number): (resetPeak: boolean) => Promise<ResourceUsage | undefined> {
   let peakSinceReset = false;
   return async (resetPeak) => {
-    const usage = await readGroupUsage(pgid);
-    if (usage === undefined) return undefined;
-    const { pids, ...figures } = usage;
-    const reading: ResourceUsage = { ...figures, peakSinceReset, source: "proc" };
-    if (resetPeak) peakSinceReset = await resetPeakRss(pids);
+    const pids = (await readProcesses()).filter((p) => p.pgrp === pgid).map((p) => p.pid);
+    const readings = await Promise.all(pids.map(async (pid) => ({ pid, ...(await readProcessUsage(pid)) })));
+    const found = readings.filter((r) => r.cpuNs !== undefined);
+    if (found.length === 0) return undefined;
+    const sum = (figure: "cpuNs" | "peakRssBytes") => found.reduce((total, r) => total + r[figure]!, 0);
+    const reading: ResourceUsage = {
+      cpuNs: sum("cpuNs"),
+      peakMemoryBytes: sum("peakRssBytes"),
+      peakSinceReset,
+      source: "proc",
+    };
+    if (resetPeak) peakSinceReset = await resetPeakRss(found.map((r) => r.pid));
     return reading;
   };
-}
-
-async function readGroupUsage(pgid: number): Promise<GroupUsage | undefined> {
-  const pids = (await readProcesses()).filter((p) => p.pgrp === pgid).map((p) => p.pid);
-  if (pids.length === 0) return undefined;
-  const readings = await Promise.all(pids.map(async (pid) => ({ pid, ...(await readProcessUsage(pid)) })));
-  const found = readings.filter((r) => r.cpuNs !== undefined);
-  if (found.length === 0) return undefined;
-  const sum = (figure: "cpuNs" | "peakRssBytes") => found.reduce((total, r) => total + r[figure]!, 0);
-  return { cpuNs: sum("cpuNs"), peakMemoryBytes: sum("peakRssBytes"), pids: found.map((r) => r.pid) };
 }
 
 /**

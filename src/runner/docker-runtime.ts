@@ -137,8 +137,7 @@ export function dockerRunProblem(spec: ProcessSpec, output: string): string {
 
 /** The first pid of a /proc/PID/task/TID/children line (pure). */
 export function firstChildPid(children: string): number | undefined {
-  const first = children.trim().split(/\s+/)[0];
-  const pid = first === undefined ? Number.NaN : Number(first);
+  const pid = Number(children.trim().split(/\s+/)[0]);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 

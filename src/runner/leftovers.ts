@@ -5,6 +5,7 @@ import path from "node:path";
 import { RESULTS_FILE } from "../results/io.js";
 import type { CpuLayout } from "../results/schema.js";
 import { UserError } from "../util/errors.js";
+import { pickDefined, withoutUndefined } from "../util/objects.js";
 import { layoutCores } from "./cpus.js";
 import { processStartTicks, watchProcesses, type ProcessRecord } from "../util/processes.js";
 import { readProcessesSync, type ProcStat } from "../util/proc-stat.js";
@@ -31,16 +32,12 @@ type PidFile = Pick<ProcessRecord, "name" | "pgid" | "startTicks" | "cpus"> & {
 
 type OwnerFile = Pick<PidFile, "startTicks" | "bootId"> & { pid: number };
 
-/** A process group an earlier run left running. */
-export interface Leftover {
+/** A process group an earlier run left running (`cpus`: the cores it was pinned to; empty: any core). */
+export interface Leftover extends Pick<PidFile, "name" | "pgid" | "cpus"> {
   /** The results folder of the run that started it. */
   dir: string;
-  name: string;
-  pgid: number;
   /** Its processes that still run. */
   pids: number[];
-  /** Cores it was pinned to; empty: not pinned (any core). */
-  cpus: number[];
 }
 
 /** Every process on the machine, zombies left out. */
@@ -219,11 +216,10 @@ function keepLedger(dir: string): RunLedger {
   const folder = path.join(dir, PIDS);
   mkdirSync(folder, { recursive: true });
   const ownerFile = path.join(folder, OWNER);
-  const startTicks = processStartTicks(process.pid);
   const owner: OwnerFile = {
     pid: process.pid,
     bootId: bootId(),
-    ...(startTicks === undefined ? {} : { startTicks }),
+    ...withoutUndefined({ startTicks: processStartTicks(process.pid) }),
   };
   writeFileSync(ownerFile, `${JSON.stringify(owner)}\n`);
   mkdirSync(registryDir(), { recursive: true, mode: 0o700 });
@@ -250,7 +246,7 @@ function pidRecord(r: ProcessRecord): string {
     bootId: bootId(),
     command: [r.command, ...r.args].join(" "),
     cpus: r.cpus,
-    ...(r.startTicks === undefined ? {} : { startTicks: r.startTicks }),
+    ...pickDefined(r, ["startTicks"]),
   };
   return `${JSON.stringify(record)}\n`;
 }

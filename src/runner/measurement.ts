@@ -1,6 +1,4 @@
 import { runBlockLifecycle, type BlockLifecycle, type MeasurementStep } from "./lifecycle.js";
-import type { EngineAdapter } from "../engines/types.js";
-import type { Engine, Settings } from "../results/schema.js";
 import type { Block, Plan } from "./plan.js";
 import { preflight, type PreflightResult } from "./preflight.js";
 import { onInterrupt, stopAll } from "../util/processes.js";
@@ -34,10 +32,10 @@ export interface BlockRun<C = unknown> {
 }
 
 /** For a kind that runs engines and proxies: what the preflight finds its plan's engines and proxies with. */
-interface PreflightNeeds {
-  settings: Pick<Settings, "runtime">;
-  getEngine: (name: Engine) => EngineAdapter;
-}
+type PreflightNeeds = {
+  settings: Parameters<typeof preflight>[1];
+  getEngine: Parameters<typeof preflight>[2];
+};
 
 /** A kind of measurement: what the driver asks of it, in the order it asks. */
 export interface MeasurementKind<Request, Planned, Ready extends ReadyMeasurement, Outcome> {

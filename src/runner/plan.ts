@@ -67,43 +67,35 @@ export interface Plan {
   notes: string[];
 }
 
-/** Checks names asked for against the known ones; the error lists the known ones. */
-function selectNames(flag: string, asked: readonly string[], known: ReadonlyMap<string, unknown>): string[] {
+/** What the names asked for load, each once; a name not known is an error listing the known ones. */
+function selectNames<T>(flag: string, asked: readonly string[], known: ReadonlyMap<string, T>): T[] {
   const unknown = asked.filter((n) => !known.has(n));
   if (unknown.length > 0) {
     const list = [...known.keys()].sort().join(", ") || "(none)";
     throw new UserError(`${flag}: unknown ${unknown.map((u) => `'${u}'`).join(", ")} (known: ${list})`);
   }
-  const seen = new Set<string>();
-  return asked.filter((n) => !seen.has(n) && seen.add(n));
+  return [...new Set(asked)].map((n) => known.get(n)!);
 }
 
 export function buildPlan(settings: Settings, manifests: ManifestSet): Plan {
-  const proxyNames = selectNames("--proxies", settings.proxies, manifests.proxies);
-  const scenarioNames = selectNames("--scenarios", settings.scenarios, manifests.scenarios);
+  const asked = selectNames("--proxies", settings.proxies, manifests.proxies);
+  const scenarios = selectNames("--scenarios", settings.scenarios, manifests.scenarios);
   const skipped: Plan["skipped"] = [];
   const proxies: LoadedProxy[] = [];
-  for (const name of proxyNames) {
-    const p = manifests.proxies.get(name);
-    if (!p) continue;
+  for (const p of asked) {
     const reason = skipReason(p, settings.runtime);
-    if (reason) skipped.push({ proxy: name, reason });
+    if (reason) skipped.push({ proxy: p.manifest.name, reason });
     else proxies.push(p);
   }
   const labels = settings.loads;
-  if (labels) {
-    for (const label of labels) {
-      const anywhere = scenarioNames.some((s) =>
-        manifests.scenarios.get(s)?.manifest.loads.some((l) => l.label === label),
-      );
-      if (!anywhere) throw new UserError(`--load: no selected scenario has a load '${label}'`);
-    }
-  }
+  const unmatched = labels?.find(
+    (label) => !scenarios.some((s) => s.manifest.loads.some((l) => l.label === label)),
+  );
+  if (unmatched !== undefined) throw new UserError(`--load: no selected scenario has a load '${unmatched}'`);
   const blocks: Block[] = [];
   const notes: string[] = [];
-  for (const name of scenarioNames) {
-    const scenario = manifests.scenarios.get(name);
-    if (!scenario) continue;
+  for (const scenario of scenarios) {
+    const name = scenario.manifest.name;
     const engine = settings.engine ?? scenario.manifest.engine;
     assertEngineSpeaks(name, engine, scenario.manifest.protocol);
     const loads = selectLoads(name, scenario, engine, labels, notes);

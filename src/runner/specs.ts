@@ -115,28 +115,30 @@ export function buildProxySpec(
   command: string,
   key: "native" | "image",
 ): ProcessSpec {
-  return {
-    name: `proxy:${proxy.manifest.name}`,
-    command,
-    ...renderedCommand(proxy, ctx, key),
-    cwd: ctx.workdir,
-    cpus: ctx.cpus,
-    logFile: ctx.logFile,
-    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
-  };
+  const { workdir: cwd, cpus, logFile } = ctx;
+  const name = `proxy:${proxy.manifest.name}`;
+  return sectionProcess(proxy, ctx, key, { name, command, cwd, cpus, logFile });
 }
 
-/** The args and env of a section of the proxy's manifest, rendered; errors name `<file>: <key>.args[i]`. */
-function renderedCommand(
+/**
+ * The process of a section of the proxy's manifest: its args and env rendered (errors name
+ * `<file>: <key>.args[i]`), with the proxy's memory cap.
+ */
+function sectionProcess(
   proxy: LoadedProxy,
   ctx: ProxyContext,
   key: "native" | "image" | "sidecar",
-): { args: string[]; env: Record<string, string> } {
+  { name, command, ...where }: Pick<ProcessSpec, "name" | "command" | "cwd" | "cpus" | "logFile">,
+): ProcessSpec {
   const section = requiredSection(proxy, key);
   const vars = templateVars(proxy, ctx);
   return {
+    name,
+    command,
     args: renderArgs(section.args, vars, `${proxy.file}: ${key}.args`),
     env: renderEnv(section.env, vars, `${proxy.file}: ${key}.env`),
+    ...where,
+    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
   };
 }
 
@@ -154,16 +156,9 @@ export function buildSidecarSpec(
   logFile: string,
   inContainer = false,
 ): ProcessSpec {
-  const sidecar = requiredSection(proxy, "sidecar");
-  return {
-    name: `sidecar:${sidecar.name}`,
-    command,
-    ...renderedCommand(proxy, ctx, "sidecar"),
-    ...(inContainer ? {} : { cwd: ctx.workdir }),
-    cpus: sidecar.cpus,
-    logFile,
-    ...withoutUndefined({ memoryBytes: proxy.manifest.memoryLimitBytes }),
-  };
+  const { name, cpus } = requiredSection(proxy, "sidecar");
+  const cwd = inContainer ? {} : { cwd: ctx.workdir };
+  return sectionProcess(proxy, ctx, "sidecar", { name: `sidecar:${name}`, command, ...cwd, cpus, logFile });
 }
 
 /** A section of the proxy's manifest that the caller needs: a programming error when absent. */

@@ -66,14 +66,11 @@ export async function startCell(
 function newCell(planned: PlannedCell, upstreamLogRel: string, ctx: CellContext): Cell {
   const m = planned.proxy.manifest;
   const binary = ctx.binaries.get(m.name);
-  const protocol = planned.scenario.manifest.protocol;
+  const { protocol, upstream } = planned.scenario.manifest;
   return {
     id: planned.id,
     ...(planned.variant !== undefined ? { variant: planned.variant } : {}),
-    upstream: {
-      latencyMs: planned.scenario.manifest.upstream.latencyMs,
-      maxRps: planned.scenario.manifest.upstream.maxRps,
-    },
+    upstream: { latencyMs: upstream.latencyMs, maxRps: upstream.maxRps },
     proxy: m.name,
     scenario: planned.scenario.manifest.name,
     engine: planned.engine,

@@ -29,15 +29,11 @@ const ALGORITHM = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as con
 const VALID_MS = 7 * 24 * 3600 * 1000;
 const HANDSHAKE_TIMEOUT_MS = 5000;
 
-async function keyPair(): Promise<CryptoKeyPair> {
-  return crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
-}
-
 /** The CA and the server certificate it signs, valid from a minute ago for a week. */
 async function createCertificates(): Promise<{ ca: string; cert: string; key: string }> {
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(Date.now() + VALID_MS);
-  const caKeys = await keyPair();
+  const caKeys = await crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     name: "CN=proxybench run CA",
     keys: caKeys,
@@ -50,7 +46,7 @@ async function createCertificates(): Promise<{ ca: string; cert: string; key: st
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
-  const serverKeys = await keyPair();
+  const serverKeys = await crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
   const server = await x509.X509CertificateGenerator.create({
     subject: "CN=127.0.0.1",
     issuer: ca.subject,

@@ -23,8 +23,6 @@ import type { RunRequest } from "./settings.js";
 export type Variant = NonNullable<Settings["variants"]>[number];
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** Docker's tag grammar. */
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 /**
  * "head=../pr" -> { name: "head", dir: "/abs/pr" }; "head:pr-1=../pr" also sets the image tag
@@ -53,7 +51,7 @@ export function parseVariant(text: string, cwd = process.cwd()): Variant {
 
 /** Docker's rule for an image tag: letters, digits, '_', '.', '-', at most 128 (pure). */
 export function isImageTag(text: string): boolean {
-  return TAG.test(text);
+  return /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(text);
 }
 
 /**
@@ -116,15 +114,14 @@ export async function checkVariants(variants: readonly Variant[]): Promise<void>
 
 /** The manifest folders of one variant: its own proxies/ and scenarios/ last, so they win. */
 export async function variantDirs(v: Variant | undefined, settings: Settings): Promise<ManifestDirs> {
-  const proxiesDirs = [...(settings.proxiesDirs ?? [])];
-  const scenariosDirs = [...(settings.scenariosDirs ?? [])];
-  const own = v === undefined ? undefined : folders(v);
-  if (own && (await isDirectory(own.proxies))) proxiesDirs.push(own.proxies);
-  if (own && (await isDirectory(own.scenarios))) scenariosDirs.push(own.scenarios);
-  return {
-    ...(proxiesDirs.length ? { proxiesDirs } : {}),
-    ...(scenariosDirs.length ? { scenariosDirs } : {}),
-  };
+  const dirs: ManifestDirs = {};
+  for (const kind of ["proxies", "scenarios"] as const) {
+    const own = v === undefined ? undefined : folders(v)[kind];
+    const found = own !== undefined && (await isDirectory(own)) ? [own] : [];
+    const all = [...(settings[`${kind}Dirs`] ?? []), ...found];
+    if (all.length) dirs[`${kind}Dirs`] = all;
+  }
+  return dirs;
 }
 
 /** The plan of a run: one set of manifests, or every variant's merged block by block. */
