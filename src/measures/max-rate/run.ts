@@ -140,6 +140,7 @@ export function findMaxRates(req: MaxRateRequest, deps: MaxRateDeps = {}): Promi
 }
 
 type PlannedSearches = Awaited<ReturnType<typeof planSearches>>;
+type ReadySearches = ReadyMeasurement & Pick<Searches, "outcomes">;
 
 /** The max-rate measurement: a block's step searches each cell in turn; no results document. */
 function maxRate(
@@ -152,10 +153,6 @@ function maxRate(
     prepare: (planned, { binaries }) => prepareSearches(planned, binaries, deps),
     finish: ({ outcomes }) => outcomes,
   };
-}
-
-interface ReadySearches extends ReadyMeasurement {
-  outcomes: ProxyMaxRateOutcome[];
 }
 
 /** The searches' outcomes gathered, each cell run on the proxies' binaries found. */

@@ -59,6 +59,8 @@ export function coprocessorCores(layout: { loadgen: number[]; proxy: number[] },
 interface TestContext {
   layout: CpuLayout;
   study: LoadedStudy;
+  manifests: ManifestSet;
+  coprocessors: CoprocessorChoice[];
   settings: ExtensibilitySettings;
   overrides: StudyOverrides;
   deps: RunDeps;
@@ -96,16 +98,10 @@ async function writeVariant(
 }
 
 /** One test on one gateway: the variant run, or why there is nothing to compare. */
-async function runTest(
-  test: string,
-  gateway: LoadedProxy,
-  manifests: ManifestSet,
-  coprocessors: CoprocessorChoice[],
-  ctx: TestContext,
-): Promise<TestRun> {
-  const scenario = studyScenario(ctx.study, manifests, test)?.manifest;
+async function runTest(test: string, gateway: LoadedProxy, ctx: TestContext): Promise<TestRun> {
+  const scenario = studyScenario(ctx.study, ctx.manifests, test)?.manifest;
   if (!scenario) throw new UserError(`${ctx.study.file}: scenarios: unknown scenario '${test}'`);
-  const plan = planOptions(gateway, test, coprocessors, (f) => existsSync(f), process.env);
+  const plan = planOptions(gateway, test, ctx.coprocessors, (f) => existsSync(f), process.env);
   const name = gateway.manifest.name;
   const run: TestRun = {
     test,
@@ -180,6 +176,8 @@ export async function runExtensibilityStudy(
   const ctx: TestContext = {
     layout,
     study,
+    manifests,
+    coprocessors,
     settings,
     overrides,
     deps,
@@ -192,8 +190,7 @@ export async function runExtensibilityStudy(
   for (const test of study.manifest.scenarios) {
     for (const name of split.runnable) {
       const gateway = manifests.proxies.get(name);
-      if (gateway && isGatewayTest(gateway.manifest, test))
-        runs.push(await runTest(test, gateway, manifests, coprocessors, ctx));
+      if (gateway && isGatewayTest(gateway.manifest, test)) runs.push(await runTest(test, gateway, ctx));
     }
   }
   const markdown = renderExtensibilityReport({
