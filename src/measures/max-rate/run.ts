@@ -21,7 +21,6 @@ import {
   type Out,
   type ReadyMeasurement,
   runMeasurement,
-  type RunSession,
   dryRunMeasurement,
 } from "../../runner/measurement.js";
 import { planRun } from "../../runner/variants.js";
@@ -164,21 +163,8 @@ function prepareSearches(
   const runtime = new NativeRuntime();
   const stderr = deps.stderr ?? process.stderr;
   const outcomes: ProxyMaxRateOutcome[] = [];
-  const searchesIn = (session: RunSession): Searches => ({
-    req,
-    ctx: {
-      settings,
-      runtime,
-      upstreamRuntime: runtime,
-      dir,
-      binaries,
-      results: { environment: {} },
-      ...session,
-    },
-    stdout: deps.stdout ?? process.stdout,
-    stderr,
-    outcomes,
-  });
+  const ctx = { settings, runtime, upstreamRuntime: runtime, dir, binaries, results: { environment: {} } };
+  const searches = { req, stdout: deps.stdout ?? process.stdout, stderr, outcomes };
   return {
     outcomes,
     session: {
@@ -186,7 +172,7 @@ function prepareSearches(
         `interrupted: ${outcomes.length} search(es) finished, each in its max-rate.json in ${dir}`,
       say: (line) => stderr.write(`${line}\n`),
     },
-    blockRun: (block, session) => searchBlock(block, searchesIn(session)),
+    blockRun: (block, session) => searchBlock(block, { ...searches, ctx: { ...ctx, ...session } }),
   };
 }
 
