@@ -2,14 +2,14 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { stringify } from "yaml";
-import type { LoadedProxy, ManifestSet } from "../../../manifests/load.js";
+import type { LoadedProxy } from "../../../manifests/load.js";
 import type { ScenarioManifest } from "../../../manifests/schema.js";
 import type { CpuLayout, Results } from "../../../results/schema.js";
 import type { RunDeps } from "../../wall-clock/context.js";
 import { coreCount, resolveSettings, runStamp, type RunRequest } from "../../../runner/settings.js";
 import { UserError } from "../../../util/errors.js";
 import { refuseUnusableOut } from "../../../runner/preflight.js";
-import { studyScenario, type LoadedStudy } from "../load.js";
+import { studyScenario } from "../load.js";
 import {
   runForStudy,
   studyRunSettings,
@@ -56,10 +56,9 @@ export function coprocessorCores(layout: { loadgen: number[]; proxy: number[] },
   return [loadgen ?? layout.proxy[0] ?? 0];
 }
 
-interface TestContext {
+/** What every test of the study shares: the prepared study, and where and how its variants run. */
+interface TestContext extends PreparedStudy {
   layout: CpuLayout;
-  study: LoadedStudy;
-  manifests: ManifestSet;
   coprocessors: CoprocessorChoice[];
   settings: ExtensibilitySettings;
   overrides: StudyOverrides;
@@ -68,7 +67,6 @@ interface TestContext {
   sidecarCpus: number[];
   /** The coprocessors run from their images (under docker), not natively. */
   coprocessorsInImages: boolean;
-  skippedGateways: Array<{ proxy: string; reason: string }>;
 }
 
 /** Writes one variant's folder: the gateway's folder with the derived proxy.yml, and the test's scenario. */
@@ -138,7 +136,7 @@ function withStudyRecord(results: Results, run: TestRun, ctx: TestContext): Resu
     docker ? "docker run --cpuset-cpus --memory" : "taskset; prlimit --data (RLIMIT_DATA)";
   return {
     ...results,
-    skipped: [...results.skipped, ...options, ...ctx.skippedGateways],
+    skipped: [...results.skipped, ...options, ...ctx.split.skipped],
     environment: {
       ...results.environment,
       limits: {
@@ -159,10 +157,11 @@ export async function refuseUsedStudyOut(out: string): Promise<void> {
 
 /** Runs every test on every runnable gateway, then writes and prints the study report. */
 export async function runExtensibilityStudy(
-  { study, manifests, split, request }: PreparedStudy,
+  prepared: PreparedStudy,
   overrides: StudyOverrides,
   deps: RunDeps & { coprocessorsDir?: string },
 ): Promise<ExtensibilityOutcome> {
+  const { study, manifests, split, request } = prepared;
   const settings = study.manifest.extensibility;
   if (!settings) throw new UserError(`${study.file}: extensibility: missing`);
   const cores = deps.cores ?? coreCount();
@@ -174,9 +173,8 @@ export async function runExtensibilityStudy(
     ...withoutUndefined({ root: deps.coprocessorsDir }),
   });
   const ctx: TestContext = {
+    ...prepared,
     layout,
-    study,
-    manifests,
     coprocessors,
     settings,
     overrides,
@@ -184,7 +182,6 @@ export async function runExtensibilityStudy(
     out,
     sidecarCpus: coprocessorCores(layout, cores),
     coprocessorsInImages: coprocessors.some((c) => c.image !== undefined),
-    skippedGateways: split.skipped,
   };
   const runs: TestRun[] = [];
   for (const test of study.manifest.scenarios) {
