@@ -21,7 +21,6 @@ import {
   type Out,
   type ReadyMeasurement,
   runMeasurement,
-  type RunSession,
   dryRunMeasurement,
 } from "../../runner/measurement.js";
 import { planRun } from "../../runner/variants.js";
@@ -140,6 +139,7 @@ export function findMaxRates(req: MaxRateRequest, deps: MaxRateDeps = {}): Promi
 }
 
 type PlannedSearches = Awaited<ReturnType<typeof planSearches>>;
+type ReadySearches = ReadyMeasurement & Pick<Searches, "outcomes">;
 
 /** The max-rate measurement: a block's step searches each cell in turn; no results document. */
 function maxRate(
@@ -154,10 +154,6 @@ function maxRate(
   };
 }
 
-interface ReadySearches extends ReadyMeasurement {
-  outcomes: ProxyMaxRateOutcome[];
-}
-
 /** The searches' outcomes gathered, each cell run on the proxies' binaries found. */
 function prepareSearches(
   { settings, dir, req }: PlannedSearches,
@@ -167,21 +163,8 @@ function prepareSearches(
   const runtime = new NativeRuntime();
   const stderr = deps.stderr ?? process.stderr;
   const outcomes: ProxyMaxRateOutcome[] = [];
-  const searchesIn = (session: RunSession): Searches => ({
-    req,
-    ctx: {
-      settings,
-      runtime,
-      upstreamRuntime: runtime,
-      dir,
-      binaries,
-      results: { environment: {} },
-      ...session,
-    },
-    stdout: deps.stdout ?? process.stdout,
-    stderr,
-    outcomes,
-  });
+  const ctx = { settings, runtime, upstreamRuntime: runtime, dir, binaries, results: { environment: {} } };
+  const searches = { req, stdout: deps.stdout ?? process.stdout, stderr, outcomes };
   return {
     outcomes,
     session: {
@@ -189,7 +172,7 @@ function prepareSearches(
         `interrupted: ${outcomes.length} search(es) finished, each in its max-rate.json in ${dir}`,
       say: (line) => stderr.write(`${line}\n`),
     },
-    blockRun: (block, session) => searchBlock(block, searchesIn(session)),
+    blockRun: (block, session) => searchBlock(block, { ...searches, ctx: { ...ctx, ...session } }),
   };
 }
 

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { formatCpuLayout } from "../../runner/cpus.js";
 import type { Out } from "../../runner/measurement.js";
@@ -6,14 +5,10 @@ import { renderDryRun } from "../wall-clock/dry-run.js";
 import { checkRunInputs } from "../../runner/preflight.js";
 import { coreCount, resolveSettings } from "../../runner/settings.js";
 import { estimateSeconds } from "../../runner/shard.js";
-import type { Plan } from "../../runner/plan.js";
 import { planRun } from "../../runner/variants.js";
-import { pickDefined } from "../../util/objects.js";
-import { coprocessorChoices } from "./extensibility/coprocessors.js";
 import { extensibilityPlan } from "./extensibility/dry-run.js";
 import { refuseUsedStudyOut } from "./extensibility/run.js";
 import { announceStudy, prepareStudy, type StudyOverrides } from "./run.js";
-import type { StudyManifest } from "./schema.js";
 
 /**
  * `proxybench study NAME --dry-run`: what it would run and how long it takes, starting nothing
@@ -33,15 +28,8 @@ export async function dryRunStudy(name: string, overrides: StudyOverrides, out: 
   if (extensibility && dir !== undefined) await refuseUsedStudyOut(dir);
   await checkRunInputs(plan, extensibility ? undefined : dir);
   const { shown, timed, rows } = extensibility
-    ? await extensibilityDryRun(study.manifest, plan, overrides)
+    ? await extensibilityPlan(study.manifest, plan, overrides)
     : { shown: plan, timed: plan, rows: "" };
   const seconds = estimateSeconds(timed, settings.repetitions, settings.proxyLifetime);
   out.write(renderDryRun(shown, settings, formatCpuLayout(settings.cpus), { seconds }) + rows);
-}
-
-/** The extensibility study's plan, its variants timed, and its rows. */
-async function extensibilityDryRun(study: StudyManifest, plan: Plan, overrides: StudyOverrides) {
-  const where = pickDefined(overrides, ["runtime", "imageTag"]);
-  const coprocessors = await coprocessorChoices(study.extensibility?.coprocessors ?? [], where);
-  return extensibilityPlan(plan, coprocessors, { ...where, fileExists: existsSync, env: process.env });
 }

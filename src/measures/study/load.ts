@@ -7,6 +7,7 @@ import {
   type ManifestSet,
   type ParsedManifest,
 } from "../../manifests/load.js";
+import type { Load } from "../../results/schema.js";
 import { issuePath, UserError } from "../../util/errors.js";
 import { PROJECT_ROOT } from "../../util/paths.js";
 import { StudyManifest } from "./schema.js";
@@ -64,11 +65,16 @@ export function studyScenario(
   return study.ownScenarios.get(name) ?? manifests.scenarios.get(name);
 }
 
-/** The load labels of the study's scenarios, each once, in order. */
-export function studyLoadLabels(study: LoadedStudy, manifests: ManifestSet): string[] {
+/** The loads of the study's scenarios, in order; with `labels`, only the loads of those labels. */
+export function studyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: readonly string[]): Load[] {
   const loads = study.manifest.scenarios.flatMap(
     (name) => studyScenario(study, manifests, name)?.manifest.loads ?? [],
   );
+  return labels ? loads.filter((l) => labels.includes(l.label)) : loads;
+}
+
+/** The labels of `loads`, each once, in order. */
+export function loadLabels(loads: readonly Load[]): string[] {
   return [...new Set(loads.map((l) => l.label))];
 }
 
@@ -94,7 +100,7 @@ export function checkStudyReferences(study: LoadedStudy, manifests: ManifestSet)
     if (found) scenarios.push(found);
     else problems.push(`${at(["scenarios", i])}: unknown scenario '${s}' (known: ${knownScenarios})`);
   });
-  const labels = studyLoadLabels(study, manifests);
+  const labels = loadLabels(studyLoads(study, manifests));
   (m.loads ?? []).forEach((label, i) => {
     if (scenarios.length === m.scenarios.length && !labels.includes(label)) {
       problems.push(

@@ -118,9 +118,8 @@ export function renderParitySection(results: Results, level: number): string | u
   const proxies = proxyTunings(results);
   if (proxies.length === 0) return undefined;
   const ctx = parityContext(results);
-  const keys: string[] = [];
-  for (const key of PARITY_KEYS) if (proxies.some((p) => p.tuning[key] !== undefined)) keys.push(key);
-  for (const p of proxies) for (const key of Object.keys(p.tuning)) if (!keys.includes(key)) keys.push(key);
+  const recorded = PARITY_KEYS.filter((key) => proxies.some((p) => p.tuning[key] !== undefined));
+  const keys = [...new Set([...recorded, ...proxies.flatMap((p) => Object.keys(p.tuning))])];
   const header = ["setting", ...proxies.map((p) => escapeMarkdown(p.proxy))];
   const rows = keys.map((key) => [
     escapeMarkdown(key),

@@ -239,21 +239,16 @@ const LAYOUT_ROWS: Record<Exclude<StudyLayout, "crank-compare">, [string, readon
 /** A % change of crank's table: the change of the medians, and what the noise allows of it. */
 type CrankChange = Pick<TableCell, "changePct" | "interval" | "withinNoise">;
 
-/** The % columns of crank's table: one after each column but the baseline's, keyed `row/column`. */
-interface ChangeColumns {
-  baseline: string;
-  changes: Map<string, CrankChange>;
-}
-
 /**
  * A row per metric, a column per proxy and load: its value, or its status when it has none;
- * with `against`, each column but the baseline's followed by its % change.
+ * with `against`, each column but the baseline's followed by its % change (`changes`, keyed
+ * `row/column`).
  */
 function renderRowsTable(
   group: StudyGroup,
   [corner, rows]: [string, readonly StudyRow[]],
   columns = group.columns,
-  against?: ChangeColumns,
+  against?: { baseline: string; changes: Map<string, CrankChange> },
 ): string {
   const withLoad = group.loads.length > 1;
   // a column's text, then its % change's after every column but the baseline's

@@ -15,8 +15,8 @@ import {
   BUILTIN_STUDIES_DIR,
   checkStudyReferences,
   findStudy,
-  studyLoadLabels,
-  studyScenario,
+  loadLabels,
+  studyLoads,
   type LoadedStudy,
 } from "./load.js";
 import { mergeSkipped, renderStudyReport } from "./report.js";
@@ -97,18 +97,9 @@ export function selectStudyProxies(study: LoadedStudy, asked?: string[]): string
   return all.filter((p) => asked.includes(p));
 }
 
-/** The loads a study runs, per its scenarios (its `loads` filter, else every load). */
-export function studyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: string[]): Load[] {
-  const wanted = labels ?? study.manifest.loads;
-  return study.manifest.scenarios.flatMap((name) => {
-    const loads = studyScenario(study, manifests, name)?.manifest.loads ?? [];
-    return wanted ? loads.filter((l) => wanted.includes(l.label)) : loads;
-  });
-}
-
 /** Each `--load` label is a load of one of the study's scenarios (pure; the error lists them). */
 function checkStudyLoads(study: LoadedStudy, manifests: ManifestSet, labels?: readonly string[]): void {
-  const known = studyLoadLabels(study, manifests);
+  const known = loadLabels(studyLoads(study, manifests));
   const unknown = (labels ?? []).filter((label) => !known.includes(label));
   if (unknown.length === 0) return;
   throw new UserError(
@@ -135,12 +126,11 @@ export function studyRunRequest(
   overrides: StudyOverrides = {},
 ): RunRequest {
   const m = study.manifest;
-  const loads = studyLoads(study, manifests, overrides.loads);
   return {
     proxies: split.runnable,
     scenarios: m.scenarios,
     ...studyRunSettings(m, overrides),
-    loads: [...new Set(loads.map((l) => l.label))],
+    loads: loadLabels(studyLoads(study, manifests, overrides.loads ?? m.loads)),
     ...(m.tls ? { tls: true } : {}),
     ...(study.ownScenarios.size > 0 ? { scenariosDirs: [path.join(study.dir, "scenarios")] } : {}),
     ...(overrides.proxiesDirs?.length ? { proxiesDirs: overrides.proxiesDirs } : {}),
@@ -232,7 +222,10 @@ export async function runOneStudyRun(
   deps: StudyRunDeps,
 ): Promise<StudyOutcome> {
   const m = study.manifest;
-  const { connections, keepAlive } = loadConcurrency(studyLoads(study, manifests, overrides.loads), m.engine);
+  const { connections, keepAlive } = loadConcurrency(
+    studyLoads(study, manifests, overrides.loads ?? m.loads),
+    m.engine,
+  );
   await assertConcurrencyLimits(connections, { keepAlive }, deps.limits);
   const outcome = await runForStudy(request, m.name, deps, (r) => ({
     ...r,

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { parseManifest } from "../../../manifests/load.js";
 import { UserError } from "../../../util/errors.js";
 import { findExecutable, PROJECT_ROOT } from "../../../util/paths.js";
+import type { RunRequest } from "../../../runner/settings.js";
 import { imageRef } from "../../../runner/specs.js";
 import { findStudy } from "../load.js";
 import type { CoprocessorChoice } from "./options.js";
@@ -81,13 +82,8 @@ export function coprocessorImage(name: string, tag?: string, env: NodeJS.Process
   return imageRef(`coprocessor-${name}`, tag, env);
 }
 
-export interface CoprocessorRuntime {
-  runtime?: "native" | "docker";
-  /** `--image-tag`. */
-  imageTag?: string;
-  /** Where the coprocessors are (tests); default coprocessors/. */
-  root?: string;
-}
+/** How the coprocessors run (`--runtime`, `--image-tag`), and where they are (tests; default coprocessors/). */
+type CoprocessorRuntime = Pick<RunRequest, "runtime" | "imageTag"> & { root?: string };
 
 /**
  * The study's coprocessors as the planner sees them: under `--runtime docker` each one with an

@@ -1,5 +1,11 @@
+import { existsSync } from "node:fs";
 import type { Plan, PlannedCell } from "../../../runner/plan.js";
+import type { RunRequest } from "../../../runner/settings.js";
 import { imageRef } from "../../../runner/specs.js";
+import { pickDefined } from "../../../util/objects.js";
+import type { StudyOverrides } from "../run.js";
+import type { StudyManifest } from "../schema.js";
+import { coprocessorChoices } from "./coprocessors.js";
 import { isGatewayTest, planOptions, type CoprocessorChoice } from "./options.js";
 
 /**
@@ -9,9 +15,7 @@ import { isGatewayTest, planOptions, type CoprocessorChoice } from "./options.js
  * them.
  */
 
-export interface RowsContext {
-  runtime?: "native" | "docker";
-  imageTag?: string;
+export interface RowsContext extends Pick<RunRequest, "runtime" | "imageTag"> {
   /** Whether a kind's required file (a dynamic module) is installed. */
   fileExists: (file: string) => boolean;
   /** The variables a test may require (Apollo Router's licence). */
@@ -26,14 +30,18 @@ function cellOptions(cell: PlannedCell, coprocessors: readonly CoprocessorChoice
 }
 
 /**
- * The study's plan (pure): each test on each gateway with every option side by side (a variant per
- * option, and the baseline), so a cell's time counts once per variant (`timed`); then its rows.
+ * The study's plan, with the coprocessors it finds here: each test on each gateway with every
+ * option side by side (a variant per option, and the baseline), so a cell's time counts once per
+ * variant (`timed`); then its rows.
  */
-export function extensibilityPlan(
+export async function extensibilityPlan(
+  study: StudyManifest,
   plan: Plan,
-  coprocessors: readonly CoprocessorChoice[],
-  ctx: RowsContext,
-): { shown: Plan; timed: Plan; rows: string } {
+  overrides: StudyOverrides,
+): Promise<{ shown: Plan; timed: Plan; rows: string }> {
+  const where = pickDefined(overrides, ["runtime", "imageTag"]);
+  const coprocessors = await coprocessorChoices(study.extensibility?.coprocessors ?? [], where);
+  const ctx: RowsContext = { ...where, fileExists: existsSync, env: process.env };
   const variantCount = (cell: PlannedCell) => {
     const rows = cellOptions(cell, coprocessors, ctx);
     return rows ? 1 + rows.options.length : 0;
@@ -90,10 +98,8 @@ function imagesText(
   coprocessors: readonly CoprocessorChoice[],
   tag: string | undefined,
 ): string[] {
-  const refs = [
-    ...gateways.map((g) => imageRef(g, tag)),
-    ...coprocessors.flatMap((c) => (c.image && used.includes(c.name) ? [c.image.ref] : [])),
-  ];
+  const images = coprocessors.flatMap((c) => (c.image && used.includes(c.name) ? [c.image] : []));
+  const refs = [...gateways.map((g) => imageRef(g, tag)), ...images.map((i) => i.ref)];
   const names = coprocessors.filter((c) => used.includes(c.name)).map((c) => c.name);
   const effectiveTag = imageRef("", tag).split(":")[1];
   return [

@@ -110,20 +110,20 @@ type SectionConfig = RunSection["configs"][number];
 
 /**
  * A section's configs with the option's (pure): an option's config replaces the section's of the
- * same output in place (a container keeps its mount), the others are added after them, with
- * `mountOf(output)` as their mount when given (an image's).
+ * same output in place (a container keeps its mount), the others are added after them, mounted
+ * in IMAGE_CONFIG_DIR when the section is an image's.
  */
 function withOptionConfigs(
   configs: readonly SectionConfig[],
   added: ExtensionOption["configs"],
-  mountOf?: (output: string) => string,
+  image: boolean,
 ): SectionConfig[] {
   const out = [...configs];
   for (const a of added) {
     const i = out.findIndex((c) => c.output === a.output);
     const same = out[i];
     if (same) out[i] = { ...same, template: a.template };
-    else out.push(mountOf ? { ...a, mount: mountOf(a.output) } : { ...a });
+    else out.push(image ? { ...a, mount: `${IMAGE_CONFIG_DIR}/${a.output}` } : { ...a });
   }
   return out;
 }
@@ -138,11 +138,7 @@ function optionSection<S extends RunSection>(
     ...section,
     args: [...section.args, ...(option?.args ?? [])],
     env: { ...section.env, ...(option?.env ?? {}) },
-    configs: withOptionConfigs(
-      section.configs,
-      option?.configs ?? [],
-      image ? (output) => `${IMAGE_CONFIG_DIR}/${output}` : undefined,
-    ),
+    configs: withOptionConfigs(section.configs, option?.configs ?? [], image),
   };
 }
 

@@ -2,14 +2,14 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { stringify } from "yaml";
-import type { LoadedProxy, ManifestSet } from "../../../manifests/load.js";
+import type { LoadedProxy } from "../../../manifests/load.js";
 import type { ScenarioManifest } from "../../../manifests/schema.js";
 import type { CpuLayout, Results } from "../../../results/schema.js";
 import type { RunDeps } from "../../wall-clock/context.js";
 import { coreCount, resolveSettings, runStamp, type RunRequest } from "../../../runner/settings.js";
 import { UserError } from "../../../util/errors.js";
 import { refuseUnusableOut } from "../../../runner/preflight.js";
-import { studyScenario, type LoadedStudy } from "../load.js";
+import { studyScenario } from "../load.js";
 import {
   runForStudy,
   studyRunSettings,
@@ -56,9 +56,10 @@ export function coprocessorCores(layout: { loadgen: number[]; proxy: number[] },
   return [loadgen ?? layout.proxy[0] ?? 0];
 }
 
-interface TestContext {
+/** What every test of the study shares: the prepared study, and where and how its variants run. */
+interface TestContext extends PreparedStudy {
   layout: CpuLayout;
-  study: LoadedStudy;
+  coprocessors: CoprocessorChoice[];
   settings: ExtensibilitySettings;
   overrides: StudyOverrides;
   deps: RunDeps;
@@ -66,7 +67,6 @@ interface TestContext {
   sidecarCpus: number[];
   /** The coprocessors run from their images (under docker), not natively. */
   coprocessorsInImages: boolean;
-  skippedGateways: Array<{ proxy: string; reason: string }>;
 }
 
 /** Writes one variant's folder: the gateway's folder with the derived proxy.yml, and the test's scenario. */
@@ -96,16 +96,10 @@ async function writeVariant(
 }
 
 /** One test on one gateway: the variant run, or why there is nothing to compare. */
-async function runTest(
-  test: string,
-  gateway: LoadedProxy,
-  manifests: ManifestSet,
-  coprocessors: CoprocessorChoice[],
-  ctx: TestContext,
-): Promise<TestRun> {
-  const scenario = studyScenario(ctx.study, manifests, test)?.manifest;
+async function runTest(test: string, gateway: LoadedProxy, ctx: TestContext): Promise<TestRun> {
+  const scenario = studyScenario(ctx.study, ctx.manifests, test)?.manifest;
   if (!scenario) throw new UserError(`${ctx.study.file}: scenarios: unknown scenario '${test}'`);
-  const plan = planOptions(gateway, test, coprocessors, (f) => existsSync(f), process.env);
+  const plan = planOptions(gateway, test, ctx.coprocessors, (f) => existsSync(f), process.env);
   const name = gateway.manifest.name;
   const run: TestRun = {
     test,
@@ -142,7 +136,7 @@ function withStudyRecord(results: Results, run: TestRun, ctx: TestContext): Resu
     docker ? "docker run --cpuset-cpus --memory" : "taskset; prlimit --data (RLIMIT_DATA)";
   return {
     ...results,
-    skipped: [...results.skipped, ...options, ...ctx.skippedGateways],
+    skipped: [...results.skipped, ...options, ...ctx.split.skipped],
     environment: {
       ...results.environment,
       limits: {
@@ -163,10 +157,11 @@ export async function refuseUsedStudyOut(out: string): Promise<void> {
 
 /** Runs every test on every runnable gateway, then writes and prints the study report. */
 export async function runExtensibilityStudy(
-  { study, manifests, split, request }: PreparedStudy,
+  prepared: PreparedStudy,
   overrides: StudyOverrides,
   deps: RunDeps & { coprocessorsDir?: string },
 ): Promise<ExtensibilityOutcome> {
+  const { study, manifests, split, request } = prepared;
   const settings = study.manifest.extensibility;
   if (!settings) throw new UserError(`${study.file}: extensibility: missing`);
   const cores = deps.cores ?? coreCount();
@@ -178,22 +173,21 @@ export async function runExtensibilityStudy(
     ...withoutUndefined({ root: deps.coprocessorsDir }),
   });
   const ctx: TestContext = {
+    ...prepared,
     layout,
-    study,
+    coprocessors,
     settings,
     overrides,
     deps,
     out,
     sidecarCpus: coprocessorCores(layout, cores),
     coprocessorsInImages: coprocessors.some((c) => c.image !== undefined),
-    skippedGateways: split.skipped,
   };
   const runs: TestRun[] = [];
   for (const test of study.manifest.scenarios) {
     for (const name of split.runnable) {
       const gateway = manifests.proxies.get(name);
-      if (gateway && isGatewayTest(gateway.manifest, test))
-        runs.push(await runTest(test, gateway, manifests, coprocessors, ctx));
+      if (gateway && isGatewayTest(gateway.manifest, test)) runs.push(await runTest(test, gateway, ctx));
     }
   }
   const markdown = renderExtensibilityReport({

@@ -3,12 +3,11 @@ import { describe, expect, it } from "vitest";
 import type { LoadedProxy, ManifestSet } from "../../../../src/manifests/load.js";
 import { ProxyManifest } from "../../../../src/manifests/schema.js";
 import type { NativeAvailability } from "../../../../src/runner/proxy-binary.js";
-import { loadStudies } from "../../../../src/measures/study/load.js";
+import { loadStudies, studyLoads } from "../../../../src/measures/study/load.js";
 import {
   loadConcurrency,
   selectStudyProxies,
   splitStudyProxies,
-  studyLoads,
   studyRunRequest,
 } from "../../../../src/measures/study/run.js";
 
