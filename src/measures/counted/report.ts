@@ -43,9 +43,8 @@ export function renderInstructionsMarkdown(results: InstructionsResults): string
       lines.push("Nothing counted on this scenario: its proxies are under Skipped.");
       continue;
     }
-    lines.push("| proxy | instructions/request | spread | est. cycles/request | repetitions |");
-    lines.push("| :-- | --: | --: | --: | --: |");
-    for (const cell of cells) lines.push(row(cell));
+    const header = "| proxy | instructions/request | spread | est. cycles/request | repetitions |";
+    lines.push(header, "| :-- | --: | --: | --: | --: |", ...cells.map(row));
     for (const cell of cells.filter((c) => c.status !== "ok")) {
       lines.push(
         "",
