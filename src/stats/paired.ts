@@ -1,5 +1,5 @@
 import { probit } from "simple-statistics";
-import { decideVerdict, type Verdict } from "./verdict.js";
+import { decideVerdict, type VerdictOutcome } from "./verdict.js";
 import { hodgesLehmannPaired, pairsNeededFor, wilcoxonSignedRank } from "./wilcoxon.js";
 
 /**
@@ -9,7 +9,8 @@ import { hodgesLehmannPaired, pairsNeededFor, wilcoxonSignedRank } from "./wilco
  * decide alike. Pure.
  */
 
-export interface PairedJudgement {
+/** The verdict (src/stats/verdict.ts) and the figures behind it. */
+export interface PairedJudgement extends VerdictOutcome {
   /** Pairs behind the figures. */
   n: number;
   /** Unadjusted two-sided p-value. */
@@ -21,9 +22,6 @@ export interface PairedJudgement {
   ci?: [number, number];
   /** Confidence the interval reaches (the test is discrete: at least 1 - level). */
   confidence?: number;
-  verdict: Verdict;
-  why: string;
-  more?: number;
   /**
    * The smallest |% change| these pairs would find 80% of the time at this level (the detectable
    * change at 80% power), never below the threshold. Absent when no interval exists.
@@ -52,7 +50,7 @@ export function judgePaired(logRatios: readonly number[], at: PairedLevel): Pair
     hl?.low !== undefined && hl.high !== undefined ? [hl.low, hl.high] : undefined;
   const ci = interval?.map(toPct) as [number, number] | undefined;
   const estimatePct = hl && toPct(hl.estimate);
-  const decided = decideVerdict({
+  const { verdict, why, more } = decideVerdict({
     estimatePct,
     ci,
     biggerIsBetter: at.biggerIsBetter,
@@ -62,20 +60,14 @@ export function judgePaired(logRatios: readonly number[], at: PairedLevel): Pair
     unit: "rounds",
     ...(at.rejected !== undefined ? { rejected: at.rejected } : {}),
   });
-  const out: PairedJudgement = {
-    n,
-    p: test.p,
-    method: test.method,
-    verdict: decided.verdict,
-    why: decided.why,
-  };
+  const out: PairedJudgement = { n, p: test.p, method: test.method, verdict, why };
   if (estimatePct !== undefined) out.estimatePct = estimatePct;
   if (hl !== undefined && interval !== undefined && ci !== undefined) {
     out.ci = ci;
     if (hl.confidence !== undefined) out.confidence = hl.confidence;
     out.detectablePct = detectableChange(hl.estimate, interval, at.thresholdPct, powerScale(at.level));
   }
-  if (decided.more !== undefined) out.more = decided.more;
+  if (more !== undefined) out.more = more;
   return out;
 }
 

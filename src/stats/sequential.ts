@@ -151,11 +151,10 @@ export function stopAtLook(
       j.detectablePct <= targetPct &&
       Math.abs(j.estimatePct ?? 0) < thresholdPct,
   );
-  const holding = metrics.some((m) => m.holdsRounds)
-    ? metrics.map((m) => m.holdsRounds === true)
-    : metrics.map(() => true);
-  // with a target, the metrics the rounds are sized for; without one, every metric
-  const settled = (d: boolean, i: number) => d || precise[i] || (targetPct !== undefined && !holding[i]);
+  const someHold = metrics.some((m) => m.holdsRounds);
+  // with a target, the metrics the rounds are sized for (every metric where none is); without one, every metric
+  const settled = (d: boolean, i: number) =>
+    d || precise[i] || (targetPct !== undefined && someHold && !metrics[i]!.holdsRounds);
   return { decided, precise, stop: decided.every(settled) };
 }
 

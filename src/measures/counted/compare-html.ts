@@ -3,9 +3,9 @@ import { BASE_STYLE, htmlPage } from "../../render/page.js";
 import type { CountedCellComparison, CountedComparison } from "./compare.js";
 import {
   headline,
-  metricFigures,
   variantsText,
   VERDICT_COLUMNS,
+  verdictRows,
   verdictRule,
   WHERE_TABLES,
 } from "./compare-markdown.js";
@@ -63,19 +63,16 @@ export function icicleLayout(changes: readonly FunctionChange[]): IcicleNode[] {
   return nodes;
 }
 
-function verdictRows(c: CountedComparison): string {
-  return c.cells
-    .flatMap((cell) =>
-      cell.metrics.map((m) =>
-        [
-          `<th scope="row">${escapeHtml(cell.id)}</th>`,
-          `<td class="l">${escapeHtml(m.label)}</td>`,
-          ...metricFigures(m).map((figure) => `<td>${figure}</td>`),
-          `<td class="l ${m.verdict}">${escapeHtml(m.verdict)}${m.why ? `: ${escapeHtml(m.why)}` : ""}</td>`,
-        ].join(""),
-      ),
+function verdictTableRows(c: CountedComparison): string {
+  return verdictRows(c)
+    .map(({ id, m, figures }) =>
+      [
+        `<tr><th scope="row">${escapeHtml(id)}</th>`,
+        `<td class="l">${escapeHtml(m.label)}</td>`,
+        ...figures.map((figure) => `<td>${figure}</td>`),
+        `<td class="l ${m.verdict}">${escapeHtml(m.verdict)}${m.why ? `: ${escapeHtml(m.why)}` : ""}</td></tr>`,
+      ].join(""),
     )
-    .map((row) => `<tr>${row}</tr>`)
     .join("\n");
 }
 
@@ -188,7 +185,7 @@ export function renderCountedComparisonHtml(c: CountedComparison): string {
 <p>${verdictRule(c)}</p>
 <table><thead><tr>${VERDICT_COLUMNS.map((name) => `<th>${name}</th>`).join("")}</tr></thead>
 <tbody>
-${verdictRows(c)}
+${verdictTableRows(c)}
 </tbody></table>
 ${c.cells.map(cellSection).join("\n")}
 ${notCompared}

@@ -19,13 +19,16 @@ function cellName(id: string): string {
   return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
 }
 
-/** The verdict table's columns, and the figures of a row (base, head, change, spread, n): markdown and HTML. */
+/** The verdict table's columns, and its rows (id, metric, base, head, change, spread, n): markdown and HTML. */
 export const VERDICT_COLUMNS = ["Cell", "Metric", "Base", "Head", "Change", "Spread", "n", "Verdict"];
 
-export function metricFigures(m: CountedCellComparison["metrics"][number]): string[] {
-  const n = `${m.baseN} / ${m.headN}`;
-  const spread = `${m.spreadPct.toFixed(3)}%`;
-  return [formatCount(m.baseMedian), formatCount(m.headMedian), `${signed(m.changePct)}%`, spread, n];
+export function verdictRows(c: CountedComparison) {
+  return c.cells.flatMap(({ id, metrics }) =>
+    metrics.map((m) => {
+      const figures = [formatCount(m.baseMedian), formatCount(m.headMedian), `${signed(m.changePct)}%`];
+      return { id, m, figures: [...figures, `${m.spreadPct.toFixed(3)}%`, `${m.baseN} / ${m.headN}`] };
+    }),
+  );
 }
 
 /** What a verdict needs, said above the table. */
@@ -33,12 +36,6 @@ export function verdictRule(c: CountedComparison): string {
   return (
     `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) ` +
     "of the repetitions. Values are medians per request."
-  );
-}
-
-function metricRows(cell: CountedCellComparison): string[] {
-  return cell.metrics.map((m) =>
-    ["", cellName(cell.id), m.label, ...metricFigures(m), VERDICT_TEXT[m.verdict], ""].join(" | ").trim(),
   );
 }
 
@@ -94,7 +91,9 @@ export function renderCountedComparison(c: CountedComparison, headingLevel = 2):
     "",
     `| ${VERDICT_COLUMNS.join(" | ")} |`,
     "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
-    ...c.cells.flatMap(metricRows),
+    ...verdictRows(c).map(({ id, m, figures }) =>
+      ["", cellName(id), m.label, ...figures, VERDICT_TEXT[m.verdict], ""].join(" | ").trim(),
+    ),
     "",
   ];
   for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");

@@ -77,7 +77,7 @@ function failed(reasons: string[], extra: Partial<Outcome> = {}): Outcome {
 export async function measureOnce(job: MeasureJob): Promise<CountedRepetition> {
   const startedAt = new Date().toISOString();
   const started = await startUnderCallgrind(job);
-  if ("reason" in started) return { index: job.index, startedAt, ...failed([started.reason]) };
+  if (started.reason !== undefined) return { index: job.index, startedAt, ...failed([started.reason]) };
   try {
     const outcome = await drive(job, started);
     return { index: job.index, startedAt, ...outcome };
@@ -88,14 +88,10 @@ export async function measureOnce(job: MeasureJob): Promise<CountedRepetition> {
   }
 }
 
-interface Started {
-  proc: RunningProcess;
-  baseUrl: string;
-  outFile: string;
-  control: CallgrindControl;
-}
+/** The proxy started under callgrind and answering, and how its instrumentation is switched. */
+type Started = Exclude<Awaited<ReturnType<typeof startUnderCallgrind>>, { reason: string }>;
 
-async function startUnderCallgrind(job: MeasureJob): Promise<Started | { reason: string }> {
+async function startUnderCallgrind(job: MeasureJob) {
   const name = job.planned.proxy.manifest.name;
   const workdir = path.join(job.dir, "work", job.stem);
   await mkdir(workdir, { recursive: true });

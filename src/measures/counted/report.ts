@@ -43,19 +43,12 @@ export function renderInstructionsMarkdown(results: InstructionsResults): string
       lines.push("Nothing counted on this scenario: its proxies are under Skipped.");
       continue;
     }
-    lines.push("| proxy | instructions/request | spread | est. cycles/request | repetitions |");
-    lines.push("| :-- | --: | --: | --: | --: |");
-    for (const cell of cells) lines.push(row(cell));
-    for (const cell of cells.filter((c) => c.status !== "ok")) {
-      lines.push(
-        "",
-        `- ${escapeMarkdown(cell.proxy)}: ${cell.reasons.slice(0, 3).map(escapeMarkdown).join("; ")}`,
-      );
-    }
+    const header = "| proxy | instructions/request | spread | est. cycles/request | repetitions |";
+    lines.push(header, "| :-- | --: | --: | --: | --: |", ...cells.map(row));
+    for (const { proxy, reasons } of cells.filter((c) => c.status !== "ok"))
+      lines.push("", `- ${escapeMarkdown(proxy)}: ${reasons.slice(0, 3).map(escapeMarkdown).join("; ")}`);
   }
-  if (results.skipped.length > 0) {
-    lines.push("", "Skipped:");
-    for (const s of results.skipped) lines.push(`- ${escapeMarkdown(s.proxy)}: ${escapeMarkdown(s.reason)}`);
-  }
+  const skipped = results.skipped.map((s) => `- ${escapeMarkdown(s.proxy)}: ${escapeMarkdown(s.reason)}`);
+  if (skipped.length > 0) lines.push("", "Skipped:", ...skipped);
   return `${lines.join("\n")}\n`;
 }

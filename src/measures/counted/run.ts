@@ -137,13 +137,12 @@ function describeCount({ settings, plan, requests }: PlannedCount): string {
   const reason = (c: PlannedCell) => instructionsSkipReason(c.proxy, settings.runtime);
   const stem = (c: PlannedCell) => proxyStem(c.proxy.manifest.name, c.variant);
   const blocks = plan.blocks.map((b) => ({ b, cells: b.cells.filter((c) => reason(c) === undefined) }));
-  const skippedCells = plan.blocks
-    .flatMap((b) => b.cells)
-    .flatMap((c) => {
-      const why = reason(c);
-      return why === undefined ? [] : [{ proxy: stem(c), reason: why }];
-    });
-  const skipped = skippedOf(plan, settings.runtime, skippedCells);
+  const skippedCells = plan.blocks.flatMap((b) => b.cells.filter((c) => reason(c) !== undefined));
+  const skipped = skippedOf(
+    plan,
+    settings.runtime,
+    skippedCells.map((c) => ({ proxy: stem(c), reason: reason(c)! })),
+  );
   const where = settings.runtime === "docker" ? "each proxy in its image" : "natively";
   const cells = blocks.reduce((n, { cells }) => n + cells.length, 0);
   return [
@@ -258,19 +257,16 @@ type Skipped = InstructionsResults["skipped"][number];
 
 type Found = { target: CountedTarget; version: string; valgrind?: string } | { reason: string };
 
-/** The cells that can be counted, why the others cannot, and the versions found. */
-interface Targets {
-  jobs: Map<PlannedCell, CountedJob>;
-  skipped: Skipped[];
-  versions: Record<string, string>;
-  /** Valgrind's version by counted image. */
-  valgrind: Map<string, string>;
-}
-
-/** Each planned cell's binary or image, or why it cannot be counted (one look per binary or image). */
-async function findTargets(plan: Plan, settings: Settings): Promise<Targets> {
+/**
+ * Each planned cell's binary or image (one look per binary or image): the cells that can be
+ * counted, why the others cannot, the versions found, and Valgrind's version by counted image.
+ */
+async function findTargets(plan: Plan, settings: Settings) {
   const looked = new Map<string, Found>();
-  const out: Targets = { jobs: new Map(), skipped: [], versions: {}, valgrind: new Map() };
+  const jobs = new Map<PlannedCell, CountedJob>();
+  const skipped: Skipped[] = [];
+  const versions: Record<string, string> = {};
+  const valgrind = new Map<string, string>();
   for (const planned of plan.blocks.flatMap((b) => b.cells)) {
     const { name } = planned.proxy.manifest;
     const image =
@@ -281,14 +277,14 @@ async function findTargets(plan: Plan, settings: Settings): Promise<Targets> {
     const found = looked.get(key) ?? (await lookFor(planned.proxy, settings.runtime, image));
     looked.set(key, found);
     const shown = proxyStem(name, planned.variant);
-    if ("reason" in found) out.skipped.push({ proxy: shown, reason: found.reason });
+    if ("reason" in found) skipped.push({ proxy: shown, reason: found.reason });
     else {
-      out.versions[shown] = found.version;
-      if (image !== undefined && found.valgrind !== undefined) out.valgrind.set(image, found.valgrind);
-      out.jobs.set(planned, newJob(planned, found));
+      versions[shown] = found.version;
+      if (image !== undefined && found.valgrind !== undefined) valgrind.set(image, found.valgrind);
+      jobs.set(planned, newJob(planned, found));
     }
   }
-  return out;
+  return { jobs, skipped, versions, valgrind };
 }
 
 async function lookFor(proxy: LoadedProxy, kind: RuntimeKind, image: string | undefined): Promise<Found> {

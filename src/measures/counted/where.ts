@@ -3,6 +3,7 @@ import path from "node:path";
 import { median } from "simple-statistics";
 import { eventCost, parseCallgrind } from "./callgrind.js";
 import { UserError } from "../../util/errors.js";
+import { pickDefined, withoutUndefined } from "../../util/objects.js";
 import { INSTRUCTIONS_FILE, type CountedCell } from "./schema.js";
 
 /**
@@ -59,7 +60,7 @@ async function functionsPerRequest(cell: CountedCell, dir: string): Promise<Map<
     const perRequest = (f: (typeof functions)[number]): FunctionPerRequest => ({
       self: eventCost(events, f.self, "Ir") / rep.requests,
       inclusive: eventCost(events, f.inclusive, "Ir") / rep.requests,
-      ...(f.object === undefined ? {} : { object: f.object }),
+      ...pickDefined(f, ["object"]),
     });
     perRep.push(new Map(functions.map((f) => [f.name, perRequest(f)])));
   }
@@ -67,11 +68,10 @@ async function functionsPerRequest(cell: CountedCell, dir: string): Promise<Map<
   const out = new Map<string, FunctionPerRequest>();
   for (const name of names) {
     const all = perRep.map((m) => m.get(name));
-    const object = all.find((f) => f?.object !== undefined)?.object;
     out.set(name, {
       self: median(all.map((f) => f?.self ?? 0)),
       inclusive: median(all.map((f) => f?.inclusive ?? 0)),
-      ...(object === undefined ? {} : { object }),
+      ...withoutUndefined({ object: all.find((f) => f?.object !== undefined)?.object }),
     });
   }
   return out;
@@ -88,16 +88,10 @@ export function largestChanges(
   const changes = [...names].map((name) => {
     const b = base.get(name);
     const h = head.get(name);
-    const object = h?.object ?? b?.object;
     const before = b?.[kind] ?? 0;
     const after = h?.[kind] ?? 0;
-    return {
-      name,
-      ...(object === undefined ? {} : { object }),
-      base: before,
-      head: after,
-      delta: after - before,
-    };
+    const object = withoutUndefined({ object: h?.object ?? b?.object });
+    return { name, ...object, base: before, head: after, delta: after - before };
   });
   return changes
     .filter((c) => c.delta !== 0)

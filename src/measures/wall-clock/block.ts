@@ -56,12 +56,9 @@ async function probeCell(a: ActiveCell, ctx: BlockContext): Promise<void> {
   const codes = Object.entries(probe.statusCodes)
     .map(([code, n]) => `${code}: ${n}`)
     .join(", ");
-  a.problems.push(
-    ...probe.reasons.map((reason) => ({ status: "invalid" as const, reason: `probe: ${reason}` })),
-  );
-  if (probe.reasons.length === 0 || codes) {
-    a.problems.push({ status: "invalid", reason: `probe: status codes seen ${codes || "none"}` });
-  }
+  const seen = probe.reasons.length === 0 || codes ? [`status codes seen ${codes || "none"}`] : [];
+  for (const reason of [...probe.reasons, ...seen])
+    a.problems.push({ status: "invalid", reason: `probe: ${reason}` });
   await stopCell(a);
 }
 

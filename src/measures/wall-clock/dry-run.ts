@@ -35,27 +35,20 @@ export function renderDryRun(
   layout: string,
   study?: { seconds: number },
 ): string {
-  const lines: string[] = [];
   const cells = plan.blocks.reduce((n, b) => n + b.cells.length, 0);
   const shard = settings.shard ? ` (shard ${settings.shard.index}/${settings.shard.count})` : "";
-  lines.push(
-    `plan${shard}: ${plan.blocks.length} block(s), ${cells} cell(s), ${settings.repetitions} repetition(s) each; cores ${layout}`,
-  );
-  for (const b of plan.blocks) {
-    lines.push(
-      `  ${b.key} (${b.engine}, ${b.load.warmupS}s warm-up, ${b.load.durationS}s per repetition): ${b.cells.map((c) => c.id).join(", ")}`,
-    );
-  }
-  for (const s of plan.skipped) {
-    lines.push(`  skipped ${skippedName(s)}: ${s.reason}`);
-  }
   const seconds = study?.seconds ?? estimateSeconds(plan, settings.repetitions, settings.proxyLifetime);
-  lines.push(`estimated wall time: ${formatWallTime(seconds)}`);
   // A study runs on one runner: it has no shards.
-  if (settings.shard === undefined && study === undefined) {
-    for (const [count, seconds] of shardEstimates(plan, settings)) {
-      lines.push(`  over ${count} runners (--shard I/${count}): about ${formatWallTime(seconds)} each`);
-    }
-  }
+  const shards = settings.shard === undefined && study === undefined ? shardEstimates(plan, settings) : [];
+  const lines = [
+    `plan${shard}: ${plan.blocks.length} block(s), ${cells} cell(s), ${settings.repetitions} repetition(s) each; cores ${layout}`,
+    ...plan.blocks.map(
+      (b) =>
+        `  ${b.key} (${b.engine}, ${b.load.warmupS}s warm-up, ${b.load.durationS}s per repetition): ${b.cells.map((c) => c.id).join(", ")}`,
+    ),
+    ...plan.skipped.map((s) => `  skipped ${skippedName(s)}: ${s.reason}`),
+    `estimated wall time: ${formatWallTime(seconds)}`,
+    ...shards.map(([n, s]) => `  over ${n} runners (--shard I/${n}): about ${formatWallTime(s)} each`),
+  ];
   return `${lines.join("\n")}\n`;
 }
