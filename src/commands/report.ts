@@ -13,13 +13,12 @@ import { collect, option, outAlias, withOutFile, type FlagValues } from "./optio
 import { pickDefined } from "../util/objects.js";
 
 const REPORT_FORMATS = ["markdown", "html", "json"] as const;
-type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export interface ReportSettings {
   /** One results directory, or several runs of one matrix (shards), merged. */
   source: { kind: "results"; dirs: string[] } | { kind: "k6"; summaries: string[]; scenario?: string };
   baselineProxy?: string;
-  format: ReportFormat;
+  format: (typeof REPORT_FORMATS)[number];
   out?: string;
   /** Each value with its lowest and highest across the repetitions. */
   spread?: boolean;
