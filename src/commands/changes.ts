@@ -1,10 +1,5 @@
 import type { Command } from "commander";
-import {
-  DEFAULT_MAX_P,
-  DEFAULT_MIN_CHANGE_PCT,
-  findChangesInFile,
-  type ChangeSettings,
-} from "../changes/find.js";
+import { DEFAULT_MAX_P, DEFAULT_MIN_CHANGE_PCT, findChangesInFile } from "../changes/find.js";
 import { changeCounts, renderChangesMarkdown } from "../report/change-points-markdown.js";
 import { writeOutput } from "../report/output.js";
 import { choiceInput, optionalNumberInput, PERCENTAGE, PROBABILITY } from "../util/inputs.js";
@@ -13,22 +8,15 @@ import { option, textFlag, type FlagValues } from "./options.js";
 
 const CHANGES_FORMATS = ["markdown", "json"] as const;
 
-interface ChangesCommandSettings extends ChangeSettings {
-  /** The gh-pages data.js. */
-  file: string;
-  format: (typeof CHANGES_FORMATS)[number];
-  out?: string;
-  failOnRegression: boolean;
-}
-
 interface RawOptions extends Pick<FlagValues, "format" | "outFile" | "failOnRegression"> {
   maxP?: string;
   minChange?: string;
 }
 
 /** Reads and checks the command's arguments; errors name the flag. */
-export function changesSettings(file: string, options: RawOptions): ChangesCommandSettings {
+export function changesSettings(file: string, options: RawOptions) {
   return {
+    /** The gh-pages data.js. */
     file,
     maxPValue: optionalNumberInput("--max-p", options.maxP, DEFAULT_MAX_P, PROBABILITY),
     minChangePct: optionalNumberInput("--min-change", options.minChange, DEFAULT_MIN_CHANGE_PCT, PERCENTAGE),
@@ -42,7 +30,7 @@ export function changesSettings(file: string, options: RawOptions): ChangesComma
  * Writes the change points of the history (markdown, or the JSON of `SeriesChanges[]`) and
  * returns the exit code: 1 when asked to fail on a regression and there is one.
  */
-async function runChanges(settings: ChangesCommandSettings): Promise<number> {
+async function runChanges(settings: ReturnType<typeof changesSettings>): Promise<number> {
   const series = await findChangesInFile(settings.file, settings);
   const text =
     settings.format === "json"

@@ -9,7 +9,7 @@ import { commentFromPaths } from "../comment/comment-runs.js";
 import { checkBaselineProxy } from "../report/model.js";
 import { UserError } from "../util/errors.js";
 import { readUserFile } from "../util/files.js";
-import { judging, option, textFlag, type FlagValues, type Judging } from "./options.js";
+import { judging, option, textFlag, type FlagValues } from "./options.js";
 
 interface CommentFlags extends Pick<FlagValues, "threshold" | "alpha" | "floor" | "baselineProxy"> {
   pr: number;
@@ -24,17 +24,6 @@ interface CommentFlags extends Pick<FlagValues, "threshold" | "alpha" | "floor" 
   repo: string;
 }
 
-/** The flags that the settings keep as they are given. */
-type CommentOptions = Omit<CommentFlags, "markdown" | "repo" | "threshold" | "alpha" | "floor">;
-
-interface CommentSettings extends CommentOptions, Judging {
-  source: { results: string[] } | { markdownFile: string };
-  owner: string;
-  repo: string;
-  token: string;
-  apiUrl?: string;
-}
-
 function prNumber(value: string): number {
   const n = Number(value);
   if (!isPullRequestNumber(n)) throw new InvalidArgumentError(`'${value}' is not a pull request number`);
@@ -42,7 +31,7 @@ function prNumber(value: string): number {
 }
 
 /** Reads and checks every input; errors name the flag or variable (pure apart from `env`). */
-function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.ProcessEnv): CommentSettings {
+function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.ProcessEnv) {
   if ((results.length === 0) === (flags.markdown === undefined)) {
     throw new UserError(
       "comment: give either RESULTS_DIR or --markdown FILE (one of them; RESULTS_DIR may be several)",
@@ -85,10 +74,10 @@ function commentSettings(results: string[], flags: CommentFlags, env: NodeJS.Pro
 
 /** The markdown and the head it describes: from results.json, or a file plus the flags. */
 async function loadReport(
-  settings: CommentSettings,
+  settings: ReturnType<typeof commentSettings>,
   now: Date,
 ): Promise<{ markdown: string; head: HeadInfo }> {
-  if ("results" in settings.source) {
+  if (settings.source.results !== undefined) {
     const built = await commentFromPaths(settings.source.results, settings, (runs) => {
       if (settings.baselineProxy !== undefined && runs.wallClock !== undefined) {
         checkBaselineProxy(settings.baselineProxy, runs.wallClock.head);

@@ -17,17 +17,8 @@ interface IssuesFlags {
   label: string;
 }
 
-interface IssuesSettings {
-  owner: string;
-  repo: string;
-  repoUrl?: string;
-  label: string;
-  token: string;
-  apiUrl?: string;
-}
-
 /** Reads and checks every input; errors name the flag or variable (pure apart from `env`). */
-function issuesSettings(flags: IssuesFlags, env: NodeJS.ProcessEnv): IssuesSettings {
+function issuesSettings(flags: IssuesFlags, env: NodeJS.ProcessEnv) {
   const repo = parseRepository(flags.repo);
   if (!repo) throw new UserError(`--repo ${flags.repo}: expected OWNER/NAME`);
   const server = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");

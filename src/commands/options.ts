@@ -322,9 +322,6 @@ const FLAGS = {
   failOnRegression: () => toggle("--fail-on-regression", "exit 1 when any metric regressed"),
 } satisfies Record<string, () => Flag<unknown>>;
 
-/** What a comparison is judged by: compare's and comment's flags, the report action's inputs. */
-export type Judging = ReturnType<typeof judging>;
-
 /** The judging flags read and checked (errors name the flag), their defaults those `FLAGS` shows. */
 export function judging(flags: Pick<FlagValues, "threshold" | "alpha" | "floor">) {
   return {

@@ -13,19 +13,11 @@ import { collect, option, outAlias, withOutFile, type FlagValues } from "./optio
 import { pickDefined } from "../util/objects.js";
 
 const REPORT_FORMATS = ["markdown", "html", "json"] as const;
-type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-export interface ReportSettings {
-  /** One results directory, or several runs of one matrix (shards), merged. */
-  source: { kind: "results"; dirs: string[] } | { kind: "k6"; summaries: string[]; scenario?: string };
-  baselineProxy?: string;
-  format: ReportFormat;
-  out?: string;
-  /** Each value with its lowest and highest across the repetitions. */
-  spread?: boolean;
-}
+type ReportSettings = ReturnType<typeof reportSettings>;
 
 interface RawOptions extends Pick<FlagValues, "baselineProxy" | "format"> {
+  /** Each value with its lowest and highest across the repetitions. */
   spread?: boolean;
   /** --out-file (or its old spelling --out). */
   out?: string;
@@ -34,7 +26,7 @@ interface RawOptions extends Pick<FlagValues, "baselineProxy" | "format"> {
 }
 
 /** Reads and checks the command's arguments; errors name the flag. */
-export function reportSettings(dirs: string | string[] | undefined, options: RawOptions): ReportSettings {
+export function reportSettings(dirs: string | string[] | undefined, options: RawOptions) {
   const list = dirs === undefined ? [] : typeof dirs === "string" ? [dirs] : dirs;
   const dir = list[0];
   const format = choiceInput("--format", options.format ?? "markdown", REPORT_FORMATS);
@@ -52,10 +44,11 @@ export function reportSettings(dirs: string | string[] | undefined, options: Raw
     throw new UserError("--baseline-proxy does not apply to --k6-summary: the first summary is the baseline");
   }
   return {
+    // One results directory, or several runs of one matrix (shards), merged; or k6 summaries.
     source:
       dir !== undefined
-        ? { kind: "results", dirs: list }
-        : { kind: "k6", summaries, ...pickDefined(options, ["scenario"]) },
+        ? { kind: "results" as const, dirs: list }
+        : { kind: "k6" as const, summaries, ...pickDefined(options, ["scenario"]) },
     format,
     ...pickDefined(options, ["baselineProxy", "out", "spread"]),
   };

@@ -83,13 +83,9 @@ export async function upsertStickyComment(
   client: GitHubClient,
   settings: StickyCommentSettings,
 ): Promise<StickyCommentOutcome> {
-  const log = settings.log ?? (() => undefined);
+  const upsert = await upsertOf(client, settings);
+  const { log, body } = upsert;
   const { owner, repo, pr } = settings;
-  const { body, truncated } = buildCommentBody(settings.markdown, settings);
-  if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
-
-  const mine = { ...settings, author: settings.author ?? (await tokenLogin(client)) };
-  const upsert: Upsert = { client, settings: mine, log, body, truncated };
   const ours = await markedComments(upsert);
   if (ours.length > 0) return update(upsert, ours, []);
 
@@ -107,13 +103,14 @@ export async function upsertStickyComment(
 }
 
 /** What one upsert works with: the client, the settings (author known), the body written. */
-interface Upsert {
-  client: GitHubClient;
-  settings: StickyCommentSettings & { author: string };
-  log: (line: string) => void;
-  body: string;
-  truncated: boolean;
+async function upsertOf(client: GitHubClient, settings: StickyCommentSettings) {
+  const log = settings.log ?? (() => undefined);
+  const { body, truncated } = buildCommentBody(settings.markdown, settings);
+  if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
+  const author = settings.author ?? (await tokenLogin(client));
+  return { client, settings: { ...settings, author }, log, body, truncated };
 }
+type Upsert = Awaited<ReturnType<typeof upsertOf>>;
 
 function outcome(
   upsert: Upsert,

@@ -31,15 +31,6 @@ export interface IssueSettings {
   log?: (line: string) => void;
 }
 
-export interface IssueOutcome {
-  name: string;
-  action: "created" | "updated";
-  number: number;
-  url: string;
-  /** The candidates filed by this run. */
-  filed: string[];
-}
-
 type ListedIssue = RestEndpointMethodTypes["issues"]["listForRepo"]["response"]["data"][number];
 
 /** The repository the issues are filed in, and their label. */
@@ -76,12 +67,12 @@ async function filedIssues(client: GitHubClient, { owner, repo, label }: Target,
 }
 
 /** Creates or updates the issue of every item with a candidate not filed yet. */
-export async function fileIssues(client: GitHubClient, settings: IssueSettings): Promise<IssueOutcome[]> {
+export async function fileIssues(client: GitHubClient, settings: IssueSettings) {
   const log = settings.log ?? (() => undefined);
   const author = settings.author ?? (await tokenLogin(client));
   const target: Target = { ...settings, label: settings.label ?? ISSUE_LABEL };
   const filed = await filedIssues(client, target, author);
-  const outcomes: IssueOutcome[] = [];
+  const outcomes: Array<Awaited<ReturnType<typeof fileOne>>> = [];
   for (const item of settings.items) {
     const known = filed.get(issueMarker(item.key)) ?? { ids: new Set<string>() };
     const fresh = [...new Set(item.candidates)].filter((id) => !known.ids.has(id));
@@ -99,14 +90,15 @@ async function fileOne(
   item: IssueItem,
   known: Filed,
   fresh: string[],
-): Promise<IssueOutcome> {
+) {
   // An open issue keeps what it filed before; a new one lists only what is new.
   const listed = known.open ? [...(parseIssueBody(known.open.body)?.filed ?? []), ...fresh] : fresh;
   const body = buildIssueBody(item.key, new Set(listed), item.markdown);
+  // `filed`: the candidates filed by this run.
   const said = { name: item.name, filed: fresh };
   if (known.open) {
     const { data } = await client.rest.issues.update({ owner, repo, issue_number: known.open.number, body });
-    return { ...said, action: "updated", number: data.number, url: data.html_url };
+    return { ...said, action: "updated" as const, number: data.number, url: data.html_url };
   }
   await ensureLabel(client, owner, repo, label);
   const { data } = await client.rest.issues.create({ owner, repo, title: item.title, body, labels: [label] });
@@ -117,7 +109,7 @@ async function fileOne(
       `issue #${data.number} was created without the label ${label}: the token cannot label issues`,
     );
   }
-  return { ...said, action: "created", number: data.number, url: data.html_url };
+  return { ...said, action: "created" as const, number: data.number, url: data.html_url };
 }
 
 /** Creates the label when the repository does not have it yet (read from its list: no 404 logged). */

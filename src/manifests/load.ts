@@ -26,10 +26,7 @@ interface Loaded<T> {
 export type LoadedProxy = Loaded<ProxyManifest>;
 export type LoadedScenario = Loaded<ScenarioManifest>;
 
-export interface ManifestSet {
-  proxies: Map<string, LoadedProxy>;
-  scenarios: Map<string, LoadedScenario>;
-}
+export type ManifestSet = Awaited<ReturnType<typeof loadManifests>>;
 
 export interface ManifestDirs {
   proxiesDirs?: string[];
@@ -39,7 +36,7 @@ export interface ManifestDirs {
   builtinScenariosDir?: string;
 }
 
-export async function loadManifests(dirs: ManifestDirs = {}): Promise<ManifestSet> {
+export async function loadManifests(dirs: ManifestDirs = {}) {
   const [proxies, scenarios] = await Promise.all([
     loadKind("proxies", "proxy.yml", loadProxyFile, dirs.builtinProxiesDir, dirs.proxiesDirs),
     loadKind("scenarios", "scenario.yml", loadScenarioFile, dirs.builtinScenariosDir, dirs.scenariosDirs),

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expandResultPaths, readMergedResults } from "../results/merge.js";
-import type { Results } from "../results/schema.js";
 import { selectVariant } from "../results/select.js";
 import { CHANGES_JS_FILE, serializeChangesJs } from "./changesjs.js";
 import type { SeriesChanges } from "./change-points.js";
@@ -177,8 +176,25 @@ export function displayRemote(remote: string): string {
  * everything before any commit: the history on the remote is never replaced.
  */
 export async function publish(settings: PublishSettings): Promise<PublishOutcome> {
+  const job = await jobOf(settings);
+  const work = job.options.cwd;
+  try {
+    await initWorkTree(work, job.remote, job.options);
+    return await pushWithRetries(job);
+  } catch (err) {
+    // Git's own message (token already redacted) is what the user needs; no stack.
+    if (err instanceof GitError) throw new UserError(`${displayRemote(job.remote)}: ${err.message}`, 1);
+    throw err;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** What every attempt of one publish works with (the work tree made once there is something to publish). */
+async function jobOf(settings: PublishSettings) {
   const log = settings.log ?? (() => undefined);
   const now = settings.now ?? Date.now;
+  // The folder inside the branch, normalised.
   const dir = normaliseDir(settings.dir);
   const dirs = typeof settings.resultsDir === "string" ? [settings.resultsDir] : settings.resultsDir;
   const results = selectVariant(await readMergedResults(await expandResultPaths(dirs)), settings.variant);
@@ -189,33 +205,11 @@ export async function publish(settings: PublishSettings): Promise<PublishOutcome
   }
   const remote = resolveRemote(settings.remote);
   const work = await mkdtemp(path.join(tmpdir(), "proxybench-publish-"));
+  // git's options in the work tree (its `cwd`).
   const options: GitOptions = { cwd: work, token: isHttpRemote(remote) ? settings.token : undefined };
-  const job: Job = { settings, results, commit, suiteNames: [...probe.keys()], dir, options, now, log };
-  try {
-    await initWorkTree(work, remote, options);
-    return await pushWithRetries(job);
-  } catch (err) {
-    // Git's own message (token already redacted) is what the user needs; no stack.
-    if (err instanceof GitError) throw new UserError(`${displayRemote(remote)}: ${err.message}`, 1);
-    throw err;
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+  return { settings, results, commit, suiteNames: [...probe.keys()], dir, remote, options, now, log };
 }
-
-/** What every attempt of one publish works with. */
-interface Job {
-  settings: PublishSettings;
-  results: Results;
-  commit: BenchCommit;
-  suiteNames: string[];
-  /** The folder inside the branch, normalised. */
-  dir: string;
-  /** git's options in the work tree (its `cwd`). */
-  options: GitOptions;
-  now: () => number;
-  log: (line: string) => void;
-}
+type Job = Awaited<ReturnType<typeof jobOf>>;
 
 /** Applies the entries on the branch's tip and pushes, again on a fresh tip after a lost race. */
 async function pushWithRetries(job: Job): Promise<PublishOutcome> {

@@ -48,18 +48,14 @@ function checkSameMatrix(first: Source, other: Source): void {
 }
 
 /** The shards of a split run that the sources hold, and how many the split has. */
-export interface ShardSet {
-  count: number;
-  /** The indexes (1..count) no source holds. */
-  missing: number[];
-}
+export type ShardSet = NonNullable<ReturnType<typeof shardSet>>;
 
 /**
  * Which shards of a split run (`--shard INDEX/COUNT`) the sources hold; undefined when none is a
  * shard. A shard given twice, shards of splits of different sizes, or a shard beside a run that
  * is not one are refused, naming the paths: they are not parts of one run.
  */
-export function shardSet(sources: readonly Source[]): ShardSet | undefined {
+export function shardSet(sources: readonly Source[]) {
   const sharded = sources.filter((s) => s.results.settings.shard !== undefined);
   const [first] = sharded;
   if (first === undefined) return undefined;
@@ -77,6 +73,7 @@ export function shardSet(sources: readonly Source[]): ShardSet | undefined {
     if (other !== undefined) throw new UserError(`${from}: shard ${index}/${count} is also ${other}`);
     seen.set(index, from);
   }
+  // The indexes (1..count) no source holds.
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
   return { count, missing };
 }
