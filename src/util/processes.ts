@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import path from "node:path";
-import { readFile } from "node:fs/promises";
 import { once } from "node:events";
 import { diesWithParent, guardGroup, releaseGroup } from "./child-guard.js";
 import { firstExecutable } from "./paths.js";
-import { parseStat, readStatSync, TICKS_PER_SECOND } from "./proc-stat.js";
+import { readStatSync } from "./proc-stat.js";
 
 /**
  * Every process proxybench starts goes through `startProcess`: it is pinned with taskset when
@@ -274,10 +273,4 @@ export function onInterrupt(onSignal: (signal: NodeJS.Signals) => Promise<void> 
     process.off("SIGINT", handler);
     process.off("SIGTERM", handler);
   };
-}
-
-/** utime + stime of a process and its reaped children, in seconds (Linux /proc). */
-export async function processCpuSeconds(pid: number): Promise<number | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").then(parseStat, () => undefined);
-  return stat === undefined ? undefined : stat.ticks / TICKS_PER_SECOND;
 }
