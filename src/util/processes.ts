@@ -193,7 +193,6 @@ export async function startProcess(options: StartOptions): Promise<ManagedProces
   const managed = new ManagedProcess(options.name, child, options.logFile);
   live.add(managed);
   if (child.pid !== undefined) hold(managed, child.pid, options);
-  installCleanup();
   // A spawn failure (ENOENT) is reported by the 'error' event; surface it as an exit.
   await once(child, "spawn").catch((err: Error) => {
     throw new Error(`cannot start ${options.name} (${options.command}): ${err.message}`);
@@ -245,15 +244,10 @@ export async function stopAll(graceMs = 3000): Promise<void> {
   await Promise.all([...held].map((p) => p.stop(graceMs)));
 }
 
-let cleanupInstalled = false;
-function installCleanup(): void {
-  if (cleanupInstalled) return;
-  cleanupInstalled = true;
-  // Last resort when the event loop is gone: no grace, but nothing left running.
-  process.once("exit", () => {
-    for (const p of held) signalGroup(p.child, "SIGKILL");
-  });
-}
+// Last resort when the event loop is gone: no grace, but nothing left running.
+process.once("exit", () => {
+  for (const p of held) signalGroup(p.child, "SIGKILL");
+});
 
 /**
  * Makes SIGINT and SIGTERM stop every child and then call `onSignal` (which should save what
