@@ -103,10 +103,8 @@ export async function freshRunFiles<K extends string>(
 ): Promise<{ names: Record<K, string>; file: (key: K) => string }> {
   await mkdir(inv.outDir, { recursive: true });
   const keys = Object.keys(suffixes) as K[];
-  const names = Object.fromEntries(keys.map((k) => [k, `${inv.fileStem}.${suffixes[k]}`])) as Record<
-    K,
-    string
-  >;
+  const names = {} as Record<K, string>;
+  for (const k of keys) names[k] = `${inv.fileStem}.${suffixes[k]}`;
   const file = (key: K) => path.resolve(inv.outDir, names[key]);
   await Promise.all(keys.map((k) => rm(file(k), { force: true })));
   return { names, file };
