@@ -6,7 +6,8 @@ import { refuseForeignLoad, wholeSeconds } from "./load.js";
 import { emptyMeasurement, latencyMsOf } from "./measurement.js";
 import { findExecutable } from "../util/paths.js";
 import { runCommand } from "../util/processes.js";
-import { freshRunFiles, runEngineProcess, runFields } from "./process.js";
+import { freshRunFiles, runEngineProcess } from "./process.js";
+import { pickDefined } from "../util/objects.js";
 import { requestsPerIteration, type ExpandedRequest } from "./requests.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "./types.js";
 
@@ -266,7 +267,7 @@ export const abEngine: EngineAdapter = {
     const csv = await readFile(file("csv"), "utf8").catch(() => undefined);
     const raw = csv === undefined ? [names.text] : [names.text, names.csv];
     const measured = normaliseAb(text, csv, result.exitCode, raw);
-    const measurement = { ...measured, ...runFields(result, measured.engineErrors) };
+    const measurement = { ...measured, ...pickDefined(result, ["loadgenCpu", "loadgenCoresBusy"]) };
     if (result.aborted) measurement.engineErrors.unshift("the run was interrupted");
     if (result.timedOut)
       measurement.engineErrors.unshift(

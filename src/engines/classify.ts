@@ -23,15 +23,17 @@ function non2xxCodes(statusCodes: Record<string, number>): string {
  *   (other processes competing for them), or it dropped iterations.
  */
 export function classifyRepetition(m: EngineMeasurement, ctx: { loadgenCores: number }): Classification {
-  const found = [...engineFailures(m), ...wrongResponses(m), ...loadgenLimits(m, ctx.loadgenCores)];
-  const status = worstStatus(found.map((f) => f.status));
-  return { status, reasons: found.map((f) => f.reason) };
+  const byStatus: Array<[CellStatus, string[]]> = [
+    ["failed", engineFailures(m)],
+    ["invalid", wrongResponses(m)],
+    ["loadgen-bound", loadgenLimits(m, ctx.loadgenCores)],
+  ];
+  const found = byStatus.filter(([, why]) => why.length > 0);
+  return { status: worstStatus(found.map(([status]) => status)), reasons: found.flatMap(([, why]) => why) };
 }
 
-type Finding = { status: CellStatus; reason: string };
-
 /** failed: the engine errored or exited badly, or nothing completed. */
-function engineFailures(m: EngineMeasurement): Finding[] {
+function engineFailures(m: EngineMeasurement): string[] {
   const reasons = [...m.engineErrors];
   if (m.engineErrors.length === 0 && m.exitCode !== 0 && m.exitCode !== 99) {
     reasons.push(
@@ -41,47 +43,42 @@ function engineFailures(m: EngineMeasurement): Finding[] {
     );
   }
   if (m.requests === 0) reasons.push("no request completed");
-  return reasons.map((reason) => ({ status: "failed", reason }));
+  return reasons;
 }
 
 /** invalid: non-2xx responses (gRPC calls not OK), failed checks, transport errors. */
-function wrongResponses(m: EngineMeasurement): Finding[] {
-  const found: Finding[] = [];
+function wrongResponses(m: EngineMeasurement): string[] {
+  const found: string[] = [];
   // gRPC cells count calls by status name ("OK", "UNAVAILABLE"), HTTP cells by number.
   const grpc = Object.keys(m.statusCodes).some((code) => /^[A-Z]/.test(code));
   if (m.non2xx > 0) {
     const codes = non2xxCodes(m.statusCodes);
     const what = grpc ? `${plural(m.non2xx, "gRPC call")} not OK` : plural(m.non2xx, "non-2xx response");
-    found.push({ status: "invalid", reason: `${what} of ${m.requests}${codes ? ` (${codes})` : ""}` });
+    found.push(`${what} of ${m.requests}${codes ? ` (${codes})` : ""}`);
   }
   if (m.checkFailures > 0) {
-    found.push({
-      status: "invalid",
-      reason: grpc
+    found.push(
+      grpc
         ? `${plural(m.checkFailures, "OK gRPC call")} with a reply that failed the scenario's check`
         : `${plural(m.checkFailures, "2xx response")} failed the scenario's check${
             m.checkProblems?.length ? ` (${m.checkProblems.join("; ")})` : ""
           }`,
-    });
+    );
   }
   if (m.errors > 0) {
-    found.push({
-      status: "invalid",
-      reason: `${plural(m.errors, "transport error")} (connection refused, reset or timed out)`,
-    });
+    found.push(`${plural(m.errors, "transport error")} (connection refused, reset or timed out)`);
   }
   return found;
 }
 
 /** loadgen-bound: the load generator's process or cores saturated, or iterations dropped. */
-function loadgenLimits(m: EngineMeasurement, loadgenCores: number): Finding[] {
-  const found: Finding[] = [];
+function loadgenLimits(m: EngineMeasurement, loadgenCores: number): string[] {
+  const found: string[] = [];
   const cores = Math.max(1, loadgenCores);
   if (m.loadgenCpu !== undefined && m.loadgenCpu >= LOADGEN_SATURATION * cores) {
-    found.push({
-      status: "loadgen-bound",
-      reason: `the load generator used ${m.loadgenCpu.toFixed(2)} of its ${plural(cores, "core")} (${LOADGEN_SATURATION * 100}% or more): the figures are its limit, not the target's`,
-    });
+    found.push(
+      `the load generator used ${m.loadgenCpu.toFixed(2)} of its ${plural(cores, "core")} (${LOADGEN_SATURATION * 100}% or more): the figures are its limit, not the target's`,
+    );
   }
   // Pinned cores busy beyond the load generator's own share: the kernel's network work for its
   // requests (softirq time is not charged to the process) or other processes. Either way it
@@ -93,16 +90,14 @@ function loadgenLimits(m: EngineMeasurement, loadgenCores: number): Finding[] {
       m.loadgenCpu === undefined
         ? ""
         : `, ${m.loadgenCpu.toFixed(2)} core by the load generator's process, the rest by the kernel's network work or other processes`;
-    found.push({
-      status: "loadgen-bound",
-      reason: `the load generator's ${which} ${percent}% busy${own}: the figures are its limit, not the target's`,
-    });
+    found.push(
+      `the load generator's ${which} ${percent}% busy${own}: the figures are its limit, not the target's`,
+    );
   }
   if (m.droppedIterations > 0) {
-    found.push({
-      status: "loadgen-bound",
-      reason: `${plural(m.droppedIterations, "iteration")} dropped: the load generator could not hold the arrival rate`,
-    });
+    found.push(
+      `${plural(m.droppedIterations, "iteration")} dropped: the load generator could not hold the arrival rate`,
+    );
   }
   return found;
 }

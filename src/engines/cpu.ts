@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { processCpuSeconds } from "../util/processes.js";
+import { processCpuSeconds, TICKS_PER_SECOND } from "../util/proc-stat.js";
 import { withoutUndefined } from "../util/objects.js";
 
 /** CPU time used by a process so far, read at wall time `t` (both in seconds). */
@@ -26,9 +26,6 @@ export function coresUsed(samples: readonly CpuSample[]): number | undefined {
   return b.t > a.t ? Math.max(0, (b.cpuS - a.cpuS) / (b.t - a.t)) : undefined;
 }
 
-/** Clock ticks per second of /proc/stat (USER_HZ: 100 on every Linux that Node supports). */
-const USER_HZ = 100;
-
 /**
  * Pure: seconds the given cores spent busy (anything but idle and iowait), from /proc/stat
  * text. Undefined when a core is missing.
@@ -42,7 +39,7 @@ export function coresBusySeconds(procStat: string, cores: readonly number[]): nu
     const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already in user
     busy += total - (ticks[3] ?? 0) - (ticks[4] ?? 0);
   }
-  return busy / USER_HZ;
+  return busy / TICKS_PER_SECOND;
 }
 
 /** Samples a process's CPU time, and how busy its cores are, every `intervalMs` until stopped. */

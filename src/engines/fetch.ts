@@ -1,5 +1,6 @@
 import http2 from "node:http2";
 import https from "node:https";
+import { buffer } from "node:stream/consumers";
 
 /**
  * The probes' and readiness checks' requests where Node's fetch cannot go: over TLS trusting
@@ -30,18 +31,11 @@ export function fetchOverTls(url: string, req: TlsRequest, ca: string): Promise<
     const request = https.request(
       url,
       { method: req.method ?? "GET", headers: req.headers ?? {}, ca, timeout: req.timeoutMs, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", reject);
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: joinedHeaders(res.headers),
-            body: Buffer.concat(chunks),
-          }),
-        );
-      },
+      (res) =>
+        void buffer(res).then(
+          (body) => resolve({ status: res.statusCode ?? 0, headers: joinedHeaders(res.headers), body }),
+          reject,
+        ),
     );
     request.on("timeout", () => request.destroy(timedOut()));
     request.on("error", reject);
@@ -65,19 +59,16 @@ export function fetchOverH2c(url: string, req: TlsRequest): Promise<FetchedRespo
       ...req.headers,
     });
     stream.setTimeout(req.timeoutMs, () => fail(timedOut()));
-    const chunks: Buffer[] = [];
     let status = 0;
     let headers: Record<string, string> = {};
     stream.on("response", (h) => {
       status = Number(h[":status"] ?? 0);
       headers = joinedHeaders(h);
     });
-    stream.on("data", (c: Buffer) => chunks.push(c));
-    stream.on("error", fail);
-    stream.on("end", () => {
+    buffer(stream).then((body) => {
       session.close();
-      resolve({ status, headers, body: Buffer.concat(chunks) });
-    });
+      resolve({ status, headers, body });
+    }, fail);
     stream.end(req.body);
   });
 }

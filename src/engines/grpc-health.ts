@@ -44,10 +44,8 @@ export function describeGrpcAnswer(answer: GrpcAnswer): string {
 export function emptyGrpcCall(baseUrl: string, method: string, ca?: string): Promise<GrpcAnswer> {
   return new Promise((resolve) => {
     const session = http2.connect(baseUrl, ca === undefined ? {} : { ca });
-    let settled = false;
+    // the first answer is the call's: a later finish clears, destroys and resolves nothing more
     const finish = (answer: GrpcAnswer) => {
-      if (settled) return;
-      settled = true;
       clearTimeout(timer);
       session.destroy();
       resolve(answer);

@@ -53,10 +53,11 @@ export function latencyMsOf(
 /** Percentiles beyond LatencyMs that engines judging each response report (keyed by percent). */
 const EXTRA_PERCENTILES = ["75", "99.9"] as const;
 
-/** The latency figures of successful responses from their latencies in ms, sorted ascending. Pure. */
-export function latencyOfSorted(
-  sorted: readonly number[],
+/** The latency figures of successful responses from their latencies in ms, in any order. Pure. */
+export function latencyOf(
+  latenciesMs: readonly number[],
 ): Pick<EngineFigures, "latencyMs" | "latencyPercentilesMs"> {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
   if (sorted.length === 0) return { latencyMs: emptyMeasurement(0).latencyMs, latencyPercentilesMs: {} };
   const q = (percent: string) => quantileSorted(sorted, Number(percent) / 100);
   return {

@@ -59,31 +59,20 @@ export async function runEngineProcess(
   }
 }
 
-/** What every measurement of a run carries: its exit code, its errors and the load generator's CPU. */
-export function runFields(
-  result: EngineProcessResult,
-  engineErrors: string[],
-): Pick<EngineMeasurement, "exitCode" | "engineErrors" | "loadgenCpu" | "loadgenCoresBusy"> {
-  return {
-    exitCode: result.exitCode,
-    engineErrors,
-    ...pickDefined(result, ["loadgenCpu", "loadgenCoresBusy"]),
-  };
-}
-
 /** Why an exit that was not 0 failed the run, from its log (undefined: it did not). */
 type ExitError = (exitCode: number | null, logFile: string) => Promise<string | undefined>;
 
 /**
- * Why an engine's run is not trustworthy as a run: interrupted, stopped at its limit, or an exit
+ * What every measurement of a run carries: its exit code, the load generator's CPU and its
+ * errors, why the run is not trustworthy as a run: interrupted, stopped at its limit, or an exit
  * that was not 0 (by default with the last lines of its log).
  */
-export async function engineProcessErrors(
+export async function runFields(
   tool: string,
   result: EngineProcessResult,
   options: Pick<EngineProcessOptions, "limitS" | "logFile">,
   exitError: ExitError = (code, logFile) => failedExit(tool, code, logFile),
-): Promise<string[]> {
+): Promise<Pick<EngineMeasurement, "exitCode" | "engineErrors" | "loadgenCpu" | "loadgenCoresBusy">> {
   const errors: string[] = [];
   if (result.aborted) errors.push("the run was interrupted");
   if (result.timedOut) errors.push(`${tool} did not finish within ${options.limitS} s and was stopped`);
@@ -91,7 +80,11 @@ export async function engineProcessErrors(
     const error = await exitError(result.exitCode, options.logFile);
     if (error !== undefined) errors.push(error);
   }
-  return errors;
+  return {
+    exitCode: result.exitCode,
+    engineErrors: errors,
+    ...pickDefined(result, ["loadgenCpu", "loadgenCoresBusy"]),
+  };
 }
 
 async function failedExit(tool: string, exitCode: number | null, logFile: string): Promise<string> {
@@ -110,10 +103,8 @@ export async function freshRunFiles<K extends string>(
 ): Promise<{ names: Record<K, string>; file: (key: K) => string }> {
   await mkdir(inv.outDir, { recursive: true });
   const keys = Object.keys(suffixes) as K[];
-  const names = Object.fromEntries(keys.map((k) => [k, `${inv.fileStem}.${suffixes[k]}`])) as Record<
-    K,
-    string
-  >;
+  const names = {} as Record<K, string>;
+  for (const k of keys) names[k] = `${inv.fileStem}.${suffixes[k]}`;
   const file = (key: K) => path.resolve(inv.outDir, names[key]);
   await Promise.all(keys.map((k) => rm(file(k), { force: true })));
   return { names, file };

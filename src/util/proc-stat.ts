@@ -30,6 +30,12 @@ export function parseStat(stat: string): ProcStat | undefined {
   return { pid: parseInt(stat, 10), state: f[0]!, ppid, pgrp, ticks, childTicks, startTicks: Number(f[19]) };
 }
 
+/** utime + stime of a process and its reaped children, in seconds; undefined when it has ended. */
+export async function processCpuSeconds(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").then(parseStat, () => undefined);
+  return stat === undefined ? undefined : stat.ticks / TICKS_PER_SECOND;
+}
+
 const isPid = (entry: string) => /^\d+$/.test(entry);
 
 /** Every process on the machine (one that ends meanwhile left out). */

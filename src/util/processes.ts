@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import path from "node:path";
-import { readFile } from "node:fs/promises";
 import { once } from "node:events";
 import { diesWithParent, guardGroup, releaseGroup } from "./child-guard.js";
 import { firstExecutable } from "./paths.js";
-import { parseStat, readStatSync, TICKS_PER_SECOND } from "./proc-stat.js";
+import { readStatSync } from "./proc-stat.js";
 
 /**
  * Every process proxybench starts goes through `startProcess`: it is pinned with taskset when
@@ -194,7 +193,6 @@ export async function startProcess(options: StartOptions): Promise<ManagedProces
   const managed = new ManagedProcess(options.name, child, options.logFile);
   live.add(managed);
   if (child.pid !== undefined) hold(managed, child.pid, options);
-  installCleanup();
   // A spawn failure (ENOENT) is reported by the 'error' event; surface it as an exit.
   await once(child, "spawn").catch((err: Error) => {
     throw new Error(`cannot start ${options.name} (${options.command}): ${err.message}`);
@@ -246,15 +244,10 @@ export async function stopAll(graceMs = 3000): Promise<void> {
   await Promise.all([...held].map((p) => p.stop(graceMs)));
 }
 
-let cleanupInstalled = false;
-function installCleanup(): void {
-  if (cleanupInstalled) return;
-  cleanupInstalled = true;
-  // Last resort when the event loop is gone: no grace, but nothing left running.
-  process.once("exit", () => {
-    for (const p of held) signalGroup(p.child, "SIGKILL");
-  });
-}
+// Last resort when the event loop is gone: no grace, but nothing left running.
+process.once("exit", () => {
+  for (const p of held) signalGroup(p.child, "SIGKILL");
+});
 
 /**
  * Makes SIGINT and SIGTERM stop every child and then call `onSignal` (which should save what
@@ -274,10 +267,4 @@ export function onInterrupt(onSignal: (signal: NodeJS.Signals) => Promise<void> 
     process.off("SIGINT", handler);
     process.off("SIGTERM", handler);
   };
-}
-
-/** utime + stime of a process and its reaped children, in seconds (Linux /proc). */
-export async function processCpuSeconds(pid: number): Promise<number | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").then(parseStat, () => undefined);
-  return stat === undefined ? undefined : stat.ticks / TICKS_PER_SECOND;
 }

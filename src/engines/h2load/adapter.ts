@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { engineProcessErrors, freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
+import { freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { wholeSeconds } from "../load.js";
 import { buildH2loadArgs, h2loadRequest } from "./args.js";
@@ -41,14 +41,13 @@ export class H2loadEngine implements EngineAdapter {
       limitS: durationS + H2LOAD_SLACK_S,
     };
     const result = await runEngineProcess("h2load", inv, run);
-    const engineErrors = await engineProcessErrors("h2load", result, run);
+    const base = await runFields("h2load", result, run);
     const summary = await readFile(file("out"), "utf8").catch(() => "");
     const read = await readFigures(file("log"), (log) =>
       readH2loadLog(log, parseFinishedS(summary) ?? durationS),
     );
-    const base = runFields(result, engineErrors);
     if ("figures" in read) return { ...read.figures, ...base, raw: [names.log, names.out] };
-    engineErrors.push(read.missing ? `h2load wrote no log (${names.log})` : read.error);
+    base.engineErrors.push(read.missing ? `h2load wrote no log (${names.log})` : read.error);
     return { ...emptyMeasurement(durationS), ...base, raw: [names.out] };
   }
 }

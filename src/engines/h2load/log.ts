@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { UserError } from "../../util/errors.js";
-import { latencyOfSorted, statusTotals } from "../measurement.js";
+import { latencyOf, statusTotals } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
 /**
@@ -39,7 +39,6 @@ export async function readH2loadLog(file: string, durationS: number): Promise<En
     statusCodes[key] = (statusCodes[key] ?? 0) + 1;
     if (key.startsWith("2")) latenciesMs.push(us / 1000);
   }
-  latenciesMs.sort((a, b) => a - b);
   return {
     durationS,
     rps: durationS > 0 ? latenciesMs.length / durationS : 0,
@@ -48,6 +47,6 @@ export async function readH2loadLog(file: string, durationS: number): Promise<En
     checkFailures: 0,
     statusCodes,
     droppedIterations: 0,
-    ...latencyOfSorted(latenciesMs),
+    ...latencyOf(latenciesMs),
   };
 }

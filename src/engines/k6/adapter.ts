@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { locateOnce } from "../locate.js";
 import { logTail } from "../../util/logs.js";
-import { engineProcessErrors, freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
+import { freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { buildK6Args, buildK6Config, buildK6Env, k6GoRuntimeEnv } from "./config.js";
 import { stageScript } from "./script.js";
@@ -49,7 +49,7 @@ export class K6Engine implements EngineAdapter {
       limitS: config.durationS + K6_SLACK_S,
     };
     const result = await runEngineProcess("k6", inv, run).finally(() => script.remove());
-    const engineErrors = await engineProcessErrors("k6", result, run, k6ExitError);
+    const base = await runFields("k6", result, run, k6ExitError);
     const read = await readFigures(file("summary"), async (summaryFile) =>
       normaliseK6Summary(JSON.parse(await readFile(summaryFile, "utf8")) as unknown, {
         file: summaryFile,
@@ -59,9 +59,8 @@ export class K6Engine implements EngineAdapter {
         protocol: config.protocol,
       }),
     );
-    const base = runFields(result, engineErrors);
     if ("figures" in read) return { ...read.figures, ...base, raw: [names.summary, names.log] };
-    engineErrors.push(read.missing ? `k6 wrote no summary (${names.summary})` : read.error);
+    base.engineErrors.push(read.missing ? `k6 wrote no summary (${names.summary})` : read.error);
     const raw = read.missing ? [names.log] : [names.summary, names.log];
     return { ...emptyMeasurement(config.durationS), ...base, raw };
   }

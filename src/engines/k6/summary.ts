@@ -140,17 +140,6 @@ const STATUS_METRIC = /^proxybench_status_(\d+|[1-5]xx)$/;
 /** k6's own count of responses with one accepted status (the library names it by a threshold). */
 const ACCEPTED_METRIC = /^http_reqs\{expected_response:true,status:(\d+)\}$/;
 
-/** Trend keys k6 writes, for the LatencyMs fields. */
-const LATENCY_KEYS: Record<keyof LatencyMs, string> = {
-  min: "min",
-  mean: "avg",
-  p50: "med",
-  p90: "p(90)",
-  p95: "p(95)",
-  p99: "p(99)",
-  max: "max",
-};
-
 export interface K6SummaryContext {
   /** Names the summary in errors. */
   file: string;
@@ -209,16 +198,25 @@ export function normaliseK6Summary(json: unknown, ctx: K6SummaryContext): Engine
   }
   const statusCodes = grpc ? grpcStatusCodes(metrics) : httpStatusCodes(metrics);
   const samples = latency.count ?? (latency.max && latency.max > 0 ? 1 : 0);
-  const latencyMs = {} as LatencyMs;
-  for (const [field, key] of Object.entries(LATENCY_KEYS) as [keyof LatencyMs, string][]) {
+  /** The value of one of the trend keys k6 writes (`avg`, `med`, `p(90)`...). */
+  const trend = (key: string): number => {
     const value = latency[key];
     if (value === undefined) {
       throw new UserError(
         `${ctx.file}: metrics.${latencyMetric}.${key}: missing (summaryTrendStats must include it)`,
       );
     }
-    latencyMs[field] = samples > 0 ? value : 0;
-  }
+    return samples > 0 ? value : 0;
+  };
+  const latencyMs: LatencyMs = {
+    min: trend("min"),
+    mean: trend("avg"),
+    p50: trend("med"),
+    p90: trend("p(90)"),
+    p95: trend("p(95)"),
+    p99: trend("p(99)"),
+    max: trend("max"),
+  };
   const latencyPercentilesMs: Record<string, number> = {};
   for (const [key, value] of Object.entries(latency)) {
     const p = /^p\(([\d.]+)\)$/.exec(key)?.[1];

@@ -3,7 +3,7 @@ import { UserError } from "../../util/errors.js";
 import { runCommand } from "../../util/processes.js";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { engineProcessErrors, freshRunFiles, runEngineProcess, runFields } from "../process.js";
+import { freshRunFiles, runEngineProcess, runFields } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import {
   buildVegetaAttackArgs,
@@ -49,8 +49,8 @@ export class VegetaEngine implements EngineAdapter {
       limitS: inv.durationS + VEGETA_SLACK_S,
     };
     const result = await runEngineProcess("vegeta", inv, run);
-    const engineErrors = await engineProcessErrors("vegeta", result, run);
-    const common = runFields(result, engineErrors);
+    const common = await runFields("vegeta", result, run);
+    const { engineErrors } = common;
     const raw = [names.results, names.log, names.targets];
     const tally = new VegetaTally(scenarioCheck(inv.scenario));
     try {

@@ -6,7 +6,7 @@ import { checkedBySchema } from "../../util/errors.js";
 import { parseJsonOrRefuse } from "../../util/files.js";
 import { responseProblems, type ProbeResponse } from "../probe.js";
 import { lowerCaseHeaders, type ResponseHeaders } from "../response-effects.js";
-import { latencyOfSorted, statusTotals } from "../measurement.js";
+import { latencyOf, statusTotals } from "../measurement.js";
 import type { EngineFigures } from "../types.js";
 
 /** One response as `vegeta encode -to=json` writes it (latency in nanoseconds, body base64). */
@@ -81,16 +81,15 @@ export class VegetaTally {
   figures(plannedRequests: number): EngineFigures {
     const totals = statusTotals(this.statusCodes);
     const durationS = totals.requests > 0 ? Math.max(0, this.endMs - this.startMs) / 1000 : 0;
-    const sorted = [...this.latenciesMs].sort((a, b) => a - b);
     return {
       durationS,
-      rps: durationS > 0 ? sorted.length / durationS : 0,
+      rps: durationS > 0 ? this.latenciesMs.length / durationS : 0,
       ...totals,
       checkFailures: this.checkFailures,
       statusCodes: { ...this.statusCodes },
       droppedIterations: Math.max(0, plannedRequests - totals.requests),
       bytesReceived: this.bytes,
-      ...latencyOfSorted(sorted),
+      ...latencyOf(this.latenciesMs),
     };
   }
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { PROJECT_ROOT } from "../../util/paths.js";
 import { locateOnce } from "../locate.js";
 import { emptyMeasurement } from "../measurement.js";
-import { engineProcessErrors, freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
+import { freshRunFiles, readFigures, runEngineProcess, runFields } from "../process.js";
 import type { EngineAdapter, EngineInvocation, EngineMeasurement } from "../types.js";
 import { wholeSeconds } from "../load.js";
 import { buildWrkArgs, buildWrkEnv } from "./args.js";
@@ -31,11 +31,11 @@ export class WrkEngine implements EngineAdapter {
       limitS: durationS + WRK_SLACK_S,
     };
     const result = await runEngineProcess("wrk", inv, run);
-    const engineErrors = await engineProcessErrors("wrk", result, run);
+    const base = await runFields("wrk", result, run);
+    const { engineErrors } = base;
     const read = await readFigures(file("summary"), async (summaryFile) =>
       normaliseWrkSummary(JSON.parse(await readFile(summaryFile, "utf8")) as unknown, summaryFile),
     );
-    const base = runFields(result, engineErrors);
     if ("figures" in read) return { ...read.figures, ...base, raw: [names.summary, names.log] };
     if (!read.missing) engineErrors.push(read.error);
     else if (engineErrors.length === 0) engineErrors.push(`wrk wrote no summary (${names.summary})`);

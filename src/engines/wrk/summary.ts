@@ -14,13 +14,12 @@ const WrkSummary = z.object({
   errors: z.object({ connect: Count, read: Count, write: Count, status: Count, timeout: Count }),
   latency_us: z.object({ min: Us, mean: Us, max: Us, stdev: Us, percentiles: z.record(z.string(), Us) }),
 });
-type WrkSummary = z.infer<typeof WrkSummary>;
 
 /** Measured from wrk's done() JSON (it always reports the bytes it read). */
 export type WrkFigures = EngineFigures & { bytesReceived: number };
 
-function percentile(s: WrkSummary, key: string, file: string): number {
-  const value = s.latency_us.percentiles[key];
+function percentile(percentiles: Record<string, number>, key: string, file: string): number {
+  const value = percentiles[key];
   if (value === undefined) throw new UserError(`${file}: latency_us.percentiles.${key}: missing`);
   return value;
 }
@@ -50,7 +49,7 @@ export function normaliseWrkSummary(json: unknown, file: string): WrkFigures {
     droppedIterations: 0,
     bytesReceived: s.bytes,
     latencyMs: latencyMsOf(ms(s.latency_us.min), ms(s.latency_us.mean), ms(s.latency_us.max), (p) =>
-      ms(percentile(s, p, file)),
+      ms(percentile(s.latency_us.percentiles, p, file)),
     ),
     latencyPercentilesMs: Object.fromEntries(percentiles.map(([p, us]) => [p, us / 1000])),
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { liveProcesses, processCpuSeconds, runCommand, startProcess } from "../../../src/util/processes.js";
+import { processCpuSeconds } from "../../../src/util/proc-stat.js";
+import { liveProcesses, runCommand, startProcess } from "../../../src/util/processes.js";
 import { processGroupMembers } from "../../support/runner/helpers.js";
 
 // src/util/processes.ts with real child processes; its pure part is in test/unit/util/processes.test.ts.
