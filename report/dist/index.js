@@ -51681,6 +51681,19 @@ function functions(state) {
   });
 }
 
+// src/util/objects.ts
+function withoutUndefined(object2) {
+  return pickDefined(object2, Object.keys(object2));
+}
+function pickDefined(object2, keys) {
+  const out = {};
+  for (const key of keys) {
+    const value = object2[key];
+    if (value !== void 0) out[key] = value;
+  }
+  return out;
+}
+
 // src/measures/counted/where.ts
 var WHERE_TOP = 10;
 function insideResults(dir, file2) {
@@ -51705,7 +51718,7 @@ async function functionsPerRequest(cell, dir) {
     const perRequest = (f) => ({
       self: eventCost(events, f.self, "Ir") / rep.requests,
       inclusive: eventCost(events, f.inclusive, "Ir") / rep.requests,
-      ...f.object === void 0 ? {} : { object: f.object }
+      ...pickDefined(f, ["object"])
     });
     perRep.push(new Map(functions2.map((f) => [f.name, perRequest(f)])));
   }
@@ -51713,11 +51726,10 @@ async function functionsPerRequest(cell, dir) {
   const out = /* @__PURE__ */ new Map();
   for (const name3 of names) {
     const all = perRep.map((m) => m.get(name3));
-    const object2 = all.find((f) => f?.object !== void 0)?.object;
     out.set(name3, {
       self: median(all.map((f) => f?.self ?? 0)),
       inclusive: median(all.map((f) => f?.inclusive ?? 0)),
-      ...object2 === void 0 ? {} : { object: object2 }
+      ...withoutUndefined({ object: all.find((f) => f?.object !== void 0)?.object })
     });
   }
   return out;
@@ -51727,16 +51739,10 @@ function largestChanges(base, head, kind, top = WHERE_TOP) {
   const changes = [...names].map((name3) => {
     const b = base.get(name3);
     const h = head.get(name3);
-    const object2 = h?.object ?? b?.object;
     const before = b?.[kind] ?? 0;
     const after = h?.[kind] ?? 0;
-    return {
-      name: name3,
-      ...object2 === void 0 ? {} : { object: object2 },
-      base: before,
-      head: after,
-      delta: after - before
-    };
+    const object2 = withoutUndefined({ object: h?.object ?? b?.object });
+    return { name: name3, ...object2, base: before, head: after, delta: after - before };
   });
   return changes.filter((c) => c.delta !== 0).sort(byLargestChange).slice(0, top);
 }
@@ -51865,19 +51871,6 @@ function numberInput(name3, text, rule) {
     throw new UserError(`${name3}: expected ${rule.what}, got '${text}'`);
   }
   return value;
-}
-
-// src/util/objects.ts
-function withoutUndefined(object2) {
-  return pickDefined(object2, Object.keys(object2));
-}
-function pickDefined(object2, keys) {
-  const out = {};
-  for (const key of keys) {
-    const value = object2[key];
-    if (value !== void 0) out[key] = value;
-  }
-  return out;
 }
 
 // report/src/input-helper.ts
@@ -52947,7 +52940,7 @@ function judgePaired(logRatios2, at) {
   const interval2 = hl?.low !== void 0 && hl.high !== void 0 ? [hl.low, hl.high] : void 0;
   const ci = interval2?.map(toPct);
   const estimatePct = hl && toPct(hl.estimate);
-  const decided = decideVerdict({
+  const { verdict, why, more } = decideVerdict({
     estimatePct,
     ci,
     biggerIsBetter: at.biggerIsBetter,
@@ -52957,20 +52950,14 @@ function judgePaired(logRatios2, at) {
     unit: "rounds",
     ...at.rejected !== void 0 ? { rejected: at.rejected } : {}
   });
-  const out = {
-    n,
-    p: test.p,
-    method: test.method,
-    verdict: decided.verdict,
-    why: decided.why
-  };
+  const out = { n, p: test.p, method: test.method, verdict, why };
   if (estimatePct !== void 0) out.estimatePct = estimatePct;
   if (hl !== void 0 && interval2 !== void 0 && ci !== void 0) {
     out.ci = ci;
     if (hl.confidence !== void 0) out.confidence = hl.confidence;
     out.detectablePct = detectableChange(hl.estimate, interval2, at.thresholdPct, powerScale(at.level));
   }
-  if (decided.more !== void 0) out.more = decided.more;
+  if (more !== void 0) out.more = more;
   return out;
 }
 var DETECTION_POWER = 0.8;
@@ -53063,10 +53050,15 @@ function judgeDifferences(members2, {
   const tests = members2.length;
   return {
     family: {
+      /** False-alarm rate of the whole table: the chance of any difference shown as real when none is. */
       alpha,
+      /** Smallest |% change| shown as real (compare's threshold). */
       thresholdPct,
+      /** Differences in the family (Holm's m). */
       tests,
+      /** Fewest rounds paired among them. */
       rounds: tests === 0 ? 0 : Math.min(...differences.map((d) => d.rounds)),
+      /** Fewest rounds that give every difference of the family an interval (2 / 2^n <= alpha / m). */
       roundsNeeded: fewestRounds(alpha, tests)
     },
     differences
@@ -53582,10 +53574,10 @@ function familyLevel({ alpha, thresholdPct }) {
 function familyFigures({ thresholdPct, alpha }, tests) {
   return { thresholdPct, alpha, confidence: 1 - alpha / Math.max(1, tests), tests };
 }
-function countVerdicts(cells) {
+function outcome(cells, matched, notes) {
   const counts = { regressed: 0, improved: 0, unchanged: 0, inconclusive: 0 };
   for (const c of cells) for (const m of c.metrics) counts[m.verdict] += 1;
-  return counts;
+  return { cells, notCompared: matched.notCompared, counts, notes };
 }
 function loadNote(base, head) {
   if (JSON.stringify(base.load) === JSON.stringify(head.load)) return void 0;
@@ -53603,14 +53595,17 @@ function unpairedMembers(b, h, runs, tested, history) {
   return testedSpecs(h.load, tested, b, h).map((spec) => {
     const base = unstolenValues(b, spec, stealRuleOf(runs.base));
     const head = unstolenValues(h, spec, stealRuleOf(runs.head));
-    const stolen = { base: base.stolen, head: head.stolen };
-    const member = { spec, base: base.values, head: head.values, stolen };
-    if (base.every) member.everyStolen = "base";
-    if (head.every) member.everyStolen = "head";
+    const everyStolen = head.every ? "head" : base.every ? "base" : void 0;
     const past = history?.medians(where(h), spec.metric).filter((m) => !own2.has(m.commit));
-    if (member.everyStolen === void 0 && past !== void 0 && past.length > 0)
-      member.past = past.map((m) => m.value);
-    return member;
+    return {
+      spec,
+      base: base.values,
+      head: head.values,
+      /** Repetitions left out of each run's median for steal above its run's limit (cores). */
+      stolen: { base: base.stolen, head: head.stolen },
+      ...everyStolen !== void 0 ? { everyStolen } : {},
+      ...everyStolen === void 0 && past?.length ? { past: past.map((m) => m.value) } : {}
+    };
   });
 }
 function unpairedStealWords({ everyStolen, stolen }) {
@@ -53673,13 +53668,10 @@ function compareResults(base, head, options2 = {}) {
     planned: false,
     base: runInfo(base),
     head: runInfo(head),
-    cells,
-    notCompared: matched.notCompared,
-    counts: countVerdicts(cells),
-    notes: [
+    ...outcome(cells, matched, [
       ...unpairedNotes(base, head, matched, members2, level, options2.history),
       ...stealNotes(matched.pairs, stealRuleOf(head))
-    ]
+    ])
   };
 }
 function unpairedNotes(base, head, matched, members2, level, history) {
@@ -53751,6 +53743,17 @@ function looksOf(results, alpha) {
     planned: true
   };
 }
+function looksTaken(plan, members2, taken) {
+  return plan.looks.map((l, k) => ({
+    rounds: plan.planned ? l.rounds : Math.max(0, ...members2.map((m) => m.rounds)),
+    /** Alpha spent at this look. */
+    alpha: l.alpha,
+    /** Compared cells whose rounds reached it. */
+    cells: new Set(taken[k]?.reached.map((m) => m.cell)).size,
+    /** Metrics decided at this look. */
+    decided: taken[k]?.decided ?? 0
+  }));
+}
 function compareVariants(results, options2 = {}) {
   const [baseName2, headName] = pickVariants(results, options2);
   const of = (name3) => results.cells.filter((c) => c.variant === name3);
@@ -53785,24 +53788,16 @@ function compareVariants(results, options2 = {}) {
     mode: "paired",
     label: pairedLabel(rounds),
     ...familyFigures(level, members2.length),
-    looks: plan.looks.map((l, k) => ({
-      rounds: plan.planned ? l.rounds : Math.max(0, ...members2.map((m) => m.rounds)),
-      alpha: l.alpha,
-      cells: new Set(taken[k]?.reached.map((m) => m.cell)).size,
-      decided: taken[k]?.decided ?? 0
-    })),
+    looks: looksTaken(plan, members2, taken),
     planned: plan.planned,
     base: runInfo(results, baseName2),
     head: runInfo(results, headName),
-    cells,
-    notCompared: matched.notCompared,
-    counts: countVerdicts(cells),
-    notes: [
+    ...outcome(cells, matched, [
       ...pairedNotes(cells, members2, plan.looks, level, results.settings.study),
       ...stealNotes(matched.pairs, steal),
       ...stolenRoundNotes(all, steal),
       ...noisyRoundNotes(all, cells)
-    ]
+    ])
   };
 }
 function noisyRoundNotes(members2, cells) {
@@ -54595,9 +54590,8 @@ function renderParitySection(results, level) {
   const proxies = proxyTunings(results);
   if (proxies.length === 0) return void 0;
   const ctx = parityContext(results);
-  const keys = [];
-  for (const key of PARITY_KEYS) if (proxies.some((p) => p.tuning[key] !== void 0)) keys.push(key);
-  for (const p of proxies) for (const key of Object.keys(p.tuning)) if (!keys.includes(key)) keys.push(key);
+  const recorded = PARITY_KEYS.filter((key) => proxies.some((p) => p.tuning[key] !== void 0));
+  const keys = [.../* @__PURE__ */ new Set([...recorded, ...proxies.flatMap((p) => Object.keys(p.tuning))])];
   const header2 = ["setting", ...proxies.map((p) => escapeMarkdown(p.proxy))];
   const rows = keys.map((key) => [
     escapeMarkdown(key),
@@ -54982,20 +54976,13 @@ function renderInstructionsMarkdown(results) {
       lines.push("Nothing counted on this scenario: its proxies are under Skipped.");
       continue;
     }
-    lines.push("| proxy | instructions/request | spread | est. cycles/request | repetitions |");
-    lines.push("| :-- | --: | --: | --: | --: |");
-    for (const cell of cells) lines.push(row(cell));
-    for (const cell of cells.filter((c) => c.status !== "ok")) {
-      lines.push(
-        "",
-        `- ${escapeMarkdown(cell.proxy)}: ${cell.reasons.slice(0, 3).map(escapeMarkdown).join("; ")}`
-      );
-    }
+    const header2 = "| proxy | instructions/request | spread | est. cycles/request | repetitions |";
+    lines.push(header2, "| :-- | --: | --: | --: | --: |", ...cells.map(row));
+    for (const { proxy, reasons } of cells.filter((c) => c.status !== "ok"))
+      lines.push("", `- ${escapeMarkdown(proxy)}: ${reasons.slice(0, 3).map(escapeMarkdown).join("; ")}`);
   }
-  if (results.skipped.length > 0) {
-    lines.push("", "Skipped:");
-    for (const s2 of results.skipped) lines.push(`- ${escapeMarkdown(s2.proxy)}: ${escapeMarkdown(s2.reason)}`);
-  }
+  const skipped = results.skipped.map((s2) => `- ${escapeMarkdown(s2.proxy)}: ${escapeMarkdown(s2.reason)}`);
+  if (skipped.length > 0) lines.push("", "Skipped:", ...skipped);
   return `${lines.join("\n")}
 `;
 }
@@ -55013,18 +55000,16 @@ function cellName(id) {
   return `${escapeMarkdown(id.slice(0, slash))} · **${escapeMarkdown(id.slice(slash + 1))}**`;
 }
 var VERDICT_COLUMNS = ["Cell", "Metric", "Base", "Head", "Change", "Spread", "n", "Verdict"];
-function metricFigures(m) {
-  const n = `${m.baseN} / ${m.headN}`;
-  const spread = `${m.spreadPct.toFixed(3)}%`;
-  return [formatCount2(m.baseMedian), formatCount2(m.headMedian), `${signed2(m.changePct)}%`, spread, n];
+function verdictRows(c) {
+  return c.cells.flatMap(
+    ({ id, metrics }) => metrics.map((m) => {
+      const figures = [formatCount2(m.baseMedian), formatCount2(m.headMedian), `${signed2(m.changePct)}%`];
+      return { id, m, figures: [...figures, `${m.spreadPct.toFixed(3)}%`, `${m.baseN} / ${m.headN}`] };
+    })
+  );
 }
 function verdictRule(c) {
   return `A change counts when it exceeds both ${c.floorPct}% and ${c.spreadFactor} x the spread ((max - min) / median) of the repetitions. Values are medians per request.`;
-}
-function metricRows(cell) {
-  return cell.metrics.map(
-    (m) => ["", cellName(cell.id), m.label, ...metricFigures(m), VERDICT_TEXT[m.verdict], ""].join(" | ").trim()
-  );
 }
 var WHERE_TABLES = [
   { kind: "self", title: "Self (in the function itself)" },
@@ -55065,7 +55050,9 @@ function renderCountedComparison(c, headingLevel = 2) {
     "",
     `| ${VERDICT_COLUMNS.join(" | ")} |`,
     "| :-- | :-- | --: | --: | --: | --: | --: | :-- |",
-    ...c.cells.flatMap(metricRows),
+    ...verdictRows(c).map(
+      ({ id, m, figures }) => ["", cellName(id), m.label, ...figures, VERDICT_TEXT[m.verdict], ""].join(" | ").trim()
+    ),
     ""
   ];
   for (const cell of c.cells) lines.push(...renderWhereItWent(cell), "");
@@ -55194,7 +55181,7 @@ function metricRow(name3, m, paired) {
     tested === void 0 ? shownText(m) : verdictText(tested, paired ? "rounds" : "repetitions") + stolenText(tested)
   ];
 }
-function metricRows2(comparison, showUnchanged) {
+function metricRows(comparison, showUnchanged) {
   const all = comparison.cells.flatMap(
     (cell) => [...cell.metrics, ...showUnchanged ? cell.shown : []].map((m) => ({ cell, m }))
   );
@@ -55212,7 +55199,7 @@ function metricTable(comparison, rows) {
 }
 function renderComparisonMarkdown(comparison, options2 = {}) {
   const parts = introParts(comparison, options2.headingLevel ?? 2);
-  const { rows, hidden } = metricRows2(comparison, options2.showUnchanged ?? true);
+  const { rows, hidden } = metricRows(comparison, options2.showUnchanged ?? true);
   if (rows.length > 0) parts.push(metricTable(comparison, rows));
   else if (comparison.cells.length === 0) parts.push("No cell could be compared.");
   if (hidden > 0) parts.push(`${plural2(hidden, "unchanged metric")} not shown.`);
@@ -55404,11 +55391,11 @@ function studyAlone(found, baseResults) {
   }
   return study;
 }
-async function countedComparison(dir, baseDir, options2) {
-  if (baseDir !== void 0) return compareCountedRuns(baseDir, dir, options2);
-  const { results } = await readInstructions(dir);
-  const variants = new Set(results.cells.flatMap((c) => c.variant === void 0 ? [] : [c.variant]));
-  return variants.size >= 2 ? compareCountedVariants(dir, options2) : void 0;
+async function countedRuns(dir, baseDir, options2) {
+  const { results: head } = await readInstructions(dir);
+  if (baseDir !== void 0) return { head, comparison: await compareCountedRuns(baseDir, dir, options2) };
+  const variants = new Set(head.cells.flatMap((c) => c.variant === void 0 ? [] : [c.variant]));
+  return variants.size >= 2 ? { head, comparison: await compareCountedVariants(dir, options2) } : { head };
 }
 function failedJobs(jobs = {}) {
   return Object.entries(jobs).filter(([, result]) => result !== "success" && result !== "skipped").map(([job, result]) => `the job ${job} ${result === "failure" ? "failed" : `was ${result}`}`);
@@ -55426,7 +55413,7 @@ function missingParts(expected, wallClock, shards) {
     out.push(
       `wall-clock ${shards.missing.length === 1 ? "shard" : "shards"} ${shards.missing.join(", ")} of ${shards.count} missing`
     );
-  return out;
+  return out.length > 0 ? { missing: out } : {};
 }
 async function loadCommentRuns(paths, options2 = {}) {
   const found = { wallClock: [], counted: [], studies: [] };
@@ -55439,7 +55426,7 @@ async function loadCommentRuns(paths, options2 = {}) {
     throw new UserError(`${err.message} (${failed.join("; ")})`);
   }
   const study = studyAlone(found, options2.baseResults);
-  if (study !== void 0) return withMissing({ study }, missingParts(expected, true));
+  if (study !== void 0) return { study, ...missingParts(expected, true) };
   if (found.counted.length > 1) {
     throw new UserError(
       `more than one counted run (${found.counted.join(", ")}): give one ${INSTRUCTIONS_FILE}`
@@ -55456,15 +55443,9 @@ async function loadCommentRuns(paths, options2 = {}) {
     runs.wallClock = base === void 0 ? { head } : { head, base };
   }
   const countedDir = found.counted[0];
-  if (countedDir !== void 0) {
-    const { results: head } = await readInstructions(countedDir);
-    const comparison = await countedComparison(countedDir, baseIsCounted ? baseResults : void 0, counted);
-    runs.counted = comparison === void 0 ? { head } : { head, comparison };
-  }
-  return withMissing(runs, missingParts(expected, sources.length > 0, shards));
-}
-function withMissing(runs, missing) {
-  return missing.length > 0 ? { ...runs, missing } : runs;
+  if (countedDir !== void 0)
+    runs.counted = await countedRuns(countedDir, baseIsCounted ? baseResults : void 0, counted);
+  return { ...runs, ...missingParts(expected, sources.length > 0, shards) };
 }
 async function commentFromPaths(paths, settings, check2 = () => {
 }) {
@@ -59882,26 +59863,30 @@ async function tokenLogin(client) {
   return login;
 }
 async function upsertStickyComment(client, settings) {
-  const log = settings.log ?? (() => void 0);
+  const upsert = await upsertOf(client, settings);
+  const { log, body } = upsert;
   const { owner, repo, pr } = settings;
-  const { body, truncated } = buildCommentBody(settings.markdown, settings);
-  if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
-  const mine = { ...settings, author: settings.author ?? await tokenLogin(client) };
-  const upsert = { client, settings: mine, log, body, truncated };
   const ours = await markedComments(upsert);
   if (ours.length > 0) return update(upsert, ours, []);
   const { data: created } = await client.rest.issues.createComment({ owner, repo, issue_number: pr, body });
   const now = await markedComments(upsert);
   const oldest = now[0];
   if (!oldest || oldest.id === created.id) {
-    return outcome(upsert, "created", created, [], "no comment with the marker yet");
+    return outcome2(upsert, "created", created, [], "no comment with the marker yet");
   }
   log(`another run created the comment at the same time: keeping ${oldest.id}, removing ${created.id}`);
   await client.rest.issues.deleteComment({ owner, repo, comment_id: created.id });
   const others = now.filter((c) => c.id !== created.id);
   return update(upsert, others, [created.id]);
 }
-function outcome(upsert, action, comment2, deleted, reason) {
+async function upsertOf(client, settings) {
+  const log = settings.log ?? (() => void 0);
+  const { body, truncated } = buildCommentBody(settings.markdown, settings);
+  if (truncated) log(`the report is longer than a comment allows: cut to ${body.length} characters`);
+  const author = settings.author ?? await tokenLogin(client);
+  return { client, settings: { ...settings, author }, log, body, truncated };
+}
+function outcome2(upsert, action, comment2, deleted, reason) {
   return {
     action,
     commentId: comment2.id,
@@ -59927,7 +59912,7 @@ async function update(upsert, ours, alreadyDeleted) {
   const prHead = await pullRequestHead(upsert);
   const verdicts = ours.map((c) => decide(settings.head, parseHead(c.body, settings.id), prHead));
   const skip = verdicts.findIndex((v) => v.action === "skip");
-  if (skip >= 0) return outcome(upsert, "skipped", ours[skip], alreadyDeleted, verdicts[skip].reason);
+  if (skip >= 0) return outcome2(upsert, "skipped", ours[skip], alreadyDeleted, verdicts[skip].reason);
   const [keep, ...duplicates] = ours;
   const deleted = [...alreadyDeleted];
   for (const dup of duplicates) {
@@ -59942,7 +59927,7 @@ async function update(upsert, ours, alreadyDeleted) {
     comment_id: keep.id,
     body: upsert.body
   });
-  return outcome(upsert, "updated", data, deleted, verdicts[0].reason);
+  return outcome2(upsert, "updated", data, deleted, verdicts[0].reason);
 }
 async function pullRequestHead({ client, settings, log }) {
   const { owner, repo, pr } = settings;
@@ -60081,7 +60066,7 @@ async function comment(settings, markdown, head, deps) {
       return { url: "" };
     }
     pr = found.pr;
-    const outcome2 = await upsertStickyComment(client, {
+    const outcome3 = await upsertStickyComment(client, {
       owner: settings.owner,
       repo: settings.repo,
       pr,
@@ -60091,8 +60076,8 @@ async function comment(settings, markdown, head, deps) {
       ...settings.detailsUrl !== void 0 ? { detailsUrl: settings.detailsUrl } : {},
       log: deps.log
     });
-    deps.log(`comment ${outcome2.action} on #${pr}: ${outcome2.reason}`);
-    return { url: outcome2.url ?? "" };
+    deps.log(`comment ${outcome3.action} on #${pr}: ${outcome3.reason}`);
+    return { url: outcome3.url ?? "" };
   } catch (err) {
     const result = refused(err, pr, deps);
     if (result === void 0) throw err;
@@ -60145,14 +60130,14 @@ async function deliver(settings, report2, deps) {
 async function run() {
   try {
     const settings = getSettings();
-    const outcome2 = await report(settings, {
+    const outcome3 = await report(settings, {
       log: (line) => info(line),
       warn: (line) => warning(line)
     });
-    setOutput("verdict", outcome2.verdict);
-    setOutput("regressions", String(outcome2.regressions));
-    setOutput("comment-url", outcome2.commentUrl);
-    if (outcome2.failure !== void 0) setFailed(outcome2.failure);
+    setOutput("verdict", outcome3.verdict);
+    setOutput("regressions", String(outcome3.regressions));
+    setOutput("comment-url", outcome3.commentUrl);
+    if (outcome3.failure !== void 0) setFailed(outcome3.failure);
   } catch (error63) {
     setFailed(error63 instanceof Error ? error63.message : String(error63));
   }
