@@ -29,6 +29,7 @@ import {
   measuredIn,
   metricValue,
   pairedMembers,
+  pairedTwins,
   runningMaximum,
   testedSet,
   testedSpecs,
@@ -566,9 +567,7 @@ export function compareVariants(
   const level = familyLevel(options);
   const tested = options.testedMetrics ?? testedSet(results.settings);
   const steal = stealRuleOf(results);
-  const all = matched.pairs.flatMap(({ base, head }, c) =>
-    pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head), steal),
-  );
+  const all = matched.pairs.flatMap(({ base, head }, c) => pairedTwins(base, head, c, tested, steal));
   // A metric with steal above the limit on every round has nothing to test: shown, outside the family.
   const everyRoundStolen = (m: PairedMember) => m.pairs.length === 0 && m.stolen.length > 0;
   const members = all.filter((m) => !everyRoundStolen(m));

@@ -204,6 +204,20 @@ export function pairedMembers(
   });
 }
 
+/**
+ * The tested metrics of a base cell and its head twin, paired by round: how compare (paired mode)
+ * and the runner's stopping rule both pair them.
+ */
+export function pairedTwins(
+  base: MeasuredCell,
+  head: MeasuredCell,
+  cell: number,
+  tested: readonly CompareMetric[],
+  steal?: StealRule,
+): PairedMember[] {
+  return pairedMembers(base, head, cell, testedSpecs(head.load, tested, base, head), steal);
+}
+
 /** Per pair, log(head / base). */
 export function logRatios(pairs: readonly RoundPair[]): number[] {
   return pairs.map((p) => Math.log(p.head / p.base));

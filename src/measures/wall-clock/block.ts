@@ -6,9 +6,8 @@ import {
   ALL_METRICS,
   DEFAULT_THRESHOLD_PCT,
   logRatios,
-  pairedMembers,
+  pairedTwins,
   ROUNDS_METRIC,
-  testedSpecs,
   type CompareMetric,
 } from "../../stats/tested-metrics.js";
 import { cellKey, type Cell } from "../../results/schema.js";
@@ -312,8 +311,8 @@ export function decideAtLook(
     .filter((c) => c.variant === base && heads.has(cellKey(c)))
     .flatMap((c) => {
       const twin = heads.get(cellKey(c))!;
-      const specs = testedSpecs(twin.load, rounds.tested ?? ALL_METRICS, c, twin);
-      return pairedMembers(c, twin, 0, specs, rounds.steal).map(({ spec, pairs, usable }) => {
+      const members = pairedTwins(c, twin, 0, rounds.tested ?? ALL_METRICS, rounds.steal);
+      return members.map(({ spec, pairs, usable }) => {
         const key = `${cellKey(c)} ${spec.metric}`;
         const soFar = {
           logRatios: usable ? logRatios(pairs) : [],

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { compareResults, compareVariants } from "../../../src/report/compare.js";
 import { renderComparisonMarkdown } from "../../../src/report/compare-markdown.js";
 import type { Cell, Results } from "../../../src/results/schema.js";
-import { pairedMembers, testedSpecs } from "../../../src/stats/tested-metrics.js";
+import { pairedTwins } from "../../../src/stats/tested-metrics.js";
 import { cell, pairedRun } from "../../support/report/build.js";
 
 // A repetition still noisy after its tries (other processes' CPU on the benchmark's cores) in a
@@ -83,8 +83,8 @@ describe("a repetition noisy after its tries, in a paired comparison", () => {
 
   it("the runner's stopping rule leaves out the same rounds", () => {
     const [base, head] = run((i) => i === 2 || i === 7).cells as [Cell, Cell];
-    const specs = testedSpecs(head.load, ["cpuPerRequest", "p99"], base, head);
-    expect(pairedMembers(base, head, 0, specs).map((m) => m.pairs.length)).toEqual([ROUNDS - 2, ROUNDS - 2]);
+    const members = pairedTwins(base, head, 0, ["cpuPerRequest", "p99"]);
+    expect(members.map((m) => m.pairs.length)).toEqual([ROUNDS - 2, ROUNDS - 2]);
   });
 
   it("unpaired runs (made at different times) still leave a noisy cell out", () => {

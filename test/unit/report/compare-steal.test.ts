@@ -3,7 +3,7 @@ import { compareVariants } from "../../../src/report/compare.js";
 import { renderComparisonMarkdown } from "../../../src/report/compare-markdown.js";
 import { buildHeader } from "../../../src/report/model.js";
 import type { Cell, Results, StealAccounting } from "../../../src/results/schema.js";
-import { pairedMembers, testedSpecs, type CompareMetric } from "../../../src/stats/tested-metrics.js";
+import { pairedTwins } from "../../../src/stats/tested-metrics.js";
 import { cell, pairedRun } from "../../support/report/build.js";
 
 // Steal in a paired comparison: the rounds whose steal is above the noise limit are left out of
@@ -103,8 +103,7 @@ describe("steal in a paired comparison", () => {
   it("the runner's stopping rule pairs the rounds as compare does", () => {
     const r = run((i) => (i % 4 === 0 ? 0.3 : 0.01), "excluded");
     const [base, head] = r.cells as [Cell, Cell];
-    const specs = (tested: CompareMetric[]) => testedSpecs(head.load, tested, base, head);
-    const ratios = pairedMembers(base, head, 0, specs(["cpuPerRequest", "p99"]), {
+    const ratios = pairedTwins(base, head, 0, ["cpuPerRequest", "p99"], {
       limit: 0.05,
       accounting: "excluded",
     });
@@ -113,7 +112,7 @@ describe("steal in a paired comparison", () => {
       ["cpuPerRequest", ROUNDS],
     ]);
     // Without a rule (a caller that knows of no steal): every round.
-    expect(pairedMembers(base, head, 0, specs(["p99"])).map((m) => m.pairs.length)).toEqual([ROUNDS]);
+    expect(pairedTwins(base, head, 0, ["p99"]).map((m) => m.pairs.length)).toEqual([ROUNDS]);
   });
 
   it("the report's header names the steal: median over the repetitions", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   ALL_METRICS,
   logRatios,
-  pairedMembers,
+  pairedTwins,
   PRIMARY_METRICS,
   testedSet,
   testedSpecs,
@@ -12,7 +12,7 @@ import {
 
 /** The tested metrics of a base cell and its head twin, paired by round, as compare and the runner pair them. */
 function paired(base: MeasuredCell, head: MeasuredCell, tested: readonly CompareMetric[]) {
-  return pairedMembers(base, head, 0, testedSpecs(head.load, tested, base, head));
+  return pairedTwins(base, head, 0, tested);
 }
 
 function measured(values: Array<[round: number, p50: number]>, cost?: number): MeasuredCell {
