@@ -273,7 +273,12 @@ export function buildHeader(results: Results) {
 /** Groups cells by scenario, load level and engine, in the order they first appear. */
 export function buildReport(results: Results, options: ReportOptions = {}): ReportModel {
   const groups = new Map<string, Cell[]>();
-  for (const cell of results.cells) groups.set(groupKey(cell), [...(groups.get(groupKey(cell)) ?? []), cell]);
+  for (const cell of results.cells) {
+    const key = groupKey(cell);
+    const list = groups.get(key);
+    if (list) list.push(cell);
+    else groups.set(key, [cell]);
+  }
   const order = results.settings.proxies;
   // by proxy, a proxy's TLS column (`nginx (https)`) right after its cleartext one
   const rank = (column: string) => {
