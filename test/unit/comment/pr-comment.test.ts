@@ -91,4 +91,13 @@ describe("a report that lacks what was expected", () => {
     // A regression still wins: it is known whatever else is missing.
     expect(buildPrComment({ wallClock: { head: pairedRun(1.2) }, missing }).verdict).toBe("regressed");
   });
+
+  it("escapes what is missing (a job's name is the workflow's text) in the warning under the headline", () => {
+    const missing = ["the job <img src=x onerror=alert(1)> [link](http://x) @someone failed"];
+    const { markdown } = buildPrComment({ wallClock: { head: pairedRun(0.8) }, missing });
+    expect(markdown).toContain("> Incomplete: the job ");
+    expect(markdown).not.toContain("<img");
+    expect(markdown).not.toContain("](http://x)");
+    expect(markdown).not.toContain("@someone");
+  });
 });

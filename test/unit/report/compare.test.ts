@@ -272,6 +272,19 @@ describe("renderComparisonMarkdown", () => {
     expect(md).not.toMatch(/(^|[^\\])\| y/m);
   });
 
+  it("escapes a crafted cell id and reason in the list of cells not compared", () => {
+    const evil = "<img src=x onerror=alert(1)> [link](http://x) @someone";
+    const base = results([cell("nginx", reps(100, 1))]);
+    const head = results([cell("nginx", reps(100, 1)), cell(evil, reps(90, 1.1))]);
+    const comparison = compareResults(base, head);
+    expect(comparison.notCompared.map((n) => n.id).join()).toContain("<img");
+    const md = renderComparisonMarkdown(comparison);
+    expect(md).toContain("Not compared:");
+    expect(md).not.toContain("<img");
+    expect(md).not.toContain("](http://x)");
+    expect(md).not.toContain("@someone");
+  });
+
   it("can leave unchanged metrics out and counts them", () => {
     const same = [
       cell("a", reps(100, 1, 10), { variant: "base" }),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { renderHtmlReport } from "../../../src/report/html.js";
 import { renderMarkdownReport } from "../../../src/report/markdown.js";
 import { buildReport, displayReasons } from "../../../src/report/model.js";
 import { reportJson } from "../../../src/report/json.js";
@@ -74,6 +75,18 @@ describe("renderMarkdownReport", () => {
     const md = renderMarkdownReport(base, { baselineProxy: "envoy" });
     expect(md).not.toMatch(/[+-]\d+\.\d\d%/);
     expect(md).toContain("baseline envoy did not run in this scenario");
+  });
+
+  it("escapes a crafted baseline name in the note on why there are no changes, markdown and HTML", () => {
+    const evil = "<img src=x onerror=alert(1)> [link](http://x) @someone";
+    const md = renderMarkdownReport(base, { baselineProxy: evil });
+    expect(md).toContain("No changes against a baseline: baseline ");
+    expect(md).not.toContain("<img");
+    expect(md).not.toContain("](http://x)");
+    expect(md).not.toContain("@someone");
+    const html = renderHtmlReport(base, { baselineProxy: evil, chartJs: "" });
+    expect(html).toContain("No changes against a baseline: baseline ");
+    expect(html).not.toContain("<img src=x");
   });
 
   it("takes the first proxy as baseline when direct did not run", () => {
