@@ -81,9 +81,10 @@ export function parityWarnings(proxies: ProxyTuning[], ctx: ParityContext): stri
   }
   // Connection limits below the load's concurrency queue or refuse connections.
   const { concurrency } = ctx;
+  if (concurrency === undefined) return warnings;
   for (const p of proxies) {
     for (const [key, value] of Object.entries(p.tuning)) {
-      if (!/conn/i.test(key) || typeof value !== "number" || concurrency === undefined) continue;
+      if (!/conn/i.test(key) || typeof value !== "number") continue;
       if (value < concurrency)
         warnings.push(
           `${p.proxy} ${key} is ${value}, below the ${concurrency} concurrent connections of the load`,

@@ -222,10 +222,7 @@ export async function runOneStudyRun(
   deps: StudyRunDeps,
 ): Promise<StudyOutcome> {
   const m = study.manifest;
-  const { connections, keepAlive } = loadConcurrency(
-    studyLoads(study, manifests, overrides.loads ?? m.loads),
-    m.engine,
-  );
+  const { connections, keepAlive } = loadConcurrency(studyLoads(study, manifests, request.loads), m.engine);
   await assertConcurrencyLimits(connections, { keepAlive }, deps.limits);
   const outcome = await runForStudy(request, m.name, deps, (r) => ({
     ...r,
