@@ -52765,6 +52765,9 @@ function pairedMembers(base, head, cell, specs, steal) {
     return { cell, spec, ...paired, rounds: last + 1 };
   });
 }
+function pairedTwins(base, head, cell, tested, steal) {
+  return pairedMembers(base, head, cell, testedSpecs(head.load, tested, base, head), steal);
+}
 function logRatios(pairs) {
   return pairs.map((p) => Math.log(p.head / p.base));
 }
@@ -53193,7 +53196,12 @@ function buildHeader(results) {
 }
 function buildReport(results, options2 = {}) {
   const groups2 = /* @__PURE__ */ new Map();
-  for (const cell of results.cells) groups2.set(groupKey(cell), [...groups2.get(groupKey(cell)) ?? [], cell]);
+  for (const cell of results.cells) {
+    const key = groupKey(cell);
+    const list = groups2.get(key);
+    if (list) list.push(cell);
+    else groups2.set(key, [cell]);
+  }
   const order = results.settings.proxies;
   const rank = (column) => {
     const proxy = column.split(" ")[0] ?? column;
@@ -53761,9 +53769,7 @@ function compareVariants(results, options2 = {}) {
   const level = familyLevel(options2);
   const tested = options2.testedMetrics ?? testedSet(results.settings);
   const steal = stealRuleOf(results);
-  const all = matched.pairs.flatMap(
-    ({ base, head }, c) => pairedMembers(base, head, c, testedSpecs(head.load, tested, base, head), steal)
-  );
+  const all = matched.pairs.flatMap(({ base, head }, c) => pairedTwins(base, head, c, tested, steal));
   const everyRoundStolen = (m) => m.pairs.length === 0 && m.stolen.length > 0;
   const members2 = all.filter((m) => !everyRoundStolen(m));
   const plan = looksOf(results, level.alpha);
@@ -54558,9 +54564,10 @@ function parityWarnings(proxies, ctx) {
     warnings.push(`the access log is on for every proxy: it measures logging as much as proxying`);
   }
   const { concurrency } = ctx;
+  if (concurrency === void 0) return warnings;
   for (const p of proxies) {
     for (const [key, value] of Object.entries(p.tuning)) {
-      if (!/conn/i.test(key) || typeof value !== "number" || concurrency === void 0) continue;
+      if (!/conn/i.test(key) || typeof value !== "number") continue;
       if (value < concurrency)
         warnings.push(
           `${p.proxy} ${key} is ${value}, below the ${concurrency} concurrent connections of the load`
